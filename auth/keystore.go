@@ -1,0 +1,50 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrKeyNotFound is returned (wrapped) by KeyStore.RevokeKey when the
+// organization has no key with that id.
+var ErrKeyNotFound = errors.New("auth: key not found")
+
+// Key is the stored record of an API key. It never holds the key itself:
+// only its SHA-256 hash and a short prefix to show in a portal.
+type Key struct {
+	ID         string
+	OrgID      string
+	Name       string
+	Prefix     string // the first characters of the key, safe to display
+	Hash       string // hex SHA-256 of the whole key (see HashKey)
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time // nil: never expires
+	LastUsedAt *time.Time // nil: never used (recorded in batches)
+	RevokedAt  *time.Time // nil: not revoked
+}
+
+// KeyStore keeps key records and the accounts they belong to. The in-memory
+// MemoryKeyStore and store/bunstore implement it.
+//
+// Implementations are safe for concurrent use, and honour ctx.
+type KeyStore interface {
+	// CreateKey stores a new key record.
+	CreateKey(ctx context.Context, k Key) error
+	// Keys lists an organization's keys, newest first, revoked ones included.
+	Keys(ctx context.Context, orgID string) ([]Key, error)
+	// RevokeKey marks the organization's key revoked at the given time;
+	// ErrKeyNotFound when the organization has no such key. Revoking a
+	// revoked key keeps the first time.
+	RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error
+	// LookupKey returns the key record with that hash and the account of its
+	// organization, revoked and expired ones included (the caller decides);
+	// an error wrapping ErrInvalidKey when there is none.
+	LookupKey(ctx context.Context, hash string) (Key, Account, error)
+	// Account returns an organization's account; ErrInvalidKey when there is
+	// no such organization.
+	Account(ctx context.Context, orgID string) (Account, error)
+	// MarkUsed records when keys were last used: key id to time. A time
+	// older than the one stored is ignored.
+	MarkUsed(ctx context.Context, used map[string]time.Time) error
+}

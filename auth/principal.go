@@ -1,0 +1,74 @@
+// Package auth answers "who is calling?" for the status API: a KeyResolver
+// turns the bearer credential of a request into a Principal (organization,
+// plan, account flags), or refuses it with ErrInvalidKey.
+package auth
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrInvalidKey is returned (wrapped) for a credential that is malformed,
+// unknown, revoked or expired. The handler answers 401 UNAUTHORIZED.
+var ErrInvalidKey = errors.New("auth: invalid key")
+
+// ErrUnavailable is returned (wrapped) when the key store cannot be reached
+// or does not answer in time. The handler answers 503 UNAVAILABLE.
+var ErrUnavailable = errors.New("auth: key store unavailable")
+
+// Plan is an organization's plan; it sets its rate limit.
+type Plan string
+
+// The plans.
+const (
+	PlanStarter    Plan = "starter"
+	PlanGrowth     Plan = "growth"
+	PlanEnterprise Plan = "enterprise"
+)
+
+// Valid reports whether p is one of the known plans.
+func (p Plan) Valid() bool {
+	return p == PlanStarter || p == PlanGrowth || p == PlanEnterprise
+}
+
+// Account is what the API needs to know of an organization.
+type Account struct {
+	OrgID          string
+	Plan           Plan
+	RetainerActive bool
+	APIEnabled     bool
+}
+
+// CanUseAPI reports whether the account may use the API: only accounts with
+// an active retainer and API access enabled may. A valid key of any other
+// account is answered 403 FORBIDDEN.
+func (a Account) CanUseAPI() bool { return a.RetainerActive && a.APIEnabled }
+
+// Principal is an authenticated caller.
+type Principal struct {
+	Account
+	// KeyID identifies the stored API key used, "" for other credentials
+	// (a JWT). It is an id, never the key.
+	KeyID string
+}
+
+// KeyResolver resolves the credential of an "Authorization: Bearer <credential>"
+// header to the calling Principal.
+//
+// Resolve returns an error wrapping ErrInvalidKey for a malformed, unknown,
+// revoked or expired credential, and one wrapping ErrUnavailable (or ctx's
+// error) when it cannot tell. It resolves a credential of an account that
+// may not use the API (see Account.CanUseAPI) like any other: the caller
+// decides. Implementations are safe for concurrent use and never log the
+// credential.
+type KeyResolver interface {
+	Resolve(ctx context.Context, credential string) (Principal, error)
+}
+
+// ResolverFunc adapts a function to KeyResolver.
+type ResolverFunc func(ctx context.Context, credential string) (Principal, error)
+
+// Resolve calls f.
+func (f ResolverFunc) Resolve(ctx context.Context, credential string) (Principal, error) {
+	return f(ctx, credential)
+}

@@ -1,0 +1,28 @@
+// Package clientstatus is a read-only JSON API over an agency's projects,
+// milestones, deliverables and invoices, for its retainer clients, built to
+// be mounted inside the agency's existing client portal.
+//
+// Quick start:
+//
+//	h := statusapi.New(st, keys, lim, statusapi.WithPublicURL("https://portal.example.com/api"))
+//	mux.Handle("/api/", http.StripPrefix("/api", h))
+//	// GET https://portal.example.com/api/v1/projects, Authorization: Bearer <key>
+//
+// The packages, from the wire inwards:
+//
+//   - statusapi: the http.Handler for every /v1 route: routing, request ids,
+//     authentication, rate limits, parameters, signed download links.
+//   - envelope: the JSON envelope and the contract's error catalogue.
+//   - auth: who is calling. API keys (minting, hashing, a key store,
+//     caching), JWTs, and the Principal they resolve to.
+//   - ratelimit: per-plan budgets per organization on ulule/limiter, in
+//     memory or shared through Redis.
+//   - store: the domain types and the Store interface, with an in-memory
+//     Store; store/storetest is the conformance suite every Store passes;
+//     store/bunstore is the PostgreSQL Store on Bun.
+//   - files: where deliverables' bytes come from (memory, an fs.FS).
+//   - client: a typed Go client for /v1.
+//   - examples/server: a standalone server wiring it all, on demo data.
+//
+// This package holds no code.
+package clientstatus

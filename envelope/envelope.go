@@ -1,0 +1,90 @@
+// Package envelope writes the JSON envelope of the /v1 contract:
+//
+//	{"data": {...}}                                          a single item
+//	{"data": [...], "meta": {"page", "per_page", "total"}}  a list
+//	{"error": {"code", "message", "param", "request_id"}}   an error
+//
+// and holds the contract's whole error catalogue (Code) with each code's HTTP
+// status. It depends on the standard library only.
+package envelope
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// ContentType is the Content-Type of every response body.
+const ContentType = "application/json; charset=utf-8"
+
+// RequestIDHeader is the header that carries the request id. WriteError copies
+// its value, if already set on the response, into error.request_id.
+const RequestIDHeader = "X-Request-Id"
+
+// Meta is the paging information of a list response.
+type Meta struct {
+	Page    int `json:"page"`     // the page served, from 1
+	PerPage int `json:"per_page"` // the effective limit
+	Total   int `json:"total"`    // all items matching the filters
+}
+
+type itemBody struct {
+	Data any `json:"data"`
+}
+
+type listBody struct {
+	Data any  `json:"data"`
+	Meta Meta `json:"meta"`
+}
+
+type errorBody struct {
+	Error *Error `json:"error"`
+}
+
+// WriteItem writes {"data": v} with status 200.
+func WriteItem(w http.ResponseWriter, r *http.Request, v any) {
+	Write(w, r, http.StatusOK, itemBody{Data: v})
+}
+
+// WriteList writes {"data": items, "meta": meta} with status 200. A nil slice
+// is still written as [], so pass a typed slice.
+func WriteList[T any](w http.ResponseWriter, r *http.Request, items []T, meta Meta) {
+	if items == nil {
+		items = []T{}
+	}
+	Write(w, r, http.StatusOK, listBody{Data: items, Meta: meta})
+}
+
+// WriteError writes {"error": e} with the status of e's code. The request id
+// is taken from the response's X-Request-Id header when e carries none. A
+// 401 also gets WWW-Authenticate: Bearer.
+func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
+	out := *e
+	if out.RequestID == "" {
+		out.RequestID = w.Header().Get(RequestIDHeader)
+	}
+	if out.Code == Unauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer`)
+	}
+	Write(w, r, out.Status(), errorBody{Error: &out})
+}
+
+// Write marshals v and writes it with status, the contract's Content-Type and
+// a Content-Length. For a HEAD request it writes the same headers and no
+// body. A value that cannot be marshalled is a bug: it is answered with a
+// generic INTERNAL error instead.
+func Write(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"INTERNAL","message":"internal error"}}`)
+	}
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r == nil || r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}

@@ -1,0 +1,43 @@
+// Package ratelimit enforces each organization's plan budget (starter 60
+// and growth 300 requests a minute, enterprise unlimited) on
+// github.com/ulule/limiter, with a memory store for one process or a Redis
+// store shared by replicas.
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// ErrUnavailable is returned (wrapped) when the limiter's backing store
+// cannot be reached or does not answer in time and the limiter is set to
+// fail closed. The handler answers 503 UNAVAILABLE.
+var ErrUnavailable = errors.New("ratelimit: store unavailable")
+
+// Limiter decides whether an organization may make one more request.
+// Implementations are safe for concurrent use and honour ctx.
+type Limiter interface {
+	// Allow takes one request from the budget of p's organization (all its
+	// keys share one) and reports the outcome. A refused request takes
+	// nothing.
+	Allow(ctx context.Context, p auth.Principal) (Decision, error)
+	// Refund gives back one request taken by Allow, for a response that
+	// must not cost the client (a 304 Not Modified).
+	Refund(ctx context.Context, p auth.Principal) error
+}
+
+// Decision is the outcome of Limiter.Allow.
+type Decision struct {
+	// Limited is false when no limit applied (an unlimited plan, or a
+	// limiter that failed open): the response then carries no rate-limit
+	// headers.
+	Limited   bool
+	Allowed   bool
+	Limit     int64         // requests per window
+	Remaining int64         // requests left in this window
+	Reset     time.Time     // when the window ends
+	Window    time.Duration // the window's length
+}

@@ -1,0 +1,49 @@
+package store
+
+import "time"
+
+// DeliverableStatus is the state of a deliverable.
+type DeliverableStatus string
+
+// The states of a deliverable.
+const (
+	DeliverablePending  DeliverableStatus = "pending"
+	DeliverableInReview DeliverableStatus = "in_review"
+	DeliverableApproved DeliverableStatus = "approved"
+	DeliverableRejected DeliverableStatus = "rejected"
+)
+
+// DeliverableStatuses lists every deliverable state.
+var DeliverableStatuses = []DeliverableStatus{DeliverablePending, DeliverableInReview, DeliverableApproved, DeliverableRejected}
+
+// Valid reports whether s is one of DeliverableStatuses.
+func (s DeliverableStatus) Valid() bool { return oneOf(s, DeliverableStatuses) }
+
+// Deliverable is something the agency hands over: a design, a build, a
+// report. Its file, once attached, is downloaded through a signed link.
+type Deliverable struct {
+	ID          string
+	OrgID       string
+	ProjectID   string
+	Name        string
+	Status      DeliverableStatus
+	FileName    *string // nil until a file is attached
+	ContentType *string // nil until a file is attached
+	SizeBytes   *int64  // nil until a file is attached
+	// FileKey says where the file lives in the file source (a path or an
+	// object key); "" when no file is attached. Never sent to clients.
+	FileKey   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// HasFile reports whether a file is attached.
+func (d Deliverable) HasFile() bool { return d.FileKey != "" }
+
+// DeliverableQuery selects deliverables. They are ordered by CreatedAt
+// descending, then by ID ascending.
+type DeliverableQuery struct {
+	PageRequest
+	Status    DeliverableStatus // "" for any
+	ProjectID string            // "" for any
+}

@@ -1,0 +1,37 @@
+package store
+
+import "time"
+
+// MilestoneStatus is the state of a milestone.
+type MilestoneStatus string
+
+// The states of a milestone.
+const (
+	MilestonePending    MilestoneStatus = "pending"
+	MilestoneInProgress MilestoneStatus = "in_progress"
+	MilestoneCompleted  MilestoneStatus = "completed"
+)
+
+// MilestoneStatuses lists every milestone state, in lifecycle order.
+var MilestoneStatuses = []MilestoneStatus{MilestonePending, MilestoneInProgress, MilestoneCompleted}
+
+// Valid reports whether s is one of MilestoneStatuses.
+func (s MilestoneStatus) Valid() bool { return oneOf(s, MilestoneStatuses) }
+
+// Milestone is a dated step of a project.
+type Milestone struct {
+	ID          string
+	OrgID       string
+	ProjectID   string
+	Name        string
+	Status      MilestoneStatus
+	DueAt       time.Time
+	CompletedAt *time.Time // nil until completed
+}
+
+// MilestoneQuery selects a project's milestones. They are ordered by DueAt
+// ascending, then by ID ascending.
+type MilestoneQuery struct {
+	PageRequest
+	Status MilestoneStatus // "" for any
+}

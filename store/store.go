@@ -1,0 +1,76 @@
+// Package store holds the domain types of the status API, the Store
+// interface through which the handler reads them, and an in-memory Store.
+//
+// Every read is scoped by an explicit organization id: a Store never returns
+// an item of another organization, and answers an id that exists only in
+// another organization exactly as one that does not exist (ErrNotFound).
+//
+// The conformance suite in store/storetest pins down the behaviour every
+// implementation must share: ordering, paging, filters, totals, scoping,
+// not-found and cancellation. Package store depends on the standard library
+// only.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNotFound is returned (wrapped) when the organization has no item with
+// the requested id, including when the id belongs to another organization.
+var ErrNotFound = errors.New("not found")
+
+// ErrUnavailable is returned (wrapped) when the backing engine cannot be
+// reached or does not answer in time. The handler answers it with 503
+// UNAVAILABLE; so it does a context.DeadlineExceeded.
+var ErrUnavailable = errors.New("store unavailable")
+
+// Store reads one organization's projects, milestones, deliverables and
+// invoices, one page at a time.
+//
+// Implementations are safe for concurrent use. Every method honours ctx:
+// when it is cancelled or its deadline passes, the method returns promptly
+// with an error that wraps ctx.Err(). Every list returns its items in the
+// order documented on its query type, with the id as the last tie-breaker,
+// so that walking the pages returns each item exactly once; Page.Total
+// counts all items matching the filters, whatever the page.
+type Store interface {
+	// ListProjects returns a page of the organization's projects.
+	ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error)
+	// GetProject returns one project, or ErrNotFound.
+	GetProject(ctx context.Context, orgID, id string) (Project, error)
+	// ListMilestones returns a page of one project's milestones, or
+	// ErrNotFound when the organization has no such project.
+	ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error)
+	// ListDeliverables returns a page of the organization's deliverables.
+	// An unknown ProjectID filter gives an empty page, not an error.
+	ListDeliverables(ctx context.Context, orgID string, q DeliverableQuery) (Page[Deliverable], error)
+	// GetDeliverable returns one deliverable, or ErrNotFound.
+	GetDeliverable(ctx context.Context, orgID, id string) (Deliverable, error)
+	// ListInvoices returns a page of the organization's invoices.
+	// An unknown ProjectID filter gives an empty page, not an error.
+	ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error)
+}
+
+// PageRequest selects one page of a list. The handler validates it before a
+// Store sees it (Page >= 1, 1 <= Limit <= MaxLimit); a Store may treat other
+// values as a programming error.
+type PageRequest struct {
+	Page  int // from 1
+	Limit int // items per page
+}
+
+// Paging defaults and bounds of the contract.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+)
+
+// Offset is the number of items before the page.
+func (p PageRequest) Offset() int { return (p.Page - 1) * p.Limit }
+
+// Page is one page of a list and the count of all items matching the query.
+type Page[T any] struct {
+	Items []T
+	Total int
+}
