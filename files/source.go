@@ -1,0 +1,26 @@
+// Package files is where the bytes of deliverables come from. The status
+// API serves a deliverable's file through a signed link; it finds the bytes
+// by the deliverable's file key in a Source.
+//
+// Two Sources come with the package: Memory, for tests, demos and files
+// loaded at start-up, and FromFS, which serves any fs.FS (os.DirFS for a
+// directory on disk, an embed.FS, or an object store that offers one).
+package files
+
+import (
+	"context"
+	"io/fs"
+)
+
+// Source opens the file stored under a key (a deliverable's FileKey).
+//
+// Open returns an error wrapping fs.ErrNotExist when there is no file under
+// key, including for a key that is not a valid name for the source; the
+// status API answers that with 409 FILE_NOT_AVAILABLE. Any other error is
+// answered 500, or 503 when it wraps context.DeadlineExceeded. Open honours
+// ctx while it opens; the caller closes the file. When the returned file
+// also implements io.Seeker, the status API serves HTTP range requests from
+// it. Implementations are safe for concurrent use.
+type Source interface {
+	Open(ctx context.Context, key string) (fs.File, error)
+}
