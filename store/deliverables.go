@@ -47,3 +47,22 @@ type DeliverableQuery struct {
 	Status    DeliverableStatus // "" for any
 	ProjectID string            // "" for any
 }
+
+// Validate reports the first problem that makes d unfit to be stored: an
+// empty id, organization id or project id, an unknown status or a negative
+// size. Whether the project exists is for the Writer to check.
+func (d Deliverable) Validate() error {
+	if err := checkOwned("deliverable", d.ID, d.OrgID); err != nil {
+		return err
+	}
+	if d.ProjectID == "" {
+		return invalid("deliverable", d.ID, "empty project id")
+	}
+	if !d.Status.Valid() {
+		return invalid("deliverable", d.ID, "status %q is not one of %v", d.Status, DeliverableStatuses)
+	}
+	if d.SizeBytes != nil && *d.SizeBytes < 0 {
+		return invalid("deliverable", d.ID, "negative size %d", *d.SizeBytes)
+	}
+	return nil
+}

@@ -42,3 +42,41 @@ type InvoiceQuery struct {
 	Status    InvoiceStatus // "" for any
 	ProjectID string        // "" for any
 }
+
+// Validate reports the first problem that makes i unfit to be stored: an
+// empty id or organization id, a ProjectID that points at "", an unknown
+// status, a currency that is not three upper-case letters, or a negative
+// amount. Whether the project exists is for the Writer to check.
+func (i Invoice) Validate() error {
+	if err := checkOwned("invoice", i.ID, i.OrgID); err != nil {
+		return err
+	}
+	if i.ProjectID != nil && *i.ProjectID == "" {
+		return invalid("invoice", i.ID, "empty project id (use nil for a retainer invoice)")
+	}
+	if !i.Status.Valid() {
+		return invalid("invoice", i.ID, "status %q is not one of %v", i.Status, InvoiceStatuses)
+	}
+	if !isCurrency(i.Currency) {
+		return invalid("invoice", i.ID, "currency %q is not an ISO 4217 code (three upper-case letters)", i.Currency)
+	}
+	if i.Total < 0 {
+		return invalid("invoice", i.ID, "negative total %d", i.Total)
+	}
+	if i.AmountDue < 0 {
+		return invalid("invoice", i.ID, "negative amount due %d", i.AmountDue)
+	}
+	return nil
+}
+
+func isCurrency(c string) bool {
+	if len(c) != 3 {
+		return false
+	}
+	for _, r := range []byte(c) {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}

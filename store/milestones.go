@@ -35,3 +35,19 @@ type MilestoneQuery struct {
 	PageRequest
 	Status MilestoneStatus // "" for any
 }
+
+// Validate reports the first problem that makes m unfit to be stored: an
+// empty id, organization id or project id, or an unknown status. Whether
+// the project exists is for the Writer to check.
+func (m Milestone) Validate() error {
+	if err := checkOwned("milestone", m.ID, m.OrgID); err != nil {
+		return err
+	}
+	if m.ProjectID == "" {
+		return invalid("milestone", m.ID, "empty project id")
+	}
+	if !m.Status.Valid() {
+		return invalid("milestone", m.ID, "status %q is not one of %v", m.Status, MilestoneStatuses)
+	}
+	return nil
+}

@@ -11,3 +11,16 @@ type Organization struct {
 	RetainerActive bool
 	APIEnabled     bool
 }
+
+// Validate reports the first problem that makes o unfit to be stored: an
+// empty id or a plan other than "starter", "growth" or "enterprise".
+func (o Organization) Validate() error {
+	if o.ID == "" {
+		return invalid("organization", o.ID, "empty id")
+	}
+	switch o.Plan {
+	case "starter", "growth", "enterprise":
+		return nil
+	}
+	return invalid("organization", o.ID, "plan %q is not starter, growth or enterprise", o.Plan)
+}

@@ -46,3 +46,16 @@ func oneOf[S comparable](s S, all []S) bool {
 	}
 	return false
 }
+
+// Validate reports the first problem that makes p unfit to be stored: an
+// empty id or organization id, or an unknown status. Whether the
+// organization exists is for the Writer to check.
+func (p Project) Validate() error {
+	if err := checkOwned("project", p.ID, p.OrgID); err != nil {
+		return err
+	}
+	if !p.Status.Valid() {
+		return invalid("project", p.ID, "status %q is not one of %v", p.Status, ProjectStatuses)
+	}
+	return nil
+}

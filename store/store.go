@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // ErrNotFound is returned (wrapped) when the organization has no item with
@@ -73,4 +74,22 @@ func (p PageRequest) Offset() int { return (p.Page - 1) * p.Limit }
 type Page[T any] struct {
 	Items []T
 	Total int
+}
+
+// invalid is the error of a Validate method: it names the item so that a
+// message about a data file points at the right entry.
+func invalid(kind, id, format string, args ...any) error {
+	return fmt.Errorf("store: %s %q: %s", kind, id, fmt.Sprintf(format, args...))
+}
+
+// checkOwned reports the first problem with the id and organization id that
+// every owned item carries.
+func checkOwned(kind, id, orgID string) error {
+	if id == "" {
+		return invalid(kind, id, "empty id")
+	}
+	if orgID == "" {
+		return invalid(kind, id, "empty organization id")
+	}
+	return nil
 }
