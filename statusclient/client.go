@@ -1,0 +1,279 @@
+// Package statusclient is a typed Go client for the /v1 Client Project Status
+// API (see CONTRACT.md): one method per route, the contract's types, errors
+// as *Error values carrying the code, the HTTP status and the request id,
+// iterators over every page of a list, and a bounded retry on 429 and 503
+// that honours Retry-After. It depends on the standard library only.
+//
+//	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
+//	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(inv.Number, inv.AmountDue, inv.Currency)
+//	}
+//
+// A Client is safe for concurrent use.
+package statusclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry defaults: see WithRetry.
+const (
+	DefaultMaxAttempts = 3
+	DefaultMaxWait     = 60 * time.Second
+)
+
+// DefaultTimeout bounds each HTTP exchange of a Client made without
+// WithHTTPClient, so that a stalled server cannot hang a caller that passed
+// a context without a deadline.
+const DefaultTimeout = 30 * time.Second
+
+// Client calls the /v1 API with one API key. Make one with New and share it:
+// it is safe for concurrent use.
+type Client struct {
+	base        string // the API root, ending in /v1, without a trailing slash
+	baseErr     error  // set when the base URL is unusable: every call returns it
+	apiKey      string
+	hc          *http.Client
+	userAgent   string
+	maxAttempts int
+	maxWait     time.Duration
+	sleep       func(ctx context.Context, d time.Duration) error
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient makes the Client send its requests through hc (its
+// transport, timeout, proxy...). A nil hc keeps the default, an
+// http.Client with DefaultTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithUserAgent sets the User-Agent header of every request.
+func WithUserAgent(ua string) Option {
+	return func(c *Client) { c.userAgent = ua }
+}
+
+// WithRetry bounds the retry of refused requests. A request answered 429
+// RATE_LIMITED or 503 UNAVAILABLE is sent again, at most maxAttempts times
+// in all (1 disables retrying), after waiting the Retry-After the server
+// asked for, or 1s, 2s, 4s... when it asked for none. When the server asks
+// for a longer wait than maxWait, the Client does not wait: it returns the
+// *Error at once, with RetryAfter set, and the caller decides. The defaults
+// are DefaultMaxAttempts and DefaultMaxWait (one rate-limit window).
+//
+// Nothing else is retried: not other statuses, and not transport errors
+// (connection refused, reset, timeouts), which the Client returns as they
+// are. Every route is a GET, so a caller may safely retry those itself.
+func WithRetry(maxAttempts int, maxWait time.Duration) Option {
+	return func(c *Client) {
+		c.maxAttempts = max(maxAttempts, 1)
+		c.maxWait = max(maxWait, 0)
+	}
+}
+
+// WithSleep replaces the way the Client waits before a retry. sleep must
+// return early with ctx.Err() when ctx ends. Tests use it to record the
+// waits instead of sleeping; the default uses a timer.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *Client) {
+		if sleep != nil {
+			c.sleep = sleep
+		}
+	}
+}
+
+// New returns a Client for the API at baseURL, authenticating with apiKey
+// (sent as "Authorization: Bearer <apiKey>", never logged or put in an
+// error).
+//
+// baseURL is the API's base address, which ends with /v1, as in
+// "https://portal.example.com/api/v1". An address without the /v1 segment
+// ("https://portal.example.com/api") is taken as the root under which /v1 is
+// mounted, and /v1 is appended. A baseURL that is not an absolute http or
+// https URL, or that carries a query or a fragment, does not panic: every
+// call of the Client returns an error saying so.
+func New(baseURL, apiKey string, opts ...Option) *Client {
+	c := &Client{
+		apiKey:      apiKey,
+		hc:          &http.Client{Timeout: DefaultTimeout},
+		userAgent:   "clientstatus-statusclient",
+		maxAttempts: DefaultMaxAttempts,
+		maxWait:     DefaultMaxWait,
+		sleep:       sleepCtx,
+	}
+	c.base, c.baseErr = normalizeBase(baseURL)
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+func normalizeBase(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("statusclient: base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("statusclient: base URL %q is not an absolute http(s) URL", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("statusclient: base URL %q must not carry a query or a fragment", raw)
+	}
+	s := strings.TrimRight(u.String(), "/")
+	if !strings.HasSuffix(s, "/v1") {
+		s += "/v1"
+	}
+	return s, nil
+}
+
+// envelope is the body of a success response.
+type envelope[T any] struct {
+	Data T    `json:"data"`
+	Meta Meta `json:"meta"`
+}
+
+// get sends GET base+path?query, retrying as WithRetry says, and decodes the
+// success envelope. Any non-2xx answer is returned as an *Error.
+func get[T any](ctx context.Context, c *Client, path string, query url.Values) (envelope[T], error) {
+	var out envelope[T]
+	if c.baseErr != nil {
+		return out, c.baseErr
+	}
+	target := c.base + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	for attempt := 1; ; attempt++ {
+		res, err := c.send(ctx, target)
+		if err != nil {
+			return out, err
+		}
+		if res.StatusCode >= 200 && res.StatusCode < 300 {
+			err := json.NewDecoder(res.Body).Decode(&out)
+			closeBody(res)
+			if err != nil {
+				return out, fmt.Errorf("statusclient: GET %s: decoding the response: %w", path, err)
+			}
+			return out, nil
+		}
+		apiErr := readError(res)
+		closeBody(res)
+		wait, retry := c.retryWait(apiErr, attempt)
+		if !retry {
+			return out, apiErr
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return out, fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", path, apiErr, err)
+		}
+	}
+}
+
+func (c *Client) send(ctx context.Context, target string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, fmt.Errorf("statusclient: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	req.Header.Set("Accept", "application/json")
+	if c.userAgent != "" {
+		req.Header.Set("User-Agent", c.userAgent)
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("statusclient: %w", err)
+	}
+	return res, nil
+}
+
+// closeBody drains a little of what is left, so the connection can be
+// reused, and closes the body.
+func closeBody(res *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	_ = res.Body.Close()
+}
+
+// retryWait says whether to send again after e, the answer to the
+// attempt-th try, and how long to wait first.
+func (c *Client) retryWait(e *Error, attempt int) (time.Duration, bool) {
+	if e.StatusCode != http.StatusTooManyRequests && e.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	if attempt >= c.maxAttempts {
+		return 0, false
+	}
+	wait := e.RetryAfter
+	if !e.hasRetryAfter {
+		wait = time.Second << min(attempt-1, 10)
+		return min(wait, c.maxWait), true
+	}
+	if wait > c.maxWait {
+		return 0, false // retrying sooner than asked would only be refused again
+	}
+	return wait, true
+}
+
+// parseRetryAfter reads a Retry-After field: delay-seconds or an HTTP-date
+// (RFC 9110, section 10.2.3).
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second) // avoids overflow; far beyond any sane maxWait
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// errEmptyID is returned, without a request, for a route called with an
+// empty id: the server could only answer 404.
+var errEmptyID = errors.New("statusclient: empty id")
+
+// itemPath is prefix + "/" + the escaped id; id may hold any character.
+func itemPath(prefix, id string) (string, error) {
+	if id == "" {
+		return "", errEmptyID
+	}
+	return prefix + "/" + url.PathEscape(id), nil
+}

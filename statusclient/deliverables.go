@@ -1,0 +1,84 @@
+package statusclient
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// DeliverableStatus is the state of a deliverable.
+type DeliverableStatus string
+
+// The states of a deliverable.
+const (
+	DeliverablePending  DeliverableStatus = "pending"
+	DeliverableInReview DeliverableStatus = "in_review"
+	DeliverableApproved DeliverableStatus = "approved"
+	DeliverableRejected DeliverableStatus = "rejected"
+)
+
+// Deliverable is something the agency hands over. Its file, once attached,
+// is fetched through DownloadDeliverable.
+type Deliverable struct {
+	ID          string            `json:"id"`
+	ProjectID   string            `json:"projectId"`
+	Name        string            `json:"name"`
+	Status      DeliverableStatus `json:"status"`
+	FileName    *string           `json:"fileName"`    // nil until a file is attached
+	ContentType *string           `json:"contentType"` // nil until a file is attached
+	SizeBytes   *int64            `json:"sizeBytes"`   // nil until a file is attached
+	CreatedAt   time.Time         `json:"createdAt"`
+	UpdatedAt   time.Time         `json:"updatedAt"`
+}
+
+// DeliverableListOptions selects deliverables. Zero values leave the
+// server's defaults: page 1, 20 a page, any status, any project. An unknown
+// ProjectID gives an empty list, not an error.
+type DeliverableListOptions struct {
+	Page      int
+	Limit     int // 1..MaxLimit
+	Status    DeliverableStatus
+	ProjectID string
+}
+
+// DownloadLink is a signed URL to a deliverable's file. A plain GET on URL,
+// without the API key, serves the file until ExpiresAt (15 minutes after it
+// was made); after that it answers 403 LINK_EXPIRED.
+type DownloadLink struct {
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// ListDeliverables returns one page of the organization's deliverables,
+// ordered by CreatedAt descending, then by ID.
+func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptions) (Page[Deliverable], error) {
+	q := pageQuery(opts.Page, opts.Limit)
+	setString(q, "status", string(opts.Status))
+	setString(q, "projectId", opts.ProjectID)
+	return listPage[Deliverable](ctx, c, "/deliverables", q)
+}
+
+// AllDeliverables walks every page of ListDeliverables from opts.Page,
+// MaxLimit items a page unless opts.Limit says otherwise, and yields each
+// deliverable once. An error is yielded once and ends the walk; breaking out
+// of the loop stops it without further requests.
+func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOptions) iter.Seq2[Deliverable, error] {
+	opts.Limit = walkLimit(opts.Limit)
+	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Deliverable], error) {
+		o := opts
+		o.Page = page
+		return c.ListDeliverables(ctx, o)
+	})
+}
+
+// DownloadDeliverable returns a fresh signed link to a deliverable's file.
+// A deliverable with no file attached is an *Error with Code
+// CodeFileNotAvailable (409); an unknown one, CodeNotFound.
+func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLink, error) {
+	path, err := itemPath("/deliverables", id)
+	if err != nil {
+		return DownloadLink{}, err
+	}
+	env, err := get[DownloadLink](ctx, c, path+"/download", nil)
+	return env.Data, err
+}

@@ -1,0 +1,66 @@
+package statusclient
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// InvoiceStatus is the state of an invoice.
+type InvoiceStatus string
+
+// The states of an invoice.
+const (
+	InvoiceDraft InvoiceStatus = "draft"
+	InvoiceOpen  InvoiceStatus = "open"
+	InvoicePaid  InvoiceStatus = "paid"
+	InvoiceVoid  InvoiceStatus = "void"
+)
+
+// Invoice is a bill to the organization. Total and AmountDue are integer
+// minor units (cents) of Currency, an ISO 4217 code: 123456 "EUR" is
+// EUR 1,234.56.
+type Invoice struct {
+	ID        string        `json:"id"`
+	Number    string        `json:"number"`
+	ProjectID *string       `json:"projectId"` // nil for retainer invoices, which belong to no project
+	Status    InvoiceStatus `json:"status"`
+	Currency  string        `json:"currency"`
+	Total     int64         `json:"total"`
+	AmountDue int64         `json:"amountDue"`
+	IssuedAt  time.Time     `json:"issuedAt"`
+	DueAt     time.Time     `json:"dueAt"`
+	PaidAt    *time.Time    `json:"paidAt"` // nil until paid
+}
+
+// InvoiceListOptions selects invoices. Zero values leave the server's
+// defaults: page 1, 20 a page, any status, any project. An unknown ProjectID
+// gives an empty list, not an error.
+type InvoiceListOptions struct {
+	Page      int
+	Limit     int // 1..MaxLimit
+	Status    InvoiceStatus
+	ProjectID string
+}
+
+// ListInvoices returns one page of the organization's invoices, ordered by
+// IssuedAt descending, then by ID.
+func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) (Page[Invoice], error) {
+	q := pageQuery(opts.Page, opts.Limit)
+	setString(q, "status", string(opts.Status))
+	setString(q, "projectId", opts.ProjectID)
+	return listPage[Invoice](ctx, c, "/invoices", q)
+}
+
+// AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each invoice
+// once. An error is yielded once and ends the walk; breaking out of the loop
+// stops it without further requests.
+func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.Seq2[Invoice, error] {
+	opts.Limit = walkLimit(opts.Limit)
+	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Invoice], error) {
+		o := opts
+		o.Page = page
+		return c.ListInvoices(ctx, o)
+	})
+}

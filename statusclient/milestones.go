@@ -1,0 +1,61 @@
+package statusclient
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// MilestoneStatus is the state of a milestone.
+type MilestoneStatus string
+
+// The states of a milestone.
+const (
+	MilestonePending    MilestoneStatus = "pending"
+	MilestoneInProgress MilestoneStatus = "in_progress"
+	MilestoneCompleted  MilestoneStatus = "completed"
+)
+
+// Milestone is a dated step of a project.
+type Milestone struct {
+	ID          string          `json:"id"`
+	ProjectID   string          `json:"projectId"`
+	Name        string          `json:"name"`
+	Status      MilestoneStatus `json:"status"`
+	DueAt       time.Time       `json:"dueAt"`
+	CompletedAt *time.Time      `json:"completedAt"` // nil until completed
+}
+
+// MilestoneListOptions selects milestones. Zero values leave the server's
+// defaults: page 1, 20 a page, any status.
+type MilestoneListOptions struct {
+	Page   int
+	Limit  int // 1..MaxLimit
+	Status MilestoneStatus
+}
+
+// ListMilestones returns one page of a project's milestones, ordered by
+// DueAt ascending, then by ID. An unknown project is an *Error with Code
+// CodeNotFound.
+func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) (Page[Milestone], error) {
+	path, err := itemPath("/projects", projectID)
+	if err != nil {
+		return Page[Milestone]{}, err
+	}
+	q := pageQuery(opts.Page, opts.Limit)
+	setString(q, "status", string(opts.Status))
+	return listPage[Milestone](ctx, c, path+"/milestones", q)
+}
+
+// AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each milestone
+// once. An error is yielded once and ends the walk; breaking out of the loop
+// stops it without further requests.
+func (c *Client) AllMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) iter.Seq2[Milestone, error] {
+	opts.Limit = walkLimit(opts.Limit)
+	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Milestone], error) {
+		o := opts
+		o.Page = page
+		return c.ListMilestones(ctx, projectID, o)
+	})
+}

@@ -1,0 +1,69 @@
+package statusclient
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// ProjectStatus is the state of a project.
+type ProjectStatus string
+
+// The states of a project.
+const (
+	ProjectPlanned    ProjectStatus = "planned"
+	ProjectInProgress ProjectStatus = "in_progress"
+	ProjectOnHold     ProjectStatus = "on_hold"
+	ProjectCompleted  ProjectStatus = "completed"
+	ProjectCancelled  ProjectStatus = "cancelled"
+)
+
+// Project is a piece of work the agency does for the key's organization.
+type Project struct {
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	Status    ProjectStatus `json:"status"`
+	StartedAt *time.Time    `json:"startedAt"` // nil until started
+	DueAt     *time.Time    `json:"dueAt"`     // nil when open-ended
+	UpdatedAt time.Time     `json:"updatedAt"`
+}
+
+// ProjectListOptions selects projects. Zero values leave the server's
+// defaults: page 1, 20 a page, any status.
+type ProjectListOptions struct {
+	Page   int
+	Limit  int // 1..MaxLimit
+	Status ProjectStatus
+}
+
+// ListProjects returns one page of the organization's projects, ordered by
+// StartedAt descending (projects not started last), then by ID.
+func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) (Page[Project], error) {
+	q := pageQuery(opts.Page, opts.Limit)
+	setString(q, "status", string(opts.Status))
+	return listPage[Project](ctx, c, "/projects", q)
+}
+
+// AllProjects walks every page of ListProjects from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each project
+// once. An error is yielded once and ends the walk; breaking out of the loop
+// stops it without further requests.
+func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
+	opts.Limit = walkLimit(opts.Limit)
+	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Project], error) {
+		o := opts
+		o.Page = page
+		return c.ListProjects(ctx, o)
+	})
+}
+
+// GetProject returns one project. An id of no project of the organization
+// (including another organization's) is an *Error with Code CodeNotFound.
+func (c *Client) GetProject(ctx context.Context, id string) (Project, error) {
+	path, err := itemPath("/projects", id)
+	if err != nil {
+		return Project{}, err
+	}
+	env, err := get[Project](ctx, c, path, nil)
+	return env.Data, err
+}
