@@ -1,0 +1,151 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"sync"
+	"time"
+)
+
+// DefaultCacheTTL is the ttl NewCache uses when given none: revoking a key,
+// its expiry, or turning its account's retainer or API access off takes
+// effect within this time.
+const DefaultCacheTTL = 30 * time.Second
+
+// DefaultCacheSize is how many credentials a Cache remembers at most.
+const DefaultCacheSize = 10000
+
+// Cache is a KeyResolver that remembers the answers of another for a short
+// time, so that a busy client costs no key-store round trip per request.
+//
+// It remembers a principal, and a refusal (ErrInvalidKey), for ttl. So
+// revoking a key, a key's expiry, or turning an account's retainer or API
+// access off takes effect within ttl of the change: that is the bound to
+// document to clients and operators. A key that Keys or a JWTResolver says
+// expires sooner is dropped at its expiry, not ttl later. Store failures
+// (ErrUnavailable, ctx errors) are never remembered.
+//
+// Entries are keyed by the SHA-256 of the credential, never the credential.
+// At most DefaultCacheSize (see WithMaxEntries) are kept: when full, expired
+// entries are dropped, then arbitrary ones, so that random credentials
+// cannot grow memory. Each process has its own Cache: replicas do not share
+// it. Cache is safe for concurrent use.
+type Cache struct {
+	next KeyResolver
+	ttl  time.Duration
+	max  int
+	now  func() time.Time
+
+	mu      sync.Mutex
+	entries map[[sha256.Size]byte]cacheEntry
+}
+
+type cacheEntry struct {
+	p     Principal
+	err   error // nil or one wrapping ErrInvalidKey
+	until time.Time
+}
+
+var _ KeyResolver = (*Cache)(nil)
+
+// CacheOption configures NewCache.
+type CacheOption interface{ applyCache(*Cache) }
+
+type cacheOptionFunc func(*Cache)
+
+func (f cacheOptionFunc) applyCache(c *Cache) { f(c) }
+
+// WithMaxEntries bounds how many credentials a Cache remembers;
+// DefaultCacheSize by default.
+func WithMaxEntries(n int) CacheOption {
+	return cacheOptionFunc(func(c *Cache) {
+		if n > 0 {
+			c.max = n
+		}
+	})
+}
+
+// NewCache returns a Cache in front of r that remembers answers for ttl
+// (DefaultCacheTTL when ttl <= 0). It panics if r is nil.
+func NewCache(r KeyResolver, ttl time.Duration, opts ...CacheOption) *Cache {
+	if r == nil {
+		panic("auth: NewCache needs a KeyResolver")
+	}
+	if ttl <= 0 {
+		ttl = DefaultCacheTTL
+	}
+	c := &Cache{next: r, ttl: ttl, max: DefaultCacheSize, now: time.Now, entries: make(map[[sha256.Size]byte]cacheEntry)}
+	for _, o := range opts {
+		o.applyCache(c)
+	}
+	return c
+}
+
+// Resolve answers from the cache when it can, else asks the resolver behind.
+func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, error) {
+	p, _, err := c.resolveUntil(ctx, credential)
+	return p, err
+}
+
+func (c *Cache) resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error) {
+	id := sha256.Sum256([]byte(credential))
+	now := c.now()
+	c.mu.Lock()
+	e, ok := c.entries[id]
+	if ok && !now.Before(e.until) {
+		delete(c.entries, id)
+		ok = false
+	}
+	c.mu.Unlock()
+	if ok {
+		return e.p, e.until, e.err
+	}
+
+	p, expires, err := resolveUntil(ctx, c.next, credential)
+	if err != nil && !errors.Is(err, ErrInvalidKey) {
+		return p, expires, err
+	}
+	until := now.Add(c.ttl)
+	if err == nil && !expires.IsZero() && expires.Before(until) {
+		until = expires
+	}
+	c.mu.Lock()
+	c.makeRoom(now)
+	c.entries[id] = cacheEntry{p: p, err: err, until: until}
+	c.mu.Unlock()
+	return p, until, err
+}
+
+// makeRoom drops entries until there is room for one more; c.mu is held.
+func (c *Cache) makeRoom(now time.Time) {
+	if len(c.entries) < c.max {
+		return
+	}
+	for id, e := range c.entries {
+		if !now.Before(e.until) {
+			delete(c.entries, id)
+		}
+	}
+	for id := range c.entries {
+		if len(c.entries) < c.max {
+			return
+		}
+		delete(c.entries, id)
+	}
+}
+
+// expiringResolver is a KeyResolver that can also tell until when its answer
+// holds (zero: no limit of its own).
+type expiringResolver interface {
+	resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error)
+}
+
+// resolveUntil asks r, and until when the answer holds if r can tell.
+func resolveUntil(ctx context.Context, r KeyResolver, credential string) (Principal, time.Time, error) {
+	if er, ok := r.(expiringResolver); ok {
+		return er.resolveUntil(ctx, credential)
+	}
+	p, err := r.Resolve(ctx, credential)
+	return p, time.Time{}, err
+}

@@ -1,0 +1,344 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultFlushInterval is how often, at most, Keys writes the last-use
+// times of keys to its KeyStore.
+const DefaultFlushInterval = time.Minute
+
+// flushTimeout bounds one background write of last-use times.
+const flushTimeout = 10 * time.Second
+
+// maxNameLen bounds a key's name.
+const maxNameLen = 200
+
+// Keys is the lifecycle of API keys on a KeyStore, the Go API a client
+// portal calls: Mint, Import, List, Revoke. It is also the KeyResolver of
+// those keys.
+//
+// Resolve records when each key was last used in memory and writes the
+// times in one batch (KeyStore.MarkUsed) at most every flush interval, so a
+// request costs no write; a failed write is logged, retried with the next
+// batch, and never fails a request. Call Close (or Flush) when the process
+// stops, so the last batch is not lost.
+//
+// Keys is safe for concurrent use. It never logs a key.
+type Keys struct {
+	store KeyStore
+	now   func() time.Time
+	log   *slog.Logger
+	every time.Duration
+
+	mu        sync.Mutex
+	used      map[string]time.Time // key id to last use, not yet written
+	lastFlush time.Time
+	flushing  chan struct{} // closed when the background write ends; nil: none
+}
+
+var _ KeyResolver = (*Keys)(nil)
+
+// KeysOption configures NewKeys.
+type KeysOption interface{ applyKeys(*Keys) }
+
+type keysOptionFunc func(*Keys)
+
+func (f keysOptionFunc) applyKeys(k *Keys) { f(k) }
+
+// WithLogger sets where Keys reports failed last-use writes (never with key
+// material); slog.Default() by default.
+func WithLogger(l *slog.Logger) KeysOption {
+	return keysOptionFunc(func(k *Keys) {
+		if l != nil {
+			k.log = l
+		}
+	})
+}
+
+// WithFlushInterval sets how often, at most, last-use times are written;
+// DefaultFlushInterval by default. It is also how stale "last used" may be.
+func WithFlushInterval(d time.Duration) KeysOption {
+	return keysOptionFunc(func(k *Keys) {
+		if d > 0 {
+			k.every = d
+		}
+	})
+}
+
+// ClockOption sets the clock of Keys or Cache; see WithClock.
+type ClockOption func() time.Time
+
+func (c ClockOption) applyKeys(k *Keys) {
+	if c != nil {
+		k.now = c
+	}
+}
+
+func (c ClockOption) applyCache(ca *Cache) {
+	if c != nil {
+		ca.now = c
+	}
+}
+
+// WithClock replaces time.Now, for tests. It is both a KeysOption and a
+// CacheOption.
+func WithClock(now func() time.Time) ClockOption { return ClockOption(now) }
+
+// NewKeys returns the key lifecycle on ks. It panics if ks is nil.
+func NewKeys(ks KeyStore, opts ...KeysOption) *Keys {
+	if ks == nil {
+		panic("auth: NewKeys needs a KeyStore")
+	}
+	k := &Keys{store: ks, now: time.Now, log: slog.Default(), every: DefaultFlushInterval, used: make(map[string]time.Time)}
+	for _, o := range opts {
+		o.applyKeys(k)
+	}
+	k.lastFlush = k.now()
+	return k
+}
+
+// Mint makes a new key for the organization, with a name for the portal to
+// show and an optional expiry (nil: never expires). It returns the key
+// itself, to be shown to the client once: only its hash and display prefix
+// are stored. The organization must have an account; an expiry must be in
+// the future. Other keys of the organization stay valid, so a client can
+// rotate without downtime.
+func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
+	plaintext, err := newKey()
+	if err != nil {
+		return "", Key{}, err
+	}
+	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt)
+	if err != nil {
+		return "", Key{}, err
+	}
+	return plaintext, rec, nil
+}
+
+// Import stores a key made elsewhere (a demo data file, a migration) for
+// the organization. It is idempotent: importing a key already stored for
+// the same organization returns the stored record unchanged; one stored for
+// another organization is an error. The key must be printable ASCII without
+// spaces, at most 512 bytes, and well formed if it starts with KeyPrefix.
+func (k *Keys) Import(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
+	if err := checkCredential(plaintext); err != nil {
+		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
+	}
+	existing, _, err := k.store.LookupKey(ctx, HashKey(plaintext))
+	switch {
+	case err == nil && existing.OrgID == orgID:
+		return existing, nil
+	case err == nil:
+		return Key{}, fmt.Errorf("auth: import key for %q: the key belongs to another organization", orgID)
+	case !errors.Is(err, ErrInvalidKey):
+		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
+	}
+	return k.create(ctx, orgID, name, plaintext, expiresAt)
+}
+
+func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
+	name = strings.TrimSpace(name)
+	if len(name) > maxNameLen {
+		return Key{}, fmt.Errorf("auth: key name longer than %d bytes", maxNameLen)
+	}
+	now := k.now().UTC()
+	if expiresAt != nil && !expiresAt.After(now) {
+		return Key{}, fmt.Errorf("auth: key for %q: expiry %s is not in the future", orgID, expiresAt.UTC().Format(time.RFC3339))
+	}
+	if _, err := k.store.Account(ctx, orgID); err != nil {
+		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
+	}
+	id, err := newKeyID()
+	if err != nil {
+		return Key{}, err
+	}
+	rec := Key{
+		ID:        id,
+		OrgID:     orgID,
+		Name:      name,
+		Prefix:    displayPrefix(plaintext),
+		Hash:      HashKey(plaintext),
+		CreatedAt: now,
+	}
+	if expiresAt != nil {
+		e := expiresAt.UTC()
+		rec.ExpiresAt = &e
+	}
+	if err := k.store.CreateKey(ctx, rec); err != nil {
+		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
+	}
+	return rec, nil
+}
+
+// newKeyID returns "key_" and 16 random hex digits.
+func newKeyID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("auth: reading random bytes: %w", err)
+	}
+	return "key_" + hex.EncodeToString(b[:]), nil
+}
+
+// List returns the organization's keys, newest first, revoked ones
+// included. Last-use times not yet flushed are merged in.
+func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
+	keys, err := k.store.Keys(ctx, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("auth: keys of %q: %w", orgID, err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i, key := range keys {
+		if at, ok := k.used[key.ID]; ok && (key.LastUsedAt == nil || at.After(*key.LastUsedAt)) {
+			at := at
+			keys[i].LastUsedAt = &at
+		}
+	}
+	return keys, nil
+}
+
+// Revoke revokes the organization's key keyID; ErrKeyNotFound (wrapped)
+// when the organization has no such key. A resolver cache in front may
+// accept the key for up to its ttl (see NewCache).
+func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
+	return k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC())
+}
+
+// Resolve returns the Principal of an API key. It refuses with
+// ErrInvalidKey, before any lookup, a credential that cannot be a key (see
+// Import for the rules), and after the lookup an unknown, revoked or
+// expired key. A store failure is ErrUnavailable (or ctx's error).
+func (k *Keys) Resolve(ctx context.Context, credential string) (Principal, error) {
+	p, _, err := k.resolveUntil(ctx, credential)
+	return p, err
+}
+
+// resolveUntil is Resolve, also returning when the key expires (zero:
+// never), so that a Cache does not keep it longer.
+func (k *Keys) resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error) {
+	if err := checkCredential(credential); err != nil {
+		return Principal{}, time.Time{}, err
+	}
+	rec, acct, err := k.store.LookupKey(ctx, HashKey(credential))
+	if err != nil {
+		return Principal{}, time.Time{}, lookupError(ctx, err)
+	}
+	now := k.now()
+	if rec.RevokedAt != nil {
+		return Principal{}, time.Time{}, fmt.Errorf("%w: revoked", ErrInvalidKey)
+	}
+	var until time.Time
+	if rec.ExpiresAt != nil {
+		if !now.Before(*rec.ExpiresAt) {
+			return Principal{}, time.Time{}, fmt.Errorf("%w: expired", ErrInvalidKey)
+		}
+		until = *rec.ExpiresAt
+	}
+	k.noteUse(rec.ID, now)
+	return Principal{Account: acct, KeyID: rec.ID}, until, nil
+}
+
+// lookupError maps a store error: ErrInvalidKey stays, ctx's error stays,
+// anything else means the store could not tell: ErrUnavailable.
+func lookupError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, ErrInvalidKey), errors.Is(err, ErrUnavailable):
+		return err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+}
+
+// noteUse records a use of key id and, when the flush interval has passed
+// since the last write, writes the pending batch in the background.
+func (k *Keys) noteUse(id string, at time.Time) {
+	k.mu.Lock()
+	if prev, ok := k.used[id]; !ok || at.After(prev) {
+		k.used[id] = at
+	}
+	var batch map[string]time.Time
+	var done chan struct{}
+	if k.flushing == nil && at.Sub(k.lastFlush) >= k.every {
+		batch, k.used = k.used, make(map[string]time.Time)
+		done = make(chan struct{})
+		k.flushing = done
+		k.lastFlush = at
+	}
+	k.mu.Unlock()
+	if batch == nil {
+		return
+	}
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+		defer cancel()
+		if err := k.write(ctx, batch); err != nil {
+			k.log.Warn("auth: recording when keys were last used failed; will retry", "keys", len(batch), "err", err)
+		}
+		k.mu.Lock()
+		k.flushing = nil
+		k.mu.Unlock()
+	}()
+}
+
+// write writes batch; on failure it puts the times back to be retried.
+func (k *Keys) write(ctx context.Context, batch map[string]time.Time) error {
+	err := k.store.MarkUsed(ctx, batch)
+	if err == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, at := range batch {
+		if prev, ok := k.used[id]; !ok || at.After(prev) {
+			k.used[id] = at
+		}
+	}
+	return err
+}
+
+// Flush writes the pending last-use times now, after any background write
+// has finished. On error they stay pending.
+func (k *Keys) Flush(ctx context.Context) error {
+	k.mu.Lock()
+	running := k.flushing
+	k.mu.Unlock()
+	if running != nil {
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	k.mu.Lock()
+	batch := k.used
+	k.used = make(map[string]time.Time)
+	k.lastFlush = k.now()
+	k.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	if err := k.write(ctx, batch); err != nil {
+		return fmt.Errorf("auth: recording when keys were last used: %w", err)
+	}
+	return nil
+}
+
+// Close waits for any background write and flushes what is pending, so a
+// server loses no last-use time at shutdown. Keys stays usable.
+func (k *Keys) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	return k.Flush(ctx)
+}

@@ -1,0 +1,272 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// clock is a settable clock for tests.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var active = auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true}
+
+func newKeys(t *testing.T, opts ...auth.KeysOption) (*auth.Keys, *auth.MemoryKeyStore) {
+	t.Helper()
+	ks := auth.NewMemoryKeyStore()
+	ks.PutAccount(active)
+	return auth.NewKeys(ks, opts...), ks
+}
+
+func TestMintedKeyFormat(t *testing.T) {
+	is := is.New(t)
+	keys, _ := newKeys(t)
+	seen := map[string]bool{}
+	for range 50 {
+		plain, rec, err := keys.Mint(context.Background(), "org_a", "ci", nil)
+		is.NoErr(err)
+		is.True(strings.HasPrefix(plain, "csk_")) // recognisable prefix
+		is.Equal(len(plain), 42)                  // csk_ + 32 random + 6 checksum
+		for _, r := range plain[4:] {
+			is.True(strings.ContainsRune("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", r)) // base62
+		}
+		is.Equal(rec.Prefix, plain[:8])            // display prefix
+		is.Equal(rec.Hash, auth.HashKey(plain))    // stored by hash
+		is.True(strings.HasPrefix(rec.ID, "key_")) // key ids
+		is.True(!seen[plain])                      // keys are random
+		seen[plain] = true
+	}
+}
+
+func TestHashKey(t *testing.T) {
+	is := is.New(t)
+	is.Equal(auth.HashKey("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") // SHA-256 test vector
+}
+
+// refusingStore is a KeyStore that fails the test if it is asked anything.
+type refusingStore struct{ t *testing.T }
+
+func (s refusingStore) fail() {
+	s.t.Helper()
+	s.t.Error("the key store was asked about a credential that should have been refused before")
+}
+func (s refusingStore) CreateKey(context.Context, auth.Key) error { s.fail(); return nil }
+func (s refusingStore) Keys(context.Context, string) ([]auth.Key, error) {
+	s.fail()
+	return nil, nil
+}
+func (s refusingStore) RevokeKey(context.Context, string, string, time.Time) error {
+	s.fail()
+	return nil
+}
+func (s refusingStore) LookupKey(context.Context, string) (auth.Key, auth.Account, error) {
+	s.fail()
+	return auth.Key{}, auth.Account{}, auth.ErrInvalidKey
+}
+func (s refusingStore) Account(context.Context, string) (auth.Account, error) {
+	s.fail()
+	return auth.Account{}, auth.ErrInvalidKey
+}
+func (s refusingStore) MarkUsed(context.Context, map[string]time.Time) error { s.fail(); return nil }
+
+func TestMalformedCredentialsRefusedBeforeLookup(t *testing.T) {
+	keys, _ := newKeys(t)
+	good, _, err := keys.Mint(context.Background(), "org_a", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Change one random character: the checksum no longer matches.
+	c := []byte(good)
+	if c[10] == 'A' {
+		c[10] = 'B'
+	} else {
+		c[10] = 'A'
+	}
+	typo := string(c)
+	tests := map[string]string{
+		"empty":          "",
+		"too long":       strings.Repeat("x", 513),
+		"space":          "plaintext key",
+		"control":        "plaintext\x00key",
+		"non-ascii":      "plaintext-kéy",
+		"prefix only":    "csk_",
+		"short":          good[:41],
+		"long":           good + "0",
+		"bad alphabet":   good[:10] + "-" + good[11:],
+		"bad checksum":   good[:36] + "000000",
+		"one char typo":  typo,
+		"other checksum": good[:4] + good[5:36] + good[4:5] + good[36:],
+	}
+	strict := auth.NewKeys(refusingStore{t})
+	for name, cred := range tests {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := strict.Resolve(context.Background(), cred)
+			is.True(errors.Is(err, auth.ErrInvalidKey)) // refused as an invalid key
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	keys, ks := newKeys(t, auth.WithClock(clk.Now))
+	ks.PutAccount(auth.Account{OrgID: "org_b", Plan: auth.PlanGrowth})
+
+	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+	p, err := keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.Equal(p, auth.Principal{Account: active, KeyID: rec.ID}) // the key's organization and account
+
+	// A key imported from a data file is found by hash, whatever its shape.
+	imp, err := keys.Import(ctx, "org_b", "demo", "plaintext-key", nil)
+	is.NoErr(err)
+	is.Equal(imp.Prefix, "plai") // a third of a short key at most
+	p, err = keys.Resolve(ctx, "plaintext-key")
+	is.NoErr(err)
+	is.Equal(p.OrgID, "org_b")
+	is.True(!p.CanUseAPI()) // resolved; the handler answers 403
+
+	_, err = keys.Resolve(ctx, "unknown-key")
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown key
+
+	exp := clk.Now().Add(time.Hour)
+	short, _, err := keys.Mint(ctx, "org_a", "short", &exp)
+	is.NoErr(err)
+	_, err = keys.Resolve(ctx, short)
+	is.NoErr(err) // valid before its expiry
+	clk.Advance(time.Hour)
+	_, err = keys.Resolve(ctx, short)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // expired at its expiry
+}
+
+func TestImportIsIdempotent(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	keys, ks := newKeys(t)
+	ks.PutAccount(auth.Account{OrgID: "org_b"})
+	first, err := keys.Import(ctx, "org_a", "demo", "plaintext-key", nil)
+	is.NoErr(err)
+	again, err := keys.Import(ctx, "org_a", "renamed", "plaintext-key", nil)
+	is.NoErr(err)
+	is.Equal(again.ID, first.ID) // the same record
+	list, err := keys.List(ctx, "org_a")
+	is.NoErr(err)
+	is.Equal(len(list), 1) // no second record
+	_, err = keys.Import(ctx, "org_b", "demo", "plaintext-key", nil)
+	is.True(err != nil) // another organization's key
+	_, err = keys.Import(ctx, "org_a", "bad", "csk_notwellformed", nil)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // a malformed csk_ key could never resolve
+}
+
+func TestMintRefuses(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	keys, _ := newKeys(t, auth.WithClock(clk.Now))
+	past := clk.Now().Add(-time.Second)
+	now := clk.Now()
+	tests := []struct {
+		name    string
+		org     string
+		keyName string
+		expires *time.Time
+	}{
+		{"unknown organization", "org_x", "ci", nil},
+		{"expiry in the past", "org_a", "ci", &past},
+		{"expiry now", "org_a", "ci", &now},
+		{"name too long", "org_a", strings.Repeat("n", 201), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			plain, _, err := keys.Mint(ctx, tt.org, tt.keyName, tt.expires)
+			is.True(err != nil) // refused
+			is.Equal(plain, "") // and no key handed out
+		})
+	}
+}
+
+// countingStore counts MarkUsed calls and can make them fail.
+type countingStore struct {
+	auth.KeyStore
+	mu    sync.Mutex
+	calls int
+	fail  bool
+}
+
+func (s *countingStore) MarkUsed(ctx context.Context, used map[string]time.Time) error {
+	s.mu.Lock()
+	s.calls++
+	fail := s.fail
+	s.mu.Unlock()
+	if fail {
+		return errors.New("database is down")
+	}
+	return s.KeyStore.MarkUsed(ctx, used)
+}
+
+func (s *countingStore) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+func TestLastUsedIsBatched(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	mem := auth.NewMemoryKeyStore()
+	mem.PutAccount(active)
+	cs := &countingStore{KeyStore: mem, fail: true}
+	keys := auth.NewKeys(cs, auth.WithClock(clk.Now), auth.WithFlushInterval(time.Minute))
+	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+
+	for range 100 {
+		_, err := keys.Resolve(ctx, plain)
+		is.NoErr(err)
+	}
+	is.Equal(cs.Calls(), 0) // no write per request
+
+	clk.Advance(time.Minute)
+	_, err = keys.Resolve(ctx, plain)
+	is.NoErr(err)                   // a failing write never fails a request
+	is.True(keys.Flush(ctx) != nil) // the store is still down
+	is.True(cs.Calls() >= 1)        // the batch was written once the interval passed
+
+	cs.mu.Lock()
+	cs.fail = false
+	cs.mu.Unlock()
+	is.NoErr(keys.Close()) // the failed batch is retried
+	stored, err := mem.Keys(ctx, "org_a")
+	is.NoErr(err)
+	is.Equal(stored[0].ID, rec.ID)
+	is.True(stored[0].LastUsedAt != nil)           // recorded
+	is.True(stored[0].LastUsedAt.Equal(clk.Now())) // the latest use
+}

@@ -1,0 +1,178 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// MemoryKeyStore is a KeyStore held in memory, for tests, demos and
+// one-process installs. Like every KeyStore it holds key hashes, never keys.
+// It is safe for concurrent use; the zero value is not usable, call
+// NewMemoryKeyStore.
+type MemoryKeyStore struct {
+	mu       sync.RWMutex
+	accounts map[string]Account
+	keys     map[string]Key    // by id
+	byHash   map[string]string // hash to id
+}
+
+var _ KeyStore = (*MemoryKeyStore)(nil)
+
+// NewMemoryKeyStore returns an empty MemoryKeyStore.
+func NewMemoryKeyStore() *MemoryKeyStore {
+	return &MemoryKeyStore{
+		accounts: make(map[string]Account),
+		keys:     make(map[string]Key),
+		byHash:   make(map[string]string),
+	}
+}
+
+// PutAccount creates or replaces the account of a.OrgID. Turning its
+// retainer or API access off applies to every later lookup of its keys.
+func (m *MemoryKeyStore) PutAccount(a Account) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.accounts[a.OrgID] = a
+}
+
+// CreateKey stores k. It fails when k has no id, org or hash, when its
+// organization has no account, or when a key with its id or hash exists.
+func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
+		return fmt.Errorf("auth: key record needs an id, an organization and a hash")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.accounts[k.OrgID]; !ok {
+		return fmt.Errorf("auth: organization %q: %w", k.OrgID, ErrInvalidKey)
+	}
+	if _, ok := m.keys[k.ID]; ok {
+		return fmt.Errorf("auth: key %s exists", k.ID)
+	}
+	if _, ok := m.byHash[k.Hash]; ok {
+		return fmt.Errorf("auth: a key with that hash exists")
+	}
+	m.keys[k.ID] = copyKey(k)
+	m.byHash[k.Hash] = k.ID
+	return nil
+}
+
+// Keys lists the organization's keys, newest first (then by id), revoked
+// ones included.
+func (m *MemoryKeyStore) Keys(ctx context.Context, orgID string) ([]Key, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	var out []Key
+	for _, k := range m.keys {
+		if k.OrgID == orgID {
+			out = append(out, copyKey(k))
+		}
+	}
+	m.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
+}
+
+// RevokeKey marks the organization's key revoked at at; a key revoked
+// before keeps its first time. ErrKeyNotFound when the organization has no
+// such key (another organization's key included).
+func (m *MemoryKeyStore) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[keyID]
+	if !ok || k.OrgID != orgID {
+		return fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyNotFound)
+	}
+	if k.RevokedAt == nil {
+		k.RevokedAt = &at
+		m.keys[keyID] = k
+	}
+	return nil
+}
+
+// LookupKey returns the key with that hash and its organization's account.
+func (m *MemoryKeyStore) LookupKey(ctx context.Context, hash string) (Key, Account, error) {
+	if err := ctx.Err(); err != nil {
+		return Key{}, Account{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	id, ok := m.byHash[hash]
+	if !ok {
+		return Key{}, Account{}, fmt.Errorf("auth: unknown key: %w", ErrInvalidKey)
+	}
+	k := m.keys[id]
+	a, ok := m.accounts[k.OrgID]
+	if !ok {
+		return Key{}, Account{}, fmt.Errorf("auth: key of unknown organization: %w", ErrInvalidKey)
+	}
+	return copyKey(k), a, nil
+}
+
+// Account returns the organization's account; ErrInvalidKey when it has
+// none.
+func (m *MemoryKeyStore) Account(ctx context.Context, orgID string) (Account, error) {
+	if err := ctx.Err(); err != nil {
+		return Account{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	a, ok := m.accounts[orgID]
+	if !ok {
+		return Account{}, fmt.Errorf("auth: organization %q: %w", orgID, ErrInvalidKey)
+	}
+	return a, nil
+}
+
+// MarkUsed records last-use times; ids it does not know are ignored, and a
+// time older than the stored one changes nothing.
+func (m *MemoryKeyStore) MarkUsed(ctx context.Context, used map[string]time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, at := range used {
+		k, ok := m.keys[id]
+		if !ok || (k.LastUsedAt != nil && !at.After(*k.LastUsedAt)) {
+			continue
+		}
+		at := at
+		k.LastUsedAt = &at
+		m.keys[id] = k
+	}
+	return nil
+}
+
+// copyKey returns k with its own copies of the times it points to, so that
+// callers cannot change a stored record.
+func copyKey(k Key) Key {
+	k.ExpiresAt = copyTime(k.ExpiresAt)
+	k.LastUsedAt = copyTime(k.LastUsedAt)
+	k.RevokedAt = copyTime(k.RevokedAt)
+	return k
+}
+
+func copyTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
