@@ -1,0 +1,461 @@
+// Package authtest is the conformance suite of auth.KeyStore: the key
+// lifecycle (mint, resolve, list, revoke, expire, last use) that every key
+// store must give the same way, through auth.Keys.
+//
+// The in-memory store runs it in package auth; store/bunstore runs it
+// against PostgreSQL:
+//
+//	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(auth.Account)) {
+//		st := newStore(t)
+//		return st, func(a auth.Account) { putAccount(t, st, a) }
+//	}, authtest.WithDump(dumpDatabase))
+package authtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// Option configures RunKeyStore.
+type Option func(*config)
+
+type config struct {
+	dump func(t *testing.T, ks auth.KeyStore) []byte
+}
+
+// WithDump gives RunKeyStore a way to read everything the store holds (a
+// database dump, every row of every table as text). The suite then checks
+// that the plaintext of a minted key appears nowhere in it.
+func WithDump(dump func(t *testing.T, ks auth.KeyStore) []byte) Option {
+	return func(c *config) { c.dump = dump }
+}
+
+// RunKeyStore runs the suite. open is called once per subtest and returns a
+// fresh store (or one shared but isolated: the suite uses organization ids
+// unique to each subtest) and a function that creates or updates an
+// organization's account in that store.
+func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(auth.Account)), opts ...Option) {
+	t.Helper()
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := suite{open: open, cfg: cfg}
+	tests := []struct {
+		name string
+		fn   func(t *testing.T)
+	}{
+		{"MintThenResolve", s.mintThenResolve},
+		{"SeveralKeysPerOrganization", s.severalKeys},
+		{"List", s.list},
+		{"Revoke", s.revoke},
+		{"RevokeOtherOrganizationsKey", s.revokeOtherOrg},
+		{"Expiry", s.expiry},
+		{"AccountOff", s.accountOff},
+		{"PlaintextNeverStored", s.plaintextNeverStored},
+		{"LastUsedAfterFlush", s.lastUsed},
+		{"MarkUsedKeepsGreatest", s.markUsedKeepsGreatest},
+		{"Lookups", s.lookups},
+		{"Import", s.importKeys},
+		{"DuplicateHash", s.duplicateHash},
+		{"Concurrent", s.concurrent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.fn)
+	}
+}
+
+type suite struct {
+	open func(t *testing.T) (auth.KeyStore, func(auth.Account))
+	cfg  config
+}
+
+// clock is a settable clock at whole seconds, which every store keeps
+// exactly.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// env is one subtest's store, clock, Keys and a unique organization.
+type env struct {
+	ks    auth.KeyStore
+	put   func(auth.Account)
+	clk   *clock
+	keys  *auth.Keys
+	org   string
+	acct  auth.Account
+	other string // a second organization with an account
+}
+
+var seq struct {
+	sync.Mutex
+	n int
+}
+
+// orgID returns an organization id unique to this process and run.
+func orgID(tag string) string {
+	seq.Lock()
+	defer seq.Unlock()
+	seq.n++
+	return fmt.Sprintf("org_authtest_%s_%d_%d", tag, time.Now().UnixNano(), seq.n)
+}
+
+func (s suite) setup(t *testing.T) *env {
+	t.Helper()
+	ks, put := s.open(t)
+	e := &env{
+		ks:    ks,
+		put:   put,
+		clk:   &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)},
+		org:   orgID("a"),
+		other: orgID("b"),
+	}
+	e.acct = auth.Account{OrgID: e.org, Plan: auth.PlanGrowth, RetainerActive: true, APIEnabled: true}
+	put(e.acct)
+	put(auth.Account{OrgID: e.other, Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
+	e.keys = auth.NewKeys(ks, auth.WithClock(e.clk.Now), auth.WithFlushInterval(time.Hour))
+	t.Cleanup(func() { _ = e.keys.Close() })
+	return e
+}
+
+func (e *env) mint(t *testing.T, org, name string, expires *time.Time) (string, auth.Key) {
+	t.Helper()
+	plain, rec, err := e.keys.Mint(context.Background(), org, name, expires)
+	if err != nil {
+		t.Fatalf("Mint: %v", err)
+	}
+	return plain, rec
+}
+
+func (s suite) mintThenResolve(t *testing.T) {
+	is := is.New(t)
+	e := s.setup(t)
+	plain, rec := e.mint(t, e.org, "ci", nil)
+	p, err := e.keys.Resolve(context.Background(), plain)
+	is.NoErr(err)
+	is.Equal(p.KeyID, rec.ID)   // the key used
+	is.Equal(p.Account, e.acct) // its organization's account
+}
+
+func (s suite) severalKeys(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	old, oldRec := e.mint(t, e.org, "old", nil)
+	e.clk.Advance(time.Second)
+	next, nextRec := e.mint(t, e.org, "new", nil)
+	for _, k := range []string{old, next} {
+		p, err := e.keys.Resolve(ctx, k)
+		is.NoErr(err) // both keys valid at once
+		is.Equal(p.OrgID, e.org)
+	}
+	is.NoErr(e.keys.Revoke(ctx, e.org, oldRec.ID))
+	_, err := e.keys.Resolve(ctx, old)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // the rotated-out key is refused
+	p, err := e.keys.Resolve(ctx, next)
+	is.NoErr(err) // the new key keeps working
+	is.Equal(p.KeyID, nextRec.ID)
+}
+
+func (s suite) list(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	created := e.clk.Now()
+	exp := created.Add(30 * 24 * time.Hour)
+	plainA, a := e.mint(t, e.org, "ci", &exp)
+	e.clk.Advance(time.Second)
+	_, b := e.mint(t, e.org, "laptop", nil)
+	e.mint(t, e.other, "other org", nil)
+	e.clk.Advance(time.Second)
+	is.NoErr(e.keys.Revoke(ctx, e.org, b.ID))
+	revokedAt := e.clk.Now()
+
+	got, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(len(got), 2)     // only this organization's keys, revoked ones included
+	is.Equal(got[0].ID, b.ID) // newest first
+	is.Equal(got[1].ID, a.ID) // then older
+	is.Equal(got[1].OrgID, e.org)
+	is.Equal(got[1].Name, "ci")
+	is.Equal(got[1].Prefix, plainA[:8])                                   // display prefix
+	is.Equal(got[1].Hash, auth.HashKey(plainA))                           // stored hash
+	is.True(got[1].CreatedAt.Equal(created))                              // created
+	is.True(got[1].ExpiresAt != nil && got[1].ExpiresAt.Equal(exp))       // expires
+	is.True(got[1].RevokedAt == nil)                                      // not revoked
+	is.True(got[1].LastUsedAt == nil)                                     // never used
+	is.True(got[0].ExpiresAt == nil)                                      // never expires
+	is.True(got[0].RevokedAt != nil && got[0].RevokedAt.Equal(revokedAt)) // revoked
+	is.Equal(got[1].ID, a.ID)
+}
+
+func (s suite) revoke(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, rec := e.mint(t, e.org, "ci", nil)
+	e.clk.Advance(time.Second)
+	first := e.clk.Now()
+	is.NoErr(e.keys.Revoke(ctx, e.org, rec.ID))
+	_, err := e.keys.Resolve(ctx, plain)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // a revoked key is refused
+
+	e.clk.Advance(time.Hour)
+	is.NoErr(e.keys.Revoke(ctx, e.org, rec.ID)) // revoking twice is fine
+	got, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.True(got[0].RevokedAt.Equal(first)) // and keeps the first time
+
+	err = e.keys.Revoke(ctx, e.org, "key_0000000000000000")
+	is.True(errors.Is(err, auth.ErrKeyNotFound)) // unknown key id
+}
+
+func (s suite) revokeOtherOrg(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, rec := e.mint(t, e.other, "theirs", nil)
+	err := e.keys.Revoke(ctx, e.org, rec.ID)
+	is.True(errors.Is(err, auth.ErrKeyNotFound)) // another organization's key cannot be revoked
+	_, err = e.keys.Resolve(ctx, plain)
+	is.NoErr(err) // and still works
+}
+
+func (s suite) expiry(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	exp := e.clk.Now().Add(time.Hour)
+	plain, _ := e.mint(t, e.org, "ci", &exp)
+	e.clk.Advance(time.Hour - time.Second)
+	_, err := e.keys.Resolve(ctx, plain)
+	is.NoErr(err) // valid until its expiry
+	e.clk.Advance(time.Second)
+	_, err = e.keys.Resolve(ctx, plain)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused from its expiry on
+}
+
+func (s suite) accountOff(t *testing.T) {
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, _ := e.mint(t, e.org, "ci", nil)
+	tests := []struct {
+		name      string
+		retainer  bool
+		api       bool
+		canUseAPI bool
+	}{
+		{"retainer ended", false, true, false},
+		{"api access off", true, false, false},
+		{"both off", false, false, false},
+		{"back on", true, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			a := e.acct
+			a.RetainerActive, a.APIEnabled = tt.retainer, tt.api
+			e.put(a)
+			p, err := e.keys.Resolve(ctx, plain)
+			is.NoErr(err)                         // the key still resolves: the handler answers 403, not 401
+			is.Equal(p.Account, a)                // with the account as it is now
+			is.Equal(p.CanUseAPI(), tt.canUseAPI) // may it use the API
+		})
+	}
+}
+
+func (s suite) plaintextNeverStored(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	exp := e.clk.Now().Add(time.Hour)
+	plain, rec := e.mint(t, e.org, "ci", &exp)
+	_, err := e.keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.NoErr(e.keys.Flush(ctx))
+
+	stored, err := e.ks.Keys(ctx, e.org)
+	is.NoErr(err)
+	found, acct, err := e.ks.LookupKey(ctx, rec.Hash)
+	is.NoErr(err)
+	for _, v := range []any{stored, found, acct} {
+		if path, ok := contains(reflect.ValueOf(v), plain, "record"); ok {
+			t.Errorf("the plaintext key is stored in %s", path)
+		}
+	}
+	if s.cfg.dump != nil {
+		dump := s.cfg.dump(t, e.ks)
+		is.True(len(dump) > 0)                            // the dump holds something
+		is.True(bytes.Contains(dump, []byte(rec.Hash)))   // the dump holds the key record
+		is.True(!bytes.Contains(dump, []byte(plain)))     // but not the plaintext key
+		is.True(!bytes.Contains(dump, []byte(plain[8:]))) // nor its secret part
+	}
+}
+
+// contains reports whether any string reachable from v contains s, and
+// where.
+func contains(v reflect.Value, s, path string) (string, bool) {
+	switch v.Kind() {
+	case reflect.String:
+		return path, bytes.Contains([]byte(v.String()), []byte(s))
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return "", false
+		}
+		return contains(v.Elem(), s, path)
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if p, ok := contains(v.Index(i), s, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, true
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			if p, ok := contains(v.Field(i), s, path+"."+v.Type().Field(i).Name); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+func (s suite) lastUsed(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, rec := e.mint(t, e.org, "ci", nil)
+	e.clk.Advance(time.Minute)
+	_, err := e.keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	e.clk.Advance(time.Minute)
+	_, err = e.keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.NoErr(e.keys.Flush(ctx))
+
+	stored, err := e.ks.Keys(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(stored[0].ID, rec.ID)
+	is.True(stored[0].LastUsedAt != nil)             // recorded in the store
+	is.True(stored[0].LastUsedAt.Equal(e.clk.Now())) // the latest use
+}
+
+func (s suite) markUsedKeepsGreatest(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	_, a := e.mint(t, e.org, "a", nil)
+	_, b := e.mint(t, e.org, "b", nil)
+	t1 := e.clk.Now().Add(time.Minute)
+	t2 := t1.Add(time.Minute)
+	is.NoErr(e.ks.MarkUsed(ctx, map[string]time.Time{a.ID: t2, b.ID: t1}))
+	is.NoErr(e.ks.MarkUsed(ctx, map[string]time.Time{a.ID: t1, b.ID: t2, "key_unknown": t2}))
+	stored, err := e.ks.Keys(ctx, e.org)
+	is.NoErr(err)
+	for _, k := range stored {
+		is.True(k.LastUsedAt != nil)    // recorded
+		is.True(k.LastUsedAt.Equal(t2)) // the greatest time wins
+	}
+}
+
+func (s suite) lookups(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	_, _, err := e.ks.LookupKey(ctx, auth.HashKey("never minted"))
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown hash
+	_, err = e.ks.Account(ctx, orgID("missing"))
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown organization
+	a, err := e.ks.Account(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(a, e.acct) // the account as put
+	list, err := e.ks.Keys(ctx, orgID("missing"))
+	is.NoErr(err)
+	is.Equal(len(list), 0) // no keys, no error
+	_, _, err = e.keys.Mint(ctx, orgID("missing"), "ci", nil)
+	is.True(err != nil) // no key for an organization without an account
+}
+
+func (s suite) importKeys(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	first, err := e.keys.Import(ctx, e.org, "demo", "plaintext-key-"+e.org, nil)
+	is.NoErr(err)
+	again, err := e.keys.Import(ctx, e.org, "demo", "plaintext-key-"+e.org, nil)
+	is.NoErr(err)
+	is.Equal(again.ID, first.ID) // importing again changes nothing
+	_, err = e.keys.Import(ctx, e.other, "demo", "plaintext-key-"+e.org, nil)
+	is.True(err != nil) // the same key for another organization
+	p, err := e.keys.Resolve(ctx, "plaintext-key-"+e.org)
+	is.NoErr(err)
+	is.Equal(p.OrgID, e.org) // an imported key resolves
+	list, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(len(list), 1) // one record
+}
+
+func (s suite) duplicateHash(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	_, rec := e.mint(t, e.org, "ci", nil)
+	dup := rec
+	dup.ID = "key_ffffffffffffffff"
+	is.True(e.ks.CreateKey(ctx, dup) != nil) // two records with one hash would make a key ambiguous
+}
+
+func (s suite) concurrent(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, _ := e.mint(t, e.org, "ci", nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%10 == 0 {
+				_, _, err := e.keys.Mint(ctx, e.org, "more", nil)
+				errs <- err
+				return
+			}
+			_, err := e.keys.Resolve(ctx, plain)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		is.NoErr(err) // concurrent use
+	}
+	list, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(len(list), 5) // every concurrent mint stored
+}
