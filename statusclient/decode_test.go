@@ -1,0 +1,208 @@
+package statusclient_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/statusclient"
+)
+
+// Bodies written by hand from CONTRACT.md, so that a wrong JSON name in the
+// client's types cannot hide behind the same mistake in a fake server.
+var contractBodies = map[string]string{
+	"/v1/projects": `{"data":[
+		{"id":"p1","name":"Site","status":"in_progress","startedAt":"2026-01-05T09:00:00Z","dueAt":"2026-06-30T17:00:00Z","updatedAt":"2026-02-01T10:30:00Z"},
+		{"id":"p2","name":"Retainer","status":"planned","startedAt":null,"dueAt":null,"updatedAt":"2026-01-01T00:00:00Z"}],
+		"meta":{"page":2,"per_page":2,"total":7}}`,
+	"/v1/projects/p%2F1": `{"data":{"id":"p/1","name":"Site","status":"on_hold","startedAt":null,"dueAt":null,"updatedAt":"2026-01-01T00:00:00Z"}}`,
+	"/v1/projects/p1/milestones": `{"data":[
+		{"id":"m1","projectId":"p1","name":"Design","status":"completed","dueAt":"2026-02-01T00:00:00Z","completedAt":"2026-01-30T16:00:00Z"},
+		{"id":"m2","projectId":"p1","name":"Build","status":"pending","dueAt":"2026-04-01T00:00:00Z","completedAt":null}],
+		"meta":{"page":1,"per_page":20,"total":2}}`,
+	"/v1/deliverables": `{"data":[
+		{"id":"d1","projectId":"p1","name":"Mockups","status":"approved","fileName":"mockups.pdf","contentType":"application/pdf","sizeBytes":5242880,"createdAt":"2026-01-20T08:00:00Z","updatedAt":"2026-01-21T08:00:00Z"},
+		{"id":"d2","projectId":"p1","name":"Copy","status":"pending","fileName":null,"contentType":null,"sizeBytes":null,"createdAt":"2026-01-19T08:00:00Z","updatedAt":"2026-01-19T08:00:00Z"}],
+		"meta":{"page":1,"per_page":20,"total":2}}`,
+	"/v1/deliverables/d1/download": `{"data":{"url":"https://portal.example.com/api/v1/files/d1?exp=1&sig=abc","expiresAt":"2026-03-01T09:15:00Z"}}`,
+	"/v1/invoices": `{"data":[
+		{"id":"i1","number":"INV-0001","projectId":"p1","status":"paid","currency":"EUR","total":123456,"amountDue":0,"issuedAt":"2026-01-31T00:00:00Z","dueAt":"2026-02-28T00:00:00Z","paidAt":"2026-02-10T12:00:00Z"},
+		{"id":"i2","number":"INV-0002","projectId":null,"status":"open","currency":"USD","total":50000,"amountDue":50000,"issuedAt":"2026-01-15T00:00:00Z","dueAt":"2026-02-15T00:00:00Z","paidAt":null}],
+		"meta":{"page":1,"per_page":20,"total":2}}`,
+}
+
+// contractServer answers each path of contractBodies with its body, and
+// records the last request.
+func contractServer(t *testing.T) (*statusclient.Client, *http.Request) {
+	t.Helper()
+	last := new(http.Request)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		*last = *r.Clone(context.Background())
+		body, ok := contractBodies[r.URL.EscapedPath()]
+		if !ok {
+			writeError(w, http.StatusNotFound, "NOT_FOUND", "no route "+r.URL.EscapedPath(), "")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return statusclient.New(srv.URL+"/v1", "k"), last
+}
+
+func ts(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestDecodesEveryField(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("projects", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		page, err := c.ListProjects(ctx, statusclient.ProjectListOptions{Page: 2, Limit: 2, Status: statusclient.ProjectInProgress})
+		is.NoErr(err)
+		is.Equal(last.URL.RawQuery, "limit=2&page=2&status=in_progress") // options are sent as the contract names them
+		is.Equal(page.Meta, statusclient.Meta{Page: 2, PerPage: 2, Total: 7})
+		is.Equal(page.Items, []statusclient.Project{
+			{ID: "p1", Name: "Site", Status: statusclient.ProjectInProgress, StartedAt: ptr(ts("2026-01-05T09:00:00Z")), DueAt: ptr(ts("2026-06-30T17:00:00Z")), UpdatedAt: ts("2026-02-01T10:30:00Z")},
+			{ID: "p2", Name: "Retainer", Status: statusclient.ProjectPlanned, UpdatedAt: ts("2026-01-01T00:00:00Z")},
+		})
+	})
+
+	t.Run("project, id escaped", func(t *testing.T) {
+		is := is.New(t)
+		c, _ := contractServer(t)
+		p, err := c.GetProject(ctx, "p/1")
+		is.NoErr(err)
+		is.Equal(p, statusclient.Project{ID: "p/1", Name: "Site", Status: statusclient.ProjectOnHold, UpdatedAt: ts("2026-01-01T00:00:00Z")})
+	})
+
+	t.Run("milestones", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		page, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
+		is.NoErr(err)
+		is.Equal(last.URL.RawQuery, "") // zero options leave the server's defaults
+		is.Equal(page.Items, []statusclient.Milestone{
+			{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: ts("2026-02-01T00:00:00Z"), CompletedAt: ptr(ts("2026-01-30T16:00:00Z"))},
+			{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: ts("2026-04-01T00:00:00Z")},
+		})
+	})
+
+	t.Run("deliverables", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		page, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1", Status: statusclient.DeliverableApproved})
+		is.NoErr(err)
+		is.Equal(last.URL.RawQuery, "projectId=p1&status=approved")
+		is.Equal(page.Items, []statusclient.Deliverable{
+			{ID: "d1", ProjectID: "p1", Name: "Mockups", Status: statusclient.DeliverableApproved, FileName: ptr("mockups.pdf"), ContentType: ptr("application/pdf"), SizeBytes: ptr(int64(5242880)), CreatedAt: ts("2026-01-20T08:00:00Z"), UpdatedAt: ts("2026-01-21T08:00:00Z")},
+			{ID: "d2", ProjectID: "p1", Name: "Copy", Status: statusclient.DeliverablePending, CreatedAt: ts("2026-01-19T08:00:00Z"), UpdatedAt: ts("2026-01-19T08:00:00Z")},
+		})
+	})
+
+	t.Run("download", func(t *testing.T) {
+		is := is.New(t)
+		c, _ := contractServer(t)
+		link, err := c.DownloadDeliverable(ctx, "d1")
+		is.NoErr(err)
+		is.Equal(link, statusclient.DownloadLink{URL: "https://portal.example.com/api/v1/files/d1?exp=1&sig=abc", ExpiresAt: ts("2026-03-01T09:15:00Z")})
+	})
+
+	t.Run("invoices", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		page, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, ProjectID: "p 1&x"})
+		is.NoErr(err)
+		is.Equal(last.URL.Query().Get("projectId"), "p 1&x") // filter values are query-escaped
+		is.Equal(page.Items, []statusclient.Invoice{
+			{ID: "i1", Number: "INV-0001", ProjectID: ptr("p1"), Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, AmountDue: 0, IssuedAt: ts("2026-01-31T00:00:00Z"), DueAt: ts("2026-02-28T00:00:00Z"), PaidAt: ptr(ts("2026-02-10T12:00:00Z"))},
+			{ID: "i2", Number: "INV-0002", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 50000, AmountDue: 50000, IssuedAt: ts("2026-01-15T00:00:00Z"), DueAt: ts("2026-02-15T00:00:00Z")},
+		})
+	})
+}
+
+func TestSendsKeyAndUserAgent(t *testing.T) {
+	is := is.New(t)
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		writeJSON(w, http.StatusOK, map[string]any{"data": []any{}, "meta": map[string]int{"page": 1, "per_page": 20, "total": 0}})
+	}))
+	defer srv.Close()
+	c := statusclient.New(srv.URL, "sk_live_123", statusclient.WithUserAgent("portal-sync/2"))
+	_, err := c.ListInvoices(context.Background(), statusclient.InvoiceListOptions{})
+	is.NoErr(err)
+	is.Equal(got.Get("Authorization"), "Bearer sk_live_123")
+	is.Equal(got.Get("User-Agent"), "portal-sync/2")
+}
+
+func TestBaseURL(t *testing.T) {
+	tests := []struct {
+		base string // with %s for the server's address
+		path string // the path the server must see
+	}{
+		{"%s/v1", "/v1/projects/p1"},
+		{"%s/v1/", "/v1/projects/p1"},
+		{"%s", "/v1/projects/p1"},
+		{"%s/api/v1", "/api/v1/projects/p1"},
+		{"%s/api/", "/api/v1/projects/p1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.base, func(t *testing.T) {
+			is := is.New(t)
+			var path string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				path = r.URL.Path
+				writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"id": "p1"}})
+			}))
+			defer srv.Close()
+			c := statusclient.New(strings.ReplaceAll(tt.base, "%s", srv.URL), "k")
+			p, err := c.GetProject(context.Background(), "p1")
+			is.NoErr(err)
+			is.Equal(p.ID, "p1")
+			is.Equal(path, tt.path)
+		})
+	}
+}
+
+func TestBadBaseURLFailsEveryCall(t *testing.T) {
+	for _, base := range []string{"", "portal.example.com/v1", "ftp://portal.example.com/v1", "https://portal.example.com/v1?x=1", "http://[::1"} {
+		t.Run(base, func(t *testing.T) {
+			is := is.New(t)
+			c := statusclient.New(base, "k")
+			_, err := c.ListProjects(context.Background(), statusclient.ProjectListOptions{})
+			is.True(err != nil) // an unusable base URL is reported, not panicked on
+			for _, err := range c.AllInvoices(context.Background(), statusclient.InvoiceListOptions{}) {
+				is.True(err != nil) // the iterator yields the same error
+			}
+		})
+	}
+}
+
+func TestEmptyIDSendsNothing(t *testing.T) {
+	is := is.New(t)
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls++ }))
+	defer srv.Close()
+	c := statusclient.New(srv.URL, "k")
+	_, err := c.GetProject(context.Background(), "")
+	is.True(err != nil)
+	_, err = c.ListMilestones(context.Background(), "", statusclient.MilestoneListOptions{})
+	is.True(err != nil)
+	_, err = c.DownloadDeliverable(context.Background(), "")
+	is.True(err != nil)
+	is.Equal(calls, 0) // an empty id could only be a 404
+}
