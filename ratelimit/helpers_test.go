@@ -1,0 +1,34 @@
+package ratelimit_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
+)
+
+// principal is a caller of org on plan, through key id keyID.
+func principal(org string, plan auth.Plan, keyID string) auth.Principal {
+	return auth.Principal{
+		Account: auth.Account{OrgID: org, Plan: plan, RetainerActive: true, APIEnabled: true},
+		KeyID:   keyID,
+	}
+}
+
+// allowN calls Allow n times for p, round robin over limiters (replicas),
+// and returns how many were allowed. Any error fails the test.
+func allowN(t *testing.T, p auth.Principal, n int, limiters ...ratelimit.Limiter) int {
+	t.Helper()
+	allowed := 0
+	for i := range n {
+		d, err := limiters[i%len(limiters)].Allow(context.Background(), p)
+		if err != nil {
+			t.Fatalf("Allow %d: %v", i+1, err)
+		}
+		if d.Allowed {
+			allowed++
+		}
+	}
+	return allowed
+}

@@ -1,0 +1,80 @@
+package ratelimit
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// DefaultTimeout bounds each call to the limiter's store (see WithTimeout).
+const DefaultTimeout = 100 * time.Millisecond
+
+// DefaultPrefix is the start of every key the limiter writes (see
+// WithPrefix): an organization's counter is
+// "clientstatus:ratelimit:<plan>:<org id>".
+const DefaultPrefix = "clientstatus:ratelimit"
+
+// Option configures NewMemory and NewRedis.
+type Option func(*PlanLimiter)
+
+// WithRate sets plan's budget, replacing its default (see DefaultRates). A
+// Rate with Limit 0 makes the plan unlimited. A non-positive Period is
+// ignored for a limited rate: the default period (a minute) applies.
+func WithRate(plan auth.Plan, r Rate) Option {
+	return func(l *PlanLimiter) {
+		if r.Limit > 0 && r.Period <= 0 {
+			r.Period = time.Minute
+		}
+		l.rates[plan] = r
+	}
+}
+
+// WithTimeout bounds each call to the store, DefaultTimeout unless set. A
+// call that has not answered by then is an outage, handled by the
+// OutagePolicy; the request waits no longer, whatever the Redis client's own
+// timeouts. A non-positive d is ignored.
+func WithTimeout(d time.Duration) Option {
+	return func(l *PlanLimiter) {
+		if d > 0 {
+			l.timeout = d
+		}
+	}
+}
+
+// WithOutagePolicy sets what happens when the store fails or times out,
+// FailOpen unless set.
+func WithOutagePolicy(p OutagePolicy) Option {
+	return func(l *PlanLimiter) { l.policy = p }
+}
+
+// WithPrefix replaces DefaultPrefix as the start of the limiter's keys:
+// two limiters with the same prefix on one Redis share their budgets, two
+// with different prefixes (two deployments, or tests) are independent.
+func WithPrefix(prefix string) Option {
+	return func(l *PlanLimiter) {
+		if prefix != "" {
+			l.prefix = prefix
+		}
+	}
+}
+
+// WithLogger sets where the fail-open warning goes, slog.Default() unless
+// set.
+func WithLogger(log *slog.Logger) Option {
+	return func(l *PlanLimiter) {
+		if log != nil {
+			l.log = log
+		}
+	}
+}
+
+// WithClock sets the clock that spaces the fail-open warnings, time.Now
+// unless set. Windows themselves run on the store's clock.
+func WithClock(now func() time.Time) Option {
+	return func(l *PlanLimiter) {
+		if now != nil {
+			l.now = now
+		}
+	}
+}

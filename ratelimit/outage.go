@@ -1,0 +1,94 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// OutagePolicy is what Allow does when the store fails or does not answer
+// within the timeout (see WithTimeout).
+type OutagePolicy int
+
+const (
+	// FailOpen serves the request without a limit: Allow returns a Decision
+	// with Limited false (no rate-limit headers) and logs a warning, at most
+	// once every WarnInterval. The default: a read-only status API stays up
+	// while its counters are unreachable.
+	FailOpen OutagePolicy = iota
+	// FailClosed refuses the request: Allow returns an error wrapping
+	// ErrUnavailable, which the handler answers 503 UNAVAILABLE.
+	FailClosed
+)
+
+// String returns "open" or "closed".
+func (p OutagePolicy) String() string {
+	if p == FailClosed {
+		return "closed"
+	}
+	return "open"
+}
+
+// WarnInterval is the least time between two fail-open warnings: an outage
+// logs once, then at this pace, with the number of requests served
+// unlimited meanwhile.
+const WarnInterval = 10 * time.Second
+
+// outage applies the policy to a store call that failed with err. When the
+// caller's own ctx ended, that is no outage: its error is returned as is.
+func (l *PlanLimiter) outage(ctx context.Context, p auth.Principal, err error) (Decision, error) {
+	if ctx.Err() != nil {
+		return Decision{}, ctx.Err()
+	}
+	if l.policy == FailClosed {
+		return Decision{}, fmt.Errorf("%w: org %s: %v", ErrUnavailable, p.OrgID, err)
+	}
+	l.warn(p.OrgID, err)
+	return Decision{Allowed: true}, nil
+}
+
+// warn logs a failed store call, at most once every WarnInterval.
+func (l *PlanLimiter) warn(orgID string, err error) {
+	l.unlimited.Add(1)
+	now := l.now().UnixNano()
+	last := l.warned.Load()
+	if last != 0 && now-last < int64(WarnInterval) {
+		return
+	}
+	if !l.warned.CompareAndSwap(last, now) {
+		return // another request is logging this one
+	}
+	n := l.unlimited.Swap(0)
+	l.log.Warn("ratelimit: store unavailable, serving without limits",
+		"org", orgID, "err", err, "unlimited_requests", n)
+}
+
+// call runs fn with l's timeout. For a store that can block (Redis), fn runs
+// on its own goroutine and call returns at the deadline even when the client
+// ignores it: go-redis does unless ContextTimeoutEnabled. fn then finishes
+// in the background, bounded by the client's own timeouts.
+func call[T any](ctx context.Context, l *PlanLimiter, fn func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	if !l.blocking {
+		return fn(ctx)
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
