@@ -1,0 +1,641 @@
+// Package storetest is the conformance suite that every store.Store must
+// pass: round trips of every field, replacement by id, the documented list
+// orders, paging, filters and totals, scoping by organization (with ids that
+// collide across organizations), not-found, validation of written items,
+// cancellation and concurrent use.
+//
+// An implementation runs it from its own tests:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) storetest.Subject { return store.NewMemory() })
+//	}
+//
+// The suite uses only the public store.Store and store.Writer interfaces,
+// seeds every subtest through the Writer with times at second precision, and
+// never assumes an error message.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// Subject is what the suite tests: a store that can be read and seeded.
+type Subject interface {
+	store.Store
+	store.Writer
+}
+
+// Run runs the suite as subtests of t. open must return a fresh, empty
+// store each time it is called (once per subtest), and arrange its cleanup
+// with t.Cleanup.
+func Run(t *testing.T, open func(t *testing.T) Subject) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, open func(t *testing.T) Subject)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"ReturnsCopies", testReturnsCopies},
+		{"Replace", testReplace},
+		{"Order", testOrder},
+		{"Filters", testFilters},
+		{"Paging", testPaging},
+		{"Scoping", testScoping},
+		{"NotFound", testNotFound},
+		{"RejectsInvalidItems", testRejectsInvalid},
+		{"CancelledContext", testCancelled},
+		{"ConcurrentReadsAndWrites", testConcurrent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
+	}
+}
+
+var ctx = context.Background()
+
+// all is the first page with room for every seeded item.
+var all = store.PageRequest{Page: 1, Limit: store.MaxLimit}
+
+func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
+	s, f := seeded(t, open)
+	for _, want := range f.projects {
+		t.Run("project "+want.OrgID+"/"+want.ID, func(t *testing.T) {
+			is := is.New(t)
+			got, err := s.GetProject(ctx, want.OrgID, want.ID)
+			is.NoErr(err)
+			same(is, got, want)
+			page, err := s.ListProjects(ctx, want.OrgID, store.ProjectQuery{PageRequest: all})
+			is.NoErr(err)
+			same(is, find(t, page.Items, want.ID, func(p store.Project) string { return p.ID }), want)
+		})
+	}
+	for _, want := range f.milestones {
+		t.Run("milestone "+want.OrgID+"/"+want.ID, func(t *testing.T) {
+			is := is.New(t)
+			page, err := s.ListMilestones(ctx, want.OrgID, want.ProjectID, store.MilestoneQuery{PageRequest: all})
+			is.NoErr(err)
+			same(is, find(t, page.Items, want.ID, func(m store.Milestone) string { return m.ID }), want)
+		})
+	}
+	for _, want := range f.deliverables {
+		t.Run("deliverable "+want.OrgID+"/"+want.ID, func(t *testing.T) {
+			is := is.New(t)
+			got, err := s.GetDeliverable(ctx, want.OrgID, want.ID)
+			is.NoErr(err)
+			same(is, got, want)
+			is.Equal(got.HasFile(), want.FileKey != "") // HasFile follows FileKey
+			page, err := s.ListDeliverables(ctx, want.OrgID, store.DeliverableQuery{PageRequest: all})
+			is.NoErr(err)
+			same(is, find(t, page.Items, want.ID, func(d store.Deliverable) string { return d.ID }), want)
+		})
+	}
+	for _, want := range f.invoices {
+		t.Run("invoice "+want.OrgID+"/"+want.ID, func(t *testing.T) {
+			is := is.New(t)
+			page, err := s.ListInvoices(ctx, want.OrgID, store.InvoiceQuery{PageRequest: all})
+			is.NoErr(err)
+			same(is, find(t, page.Items, want.ID, func(i store.Invoice) string { return i.ID }), want)
+		})
+	}
+}
+
+// testReturnsCopies checks that changing what a store returned, through its
+// pointers too, does not change what it stores.
+func testReturnsCopies(t *testing.T, open func(t *testing.T) Subject) {
+	is := is.New(t)
+	s, f := seeded(t, open)
+
+	p, err := s.GetProject(ctx, orgA, "p1")
+	is.NoErr(err)
+	*p.StartedAt = p.StartedAt.Add(time.Hour)
+	p.Name = "changed"
+	again, err := s.GetProject(ctx, orgA, "p1")
+	is.NoErr(err)
+	same(is, again, want(f.projects, orgA, "p1", func(p store.Project) (string, string) { return p.OrgID, p.ID })) // the stored project must not follow the caller's changes
+
+	d, err := s.GetDeliverable(ctx, orgA, "d1")
+	is.NoErr(err)
+	*d.FileName = "changed.pdf"
+	*d.SizeBytes = 1
+	dAgain, err := s.GetDeliverable(ctx, orgA, "d1")
+	is.NoErr(err)
+	same(is, dAgain, want(f.deliverables, orgA, "d1", func(d store.Deliverable) (string, string) { return d.OrgID, d.ID })) // the stored deliverable must not follow the caller's changes
+
+	// Nor may it follow changes to what was put.
+	in := store.Invoice{ID: "i9", OrgID: orgA, Number: "A-0009", ProjectID: ptr("p1"), Status: store.InvoicePaid,
+		Currency: "USD", Total: 10, AmountDue: 0, IssuedAt: day(2, 9), DueAt: day(3, 9), PaidAt: ptr(day(3, 9))}
+	kept := in
+	kept.ProjectID, kept.PaidAt = ptr("p1"), ptr(day(3, 9))
+	is.NoErr(s.PutInvoice(ctx, in))
+	*in.ProjectID = "p2"
+	*in.PaidAt = day(9, 9)
+	page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: all})
+	is.NoErr(err)
+	same(is, find(t, page.Items, "i9", func(i store.Invoice) string { return i.ID }), kept) // the stored invoice must not follow changes to the value put
+}
+
+func testReplace(t *testing.T, open func(t *testing.T) Subject) {
+	is := is.New(t)
+	s, _ := seeded(t, open)
+
+	// Each replacement changes the sort key, so the item must move, and
+	// clears the pointers, so stale values must not survive.
+	p := store.Project{ID: "p4", OrgID: orgA, Name: "Mobile app v2", Status: store.ProjectPlanned, UpdatedAt: day(22, 9)}
+	is.NoErr(s.PutProject(ctx, p))
+	gotP, err := s.GetProject(ctx, orgA, "p4")
+	is.NoErr(err)
+	same(is, gotP, p)
+	m := store.Milestone{ID: "m2", OrgID: orgA, ProjectID: "p1", Name: "Kick-off (moved)", Status: store.MilestonePending, DueAt: day(50, 12)}
+	is.NoErr(s.PutMilestone(ctx, m))
+	d := store.Deliverable{ID: "d1", OrgID: orgA, ProjectID: "p4", Name: "Homepage, file withdrawn", Status: store.DeliverablePending, CreatedAt: day(0, 9), UpdatedAt: day(25, 9)}
+	is.NoErr(s.PutDeliverable(ctx, d))
+	gotD, err := s.GetDeliverable(ctx, orgA, "d1")
+	is.NoErr(err)
+	same(is, gotD, d)
+	is.True(!gotD.HasFile()) // the replaced deliverable has no file
+	i := store.Invoice{ID: "i1", OrgID: orgA, Number: "A-0001b", Status: store.InvoiceVoid, Currency: "EUR", Total: 7, AmountDue: 7, IssuedAt: day(45, 9), DueAt: day(46, 9)}
+	is.NoErr(s.PutInvoice(ctx, i))
+	// Replacing an organization keeps what it owns.
+	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Name: "Acme Inc", Plan: "enterprise", RetainerActive: true, APIEnabled: false}))
+
+	for _, l := range []list{
+		{"projects", projects(orgA, store.ProjectQuery{}), []string{"p1", "p2", "p5", "p0", "p3", "p4"}},
+		{"milestones of p1", milestones(orgA, "p1", store.MilestoneQuery{}), []string{"m1", "m3", "m4", "m2"}},
+		{"milestones of p1 completed (m2 no longer is)", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestoneCompleted}), []string{}},
+		{"deliverables", deliverables(orgA, store.DeliverableQuery{}), []string{"d4", "d2", "d3", "d5", "d1"}},
+		{"deliverables of p1 (d1 moved to p4)", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1"}), []string{"d4", "d2"}},
+		{"invoices", invoices(orgA, store.InvoiceQuery{}), []string{"i1", "i6", "i2", "i3", "i4", "i5"}},
+		{"invoices of p1 (i1 became a retainer invoice)", invoices(orgA, store.InvoiceQuery{ProjectID: "p1"}), []string{"i3"}},
+		{"org_b's projects are untouched", projects(orgB, store.ProjectQuery{}), []string{"p1", "pb"}},
+		{"org_b's invoices are untouched", invoices(orgB, store.InvoiceQuery{}), []string{"ib", "i1"}},
+	} {
+		got, total, err := l.fetch(ctx, s, all)
+		is.NoErr(err)                // l.name
+		is.Equal(got, l.want)        // each replaced item is listed once, at its new place
+		is.Equal(total, len(l.want)) // a replacement does not add to the total
+	}
+
+	pageM, err := s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all})
+	is.NoErr(err)
+	same(is, find(t, pageM.Items, "m2", func(m store.Milestone) string { return m.ID }), m)
+	pageI, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: all})
+	is.NoErr(err)
+	same(is, find(t, pageI.Items, "i1", func(i store.Invoice) string { return i.ID }), i)
+}
+
+func testOrder(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	for _, l := range orderLists {
+		t.Run(l.name, func(t *testing.T) {
+			is := is.New(t)
+			got, total, err := l.fetch(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(got, l.want)        // documented order, ties broken by id
+			is.Equal(total, len(l.want)) // total
+		})
+	}
+}
+
+func testFilters(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	for _, l := range filterLists {
+		t.Run(l.name, func(t *testing.T) {
+			is := is.New(t)
+			got, total, err := l.fetch(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(got, l.want)        // the matching items, in order
+			is.Equal(total, len(l.want)) // total counts the matching items only
+		})
+	}
+}
+
+// testPaging walks every list, filtered or not, page by page.
+func testPaging(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	for _, l := range append(append([]list{}, orderLists...), filterLists...) {
+		for _, limit := range []int{1, 2, 3, 7, 100} {
+			t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
+				is := is.New(t)
+				walked := []string{}
+				pages := (len(l.want) + limit - 1) / limit
+				for n := 1; n <= pages; n++ {
+					got, total, err := l.fetch(ctx, s, store.PageRequest{Page: n, Limit: limit})
+					is.NoErr(err)
+					is.Equal(total, len(l.want)) // total is the same on every page
+					is.True(len(got) >= 1)       // a page before the end is not empty
+					is.True(len(got) <= limit)   // a page holds at most limit items
+					if n < pages {
+						is.Equal(len(got), limit) // only the last page may be short
+					}
+					walked = append(walked, got...)
+				}
+				is.Equal(walked, l.want) // the pages hold every item once, in order
+
+				for _, past := range []int{pages + 1, pages + 5} {
+					got, total, err := l.fetch(ctx, s, store.PageRequest{Page: past, Limit: limit})
+					is.NoErr(err)
+					is.Equal(len(got), 0)        // a page past the end is empty
+					is.Equal(total, len(l.want)) // a page past the end has the true total
+				}
+			})
+		}
+	}
+}
+
+func testScoping(t *testing.T, open func(t *testing.T) Subject) {
+	s, f := seeded(t, open)
+	is := is.New(t)
+
+	// Colliding ids: each organization gets its own version.
+	for _, org := range []string{orgA, orgB} {
+		p, err := s.GetProject(ctx, org, "p1")
+		is.NoErr(err)
+		is.Equal(p.OrgID, org) // GetProject returns the asking organization's p1
+		same(is, p, want(f.projects, org, "p1", func(p store.Project) (string, string) { return p.OrgID, p.ID }))
+
+		d, err := s.GetDeliverable(ctx, org, "d1")
+		is.NoErr(err)
+		is.Equal(d.OrgID, org) // GetDeliverable returns the asking organization's d1
+		same(is, d, want(f.deliverables, org, "d1", func(d store.Deliverable) (string, string) { return d.OrgID, d.ID }))
+
+		ms, err := s.ListMilestones(ctx, org, "p1", store.MilestoneQuery{PageRequest: all})
+		is.NoErr(err)
+		for _, m := range ms.Items {
+			is.Equal(m.OrgID, org) // milestones of the asking organization's p1 only
+		}
+		same(is, find(t, ms.Items, "m1", func(m store.Milestone) string { return m.ID }),
+			want(f.milestones, org, "m1", func(m store.Milestone) (string, string) { return m.OrgID, m.ID }))
+
+		inv, err := s.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: all})
+		is.NoErr(err)
+		same(is, find(t, inv.Items, "i1", func(i store.Invoice) string { return i.ID }),
+			want(f.invoices, org, "i1", func(i store.Invoice) (string, string) { return i.OrgID, i.ID }))
+
+		ps, err := s.ListProjects(ctx, org, store.ProjectQuery{PageRequest: all})
+		is.NoErr(err)
+		for _, p := range ps.Items {
+			is.Equal(p.OrgID, org) // ListProjects returns the organization's projects only
+		}
+		ds, err := s.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: all})
+		is.NoErr(err)
+		for _, d := range ds.Items {
+			is.Equal(d.OrgID, org) // ListDeliverables returns the organization's deliverables only
+		}
+		for _, i := range inv.Items {
+			is.Equal(i.OrgID, org) // ListInvoices returns the organization's invoices only
+		}
+	}
+
+	// Ids that exist only in the other organization.
+	_, err := s.GetProject(ctx, orgB, "p2")
+	is.True(errors.Is(err, store.ErrNotFound)) // org_a's p2 is not found for org_b
+	_, err = s.GetProject(ctx, orgA, "pb")
+	is.True(errors.Is(err, store.ErrNotFound)) // org_b's pb is not found for org_a
+	_, err = s.GetDeliverable(ctx, orgB, "d4")
+	is.True(errors.Is(err, store.ErrNotFound)) // org_a's d4 is not found for org_b
+	_, err = s.ListMilestones(ctx, orgB, "p2", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // milestones of org_a's p2 are not found for org_b
+	_, err = s.ListMilestones(ctx, orgA, "pb", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // milestones of org_b's pb are not found for org_a
+}
+
+func testNotFound(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	is := is.New(t)
+	for _, org := range []string{orgA, "org_unknown", ""} {
+		_, err := s.GetProject(ctx, org, "nope")
+		is.True(errors.Is(err, store.ErrNotFound)) // GetProject of an unknown id
+		_, err = s.GetDeliverable(ctx, org, "nope")
+		is.True(errors.Is(err, store.ErrNotFound)) // GetDeliverable of an unknown id
+		_, err = s.ListMilestones(ctx, org, "nope", store.MilestoneQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // ListMilestones of an unknown project
+	}
+	for _, id := range []string{"p1", "d1"} {
+		_, err := s.GetProject(ctx, "org_unknown", id)
+		if id == "d1" {
+			_, err = s.GetDeliverable(ctx, "org_unknown", id)
+		}
+		is.True(errors.Is(err, store.ErrNotFound)) // an unknown organization has no items
+	}
+	_, err := s.ListMilestones(ctx, "org_unknown", "p1", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // an unknown organization has no projects
+
+	// An unknown organization lists nothing, without error.
+	for _, l := range []list{
+		{"projects", projects("org_unknown", store.ProjectQuery{}), nil},
+		{"deliverables", deliverables("org_unknown", store.DeliverableQuery{}), nil},
+		{"invoices", invoices("org_unknown", store.InvoiceQuery{}), nil},
+	} {
+		got, total, err := l.fetch(ctx, s, all)
+		is.NoErr(err)         // listing an unknown organization is no error
+		is.Equal(len(got), 0) // an unknown organization lists nothing
+		is.Equal(total, 0)    // an unknown organization has a total of 0
+	}
+}
+
+// testRejectsInvalid puts items that must be refused, and checks that
+// nothing of them is stored. A reference to a missing organization or
+// project (in the same organization) wraps store.ErrNotFound.
+func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	okP := store.Project{ID: "new", OrgID: orgA, Name: "n", Status: store.ProjectPlanned, UpdatedAt: day(1, 1)}
+	okM := store.Milestone{ID: "new", OrgID: orgA, ProjectID: "p1", Name: "n", Status: store.MilestonePending, DueAt: day(1, 1)}
+	okD := store.Deliverable{ID: "new", OrgID: orgA, ProjectID: "p1", Name: "n", Status: store.DeliverablePending, CreatedAt: day(1, 1), UpdatedAt: day(1, 1)}
+	okI := store.Invoice{ID: "new", OrgID: orgA, Number: "n", Status: store.InvoiceOpen, Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: day(1, 1), DueAt: day(2, 1)}
+
+	tests := []struct {
+		name     string
+		put      func() error
+		notFound bool // the error must wrap store.ErrNotFound
+	}{
+		{"organization without id", func() error { return s.PutOrganization(ctx, store.Organization{Name: "x", Plan: "starter"}) }, false},
+		{"organization with unknown plan", func() error {
+			return s.PutOrganization(ctx, store.Organization{ID: "org_new", Name: "x", Plan: "platinum"})
+		}, false},
+		{"project without id", func() error { p := okP; p.ID = ""; return s.PutProject(ctx, p) }, false},
+		{"project without organization", func() error { p := okP; p.OrgID = ""; return s.PutProject(ctx, p) }, false},
+		{"project of unknown organization", func() error { p := okP; p.OrgID = "org_unknown"; return s.PutProject(ctx, p) }, true},
+		{"project with unknown status", func() error { p := okP; p.Status = "done"; return s.PutProject(ctx, p) }, false},
+		{"milestone without id", func() error { m := okM; m.ID = ""; return s.PutMilestone(ctx, m) }, false},
+		{"milestone of unknown organization", func() error { m := okM; m.OrgID = "org_unknown"; return s.PutMilestone(ctx, m) }, true},
+		{"milestone of unknown project", func() error { m := okM; m.ProjectID = "nope"; return s.PutMilestone(ctx, m) }, true},
+		{"milestone of another organization's project", func() error { m := okM; m.ProjectID = "pb"; return s.PutMilestone(ctx, m) }, true},
+		{"milestone with unknown status", func() error { m := okM; m.Status = "late"; return s.PutMilestone(ctx, m) }, false},
+		{"deliverable without id", func() error { d := okD; d.ID = ""; return s.PutDeliverable(ctx, d) }, false},
+		{"deliverable of unknown project", func() error { d := okD; d.ProjectID = "nope"; return s.PutDeliverable(ctx, d) }, true},
+		{"deliverable of another organization's project", func() error { d := okD; d.ProjectID = "pb"; return s.PutDeliverable(ctx, d) }, true},
+		{"deliverable with unknown status", func() error { d := okD; d.Status = "APPROVED"; return s.PutDeliverable(ctx, d) }, false},
+		{"deliverable with negative size", func() error { d := okD; d.SizeBytes = ptr(int64(-1)); return s.PutDeliverable(ctx, d) }, false},
+		{"invoice without id", func() error { i := okI; i.ID = ""; return s.PutInvoice(ctx, i) }, false},
+		{"invoice without organization", func() error { i := okI; i.OrgID = ""; return s.PutInvoice(ctx, i) }, false},
+		{"invoice of unknown organization", func() error { i := okI; i.OrgID = "org_unknown"; return s.PutInvoice(ctx, i) }, true},
+		{"invoice of unknown project", func() error { i := okI; i.ProjectID = ptr("nope"); return s.PutInvoice(ctx, i) }, true},
+		{"invoice of another organization's project", func() error { i := okI; i.ProjectID = ptr("pb"); return s.PutInvoice(ctx, i) }, true},
+		{"invoice with unknown status", func() error { i := okI; i.Status = "overdue"; return s.PutInvoice(ctx, i) }, false},
+		{"invoice with lower-case currency", func() error { i := okI; i.Currency = "usd"; return s.PutInvoice(ctx, i) }, false},
+		{"invoice with two-letter currency", func() error { i := okI; i.Currency = "US"; return s.PutInvoice(ctx, i) }, false},
+		{"invoice without currency", func() error { i := okI; i.Currency = ""; return s.PutInvoice(ctx, i) }, false},
+		{"invoice with negative total", func() error { i := okI; i.Total = -1; return s.PutInvoice(ctx, i) }, false},
+		{"invoice with negative amount due", func() error { i := okI; i.AmountDue = -100; return s.PutInvoice(ctx, i) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.put()
+			is.True(err != nil) // the item must be refused
+			if tt.notFound {
+				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner wraps store.ErrNotFound
+			}
+		})
+	}
+
+	// Nothing of the refused items was stored, and the seed data is intact.
+	is := is.New(t)
+	_, err := s.GetProject(ctx, orgA, "new")
+	is.True(errors.Is(err, store.ErrNotFound)) // no refused project is stored
+	_, err = s.GetDeliverable(ctx, orgA, "new")
+	is.True(errors.Is(err, store.ErrNotFound)) // no refused deliverable is stored
+	_, err = s.ListMilestones(ctx, "org_unknown", "new", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // no refused organization or project is stored
+	_, err = s.ListProjects(ctx, "org_new", store.ProjectQuery{PageRequest: all})
+	is.NoErr(err)
+	for _, l := range orderLists {
+		got, _, err := l.fetch(ctx, s, all)
+		is.NoErr(err)
+		is.Equal(got, l.want) // refused items leave the lists as they were
+	}
+	for _, org := range []string{orgB, "org_unknown"} {
+		_, err := s.GetProject(ctx, org, "new")
+		is.True(errors.Is(err, store.ErrNotFound)) // no refused project is stored in any organization
+	}
+}
+
+func testCancelled(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	calls := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"ListProjects", func(ctx context.Context) error {
+			_, err := s.ListProjects(ctx, orgA, store.ProjectQuery{PageRequest: all})
+			return err
+		}},
+		{"GetProject", func(ctx context.Context) error { _, err := s.GetProject(ctx, orgA, "p1"); return err }},
+		{"ListMilestones", func(ctx context.Context) error {
+			_, err := s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all})
+			return err
+		}},
+		{"ListDeliverables", func(ctx context.Context) error {
+			_, err := s.ListDeliverables(ctx, orgA, store.DeliverableQuery{PageRequest: all})
+			return err
+		}},
+		{"GetDeliverable", func(ctx context.Context) error { _, err := s.GetDeliverable(ctx, orgA, "d1"); return err }},
+		{"ListInvoices", func(ctx context.Context) error {
+			_, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: all})
+			return err
+		}},
+		{"PutOrganization", func(ctx context.Context) error {
+			return s.PutOrganization(ctx, store.Organization{ID: "org_c", Name: "C", Plan: "starter"})
+		}},
+		{"PutProject", func(ctx context.Context) error {
+			return s.PutProject(ctx, store.Project{ID: "pc", OrgID: orgA, Name: "c", Status: store.ProjectPlanned, UpdatedAt: day(1, 1)})
+		}},
+		{"PutMilestone", func(ctx context.Context) error {
+			return s.PutMilestone(ctx, store.Milestone{ID: "mc", OrgID: orgA, ProjectID: "p1", Name: "c", Status: store.MilestonePending, DueAt: day(1, 1)})
+		}},
+		{"PutDeliverable", func(ctx context.Context) error {
+			return s.PutDeliverable(ctx, store.Deliverable{ID: "dc", OrgID: orgA, ProjectID: "p1", Name: "c", Status: store.DeliverablePending, CreatedAt: day(1, 1), UpdatedAt: day(1, 1)})
+		}},
+		{"PutInvoice", func(ctx context.Context) error {
+			return s.PutInvoice(ctx, store.Invoice{ID: "ic", OrgID: orgA, Number: "c", Status: store.InvoiceOpen, Currency: "USD", IssuedAt: day(1, 1), DueAt: day(1, 1)})
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			err := c.call(cctx)
+			is.True(errors.Is(err, context.Canceled)) // a cancelled context's error is returned, wrapped
+		})
+	}
+
+	// The cancelled writes stored nothing.
+	is := is.New(t)
+	for _, l := range orderLists {
+		got, _, err := l.fetch(ctx, s, all)
+		is.NoErr(err)
+		is.Equal(got, l.want) // a cancelled write leaves the lists as they were
+	}
+	_, err := s.ListProjects(ctx, "org_c", store.ProjectQuery{PageRequest: all})
+	is.NoErr(err)
+}
+
+// testConcurrent reads while other goroutines write; run it with -race.
+// Every read must see a consistent, ordered list.
+func testConcurrent(t *testing.T, open func(t *testing.T) Subject) {
+	is := is.New(t)
+	s, f := seeded(t, open)
+	const writers, readers, each = 4, 4, 20
+
+	errs := make(chan error, (writers+readers)*each)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range each {
+				i := store.Invoice{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, Number: "W", Status: store.InvoiceOpen,
+					Currency: "USD", Total: int64(n), AmountDue: int64(n), IssuedAt: day(n, w), DueAt: day(n+30, 0)}
+				if n%2 == 0 {
+					i.ProjectID = ptr("p1")
+				}
+				if err := s.PutInvoice(ctx, i); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range each {
+				q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}}
+				if r%2 == 1 {
+					q.ProjectID = "p1"
+				}
+				page, err := s.ListInvoices(ctx, orgA, q)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if err := ordered(page.Items); err != nil {
+					errs <- err
+				}
+				if len(page.Items) > q.Limit {
+					errs <- fmt.Errorf("a page of limit %d holds %d invoices", q.Limit, len(page.Items))
+				}
+				if _, err := s.GetProject(ctx, orgA, "p1"); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		is.NoErr(err) // no concurrent call fails
+	}
+
+	page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	seededA := 0
+	for _, i := range f.invoices {
+		if i.OrgID == orgA {
+			seededA++
+		}
+	}
+	is.Equal(page.Total, seededA+writers*each) // every concurrent write is kept
+}
+
+// ordered reports invoices out of list order.
+func ordered(items []store.Invoice) error {
+	for k := 1; k < len(items); k++ {
+		a, b := items[k-1], items[k]
+		if a.IssuedAt.Before(b.IssuedAt) || a.IssuedAt.Equal(b.IssuedAt) && a.ID >= b.ID {
+			return fmt.Errorf("invoice %s (issued %s) listed before %s (issued %s)", a.ID, a.IssuedAt, b.ID, b.IssuedAt)
+		}
+	}
+	return nil
+}
+
+// find returns the item with the id, failing the test when there is none
+// or more than one.
+func find[T any](t *testing.T, items []T, id string, idOf func(T) string) T {
+	t.Helper()
+	var found []T
+	for _, v := range items {
+		if idOf(v) == id {
+			found = append(found, v)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d items with id %q in the list, want 1", len(found), id)
+	}
+	return found[0]
+}
+
+// want returns the seeded item of the organization with the id.
+func want[T any](items []T, org, id string, key func(T) (string, string)) T {
+	for _, v := range items {
+		if o, i := key(v); o == org && i == id {
+			return v
+		}
+	}
+	panic("storetest: no seeded item " + org + "/" + id)
+}
+
+// same checks that got holds want's values, field by field, times compared
+// as instants, and that every time in got is in UTC.
+func same(is *is.I, got, want any) {
+	is.Helper()
+	is.Equal(describe(got), describe(want)) // every field comes back as it was put
+	is.Equal(nonUTC(got), []string{})       // every time comes back in UTC
+}
+
+// describe renders a struct's fields, following pointers and writing times
+// as UTC instants, so that two items compare equal when their values do.
+func describe(v any) string {
+	rv := reflect.ValueOf(v)
+	var b strings.Builder
+	b.WriteString(rv.Type().Name() + "{")
+	for k := range rv.NumField() {
+		f := rv.Field(k)
+		fmt.Fprintf(&b, " %s:", rv.Type().Field(k).Name)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				b.WriteString("nil")
+				continue
+			}
+			b.WriteString("&")
+			f = f.Elem()
+		}
+		if tm, ok := f.Interface().(time.Time); ok {
+			b.WriteString(tm.UTC().Format(time.RFC3339Nano))
+			continue
+		}
+		fmt.Fprintf(&b, "%q", fmt.Sprint(f.Interface()))
+	}
+	return b.String() + " }"
+}
+
+// nonUTC returns the names of the struct's time fields (set or pointed to)
+// whose location is not UTC.
+func nonUTC(v any) []string {
+	rv := reflect.ValueOf(v)
+	out := []string{}
+	for k := range rv.NumField() {
+		f := rv.Field(k)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				continue
+			}
+			f = f.Elem()
+		}
+		if tm, ok := f.Interface().(time.Time); ok && tm.Location() != time.UTC {
+			out = append(out, rv.Type().Field(k).Name+" in "+tm.Location().String())
+		}
+	}
+	return out
+}
