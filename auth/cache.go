@@ -23,7 +23,8 @@ const DefaultCacheSize = 10000
 // revoking a key, a key's expiry, or turning an account's retainer or API
 // access off takes effect within ttl of the change: that is the bound to
 // document to clients and operators. A key that Keys or a JWTResolver says
-// expires sooner is dropped at its expiry, not ttl later. Store failures
+// expires sooner is dropped at its expiry, not ttl later; a JWT refused as
+// not valid yet is not remembered. Store failures
 // (ErrUnavailable, ctx errors) are never remembered.
 //
 // Entries are keyed by the SHA-256 of the credential, never the credential.
@@ -107,7 +108,7 @@ func (c *Cache) resolveUntil(ctx context.Context, credential string) (Principal,
 		return p, expires, err
 	}
 	until := now.Add(c.ttl)
-	if err == nil && !expires.IsZero() && expires.Before(until) {
+	if !expires.IsZero() && expires.Before(until) {
 		until = expires
 	}
 	c.mu.Lock()

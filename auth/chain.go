@@ -1,0 +1,51 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Chain returns a KeyResolver that tries each resolver in order, for
+// example stored keys, then JWTs. The first to accept the credential wins;
+// a refusal (ErrInvalidKey) moves on to the next; any other error (the key
+// store is down) is returned at once, so that an outage is never answered
+// as a bad credential. When all refuse, the last refusal is returned.
+// It panics if a resolver is nil.
+//
+// Put a Cache in front of the chain, not behind it: NewCache(Chain(keys,
+// jwts), ttl). Then a JWT, which the keys' store does not hold, costs one
+// store lookup per ttl rather than one per request.
+func Chain(resolvers ...KeyResolver) KeyResolver {
+	for _, r := range resolvers {
+		if r == nil {
+			panic("auth: Chain given a nil KeyResolver")
+		}
+	}
+	return chain(append([]KeyResolver(nil), resolvers...))
+}
+
+type chain []KeyResolver
+
+func (c chain) Resolve(ctx context.Context, credential string) (Principal, error) {
+	p, _, err := c.resolveUntil(ctx, credential)
+	return p, err
+}
+
+func (c chain) resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error) {
+	err := fmt.Errorf("%w: no resolver", ErrInvalidKey)
+	var refusedUntil time.Time // the earliest a refusal may change, zero: none said
+	for _, r := range c {
+		var p Principal
+		var until time.Time
+		p, until, err = resolveUntil(ctx, r, credential)
+		if err == nil || !errors.Is(err, ErrInvalidKey) {
+			return p, until, err
+		}
+		if !until.IsZero() && (refusedUntil.IsZero() || until.Before(refusedUntil)) {
+			refusedUntil = until
+		}
+	}
+	return Principal{}, refusedUntil, err
+}
