@@ -1,0 +1,224 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// countingResolver counts the lookups that reach it.
+type countingResolver struct {
+	next auth.KeyResolver
+	mu   sync.Mutex
+	n    int
+}
+
+func (c *countingResolver) Resolve(ctx context.Context, cred string) (auth.Principal, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.next.Resolve(ctx, cred)
+}
+
+func (c *countingResolver) Count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+func TestCacheSparesLookups(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	keys, _ := newKeys(t, auth.WithClock(clk.Now))
+	plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+	behind := &countingResolver{next: keys}
+	c := auth.NewCache(behind, 30*time.Second, auth.WithClock(clk.Now))
+	for range 100 {
+		p, err := c.Resolve(ctx, plain)
+		is.NoErr(err)
+		is.Equal(p.OrgID, "org_a")
+	}
+	for range 100 {
+		_, err := c.Resolve(ctx, "csk_unknown")
+		is.True(errors.Is(err, auth.ErrInvalidKey)) // refused
+	}
+	is.Equal(behind.Count(), 2) // one lookup per credential within the ttl
+	clk.Advance(30 * time.Second)
+	_, err = c.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.Equal(behind.Count(), 3) // looked up again after the ttl
+}
+
+// TestCacheBound shows that revoking a key or ending an account's retainer
+// takes effect within the cache's ttl.
+func TestCacheBound(t *testing.T) {
+	const ttl = 30 * time.Second
+	tests := []struct {
+		name   string
+		change func(t *testing.T, keys *auth.Keys, ks *auth.MemoryKeyStore, keyID string)
+		check  func(is *is.I, p auth.Principal, err error)
+	}{
+		{
+			name: "key revoked",
+			change: func(t *testing.T, keys *auth.Keys, _ *auth.MemoryKeyStore, keyID string) {
+				if err := keys.Revoke(context.Background(), "org_a", keyID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func(is *is.I, _ auth.Principal, err error) {
+				is.True(errors.Is(err, auth.ErrInvalidKey)) // the revoked key is refused
+			},
+		},
+		{
+			name: "retainer ended",
+			change: func(_ *testing.T, _ *auth.Keys, ks *auth.MemoryKeyStore, _ string) {
+				a := active
+				a.RetainerActive = false
+				ks.PutAccount(a)
+			},
+			check: func(is *is.I, p auth.Principal, err error) {
+				is.NoErr(err)
+				is.True(!p.CanUseAPI()) // the account may no longer use the API
+			},
+		},
+		{
+			name: "API access turned off",
+			change: func(_ *testing.T, _ *auth.Keys, ks *auth.MemoryKeyStore, _ string) {
+				a := active
+				a.APIEnabled = false
+				ks.PutAccount(a)
+			},
+			check: func(is *is.I, p auth.Principal, err error) {
+				is.NoErr(err)
+				is.True(!p.CanUseAPI()) // the account may no longer use the API
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			clk := newClock()
+			keys, ks := newKeys(t, auth.WithClock(clk.Now))
+			plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+			is.NoErr(err)
+			c := auth.NewCache(keys, ttl, auth.WithClock(clk.Now))
+			p, err := c.Resolve(ctx, plain)
+			is.NoErr(err)
+			is.True(p.CanUseAPI()) // allowed before the change
+
+			clk.Advance(10 * time.Second)
+			tt.change(t, keys, ks, rec.ID)
+			clk.Advance(ttl - 10*time.Second - time.Nanosecond)
+			p, err = c.Resolve(ctx, plain)
+			is.NoErr(err)
+			is.True(p.CanUseAPI()) // the cached answer may last until the ttl...
+
+			clk.Advance(time.Nanosecond)
+			p, err = c.Resolve(ctx, plain)
+			tt.check(is, p, err) // ...and no longer
+		})
+	}
+}
+
+func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	keys, _ := newKeys(t, auth.WithClock(clk.Now))
+	exp := clk.Now().Add(5 * time.Second)
+	plain, _, err := keys.Mint(ctx, "org_a", "ci", &exp)
+	is.NoErr(err)
+	c := auth.NewCache(keys, time.Minute, auth.WithClock(clk.Now))
+	_, err = c.Resolve(ctx, plain)
+	is.NoErr(err)
+	clk.Advance(5 * time.Second)
+	_, err = c.Resolve(ctx, plain)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused at its expiry, well inside the ttl
+}
+
+func TestCacheDropsExpiredJWTAtItsExpiry(t *testing.T) {
+	is := is.New(t)
+	clk := newClock()
+	cfg := jwtConfig("HS256", hmacSecret)
+	cfg.Now = clk.Now
+	cfg.Leeway = time.Second
+	r, err := auth.NewJWTResolver(cfg, accounts())
+	is.NoErr(err)
+	claims := validClaims()
+	claims["iat"] = clk.Now().Unix()
+	claims["exp"] = clk.Now().Add(10 * time.Second).Unix()
+	token := sign(t, jwt.SigningMethodHS256, hmacSecret, claims)
+	c := auth.NewCache(r, time.Minute, auth.WithClock(clk.Now))
+	_, err = c.Resolve(context.Background(), token)
+	is.NoErr(err)
+	clk.Advance(11 * time.Second)
+	_, err = c.Resolve(context.Background(), token)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused after its exp, inside the ttl
+}
+
+func TestCacheForgetsOutages(t *testing.T) {
+	is := is.New(t)
+	calls := 0
+	down := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		calls++
+		return auth.Principal{}, fmt.Errorf("%w: timeout", auth.ErrUnavailable)
+	})
+	c := auth.NewCache(down, time.Minute)
+	for range 3 {
+		_, err := c.Resolve(context.Background(), "csk_any")
+		is.True(errors.Is(err, auth.ErrUnavailable)) // the outage is reported
+	}
+	is.Equal(calls, 3) // and never remembered
+}
+
+func TestCacheIsBounded(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		return auth.Principal{}, auth.ErrInvalidKey
+	})}
+	c := auth.NewCache(behind, time.Minute, auth.WithMaxEntries(10))
+	for i := range 1000 {
+		_, _ = c.Resolve(ctx, fmt.Sprintf("random-%d", i))
+	}
+	before := behind.Count()
+	for i := range 1000 {
+		_, _ = c.Resolve(ctx, fmt.Sprintf("random-%d", i))
+	}
+	is.True(behind.Count()-before >= 990) // at most 10 of 1000 credentials were still remembered
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	keys, _ := newKeys(t)
+	plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+	c := auth.NewCache(keys, time.Minute, auth.WithMaxEntries(4))
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cred := plain
+			if i%2 == 1 {
+				cred = fmt.Sprintf("bad-%d", i)
+			}
+			_, _ = c.Resolve(ctx, cred)
+		}()
+	}
+	wg.Wait()
+	_, err = c.Resolve(ctx, plain)
+	is.NoErr(err) // still answers after concurrent use and evictions
+}
