@@ -1,8 +1,10 @@
 // Package statusclient is a typed Go client for the /v1 Client Project Status
 // API (see CONTRACT.md): one method per route, the contract's types, errors
 // as *Error values carrying the code, the HTTP status and the request id,
-// iterators over every page of a list, and a bounded retry on 429 and 503
-// that honours Retry-After. It depends on the standard library only.
+// iterators over every page of a list, a bounded retry on 429 and 503 that
+// honours Retry-After, and conditional list calls (IfNoneMatch, answered
+// with ErrNotModified) for cheap polling. It depends on the standard library
+// only.
 //
 //	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
 //	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}) {
@@ -16,6 +18,7 @@
 package statusclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -150,49 +153,71 @@ type envelope[T any] struct {
 	Meta Meta `json:"meta"`
 }
 
-// get sends GET base+path?query, retrying as WithRetry says, and decodes the
-// success envelope. Any non-2xx answer is returned as an *Error.
-func get[T any](ctx context.Context, c *Client, path string, query url.Values) (envelope[T], error) {
+// ErrNotModified is returned by a list call made with IfNoneMatch when the
+// server answers 304 Not Modified: the list is as it was when the server
+// sent that ETag. The Page returned with it has no items, only the ETag.
+// A 304 costs no rate-limit budget.
+var ErrNotModified = errors.New("statusclient: not modified")
+
+// request is one GET of the API.
+type request struct {
+	path        string     // after /v1
+	query       url.Values // nil for none
+	ifNoneMatch string     // an ETag, "" for an unconditional request
+}
+
+// get sends the request, retrying as WithRetry says, and decodes the success
+// envelope; it also returns the response's ETag. A 304 is ErrNotModified;
+// any other non-2xx answer is returned as an *Error.
+func get[T any](ctx context.Context, c *Client, r request) (envelope[T], string, error) {
 	var out envelope[T]
 	if c.baseErr != nil {
-		return out, c.baseErr
+		return out, "", c.baseErr
 	}
-	target := c.base + path
-	if len(query) > 0 {
-		target += "?" + query.Encode()
+	target := c.base + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
 	}
 	for attempt := 1; ; attempt++ {
-		res, err := c.send(ctx, target)
+		res, err := c.send(ctx, target, r.ifNoneMatch)
 		if err != nil {
-			return out, err
+			return out, "", err
 		}
-		if res.StatusCode >= 200 && res.StatusCode < 300 {
+		etag := res.Header.Get("ETag")
+		switch {
+		case res.StatusCode == http.StatusNotModified:
+			closeBody(res)
+			return out, cmp.Or(etag, r.ifNoneMatch), ErrNotModified
+		case res.StatusCode >= 200 && res.StatusCode < 300:
 			err := json.NewDecoder(res.Body).Decode(&out)
 			closeBody(res)
 			if err != nil {
-				return out, fmt.Errorf("statusclient: GET %s: decoding the response: %w", path, err)
+				return out, "", fmt.Errorf("statusclient: GET %s: decoding the response: %w", r.path, err)
 			}
-			return out, nil
+			return out, etag, nil
 		}
 		apiErr := readError(res)
 		closeBody(res)
 		wait, retry := c.retryWait(apiErr, attempt)
 		if !retry {
-			return out, apiErr
+			return out, "", apiErr
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return out, fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", path, apiErr, err)
+			return out, "", fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", r.path, apiErr, err)
 		}
 	}
 }
 
-func (c *Client) send(ctx context.Context, target string) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, target, ifNoneMatch string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, fmt.Errorf("statusclient: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	req.Header.Set("Accept", "application/json")
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
 	if c.userAgent != "" {
 		req.Header.Set("User-Agent", c.userAgent)
 	}

@@ -39,6 +39,10 @@ type DeliverableListOptions struct {
 	Limit     int // 1..MaxLimit
 	Status    DeliverableStatus
 	ProjectID string
+	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
+	// page has not changed since, the call returns ErrNotModified instead of
+	// it. The All... iterators ignore it.
+	IfNoneMatch string
 }
 
 // DownloadLink is a signed URL to a deliverable's file. A plain GET on URL,
@@ -55,7 +59,7 @@ func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptio
 	q := pageQuery(opts.Page, opts.Limit)
 	setString(q, "status", string(opts.Status))
 	setString(q, "projectId", opts.ProjectID)
-	return listPage[Deliverable](ctx, c, "/deliverables", q)
+	return listPage[Deliverable](ctx, c, request{path: "/deliverables", query: q, ifNoneMatch: opts.IfNoneMatch})
 }
 
 // AllDeliverables walks every page of ListDeliverables from opts.Page,
@@ -66,7 +70,7 @@ func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOption
 	opts.Limit = walkLimit(opts.Limit)
 	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Deliverable], error) {
 		o := opts
-		o.Page = page
+		o.Page, o.IfNoneMatch = page, ""
 		return c.ListDeliverables(ctx, o)
 	})
 }
@@ -79,6 +83,6 @@ func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLi
 	if err != nil {
 		return DownloadLink{}, err
 	}
-	env, err := get[DownloadLink](ctx, c, path+"/download", nil)
+	env, _, err := get[DownloadLink](ctx, c, request{path: path + "/download"})
 	return env.Data, err
 }

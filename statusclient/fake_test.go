@@ -1,7 +1,9 @@
 package statusclient_test
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -150,10 +152,18 @@ func servePage[T any](w http.ResponseWriter, r *http.Request, all []T, keep func
 	if data == nil {
 		data = []T{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	body, _ := json.Marshal(map[string]any{
 		"data": data,
 		"meta": map[string]int{"page": page, "per_page": limit, "total": len(kept)},
 	})
+	etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256(body))
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(body)
 }
 
 func writeError(w http.ResponseWriter, status int, code, message, param string) {

@@ -41,6 +41,10 @@ type InvoiceListOptions struct {
 	Limit     int // 1..MaxLimit
 	Status    InvoiceStatus
 	ProjectID string
+	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
+	// page has not changed since, the call returns ErrNotModified instead of
+	// it. The All... iterators ignore it.
+	IfNoneMatch string
 }
 
 // ListInvoices returns one page of the organization's invoices, ordered by
@@ -49,7 +53,7 @@ func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) (Pag
 	q := pageQuery(opts.Page, opts.Limit)
 	setString(q, "status", string(opts.Status))
 	setString(q, "projectId", opts.ProjectID)
-	return listPage[Invoice](ctx, c, "/invoices", q)
+	return listPage[Invoice](ctx, c, request{path: "/invoices", query: q, ifNoneMatch: opts.IfNoneMatch})
 }
 
 // AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
@@ -60,7 +64,7 @@ func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.
 	opts.Limit = walkLimit(opts.Limit)
 	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Invoice], error) {
 		o := opts
-		o.Page = page
+		o.Page, o.IfNoneMatch = page, ""
 		return c.ListInvoices(ctx, o)
 	})
 }

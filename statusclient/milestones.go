@@ -32,6 +32,10 @@ type MilestoneListOptions struct {
 	Page   int
 	Limit  int // 1..MaxLimit
 	Status MilestoneStatus
+	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
+	// page has not changed since, the call returns ErrNotModified instead of
+	// it. The All... iterators ignore it.
+	IfNoneMatch string
 }
 
 // ListMilestones returns one page of a project's milestones, ordered by
@@ -44,7 +48,7 @@ func (c *Client) ListMilestones(ctx context.Context, projectID string, opts Mile
 	}
 	q := pageQuery(opts.Page, opts.Limit)
 	setString(q, "status", string(opts.Status))
-	return listPage[Milestone](ctx, c, path+"/milestones", q)
+	return listPage[Milestone](ctx, c, request{path: path + "/milestones", query: q, ifNoneMatch: opts.IfNoneMatch})
 }
 
 // AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
@@ -55,7 +59,7 @@ func (c *Client) AllMilestones(ctx context.Context, projectID string, opts Miles
 	opts.Limit = walkLimit(opts.Limit)
 	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Milestone], error) {
 		o := opts
-		o.Page = page
+		o.Page, o.IfNoneMatch = page, ""
 		return c.ListMilestones(ctx, projectID, o)
 	})
 }

@@ -24,6 +24,10 @@ type Meta struct {
 type Page[T any] struct {
 	Items []T
 	Meta  Meta
+	// ETag identifies this page as served, "" when the server sent none.
+	// Pass it as the IfNoneMatch option of the same call to learn cheaply
+	// whether the page changed (see ErrNotModified).
+	ETag string
 }
 
 // HasNext reports whether pages follow this one.
@@ -33,12 +37,12 @@ func (p Page[T]) HasNext() bool {
 }
 
 // listPage fetches one page of a list route.
-func listPage[T any](ctx context.Context, c *Client, path string, q url.Values) (Page[T], error) {
-	env, err := get[[]T](ctx, c, path, q)
+func listPage[T any](ctx context.Context, c *Client, r request) (Page[T], error) {
+	env, etag, err := get[[]T](ctx, c, r)
 	if err != nil {
-		return Page[T]{}, err
+		return Page[T]{ETag: etag}, err
 	}
-	return Page[T]{Items: env.Data, Meta: env.Meta}, nil
+	return Page[T]{Items: env.Data, Meta: env.Meta, ETag: etag}, nil
 }
 
 // pageQuery holds the paging parameters; zero values are left to the

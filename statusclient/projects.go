@@ -34,6 +34,10 @@ type ProjectListOptions struct {
 	Page   int
 	Limit  int // 1..MaxLimit
 	Status ProjectStatus
+	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
+	// page has not changed since, the call returns ErrNotModified instead of
+	// it. The All... iterators ignore it.
+	IfNoneMatch string
 }
 
 // ListProjects returns one page of the organization's projects, ordered by
@@ -41,7 +45,7 @@ type ProjectListOptions struct {
 func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) (Page[Project], error) {
 	q := pageQuery(opts.Page, opts.Limit)
 	setString(q, "status", string(opts.Status))
-	return listPage[Project](ctx, c, "/projects", q)
+	return listPage[Project](ctx, c, request{path: "/projects", query: q, ifNoneMatch: opts.IfNoneMatch})
 }
 
 // AllProjects walks every page of ListProjects from opts.Page, MaxLimit
@@ -52,7 +56,7 @@ func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.
 	opts.Limit = walkLimit(opts.Limit)
 	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Project], error) {
 		o := opts
-		o.Page = page
+		o.Page, o.IfNoneMatch = page, ""
 		return c.ListProjects(ctx, o)
 	})
 }
@@ -64,6 +68,6 @@ func (c *Client) GetProject(ctx context.Context, id string) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
-	env, err := get[Project](ctx, c, path, nil)
+	env, _, err := get[Project](ctx, c, request{path: path})
 	return env.Data, err
 }
