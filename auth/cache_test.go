@@ -59,6 +59,20 @@ func TestCacheSparesLookups(t *testing.T) {
 	is.Equal(behind.Count(), 3) // looked up again after the ttl
 }
 
+// changeAccount returns a change to org_a's account.
+func changeAccount(change func(*auth.Account)) func(*testing.T, *auth.Keys, *auth.MemoryKeyStore, string) {
+	return func(_ *testing.T, _ *auth.Keys, ks *auth.MemoryKeyStore, _ string) {
+		a := active
+		change(&a)
+		ks.PutAccount(a)
+	}
+}
+
+func mayNotUseAPI(is *is.I, p auth.Principal, err error) {
+	is.NoErr(err)
+	is.True(!p.CanUseAPI()) // the account may no longer use the API
+}
+
 // TestCacheBound shows that revoking a key or ending an account's retainer
 // takes effect within the cache's ttl.
 func TestCacheBound(t *testing.T) {
@@ -79,30 +93,8 @@ func TestCacheBound(t *testing.T) {
 				is.True(errors.Is(err, auth.ErrInvalidKey)) // the revoked key is refused
 			},
 		},
-		{
-			name: "retainer ended",
-			change: func(_ *testing.T, _ *auth.Keys, ks *auth.MemoryKeyStore, _ string) {
-				a := active
-				a.RetainerActive = false
-				ks.PutAccount(a)
-			},
-			check: func(is *is.I, p auth.Principal, err error) {
-				is.NoErr(err)
-				is.True(!p.CanUseAPI()) // the account may no longer use the API
-			},
-		},
-		{
-			name: "API access turned off",
-			change: func(_ *testing.T, _ *auth.Keys, ks *auth.MemoryKeyStore, _ string) {
-				a := active
-				a.APIEnabled = false
-				ks.PutAccount(a)
-			},
-			check: func(is *is.I, p auth.Principal, err error) {
-				is.NoErr(err)
-				is.True(!p.CanUseAPI()) // the account may no longer use the API
-			},
-		},
+		{"retainer ended", changeAccount(func(a *auth.Account) { a.RetainerActive = false }), mayNotUseAPI},
+		{"API access turned off", changeAccount(func(a *auth.Account) { a.APIEnabled = false }), mayNotUseAPI},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

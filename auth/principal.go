@@ -1,6 +1,28 @@
 // Package auth answers "who is calling?" for the status API: a KeyResolver
 // turns the bearer credential of a request into a Principal (organization,
 // plan, account flags), or refuses it with ErrInvalidKey.
+//
+// API keys: Keys mints, imports, lists and revokes an organization's keys
+// on a KeyStore (MemoryKeyStore here, store/bunstore on PostgreSQL) and
+// resolves them. A minted key is "csk_", 32 base62 characters from
+// crypto/rand (about 190 bits) and 6 base62 characters of their CRC-32:
+// secret scanners find it by its prefix, and a mistyped key is refused
+// before any lookup. Only its SHA-256 (HashKey) and its first 8 characters
+// are stored. An organization may hold several keys at once, so a client
+// rotates without downtime. "Last used" is kept in memory and written in
+// batches.
+//
+// JWTs: JWTResolver accepts tokens a portal signs, with one configured
+// algorithm, a required exp, a checked issuer and audience, and the
+// organization in a claim.
+//
+// Chain tries several resolvers (keys, then JWTs); Cache remembers answers
+// for a short ttl (30s by default), which is the bound on how long a
+// revoked or expired key, or an account turned off, may still be served.
+//
+//	keys := auth.NewKeys(store)
+//	defer keys.Close()
+//	resolver := auth.NewCache(auth.Chain(keys, jwts), 30*time.Second)
 package auth
 
 import (
