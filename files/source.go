@@ -17,8 +17,10 @@ import (
 // Open returns an error wrapping fs.ErrNotExist when there is no file under
 // key, including for a key that is not a valid name for the source; the
 // status API answers that with 409 FILE_NOT_AVAILABLE. Any other error is
-// answered 500, or 503 when it wraps context.DeadlineExceeded. Open honours
-// ctx while it opens; the caller closes the file. When the returned file
+// answered 500, or 503 when it wraps context.DeadlineExceeded. ctx bounds
+// the opening only: the file returned stays readable after ctx is done (the
+// API bounds the look-up, not a slow client's download). The caller closes
+// the file. When the returned file
 // also implements io.Seeker, the status API serves HTTP range requests from
 // it. Implementations are safe for concurrent use.
 type Source interface {

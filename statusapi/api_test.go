@@ -1,0 +1,340 @@
+package statusapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// t0 is when the test data is made; tests then run at now (clock.start).
+var (
+	t0  = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	now = t0.Add(time.Hour)
+)
+
+// signingKey is the test handlers' link signing key.
+var signingKey = []byte("0123456789abcdef0123456789abcdef")
+
+// clock is a settable clock shared by the handler and the key resolver.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time)     { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
+
+// testAPI is a handler made by statusapi.New on the real in-memory parts,
+// seeded with the test data, with the API keys of the test accounts.
+type testAPI struct {
+	t       *testing.T
+	handler http.Handler
+	store   *store.Memory
+	keys    *auth.Keys
+	files   *files.Memory
+	clock   *clock
+	logs    *syncBuffer
+	// key holds the plaintext API key of each test key by name: "a" and
+	// "a2" (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
+	// "noretainer", "noapi", "revoked" and "expired" (org_a).
+	key map[string]string
+}
+
+// setup adjusts newTestAPI: wrap replaces the store the handler reads.
+type setup struct {
+	wrap func(store.Store) store.Store
+}
+
+func newTestAPI(t *testing.T, opts ...statusapi.Option) *testAPI {
+	return newTestAPIWith(t, setup{}, opts...)
+}
+
+func newTestAPIWith(t *testing.T, s setup, opts ...statusapi.Option) *testAPI {
+	t.Helper()
+	a := &testAPI{
+		t:     t,
+		store: store.NewMemory(),
+		files: files.NewMemory(),
+		clock: &clock{t: t0},
+		logs:  &syncBuffer{},
+		key:   make(map[string]string),
+	}
+	ks := auth.NewMemoryKeyStore()
+	logger := slog.New(slog.NewTextHandler(a.logs, nil))
+	a.keys = auth.NewKeys(ks, auth.WithClock(a.clock.Now), auth.WithLogger(logger))
+	t.Cleanup(func() { _ = a.keys.Close() })
+	seed(t, a, ks)
+	a.clock.Set(now)
+
+	var st store.Store = a.store
+	if s.wrap != nil {
+		st = s.wrap(st)
+	}
+	lim := ratelimit.NewMemory(ratelimit.WithLogger(logger))
+	all := append([]statusapi.Option{
+		statusapi.WithSigningKey(signingKey),
+		statusapi.WithFiles(a.files),
+		statusapi.WithClock(a.clock.Now),
+		statusapi.WithLogger(logger),
+	}, opts...)
+	a.handler = statusapi.New(st, a.keys, lim, all...)
+	return a
+}
+
+// do sends a request to the handler with the named test key ("" for no
+// Authorization header) and extra headers as name, value pairs. Every
+// response of the tests passes through here, so that one place can check
+// them all against the OpenAPI document.
+func (a *testAPI) do(method, target, key string, headers ...string) *httptest.ResponseRecorder {
+	a.t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	if key != "" {
+		k, ok := a.key[key]
+		if !ok {
+			a.t.Fatalf("no test key %q", key)
+		}
+		req.Header.Set("Authorization", "Bearer "+k)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	return a.serve(req)
+}
+
+// serve sends req to the handler and checks the response.
+func (a *testAPI) serve(req *http.Request) *httptest.ResponseRecorder {
+	a.t.Helper()
+	res := httptest.NewRecorder()
+	a.handler.ServeHTTP(res, req)
+	checkResponse(a.t, req, res)
+	return res
+}
+
+// checkResponse is the single place every response of the tests passes
+// through: the conventions every response shares are checked here.
+func checkResponse(t *testing.T, req *http.Request, res *httptest.ResponseRecorder) {
+	t.Helper()
+	is := is.NewRelaxed(t)
+	is.True(res.Header().Get("X-Request-Id") != "") // every response has a request id
+	is.Equal(res.Header().Get("X-Content-Type-Options"), "nosniff")
+	if req.Method == http.MethodHead {
+		is.Equal(res.Body.Len(), 0) // HEAD has no body
+	}
+}
+
+// errorBody is an error envelope.
+type errorBody struct {
+	Error struct {
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		Param     string `json:"param"`
+		RequestID string `json:"request_id"`
+	} `json:"error"`
+}
+
+// errorOf decodes an error response, checking its shape.
+func errorOf(t *testing.T, res *httptest.ResponseRecorder) errorBody {
+	t.Helper()
+	is := is.New(t)
+	is.Equal(res.Header().Get("Content-Type"), "application/json; charset=utf-8")
+	var raw map[string]json.RawMessage
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &raw)) // error body is JSON
+	is.Equal(len(raw), 1)                            // an error body has only "error"
+	var e errorBody
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &e))
+	is.True(e.Error.Code != "")                                   // error.code
+	is.True(e.Error.Message != "")                                // error.message
+	is.Equal(e.Error.RequestID, res.Header().Get("X-Request-Id")) // error.request_id repeats the header
+	return e
+}
+
+// list is a list envelope with items left raw.
+type list struct {
+	Data []map[string]any `json:"data"`
+	Meta struct {
+		Page    int `json:"page"`
+		PerPage int `json:"per_page"`
+		Total   int `json:"total"`
+	} `json:"meta"`
+}
+
+func listOf(t *testing.T, res *httptest.ResponseRecorder) list {
+	t.Helper()
+	is := is.New(t)
+	is.Equal(res.Code, http.StatusOK)
+	var l list
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &l)) // list body
+	is.True(l.Data != nil)                         // data is an array, never null
+	return l
+}
+
+// ids returns the ids of a list's items, in order.
+func (l list) ids() []string {
+	out := make([]string, len(l.Data))
+	for i, it := range l.Data {
+		out[i], _ = it["id"].(string)
+	}
+	return out
+}
+
+func item(t *testing.T, res *httptest.ResponseRecorder) map[string]any {
+	t.Helper()
+	is := is.New(t)
+	is.Equal(res.Code, http.StatusOK)
+	var b struct {
+		Data map[string]any `json:"data"`
+	}
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &b))
+	return b.Data
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// fileContent is the content of deliverable d1's file.
+const fileContent = "the deliverable's bytes, 0123456789"
+
+// seed fills the store, key store and files with the test data.
+func seed(t *testing.T, a *testAPI, ks *auth.MemoryKeyStore) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []struct {
+		id       string
+		plan     auth.Plan
+		retainer bool
+		api      bool
+	}{
+		{"org_a", auth.PlanStarter, true, true},
+		{"org_b", auth.PlanGrowth, true, true},
+		{"org_e", auth.PlanEnterprise, true, true},
+		{"org_noretainer", auth.PlanStarter, false, true},
+		{"org_noapi", auth.PlanStarter, true, false},
+	} {
+		must(a.store.PutOrganization(ctx, store.Organization{ID: o.id, Name: o.id, Plan: string(o.plan), RetainerActive: o.retainer, APIEnabled: o.api}))
+		ks.PutAccount(auth.Account{OrgID: o.id, Plan: o.plan, RetainerActive: o.retainer, APIEnabled: o.api})
+	}
+	mint := func(name, org string, expires *time.Time) string {
+		k, rec, err := a.keys.Mint(ctx, org, name, expires)
+		must(err)
+		a.key[name] = k
+		return rec.ID
+	}
+	mint("a", "org_a", nil)
+	mint("a2", "org_a", nil)
+	mint("b", "org_b", nil)
+	mint("e", "org_e", nil)
+	mint("noretainer", "org_noretainer", nil)
+	mint("noapi", "org_noapi", nil)
+	must(a.keys.Revoke(ctx, "org_a", mint("revoked", "org_a", nil)))
+	mint("expired", "org_a", ptr(t0.Add(time.Minute))) // expired at now
+
+	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
+	cet := time.FixedZone("CET", 3600)
+	// org_a's projects. Ordered by startedAt descending, nulls last, then
+	// id: p2, p4 (same start as p2), p1, p3, p5.
+	for _, p := range []store.Project{
+		{ID: "p1", Name: "Website", Status: store.ProjectInProgress, StartedAt: ptr(time.Date(2026, 1, 5, 10, 0, 0, 500_000_000, cet)), UpdatedAt: time.Date(2026, 2, 1, 10, 30, 0, 999_000_000, cet)},
+		{ID: "p2", Name: "App", Status: store.ProjectPlanned, StartedAt: ptr(day(-10)), DueAt: ptr(day(60)), UpdatedAt: day(-1)},
+		{ID: "p3", Name: "Brand", Status: store.ProjectOnHold, UpdatedAt: day(-2)},
+		{ID: "p4", Name: "Shop", Status: store.ProjectCompleted, StartedAt: ptr(day(-10)), DueAt: ptr(day(-1)), UpdatedAt: day(-1)},
+		{ID: "p5", Name: "Old", Status: store.ProjectCancelled, UpdatedAt: day(-3)},
+	} {
+		p.OrgID = "org_a"
+		must(a.store.PutProject(ctx, p))
+	}
+	// org_b has ids that collide with org_a's, holding other data.
+	must(a.store.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_b", Name: "B's secret", Status: store.ProjectPlanned, UpdatedAt: day(-1)}))
+	must(a.store.PutProject(ctx, store.Project{ID: "pb", OrgID: "org_b", Name: "B only", Status: store.ProjectPlanned, UpdatedAt: day(-1)}))
+	must(a.store.PutDeliverable(ctx, store.Deliverable{ID: "db", OrgID: "org_b", ProjectID: "pb", Name: "B's file", Status: store.DeliverablePending, FileName: ptr("b.txt"), ContentType: ptr("text/plain"), SizeBytes: ptr(int64(1)), FileKey: "b.txt", CreatedAt: day(-1), UpdatedAt: day(-1)}))
+	a.files.Put("b.txt", []byte("b"))
+	must(a.store.PutInvoice(ctx, store.Invoice{ID: "i01", OrgID: "org_b", Number: "B-1", Status: store.InvoiceOpen, Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: day(-1), DueAt: day(1)}))
+
+	// p1's milestones, ordered by dueAt ascending then id: m2, m1, m3.
+	for _, m := range []store.Milestone{
+		{ID: "m1", Name: "Design", Status: store.MilestoneCompleted, DueAt: day(-20), CompletedAt: ptr(day(-21))},
+		{ID: "m2", Name: "Kick-off", Status: store.MilestoneCompleted, DueAt: day(-30), CompletedAt: ptr(day(-30))},
+		{ID: "m3", Name: "Launch", Status: store.MilestonePending, DueAt: day(30)},
+	} {
+		m.OrgID, m.ProjectID = "org_a", "p1"
+		must(a.store.PutMilestone(ctx, m))
+	}
+	// Deliverables, ordered by createdAt descending then id: d3, d1, d2.
+	for _, d := range []store.Deliverable{
+		{ID: "d1", ProjectID: "p1", Name: "Homepage design", Status: store.DeliverableApproved, FileName: ptr("homepage final.pdf"), ContentType: ptr("application/pdf"), SizeBytes: ptr(int64(len(fileContent))), FileKey: "p1/homepage.pdf", CreatedAt: day(-5), UpdatedAt: day(-4)},
+		{ID: "d2", ProjectID: "p1", Name: "Copy deck", Status: store.DeliverablePending, CreatedAt: day(-6), UpdatedAt: day(-6)},
+		{ID: "d3", ProjectID: "p2", Name: "Wireframes", Status: store.DeliverableInReview, FileName: ptr("wire.png"), ContentType: ptr("image/png"), SizeBytes: ptr(int64(10)), FileKey: "p2/missing.png", CreatedAt: day(-2), UpdatedAt: day(-2)},
+	} {
+		d.OrgID = "org_a"
+		must(a.store.PutDeliverable(ctx, d))
+	}
+	a.files.Put("p1/homepage.pdf", []byte(fileContent))
+	// 25 invoices i01..i25 issued a day apart, i25 the newest; every fifth
+	// a retainer invoice (no project); statuses cycle draft, open, paid, void.
+	for n := 1; n <= 25; n++ {
+		inv := store.Invoice{
+			ID: invoiceID(n), OrgID: "org_a", Number: "INV-" + invoiceID(n)[1:],
+			Status: store.InvoiceStatuses[n%4], Currency: "EUR", Total: int64(n) * 10000, AmountDue: int64(n) * 10000,
+			IssuedAt: day(-30 + n), DueAt: day(n),
+		}
+		if n%5 != 0 {
+			inv.ProjectID = ptr("p1")
+		}
+		if inv.Status == store.InvoicePaid {
+			inv.PaidAt = ptr(day(-29 + n))
+			inv.AmountDue = 0
+		}
+		must(a.store.PutInvoice(ctx, inv))
+	}
+}
+
+func invoiceID(n int) string {
+	return "i" + string(rune('0'+n/10)) + string(rune('0'+n%10))
+}
+
+// statuses of invoices i01..i25: n%4 indexes InvoiceStatuses.
+func invoicesWithStatus(s store.InvoiceStatus) int {
+	c := 0
+	for n := 1; n <= 25; n++ {
+		if store.InvoiceStatuses[n%4] == s {
+			c++
+		}
+	}
+	return c
+}
+
+var _ = strings.Contains

@@ -1,0 +1,55 @@
+package statusapi
+
+import (
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// deliverable is a Deliverable on the wire. fileName, contentType and
+// sizeBytes are null until a file is attached; where the file is stored
+// (FileKey) is never sent.
+type deliverable struct {
+	ID          string  `json:"id"`
+	ProjectID   string  `json:"projectId"`
+	Name        string  `json:"name"`
+	Status      string  `json:"status"`
+	FileName    *string `json:"fileName"`
+	ContentType *string `json:"contentType"`
+	SizeBytes   *int64  `json:"sizeBytes"`
+	CreatedAt   string  `json:"createdAt"`
+	UpdatedAt   string  `json:"updatedAt"`
+}
+
+func deliverableOut(d store.Deliverable) deliverable {
+	return deliverable{
+		ID:          d.ID,
+		ProjectID:   d.ProjectID,
+		Name:        d.Name,
+		Status:      string(d.Status),
+		FileName:    d.FileName,
+		ContentType: d.ContentType,
+		SizeBytes:   d.SizeBytes,
+		CreatedAt:   timestamp(d.CreatedAt),
+		UpdatedAt:   timestamp(d.UpdatedAt),
+	}
+}
+
+// listDeliverables serves GET /v1/deliverables?page&limit&status&projectId.
+func (h *handler) listDeliverables(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	q, err := listParamsOf(r, strs(store.DeliverableStatuses), true)
+	if err != nil {
+		return err
+	}
+	page, err := h.st.ListDeliverables(r.Context(), p.OrgID, store.DeliverableQuery{
+		PageRequest: q.PageRequest,
+		Status:      store.DeliverableStatus(q.Status),
+		ProjectID:   q.ProjectID,
+	})
+	if err != nil {
+		return err
+	}
+	writeList(w, r, mapItems(page.Items, deliverableOut), q.meta(page.Total))
+	return nil
+}

@@ -1,0 +1,194 @@
+package statusapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/envelope"
+)
+
+// Signed download links
+//
+// GET /v1/deliverables/{id}/download (authenticated, rate limited) answers
+//
+//	{"data": {"url": "...", "expiresAt": "2026-03-01T09:15:00Z"}}
+//
+// with a URL of the form
+//
+//	{public URL}/v1/deliverables/{id}/file?org={org id}&expires={unix seconds}&signature={sig}
+//
+// where sig is the unpadded base64url HMAC-SHA256, under the signing key,
+// of
+//
+//	"v1\n" + len(org) + ":" + org + "\n" + len(id) + ":" + id + "\n" + expires
+//
+// (lengths in decimal). The organization is in the MAC because the store
+// is scoped by organization and the file route has no key to name one; the
+// lengths keep ids that contain a newline from forging another pair; "v1"
+// lets the format change without accepting old links by accident. expires
+// is the link's expiry, now + the link TTL, in whole seconds.
+//
+// GET on the URL needs no key and costs no rate limit: the signature is the
+// credential. It is checked first, in constant time, over exactly the
+// three parameters, each given once: a missing, repeated, extra or changed
+// parameter or path is 403 INVALID_SIGNATURE, so a changed expiry fails
+// the signature before it could be judged. Then a link past its expiry is
+// 403 LINK_EXPIRED; a deliverable gone since is 404 NOT_FOUND; one with no
+// file, or whose file the source does not have, 409 FILE_NOT_AVAILABLE.
+// The bytes are served with the deliverable's content type and
+// Content-Disposition: attachment with its file name, with range requests
+// when the file can seek. A link stays valid until it expires even if the
+// key that asked for it is revoked meanwhile: keep the TTL short.
+
+// downloadLink is the wire form of a signed link.
+type downloadLink struct {
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expiresAt"`
+}
+
+// downloadLink serves GET /v1/deliverables/{id}/download.
+func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	d, err := h.st.GetDeliverable(r.Context(), p.OrgID, id)
+	if err != nil {
+		return err
+	}
+	if !d.HasFile() {
+		return errNoFile
+	}
+	expires := h.cfg.now().Add(h.cfg.linkTTL).Unix()
+	exp := strconv.FormatInt(expires, 10)
+	q := url.Values{"org": {p.OrgID}, "expires": {exp}, "signature": {h.sign(p.OrgID, id, exp)}}
+	link := downloadLink{
+		URL:       h.publicURL(r) + "/v1/deliverables/" + url.PathEscape(id) + "/file?" + q.Encode(),
+		ExpiresAt: timestamp(time.Unix(expires, 0)),
+	}
+	// The link is a credential for its lifetime: no cache keeps it.
+	envelope.WriteItem(w, r, link)
+	return nil
+}
+
+var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no file attached")
+
+// sign returns the signature of a link (see the format above).
+func (h *handler) sign(org, id, expires string) string {
+	mac := hmac.New(sha256.New, h.cfg.signingKey)
+	_, _ = io.WriteString(mac, "v1\n"+strconv.Itoa(len(org))+":"+org+"\n"+strconv.Itoa(len(id))+":"+id+"\n"+expires)
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// publicURL is WithPublicURL, or else the request's own scheme and host.
+func (h *handler) publicURL(r *http.Request) string {
+	if h.cfg.publicURL != "" {
+		return h.cfg.publicURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+var errBadSignature = envelope.New(envelope.InvalidSignature, "the download link is not valid; ask for a new one")
+
+// verify checks a link's query for the deliverable id and returns its
+// organization. See the order of the checks above.
+func (h *handler) verify(id, rawQuery string) (string, error) {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil || len(q) != 3 || len(q["org"]) != 1 || len(q["expires"]) != 1 || len(q["signature"]) != 1 {
+		return "", errBadSignature
+	}
+	org, exp, sig := q["org"][0], q["expires"][0], q["signature"][0]
+	if !hmac.Equal([]byte(sig), []byte(h.sign(org, id, exp))) {
+		return "", errBadSignature
+	}
+	expires, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return "", errBadSignature // we never sign such a value
+	}
+	if h.cfg.now().After(time.Unix(expires, 0)) {
+		return "", envelope.New(envelope.LinkExpired, "the download link has expired; ask for a new one")
+	}
+	return org, nil
+}
+
+// serveFile serves GET /v1/deliverables/{id}/file, the signed link.
+func (h *handler) serveFile(w http.ResponseWriter, r *http.Request) {
+	if err := h.file(w, r); err != nil {
+		h.fail(w, r, err)
+	}
+}
+
+func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	org, err := h.verify(id, r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	// The timeout bounds the look-up and the opening, not the transfer:
+	// files.Source promises the file outlives ctx.
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
+	defer cancel()
+	r = r.WithContext(ctx)
+	d, err := h.st.GetDeliverable(ctx, org, id)
+	if err != nil {
+		return err
+	}
+	if !d.HasFile() {
+		return errNoFile
+	}
+	f, err := h.cfg.files.Open(ctx, d.FileKey)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errNoFile
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+
+	name := "download"
+	if d.FileName != nil && *d.FileName != "" {
+		name = *d.FileName
+	}
+	ctype := "application/octet-stream"
+	if d.ContentType != nil {
+		if _, _, err := mime.ParseMediaType(*d.ContentType); err == nil {
+			ctype = *d.ContentType
+		}
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", ctype)
+	disposition := mime.FormatMediaType("attachment", map[string]string{"filename": name})
+	if disposition == "" {
+		disposition = "attachment"
+	}
+	hd.Set("Content-Disposition", disposition)
+	if rs, ok := f.(io.ReadSeeker); ok {
+		http.ServeContent(w, r, name, info.ModTime(), rs)
+		return nil
+	}
+	hd.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = io.Copy(w, f)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+// Package statusapi is the http.Handler of the status API: every /v1 route
+// of the contract (CONTRACT.md), with request ids, panic recovery,
+// authentication, per-plan rate limits, strict query parameters and signed
+// download links.
+//
+// Mount it anywhere:
+//
+//	h := statusapi.New(st, keys, lim,
+//		statusapi.WithPublicURL("https://portal.example.com/api"),
+//		statusapi.WithSigningKey(secret),
+//		statusapi.WithFiles(files.FromFS(os.DirFS("/srv/deliverables"))))
+//	mux.Handle("/api/", http.StripPrefix("/api", h))
+//
+// # Order of processing
+//
+// Every request goes through these steps; the first that fails answers.
+//
+//  1. Request id. A client's X-Request-Id of 1 to 128 characters of
+//     [A-Za-z0-9._:-] is kept, anything else is replaced by 32 random hex
+//     digits. Every response carries it, and every error body repeats it
+//     as error.request_id.
+//  2. Recover. A panic is logged with its stack and the request id, and
+//     answered 500 INTERNAL with a generic message.
+//  3. Route. An unknown path is 404 NOT_FOUND, a known path with a method
+//     other than GET or HEAD is 405 METHOD_NOT_ALLOWED with Allow: GET,
+//     HEAD, both as JSON. HEAD answers the headers of GET without a body.
+//  4. Authentication (all routes but the signed file link). The
+//     Authorization header must be "Bearer <key>": the scheme in any case,
+//     one space, one credential. Otherwise, or for a key the KeyResolver
+//     refuses, 401 UNAUTHORIZED with WWW-Authenticate: Bearer; a key of an
+//     account that may not use the API is 403 FORBIDDEN.
+//  5. Rate limit. The organization's budget is taken only now, so 401 and
+//     403 cost nothing. Limited responses (the 429 too) carry the
+//     X-RateLimit-* headers; a spent budget is 429 RATE_LIMITED with
+//     Retry-After.
+//  6. Query parameters, validated as the contract's table says; any
+//     problem is 400 INVALID_PARAMETER naming the parameter.
+//  7. Store, then the response.
+//
+// Steps 4 to 7 together are bounded by WithTimeout. A key store, limiter or
+// store that is unreachable or too slow gives 503 UNAVAILABLE; any other
+// unexpected error 500 INTERNAL, its cause logged, never sent.
+//
+// # Caching
+//
+// Successful JSON responses carry Cache-Control: private, no-cache and
+// Vary: Authorization: a client's own cache may keep them but must
+// revalidate each use (so a revoked key or a changed item is seen at
+// once), and a shared cache never stores them. Errors, download links and
+// file bytes carry Cache-Control: no-store. Every response carries
+// X-Content-Type-Options: nosniff.
+package statusapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"path"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// New returns the handler of every /v1 route, reading from st,
+// authenticating with keys and rate limiting with lim. It panics when one
+// of them is nil, or on an invalid option (a signing key shorter than
+// MinSigningKeyLen, a link TTL under a second, a timeout <= 0).
+//
+// The handler answers paths starting with /v1/. To serve it under a prefix,
+// wrap it in http.StripPrefix and set WithPublicURL to the prefixed
+// address, so the links it makes point back to it. It is safe for
+// concurrent use.
+func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) http.Handler {
+	if st == nil {
+		panic("statusapi.New: nil store.Store")
+	}
+	if keys == nil {
+		panic("statusapi.New: nil auth.KeyResolver")
+	}
+	if lim == nil {
+		panic("statusapi.New: nil ratelimit.Limiter")
+	}
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	cfg.check()
+	if cfg.signingKey == nil {
+		cfg.signingKey = make([]byte, 32)
+		_, _ = rand.Read(cfg.signingKey)
+		cfg.logger.Warn("statusapi: no signing key set (WithSigningKey): using a random one; download links will not verify on other replicas or after a restart")
+	}
+	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
+	h.mux = h.routes()
+	return h
+}
+
+type handler struct {
+	st   store.Store
+	keys auth.KeyResolver
+	lim  ratelimit.Limiter
+	cfg  config
+	mux  *http.ServeMux
+}
+
+// ServeHTTP runs steps 1 to 3 of the order of processing; the route
+// handlers (see routes.go) run the rest.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set(envelope.RequestIDHeader, requestID(r))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "no-store")
+	tw := &trackingWriter{ResponseWriter: w}
+	defer h.recover(tw, r)
+	// ServeMux would answer an unclean path ("/v1//projects", "/v1/x/..")
+	// with a plain-text redirect; no client of ours sends one.
+	if r.URL.Path != path.Clean(r.URL.Path) {
+		h.notFound(tw, r)
+		return
+	}
+	h.mux.ServeHTTP(tw, r)
+}
+
+// requestID returns the client's X-Request-Id when it is sane, else a new
+// random one.
+func requestID(r *http.Request) string {
+	if ids := r.Header.Values(envelope.RequestIDHeader); len(ids) == 1 && saneRequestID(ids[0]) {
+		return ids[0]
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func saneRequestID(id string) bool {
+	if len(id) < 1 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// trackingWriter remembers whether the response has started, so that a
+// panic after it can abort the connection instead of writing a second
+// status.
+type trackingWriter struct {
+	http.ResponseWriter
+	started bool
+}
+
+func (w *trackingWriter) WriteHeader(code int) {
+	if code >= 200 {
+		w.started = true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *trackingWriter) Write(b []byte) (int, error) {
+	w.started = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeItem writes a successful single-item response.
+func writeItem(w http.ResponseWriter, r *http.Request, v any) {
+	cacheable(w)
+	envelope.WriteItem(w, r, v)
+}
+
+// writeList writes a successful page of a list.
+func writeList[T any](w http.ResponseWriter, r *http.Request, items []T, meta envelope.Meta) {
+	cacheable(w)
+	envelope.WriteList(w, r, items, meta)
+}
+
+// cacheable marks a successful JSON response as storable by the client's
+// own cache only, revalidated on each use (see the package doc).
+func cacheable(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "private, no-cache")
+	w.Header().Add("Vary", "Authorization")
+}
+
+// timestamp formats t as the contract's timestamps: RFC 3339, UTC, whole
+// seconds ("2026-03-01T09:00:00Z").
+func timestamp(t time.Time) string {
+	return t.UTC().Truncate(time.Second).Format(time.RFC3339)
+}
+
+// nullTime is timestamp for an optional time: nil is sent as null.
+func nullTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}
+
+// mapItems converts a page of domain items to wire items.
+func mapItems[T, W any](items []T, conv func(T) W) []W {
+	out := make([]W, len(items))
+	for i, it := range items {
+		out[i] = conv(it)
+	}
+	return out
+}

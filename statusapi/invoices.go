@@ -1,0 +1,57 @@
+package statusapi
+
+import (
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// invoice is an Invoice on the wire. Amounts are integer minor units of
+// currency (ISO 4217); projectId is null for a retainer invoice and paidAt
+// until it is paid.
+type invoice struct {
+	ID        string  `json:"id"`
+	Number    string  `json:"number"`
+	ProjectID *string `json:"projectId"`
+	Status    string  `json:"status"`
+	Currency  string  `json:"currency"`
+	Total     int64   `json:"total"`
+	AmountDue int64   `json:"amountDue"`
+	IssuedAt  string  `json:"issuedAt"`
+	DueAt     string  `json:"dueAt"`
+	PaidAt    *string `json:"paidAt"`
+}
+
+func invoiceOut(i store.Invoice) invoice {
+	return invoice{
+		ID:        i.ID,
+		Number:    i.Number,
+		ProjectID: i.ProjectID,
+		Status:    string(i.Status),
+		Currency:  i.Currency,
+		Total:     i.Total,
+		AmountDue: i.AmountDue,
+		IssuedAt:  timestamp(i.IssuedAt),
+		DueAt:     timestamp(i.DueAt),
+		PaidAt:    nullTime(i.PaidAt),
+	}
+}
+
+// listInvoices serves GET /v1/invoices?page&limit&status&projectId.
+func (h *handler) listInvoices(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	q, err := listParamsOf(r, strs(store.InvoiceStatuses), true)
+	if err != nil {
+		return err
+	}
+	page, err := h.st.ListInvoices(r.Context(), p.OrgID, store.InvoiceQuery{
+		PageRequest: q.PageRequest,
+		Status:      store.InvoiceStatus(q.Status),
+		ProjectID:   q.ProjectID,
+	})
+	if err != nil {
+		return err
+	}
+	writeList(w, r, mapItems(page.Items, invoiceOut), q.meta(page.Total))
+	return nil
+}

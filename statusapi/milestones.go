@@ -1,0 +1,48 @@
+package statusapi
+
+import (
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// milestone is a Milestone on the wire; completedAt is null until it is
+// completed.
+type milestone struct {
+	ID          string  `json:"id"`
+	ProjectID   string  `json:"projectId"`
+	Name        string  `json:"name"`
+	Status      string  `json:"status"`
+	DueAt       string  `json:"dueAt"`
+	CompletedAt *string `json:"completedAt"`
+}
+
+func milestoneOut(m store.Milestone) milestone {
+	return milestone{
+		ID:          m.ID,
+		ProjectID:   m.ProjectID,
+		Name:        m.Name,
+		Status:      string(m.Status),
+		DueAt:       timestamp(m.DueAt),
+		CompletedAt: nullTime(m.CompletedAt),
+	}
+}
+
+// listMilestones serves GET /v1/projects/{id}/milestones?page&limit&status;
+// a project the organization does not have is 404.
+func (h *handler) listMilestones(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	q, err := listParamsOf(r, strs(store.MilestoneStatuses), false)
+	if err != nil {
+		return err
+	}
+	page, err := h.st.ListMilestones(r.Context(), p.OrgID, r.PathValue("id"), store.MilestoneQuery{
+		PageRequest: q.PageRequest,
+		Status:      store.MilestoneStatus(q.Status),
+	})
+	if err != nil {
+		return err
+	}
+	writeList(w, r, mapItems(page.Items, milestoneOut), q.meta(page.Total))
+	return nil
+}

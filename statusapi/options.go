@@ -1,0 +1,130 @@
+package statusapi
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/clientstatus/clientstatus/files"
+)
+
+// Defaults of the options.
+const (
+	// DefaultLinkTTL is how long a signed download link stays valid: the
+	// spec's 15 minutes.
+	DefaultLinkTTL = 15 * time.Minute
+	// DefaultTimeout bounds the backend work of one request (key lookup,
+	// rate limit, store, file source).
+	DefaultTimeout = 10 * time.Second
+	// MinSigningKeyLen is the shortest signing key New accepts. 32 bytes or
+	// more (the HMAC-SHA256 block's worth of entropy) are recommended.
+	MinSigningKeyLen = 16
+)
+
+// Option configures the handler returned by New.
+type Option func(*config)
+
+type config struct {
+	publicURL  string
+	signingKey []byte
+	linkTTL    time.Duration
+	files      files.Source
+	logger     *slog.Logger
+	now        func() time.Time
+	timeout    time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		linkTTL: DefaultLinkTTL,
+		files:   files.NewMemory(),
+		logger:  slog.Default(),
+		now:     time.Now,
+		timeout: DefaultTimeout,
+	}
+}
+
+// WithPublicURL sets the address at which clients reach the handler, for
+// the links it makes (signed download URLs): the URL that corresponds to
+// the handler's root, without the /v1 segment, such as
+// "https://portal.example.com/api" when the handler is mounted with
+// http.StripPrefix("/api", h). A trailing slash is dropped.
+//
+// Without it, links are built from each request (https when the request came
+// over TLS, else http, and its Host header), which is wrong behind a proxy
+// that terminates TLS or rewrites paths, and trusts the Host header. Set it
+// in production.
+func WithPublicURL(u string) Option {
+	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
+}
+
+// WithSigningKey sets the secret with which download links are signed
+// (HMAC-SHA256). Every replica that should verify the links of the others
+// needs the same key. Use at least 32 random bytes; New panics on a key
+// shorter than MinSigningKeyLen. The handler keeps its own copy and never
+// logs it.
+//
+// Without it, New makes a random key for the process and logs a warning:
+// links then verify only on the replica that made them, and only until it
+// restarts.
+func WithSigningKey(key []byte) Option {
+	return func(c *config) { c.signingKey = append([]byte(nil), key...) }
+}
+
+// WithLinkTTL sets how long a signed download link stays valid (default
+// DefaultLinkTTL, the spec's 15 minutes). New panics on d < 1s.
+func WithLinkTTL(d time.Duration) Option {
+	return func(c *config) { c.linkTTL = d }
+}
+
+// WithFiles sets where the bytes of deliverables are read from: a
+// deliverable's FileKey is opened in src. Without it the handler uses an
+// empty files.Memory, so every download answers 409 FILE_NOT_AVAILABLE.
+func WithFiles(src files.Source) Option {
+	return func(c *config) { c.files = src }
+}
+
+// WithLogger sets where the handler logs: panics (with their stack),
+// unexpected errors and the missing signing key warning, each with the
+// request id. Default: slog.Default(). It never logs keys, tokens or the
+// signing secret.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithClock sets the handler's clock (default time.Now): it dates link
+// expiries and checks them, and dates rate-limit headers. Tests use it to
+// expire a link without waiting.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
+}
+
+// WithTimeout bounds the backend work of one request: resolving its key,
+// the rate limit, the store and opening a file (default DefaultTimeout).
+// Past it the request is answered 503 UNAVAILABLE. Serving a file's bytes
+// to a slow client is not bounded by it. New panics on d <= 0.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = d }
+}
+
+func (c *config) check() {
+	if c.signingKey != nil && len(c.signingKey) < MinSigningKeyLen {
+		panic(fmt.Sprintf("statusapi: signing key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen))
+	}
+	if c.linkTTL < time.Second {
+		panic(fmt.Sprintf("statusapi: link TTL %v is shorter than a second", c.linkTTL))
+	}
+	if c.timeout <= 0 {
+		panic(fmt.Sprintf("statusapi: timeout %v must be positive", c.timeout))
+	}
+	if c.files == nil {
+		panic("statusapi: WithFiles(nil)")
+	}
+	if c.logger == nil {
+		panic("statusapi: WithLogger(nil)")
+	}
+	if c.now == nil {
+		panic("statusapi: WithClock(nil)")
+	}
+}

@@ -1,0 +1,163 @@
+package statusapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// The query parameters of the contract.
+const (
+	paramPage      = "page"
+	paramLimit     = "limit"
+	paramStatus    = "status"
+	paramProjectID = "projectId"
+)
+
+// query parses a raw query string strictly: every name must be one of
+// allowed, given once, with a non-empty value. Names and values are
+// case-sensitive. Any other query is 400 INVALID_PARAMETER naming the
+// parameter, so that a typo never silently widens a result.
+func query(raw string, allowed ...string) (map[string]string, error) {
+	out := make(map[string]string)
+	if raw == "" {
+		return out, nil
+	}
+	for _, pair := range strings.Split(raw, "&") {
+		if pair == "" {
+			continue // "a=1&&b=2": an empty pair names nothing
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err1 := url.QueryUnescape(rawName)
+		value, err2 := url.QueryUnescape(rawValue)
+		if err1 != nil || err2 != nil || strings.Contains(pair, ";") {
+			return nil, envelope.InvalidParam(rawName, "the query string is malformed: use name=value pairs separated by &, percent-encoded")
+		}
+		if !contains(allowed, name) {
+			return nil, envelope.InvalidParam(name, unknownParam(name, allowed))
+		}
+		if _, twice := out[name]; twice {
+			return nil, envelope.InvalidParam(name, fmt.Sprintf("%s is given more than once", name))
+		}
+		if value == "" {
+			return nil, envelope.InvalidParam(name, fmt.Sprintf("%s is empty; leave it out for the default", name))
+		}
+		out[name] = value
+	}
+	return out, nil
+}
+
+func unknownParam(name string, allowed []string) string {
+	if len(allowed) == 0 {
+		return fmt.Sprintf("unknown parameter %q: this route takes no query parameters", name)
+	}
+	return fmt.Sprintf("unknown parameter %q: this route accepts %s", name, strings.Join(allowed, ", "))
+}
+
+// noParams refuses any query parameter, for routes that take none.
+func noParams(r *http.Request) error {
+	_, err := query(r.URL.RawQuery)
+	return err
+}
+
+// listParams are the validated parameters of a list route.
+type listParams struct {
+	store.PageRequest
+	Status    string // "" for any
+	ProjectID string // "" for any
+}
+
+// listParamsOf parses the parameters of a list route: page and limit,
+// status when statuses is not empty (one of them, exactly), and projectId
+// when withProject.
+//
+// page is a whole number from 1 and limit one from 1 to store.MaxLimit,
+// written in plain digits: no sign, no leading zero, no fraction, so each
+// value has one spelling. A limit over the maximum is refused, not
+// clamped. A page so large that its offset would overflow an int is
+// refused too; any smaller page past the end is a valid, empty page.
+func listParamsOf(r *http.Request, statuses []string, withProject bool) (listParams, error) {
+	allowed := []string{paramPage, paramLimit}
+	if len(statuses) > 0 {
+		allowed = append(allowed, paramStatus)
+	}
+	if withProject {
+		allowed = append(allowed, paramProjectID)
+	}
+	q, err := query(r.URL.RawQuery, allowed...)
+	if err != nil {
+		return listParams{}, err
+	}
+	p := listParams{PageRequest: store.PageRequest{Page: 1, Limit: store.DefaultLimit}}
+	if v, ok := q[paramLimit]; ok {
+		n, ok := plainInt(v)
+		if !ok || n < 1 || n > store.MaxLimit {
+			return listParams{}, envelope.InvalidParam(paramLimit,
+				fmt.Sprintf("limit must be a whole number from 1 to %d", store.MaxLimit))
+		}
+		p.Limit = n
+	}
+	if v, ok := q[paramPage]; ok {
+		n, ok := plainInt(v)
+		if !ok || n < 1 {
+			return listParams{}, envelope.InvalidParam(paramPage, "page must be a whole number from 1, in plain digits")
+		}
+		if n > math.MaxInt/p.Limit {
+			return listParams{}, envelope.InvalidParam(paramPage, "page is too large")
+		}
+		p.Page = n
+	}
+	if v, ok := q[paramStatus]; ok {
+		if !contains(statuses, v) {
+			return listParams{}, envelope.InvalidParam(paramStatus,
+				"status must be one of "+strings.Join(statuses, ", "))
+		}
+		p.Status = v
+	}
+	p.ProjectID = q[paramProjectID]
+	return p, nil
+}
+
+// plainInt parses a positive decimal integer written in digits only, with
+// no leading zero. It reports false for anything else, including values
+// that overflow an int.
+func plainInt(s string) (int, bool) {
+	if s == "" || s[0] == '0' && len(s) > 1 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+func (p listParams) meta(total int) envelope.Meta {
+	return envelope.Meta{Page: p.Page, PerPage: p.Limit, Total: total}
+}
+
+// strs lists a status type's values as strings, for listParamsOf.
+func strs[S ~string](all []S) []string {
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,60 @@
+package statusapi
+
+import (
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// project is a Project on the wire. Every key is always present; a
+// project not started or open-ended has null startedAt or dueAt.
+type project struct {
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Status    string  `json:"status"`
+	StartedAt *string `json:"startedAt"`
+	DueAt     *string `json:"dueAt"`
+	UpdatedAt string  `json:"updatedAt"`
+}
+
+func projectOut(p store.Project) project {
+	return project{
+		ID:        p.ID,
+		Name:      p.Name,
+		Status:    string(p.Status),
+		StartedAt: nullTime(p.StartedAt),
+		DueAt:     nullTime(p.DueAt),
+		UpdatedAt: timestamp(p.UpdatedAt),
+	}
+}
+
+// listProjects serves GET /v1/projects?page&limit&status.
+func (h *handler) listProjects(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	q, err := listParamsOf(r, strs(store.ProjectStatuses), false)
+	if err != nil {
+		return err
+	}
+	page, err := h.st.ListProjects(r.Context(), p.OrgID, store.ProjectQuery{
+		PageRequest: q.PageRequest,
+		Status:      store.ProjectStatus(q.Status),
+	})
+	if err != nil {
+		return err
+	}
+	writeList(w, r, mapItems(page.Items, projectOut), q.meta(page.Total))
+	return nil
+}
+
+// getProject serves GET /v1/projects/{id}.
+func (h *handler) getProject(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	if err := noParams(r); err != nil {
+		return err
+	}
+	pr, err := h.st.GetProject(r.Context(), p.OrgID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeItem(w, r, projectOut(pr))
+	return nil
+}

@@ -1,0 +1,30 @@
+package statusapi
+
+import "net/http"
+
+// routes lists every route of the handler in one place. Each path is
+// registered for GET (which in ServeMux also matches HEAD) and, without a
+// method, for everything else, which is 405; any other path is 404. Both
+// are JSON, where ServeMux's defaults are plain text.
+func (h *handler) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range []struct {
+		path    string
+		handler http.HandlerFunc
+	}{
+		{"/v1/projects", h.api(h.listProjects)},
+		{"/v1/projects/{id}", h.api(h.getProject)},
+		{"/v1/projects/{id}/milestones", h.api(h.listMilestones)},
+		{"/v1/deliverables", h.api(h.listDeliverables)},
+		{"/v1/deliverables/{id}/download", h.api(h.downloadLink)},
+		// The signed link: no key and no rate limit, the signature is
+		// the credential (see download.go).
+		{"/v1/deliverables/{id}/file", h.serveFile},
+		{"/v1/invoices", h.api(h.listInvoices)},
+	} {
+		mux.HandleFunc("GET "+rt.path, rt.handler)
+		mux.HandleFunc(rt.path, h.methodNotAllowed)
+	}
+	mux.HandleFunc("/", h.notFound)
+	return mux
+}
