@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -40,15 +39,13 @@ type redisCounters struct {
 	rdb    redis.UniversalClient
 	prefix string
 
-	loading sync.Mutex
 	store   atomic.Pointer[limiter.Store] // ulule's store, once its scripts are loaded
+	mu      sync.Mutex
+	loading chan struct{} // closed when the load in progress ends; nil if none
 }
 
-// errLoading fails the calls made while another one loads ulule's scripts.
-var errLoading = errors.New("ratelimit: connecting to Redis")
-
 func (rc *redisCounters) take(ctx context.Context, key string, r limiter.Rate) (limiter.Context, error) {
-	s, err := rc.ulule()
+	s, err := rc.ulule(ctx)
 	if err != nil {
 		return limiter.Context{}, err
 	}
@@ -57,25 +54,37 @@ func (rc *redisCounters) take(ctx context.Context, key string, r limiter.Rate) (
 
 // ulule returns ulule's Redis store, making it on first success: making it
 // loads its scripts into Redis, which fails while Redis is down. (The store
-// reloads them itself when Redis loses them.) One call tries at a time;
-// the others fail at once rather than queue behind it while Redis is down.
-func (rc *redisCounters) ulule() (limiter.Store, error) {
-	if s := rc.store.Load(); s != nil {
-		return *s, nil
+// reloads them itself when Redis loses them.) One call loads at a time; the
+// others wait for it, or for ctx.
+func (rc *redisCounters) ulule(ctx context.Context) (limiter.Store, error) {
+	for {
+		if s := rc.store.Load(); s != nil {
+			return *s, nil
+		}
+		rc.mu.Lock()
+		if wait := rc.loading; wait != nil {
+			rc.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		rc.loading = done
+		rc.mu.Unlock()
+
+		s, err := redisstore.NewStoreWithOptions(rc.rdb, limiter.StoreOptions{Prefix: rc.prefix})
+		if err == nil {
+			rc.store.Store(&s)
+		}
+		rc.mu.Lock()
+		rc.loading = nil
+		rc.mu.Unlock()
+		close(done)
+		return s, err
 	}
-	if !rc.loading.TryLock() {
-		return nil, errLoading
-	}
-	defer rc.loading.Unlock()
-	if s := rc.store.Load(); s != nil {
-		return *s, nil
-	}
-	s, err := redisstore.NewStoreWithOptions(rc.rdb, limiter.StoreOptions{Prefix: rc.prefix})
-	if err != nil {
-		return nil, err
-	}
-	rc.store.Store(&s)
-	return s, nil
 }
 
 // giveBackScript decrements a counter that exists and is above zero. DECR
