@@ -1,0 +1,331 @@
+package statusclient_test
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/statusclient"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// The tests in this file run the client against the real handler,
+// statusapi.New on the in-memory store, key store and limiter, through
+// httptest: what the client decodes is what the server really sends.
+
+// realAPI is a running handler and what it was built on.
+type realAPI struct {
+	srv      *httptest.Server
+	st       *store.Memory
+	ks       *auth.MemoryKeyStore
+	keys     *auth.Keys
+	files    *files.Memory
+	requests atomic.Int64
+	now      time.Time // the handler's clock; time.Now when zero
+}
+
+// clock is the handler's clock. The limiter keeps real time, so tests of
+// rate-limit headers leave now zero.
+func (a *realAPI) clock() time.Time {
+	if a.now.IsZero() {
+		return time.Now()
+	}
+	return a.now
+}
+
+// newRealAPI starts the handler with the given limiter options.
+func newRealAPI(t *testing.T, limOpts ...ratelimit.Option) *realAPI {
+	t.Helper()
+	a := &realAPI{
+		st:    store.NewMemory(),
+		ks:    auth.NewMemoryKeyStore(),
+		files: files.NewMemory(),
+	}
+	a.keys = auth.NewKeys(a.ks)
+	t.Cleanup(func() { _ = a.keys.Close() })
+	var h http.Handler
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.requests.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(a.srv.Close)
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", statusapi.New(a.st, a.keys, ratelimit.NewMemory(limOpts...),
+		statusapi.WithPublicURL(a.srv.URL+"/api"),
+		statusapi.WithSigningKey([]byte("a signing key of thirty-two bytes")),
+		statusapi.WithFiles(a.files),
+		statusapi.WithClock(a.clock),
+		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	)))
+	h = mux
+	return a
+}
+
+// org puts an organization on plan, able to use the API, and returns a
+// client with a fresh key of it.
+func (a *realAPI) org(t *testing.T, id string, plan auth.Plan, opts ...statusclient.Option) *statusclient.Client {
+	t.Helper()
+	ctx := context.Background()
+	must(t, a.st.PutOrganization(ctx, store.Organization{ID: id, Name: id, Plan: string(plan), RetainerActive: true, APIEnabled: true}))
+	a.ks.PutAccount(auth.Account{OrgID: id, Plan: plan, RetainerActive: true, APIEnabled: true})
+	key, _, err := a.keys.Mint(ctx, id, "test", nil)
+	must(t, err)
+	return statusclient.New(a.srv.URL+"/api/v1", key, opts...)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seedInvoices puts n invoices of org, with ties on IssuedAt, a third of
+// them retainer invoices, and returns their ids in the contract's order.
+func seedInvoices(t *testing.T, st store.Writer, org string, n int) []string {
+	t.Helper()
+	must(t, st.PutProject(context.Background(), store.Project{ID: "p1", OrgID: org, Name: "Site", Status: store.ProjectInProgress}))
+	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	var all []store.Invoice
+	for i := range n {
+		inv := store.Invoice{
+			ID:        fmt.Sprintf("%s_inv_%04d", org, (i*7919)%n), // not inserted in order
+			OrgID:     org,
+			Number:    fmt.Sprintf("INV-%04d", i),
+			Status:    store.InvoiceStatuses[i%4],
+			Currency:  "EUR",
+			Total:     int64(10000 + i),
+			AmountDue: int64(i % 3 * 5000),
+			IssuedAt:  base.Add(-time.Duration(i/5) * 24 * time.Hour), // five a day
+			DueAt:     base.Add(30 * 24 * time.Hour),
+		}
+		if i%3 != 0 {
+			pid := "p1"
+			inv.ProjectID = &pid
+		}
+		must(t, st.PutInvoice(context.Background(), inv))
+		all = append(all, inv)
+	}
+	slices.SortFunc(all, func(a, b store.Invoice) int {
+		return cmp.Or(b.IssuedAt.Compare(a.IssuedAt), cmp.Compare(a.ID, b.ID))
+	})
+	ids := make([]string, len(all))
+	for i, inv := range all {
+		ids[i] = inv.ID
+	}
+	return ids
+}
+
+func TestRealHandlerWalksEveryInvoiceExactlyOnce(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := newRealAPI(t)
+	c := a.org(t, "org_e", auth.PlanEnterprise)
+	_ = a.org(t, "org_other", auth.PlanEnterprise)
+	want := seedInvoices(t, a.st, "org_e", 1000)
+	_ = seedInvoices(t, a.st, "org_other", 30) // never seen by org_e
+
+	var got []string
+	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{}) {
+		is.NoErr(err)
+		got = append(got, inv.ID)
+	}
+	is.Equal(len(got), 1000)               // every invoice of the organization
+	is.Equal(got, want)                    // each once, in the contract's order
+	is.Equal(a.requests.Load(), int64(10)) // ten pages of 100, no request past the end
+
+	var open []string
+	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, Limit: 33}) {
+		is.NoErr(err)
+		is.Equal(inv.Status, statusclient.InvoiceOpen) // the filter is applied
+		open = append(open, inv.ID)
+	}
+	is.Equal(len(open), 250)
+	is.Equal(len(slices.Compact(slices.Clone(open))), 250) // no duplicate across pages
+}
+
+func TestRealHandlerFields(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := newRealAPI(t)
+	c := a.org(t, "org_a", auth.PlanGrowth)
+	a.now = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // dates the download link
+	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	due := time.Date(2026, 6, 30, 17, 0, 0, 0, time.UTC)
+	done := time.Date(2026, 1, 30, 16, 0, 0, 0, time.UTC)
+	paid := time.Date(2026, 2, 10, 12, 0, 0, 0, time.UTC)
+	pid := "p1"
+	fileName, contentType, size := "mockups.pdf", "application/pdf", int64(11)
+	must(t, a.st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectInProgress, StartedAt: &started, DueAt: &due, UpdatedAt: started}))
+	must(t, a.st.PutProject(ctx, store.Project{ID: "p/2 ü", OrgID: "org_a", Name: "Retainer", Status: store.ProjectPlanned, UpdatedAt: started}))
+	must(t, a.st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p1", Name: "Design", Status: store.MilestoneCompleted, DueAt: due, CompletedAt: &done}))
+	must(t, a.st.PutMilestone(ctx, store.Milestone{ID: "m2", OrgID: "org_a", ProjectID: "p1", Name: "Build", Status: store.MilestonePending, DueAt: due}))
+	must(t, a.st.PutDeliverable(ctx, store.Deliverable{ID: "d1", OrgID: "org_a", ProjectID: "p1", Name: "Mockups", Status: store.DeliverableApproved,
+		FileName: &fileName, ContentType: &contentType, SizeBytes: &size, FileKey: "org_a/d1.pdf", CreatedAt: done, UpdatedAt: done}))
+	must(t, a.st.PutDeliverable(ctx, store.Deliverable{ID: "d2", OrgID: "org_a", ProjectID: "p1", Name: "Copy", Status: store.DeliverablePending, CreatedAt: started, UpdatedAt: started}))
+	must(t, a.st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", Number: "INV-1", ProjectID: &pid, Status: store.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid}))
+	must(t, a.st.PutInvoice(ctx, store.Invoice{ID: "i2", OrgID: "org_a", Number: "INV-2", Status: store.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due}))
+	a.files.Put("org_a/d1.pdf", []byte("PDF content"))
+
+	projects, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+	is.NoErr(err)
+	is.Equal(projects.Meta, statusclient.Meta{Page: 1, PerPage: 20, Total: 2})
+	is.Equal(projects.Items, []statusclient.Project{
+		{ID: "p1", Name: "Site", Status: statusclient.ProjectInProgress, StartedAt: &started, DueAt: &due, UpdatedAt: started},
+		{ID: "p/2 ü", Name: "Retainer", Status: statusclient.ProjectPlanned, UpdatedAt: started}, // not started: last
+	})
+
+	p, err := c.GetProject(ctx, "p/2 ü")
+	is.NoErr(err) // an id with a slash, a space and a non-ASCII letter reaches the server whole
+	is.Equal(p.Name, "Retainer")
+
+	milestones, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
+	is.NoErr(err)
+	is.Equal(milestones.Items, []statusclient.Milestone{
+		{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: due, CompletedAt: &done},
+		{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: due},
+	})
+
+	deliverables, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1"})
+	is.NoErr(err)
+	is.Equal(deliverables.Items, []statusclient.Deliverable{
+		{ID: "d1", ProjectID: "p1", Name: "Mockups", Status: statusclient.DeliverableApproved, FileName: &fileName, ContentType: &contentType, SizeBytes: &size, CreatedAt: done, UpdatedAt: done},
+		{ID: "d2", ProjectID: "p1", Name: "Copy", Status: statusclient.DeliverablePending, CreatedAt: started, UpdatedAt: started},
+	})
+
+	invoices, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
+	is.NoErr(err)
+	is.Equal(invoices.Items, []statusclient.Invoice{ // issued last, listed first
+		{ID: "i2", Number: "INV-2", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due},
+		{ID: "i1", Number: "INV-1", ProjectID: &pid, Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid},
+	})
+
+	link, err := c.DownloadDeliverable(ctx, "d1")
+	is.NoErr(err)
+	is.Equal(link.ExpiresAt, a.now.Add(15*time.Minute)) // valid for 15 minutes
+	res, err := http.Get(link.URL)                      // no API key needed
+	is.NoErr(err)
+	body, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	is.Equal(res.StatusCode, http.StatusOK)
+	is.Equal(string(body), "PDF content")
+
+	_, err = c.DownloadDeliverable(ctx, "d2")
+	var apiErr *statusclient.Error
+	is.True(errors.As(err, &apiErr))
+	is.Equal(apiErr.StatusCode, http.StatusConflict)
+	is.Equal(apiErr.Code, statusclient.CodeFileNotAvailable) // no file attached yet
+}
+
+func TestRealHandlerErrors(t *testing.T) {
+	ctx := context.Background()
+	a := newRealAPI(t)
+	c := a.org(t, "org_a", auth.PlanGrowth)
+	other := a.org(t, "org_b", auth.PlanGrowth)
+	must(t, a.st.PutProject(ctx, store.Project{ID: "p_b", OrgID: "org_b", Name: "B's", Status: store.ProjectPlanned}))
+	_, err := other.GetProject(ctx, "p_b")
+	must(t, err)
+	a.ks.PutAccount(auth.Account{OrgID: "org_b", Plan: auth.PlanGrowth, RetainerActive: false, APIEnabled: true})
+
+	tests := []struct {
+		name   string
+		call   func() error
+		status int
+		code   string
+		param  string
+	}{
+		{"unknown key", func() error {
+			_, err := statusclient.New(a.srv.URL+"/api/v1", "csk_not_a_key").ListProjects(ctx, statusclient.ProjectListOptions{})
+			return err
+		}, 401, statusclient.CodeUnauthorized, ""},
+		{"retainer ended", func() error {
+			_, err := other.ListProjects(ctx, statusclient.ProjectListOptions{})
+			return err
+		}, 403, statusclient.CodeForbidden, ""},
+		{"another organization's project", func() error {
+			_, err := c.GetProject(ctx, "p_b")
+			return err
+		}, 404, statusclient.CodeNotFound, ""},
+		{"milestones of an unknown project", func() error {
+			_, err := c.ListMilestones(ctx, "nope", statusclient.MilestoneListOptions{})
+			return err
+		}, 404, statusclient.CodeNotFound, ""},
+		{"limit over 100", func() error {
+			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Limit: 101})
+			return err
+		}, 400, statusclient.CodeInvalidParameter, "limit"},
+		{"status not of the resource", func() error {
+			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: "PAID"})
+			return err
+		}, 400, statusclient.CodeInvalidParameter, "status"},
+		{"unknown deliverable", func() error {
+			_, err := c.DownloadDeliverable(ctx, "nope")
+			return err
+		}, 404, statusclient.CodeNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.call()
+			var apiErr *statusclient.Error
+			is.True(errors.As(err, &apiErr)) // an *Error
+			is.Equal(apiErr.StatusCode, tt.status)
+			is.Equal(apiErr.Code, tt.code)
+			is.Equal(apiErr.Param, tt.param)
+			is.True(apiErr.Message != "")
+			is.True(apiErr.RequestID != "") // to quote to the operator
+		})
+	}
+}
+
+func TestRealHandlerRateLimitRetry(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := newRealAPI(t, ratelimit.WithRate(auth.PlanStarter, ratelimit.Rate{Limit: 2, Period: time.Minute}))
+	rec := &recorder{}
+	c := a.org(t, "org_s", auth.PlanStarter, statusclient.WithRetry(3, time.Minute), statusclient.WithSleep(rec.sleep))
+
+	for range 2 {
+		_, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+		is.NoErr(err) // within the budget
+	}
+	before := a.requests.Load()
+	_, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+	var apiErr *statusclient.Error
+	is.True(errors.As(err, &apiErr))
+	is.Equal(apiErr.StatusCode, http.StatusTooManyRequests)
+	is.Equal(apiErr.Code, statusclient.CodeRateLimited)
+	is.True(apiErr.RequestID != "")
+	is.True(apiErr.RetryAfter > 0 && apiErr.RetryAfter <= time.Minute) // the server's Retry-After
+	is.Equal(a.requests.Load()-before, int64(3))                       // three attempts, no more
+	is.Equal(len(rec.waits), 2)                                        // a wait before each retry
+	for _, w := range rec.waits {
+		is.True(w > 0 && w <= time.Minute) // each as long as Retry-After said
+	}
+
+	short := a.org(t, "org_s2", auth.PlanStarter, statusclient.WithRetry(3, time.Millisecond), statusclient.WithSleep(rec.sleep))
+	for range 2 {
+		_, err := short.ListProjects(ctx, statusclient.ProjectListOptions{})
+		is.NoErr(err)
+	}
+	before = a.requests.Load()
+	_, err = short.ListProjects(ctx, statusclient.ProjectListOptions{})
+	is.True(errors.As(err, &apiErr))
+	is.Equal(apiErr.Code, statusclient.CodeRateLimited)
+	is.Equal(a.requests.Load()-before, int64(1)) // Retry-After beyond maxWait: no retry
+}
