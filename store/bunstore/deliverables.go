@@ -1,0 +1,92 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+type deliverableRow struct {
+	bun.BaseModel `bun:"table:deliverables,alias:d"`
+	total
+
+	OrgID       string    `bun:"org_id,pk"`
+	ID          string    `bun:"id,pk"`
+	ProjectID   string    `bun:"project_id,notnull"`
+	Name        string    `bun:"name,notnull"`
+	Status      string    `bun:"status,notnull"`
+	FileKey     string    `bun:"file_key,notnull"`
+	FileName    *string   `bun:"file_name"`
+	ContentType *string   `bun:"content_type"`
+	SizeBytes   *int64    `bun:"size_bytes"`
+	CreatedAt   time.Time `bun:"created_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+}
+
+func (row deliverableRow) deliverable() store.Deliverable {
+	return store.Deliverable{
+		ID:          row.ID,
+		OrgID:       row.OrgID,
+		ProjectID:   row.ProjectID,
+		Name:        row.Name,
+		Status:      store.DeliverableStatus(row.Status),
+		FileName:    row.FileName,
+		ContentType: row.ContentType,
+		SizeBytes:   row.SizeBytes,
+		FileKey:     row.FileKey,
+		CreatedAt:   row.CreatedAt.UTC(),
+		UpdatedAt:   row.UpdatedAt.UTC(),
+	}
+}
+
+// PutDeliverable inserts or replaces a deliverable, with where its file
+// lives (FileKey); the error wraps store.ErrNotFound when its project does
+// not exist in its organization.
+func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	return s.put(ctx, fmt.Sprintf("deliverable %q", d.ID), "d", &deliverableRow{
+		OrgID:       d.OrgID,
+		ID:          d.ID,
+		ProjectID:   d.ProjectID,
+		Name:        d.Name,
+		Status:      string(d.Status),
+		FileKey:     d.FileKey,
+		FileName:    d.FileName,
+		ContentType: d.ContentType,
+		SizeBytes:   d.SizeBytes,
+		CreatedAt:   d.CreatedAt,
+		UpdatedAt:   d.UpdatedAt,
+	})
+}
+
+// ListDeliverables returns a page of the organization's deliverables,
+// newest first, through the index deliverables_list or, with filters,
+// deliverables_list_status, deliverables_list_project or
+// deliverables_list_project_status.
+func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("d.org_id = ?", orgID)
+		if q.ProjectID != "" {
+			sq = sq.Where("d.project_id = ?", q.ProjectID)
+		}
+		if q.Status != "" {
+			sq = sq.Where("d.status = ?", q.Status)
+		}
+		return sq
+	}
+	return list(ctx, s, "deliverables", q.PageRequest, filter, "d.created_at DESC, d.id", deliverableRow.deliverable)
+}
+
+// GetDeliverable returns one of the organization's deliverables, with where
+// its file lives; the error wraps store.ErrNotFound when it has none with
+// that id.
+func (s *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Deliverable, error) {
+	row, err := get[deliverableRow](ctx, s, "deliverable", "d", orgID, id)
+	return row.deliverable(), err
+}

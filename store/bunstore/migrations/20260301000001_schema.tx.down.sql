@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS invoices, deliverables, milestones, projects, api_keys, organizations;

@@ -1,0 +1,92 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+type milestoneRow struct {
+	bun.BaseModel `bun:"table:milestones,alias:m"`
+	total
+
+	OrgID       string     `bun:"org_id,pk"`
+	ID          string     `bun:"id,pk"`
+	ProjectID   string     `bun:"project_id,notnull"`
+	Name        string     `bun:"name,notnull"`
+	Status      string     `bun:"status,notnull"`
+	DueAt       time.Time  `bun:"due_at,notnull"`
+	CompletedAt *time.Time `bun:"completed_at"`
+}
+
+func (row milestoneRow) milestone() store.Milestone {
+	return store.Milestone{
+		ID:          row.ID,
+		OrgID:       row.OrgID,
+		ProjectID:   row.ProjectID,
+		Name:        row.Name,
+		Status:      store.MilestoneStatus(row.Status),
+		DueAt:       row.DueAt.UTC(),
+		CompletedAt: utc(row.CompletedAt),
+	}
+}
+
+// PutMilestone inserts or replaces a milestone; the error wraps
+// store.ErrNotFound when its project does not exist in its organization.
+func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	return s.put(ctx, fmt.Sprintf("milestone %q", m.ID), "m", &milestoneRow{
+		OrgID:       m.OrgID,
+		ID:          m.ID,
+		ProjectID:   m.ProjectID,
+		Name:        m.Name,
+		Status:      string(m.Status),
+		DueAt:       m.DueAt,
+		CompletedAt: m.CompletedAt,
+	})
+}
+
+// ListMilestones returns a page of one of the organization's projects'
+// milestones, earliest due first, through the index milestones_list
+// (milestones_list_status with a status filter); the error wraps
+// store.ErrNotFound when the organization has no such project.
+//
+// A page with milestones proves the project exists; an empty one takes a
+// second round trip that checks the project and counts its milestones.
+func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("m.org_id = ? AND m.project_id = ?", orgID, projectID)
+		if q.Status != "" {
+			sq = sq.Where("m.status = ?", q.Status)
+		}
+		return sq
+	}
+	what := fmt.Sprintf("list milestones of project %q", projectID)
+	rows, n, err := selectPage[milestoneRow](ctx, s.db, q.PageRequest, filter, "m.due_at, m.id")
+	if err != nil {
+		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
+	}
+	if len(rows) == 0 {
+		var found bool
+		err := s.db.NewSelect().
+			ColumnExpr("EXISTS (?)", s.db.NewSelect().Model((*projectRow)(nil)).
+				ColumnExpr("1").Where("p.org_id = ? AND p.id = ?", orgID, projectID)).
+			ColumnExpr("(?)", filter(s.db.NewSelect().Model((*milestoneRow)(nil)).ColumnExpr("count(*)"))).
+			Scan(ctx, &found, &n)
+		if err != nil {
+			return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
+		}
+		if !found {
+			return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
+		}
+	}
+	return listed(rows, n, milestoneRow.milestone), nil
+}

@@ -1,0 +1,103 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// DefaultStatementTimeout is the server-side statement_timeout that Open
+// sets when neither the URL nor WithStatementTimeout gives one.
+const DefaultStatementTimeout = 5 * time.Second
+
+// OpenOption configures Open.
+type OpenOption func(*openConfig)
+
+type openConfig struct {
+	statementTimeout time.Duration
+}
+
+// WithStatementTimeout sets the server-side statement_timeout of every
+// connection: PostgreSQL cancels a statement that runs longer, even when
+// the client that sent it is gone. It should exceed the store's query
+// timeout (WithQueryTimeout), which cancels first in the usual case. A
+// statement_timeout in the URL takes precedence.
+func WithStatementTimeout(d time.Duration) OpenOption {
+	return func(c *openConfig) {
+		if d > 0 {
+			c.statementTimeout = d
+		}
+	}
+}
+
+// Open connects to the PostgreSQL database at dsn (a postgres:// URL or a
+// libpq key=value string, sslmode and the other libpq settings honoured)
+// through the pgx driver, checks that it answers, and returns a *bun.DB
+// for New and Migrate. Unknown URL parameters become run-time parameters:
+// "?search_path=tenant_a" selects a schema.
+//
+// Every connection is set up so that a slow or lost database costs little:
+// a statement_timeout on the server (DefaultStatementTimeout unless set), a
+// context that ends cancels the statement on the server (a cancel request,
+// not only a dropped socket, so no query keeps running behind), times in
+// UTC, and one round trip per query. The pool keeps at most
+// 4 x GOMAXPROCS connections; change it through the returned db (it embeds
+// *sql.DB). A portal that builds its own *bun.DB should set the same:
+// statement_timeout as a run-time parameter, and pgx's
+// CancelRequestContextWatcherHandler.
+//
+// Open returns an error wrapping store.ErrUnavailable when the database
+// cannot be reached; the caller closes the db.
+func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) {
+	c := openConfig{statementTimeout: DefaultStatementTimeout}
+	for _, o := range opts {
+		o(&c)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message may quote the URL, password included.
+		return nil, fmt.Errorf("bunstore: open: the database URL does not parse")
+	}
+	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.statementTimeout.Milliseconds(), 10)
+	}
+	if _, ok := cfg.RuntimeParams["timezone"]; !ok {
+		cfg.RuntimeParams["timezone"] = "UTC"
+	}
+	// Bun writes the values into the query text itself; the simple
+	// protocol then sends it in one round trip, without preparing a
+	// statement per distinct text.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	cfg.BuildContextWatcherHandler = func(conn *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{
+			Conn: conn,
+			// If the server does not answer the cancel request, give up
+			// on the connection.
+			DeadlineDelay: time.Second,
+		}
+	}
+
+	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg))
+	conns := 4 * runtime.GOMAXPROCS(0)
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	sqldb.SetConnMaxLifetime(time.Hour)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, failure(ctx, store.ErrUnavailable, "open", err)
+	}
+	return bun.NewDB(sqldb, pgdialect.New()), nil
+}

@@ -1,0 +1,74 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+type projectRow struct {
+	bun.BaseModel `bun:"table:projects,alias:p"`
+	total
+
+	OrgID     string     `bun:"org_id,pk"`
+	ID        string     `bun:"id,pk"`
+	Name      string     `bun:"name,notnull"`
+	Status    string     `bun:"status,notnull"`
+	StartedAt *time.Time `bun:"started_at"`
+	DueAt     *time.Time `bun:"due_at"`
+	UpdatedAt time.Time  `bun:"updated_at,notnull"`
+}
+
+func (row projectRow) project() store.Project {
+	return store.Project{
+		ID:        row.ID,
+		OrgID:     row.OrgID,
+		Name:      row.Name,
+		Status:    store.ProjectStatus(row.Status),
+		StartedAt: utc(row.StartedAt),
+		DueAt:     utc(row.DueAt),
+		UpdatedAt: row.UpdatedAt.UTC(),
+	}
+}
+
+// PutProject inserts or replaces a project; the error wraps
+// store.ErrNotFound when its organization does not exist.
+func (s *Store) PutProject(ctx context.Context, p store.Project) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	return s.put(ctx, fmt.Sprintf("project %q", p.ID), "p", &projectRow{
+		OrgID:     p.OrgID,
+		ID:        p.ID,
+		Name:      p.Name,
+		Status:    string(p.Status),
+		StartedAt: p.StartedAt,
+		DueAt:     p.DueAt,
+		UpdatedAt: p.UpdatedAt,
+	})
+}
+
+// ListProjects returns a page of the organization's projects, latest
+// started first, through the index projects_list (projects_list_status
+// with a status filter).
+func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("p.org_id = ?", orgID)
+		if q.Status != "" {
+			sq = sq.Where("p.status = ?", q.Status)
+		}
+		return sq
+	}
+	return list(ctx, s, "projects", q.PageRequest, filter, "p.started_at DESC NULLS LAST, p.id", projectRow.project)
+}
+
+// GetProject returns one of the organization's projects; the error wraps
+// store.ErrNotFound when it has none with that id.
+func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
+	row, err := get[projectRow](ctx, s, "project", "p", orgID, id)
+	return row.project(), err
+}
