@@ -70,10 +70,16 @@ type testAPI struct {
 	key map[string]string
 }
 
-// setup adjusts newTestAPI: wrap replaces the store the handler reads.
+// setup adjusts newTestAPI: wrap replaces the store the handler reads;
+// limits are options of the rate limiter.
 type setup struct {
-	wrap func(store.Store) store.Store
+	wrap   func(store.Store) store.Store
+	limits []ratelimit.Option
 }
+
+// unlimited lifts the starter plan's limit, for tests that read org_a's
+// data more than 60 times.
+var unlimited = setup{limits: []ratelimit.Option{ratelimit.WithRate(auth.PlanStarter, ratelimit.Unlimited)}}
 
 func newTestAPI(t *testing.T, opts ...statusapi.Option) *testAPI {
 	return newTestAPIWith(t, setup{}, opts...)
@@ -100,7 +106,7 @@ func newTestAPIWith(t *testing.T, s setup, opts ...statusapi.Option) *testAPI {
 	if s.wrap != nil {
 		st = s.wrap(st)
 	}
-	lim := ratelimit.NewMemory(ratelimit.WithLogger(logger))
+	lim := ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(logger)}, s.limits...)...)
 	all := append([]statusapi.Option{
 		statusapi.WithSigningKey(signingKey),
 		statusapi.WithFiles(a.files),
@@ -134,9 +140,16 @@ func (a *testAPI) do(method, target, key string, headers ...string) *httptest.Re
 // serve sends req to the handler and checks the response.
 func (a *testAPI) serve(req *http.Request) *httptest.ResponseRecorder {
 	a.t.Helper()
+	return serveWith(a.t, a.handler, req)
+}
+
+// serveWith sends req to h and checks the response: every handler of the
+// tests is called here.
+func serveWith(t *testing.T, h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
 	res := httptest.NewRecorder()
-	a.handler.ServeHTTP(res, req)
-	checkResponse(a.t, req, res)
+	h.ServeHTTP(res, req)
+	checkResponse(t, req, res)
 	return res
 }
 

@@ -94,8 +94,8 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithClock sets the handler's clock (default time.Now): it dates link
-// expiries and checks them, and dates rate-limit headers. Tests use it to
-// expire a link without waiting.
+// expiries and checks them. Tests use it to expire a link without waiting.
+// Rate-limit headers stay on the real clock, as the limiter's windows do.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
 }
