@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/clientstatus/clientstatus/statusapi"
+)
+
+// errUsage reports flags the flag package refused (it has printed why).
+var errUsage = errors.New("bad flags")
+
+// config is the server's configuration: flags first, then environment
+// variables for the settings that have one.
+type config struct {
+	addr        string
+	dataFile    string
+	publicURL   string
+	linkTTL     time.Duration
+	signingKey  string // secret: never logged
+	databaseURL string // may hold a password: never logged
+	redisURL    string // may hold a password: never logged
+	logFormat   string
+}
+
+// The environment variables the server reads.
+const (
+	envSigningKey  = "CLIENTSTATUS_SIGNING_KEY"
+	envDatabaseURL = "DATABASE_URL"
+	envRedisURL    = "REDIS_URL"
+)
+
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.addr, "addr", ":8080", "`address` to listen on")
+	fs.StringVar(&c.dataFile, "data", "", "JSON data `file` to serve (see README.md); without it, the built-in demo data")
+	fs.StringVar(&c.publicURL, "public-url", "", "`URL` at which clients reach the API, for download links (default http://localhost:<port of -addr>)")
+	fs.DurationVar(&c.linkTTL, "link-ttl", statusapi.DefaultLinkTTL, "how long a signed download link stays valid")
+	fs.StringVar(&c.signingKey, "signing-key", "", "secret that signs download links, 32+ bytes, the same on every replica (or $"+envSigningKey+"); without one, a random key")
+	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL `URL` to serve from, migrated at start (or $"+envDatabaseURL+"); without one, in memory")
+	fs.StringVar(&c.redisURL, "redis-url", "", "Redis `URL` for rate limits shared by replicas (or $"+envRedisURL+"); without one, in memory")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
+		fs.Usage()
+		return c, errUsage
+	}
+	fromEnv := func(v *string, name string) {
+		if *v == "" {
+			*v = getenv(name)
+		}
+	}
+	fromEnv(&c.signingKey, envSigningKey)
+	fromEnv(&c.databaseURL, envDatabaseURL)
+	fromEnv(&c.redisURL, envRedisURL)
+	return c, c.check()
+}
+
+// check refuses what statusapi.New would panic on, and nonsense, with a
+// message saying what to change.
+func (c config) check() error {
+	if c.linkTTL < time.Second {
+		return fmt.Errorf("-link-ttl %v: want at least 1s", c.linkTTL)
+	}
+	if c.signingKey != "" && len(c.signingKey) < statusapi.MinSigningKeyLen {
+		return fmt.Errorf("signing key is %d bytes: use at least %d, 32 or more recommended (the key itself is not shown)", len(c.signingKey), statusapi.MinSigningKeyLen)
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)
+	}
+	if c.publicURL != "" {
+		u, err := url.Parse(c.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("-public-url %q: want an absolute http(s) URL such as https://portal.example.com/api", c.publicURL)
+		}
+	}
+	return nil
+}
+
+// defaultPublicURL is where a client on this machine reaches a server
+// listening on addr: http://localhost:<port> when it listens on every
+// interface, else http://<host>:<port>.
+func defaultPublicURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

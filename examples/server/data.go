@@ -1,0 +1,561 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// dataset is everything the server serves: what a data file holds once
+// parsed, or the built-in demo data. Items are in file order, so an index
+// names an item of the file.
+type dataset struct {
+	orgs         []store.Organization
+	keys         []apiKey
+	projects     []store.Project
+	milestones   []store.Milestone
+	deliverables []store.Deliverable
+	invoices     []store.Invoice
+	// content maps a deliverable's FileKey to its file's bytes.
+	content map[string][]byte
+}
+
+// apiKey is a plaintext API key of the data file; it is hashed when loaded
+// and never logged.
+type apiKey struct {
+	OrgID     string
+	Name      string
+	Key       string
+	ExpiresAt *time.Time
+	RevokedAt *time.Time
+}
+
+// fileKey is where the bytes of a deliverable given with content are kept.
+func fileKey(orgID, deliverableID string) string {
+	return "deliverables/" + orgID + "/" + deliverableID
+}
+
+// The items of a data file, as JSON. Every field a file may hold is here:
+// an unknown field is refused, so that a misspelt one ("dueat") cannot
+// silently become null. Pointers tell a missing required field from a zero.
+type (
+	fileJSON struct {
+		Organizations []json.RawMessage `json:"organizations"`
+		APIKeys       []json.RawMessage `json:"apiKeys"`
+		Projects      []json.RawMessage `json:"projects"`
+		Milestones    []json.RawMessage `json:"milestones"`
+		Deliverables  []json.RawMessage `json:"deliverables"`
+		Invoices      []json.RawMessage `json:"invoices"`
+	}
+	orgJSON struct {
+		ID             string `json:"id"`
+		Name           string `json:"name"`
+		Plan           string `json:"plan"`
+		RetainerActive *bool  `json:"retainerActive"`
+		APIEnabled     *bool  `json:"apiEnabled"`
+	}
+	keyJSON struct {
+		OrgID     string  `json:"orgId"`
+		Name      string  `json:"name"`
+		Key       string  `json:"key"`
+		ExpiresAt *string `json:"expiresAt"`
+		RevokedAt *string `json:"revokedAt"`
+	}
+	projectJSON struct {
+		ID        string  `json:"id"`
+		OrgID     string  `json:"orgId"`
+		Name      string  `json:"name"`
+		Status    string  `json:"status"`
+		StartedAt *string `json:"startedAt"`
+		DueAt     *string `json:"dueAt"`
+		UpdatedAt *string `json:"updatedAt"`
+	}
+	milestoneJSON struct {
+		ID          string  `json:"id"`
+		OrgID       string  `json:"orgId"` // optional: the project's
+		ProjectID   string  `json:"projectId"`
+		Name        string  `json:"name"`
+		Status      string  `json:"status"`
+		DueAt       *string `json:"dueAt"`
+		CompletedAt *string `json:"completedAt"`
+	}
+	deliverableJSON struct {
+		ID          string  `json:"id"`
+		OrgID       string  `json:"orgId"` // optional: the project's
+		ProjectID   string  `json:"projectId"`
+		Name        string  `json:"name"`
+		Status      string  `json:"status"`
+		FileName    *string `json:"fileName"`
+		ContentType *string `json:"contentType"`
+		SizeBytes   *int64  `json:"sizeBytes"`
+		CreatedAt   *string `json:"createdAt"`
+		UpdatedAt   *string `json:"updatedAt"`
+		Content     *string `json:"content"`
+	}
+	invoiceJSON struct {
+		ID        string  `json:"id"`
+		OrgID     string  `json:"orgId"`
+		Number    string  `json:"number"`
+		ProjectID *string `json:"projectId"`
+		Status    string  `json:"status"`
+		Currency  string  `json:"currency"`
+		Total     *int64  `json:"total"`
+		AmountDue *int64  `json:"amountDue"`
+		IssuedAt  *string `json:"issuedAt"`
+		DueAt     *string `json:"dueAt"`
+		PaidAt    *string `json:"paidAt"`
+	}
+)
+
+// parseData reads a data file (the format of CONTRACT.md) and checks it
+// whole: every item's fields, unique ids, and that every id it refers to
+// exists and belongs to the same organization. The error names the first
+// bad item, as in `projects[3] (id "p9"): unknown organization "org_x"`.
+func parseData(r io.Reader) (*dataset, error) {
+	var f fileJSON
+	if err := decodeStrict(r, &f); err != nil {
+		return nil, err
+	}
+	ds := &dataset{content: map[string][]byte{}}
+	var err error
+	if ds.orgs, err = items("organizations", f.Organizations, parseOrg); err != nil {
+		return nil, err
+	}
+	if ds.keys, err = items("apiKeys", f.APIKeys, parseKey); err != nil {
+		return nil, err
+	}
+	if ds.projects, err = items("projects", f.Projects, parseProject); err != nil {
+		return nil, err
+	}
+	if ds.milestones, err = items("milestones", f.Milestones, parseMilestone); err != nil {
+		return nil, err
+	}
+	withContent, err := items("deliverables", f.Deliverables, parseDeliverable)
+	if err != nil {
+		return nil, err
+	}
+	for _, dc := range withContent {
+		ds.deliverables = append(ds.deliverables, dc.Deliverable)
+	}
+	if ds.invoices, err = items("invoices", f.Invoices, parseInvoice); err != nil {
+		return nil, err
+	}
+	if err := ds.check(); err != nil {
+		return nil, err
+	}
+	// Content is attached once check has given each deliverable its
+	// organization.
+	for i, dc := range withContent {
+		if dc.content != nil {
+			ds.attach(i, []byte(*dc.content))
+		}
+	}
+	return ds, nil
+}
+
+// decodeStrict decodes one JSON object into the struct v points to,
+// refusing anything after it and any field whose name is not exactly the
+// JSON name of one of v's fields (encoding/json alone would take "dueat"
+// for "dueAt").
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON value")
+	}
+	if fields == nil {
+		return errors.New("want a JSON object, not null")
+	}
+	known := map[string]bool{}
+	t := reflect.TypeOf(v).Elem()
+	for i := 0; i < t.NumField(); i++ {
+		known[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = true
+	}
+	for name := range fields {
+		if !known[name] {
+			return fmt.Errorf("unknown field %q (names are case-sensitive)", name)
+		}
+	}
+	whole, _ := json.Marshal(fields) // re-encoding what was just decoded cannot fail
+	return jsonError(json.Unmarshal(whole, v))
+}
+
+// jsonError makes the decoder's errors read as the file's terms: the
+// field's JSON name rather than the Go type.
+func jsonError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "a " + te.Type.String()
+		switch te.Type.Kind() {
+		case reflect.Int, reflect.Int64:
+			want = "an integer"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.String:
+			want = "a string"
+		case reflect.Slice:
+			want = "a list"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		}
+		return fmt.Errorf("%s: %s is not %s", te.Field, te.Value, want)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("not valid JSON: it ends too soon")
+	}
+	if errors.Is(err, io.EOF) {
+		return errors.New("empty file: want a JSON object")
+	}
+	return err
+}
+
+// items parses each raw item of a section with parse, naming a bad item by
+// its section, index and, when it has one, id.
+func items[T any](section string, raws []json.RawMessage, parse func(json.RawMessage) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(raws))
+	for i, raw := range raws {
+		v, err := parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", itemName(section, i, idOf(raw)), err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// itemName names the i-th item of a section: `projects[3] (id "p9")`.
+func itemName(section string, i int, id string) string {
+	if id == "" {
+		return fmt.Sprintf("%s[%d]", section, i)
+	}
+	return fmt.Sprintf("%s[%d] (id %q)", section, i, id)
+}
+
+// idOf returns the "id" of a raw item, or "" when it has none.
+func idOf(raw json.RawMessage) string {
+	var v struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	return v.ID
+}
+
+func parseOrg(raw json.RawMessage) (store.Organization, error) {
+	var v orgJSON
+	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
+		return store.Organization{}, err
+	}
+	if v.RetainerActive == nil || v.APIEnabled == nil {
+		return store.Organization{}, errors.New("retainerActive and apiEnabled are required (true or false)")
+	}
+	if v.Name == "" {
+		return store.Organization{}, errors.New("name is required")
+	}
+	o := store.Organization{ID: v.ID, Name: v.Name, Plan: v.Plan, RetainerActive: *v.RetainerActive, APIEnabled: *v.APIEnabled}
+	return o, o.Validate()
+}
+
+func parseKey(raw json.RawMessage) (apiKey, error) {
+	var v keyJSON
+	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
+		return apiKey{}, err
+	}
+	if v.OrgID == "" {
+		return apiKey{}, errors.New("orgId is required")
+	}
+	if v.Key == "" || strings.TrimSpace(v.Key) != v.Key || strings.ContainsAny(v.Key, " \t\r\n") {
+		return apiKey{}, errors.New("key is required, without spaces")
+	}
+	k := apiKey{OrgID: v.OrgID, Name: v.Name, Key: v.Key}
+	var err error
+	if k.ExpiresAt, err = optionalTime("expiresAt", v.ExpiresAt); err != nil {
+		return k, err
+	}
+	if k.RevokedAt, err = optionalTime("revokedAt", v.RevokedAt); err != nil {
+		return k, err
+	}
+	return k, nil
+}
+
+func parseProject(raw json.RawMessage) (store.Project, error) {
+	var v projectJSON
+	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
+		return store.Project{}, err
+	}
+	p := store.Project{ID: v.ID, OrgID: v.OrgID, Name: v.Name, Status: store.ProjectStatus(v.Status)}
+	var err error
+	if p.StartedAt, err = optionalTime("startedAt", v.StartedAt); err != nil {
+		return p, err
+	}
+	if p.DueAt, err = optionalTime("dueAt", v.DueAt); err != nil {
+		return p, err
+	}
+	if p.UpdatedAt, err = requiredTime("updatedAt", v.UpdatedAt); err != nil {
+		return p, err
+	}
+	if err := requireName(v.Name); err != nil {
+		return p, err
+	}
+	return p, p.Validate()
+}
+
+func parseMilestone(raw json.RawMessage) (store.Milestone, error) {
+	var v milestoneJSON
+	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
+		return store.Milestone{}, err
+	}
+	m := store.Milestone{ID: v.ID, OrgID: v.OrgID, ProjectID: v.ProjectID, Name: v.Name, Status: store.MilestoneStatus(v.Status)}
+	var err error
+	if m.DueAt, err = requiredTime("dueAt", v.DueAt); err != nil {
+		return m, err
+	}
+	if m.CompletedAt, err = optionalTime("completedAt", v.CompletedAt); err != nil {
+		return m, err
+	}
+	if err := requireName(v.Name); err != nil {
+		return m, err
+	}
+	return m, nil // validated by check, once its organization is known
+}
+
+// deliverableItem is a deliverable of a data file and the content of its
+// file, nil when the item holds none.
+type deliverableItem struct {
+	store.Deliverable
+	content *string
+}
+
+func parseDeliverable(raw json.RawMessage) (deliverableItem, error) {
+	var v deliverableJSON
+	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
+		return deliverableItem{}, err
+	}
+	d := store.Deliverable{
+		ID: v.ID, OrgID: v.OrgID, ProjectID: v.ProjectID, Name: v.Name,
+		Status:   store.DeliverableStatus(v.Status),
+		FileName: v.FileName, ContentType: v.ContentType, SizeBytes: v.SizeBytes,
+	}
+	item := deliverableItem{Deliverable: d, content: v.Content}
+	var err error
+	if item.CreatedAt, err = requiredTime("createdAt", v.CreatedAt); err != nil {
+		return item, err
+	}
+	if item.UpdatedAt, err = requiredTime("updatedAt", v.UpdatedAt); err != nil {
+		return item, err
+	}
+	if err := requireName(v.Name); err != nil {
+		return item, err
+	}
+	if v.Content != nil && d.SizeBytes != nil && *d.SizeBytes != int64(len(*v.Content)) {
+		return item, fmt.Errorf("sizeBytes %d is not the length of content (%d bytes)", *d.SizeBytes, len(*v.Content))
+	}
+	return item, nil // validated by check, once its organization is known
+}
+
+func parseInvoice(raw json.RawMessage) (store.Invoice, error) {
+	var v invoiceJSON
+	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
+		return store.Invoice{}, err
+	}
+	i := store.Invoice{
+		ID: v.ID, OrgID: v.OrgID, Number: v.Number, ProjectID: v.ProjectID,
+		Status: store.InvoiceStatus(v.Status), Currency: v.Currency,
+	}
+	if v.Number == "" {
+		return i, errors.New("number is required")
+	}
+	if v.Total == nil || v.AmountDue == nil {
+		return i, errors.New("total and amountDue are required (integer minor units)")
+	}
+	i.Total, i.AmountDue = *v.Total, *v.AmountDue
+	var err error
+	if i.IssuedAt, err = requiredTime("issuedAt", v.IssuedAt); err != nil {
+		return i, err
+	}
+	if i.DueAt, err = requiredTime("dueAt", v.DueAt); err != nil {
+		return i, err
+	}
+	if i.PaidAt, err = optionalTime("paidAt", v.PaidAt); err != nil {
+		return i, err
+	}
+	return i, i.Validate()
+}
+
+func requireName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return errors.New("name is required")
+	}
+	return nil
+}
+
+// requiredTime parses an RFC 3339 timestamp that must be there. Times are
+// kept in UTC at second precision, as the API shows them.
+func requiredTime(field string, s *string) (time.Time, error) {
+	if s == nil {
+		return time.Time{}, fmt.Errorf("%s is required (an RFC 3339 time such as 2026-03-01T09:00:00Z)", field)
+	}
+	t, err := time.Parse(time.RFC3339, *s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %q is not an RFC 3339 time such as 2026-03-01T09:00:00Z", field, *s)
+	}
+	return t.UTC().Truncate(time.Second), nil
+}
+
+// optionalTime parses an RFC 3339 timestamp that may be null or missing.
+func optionalTime(field string, s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := requiredTime(field, s)
+	return &t, err
+}
+
+// check verifies what no single item can: ids are unique within their
+// kind and organization (two organizations may each have a "p1"), and
+// every id an item refers to exists in the same organization. It gives
+// milestones and deliverables their project's organization.
+func (ds *dataset) check() error {
+	orgs := map[string]bool{}
+	for i, o := range ds.orgs {
+		if orgs[o.ID] {
+			return fmt.Errorf("%s: duplicate id", itemName("organizations", i, o.ID))
+		}
+		orgs[o.ID] = true
+	}
+	known := func(orgID string) error {
+		if !orgs[orgID] {
+			return fmt.Errorf("unknown organization %q", orgID)
+		}
+		return nil
+	}
+	seenKeys := map[string]bool{}
+	for i, k := range ds.keys {
+		// The key itself is a secret: the message names the item by index.
+		if err := known(k.OrgID); err != nil {
+			return fmt.Errorf("%s: %w", itemName("apiKeys", i, ""), err)
+		}
+		if seenKeys[k.Key] {
+			return fmt.Errorf("%s: the same key is listed twice", itemName("apiKeys", i, ""))
+		}
+		seenKeys[k.Key] = true
+	}
+	type owned struct{ orgID, id string }
+	projects := map[owned]bool{}
+	projectOrgs := map[string][]string{} // project id -> organizations that have one
+	for i, p := range ds.projects {
+		name := itemName("projects", i, p.ID)
+		if err := known(p.OrgID); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if projects[owned{p.OrgID, p.ID}] {
+			return fmt.Errorf("%s: duplicate id in organization %q", name, p.OrgID)
+		}
+		projects[owned{p.OrgID, p.ID}] = true
+		projectOrgs[p.ID] = append(projectOrgs[p.ID], p.OrgID)
+	}
+	// owner checks that an item's project exists in the item's
+	// organization; an item without orgId takes its project's.
+	owner := func(orgID *string, projectID string) error {
+		switch in := projectOrgs[projectID]; {
+		case len(in) == 0:
+			return fmt.Errorf("unknown project %q", projectID)
+		case *orgID == "" && len(in) > 1:
+			return fmt.Errorf("project id %q is used by organizations %q: give orgId", projectID, in)
+		case *orgID == "":
+			*orgID = in[0]
+		case !projects[owned{*orgID, projectID}]:
+			return fmt.Errorf("project %q belongs to organization %q, not %q", projectID, in[0], *orgID)
+		}
+		return nil
+	}
+	// unique checks that an item's id is new in its kind and organization.
+	seen := map[owned]bool{}
+	unique := func(orgID, id string) error {
+		if seen[owned{orgID, id}] {
+			return fmt.Errorf("duplicate id in organization %q", orgID)
+		}
+		seen[owned{orgID, id}] = true
+		return nil
+	}
+	// projectItem checks an item that belongs to a project.
+	projectItem := func(orgID *string, projectID, id string, validate func() error) error {
+		if *orgID != "" {
+			if err := known(*orgID); err != nil {
+				return err
+			}
+		}
+		if err := owner(orgID, projectID); err != nil {
+			return err
+		}
+		if err := unique(*orgID, id); err != nil {
+			return err
+		}
+		return validate()
+	}
+	for i := range ds.milestones {
+		m := &ds.milestones[i]
+		if err := projectItem(&m.OrgID, m.ProjectID, m.ID, func() error { return m.Validate() }); err != nil {
+			return fmt.Errorf("%s: %w", itemName("milestones", i, m.ID), err)
+		}
+	}
+	clear(seen)
+	for i := range ds.deliverables {
+		d := &ds.deliverables[i]
+		if err := projectItem(&d.OrgID, d.ProjectID, d.ID, func() error { return d.Validate() }); err != nil {
+			return fmt.Errorf("%s: %w", itemName("deliverables", i, d.ID), err)
+		}
+	}
+	clear(seen)
+	for i, inv := range ds.invoices {
+		err := known(inv.OrgID)
+		if err == nil {
+			err = unique(inv.OrgID, inv.ID)
+		}
+		if err == nil && inv.ProjectID != nil {
+			orgID := inv.OrgID
+			err = owner(&orgID, *inv.ProjectID)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", itemName("invoices", i, inv.ID), err)
+		}
+	}
+	return nil
+}
+
+// attach gives the i-th deliverable a file with content. The file's name,
+// type and size default to the deliverable's id, the sniffed type and the
+// length of content.
+func (ds *dataset) attach(i int, content []byte) {
+	d := &ds.deliverables[i]
+	d.FileKey = fileKey(d.OrgID, d.ID)
+	if d.FileName == nil {
+		d.FileName = ptr(d.ID)
+	}
+	if d.ContentType == nil {
+		d.ContentType = ptr(http.DetectContentType(content))
+	}
+	if d.SizeBytes == nil {
+		d.SizeBytes = ptr(int64(len(content)))
+	}
+	ds.content[d.FileKey] = content
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// demoOrg is an organization of the built-in demo data and its API key.
+// The keys are fixed, public and for trying the server locally only.
+type demoOrg struct {
+	store.Organization
+	key string
+	// projects is how many projects it has, cycling through every status.
+	projects int
+	// invoices is how many invoices it has; one organization has enough to
+	// page through.
+	invoices int
+}
+
+var demoOrgs = []demoOrg{
+	{store.Organization{ID: "org_acme", Name: "Acme Outdoor", Plan: "starter", RetainerActive: true, APIEnabled: true}, "demo_acme_starter_key", 6, 48},
+	{store.Organization{ID: "org_bloom", Name: "Bloom Bakery", Plan: "starter", RetainerActive: true, APIEnabled: true}, "demo_bloom_starter_key", 2, 4},
+	{store.Organization{ID: "org_corvid", Name: "Corvid Analytics", Plan: "growth", RetainerActive: true, APIEnabled: true}, "demo_corvid_growth_key", 5, 12},
+	{store.Organization{ID: "org_delta", Name: "Delta Freight", Plan: "growth", RetainerActive: true, APIEnabled: true}, "demo_delta_growth_key", 3, 6},
+	{store.Organization{ID: "org_ember", Name: "Ember Health", Plan: "enterprise", RetainerActive: true, APIEnabled: true}, "demo_ember_enterprise_key", 5, 24},
+	{store.Organization{ID: "org_fable", Name: "Fable Books", Plan: "enterprise", RetainerActive: true, APIEnabled: true}, "demo_fable_enterprise_key", 2, 3},
+	// Valid keys of accounts that may not use the API: 403 FORBIDDEN.
+	{store.Organization{ID: "org_gale", Name: "Gale Energy", Plan: "growth", RetainerActive: false, APIEnabled: true}, "demo_gale_retainer_ended_key", 2, 5},
+	{store.Organization{ID: "org_harbor", Name: "Harbor Dental", Plan: "starter", RetainerActive: true, APIEnabled: false}, "demo_harbor_api_disabled_key", 1, 2},
+}
+
+// demoEpoch anchors the demo data's dates, so that it is the same on every
+// run.
+var demoEpoch = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+
+var demoProjectNames = []string{
+	"Website redesign", "Mobile app", "Brand refresh", "Data warehouse",
+	"Checkout revamp", "SEO audit", "Customer portal", "Email campaigns",
+}
+
+// demoFiles are the files that demo deliverables carry, cycled through.
+var demoFiles = []struct {
+	name, contentType, content string
+}{
+	{"release-notes.txt", "text/plain; charset=utf-8", "Release notes\n\n- New navigation\n- Faster search\n- Accessibility fixes\n"},
+	{"traffic-report.csv", "text/csv; charset=utf-8", "week,visits,signups\n2026-01-05,1200,31\n2026-01-12,1350,40\n2026-01-19,1410,38\n"},
+	{"design-review.pdf", "application/pdf", "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"},
+}
+
+// demoData returns the built-in demo data: organizations on every plan,
+// two whose keys are refused with 403, projects in every status with
+// milestones and deliverables (with and without files), and enough invoices
+// in one organization to page through. It is the same on every call.
+func demoData() *dataset {
+	ds := &dataset{content: map[string][]byte{}}
+	for oi, o := range demoOrgs {
+		ds.orgs = append(ds.orgs, o.Organization)
+		ds.keys = append(ds.keys, apiKey{OrgID: o.ID, Name: "demo", Key: o.key})
+		for pi := 0; pi < o.projects; pi++ {
+			p := demoProject(o.ID, oi, pi)
+			ds.projects = append(ds.projects, p)
+			ds.milestones = append(ds.milestones, demoMilestones(p)...)
+			ds.demoDeliverables(p, pi)
+		}
+		for n := 0; n < o.invoices; n++ {
+			ds.invoices = append(ds.invoices, demoInvoice(o.ID, ds.projects, n, o.invoices))
+		}
+	}
+	return ds
+}
+
+func demoProject(orgID string, oi, pi int) store.Project {
+	status := store.ProjectStatuses[(pi+oi)%len(store.ProjectStatuses)]
+	start := demoEpoch.AddDate(0, -2*pi, 7*oi)
+	p := store.Project{
+		ID:        fmt.Sprintf("prj_%s_%d", orgID[len("org_"):], pi+1),
+		OrgID:     orgID,
+		Name:      demoProjectNames[(pi+oi)%len(demoProjectNames)],
+		Status:    status,
+		StartedAt: ptr(start),
+		DueAt:     ptr(start.AddDate(0, 4, 0)),
+		UpdatedAt: start.AddDate(0, 0, 14),
+	}
+	switch status {
+	case store.ProjectPlanned:
+		p.StartedAt = nil // not started yet
+		p.UpdatedAt = demoEpoch.AddDate(0, 0, -oi)
+	case store.ProjectOnHold:
+		p.DueAt = nil // open-ended until it resumes
+	}
+	return p
+}
+
+// demoMilestones gives a project three milestones whose statuses follow
+// the project's.
+func demoMilestones(p store.Project) []store.Milestone {
+	done := map[store.ProjectStatus]int{
+		store.ProjectPlanned: 0, store.ProjectInProgress: 1, store.ProjectOnHold: 1,
+		store.ProjectCompleted: 3, store.ProjectCancelled: 1,
+	}[p.Status]
+	base := demoEpoch
+	if p.StartedAt != nil {
+		base = *p.StartedAt
+	}
+	var ms []store.Milestone
+	for i, name := range []string{"Discovery", "Build", "Launch"} {
+		m := store.Milestone{
+			ID:        fmt.Sprintf("ms_%s_%d", p.ID[len("prj_"):], i+1),
+			OrgID:     p.OrgID,
+			ProjectID: p.ID,
+			Name:      name,
+			Status:    store.MilestonePending,
+			DueAt:     base.AddDate(0, i+1, 0),
+		}
+		switch {
+		case i < done:
+			m.Status = store.MilestoneCompleted
+			m.CompletedAt = ptr(m.DueAt.AddDate(0, 0, -2))
+		case i == done && p.Status == store.ProjectInProgress:
+			m.Status = store.MilestoneInProgress
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// demoDeliverables gives a started project deliverables in every status;
+// the reviewed ones carry a file, the pending one none yet.
+func (ds *dataset) demoDeliverables(p store.Project, pi int) {
+	if p.StartedAt == nil {
+		return
+	}
+	for i, status := range store.DeliverableStatuses {
+		d := store.Deliverable{
+			ID:        fmt.Sprintf("dlv_%s_%d", p.ID[len("prj_"):], i+1),
+			OrgID:     p.OrgID,
+			ProjectID: p.ID,
+			Name:      fmt.Sprintf("%s: %s", p.Name, []string{"wireframes", "prototype", "final build", "first draft"}[i]),
+			Status:    status,
+			CreatedAt: p.StartedAt.AddDate(0, 0, 10*(i+1)),
+			UpdatedAt: p.StartedAt.AddDate(0, 0, 10*(i+1)+3),
+		}
+		ds.deliverables = append(ds.deliverables, d)
+		if status != store.DeliverablePending {
+			f := demoFiles[(pi+i)%len(demoFiles)]
+			ds.deliverables[len(ds.deliverables)-1].FileName = ptr(f.name)
+			ds.deliverables[len(ds.deliverables)-1].ContentType = ptr(f.contentType)
+			ds.attach(len(ds.deliverables)-1, []byte(f.content))
+		}
+	}
+}
+
+// demoInvoice returns the n-th of an organization's invoices, monthly and
+// newest first: the latest a draft, the next open, a void one now and then,
+// the rest paid. Every third belongs to a project; the others are retainer
+// invoices, which belong to none.
+func demoInvoice(orgID string, projects []store.Project, n, count int) store.Invoice {
+	issued := demoEpoch.AddDate(0, -n, 0)
+	inv := store.Invoice{
+		ID:        fmt.Sprintf("inv_%s_%03d", orgID[len("org_"):], count-n),
+		OrgID:     orgID,
+		Number:    fmt.Sprintf("%s-%04d", orgID[len("org_"):len("org_")+3], count-n),
+		Status:    store.InvoicePaid,
+		Currency:  "EUR",
+		Total:     int64(150000 + 2500*(n%7)),
+		IssuedAt:  issued,
+		DueAt:     issued.AddDate(0, 0, 30),
+		PaidAt:    ptr(issued.AddDate(0, 0, 12+n%9)),
+		AmountDue: 0,
+	}
+	if n%3 == 1 {
+		for _, p := range projects {
+			if p.OrgID == orgID && p.StartedAt != nil {
+				inv.ProjectID = ptr(p.ID)
+				break
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		inv.Status, inv.PaidAt, inv.AmountDue = store.InvoiceDraft, nil, inv.Total
+	case n == 1:
+		inv.Status, inv.PaidAt, inv.AmountDue = store.InvoiceOpen, nil, inv.Total/2
+	case n%11 == 5:
+		inv.Status, inv.PaidAt = store.InvoiceVoid, nil
+	}
+	return inv
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// backend is where a dataset is loaded and served from.
+type backend struct {
+	store store.Store
+	w     store.Writer
+	keys  auth.KeyStore
+	// putAccount records an organization's account in keys; nil when w
+	// already does (PostgreSQL keeps both in one table).
+	putAccount func(auth.Account)
+	files      *files.Memory
+}
+
+// load puts every item of ds into b, organizations first. Loading the same
+// dataset again changes nothing: items are replaced by id and a key already
+// stored is kept.
+func (b backend) load(ctx context.Context, ds *dataset, keys *auth.Keys) error {
+	for i, o := range ds.orgs {
+		if err := b.w.PutOrganization(ctx, o); err != nil {
+			return fmt.Errorf("%s: %w", itemName("organizations", i, o.ID), err)
+		}
+		if b.putAccount != nil {
+			b.putAccount(auth.Account{OrgID: o.ID, Plan: auth.Plan(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled})
+		}
+	}
+	for i, k := range ds.keys {
+		if err := b.importKey(ctx, keys, k); err != nil {
+			// The error never holds the key; the item is named by index.
+			return fmt.Errorf("%s: %w", itemName("apiKeys", i, ""), err)
+		}
+	}
+	for i, p := range ds.projects {
+		if err := b.w.PutProject(ctx, p); err != nil {
+			return fmt.Errorf("%s: %w", itemName("projects", i, p.ID), err)
+		}
+	}
+	for i, m := range ds.milestones {
+		if err := b.w.PutMilestone(ctx, m); err != nil {
+			return fmt.Errorf("%s: %w", itemName("milestones", i, m.ID), err)
+		}
+	}
+	for i, d := range ds.deliverables {
+		if err := b.w.PutDeliverable(ctx, d); err != nil {
+			return fmt.Errorf("%s: %w", itemName("deliverables", i, d.ID), err)
+		}
+	}
+	for i, inv := range ds.invoices {
+		if err := b.w.PutInvoice(ctx, inv); err != nil {
+			return fmt.Errorf("%s: %w", itemName("invoices", i, inv.ID), err)
+		}
+	}
+	for key, content := range ds.content {
+		b.files.Put(key, content)
+	}
+	return nil
+}
+
+// importKey stores a plaintext key of the dataset, hashed, and revokes it
+// when the dataset says it was. A key that has already expired is stored
+// too, so that a data file can show the 401 an expired key gets:
+// auth.Keys.Import takes only keys that are still valid.
+func (b backend) importKey(ctx context.Context, keys *auth.Keys, k apiKey) error {
+	rec, err := b.storeKey(ctx, keys, k)
+	if err != nil || k.RevokedAt == nil {
+		return err
+	}
+	return b.keys.RevokeKey(ctx, k.OrgID, rec.ID, *k.RevokedAt)
+}
+
+func (b backend) storeKey(ctx context.Context, keys *auth.Keys, k apiKey) (auth.Key, error) {
+	if k.ExpiresAt == nil || k.ExpiresAt.After(time.Now()) {
+		return keys.Import(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
+	}
+	hash := auth.HashKey(k.Key)
+	stored, _, err := b.keys.LookupKey(ctx, hash)
+	switch {
+	case err == nil && stored.OrgID != k.OrgID:
+		return auth.Key{}, errors.New("the key is already stored for another organization")
+	case err == nil:
+		return stored, nil // loaded before
+	case !errors.Is(err, auth.ErrInvalidKey):
+		return auth.Key{}, err
+	}
+	rec := auth.Key{
+		ID:        "key_" + hash[:16],
+		OrgID:     k.OrgID,
+		Name:      k.Name,
+		Prefix:    k.Key[:min(8, len(k.Key)/3)],
+		Hash:      hash,
+		CreatedAt: k.ExpiresAt.UTC(),
+		ExpiresAt: k.ExpiresAt,
+	}
+	return rec, b.keys.CreateKey(ctx, rec)
+}

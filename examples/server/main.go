@@ -1,0 +1,38 @@
+// Command server runs the client status API on its own: in memory on
+// built-in demo data by default, on a data file with -data, on PostgreSQL
+// with -database-url and with a Redis-shared rate limit with -redis-url.
+//
+//	go run ./examples/server
+//	go run ./examples/server -data examples/server/testdata/contract.json
+//	go run ./examples/server -database-url postgres://... -redis-url redis://...
+//
+// It prints the demo API keys and a curl line to try, serves GET /healthz
+// beside the API, logs each request with log/slog (never a key, nor a
+// download link's signature) and shuts down gracefully on SIGINT or
+// SIGTERM. Run it with -h for every flag; README.md says more.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, nil)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2) // the flag package has said what is wrong
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}

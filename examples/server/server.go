@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// The server's limits on slow or greedy clients.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	// writeTimeout bounds a whole response, a file download included.
+	writeTimeout    = 2 * time.Minute
+	idleTimeout     = 2 * time.Minute
+	maxHeaderBytes  = 64 << 10
+	shutdownTimeout = 15 * time.Second
+	// startupTimeout bounds connecting to the services, migrating and
+	// loading the data.
+	startupTimeout = 2 * time.Minute
+)
+
+// run runs the server until ctx is done, then shuts it down gracefully.
+// getenv reads the environment (os.Getenv); ready, when not nil, is called
+// with the server's base URL once it accepts connections. It returns
+// flag.ErrHelp after -h, errUsage after bad flags, and an error saying what
+// is wrong when the server cannot start.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready func(baseURL string)) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.logFormat, stderr)
+
+	ds := demoData()
+	if cfg.dataFile != "" {
+		if ds, err = readDataFile(cfg.dataFile); err != nil {
+			return err
+		}
+	}
+
+	startCtx, cancel := context.WithTimeout(ctx, startupTimeout)
+	defer cancel()
+	b, closeBackend, err := openBackend(startCtx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	keys := auth.NewKeys(b.keys, auth.WithLogger(log))
+	defer func() {
+		if err := keys.Close(); err != nil {
+			log.Warn("recording when keys were last used", "err", err)
+		}
+	}()
+	if err := b.load(startCtx, ds, keys); err != nil {
+		return fmt.Errorf("loading the data: %w", err)
+	}
+	lim, closeLimiter, err := openLimiter(startCtx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeLimiter()
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("-addr: %w", err)
+	}
+	publicURL := cfg.publicURL
+	if publicURL == "" {
+		publicURL = defaultPublicURL(ln.Addr())
+	}
+	opts := []statusapi.Option{
+		statusapi.WithPublicURL(publicURL),
+		statusapi.WithLinkTTL(cfg.linkTTL),
+		statusapi.WithFiles(b.files),
+		statusapi.WithLogger(log),
+	}
+	if cfg.signingKey != "" {
+		opts = append(opts, statusapi.WithSigningKey([]byte(cfg.signingKey)))
+	} // else statusapi makes a random key and warns that links die with the process
+	api := statusapi.New(b.store, auth.NewCache(keys, auth.DefaultCacheTTL), lim, opts...)
+
+	srv := &http.Server{
+		Handler:           logRequests(log, routes(api)),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	printWelcome(stdout, publicURL, cfg, ds)
+	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)
+	if ready != nil {
+		ready(publicURL)
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", shutdownTimeout.String())
+	shutCtx, cancelShut := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancelShut()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// routes serves the API at the root and a health check beside it.
+func routes(api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+	})
+	mux.Handle("/", api)
+	return mux
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func readDataFile(name string) (*dataset, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("-data: %w", err)
+	}
+	defer f.Close()
+	ds, err := parseData(f)
+	if err != nil {
+		return nil, fmt.Errorf("data file %s: %w", name, err)
+	}
+	return ds, nil
+}
+
+// openBackend opens the store and key store: PostgreSQL, migrated, when
+// a database URL is set, else memory. Files are kept in memory either way.
+func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, func(), error) {
+	if cfg.databaseURL == "" {
+		st, ks := store.NewMemory(), auth.NewMemoryKeyStore()
+		return backend{store: st, w: st, keys: ks, putAccount: ks.PutAccount, files: files.NewMemory()}, func() {}, nil
+	}
+	return backend{}, nil, errors.New("-database-url: PostgreSQL is not wired in yet")
+}
+
+// openLimiter returns the rate limiter: on Redis, shared by every replica
+// that uses the same one, when a Redis URL is set, else in memory.
+func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.Limiter, func(), error) {
+	if cfg.redisURL == "" {
+		return ratelimit.NewMemory(ratelimit.WithLogger(log)), func() {}, nil
+	}
+	opt, err := redis.ParseURL(cfg.redisURL)
+	if err != nil {
+		// go-redis's message may quote the URL, password included.
+		return nil, nil, errors.New("-redis-url: not a redis:// or rediss:// URL")
+	}
+	rdb := redis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("-redis-url: Redis does not answer: %w", err)
+	}
+	log.Info("using Redis for rate limits")
+	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log)), func() { rdb.Close() }, nil
+}

@@ -1,0 +1,507 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+const contractFile = "testdata/contract.json"
+
+// testServer is a server started by run, as main would start it.
+type testServer struct {
+	url            string
+	stdout, stderr *syncBuffer
+}
+
+// startServer runs the server with args on a free port and stops it when
+// the test ends, failing the test when it does not stop cleanly.
+func startServer(t *testing.T, env map[string]string, args ...string) *testServer {
+	t.Helper()
+	s := &testServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	getenv := func(k string) string { return env[k] }
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, func(u string) { ready <- u })
+	}()
+	select {
+	case s.url = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("server did not start: %v\nlog:\n%s", err, s.stderr)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server did not stop cleanly: %v", err)
+		}
+	})
+	return s
+}
+
+// startErr runs the server with args, expecting it to refuse to start,
+// and returns its error.
+func startErr(t *testing.T, args ...string) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, &out, &out,
+		func(string) { cancel() }) // started after all: stop it, and report below
+	if err == nil {
+		t.Fatalf("server started with %q; want it to refuse", args)
+	}
+	return err
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// response is what a client sees of one response.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// json decodes the body into a generic value.
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.body)
+	}
+	return v
+}
+
+func (r response) errorCode(t *testing.T) string {
+	t.Helper()
+	e, _ := r.json(t)["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+// ids returns the ids of the items of a list response, in order.
+func (r response) ids(t *testing.T) []string {
+	t.Helper()
+	items, ok := r.json(t)["data"].([]any)
+	if !ok {
+		t.Fatalf("data is not a list: %s", r.body)
+	}
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		ids = append(ids, it.(map[string]any)["id"].(string))
+	}
+	return ids
+}
+
+func (r response) meta(t *testing.T) (page, perPage, total int) {
+	t.Helper()
+	m, ok := r.json(t)["meta"].(map[string]any)
+	if !ok {
+		t.Fatalf("no meta: %s", r.body)
+	}
+	return int(m["page"].(float64)), int(m["per_page"].(float64)), int(m["total"].(float64))
+}
+
+// call sends one request with the key as a bearer token ("" for none).
+func call(t *testing.T, method, url, key string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) response {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{res.StatusCode, res.Header, body}
+}
+
+func TestHealthz(t *testing.T) {
+	is := is.New(t)
+	s := startServer(t, nil, "-data", contractFile)
+	res := call(t, "GET", s.url+"/healthz", "")
+	is.Equal(res.status, 200)
+	is.Equal(res.json(t)["status"], "ok")
+}
+
+// TestContract walks the contract as a client would, against the server on
+// testdata/contract.json.
+func TestContract(t *testing.T) {
+	s := startServer(t, nil, "-data", contractFile)
+	const acme, bloom = "key-acme-1", "key-bloom"
+
+	lists := []struct {
+		name, path, key string
+		ids             []string
+		total           int
+	}{
+		{"projects by startedAt desc, nulls last, then id", "/v1/projects", acme, []string{"p1", "p4", "p5", "p3", "p2"}, 5},
+		{"project status filter", "/v1/projects?status=in_progress", acme, []string{"p1"}, 1},
+		{"another organization's projects, same id", "/v1/projects", bloom, []string{"p1", "pb2"}, 2},
+		{"milestones by dueAt, then id", "/v1/projects/p1/milestones", acme, []string{"m1", "m2", "m3", "m4"}, 4},
+		{"milestone status filter", "/v1/projects/p1/milestones?status=pending", acme, []string{"m3", "m4"}, 2},
+		{"deliverables by createdAt desc, then id", "/v1/deliverables", acme, []string{"d3", "d2", "d1", "d4", "d5"}, 5},
+		{"deliverables of a project", "/v1/deliverables?projectId=p3", acme, []string{"d4", "d5"}, 2},
+		{"deliverables of an unknown project", "/v1/deliverables?projectId=nope", acme, []string{}, 0},
+		{"deliverables of another organization's project", "/v1/deliverables?projectId=pb2", acme, []string{}, 0},
+		{"void invoices", "/v1/invoices?status=void", acme, []string{"i14", "i06"}, 2},
+		{"invoices of a project", "/v1/invoices?projectId=p3&limit=3", acme, []string{"i24", "i20", "i16"}, 6},
+		{"a page past the end", "/v1/invoices?page=3", acme, []string{}, 25},
+		{"the last page", "/v1/invoices?page=2", acme, []string{"i05", "i04", "i03", "i02", "i01"}, 25},
+	}
+	for _, tt := range lists {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			res := call(t, "GET", s.url+tt.path, tt.key)
+			is.Equal(res.status, 200) // body: see the failure's output
+			is.Equal(res.ids(t), tt.ids)
+			_, _, total := res.meta(t)
+			is.Equal(total, tt.total) // meta.total counts every match
+		})
+	}
+
+	errs := []struct {
+		name, method, path, key string
+		status                  int
+		code                    string
+	}{
+		{"no key", "GET", "/v1/projects", "", 401, "UNAUTHORIZED"},
+		{"unknown key", "GET", "/v1/projects", "key-nobody", 401, "UNAUTHORIZED"},
+		{"expired key", "GET", "/v1/projects", "key-acme-expired", 401, "UNAUTHORIZED"},
+		{"revoked key", "GET", "/v1/projects", "key-acme-revoked", 401, "UNAUTHORIZED"},
+		{"retainer ended", "GET", "/v1/projects", "key-corvid-retainer-ended", 403, "FORBIDDEN"},
+		{"API access off", "GET", "/v1/projects", "key-delta-api-off", 403, "FORBIDDEN"},
+		{"unknown project", "GET", "/v1/projects/nope", acme, 404, "NOT_FOUND"},
+		{"another organization's project", "GET", "/v1/projects/pc1", acme, 404, "NOT_FOUND"},
+		{"milestones of an unknown project", "GET", "/v1/projects/nope/milestones", acme, 404, "NOT_FOUND"},
+		{"unknown route", "GET", "/v1/nope", acme, 404, "NOT_FOUND"},
+		{"POST", "POST", "/v1/projects", acme, 405, "METHOD_NOT_ALLOWED"},
+		{"DELETE", "DELETE", "/v1/invoices", acme, 405, "METHOD_NOT_ALLOWED"},
+		{"limit over 100", "GET", "/v1/invoices?limit=101", acme, 400, "INVALID_PARAMETER"},
+		{"page 0", "GET", "/v1/invoices?page=0", acme, 400, "INVALID_PARAMETER"},
+		{"status in capitals", "GET", "/v1/invoices?status=PAID", acme, 400, "INVALID_PARAMETER"},
+		{"unknown parameter", "GET", "/v1/projects?satus=planned", acme, 400, "INVALID_PARAMETER"},
+		{"parameter twice", "GET", "/v1/invoices?page=1&page=2", acme, 400, "INVALID_PARAMETER"},
+		{"empty parameter", "GET", "/v1/invoices?status=", acme, 400, "INVALID_PARAMETER"},
+		{"download without a file", "GET", "/v1/deliverables/d3/download", acme, 409, "FILE_NOT_AVAILABLE"},
+		{"download of another organization's deliverable", "GET", "/v1/deliverables/db1/download", acme, 404, "NOT_FOUND"},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			res := call(t, tt.method, s.url+tt.path, tt.key)
+			is.Equal(res.status, tt.status)
+			is.Equal(res.errorCode(t), tt.code)
+			is.Equal(res.header.Get("Content-Type"), "application/json; charset=utf-8")
+			is.True(res.header.Get("X-Request-Id") != "") // every response carries a request id
+		})
+	}
+
+	t.Run("401 says how to authenticate", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "GET", s.url+"/v1/projects", "")
+		is.True(strings.HasPrefix(res.header.Get("WWW-Authenticate"), "Bearer"))
+	})
+	t.Run("405 lists the allowed methods", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "PUT", s.url+"/v1/projects/p1", acme)
+		is.Equal(res.header.Get("Allow"), "GET, HEAD")
+	})
+	t.Run("HEAD has GET's headers and no body", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "HEAD", s.url+"/v1/projects", bloom)
+		is.Equal(res.status, 200)
+		is.Equal(res.header.Get("Content-Type"), "application/json; charset=utf-8")
+		is.Equal(len(res.body), 0)
+	})
+	t.Run("project fields", func(t *testing.T) {
+		is := is.New(t)
+		res := call(t, "GET", s.url+"/v1/projects/p2", acme)
+		is.Equal(res.status, 200)
+		is.Equal(res.json(t)["data"], map[string]any{
+			"id": "p2", "name": "Mobile app", "status": "planned",
+			"startedAt": nil, "dueAt": nil, "updatedAt": "2026-01-20T08:30:00Z",
+		}) // absent values are null, never omitted
+	})
+	t.Run("the scheme is case-insensitive", func(t *testing.T) {
+		is := is.New(t)
+		req, _ := http.NewRequest("GET", s.url+"/v1/projects", nil)
+		req.Header.Set("Authorization", "bearer "+acme)
+		is.Equal(do(t, req).status, 200)
+	})
+	t.Run("invoice pages hold every invoice exactly once", func(t *testing.T) {
+		is := is.New(t)
+		seen := map[string]bool{}
+		for page := 1; page <= 4; page++ {
+			res := call(t, "GET", fmt.Sprintf("%s/v1/invoices?limit=7&page=%d", s.url, page), acme)
+			is.Equal(res.status, 200)
+			p, perPage, total := res.meta(t)
+			is.Equal([]int{p, perPage, total}, []int{page, 7, 25})
+			for _, id := range res.ids(t) {
+				is.True(!seen[id]) // an invoice on two pages
+				seen[id] = true
+			}
+		}
+		is.Equal(len(seen), 25)
+	})
+	t.Run("default and maximum page sizes", func(t *testing.T) {
+		is := is.New(t)
+		_, perPage, _ := call(t, "GET", s.url+"/v1/invoices", acme).meta(t)
+		is.Equal(perPage, 20)
+		res := call(t, "GET", s.url+"/v1/invoices?limit=100", acme)
+		is.Equal(len(res.ids(t)), 25)
+	})
+	t.Run("rate-limit headers for limited plans only", func(t *testing.T) {
+		is := is.New(t)
+		is.Equal(call(t, "GET", s.url+"/v1/projects", acme).header.Get("X-RateLimit-Limit"), "300") // growth
+		is.Equal(call(t, "GET", s.url+"/v1/projects", bloom).header.Get("X-RateLimit-Limit"), "")   // enterprise
+	})
+}
+
+// TestDownload fetches a deliverable's file through its signed link, end
+// to end, and checks that a changed link is refused.
+func TestDownload(t *testing.T) {
+	is := is.New(t)
+	s := startServer(t, nil, "-data", contractFile)
+	before := time.Now()
+	res := call(t, "GET", s.url+"/v1/deliverables/d1/download", "key-acme-1")
+	is.Equal(res.status, 200)
+	data := res.json(t)["data"].(map[string]any)
+	link := data["url"].(string)
+	is.True(strings.HasPrefix(link, s.url+"/")) // links use the public URL
+	expires, err := time.Parse(time.RFC3339, data["expiresAt"].(string))
+	is.NoErr(err)
+	is.True(expires.After(before.Add(14*time.Minute)) && !expires.After(time.Now().Add(15*time.Minute))) // valid 15 minutes
+
+	file := call(t, "GET", link, "") // a link needs no key
+	is.Equal(file.status, 200)
+	is.Equal(string(file.body), "Home, About, Shop, Contact\n")
+	is.Equal(file.header.Get("Content-Type"), "text/plain; charset=utf-8")
+
+	u, err := url.Parse(link)
+	is.NoErr(err)
+	q := u.Query()
+	for name, vals := range q {
+		changed := *u
+		q2 := u.Query()
+		q2.Set(name, vals[0]+"x")
+		changed.RawQuery = q2.Encode()
+		res := call(t, "GET", changed.String(), "")
+		is.Equal(res.status, 403) // a changed link is refused
+		code := res.errorCode(t)
+		is.True(code == "INVALID_SIGNATURE" || code == "LINK_EXPIRED")
+	}
+	other := call(t, "GET", s.url+"/v1/deliverables/d4/download", "key-acme-1")
+	forged := strings.Replace(link, "d1", "d4", 1)
+	is.True(forged != link)
+	is.Equal(call(t, "GET", forged, "").status, 403) // one deliverable's signature opens no other
+	is.Equal(other.status, 200)
+}
+
+func TestRateLimited(t *testing.T) {
+	is := is.New(t)
+	s := startServer(t, nil, "-data", contractFile)
+	for i := 0; i < 60; i++ {
+		res := call(t, "GET", s.url+"/v1/projects", "key-echo")
+		is.Equal(res.status, 200) // starter: 60 a minute
+	}
+	res := call(t, "GET", s.url+"/v1/projects", "key-echo")
+	is.Equal(res.status, 429)
+	is.Equal(res.errorCode(t), "RATE_LIMITED")
+	is.True(res.header.Get("Retry-After") != "")
+	is.Equal(call(t, "GET", s.url+"/v1/projects", "key-acme-1").status, 200) // other organizations keep their budget
+}
+
+// TestLogsHoldNoSecrets checks that neither a key nor a link's signature
+// reaches the log.
+func TestLogsHoldNoSecrets(t *testing.T) {
+	is := is.New(t)
+	s := startServer(t, nil, "-data", contractFile, "-log-format", "json")
+	res := call(t, "GET", s.url+"/v1/deliverables/d1/download", "key-acme-1")
+	link := res.json(t)["data"].(map[string]any)["url"].(string)
+	is.Equal(call(t, "GET", link, "").status, 200)
+	call(t, "GET", s.url+"/v1/projects", "key-acme-revoked")
+	u, _ := url.Parse(link)
+
+	log := s.stderr.String()
+	is.True(strings.Contains(log, `"path":"/v1/projects"`)) // requests are logged
+	is.True(!strings.Contains(log, "key-acme"))             // no key in the log
+	if u.RawQuery != "" {
+		is.True(!strings.Contains(log, u.RawQuery)) // no signature in the log
+	}
+}
+
+func TestDemoData(t *testing.T) {
+	is := is.New(t)
+	s := startServer(t, nil)
+	out := s.stdout.String()
+	is.True(strings.Contains(out, "curl -H \"Authorization: Bearer "+demoOrgs[0].key+"\" "+s.url+"/v1/projects"))
+	for _, o := range demoOrgs {
+		is.True(strings.Contains(out, o.key)) // every demo key is printed
+		want := 200
+		if !o.RetainerActive || !o.APIEnabled {
+			want = 403
+		}
+		is.Equal(call(t, "GET", s.url+"/v1/projects", o.key).status, want)
+	}
+	// The demo data shows what the contract has: every project status,
+	// files to download, invoices to page through.
+	statuses := map[string]bool{}
+	res := call(t, "GET", s.url+"/v1/projects?limit=100", demoOrgs[0].key)
+	for _, p := range res.json(t)["data"].([]any) {
+		statuses[p.(map[string]any)["status"].(string)] = true
+	}
+	is.Equal(len(statuses), 5) // projects in every state
+	_, _, total := call(t, "GET", s.url+"/v1/invoices", demoOrgs[0].key).meta(t)
+	is.True(total > 40) // enough invoices to page through
+	dl := call(t, "GET", s.url+"/v1/deliverables?status=approved&limit=1", demoOrgs[0].key).ids(t)
+	is.Equal(len(dl), 1)
+	res = call(t, "GET", s.url+"/v1/deliverables/"+dl[0]+"/download", demoOrgs[0].key)
+	is.Equal(res.status, 200)
+	file := call(t, "GET", res.json(t)["data"].(map[string]any)["url"].(string), "")
+	is.Equal(file.status, 200)
+	is.True(len(file.body) > 0)
+}
+
+// TestDemoDataIsValid runs the demo data through the checks a data file
+// gets.
+func TestDemoDataIsValid(t *testing.T) {
+	is := is.New(t)
+	ds := demoData()
+	is.NoErr(ds.check())
+	is.Equal(demoData(), ds) // the same on every call
+}
+
+// TestBadDataFile checks that a data file that does not parse, or refers
+// to what it does not hold, stops the server with a message naming the
+// item.
+func TestBadDataFile(t *testing.T) {
+	good, err := os.ReadFile(contractFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edit returns the contract file changed by f.
+	edit := func(f func(d map[string]any)) string {
+		var d map[string]any
+		if err := json.Unmarshal(good, &d); err != nil {
+			t.Fatal(err)
+		}
+		f(d)
+		b, _ := json.Marshal(d)
+		return string(b)
+	}
+	item := func(d map[string]any, section string, i int) map[string]any {
+		return d[section].([]any)[i].(map[string]any)
+	}
+	tests := []struct {
+		name, file, want string
+	}{
+		{"not JSON", `{"organizations": [`, "not valid JSON"},
+		{"empty", ``, "empty file"},
+		{"two values", `{} {}`, "after the JSON value"},
+		{"unknown section", `{"projets": []}`, `unknown field "projets"`},
+		{"unknown field", edit(func(d map[string]any) { item(d, "projects", 2)["dueat"] = nil }),
+			`projects[2] (id "p3"): unknown field "dueat"`},
+		{"unknown organization", edit(func(d map[string]any) { item(d, "projects", 3)["orgId"] = "org_x" }),
+			`projects[3] (id "p4"): unknown organization "org_x"`},
+		{"unknown project", edit(func(d map[string]any) { item(d, "milestones", 1)["projectId"] = "p9" }),
+			`milestones[1] (id "m2"): unknown project "p9"`},
+		{"project of another organization", edit(func(d map[string]any) { item(d, "invoices", 0)["projectId"] = "pc1" }),
+			`invoices[0] (id "i01"): project "pc1" belongs to organization "org_c", not "org_a"`},
+		{"key of an unknown organization", edit(func(d map[string]any) { item(d, "apiKeys", 1)["orgId"] = "org_x" }),
+			`apiKeys[1]: unknown organization "org_x"`},
+		{"bad status", edit(func(d map[string]any) { item(d, "deliverables", 2)["status"] = "done" }),
+			`deliverables[2] (id "d3"): store: deliverable "d3": status "done"`},
+		{"bad plan", edit(func(d map[string]any) { item(d, "organizations", 1)["plan"] = "gold" }),
+			`organizations[1] (id "org_b")`},
+		{"bad time", edit(func(d map[string]any) { item(d, "invoices", 4)["issuedAt"] = "2026-02-30" }),
+			`invoices[4] (id "i05"): issuedAt: "2026-02-30" is not an RFC 3339 time`},
+		{"missing time", edit(func(d map[string]any) { delete(item(d, "projects", 0), "updatedAt") }),
+			`projects[0] (id "p1"): updatedAt is required`},
+		{"amount not an integer", edit(func(d map[string]any) { item(d, "invoices", 2)["total"] = 12.5 }),
+			`invoices[2] (id "i03"): total: number 12.5 is not an integer`},
+		{"duplicate id", edit(func(d map[string]any) { item(d, "deliverables", 1)["id"] = "d1" }),
+			`deliverables[1] (id "d1"): duplicate id in organization "org_a"`},
+		{"size not that of content", edit(func(d map[string]any) { item(d, "deliverables", 0)["sizeBytes"] = 3 }),
+			`deliverables[0] (id "d1"): sizeBytes 3 is not the length of content (27 bytes)`},
+	}
+	dir := t.TempDir()
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			name := filepath.Join(dir, fmt.Sprintf("bad%d.json", i))
+			is.NoErr(os.WriteFile(name, []byte(tt.file), 0o600))
+			err := startErr(t, "-data", name)
+			is.True(strings.Contains(err.Error(), tt.want)) // the message names the item: see the next line
+			t.Log(err)
+			is.True(strings.Contains(err.Error(), name))    // and the file
+			is.True(!strings.Contains(err.Error(), "key-")) // and never a key
+		})
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing data file", []string{"-data", "testdata/nope.json"}, "-data"},
+		{"short signing key", []string{"-signing-key", "short"}, "signing key is 5 bytes"},
+		{"link ttl under a second", []string{"-link-ttl", "10ms"}, "-link-ttl"},
+		{"public URL not absolute", []string{"-public-url", "portal.example.com"}, "-public-url"},
+		{"unreachable Redis", []string{"-redis-url", "redis://127.0.0.1:1/0"}, "Redis does not answer"},
+		{"Redis URL of another scheme", []string{"-redis-url", "http://user:secret@host"}, "-redis-url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := startErr(t, tt.args...)
+			is.True(strings.Contains(err.Error(), tt.want))
+			is.True(!strings.Contains(err.Error(), "secret")) // passwords in URLs are not repeated
+		})
+	}
+}
