@@ -1,0 +1,225 @@
+// Command keys creates, lists and revokes the API keys of an organization
+// in the PostgreSQL database of the status API: the operator's side of what
+// a client portal does through auth.Keys.
+//
+//	go run ./examples/keys -database-url URL create -org ORG -name NAME [-expires 720h]
+//	go run ./examples/keys -database-url URL list -org ORG
+//	go run ./examples/keys -database-url URL revoke -org ORG -id KEY_ID
+//
+// create prints the new key once, alone on standard output; only its hash
+// is stored, so it cannot be shown again. The organization must exist (the
+// portal or the server's data load puts it). -database-url defaults to
+// $DATABASE_URL; -migrate first brings the schema up to date.
+//
+// A revoked key is refused at once by a server without a resolver cache,
+// and within the cache's ttl (auth.DefaultCacheTTL, 30s) by one with it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store/bunstore"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "keys:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: keys [-database-url URL] [-migrate] COMMAND [flags]
+
+commands:
+  create -org ORG [-name NAME] [-expires 720h|2026-12-31T00:00:00Z]
+         mint a key; the key is printed once, on standard output
+  list   -org ORG
+         list the organization's keys (never the keys themselves)
+  revoke -org ORG -id KEY_ID
+         revoke a key
+
+flags:
+`
+
+// command is one parsed subcommand, ready to run against keys.
+type command func(ctx context.Context, keys *auth.Keys, stdout, stderr io.Writer) error
+
+// run parses args, checks them all before touching the database, then runs
+// the command.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keys", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dbURL := fs.String("database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
+	migrate := fs.Bool("migrate", false, "bring the schema up to date first")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	cmd, err := parseCommand(fs.Arg(0), fs.Args()[1:], stderr)
+	if err != nil {
+		return err
+	}
+	if *dbURL == "" {
+		return errors.New("no database: give -database-url or set DATABASE_URL")
+	}
+
+	db, err := bunstore.Open(ctx, *dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if *migrate {
+		if err := bunstore.Migrate(ctx, db); err != nil {
+			return err
+		}
+	}
+	keys := auth.NewKeys(bunstore.New(db))
+	return cmd(ctx, keys, stdout, stderr)
+}
+
+func parseCommand(name string, args []string, stderr io.Writer) (command, error) {
+	fs := flag.NewFlagSet("keys "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	org := fs.String("org", "", "organization id (required)")
+	switch name {
+	case "create":
+		keyName := fs.String("name", "", "a name for the key, shown in lists")
+		expires := fs.String("expires", "", "lifetime (720h) or expiry time (RFC 3339); none: never expires")
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		if *org == "" {
+			return nil, errors.New("create: -org is required")
+		}
+		exp, err := expiry(*expires, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, keys *auth.Keys, stdout, stderr io.Writer) error {
+			return create(ctx, keys, *org, *keyName, exp, stdout, stderr)
+		}, nil
+	case "list":
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		if *org == "" {
+			return nil, errors.New("list: -org is required")
+		}
+		return func(ctx context.Context, keys *auth.Keys, stdout, _ io.Writer) error {
+			return list(ctx, keys, *org, stdout)
+		}, nil
+	case "revoke":
+		id := fs.String("id", "", "key id, as list shows it (required)")
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		if *org == "" || *id == "" {
+			return nil, errors.New("revoke: -org and -id are required")
+		}
+		return func(ctx context.Context, keys *auth.Keys, stdout, _ io.Writer) error {
+			if err := keys.Revoke(ctx, *org, *id); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "revoked %s of %s\n", *id, *org)
+			return nil
+		}, nil
+	default:
+		return nil, fmt.Errorf("unknown command %q (create, list or revoke)", name)
+	}
+}
+
+// parseFlags parses a subcommand's flags and refuses stray arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// expiry reads -expires: "" (never), a duration from now, or an RFC 3339
+// time.
+func expiry(s string, now time.Time) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return nil, fmt.Errorf("create: -expires %s is not in the future", s)
+		}
+		t := now.Add(d).UTC().Truncate(time.Second)
+		return &t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil, fmt.Errorf("create: -expires %q is neither a duration (720h) nor an RFC 3339 time", s)
+	}
+	return &t, nil
+}
+
+func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, stdout, stderr io.Writer) error {
+	plaintext, rec, err := keys.Mint(ctx, org, name, exp)
+	if err != nil {
+		return err
+	}
+	until := "never expires"
+	if rec.ExpiresAt != nil {
+		until = "expires " + rec.ExpiresAt.Format(time.RFC3339)
+	}
+	fmt.Fprintf(stderr, "created %s for %s (%s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, until)
+	fmt.Fprintln(stdout, plaintext)
+	return nil
+}
+
+func list(ctx context.Context, keys *auth.Keys, org string, stdout io.Writer) error {
+	ks, err := keys.List(ctx, org)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tPREFIX\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
+	for _, k := range ks {
+		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Prefix,
+			k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt), when(k.LastUsedAt), when(k.RevokedAt))
+	}
+	return w.Flush()
+}
+
+func when(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
