@@ -117,6 +117,9 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 	if err != nil {
 		return "", Key{}, err
 	}
+	if expiresAt != nil && !expiresAt.After(k.now()) {
+		return "", Key{}, fmt.Errorf("auth: key for %q: expiry %s is not in the future", orgID, expiresAt.UTC().Format(time.RFC3339))
+	}
 	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt)
 	if err != nil {
 		return "", Key{}, err
@@ -129,6 +132,8 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // the same organization returns the stored record unchanged; one stored for
 // another organization is an error. The key must be printable ASCII without
 // spaces, at most 512 bytes, and well formed if it starts with KeyPrefix.
+// Unlike Mint, Import takes an expiry in the past: the key is stored, and
+// refused as expired, as a migrated or demo key may need to be.
 func (k *Keys) Import(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
 	if err := checkCredential(plaintext); err != nil {
 		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
@@ -151,9 +156,6 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 		return Key{}, fmt.Errorf("auth: key name longer than %d bytes", maxNameLen)
 	}
 	now := k.now().UTC()
-	if expiresAt != nil && !expiresAt.After(now) {
-		return Key{}, fmt.Errorf("auth: key for %q: expiry %s is not in the future", orgID, expiresAt.UTC().Format(time.RFC3339))
-	}
 	if _, err := k.store.Account(ctx, orgID); err != nil {
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}

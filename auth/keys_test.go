@@ -185,6 +185,19 @@ func TestImportIsIdempotent(t *testing.T) {
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // a malformed csk_ key could never resolve
 }
 
+func TestImportExpiredKey(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	keys, _ := newKeys(t, auth.WithClock(clk.Now))
+	past := clk.Now().Add(-time.Hour)
+	rec, err := keys.Import(ctx, "org_a", "old", "expired-demo-key", &past)
+	is.NoErr(err) // stored, as a data file may show an expired key
+	is.True(rec.ExpiresAt.Equal(past))
+	_, err = keys.Resolve(ctx, "expired-demo-key")
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // and refused as expired
+}
+
 func TestMintRefuses(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
