@@ -70,11 +70,11 @@ func (l *PlanLimiter) warn(orgID string, err error) {
 // ignores it: go-redis does unless ContextTimeoutEnabled. fn then finishes
 // in the background, bounded by the client's own timeouts.
 func call[T any](ctx context.Context, l *PlanLimiter, fn func(context.Context) (T, error)) (T, error) {
+	if !l.blocking {
+		return fn(ctx) // memory: answers at once, or not at all
+	}
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
-	if !l.blocking {
-		return fn(ctx)
-	}
 	type result struct {
 		v   T
 		err error

@@ -1,0 +1,69 @@
+package ratelimit_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// TestHandlersShareOneRedis is issue 5's acceptance test: a starter client
+// sending 100 requests in one window, spread over two replicas of the
+// handler that share one Redis, gets exactly 60 through, and the 61st is
+// refused whichever replica it hits.
+func TestHandlersShareOneRedis(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	prefix := testPrefix(t)
+
+	st := store.NewMemory()
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
+	ks := auth.NewMemoryKeyStore()
+	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
+	keys := auth.NewKeys(ks)
+	t.Cleanup(func() { keys.Close() })
+	key1, _, err := keys.Mint(ctx, "org_a", "portal", nil)
+	is.NoErr(err)
+	key2, _, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+
+	// Two replicas: each its own handler, limiter and Redis connection pool.
+	replica := func() http.Handler {
+		lim := ratelimit.NewRedis(newClient(t, ""), ratelimit.WithPrefix(prefix),
+			ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed))
+		return statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")))
+	}
+	replicas := []http.Handler{replica(), replica()}
+	get := func(i int, key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/v1/projects", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		rec := httptest.NewRecorder()
+		replicas[i%2].ServeHTTP(rec, req)
+		return rec
+	}
+
+	codes := map[int]int{}
+	for i := range 100 {
+		key := key1
+		if i%3 == 0 {
+			key = key2 // the organization's keys share one budget
+		}
+		rec := get(i, key)
+		codes[rec.Code]++
+		if i == 60 || i == 61 { // the 61st on replica 0, the 62nd on replica 1
+			is.Equal(rec.Code, http.StatusTooManyRequests) // refused whichever replica it hits
+			is.True(rec.Header().Get("Retry-After") != "")
+			is.Equal(rec.Header().Get("X-RateLimit-Remaining"), "0")
+		}
+	}
+	is.Equal(codes[http.StatusOK], 60)              // exactly the plan's 60 through
+	is.Equal(codes[http.StatusTooManyRequests], 40) // the rest refused
+}
