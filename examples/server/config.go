@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 )
 
@@ -25,6 +26,7 @@ type config struct {
 	signingKey  string // secret: never logged
 	databaseURL string // may hold a password: never logged
 	redisURL    string // may hold a password: never logged
+	redisPrefix string
 	logFormat   string
 }
 
@@ -46,6 +48,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.signingKey, "signing-key", "", "secret that signs download links, 32+ bytes, the same on every replica (or $"+envSigningKey+"); without one, a random key")
 	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL `URL` to serve from, migrated at start (or $"+envDatabaseURL+"); without one, in memory")
 	fs.StringVar(&c.redisURL, "redis-url", "", "Redis `URL` for rate limits shared by replicas (or $"+envRedisURL+"); without one, in memory")
+	fs.StringVar(&c.redisPrefix, "redis-prefix", ratelimit.DefaultPrefix, "start of the limiter's Redis keys: deployments that share a Redis and a prefix share budgets")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

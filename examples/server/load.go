@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
@@ -67,39 +65,12 @@ func (b backend) load(ctx context.Context, ds *dataset, keys *auth.Keys) error {
 }
 
 // importKey stores a plaintext key of the dataset, hashed, and revokes it
-// when the dataset says it was. A key that has already expired is stored
-// too, so that a data file can show the 401 an expired key gets:
-// auth.Keys.Import takes only keys that are still valid.
+// when the dataset says it was. Both are idempotent: a key already stored
+// is kept, and revoking keeps the first time.
 func (b backend) importKey(ctx context.Context, keys *auth.Keys, k apiKey) error {
-	rec, err := b.storeKey(ctx, keys, k)
+	rec, err := keys.Import(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
 	if err != nil || k.RevokedAt == nil {
 		return err
 	}
 	return b.keys.RevokeKey(ctx, k.OrgID, rec.ID, *k.RevokedAt)
-}
-
-func (b backend) storeKey(ctx context.Context, keys *auth.Keys, k apiKey) (auth.Key, error) {
-	if k.ExpiresAt == nil || k.ExpiresAt.After(time.Now()) {
-		return keys.Import(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
-	}
-	hash := auth.HashKey(k.Key)
-	stored, _, err := b.keys.LookupKey(ctx, hash)
-	switch {
-	case err == nil && stored.OrgID != k.OrgID:
-		return auth.Key{}, errors.New("the key is already stored for another organization")
-	case err == nil:
-		return stored, nil // loaded before
-	case !errors.Is(err, auth.ErrInvalidKey):
-		return auth.Key{}, err
-	}
-	rec := auth.Key{
-		ID:        "key_" + hash[:16],
-		OrgID:     k.OrgID,
-		Name:      k.Name,
-		Prefix:    k.Key[:min(8, len(k.Key)/3)],
-		Hash:      hash,
-		CreatedAt: k.ExpiresAt.UTC(),
-		ExpiresAt: k.ExpiresAt,
-	}
-	return rec, b.keys.CreateKey(ctx, rec)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The server's limits on slow or greedy clients.
@@ -166,7 +167,18 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 		st, ks := store.NewMemory(), auth.NewMemoryKeyStore()
 		return backend{store: st, w: st, keys: ks, putAccount: ks.PutAccount, files: files.NewMemory()}, func() {}, nil
 	}
-	return backend{}, nil, errors.New("-database-url: PostgreSQL is not wired in yet")
+	db, err := bunstore.Open(ctx, cfg.databaseURL)
+	if err != nil {
+		// bunstore's errors never quote the URL, which may hold a password.
+		return backend{}, nil, fmt.Errorf("-database-url: %w", err)
+	}
+	if err := bunstore.Migrate(ctx, db); err != nil {
+		db.Close()
+		return backend{}, nil, fmt.Errorf("migrating the database: %w", err)
+	}
+	log.Info("using PostgreSQL", "migrated", true)
+	st := bunstore.New(db)
+	return backend{store: st, w: st, keys: st, files: files.NewMemory()}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica
@@ -186,5 +198,5 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 		return nil, nil, fmt.Errorf("-redis-url: Redis does not answer: %w", err)
 	}
 	log.Info("using Redis for rate limits")
-	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log)), func() { rdb.Close() }, nil
+	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix)), func() { rdb.Close() }, nil
 }
