@@ -57,7 +57,7 @@ func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return 
 // testAPI is a handler made by statusapi.New on the real in-memory parts,
 // seeded with the test data, with the API keys of the test accounts.
 type testAPI struct {
-	t       *testing.T
+	t       testing.TB
 	handler http.Handler
 	store   *store.Memory
 	keys    *auth.Keys
@@ -81,11 +81,11 @@ type setup struct {
 // data more than 60 times.
 var unlimited = setup{limits: []ratelimit.Option{ratelimit.WithRate(auth.PlanStarter, ratelimit.Unlimited)}}
 
-func newTestAPI(t *testing.T, opts ...statusapi.Option) *testAPI {
+func newTestAPI(t testing.TB, opts ...statusapi.Option) *testAPI {
 	return newTestAPIWith(t, setup{}, opts...)
 }
 
-func newTestAPIWith(t *testing.T, s setup, opts ...statusapi.Option) *testAPI {
+func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 	t.Helper()
 	a := &testAPI{
 		t:     t,
@@ -145,7 +145,7 @@ func (a *testAPI) serve(req *http.Request) *httptest.ResponseRecorder {
 
 // serveWith sends req to h and checks the response: every handler of the
 // tests is called here.
-func serveWith(t *testing.T, h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+func serveWith(t testing.TB, h http.Handler, req *http.Request) *httptest.ResponseRecorder {
 	t.Helper()
 	res := httptest.NewRecorder()
 	h.ServeHTTP(res, req)
@@ -155,7 +155,7 @@ func serveWith(t *testing.T, h http.Handler, req *http.Request) *httptest.Respon
 
 // checkResponse is the single place every response of the tests passes
 // through: the conventions every response shares are checked here.
-func checkResponse(t *testing.T, req *http.Request, res *httptest.ResponseRecorder) {
+func checkResponse(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
 	t.Helper()
 	is := is.NewRelaxed(t)
 	is.True(res.Header().Get("X-Request-Id") != "") // every response has a request id
@@ -176,7 +176,7 @@ type errorBody struct {
 }
 
 // errorOf decodes an error response, checking its shape.
-func errorOf(t *testing.T, res *httptest.ResponseRecorder) errorBody {
+func errorOf(t testing.TB, res *httptest.ResponseRecorder) errorBody {
 	t.Helper()
 	is := is.New(t)
 	is.Equal(res.Header().Get("Content-Type"), "application/json; charset=utf-8")
@@ -237,7 +237,7 @@ func ptr[T any](v T) *T { return &v }
 const fileContent = "the deliverable's bytes, 0123456789"
 
 // seed fills the store, key store and files with the test data.
-func seed(t *testing.T, a *testAPI, ks *auth.MemoryKeyStore) {
+func seed(t testing.TB, a *testAPI, ks *auth.MemoryKeyStore) {
 	t.Helper()
 	ctx := context.Background()
 	must := func(err error) {

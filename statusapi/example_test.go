@@ -1,0 +1,100 @@
+package statusapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// exampleParts returns in-memory parts holding one organization with one
+// project and a deliverable with a file, and an API key of it.
+func exampleParts() (*store.Memory, *auth.Keys, *files.Memory, string) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	_ = st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true})
+	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	_ = st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_acme", Name: "Website", Status: store.ProjectInProgress, StartedAt: &started, UpdatedAt: started})
+	name, ctype, size := "logo.svg", "image/svg+xml", int64(6)
+	_ = st.PutDeliverable(ctx, store.Deliverable{ID: "d1", OrgID: "org_acme", ProjectID: "p1", Name: "Logo", Status: store.DeliverableApproved,
+		FileName: &name, ContentType: &ctype, SizeBytes: &size, FileKey: "p1/logo.svg", CreatedAt: started, UpdatedAt: started})
+	src := files.NewMemory()
+	src.Put("p1/logo.svg", []byte("<svg/>"))
+
+	ks := auth.NewMemoryKeyStore()
+	ks.PutAccount(auth.Account{OrgID: "org_acme", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
+	keys := auth.NewKeys(ks)
+	key, _, _ := keys.Mint(ctx, "org_acme", "example", nil)
+	return st, keys, src, key
+}
+
+func ExampleNew() {
+	st, keys, src, key := exampleParts()
+	defer keys.Close()
+	h := statusapi.New(st, keys, ratelimit.NewMemory(),
+		statusapi.WithSigningKey([]byte("a secret of at least 32 bytes!!!")),
+		statusapi.WithFiles(src))
+
+	req := httptest.NewRequest("GET", "/v1/projects?limit=10", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res := httptest.NewRecorder()
+	h.ServeHTTP(res, req)
+	fmt.Println(res.Code, res.Header().Get("X-RateLimit-Remaining"))
+	fmt.Print(res.Body.String())
+
+	req = httptest.NewRequest("GET", "/v1/invoices?status=PAID", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res = httptest.NewRecorder()
+	h.ServeHTTP(res, req)
+	fmt.Println(res.Code)
+	fmt.Println(strings.Replace(res.Body.String(), res.Header().Get("X-Request-Id"), "<request id>", 1))
+	// Output:
+	// 200 59
+	// {"data":[{"id":"p1","name":"Website","status":"in_progress","startedAt":"2026-01-05T09:00:00Z","dueAt":null,"updatedAt":"2026-01-05T09:00:00Z"}],"meta":{"page":1,"per_page":10,"total":1}}
+	// 400
+	// {"error":{"code":"INVALID_PARAMETER","message":"status must be one of draft, open, paid, void","param":"status","request_id":"<request id>"}}
+}
+
+func ExampleNew_mounted() {
+	st, keys, src, key := exampleParts()
+	defer keys.Close()
+	h := statusapi.New(st, keys, ratelimit.NewMemory(),
+		statusapi.WithPublicURL("https://portal.example.com/api"),
+		statusapi.WithSigningKey([]byte("a secret of at least 32 bytes!!!")),
+		statusapi.WithFiles(src))
+
+	// The agency's portal serves the API under /api.
+	portal := http.NewServeMux()
+	portal.Handle("/api/", http.StripPrefix("/api", h))
+
+	req := httptest.NewRequest("GET", "/api/v1/deliverables/d1/download", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res := httptest.NewRecorder()
+	portal.ServeHTTP(res, req)
+	var link struct {
+		Data struct {
+			URL       string `json:"url"`
+			ExpiresAt string `json:"expiresAt"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(res.Body.Bytes(), &link)
+	base, _, _ := strings.Cut(link.Data.URL, "?")
+	fmt.Println(res.Code, base)
+
+	// Whoever holds the link fetches the file, without a key.
+	res = httptest.NewRecorder()
+	portal.ServeHTTP(res, httptest.NewRequest("GET", link.Data.URL, nil))
+	fmt.Println(res.Code, res.Header().Get("Content-Disposition"), res.Body.String())
+	// Output:
+	// 200 https://portal.example.com/api/v1/deliverables/d1/file
+	// 200 attachment; filename=logo.svg <svg/>
+}

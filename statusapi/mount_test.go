@@ -1,0 +1,57 @@
+package statusapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/statusapi"
+)
+
+func TestMountedUnderAPrefix(t *testing.T) {
+	api := newTestAPI(t, statusapi.WithPublicURL("https://portal.example.com/api"))
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", api.handler))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("portal")) })
+	get := func(target, key string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest("GET", target, nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+api.key[key])
+		}
+		return serveWith(t, mux, req)
+	}
+
+	for _, path := range routes {
+		t.Run(path, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(get("/api"+path, "a").Code, 200) // every route under the prefix
+		})
+	}
+	t.Run("errors", func(t *testing.T) {
+		is := is.New(t)
+		is.Equal(get("/api/v1/nope", "a").Code, 404)
+		is.Equal(get("/api/v1/projects", "").Code, 401)
+		is.Equal(get("/api/v1/invoices?limit=0", "a").Code, 400)
+		res := httptest.NewRecorder()
+		mux.ServeHTTP(res, httptest.NewRequest("GET", "/v1/projects", nil))
+		is.Equal(res.Body.String(), "portal") // the portal keeps its other paths
+	})
+	t.Run("download link", func(t *testing.T) {
+		is := is.New(t)
+		res := get("/api/v1/deliverables/d1/download", "a")
+		var body struct{ Data struct{ URL string } }
+		is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
+		is.True(strings.HasPrefix(body.Data.URL, "https://portal.example.com/api/v1/deliverables/d1/file?")) // the public URL
+		u, err := url.Parse(body.Data.URL)
+		is.NoErr(err)
+		res = get(u.RequestURI(), "")
+		is.Equal(res.Code, 200) // the link works through the prefix
+		is.Equal(res.Body.String(), fileContent)
+	})
+}
