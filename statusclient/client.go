@@ -31,10 +31,11 @@ import (
 	"time"
 )
 
-// Retry defaults: see WithRetry.
+// Retry defaults: see WithRetry. DefaultMaxWait is one rate-limit window
+// (a minute) and a margin, since a server may round its Retry-After up.
 const (
 	DefaultMaxAttempts = 3
-	DefaultMaxWait     = 60 * time.Second
+	DefaultMaxWait     = 65 * time.Second
 )
 
 // DefaultTimeout bounds each HTTP exchange of a Client made without
@@ -80,7 +81,7 @@ func WithUserAgent(ua string) Option {
 // asked for, or 1s, 2s, 4s... when it asked for none. When the server asks
 // for a longer wait than maxWait, the Client does not wait: it returns the
 // *Error at once, with RetryAfter set, and the caller decides. The defaults
-// are DefaultMaxAttempts and DefaultMaxWait (one rate-limit window).
+// are DefaultMaxAttempts and DefaultMaxWait.
 //
 // Nothing else is retried: not other statuses, and not transport errors
 // (connection refused, reset, timeouts), which the Client returns as they

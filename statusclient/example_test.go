@@ -4,24 +4,45 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"time"
 
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusclient"
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// exampleServer stands in for a deployment of the API.
+// exampleServer runs the real handler on in-memory parts, with five
+// invoices of the organization of the key "example-key".
 func exampleServer() *httptest.Server {
+	ctx := context.Background()
+	st := store.NewMemory()
+	ks := auth.NewMemoryKeyStore()
+	keys := auth.NewKeys(ks)
+	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "enterprise", RetainerActive: true, APIEnabled: true})
+	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanEnterprise, RetainerActive: true, APIEnabled: true})
+	if _, err := keys.Import(ctx, "org_a", "example", "example-key", nil); err != nil {
+		panic(err)
+	}
 	issued := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	fake := &fakeAPI{key: "csk_example"}
-	for i, status := range []statusclient.InvoiceStatus{"open", "paid", "open", "void", "open"} {
-		fake.invoices = append(fake.invoices, statusclient.Invoice{
-			ID: fmt.Sprintf("inv_%d", i+1), Number: fmt.Sprintf("INV-%04d", i+1), Status: status,
-			Currency: "EUR", Total: int64(150000 + 2500*i), AmountDue: int64(150000 + 2500*i),
+	for i, status := range []store.InvoiceStatus{"open", "paid", "open", "void", "open"} {
+		amount := int64(150000 + 2500*i)
+		err := st.PutInvoice(ctx, store.Invoice{
+			ID: fmt.Sprintf("inv_%d", i+1), OrgID: "org_a", Number: fmt.Sprintf("INV-%04d", i+1), Status: status,
+			Currency: "EUR", Total: amount, AmountDue: amount,
 			IssuedAt: issued.AddDate(0, -i, 0), DueAt: issued.AddDate(0, -i, 30),
 		})
+		if err != nil {
+			panic(err)
+		}
 	}
-	return httptest.NewServer(fake)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	return httptest.NewServer(statusapi.New(st, keys, ratelimit.NewMemory(),
+		statusapi.WithSigningKey([]byte("example signing key, 32 bytes..")), statusapi.WithLogger(quiet)))
 }
 
 // Walk every open invoice, whatever the number of pages.
@@ -29,7 +50,7 @@ func ExampleClient_AllInvoices() {
 	srv := exampleServer()
 	defer srv.Close()
 
-	c := statusclient.New(srv.URL+"/v1", "csk_example")
+	c := statusclient.New(srv.URL+"/v1", "example-key")
 	opts := statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, Limit: 2}
 	for inv, err := range c.AllInvoices(context.Background(), opts) {
 		if err != nil {
@@ -49,7 +70,7 @@ func ExampleError() {
 	srv := exampleServer()
 	defer srv.Close()
 
-	c := statusclient.New(srv.URL+"/v1", "csk_example")
+	c := statusclient.New(srv.URL+"/v1", "example-key")
 	_, err := c.GetProject(context.Background(), "prj_missing")
 	var apiErr *statusclient.Error
 	if errors.As(err, &apiErr) && apiErr.Code == statusclient.CodeNotFound {
