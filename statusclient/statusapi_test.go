@@ -312,8 +312,8 @@ func TestRealHandlerRateLimitRetry(t *testing.T) {
 	is.Equal(apiErr.Code, statusclient.CodeRateLimited)
 	is.True(apiErr.RequestID != "")
 	is.True(apiErr.RetryAfter > 0 && apiErr.RetryAfter <= 61*time.Second) // the server's Retry-After: at most the window, rounded up
-	is.Equal(a.requests.Load()-before, int64(3))                       // three attempts, no more
-	is.Equal(len(rec.waits), 2)                                        // a wait before each retry
+	is.Equal(a.requests.Load()-before, int64(3))                          // three attempts, no more
+	is.Equal(len(rec.waits), 2)                                           // a wait before each retry
 	for _, w := range rec.waits {
 		is.True(w > 0 && w <= 61*time.Second) // each as long as Retry-After said
 	}
