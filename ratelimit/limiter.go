@@ -1,7 +1,18 @@
 // Package ratelimit enforces each organization's plan budget (starter 60
 // and growth 300 requests a minute, enterprise unlimited) on
-// github.com/ulule/limiter, with a memory store for one process or a Redis
-// store shared by replicas.
+// github.com/ulule/limiter, with a memory store for one process (NewMemory)
+// or a Redis store shared by replicas (NewRedis).
+//
+// Budgets are per organization: all its keys share one. Windows are fixed,
+// starting at an organization's first request. In Redis each window is one
+// counter, "clientstatus:ratelimit:<plan>:<org id>", expiring with the
+// window.
+//
+// When Redis fails or does not answer within the timeout (100ms unless
+// WithTimeout), the OutagePolicy applies: FailOpen (the default) serves the
+// request without limit headers and logs a warning at most every
+// WarnInterval; FailClosed makes Allow return ErrUnavailable (503). The
+// limiter recovers by itself when Redis answers again.
 package ratelimit
 
 import (

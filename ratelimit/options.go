@@ -7,7 +7,9 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 )
 
-// DefaultTimeout bounds each call to the limiter's store (see WithTimeout).
+// DefaultTimeout bounds the time a request spends on the Redis store (see
+// WithTimeout): far above a healthy round trip (under a millisecond), far
+// below what a client would notice.
 const DefaultTimeout = 100 * time.Millisecond
 
 // DefaultPrefix is the start of every key the limiter writes (see
@@ -30,10 +32,11 @@ func WithRate(plan auth.Plan, r Rate) Option {
 	}
 }
 
-// WithTimeout bounds each call to the store, DefaultTimeout unless set. A
-// call that has not answered by then is an outage, handled by the
-// OutagePolicy; the request waits no longer, whatever the Redis client's own
-// timeouts. A non-positive d is ignored.
+// WithTimeout bounds the time Allow or Refund spends on the Redis store,
+// DefaultTimeout unless set. A store that has not answered by then is out,
+// and the OutagePolicy applies: a request waits no longer, whatever the
+// Redis client's own timeouts. (The memory store never waits.) A
+// non-positive d is ignored.
 func WithTimeout(d time.Duration) Option {
 	return func(l *PlanLimiter) {
 		if d > 0 {

@@ -31,6 +31,22 @@ func (p OutagePolicy) String() string {
 	return "open"
 }
 
+// MarshalText returns p's String, so that a policy works with flag.TextVar.
+func (p OutagePolicy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText parses "open" or "closed".
+func (p *OutagePolicy) UnmarshalText(text []byte) error {
+	switch string(text) {
+	case "open":
+		*p = FailOpen
+	case "closed":
+		*p = FailClosed
+	default:
+		return fmt.Errorf("ratelimit: outage policy %q: want open or closed", text)
+	}
+	return nil
+}
+
 // WarnInterval is the least time between two fail-open warnings: an outage
 // logs once, then at this pace, with the number of requests served
 // unlimited meanwhile.
@@ -65,16 +81,23 @@ func (l *PlanLimiter) warn(orgID string, err error) {
 		"org", orgID, "err", err, "unlimited_requests", n)
 }
 
-// call runs fn with l's timeout. For a store that can block (Redis), fn runs
-// on its own goroutine and call returns at the deadline even when the client
-// ignores it: go-redis does unless ContextTimeoutEnabled. fn then finishes
-// in the background, bounded by the client's own timeouts.
+// bound returns ctx limited to l's timeout, for all the store calls made
+// for one request: however many there are, the request waits no longer.
+func (l *PlanLimiter) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if !l.blocking {
+		return ctx, func() {} // memory: answers at once, or not at all
+	}
+	return context.WithTimeout(ctx, l.timeout)
+}
+
+// call runs fn until ctx ends. For a store that can block (Redis), fn runs
+// on its own goroutine and call returns when ctx ends even if the client
+// ignores ctx, as go-redis does unless ContextTimeoutEnabled is set. fn then
+// finishes in the background, bounded by the client's own timeouts.
 func call[T any](ctx context.Context, l *PlanLimiter, fn func(context.Context) (T, error)) (T, error) {
 	if !l.blocking {
-		return fn(ctx) // memory: answers at once, or not at all
+		return fn(ctx)
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
-	defer cancel()
 	type result struct {
 		v   T
 		err error

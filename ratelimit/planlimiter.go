@@ -72,16 +72,19 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 	if !ok {
 		return Decision{Allowed: true}, nil
 	}
-	c, err := call(ctx, l, func(ctx context.Context) (limiter.Context, error) {
+	sctx, cancel := l.bound(ctx)
+	defer cancel()
+	c, err := call(sctx, l, func(ctx context.Context) (limiter.Context, error) {
 		return l.counters.take(ctx, key, rate)
 	})
 	if err != nil {
 		return l.outage(ctx, p, err)
 	}
 	if c.Reached {
-		// Best effort: if it fails, the window ends a request fuller than
-		// it should, with the organization already refused anyway.
-		_, _ = call(ctx, l, func(ctx context.Context) (struct{}, error) {
+		// Best effort, within the same timeout: if it fails, the window
+		// ends a request fuller than it should, for an organization
+		// already refused.
+		_, _ = call(sctx, l, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, l.counters.giveBack(ctx, key, rate)
 		})
 	}
@@ -108,7 +111,9 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	if !ok {
 		return nil
 	}
-	_, err := call(ctx, l, func(ctx context.Context) (struct{}, error) {
+	sctx, cancel := l.bound(ctx)
+	defer cancel()
+	_, err := call(sctx, l, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, l.counters.giveBack(ctx, key, rate)
 	})
 	if err != nil {

@@ -21,10 +21,10 @@ import (
 // not contact Redis: a limiter made while Redis is down follows its
 // OutagePolicy until Redis answers, then limits again by itself.
 //
-// Each call waits at most the timeout (WithTimeout). Set the client's
-// ContextTimeoutEnabled, as examples/server does, so that a call abandoned
-// at that timeout also stops using its connection; otherwise it finishes in
-// the background within the client's ReadTimeout.
+// A request waits at most the timeout (WithTimeout) for Redis. Set
+// ContextTimeoutEnabled in the client's options so that a call abandoned at
+// that timeout also gives its connection back at once; otherwise it
+// finishes in the background within the client's ReadTimeout.
 func NewRedis(rdb redis.UniversalClient, opts ...Option) *PlanLimiter {
 	if rdb == nil {
 		panic("ratelimit: NewRedis needs a Redis client")
