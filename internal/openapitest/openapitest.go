@@ -59,9 +59,15 @@ const (
 type Validator struct {
 	doc       *openapi3.T
 	templates []template
+	prefix    string // see Mounted
+	seen      *seen
+}
 
-	mu   sync.Mutex
-	seen map[string]bool
+// seen is the set of (operation, status) pairs seen, shared by a Validator
+// and its Mounted views.
+type seen struct {
+	mu    sync.Mutex
+	pairs map[string]bool
 }
 
 type template struct {
@@ -87,7 +93,7 @@ var load = sync.OnceValues(func() (*openapi3.T, error) {
 })
 
 func newValidator(doc *openapi3.T) *Validator {
-	v := &Validator{doc: doc, seen: make(map[string]bool)}
+	v := &Validator{doc: doc, seen: &seen{pairs: make(map[string]bool)}}
 	for _, p := range doc.Paths.InMatchingOrder() {
 		v.templates = append(v.templates, template{path: p, segments: strings.Split(p, "/"), item: doc.Paths.Value(p)})
 	}
@@ -96,6 +102,17 @@ func newValidator(doc *openapi3.T) *Validator {
 		return strings.Count(v.templates[i].path, "{") < strings.Count(v.templates[j].path, "{")
 	})
 	return v
+}
+
+// Mounted returns a view of v for a handler mounted under prefix, as with
+// http.StripPrefix(prefix, h): a request path must start with prefix, which
+// is removed before the path is matched (the document's server URL,
+// baseUrl, carries the prefix). The view shares v's coverage: what it sees
+// counts in v.Missing.
+func (v *Validator) Mounted(prefix string) *Validator {
+	m := *v
+	m.prefix = v.prefix + strings.TrimSuffix(prefix, "/")
+	return &m
 }
 
 // Check validates res, the response to req, and reports every problem with
@@ -134,7 +151,11 @@ func (v *Validator) CheckRecorder(tb testing.TB, req *http.Request, rec *httptes
 // Missing. The body of a HEAD or 304 response must be empty.
 func (v *Validator) Validate(req *http.Request, status int, header http.Header, body []byte) error {
 	where := req.Method + " " + req.URL.Path
-	route, params := v.route(req)
+	path, ok := strings.CutPrefix(req.URL.EscapedPath(), v.prefix)
+	if !ok || v.prefix != "" && path != "" && path[0] != '/' {
+		return fmt.Errorf("%s: %d: the path is not under the mount prefix %s", where, status, v.prefix)
+	}
+	route, params := v.route(req.Method, path)
 	key := ""
 	switch {
 	case route.Operation == nil:
@@ -161,26 +182,25 @@ func (v *Validator) Validate(req *http.Request, status int, header http.Header, 
 	if len(errs) > 0 {
 		return fmt.Errorf("%s: %d: %w", where, status, errors.Join(errs...))
 	}
-	v.mu.Lock()
-	v.seen[key] = true
-	v.mu.Unlock()
+	v.seen.mu.Lock()
+	v.seen.pairs[key] = true
+	v.seen.mu.Unlock()
 	return nil
 }
 
-// route finds the documented operation that answers req. HEAD is answered
+// route finds the documented operation that answers method on the path. HEAD is answered
 // by the GET operation. For a path the document does not list, or a
 // method it does not document on a listed path, it returns the
 // pseudo-operation UnknownRoute or UnknownMethod, whose one response is
 // the component NotFound or MethodNotAllowed. Route.Operation is nil when
 // even that is missing from the document.
-func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string) {
-	segments := strings.Split(req.URL.EscapedPath(), "/")
+func (v *Validator) route(method, escapedPath string) (*routers.Route, map[string]string) {
+	segments := strings.Split(escapedPath, "/")
 	for _, t := range v.templates {
 		params, ok := t.match(segments)
 		if !ok {
 			continue
 		}
-		method := req.Method
 		if method == http.MethodHead {
 			method = http.MethodGet
 		}
@@ -306,11 +326,11 @@ func checkHeaderValue(h *openapi3.Header, value string) error {
 // 429". A HEAD pair is listed for each path's 200; the answers to unknown
 // routes and methods are listed as UnknownRoute and UnknownMethod.
 func (v *Validator) Missing() []string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	v.seen.mu.Lock()
+	defer v.seen.mu.Unlock()
 	var missing []string
 	for _, want := range v.documented() {
-		if !v.seen[want] {
+		if !v.seen.pairs[want] {
 			missing = append(missing, want)
 		}
 	}
@@ -322,10 +342,10 @@ func (v *Validator) Missing() []string {
 // seen, of how many.
 func (v *Validator) Coverage() (seen, documented int) {
 	all := v.documented()
-	v.mu.Lock()
-	defer v.mu.Unlock()
+	v.seen.mu.Lock()
+	defer v.seen.mu.Unlock()
 	for _, want := range all {
-		if v.seen[want] {
+		if v.seen.pairs[want] {
 			seen++
 		}
 	}

@@ -183,3 +183,15 @@ func TestMissing(t *testing.T) {
 	seen, _ = v.Coverage()
 	is.Equal(seen, 2)
 }
+
+func TestMounted(t *testing.T) {
+	is := is.New(t)
+	v := openapitest.New()
+	m := v.Mounted("/api/")
+	body := []byte(`{"data":` + project + `}`)
+	is.NoErr(m.Validate(httptest.NewRequest("GET", "/api/v1/projects/p1", nil), 200, jsonHeader(), body))
+	is.True(m.Validate(httptest.NewRequest("GET", "/v1/projects/p1", nil), 200, jsonHeader(), body) != nil)      // not under the prefix
+	is.True(m.Validate(httptest.NewRequest("GET", "/apix/v1/projects/p1", nil), 200, jsonHeader(), body) != nil) // nor is this
+	is.True(v.Validate(httptest.NewRequest("GET", "/api/v1/projects/p1", nil), 200, jsonHeader(), body) != nil)  // unmounted, it is no route
+	is.True(!slices.Contains(v.Missing(), "GET /v1/projects/{id} 200"))                                          // the view counts for v
+}
