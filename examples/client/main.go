@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,11 +35,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, statusclient.New(*baseURL, *key), os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "client:", err)
-		var apiErr *statusclient.Error
-		if errors.As(err, &apiErr) && apiErr.Code == statusclient.CodeUnauthorized {
-			fmt.Fprintln(os.Stderr, "client: check the key: it is unknown, revoked or expired")
-		}
+		fmt.Fprintln(os.Stderr, "client:", err) // an *statusclient.Error says the code, the message and the request id
 		os.Exit(1)
 	}
 }
