@@ -21,8 +21,13 @@
 //     Store; store/storetest is the conformance suite every Store passes;
 //     store/bunstore is the PostgreSQL Store on Bun.
 //   - files: where deliverables' bytes come from (memory, an fs.FS).
-//   - client: a typed Go client for /v1.
-//   - examples/server: a standalone server wiring it all, on demo data.
+//   - openapi: the OpenAPI 3.1 document of /v1, embedded.
+//   - statusclient: a typed Go client for /v1, standard library only.
+//   - examples/server: a standalone server wiring it all, on demo data, a
+//     data file or PostgreSQL and Redis; examples/client and examples/keys:
+//     a client, and a command to manage API keys.
+//
+// README.md shows how to run, call and mount it.
 //
 // This package holds no code.
 package clientstatus

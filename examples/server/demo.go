@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -161,7 +162,7 @@ func demoInvoice(orgID string, projects []store.Project, n, count int) store.Inv
 	inv := store.Invoice{
 		ID:        fmt.Sprintf("inv_%s_%03d", orgID[len("org_"):], count-n),
 		OrgID:     orgID,
-		Number:    fmt.Sprintf("%s-%04d", orgID[len("org_"):len("org_")+3], count-n),
+		Number:    fmt.Sprintf("%s-%04d", strings.ToUpper(orgID[len("org_"):len("org_")+3]), count-n),
 		Status:    store.InvoicePaid,
 		Currency:  "EUR",
 		Total:     int64(150000 + 2500*(n%7)),

@@ -92,7 +92,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if cfg.signingKey != "" {
 		opts = append(opts, statusapi.WithSigningKey([]byte(cfg.signingKey)))
-	} // else statusapi makes a random key and warns that links die with the process
+	} else {
+		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica) so that download links survive a restart")
+	}
 	api := statusapi.New(b.store, auth.NewCache(keys, auth.DefaultCacheTTL), lim, opts...)
 
 	srv := &http.Server{
