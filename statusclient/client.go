@@ -157,7 +157,8 @@ type envelope[T any] struct {
 // ErrNotModified is returned by a list call made with IfNoneMatch when the
 // server answers 304 Not Modified: the list is as it was when the server
 // sent that ETag. The Page returned with it has no items, only the ETag.
-// A 304 costs no rate-limit budget.
+// A server that sends no ETag never answers 304: Page.ETag is then "" and
+// IfNoneMatch stays empty.
 var ErrNotModified = errors.New("statusclient: not modified")
 
 // request is one GET of the API.
