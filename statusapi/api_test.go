@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/openapitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -144,19 +146,37 @@ func (a *testAPI) serve(req *http.Request) *httptest.ResponseRecorder {
 }
 
 // serveWith sends req to h and checks the response: every handler of the
-// tests is called here.
+// tests is called here or in serveVia.
 func serveWith(t testing.TB, h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	return serveVia(t, spec, h, req)
+}
+
+// serveVia is serveWith for a handler that the OpenAPI document sees
+// through v (spec.Mounted for a mounted handler).
+func serveVia(t testing.TB, v *openapitest.Validator, h http.Handler, req *http.Request) *httptest.ResponseRecorder {
 	t.Helper()
 	res := httptest.NewRecorder()
 	h.ServeHTTP(res, req)
-	checkResponse(t, req, res)
+	checkResponse(t, v, req, res)
 	return res
 }
 
+// spec checks every response of the tests against the OpenAPI document,
+// and TestMain fails a full run that leaves a documented response unseen.
+var spec = openapitest.New()
+
+// TestMain will fail a full run on unseen documented responses
+// (spec.AfterRun) once ETags and /v1/openapi.json are served: the document
+// already lists their 304s.
+func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
 // checkResponse is the single place every response of the tests passes
-// through: the conventions every response shares are checked here.
-func checkResponse(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
+// through: it is checked against the OpenAPI document, and for the
+// conventions every response shares.
+func checkResponse(t testing.TB, v *openapitest.Validator, req *http.Request, res *httptest.ResponseRecorder) {
 	t.Helper()
+	v.CheckRecorder(t, req, res)
 	is := is.NewRelaxed(t)
 	is.True(res.Header().Get("X-Request-Id") != "") // every response has a request id
 	is.Equal(res.Header().Get("X-Content-Type-Options"), "nosniff")

@@ -182,7 +182,7 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 	}
 	hd.Set("Content-Disposition", disposition)
 	if rs, ok := f.(io.ReadSeeker); ok {
-		http.ServeContent(w, r, name, info.ModTime(), rs)
+		http.ServeContent(plainErrors{w}, r, name, info.ModTime(), rs)
 		return nil
 	}
 	hd.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
@@ -191,4 +191,18 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 		_, _ = io.Copy(w, f)
 	}
 	return nil
+}
+
+// plainErrors keeps http.ServeContent's error answers (412 for a failed
+// If-Match, 416 for a range past the end) from claiming the file's content
+// type: they are plain text, as the OpenAPI document says. ServeContent
+// sets text/plain itself for the 416 (through http.Error), not for the
+// bodiless 412.
+type plainErrors struct{ http.ResponseWriter }
+
+func (w plainErrors) WriteHeader(code int) {
+	if code >= 400 {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	w.ResponseWriter.WriteHeader(code)
 }

@@ -109,6 +109,17 @@ func TestDownloadFile(t *testing.T) {
 		is.Equal(res.Code, 206)
 		is.Equal(res.Body.String(), fileContent[4:15])
 	})
+	t.Run("range past the end", func(t *testing.T) {
+		is := is.New(t)
+		res := api.fetch("GET", u, "Range", "bytes=1000-2000")
+		is.Equal(res.Code, 416)
+		is.Equal(res.Header().Get("Content-Range"), "bytes */"+strconv.Itoa(len(fileContent)))
+	})
+	t.Run("failed precondition", func(t *testing.T) {
+		is := is.New(t)
+		res := api.fetch("GET", u, "If-Match", `"some-other-version"`)
+		is.Equal(res.Code, 412)
+	})
 	t.Run("valid until expiresAt", func(t *testing.T) {
 		is := is.New(t)
 		api.clock.Set(now.Add(15 * time.Minute))

@@ -24,7 +24,7 @@ func TestMountedUnderAPrefix(t *testing.T) {
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+api.key[key])
 		}
-		return serveWith(t, mux, req)
+		return serveVia(t, spec.Mounted("/api"), mux, req)
 	}
 
 	for _, path := range routes {

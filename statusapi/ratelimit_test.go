@@ -3,8 +3,12 @@ package statusapi_test
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
 )
 
 func TestStarterRateLimit(t *testing.T) {
@@ -72,4 +76,19 @@ func TestErrorsAfterTheLimitCarryItsHeaders(t *testing.T) {
 	}
 	res := api.do("GET", "/v1/projects", "a")
 	is.Equal(res.Header().Get("X-RateLimit-Remaining"), "57") // bad parameters and 404s count
+}
+
+func TestRateLimitedOnEveryRoute(t *testing.T) {
+	api := newTestAPIWith(t, setup{limits: []ratelimit.Option{
+		ratelimit.WithRate(auth.PlanStarter, ratelimit.Rate{Limit: 1, Period: time.Minute}),
+	}})
+	link, _ := api.link("d1") // spends org_a's one request
+	for _, path := range routes {
+		is := is.New(t)
+		res := api.do("GET", path, "a")
+		is.Equal(res.Code, 429) // every authenticated route is limited
+		is.Equal(errorOf(t, res).Error.Code, "RATE_LIMITED")
+		is.True(res.Header().Get("Retry-After") != "")
+	}
+	is.New(t).Equal(api.fetch("GET", link).Code, 200) // the signed link is not
 }
