@@ -51,10 +51,10 @@ type tenant struct {
 func newTenant(o Organization) *tenant {
 	return &tenant{
 		org:          o,
-		projects:     newSorted(projectOrder, func(p Project) string { return p.ID }),
-		milestones:   newSorted(milestoneOrder, func(m Milestone) string { return m.ID }),
-		deliverables: newSorted(deliverableOrder, func(d Deliverable) string { return d.ID }),
-		invoices:     newSorted(invoiceOrder, func(i Invoice) string { return i.ID }),
+		projects:     newSorted(projectOrder, func(p *Project) string { return p.ID }),
+		milestones:   newSorted(milestoneOrder, func(m *Milestone) string { return m.ID }),
+		deliverables: newSorted(deliverableOrder, func(d *Deliverable) string { return d.ID }),
+		invoices:     newSorted(invoiceOrder, func(i *Invoice) string { return i.ID }),
 	}
 }
 
@@ -91,7 +91,7 @@ func (m *Memory) PutProject(ctx context.Context, p Project) error {
 	if err != nil {
 		return err
 	}
-	t.projects.put(copyProject(p))
+	t.projects.put(ptr(copyProject(p)))
 	return nil
 }
 
@@ -112,7 +112,7 @@ func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
 	if err := t.hasProject("milestone", ms.ID, ms.ProjectID); err != nil {
 		return err
 	}
-	t.milestones.put(copyMilestone(ms))
+	t.milestones.put(ptr(copyMilestone(ms)))
 	return nil
 }
 
@@ -133,7 +133,7 @@ func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
 	if err := t.hasProject("deliverable", d.ID, d.ProjectID); err != nil {
 		return err
 	}
-	t.deliverables.put(copyDeliverable(d))
+	t.deliverables.put(ptr(copyDeliverable(d)))
 	return nil
 }
 
@@ -157,7 +157,7 @@ func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
 			return err
 		}
 	}
-	t.invoices.put(copyInvoice(i))
+	t.invoices.put(ptr(copyInvoice(i)))
 	return nil
 }
 
@@ -185,13 +185,13 @@ func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery)
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var items []Project
+	var items []*Project
 	if t := m.orgs[orgID]; t != nil {
 		items = t.projects.items
 	}
-	var keep func(Project) bool
+	var keep func(*Project) bool
 	if q.Status != "" {
-		keep = func(p Project) bool { return p.Status == q.Status }
+		keep = func(p *Project) bool { return p.Status == q.Status }
 	}
 	return page(items, keep, q.PageRequest, copyProject)
 }
@@ -205,7 +205,7 @@ func (m *Memory) GetProject(ctx context.Context, orgID, id string) (Project, err
 	defer m.mu.RUnlock()
 	if t := m.orgs[orgID]; t != nil {
 		if p, ok := t.projects.byID[id]; ok {
-			return copyProject(p), nil
+			return copyProject(*p), nil
 		}
 	}
 	return Project{}, fmt.Errorf("store: project %q: %w", id, ErrNotFound)
@@ -223,7 +223,7 @@ func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q 
 	if t == nil || !t.projects.has(projectID) {
 		return Page[Milestone]{}, fmt.Errorf("store: project %q: %w", projectID, ErrNotFound)
 	}
-	keep := func(ms Milestone) bool {
+	keep := func(ms *Milestone) bool {
 		return ms.ProjectID == projectID && (q.Status == "" || ms.Status == q.Status)
 	}
 	return page(t.milestones.items, keep, q.PageRequest, copyMilestone)
@@ -236,13 +236,13 @@ func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q Deliverab
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var items []Deliverable
+	var items []*Deliverable
 	if t := m.orgs[orgID]; t != nil {
 		items = t.deliverables.items
 	}
-	var keep func(Deliverable) bool
+	var keep func(*Deliverable) bool
 	if q.Status != "" || q.ProjectID != "" {
-		keep = func(d Deliverable) bool {
+		keep = func(d *Deliverable) bool {
 			return (q.Status == "" || d.Status == q.Status) && (q.ProjectID == "" || d.ProjectID == q.ProjectID)
 		}
 	}
@@ -259,7 +259,7 @@ func (m *Memory) GetDeliverable(ctx context.Context, orgID, id string) (Delivera
 	defer m.mu.RUnlock()
 	if t := m.orgs[orgID]; t != nil {
 		if d, ok := t.deliverables.byID[id]; ok {
-			return copyDeliverable(d), nil
+			return copyDeliverable(*d), nil
 		}
 	}
 	return Deliverable{}, fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
@@ -272,13 +272,13 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var items []Invoice
+	var items []*Invoice
 	if t := m.orgs[orgID]; t != nil {
 		items = t.invoices.items
 	}
-	var keep func(Invoice) bool
+	var keep func(*Invoice) bool
 	if q.Status != "" || q.ProjectID != "" {
-		keep = func(i Invoice) bool {
+		keep = func(i *Invoice) bool {
 			return (q.Status == "" || i.Status == q.Status) &&
 				(q.ProjectID == "" || i.ProjectID != nil && *i.ProjectID == q.ProjectID)
 		}
@@ -295,15 +295,17 @@ func alive(ctx context.Context) error {
 }
 
 // sorted holds items of one kind, unique by id, in list order.
+// It holds pointers, which are cheap to move on insert and to scan; an item
+// it points to is never changed, only replaced.
 type sorted[T any] struct {
-	order func(a, b T) int // list order; ends with the id, so it is total
-	id    func(T) string
-	byID  map[string]T
-	items []T
+	order func(a, b *T) int // list order; ends with the id, so it is total
+	id    func(*T) string
+	byID  map[string]*T
+	items []*T
 }
 
-func newSorted[T any](order func(a, b T) int, id func(T) string) sorted[T] {
-	return sorted[T]{order: order, id: id, byID: make(map[string]T)}
+func newSorted[T any](order func(a, b *T) int, id func(*T) string) sorted[T] {
+	return sorted[T]{order: order, id: id, byID: make(map[string]*T)}
 }
 
 func (s *sorted[T]) has(id string) bool {
@@ -312,7 +314,7 @@ func (s *sorted[T]) has(id string) bool {
 }
 
 // put inserts v at its place in the order, replacing the item with its id.
-func (s *sorted[T]) put(v T) {
+func (s *sorted[T]) put(v *T) {
 	id := s.id(v)
 	if old, ok := s.byID[id]; ok {
 		i, _ := slices.BinarySearchFunc(s.items, old, s.order)
@@ -325,7 +327,7 @@ func (s *sorted[T]) put(v T) {
 
 // page returns the requested page of the items keep accepts (all when keep
 // is nil), copied, and how many it accepts in all.
-func page[T any](items []T, keep func(T) bool, r PageRequest, copyItem func(T) T) (Page[T], error) {
+func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T) (Page[T], error) {
 	if r.Page < 1 || r.Limit < 1 {
 		return Page[T]{}, fmt.Errorf("store: invalid page request (page %d, limit %d)", r.Page, r.Limit)
 	}
@@ -337,7 +339,7 @@ func page[T any](items []T, keep func(T) bool, r PageRequest, copyItem func(T) T
 	if keep == nil {
 		if offset < len(items) {
 			for _, v := range items[offset : offset+min(r.Limit, len(items)-offset)] {
-				out = append(out, copyItem(v))
+				out = append(out, copyItem(*v))
 			}
 		}
 		return Page[T]{Items: out, Total: len(items)}, nil
@@ -348,14 +350,14 @@ func page[T any](items []T, keep func(T) bool, r PageRequest, copyItem func(T) T
 			continue
 		}
 		if total >= offset && len(out) < r.Limit {
-			out = append(out, copyItem(v))
+			out = append(out, copyItem(*v))
 		}
 		total++
 	}
 	return Page[T]{Items: out, Total: total}, nil
 }
 
-func projectOrder(a, b Project) int {
+func projectOrder(a, b *Project) int {
 	switch {
 	case a.StartedAt == nil && b.StartedAt == nil:
 	case a.StartedAt == nil:
@@ -370,21 +372,21 @@ func projectOrder(a, b Project) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-func milestoneOrder(a, b Milestone) int {
+func milestoneOrder(a, b *Milestone) int {
 	if c := a.DueAt.Compare(b.DueAt); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
 }
 
-func deliverableOrder(a, b Deliverable) int {
+func deliverableOrder(a, b *Deliverable) int {
 	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
 }
 
-func invoiceOrder(a, b Invoice) int {
+func invoiceOrder(a, b *Invoice) int {
 	if c := b.IssuedAt.Compare(a.IssuedAt); c != 0 {
 		return c
 	}
@@ -428,9 +430,10 @@ func clonePtr[T any](p *T) *T {
 	if p == nil {
 		return nil
 	}
-	v := *p
-	return &v
+	return ptr(*p)
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {

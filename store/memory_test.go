@@ -1,7 +1,10 @@
 package store_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/storetest"
@@ -9,4 +12,71 @@ import (
 
 func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Subject { return store.NewMemory() })
+}
+
+// BenchmarkMemoryListInvoices reads pages of an organization holding 10,000
+// invoices (and a second organization holding as many).
+func BenchmarkMemoryListInvoices(b *testing.B) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, org := range []string{"org_a", "org_b"} {
+		if err := st.PutOrganization(ctx, store.Organization{ID: org, Name: org, Plan: "growth"}); err != nil {
+			b.Fatal(err)
+		}
+		for p := range 10 {
+			if err := st.PutProject(ctx, store.Project{ID: fmt.Sprint("p", p), OrgID: org, Name: "p", Status: store.ProjectInProgress}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for n := range 10_000 {
+			i := store.Invoice{ID: fmt.Sprintf("i%05d", n), OrgID: org, Number: fmt.Sprint(n), Status: store.InvoiceStatuses[n%4],
+				Currency: "USD", Total: 100, AmountDue: 100, IssuedAt: base.Add(time.Duration(n%5000) * time.Hour), DueAt: base}
+			if n%3 > 0 {
+				i.ProjectID = new(string)
+				*i.ProjectID = fmt.Sprint("p", n%10)
+			}
+			if err := st.PutInvoice(ctx, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, bm := range []struct {
+		name string
+		q    store.InvoiceQuery
+	}{
+		{"first page", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}}},
+		{"last page", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 100, Limit: 100}}},
+		{"status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoicePaid}},
+		{"project and status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 3, Limit: 20}, ProjectID: "p4", Status: store.InvoiceOpen}},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := st.ListInvoices(ctx, "org_a", bm.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryPutInvoice writes 10,000 invoices into an empty
+// organization, newest last: the worst case for keeping lists ordered.
+func BenchmarkMemoryPutInvoice(b *testing.B) {
+	ctx := context.Background()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range b.N {
+		st := store.NewMemory()
+		if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "a", Plan: "growth"}); err != nil {
+			b.Fatal(err)
+		}
+		for n := range 10_000 {
+			i := store.Invoice{ID: fmt.Sprintf("i%05d", n), OrgID: "org_a", Number: "n", Status: store.InvoiceOpen,
+				Currency: "USD", IssuedAt: base.Add(time.Duration(n) * time.Minute), DueAt: base}
+			if err := st.PutInvoice(ctx, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

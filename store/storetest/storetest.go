@@ -112,11 +112,13 @@ func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
 // pointers too, does not change what it stores.
 func testReturnsCopies(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
-	s, f := seeded(t, open)
+	s, _ := seeded(t, open)
+	f := seedData() // pointers not shared with what was put
 
 	p, err := s.GetProject(ctx, orgA, "p1")
 	is.NoErr(err)
 	*p.StartedAt = p.StartedAt.Add(time.Hour)
+	*p.DueAt = p.DueAt.Add(time.Hour)
 	p.Name = "changed"
 	again, err := s.GetProject(ctx, orgA, "p1")
 	is.NoErr(err)
@@ -125,6 +127,7 @@ func testReturnsCopies(t *testing.T, open func(t *testing.T) Subject) {
 	d, err := s.GetDeliverable(ctx, orgA, "d1")
 	is.NoErr(err)
 	*d.FileName = "changed.pdf"
+	*d.ContentType = "text/plain"
 	*d.SizeBytes = 1
 	dAgain, err := s.GetDeliverable(ctx, orgA, "d1")
 	is.NoErr(err)
