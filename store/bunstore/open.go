@@ -85,7 +85,7 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 			Conn: conn,
 			// If the server does not answer the cancel request, give up
 			// on the connection.
-			DeadlineDelay: time.Second,
+			DeadlineDelay: 500 * time.Millisecond,
 		}
 	}
 

@@ -109,9 +109,9 @@ func (s *Store) query(ctx context.Context) (context.Context, context.CancelFunc)
 func failure(ctx context.Context, unavailable error, what string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return fmt.Errorf("bunstore: %s: %w: %w (%v)", what, unavailable, ctxErr, err)
+			return fmt.Errorf("bunstore: %s: %w: %w: %w", what, unavailable, ctxErr, err)
 		}
-		return fmt.Errorf("bunstore: %s: %w (%v)", what, ctxErr, err)
+		return fmt.Errorf("bunstore: %s: %w: %w", what, ctxErr, err)
 	}
 	if isUnavailable(err) {
 		return fmt.Errorf("bunstore: %s: %w: %w", what, unavailable, err)

@@ -1,0 +1,246 @@
+package bunstore_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/matryer/is"
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/bunstore"
+)
+
+// lockedProjects opens a migrated schema whose connections carry a name of
+// their own (application_name), and locks its projects table until the
+// test ends, so that any query on it waits. It returns the db and the
+// transaction holding the lock.
+func lockedProjects(t *testing.T, opts ...bunstore.OpenOption) (*bun.DB, bun.Tx, string) {
+	t.Helper()
+	schema, dsn := newSchema(t)
+	db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema, "application_name": schema}), opts...)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := bunstore.Migrate(ctx, db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE projects IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatalf("lock: %v", err)
+	}
+	return db, tx, schema
+}
+
+// waiting counts the statements of the application that are running,
+// other than tx's own.
+func waiting(t *testing.T, tx bun.Tx, app string) int {
+	t.Helper()
+	var n int
+	err := tx.NewSelect().TableExpr("pg_stat_activity").ColumnExpr("count(*)").
+		Where("application_name = ? AND state = 'active' AND pid <> pg_backend_pid()", app).
+		Scan(ctx, &n)
+	if err != nil {
+		t.Fatalf("pg_stat_activity: %v", err)
+	}
+	return n
+}
+
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+// TestQueryTimeout checks that a query that outlives the store's deadline
+// fails as unavailable, and is cancelled on the server, not left running.
+func TestQueryTimeout(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, tx, app := lockedProjects(t)
+	st := bunstore.New(db, bunstore.WithQueryTimeout(200*time.Millisecond))
+
+	_, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}})
+	is.True(errors.Is(err, store.ErrUnavailable))     // a timeout is 503 UNAVAILABLE
+	is.True(errors.Is(err, context.DeadlineExceeded)) // because the deadline passed
+	is.Equal(pgCode(err), "57014")                    // the server was running it, and cancelled it
+	is.Equal(waiting(t, tx, app), 0)                  // nothing left running behind
+}
+
+// TestStatementTimeout checks that the server's statement_timeout, set by
+// Open, stops a statement even when the caller's deadline is far.
+func TestStatementTimeout(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, tx, app := lockedProjects(t, bunstore.WithStatementTimeout(200*time.Millisecond))
+	st := bunstore.New(db, bunstore.WithQueryTimeout(time.Minute))
+
+	_, err := st.GetProject(ctx, "org_a", "p1")
+	is.True(errors.Is(err, store.ErrUnavailable))      // a timeout is 503 UNAVAILABLE
+	is.True(!errors.Is(err, context.DeadlineExceeded)) // the server's, not the caller's
+	is.Equal(pgCode(err), "57014")                     // query_canceled
+	is.Equal(waiting(t, tx, app), 0)                   // nothing left running behind
+}
+
+// TestCancelled checks that a caller's cancellation is passed on, not
+// reported as an outage.
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, tx, app := lockedProjects(t)
+	st := bunstore.New(db)
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(100*time.Millisecond, cancel)
+
+	_, err := st.ListProjects(cctx, "org_a", store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}})
+	is.True(errors.Is(err, context.Canceled))      // the caller's cancellation
+	is.True(!errors.Is(err, store.ErrUnavailable)) // is not an outage
+	is.Equal(waiting(t, tx, app), 0)               // nothing left running behind
+}
+
+// proxy forwards TCP connections to PostgreSQL until it is cut (refusing
+// and dropping every connection) or silenced (accepting, answering none).
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	silent bool
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	p := &proxy{ln: ln, target: target}
+	t.Cleanup(p.cut)
+	go p.serve()
+	return p
+}
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c)
+		silent := p.silent
+		p.mu.Unlock()
+		if silent {
+			continue
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, up)
+		p.mu.Unlock()
+		go p.pipe(up, c)
+		go p.pipe(c, up)
+	}
+}
+
+// pipe copies from src to dst until either fails or the proxy is silenced.
+func (p *proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		p.mu.Lock()
+		silent := p.silent
+		p.mu.Unlock()
+		if silent || err != nil {
+			if err == io.EOF {
+				dst.Close()
+			}
+			return
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+func (p *proxy) silence() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.silent = true
+}
+
+func (p *proxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// TestLostDatabase checks that a store whose database goes away, or stops
+// answering, fails as unavailable within its deadline.
+func TestLostDatabase(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		lose func(*proxy)
+	}{
+		{"gone", (*proxy).cut},
+		{"silent", (*proxy).silence},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			is := is.New(t)
+			schema, dsn := newSchema(t)
+			u, err := url.Parse(dsn)
+			is.NoErr(err)
+			p := newProxy(t, u.Host)
+			u.Host = p.ln.Addr().String()
+			db, err := bunstore.Open(ctx, withParams(u.String(), map[string]string{"search_path": schema}))
+			is.NoErr(err)
+			t.Cleanup(func() { db.Close() })
+			is.NoErr(bunstore.Migrate(ctx, db))
+			st := bunstore.New(db, bunstore.WithQueryTimeout(300*time.Millisecond))
+			is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: "starter"}))
+
+			tt.lose(p)
+			_, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}})
+			is.True(errors.Is(err, store.ErrUnavailable)) // a lost database is 503 UNAVAILABLE
+			_, err = st.Account(ctx, "org_a")
+			is.True(errors.Is(err, auth.ErrUnavailable)) // key lookups fail as unavailable too
+		})
+	}
+}
+
+// TestOpenUnreachable checks that Open reports a database it cannot reach
+// as unavailable.
+func TestOpenUnreachable(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = bunstore.Open(ctx, "postgres://postgres@"+addr+"/test?sslmode=disable")
+	is.True(errors.Is(err, store.ErrUnavailable)) // 503, not 500
+}
