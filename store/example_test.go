@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -37,4 +38,25 @@ func must(err error) {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// ExampleMemory_PutMilestone shows that a Writer refuses an item whose
+// owner was not put first, naming the item, and that the error wraps
+// store.ErrNotFound.
+func ExampleMemory_PutMilestone() {
+	ctx := context.Background()
+	st := store.NewMemory()
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "growth"}))
+
+	err := st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p9", Name: "Launch",
+		Status: store.MilestonePending, DueAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, store.ErrNotFound))
+
+	err = st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", Number: "A-1", Status: store.InvoiceOpen, Currency: "usd"})
+	fmt.Println(err)
+	// Output:
+	// store: milestone "m1": project "p9" of organization "org_a" (put it first): not found
+	// true
+	// store: invoice "i1": currency "usd" is not an ISO 4217 code (three upper-case letters)
 }

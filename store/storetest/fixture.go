@@ -29,7 +29,9 @@ func day(n, hours int) time.Time {
 
 func ptr[T any](v T) *T { return &v }
 
-// fixture is the suite's seed data.
+// fixture is the suite's seed data. Beside the cases named in the lists,
+// it holds non-ASCII text, an amount above 2^53 (exact only as an integer),
+// a size of 0 (not nil) and nil pointers of every kind.
 type fixture struct {
 	orgs         []store.Organization
 	projects     []store.Project
@@ -56,7 +58,7 @@ func seedData() fixture {
 			{ID: "p2", OrgID: orgA, Name: "Logo", Status: store.ProjectCompleted, StartedAt: ptr(day(10, 9)), UpdatedAt: day(12, 16)},
 			{ID: "p0", OrgID: orgA, Name: "Newsletter", Status: store.ProjectPlanned, DueAt: ptr(day(90, 0)), UpdatedAt: day(1, 9)},
 			{ID: "p4", OrgID: orgA, Name: "Mobile app", Status: store.ProjectOnHold, StartedAt: ptr(day(20, 9)), UpdatedAt: day(21, 9)},
-			{ID: "pb", OrgID: orgB, Name: "Shop", Status: store.ProjectInProgress, UpdatedAt: day(3, 9)},
+			{ID: "pb", OrgID: orgB, Name: `Café "Größe" shop — 店`, Status: store.ProjectInProgress, UpdatedAt: day(3, 9)},
 			{ID: "p1", OrgID: orgB, Name: "Bolt website", Status: store.ProjectCompleted, StartedAt: ptr(day(15, 9)), DueAt: ptr(day(30, 9)), UpdatedAt: day(30, 9)},
 		},
 		// org_a p1 by DueAt asc then id: m2, m1, m3, m4; p2: m5.
@@ -82,7 +84,7 @@ func seedData() fixture {
 			{ID: "d2", OrgID: orgA, ProjectID: "p1", Name: "About page", Status: store.DeliverableInReview, CreatedAt: day(15, 9), UpdatedAt: day(16, 9)},
 			{ID: "d4", OrgID: orgA, ProjectID: "p1", Name: "Contact form", Status: store.DeliverableRejected, CreatedAt: day(20, 9), UpdatedAt: day(20, 9)},
 			{ID: "d1", OrgID: orgB, ProjectID: "pb", Name: "Bolt checkout flow", Status: store.DeliverableInReview,
-				FileName: ptr("flow.png"), ContentType: ptr("image/png"), SizeBytes: ptr(int64(1024)), FileKey: "org_b/flow.png",
+				FileName: ptr("checkout flow (v2).png"), ContentType: ptr("image/png"), SizeBytes: ptr(int64(1024)), FileKey: "org_b/flow.png",
 				CreatedAt: day(14, 9), UpdatedAt: day(14, 9)},
 		},
 		// org_a by IssuedAt desc then id: i6, i2, i3, i1, i4, i5.
@@ -95,7 +97,7 @@ func seedData() fixture {
 			{ID: "i2", OrgID: orgA, Number: "A-0002", Status: store.InvoiceOpen, Currency: "EUR", Total: 250000, AmountDue: 250000, IssuedAt: day(30, 9), DueAt: day(45, 9)},
 			{ID: "i6", OrgID: orgA, Number: "A-0006", ProjectID: ptr("p2"), Status: store.InvoicePaid, Currency: "EUR", Total: 0, AmountDue: 0, IssuedAt: day(40, 9), DueAt: day(40, 9), PaidAt: ptr(day(40, 9))},
 			{ID: "i1", OrgID: orgB, Number: "B-0001", ProjectID: ptr("p1"), Status: store.InvoicePaid, Currency: "GBP", Total: 9900, AmountDue: 0, IssuedAt: day(11, 9), DueAt: day(25, 9), PaidAt: ptr(day(12, 9))},
-			{ID: "ib", OrgID: orgB, Number: "B-0002", Status: store.InvoiceOpen, Currency: "GBP", Total: 5000, AmountDue: 5000, IssuedAt: day(50, 9), DueAt: day(80, 9)},
+			{ID: "ib", OrgID: orgB, Number: "B-0002", Status: store.InvoiceOpen, Currency: "GBP", Total: 9_007_199_254_740_993, AmountDue: 9_007_199_254_740_993, IssuedAt: day(50, 9), DueAt: day(80, 9)},
 		},
 	}
 }
