@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -341,6 +343,32 @@ func TestDownload(t *testing.T) {
 	is.Equal(other.status, 200)
 }
 
+// TestLinkFromAnyReplica checks that two servers with the same signing
+// key serve each other's download links.
+func TestLinkFromAnyReplica(t *testing.T) {
+	is := is.New(t)
+	env := map[string]string{envSigningKey: "the same 32-byte secret on every replica"}
+	a := startServer(t, env, "-data", contractFile)
+	b := startServer(t, env, "-data", contractFile)
+	res := call(t, "GET", a.url+"/v1/deliverables/d2/download", "key-acme-1")
+	is.Equal(res.status, 200)
+	link := res.json(t)["data"].(map[string]any)["url"].(string)
+	file := call(t, "GET", strings.Replace(link, a.url, b.url, 1), "")
+	is.Equal(file.status, 200) // b verifies a's link
+	is.Equal(string(file.body), "week,visits\n1,120\n2,135\n")
+
+	c := startServer(t, nil, "-data", contractFile) // a random key of its own
+	is.Equal(call(t, "GET", strings.Replace(link, a.url, c.url, 1), "").status, 403)
+}
+
+func TestHelp(t *testing.T) {
+	is := is.New(t)
+	var out syncBuffer
+	err := run(context.Background(), []string{"-h"}, func(string) string { return "" }, &out, &out, nil)
+	is.True(errors.Is(err, flag.ErrHelp))
+	is.True(strings.Contains(out.String(), "-database-url")) // the flags are listed
+}
+
 func TestRateLimited(t *testing.T) {
 	is := is.New(t)
 	s := startServer(t, nil, "-data", contractFile)
@@ -359,7 +387,8 @@ func TestRateLimited(t *testing.T) {
 // reaches the log.
 func TestLogsHoldNoSecrets(t *testing.T) {
 	is := is.New(t)
-	s := startServer(t, nil, "-data", contractFile, "-log-format", "json")
+	const secret = "signing-secret-0123456789abcdefghijklmnop"
+	s := startServer(t, map[string]string{envSigningKey: secret}, "-data", contractFile, "-log-format", "json")
 	res := call(t, "GET", s.url+"/v1/deliverables/d1/download", "key-acme-1")
 	link := res.json(t)["data"].(map[string]any)["url"].(string)
 	is.Equal(call(t, "GET", link, "").status, 200)
