@@ -21,6 +21,10 @@ import (
 // and insert or replace it by (organization, id). Memory stores and returns
 // copies, with every time in UTC, so callers never share its data.
 //
+// A list asked for a page below 1 or a limit below 1 returns an error (the
+// handler never asks for one); a page past the end has no items, as a
+// non-nil empty slice, and the true Total.
+//
 // Each organization's items are kept in list order as they are written, so
 // a read costs one pass over the organization's items of that kind, and an
 // unfiltered read only the page itself.

@@ -3,11 +3,13 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/matryer/is"
 )
 
 func TestMemoryConformance(t *testing.T) {
@@ -78,5 +80,46 @@ func BenchmarkMemoryPutInvoice(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestMemoryPages checks what the conformance suite leaves to each store:
+// empty pages are non-nil (they encode as []), far pages do not overflow,
+// and impossible page requests are refused.
+func TestMemoryPages(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
+	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
+
+	tests := []struct {
+		name      string
+		org       string
+		r         store.PageRequest
+		wantErr   bool
+		wantItems int
+		wantTotal int
+	}{
+		{"first page", "org_a", store.PageRequest{Page: 1, Limit: 1}, false, 1, 1},
+		{"past the end", "org_a", store.PageRequest{Page: 2, Limit: 1}, false, 0, 1},
+		{"offset overflowing int", "org_a", store.PageRequest{Page: math.MaxInt, Limit: store.MaxLimit}, false, 0, 1},
+		{"unknown organization", "org_x", store.PageRequest{Page: 1, Limit: 1}, false, 0, 0},
+		{"page 0", "org_a", store.PageRequest{Page: 0, Limit: 1}, true, 0, 0},
+		{"limit 0", "org_a", store.PageRequest{Page: 1, Limit: 0}, true, 0, 0},
+		{"negative limit", "org_a", store.PageRequest{Page: 1, Limit: -5}, true, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			page, err := st.ListProjects(ctx, tt.org, store.ProjectQuery{PageRequest: tt.r})
+			if tt.wantErr {
+				is.True(err != nil) // an impossible page request is refused
+				return
+			}
+			is.NoErr(err)
+			is.True(page.Items != nil)              // an empty page is [] in JSON, not null
+			is.Equal(len(page.Items), tt.wantItems) // items on the page
+			is.Equal(page.Total, tt.wantTotal)      // total
+		})
 	}
 }
