@@ -3,7 +3,6 @@ package statusapi
 import (
 	"net/http"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -37,12 +36,12 @@ func deliverableOut(d store.Deliverable) deliverable {
 }
 
 // listDeliverables serves GET /v1/deliverables?page&limit&status&projectId.
-func (h *handler) listDeliverables(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+func (h *handler) listDeliverables(w http.ResponseWriter, r *http.Request, c caller) error {
 	q, err := listParamsOf(r, strs(store.DeliverableStatuses), true)
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListDeliverables(r.Context(), p.OrgID, store.DeliverableQuery{
+	page, err := h.st.ListDeliverables(r.Context(), c.OrgID, store.DeliverableQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.DeliverableStatus(q.Status),
 		ProjectID:   q.ProjectID,
@@ -50,6 +49,6 @@ func (h *handler) listDeliverables(w http.ResponseWriter, r *http.Request, p aut
 	if err != nil {
 		return err
 	}
-	writeList(w, r, mapItems(page.Items, deliverableOut), q.meta(page.Total))
+	list(h, w, r, c, q, mapItems(page.Items, deliverableOut), page.Total)
 	return nil
 }

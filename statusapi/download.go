@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 )
 
@@ -58,12 +57,12 @@ type downloadLink struct {
 }
 
 // downloadLink serves GET /v1/deliverables/{id}/download.
-func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, c caller) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	d, err := h.st.GetDeliverable(r.Context(), p.OrgID, id)
+	d, err := h.st.GetDeliverable(r.Context(), c.OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -72,7 +71,7 @@ func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, p auth.Pr
 	}
 	expires := h.cfg.now().Add(h.cfg.linkTTL).Unix()
 	exp := strconv.FormatInt(expires, 10)
-	q := url.Values{"org": {p.OrgID}, "expires": {exp}, "signature": {h.sign(p.OrgID, id, exp)}}
+	q := url.Values{"org": {c.OrgID}, "expires": {exp}, "signature": {h.sign(c.OrgID, id, exp)}}
 	link := downloadLink{
 		URL:       h.publicURL(r) + "/v1/deliverables/" + url.PathEscape(id) + "/file?" + q.Encode(),
 		ExpiresAt: timestamp(time.Unix(expires, 0)),

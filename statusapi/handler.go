@@ -172,25 +172,6 @@ func (w *trackingWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the server's writer.
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// writeItem writes a successful single-item response.
-func writeItem(w http.ResponseWriter, r *http.Request, v any) {
-	cacheable(w)
-	envelope.WriteItem(w, r, v)
-}
-
-// writeList writes a successful page of a list.
-func writeList[T any](w http.ResponseWriter, r *http.Request, items []T, meta envelope.Meta) {
-	cacheable(w)
-	envelope.WriteList(w, r, items, meta)
-}
-
-// cacheable marks a successful JSON response as storable by the client's
-// own cache only, revalidated on each use (see the package doc).
-func cacheable(w http.ResponseWriter) {
-	w.Header().Set("Cache-Control", "private, no-cache")
-	w.Header().Add("Vary", "Authorization")
-}
-
 // timestamp formats t as the contract's timestamps: RFC 3339, UTC, whole
 // seconds ("2026-03-01T09:00:00Z").
 func timestamp(t time.Time) string {

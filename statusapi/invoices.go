@@ -3,7 +3,6 @@ package statusapi
 import (
 	"net/http"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -39,12 +38,12 @@ func invoiceOut(i store.Invoice) invoice {
 }
 
 // listInvoices serves GET /v1/invoices?page&limit&status&projectId.
-func (h *handler) listInvoices(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+func (h *handler) listInvoices(w http.ResponseWriter, r *http.Request, c caller) error {
 	q, err := listParamsOf(r, strs(store.InvoiceStatuses), true)
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListInvoices(r.Context(), p.OrgID, store.InvoiceQuery{
+	page, err := h.st.ListInvoices(r.Context(), c.OrgID, store.InvoiceQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.InvoiceStatus(q.Status),
 		ProjectID:   q.ProjectID,
@@ -52,6 +51,6 @@ func (h *handler) listInvoices(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err != nil {
 		return err
 	}
-	writeList(w, r, mapItems(page.Items, invoiceOut), q.meta(page.Total))
+	list(h, w, r, c, q, mapItems(page.Items, invoiceOut), page.Total)
 	return nil
 }

@@ -15,7 +15,14 @@ import (
 
 // apiFunc is the handler of an authenticated, rate-limited route. It
 // returns an error instead of writing one; errors.go maps it.
-type apiFunc func(w http.ResponseWriter, r *http.Request, p auth.Principal) error
+type apiFunc func(w http.ResponseWriter, r *http.Request, c caller) error
+
+// caller is who made the request, and whether a rate limit counted it
+// (then a 304 is refunded).
+type caller struct {
+	auth.Principal
+	limited bool
+}
 
 // api wraps fn in steps 4 and 5 of the order of processing (authentication,
 // rate limit), under the request timeout.
@@ -24,12 +31,14 @@ func (h *handler) api(fn apiFunc) http.HandlerFunc {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 		defer cancel()
 		r = r.WithContext(ctx)
-		p, err := h.authenticate(r)
+		var c caller
+		var err error
+		c.Principal, err = h.authenticate(r)
 		if err == nil {
-			err = h.rateLimit(w, r, p)
+			c.limited, err = h.rateLimit(w, r, c.Principal)
 		}
 		if err == nil {
-			err = fn(w, r, p)
+			err = fn(w, r, c)
 		}
 		if err != nil {
 			h.fail(w, r, err)
@@ -70,23 +79,23 @@ func bearer(values []string) (string, bool) {
 	return cred, true
 }
 
-// rateLimit takes one request from p's organization's budget and writes
-// the rate-limit headers. A Decision that is not Limited lets the request
-// through whatever its Allowed says.
-func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+// rateLimit takes one request from p's organization's budget, writes the
+// rate-limit headers and reports whether a limit applied. A Decision that
+// is not Limited lets the request through whatever its Allowed says.
+func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Principal) (bool, error) {
 	d, err := h.lim.Allow(r.Context(), p)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Windows run on the limiter store's clock, the real one: Retry-After
 	// and RateLimit's t= count from the real time, whatever WithClock says.
 	d.WriteHeaders(w.Header(), time.Now())
 	if d.Limited && !d.Allowed {
-		return envelope.Errorf(envelope.RateLimited,
+		return true, envelope.Errorf(envelope.RateLimited,
 			"rate limit of %d requests per %s reached; retry after the number of seconds in Retry-After",
 			d.Limit, windowName(d))
 	}
-	return nil
+	return d.Limited, nil
 }
 
 // windowName says "minute" for the plans' one-minute windows.

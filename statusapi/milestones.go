@@ -3,7 +3,6 @@ package statusapi
 import (
 	"net/http"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -31,18 +30,18 @@ func milestoneOut(m store.Milestone) milestone {
 
 // listMilestones serves GET /v1/projects/{id}/milestones?page&limit&status;
 // a project the organization does not have is 404.
-func (h *handler) listMilestones(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+func (h *handler) listMilestones(w http.ResponseWriter, r *http.Request, c caller) error {
 	q, err := listParamsOf(r, strs(store.MilestoneStatuses), false)
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListMilestones(r.Context(), p.OrgID, r.PathValue("id"), store.MilestoneQuery{
+	page, err := h.st.ListMilestones(r.Context(), c.OrgID, r.PathValue("id"), store.MilestoneQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.MilestoneStatus(q.Status),
 	})
 	if err != nil {
 		return err
 	}
-	writeList(w, r, mapItems(page.Items, milestoneOut), q.meta(page.Total))
+	list(h, w, r, c, q, mapItems(page.Items, milestoneOut), page.Total)
 	return nil
 }

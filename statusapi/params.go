@@ -69,8 +69,9 @@ func noParams(r *http.Request) error {
 // listParams are the validated parameters of a list route.
 type listParams struct {
 	store.PageRequest
-	Status    string // "" for any
-	ProjectID string // "" for any
+	Status    string            // "" for any
+	ProjectID string            // "" for any
+	given     map[string]string // the query as given, for links
 }
 
 // listParamsOf parses the parameters of a list route: page and limit,
@@ -94,7 +95,7 @@ func listParamsOf(r *http.Request, statuses []string, withProject bool) (listPar
 	if err != nil {
 		return listParams{}, err
 	}
-	p := listParams{PageRequest: store.PageRequest{Page: 1, Limit: store.DefaultLimit}}
+	p := listParams{PageRequest: store.PageRequest{Page: 1, Limit: store.DefaultLimit}, given: q}
 	if v, ok := q[paramLimit]; ok {
 		n, ok := plainInt(v)
 		if !ok || n < 1 || n > store.MaxLimit {
@@ -142,6 +143,34 @@ func plainInt(s string) (int, bool) {
 
 func (p listParams) meta(total int) envelope.Meta {
 	return envelope.Meta{Page: p.Page, PerPage: p.Limit, Total: total}
+}
+
+// links returns the RFC 8288 Link header of a page of a list: first,
+// prev (from page 2), next (when a later page has items) and last (page 1
+// of an empty list), each the public URL of the same route with the
+// request's other parameters as given and the page set.
+func (h *handler) links(r *http.Request, q listParams, total int) string {
+	last := 1
+	if total > 0 {
+		last = (total + q.Limit - 1) / q.Limit
+	}
+	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
+	link := func(page int, rel string) string {
+		v := make(url.Values, len(q.given)+1)
+		for name, value := range q.given {
+			v.Set(name, value)
+		}
+		v.Set(paramPage, strconv.Itoa(page))
+		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
+	}
+	out := []string{link(1, "first")}
+	if q.Page > 1 {
+		out = append(out, link(q.Page-1, "prev"))
+	}
+	if q.Page < last {
+		out = append(out, link(q.Page+1, "next"))
+	}
+	return strings.Join(append(out, link(last, "last")), ", ")
 }
 
 // strs lists a status type's values as strings, for listParamsOf.

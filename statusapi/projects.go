@@ -3,7 +3,6 @@ package statusapi
 import (
 	"net/http"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -30,31 +29,31 @@ func projectOut(p store.Project) project {
 }
 
 // listProjects serves GET /v1/projects?page&limit&status.
-func (h *handler) listProjects(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+func (h *handler) listProjects(w http.ResponseWriter, r *http.Request, c caller) error {
 	q, err := listParamsOf(r, strs(store.ProjectStatuses), false)
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListProjects(r.Context(), p.OrgID, store.ProjectQuery{
+	page, err := h.st.ListProjects(r.Context(), c.OrgID, store.ProjectQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.ProjectStatus(q.Status),
 	})
 	if err != nil {
 		return err
 	}
-	writeList(w, r, mapItems(page.Items, projectOut), q.meta(page.Total))
+	list(h, w, r, c, q, mapItems(page.Items, projectOut), page.Total)
 	return nil
 }
 
 // getProject serves GET /v1/projects/{id}.
-func (h *handler) getProject(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+func (h *handler) getProject(w http.ResponseWriter, r *http.Request, c caller) error {
 	if err := noParams(r); err != nil {
 		return err
 	}
-	pr, err := h.st.GetProject(r.Context(), p.OrgID, r.PathValue("id"))
+	pr, err := h.st.GetProject(r.Context(), c.OrgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	writeItem(w, r, projectOut(pr))
+	h.item(w, r, c, projectOut(pr))
 	return nil
 }

@@ -21,6 +21,8 @@ func (h *handler) routes() *http.ServeMux {
 		// the credential (see download.go).
 		{"/v1/deliverables/{id}/file", h.serveFile},
 		{"/v1/invoices", h.api(h.listInvoices)},
+		// The OpenAPI document: public, like any API description.
+		{"/v1/openapi.json", h.serveOpenAPI},
 	} {
 		mux.HandleFunc("GET "+rt.path, rt.handler)
 		mux.HandleFunc(rt.path, h.methodNotAllowed)

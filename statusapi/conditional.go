@@ -1,0 +1,113 @@
+package statusapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+
+	"github.com/clientstatus/clientstatus/envelope"
+)
+
+// respond writes a successful JSON response made by write, with a weak
+// ETag, W/"<first 128 bits of the body's SHA-256, in hex>". A request
+// whose If-None-Match lists that tag (weak comparison) or "*" gets 304 Not
+// Modified with the same ETag and no body; refund, when not nil, is then
+// called, so that a revalidation costs the client nothing. Otherwise the
+// response is 200 with the extra headers (Link on lists) and, except for
+// HEAD, the body. HEAD and GET give the same ETag and Content-Length.
+//
+// The tag is computed over the whole body, so it changes whenever an item
+// or the paging does; it needs no version column in the store.
+func respond(w http.ResponseWriter, r *http.Request, write func(http.ResponseWriter), extra http.Header, refund func()) {
+	buf := &bodyBuffer{header: w.Header()}
+	write(buf)
+	sum := sha256.Sum256(buf.body)
+	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	hd := w.Header()
+	hd.Set("ETag", etag)
+	hd.Set("Cache-Control", "private, no-cache")
+	hd.Add("Vary", "Authorization")
+	if buf.status == http.StatusOK && matches(r.Header.Values("If-None-Match"), etag) {
+		if refund != nil {
+			refund()
+		}
+		hd.Del("Content-Type")
+		hd.Del("Content-Length")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	for k, v := range extra {
+		hd[k] = v
+	}
+	w.WriteHeader(buf.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.body)
+	}
+}
+
+// matches reports whether an If-None-Match header (its values, each a
+// comma-separated list) names etag or is "*", comparing weakly: W/ is
+// ignored on both sides.
+func matches(ifNoneMatch []string, etag string) bool {
+	want := strings.TrimPrefix(etag, "W/")
+	for _, v := range ifNoneMatch {
+		for _, tag := range strings.Split(v, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bodyBuffer is the ResponseWriter that respond gives write: headers go to
+// the real response, the status and body are kept.
+type bodyBuffer struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (b *bodyBuffer) Header() http.Header { return b.header }
+
+func (b *bodyBuffer) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bodyBuffer) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	b.body = append(b.body, p...)
+	return len(p), nil
+}
+
+// item writes {"data": v} for an authenticated route, through respond.
+func (h *handler) item(w http.ResponseWriter, r *http.Request, c caller, v any) {
+	respond(w, r, func(w http.ResponseWriter) { envelope.WriteItem(w, nil, v) }, nil, h.refund(w, r, c))
+}
+
+// list writes a page of a list for an authenticated route, through
+// respond, with its Link header (see links).
+func list[T any](h *handler, w http.ResponseWriter, r *http.Request, c caller, q listParams, items []T, total int) {
+	extra := http.Header{"Link": {h.links(r, q, total)}}
+	respond(w, r, func(w http.ResponseWriter) { envelope.WriteList(w, nil, items, q.meta(total)) }, extra, h.refund(w, r, c))
+}
+
+// refund returns the function that gives back the request a 304 took from
+// c's budget, or nil when no limit applied to it. A limiter that fails to
+// refund is logged, not answered: the 304 is right either way.
+func (h *handler) refund(w http.ResponseWriter, r *http.Request, c caller) func() {
+	if !c.limited {
+		return nil
+	}
+	return func() {
+		if err := h.lim.Refund(r.Context(), c.Principal); err != nil {
+			h.log(r, w, "statusapi: rate-limit refund for a 304 failed", err, false)
+		}
+	}
+}
