@@ -36,7 +36,7 @@ func TestETagAndNotModified(t *testing.T) {
 			etag := get.Header().Get("ETag")
 			is.True(weakETag.MatchString(etag)) // a weak ETag
 			head := api.do("HEAD", path, "a")
-			is.Equal(head.Header().Get("ETag"), etag) // HEAD has GET's ETag
+			is.Equal(head.Header().Get("ETag"), etag)                     // HEAD has GET's ETag
 			is.Equal(api.do("GET", path, "a").Header().Get("ETag"), etag) // stable while nothing changes
 
 			for _, inm := range []string{
@@ -48,9 +48,9 @@ func TestETagAndNotModified(t *testing.T) {
 			} {
 				for _, method := range []string{"GET", "HEAD"} {
 					res := api.do(method, path, "a", "If-None-Match", inm)
-					is.Equal(res.Code, 304)                      // If-None-Match names the current tag
-					is.Equal(res.Body.Len(), 0)                  // no body
-					is.Equal(res.Header().Get("ETag"), etag)     // the same ETag
+					is.Equal(res.Code, 304)                        // If-None-Match names the current tag
+					is.Equal(res.Body.Len(), 0)                    // no body
+					is.Equal(res.Header().Get("ETag"), etag)       // the same ETag
 					is.Equal(res.Header().Get("Content-Type"), "") // nothing to type
 					is.Equal(res.Header().Get("Link"), "")
 				}
