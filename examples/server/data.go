@@ -212,6 +212,9 @@ func jsonError(err error) error {
 		case reflect.Struct, reflect.Map:
 			want = "an object"
 		}
+		if te.Field == "" {
+			return fmt.Errorf("want %s, not %s", want, te.Value)
+		}
 		return fmt.Errorf("%s: %s is not %s", te.Field, te.Value, want)
 	}
 	var se *json.SyntaxError
@@ -556,6 +559,18 @@ func (ds *dataset) attach(i int, content []byte) {
 		d.SizeBytes = ptr(int64(len(content)))
 	}
 	ds.content[d.FileKey] = content
+}
+
+// fileless lists the deliverables that describe a file (a fileName) but
+// hold no content: their downloads answer 409 FILE_NOT_AVAILABLE.
+func (ds *dataset) fileless() []string {
+	var ids []string
+	for _, d := range ds.deliverables {
+		if d.FileName != nil && !d.HasFile() {
+			ids = append(ids, d.ID)
+		}
+	}
+	return ids
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -472,6 +472,7 @@ func TestBadDataFile(t *testing.T) {
 		{"empty", ``, "empty file"},
 		{"two values", `{} {}`, "after the JSON value"},
 		{"unknown section", `{"projets": []}`, `unknown field "projets"`},
+		{"item not an object", `{"projects": [1]}`, `projects[0]: want an object, not number`},
 		{"unknown field", edit(func(d map[string]any) { item(d, "projects", 2)["dueat"] = nil }),
 			`projects[2] (id "p3"): unknown field "dueat"`},
 		{"unknown organization", edit(func(d map[string]any) { item(d, "projects", 3)["orgId"] = "org_x" }),
