@@ -17,38 +17,8 @@ import (
 	"github.com/clientstatus/clientstatus/envelope"
 )
 
-// Signed download links
-//
-// GET /v1/deliverables/{id}/download (authenticated, rate limited) answers
-//
-//	{"data": {"url": "...", "expiresAt": "2026-03-01T09:15:00Z"}}
-//
-// with a URL of the form
-//
-//	{public URL}/v1/deliverables/{id}/file?org={org id}&expires={unix seconds}&signature={sig}
-//
-// where sig is the unpadded base64url HMAC-SHA256, under the signing key,
-// of
-//
-//	"v1\n" + len(org) + ":" + org + "\n" + len(id) + ":" + id + "\n" + expires
-//
-// (lengths in decimal). The organization is in the MAC because the store
-// is scoped by organization and the file route has no key to name one; the
-// lengths keep ids that contain a newline from forging another pair; "v1"
-// lets the format change without accepting old links by accident. expires
-// is the link's expiry, now + the link TTL, in whole seconds.
-//
-// GET on the URL needs no key and costs no rate limit: the signature is the
-// credential. It is checked first, in constant time, over exactly the
-// three parameters, each given once: a missing, repeated, extra or changed
-// parameter or path is 403 INVALID_SIGNATURE, so a changed expiry fails
-// the signature before it could be judged. Then a link past its expiry is
-// 403 LINK_EXPIRED; a deliverable gone since is 404 NOT_FOUND; one with no
-// file, or whose file the source does not have, 409 FILE_NOT_AVAILABLE.
-// The bytes are served with the deliverable's content type and
-// Content-Disposition: attachment with its file name, with range requests
-// when the file can seek. A link stays valid until it expires even if the
-// key that asked for it is revoked meanwhile: keep the TTL short.
+// The link format and the order of the checks are documented in the
+// package doc (handler.go), "Signed download links".
 
 // downloadLink is the wire form of a signed link.
 type downloadLink struct {

@@ -41,14 +41,74 @@
 // store that is unreachable or too slow gives 503 UNAVAILABLE; any other
 // unexpected error 500 INTERNAL, its cause logged, never sent.
 //
-// # Caching
+// # Caching and revalidation
 //
-// Successful JSON responses carry Cache-Control: private, no-cache and
+// Successful JSON responses (lists, a project, the OpenAPI document) carry
+// a weak ETag computed from the body, Cache-Control: private, no-cache and
 // Vary: Authorization: a client's own cache may keep them but must
 // revalidate each use (so a revoked key or a changed item is seen at
-// once), and a shared cache never stores them. Errors, download links and
-// file bytes carry Cache-Control: no-store. Every response carries
-// X-Content-Type-Options: nosniff.
+// once), and a shared cache never stores them. A GET or HEAD whose
+// If-None-Match names the current tag (or is "*") is answered 304 with no
+// body, and the request is refunded to the rate limit: revalidating costs
+// nothing. Errors, download links and file bytes carry Cache-Control:
+// no-store and no ETag (a download link is a credential and changes every
+// second). Every response carries X-Content-Type-Options: nosniff.
+//
+// # Paging links
+//
+// List responses carry an RFC 8288 Link header with the first, prev (from
+// page 2), next (when a later page has items) and last pages, built from
+// the public URL (see WithPublicURL) and the request's own parameters.
+//
+// # Routes without a key
+//
+// GET /v1/openapi.json serves the API's OpenAPI document (package
+// openapi), and GET /v1/deliverables/{id}/file a signed download link (see
+// below); neither needs a key nor counts against a rate limit.
+//
+// # Query parameters
+//
+// Each route accepts only its own parameters: page, limit and status on
+// every list, projectId too on deliverables and invoices, none elsewhere.
+// An unknown, repeated or empty parameter is refused, as is a value out of
+// range; names and values are case-sensitive. page (from 1) and limit (1
+// to 100, default 20) are plain decimal digits: no sign, no leading zero,
+// no fraction, so each value has one spelling. A limit over 100 is
+// refused, not clamped; a page past the end is an empty page with the true
+// total, but a page so large that page*limit overflows is refused.
+//
+// # Signed download links
+//
+// GET /v1/deliverables/{id}/download (authenticated, rate limited) answers
+//
+//	{"data": {"url": "...", "expiresAt": "2026-03-01T09:15:00Z"}}
+//
+// with a URL of the form
+//
+//	{public URL}/v1/deliverables/{id}/file?org={org id}&expires={unix seconds}&signature={sig}
+//
+// where sig is the unpadded base64url HMAC-SHA256, under the signing key,
+// of
+//
+//	"v1\n" + len(org) + ":" + org + "\n" + len(id) + ":" + id + "\n" + expires
+//
+// (lengths in decimal). The organization is in the MAC because the store
+// is scoped by organization and the file route has no key to name one; the
+// lengths keep ids that contain a newline from forging another pair; "v1"
+// lets the format change without accepting old links by accident. expires
+// is the link's expiry, now + the link TTL, in whole seconds.
+//
+// GET on the URL needs no key and costs no rate limit: the signature is the
+// credential. It is checked first, in constant time, over exactly the
+// three parameters, each given once: a missing, repeated, extra or changed
+// parameter or path is 403 INVALID_SIGNATURE, so a changed expiry fails
+// the signature before it could be judged. Then a link past its expiry is
+// 403 LINK_EXPIRED; a deliverable gone since is 404 NOT_FOUND; one with no
+// file, or whose file the source does not have, 409 FILE_NOT_AVAILABLE.
+// The bytes are served with the deliverable's content type and
+// Content-Disposition: attachment with its file name, with range requests
+// when the file can seek. A link stays valid until it expires even if the
+// key that asked for it is revoked meanwhile: keep the TTL short.
 package statusapi
 
 import (
