@@ -17,10 +17,15 @@ func (d Decision) WriteHeaders(h http.Header, now time.Time) {
 		return
 	}
 	untilReset := int64(d.Reset.Sub(now).Round(time.Second) / time.Second)
+	window := int64(d.Window / time.Second)
+	// Reset is rounded up to a whole second, so it may lie up to a second
+	// past the window's true end; no wait is ever longer than the window.
+	if window > 0 && untilReset > window {
+		untilReset = window
+	}
 	if untilReset < 0 {
 		untilReset = 0
 	}
-	window := int64(d.Window / time.Second)
 	remaining := d.Remaining
 	if remaining < 0 {
 		remaining = 0

@@ -70,3 +70,14 @@ func TestWriteHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteHeadersNeverWaitsLongerThanTheWindow(t *testing.T) {
+	is := is.New(t)
+	now := time.Unix(1_700_000_000, 400_000_000)
+	d := ratelimit.Decision{Limited: true, Allowed: false, Limit: 60, Remaining: 0,
+		Reset: time.Unix(1_700_000_061, 0), Window: time.Minute}
+	h := http.Header{}
+	d.WriteHeaders(h, now)
+	is.Equal(h.Get("Retry-After"), "60")            // a reset rounded up must not ask for 61s in a 60s window
+	is.Equal(h.Get("RateLimit"), `"plan";r=0;t=60`) // t is capped the same way
+}
