@@ -26,6 +26,8 @@ type dataset struct {
 	invoices     []store.Invoice
 	// content maps a deliverable's FileKey to its file's bytes.
 	content map[string][]byte
+	// ignored names the fields of the file that the format does not have.
+	ignored []string
 }
 
 // apiKey is a plaintext API key of the data file; it is hashed when loaded
@@ -120,12 +122,30 @@ type (
 // exists and belongs to the same organization. The error names the first
 // bad item, as in `projects[3] (id "p9"): unknown organization "org_x"`.
 func parseData(r io.Reader) (*dataset, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
 	var f fileJSON
-	if err := decodeStrict(r, &f); err != nil {
+	if err := decodeStrict(bytes.NewReader(raw), &f); err != nil {
 		return nil, err
 	}
 	ds := &dataset{content: map[string][]byte{}}
-	var err error
+	ds.ignored = unknownFields("", []json.RawMessage{raw}, &fileJSON{})
+	for _, sec := range []struct {
+		name string
+		raws []json.RawMessage
+		v    any
+	}{
+		{"organizations", f.Organizations, &orgJSON{}},
+		{"apiKeys", f.APIKeys, &keyJSON{}},
+		{"projects", f.Projects, &projectJSON{}},
+		{"milestones", f.Milestones, &milestoneJSON{}},
+		{"deliverables", f.Deliverables, &deliverableJSON{}},
+		{"invoices", f.Invoices, &invoiceJSON{}},
+	} {
+		ds.ignored = append(ds.ignored, unknownFields(sec.name, sec.raws, sec.v)...)
+	}
 	if ds.orgs, err = items("organizations", f.Organizations, parseOrg); err != nil {
 		return nil, err
 	}
@@ -162,9 +182,10 @@ func parseData(r io.Reader) (*dataset, error) {
 }
 
 // decodeStrict decodes one JSON object into the struct v points to,
-// refusing anything after it and any field whose name is not exactly the
-// JSON name of one of v's fields (encoding/json alone would take "dueat"
-// for "dueAt").
+// refusing anything after it and any field whose name differs from a known
+// one only in case (encoding/json alone would take "dueat" for "dueAt" and
+// serve the wrong value). Fields it does not know at all are skipped here;
+// unknownFields names them, so the server can warn about them.
 func decodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(r)
 	var fields map[string]json.RawMessage
@@ -177,18 +198,56 @@ func decodeStrict(r io.Reader, v any) error {
 	if fields == nil {
 		return errors.New("want a JSON object, not null")
 	}
+	known := jsonNames(v)
+	for name := range fields {
+		if known[name] {
+			continue
+		}
+		for k := range known {
+			if strings.EqualFold(k, name) {
+				return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, k)
+			}
+		}
+		delete(fields, name)
+	}
+	whole, _ := json.Marshal(fields) // re-encoding what was just decoded cannot fail
+	return jsonError(json.Unmarshal(whole, v))
+}
+
+// jsonNames returns the JSON names of the fields of the struct v points to.
+func jsonNames(v any) map[string]bool {
 	known := map[string]bool{}
 	t := reflect.TypeOf(v).Elem()
 	for i := 0; i < t.NumField(); i++ {
 		known[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = true
 	}
-	for name := range fields {
-		if !known[name] {
-			return fmt.Errorf("unknown field %q (names are case-sensitive)", name)
+	return known
+}
+
+// unknownFields names the fields of a section's items that the data-file
+// format does not have, as `projects[2] (id "p3").owner` (section "": the
+// file's own top-level names). They are ignored
+// with a warning rather than refused: a file written for a newer or richer
+// format still loads, and the operator sees what was left out.
+func unknownFields(section string, raws []json.RawMessage, v any) []string {
+	known := jsonNames(v)
+	var out []string
+	for i, raw := range raws {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw, &fields) != nil {
+			continue // parse has refused it already
+		}
+		for name := range fields {
+			switch {
+			case known[name]:
+			case section == "": // the file itself
+				out = append(out, name)
+			default:
+				out = append(out, itemName(section, i, idOf(raw))+"."+name)
+			}
 		}
 	}
-	whole, _ := json.Marshal(fields) // re-encoding what was just decoded cannot fail
-	return jsonError(json.Unmarshal(whole, v))
+	return out
 }
 
 // jsonError makes the decoder's errors read as the file's terms: the

@@ -52,6 +52,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if ds, err = readDataFile(cfg.dataFile); err != nil {
 			return err
 		}
+		if len(ds.ignored) > 0 {
+			log.Warn("data file: fields the format does not have were ignored", "fields", ds.ignored)
+		}
 		if ids := ds.fileless(); len(ids) > 0 {
 			log.Warn("data file: deliverables with a fileName but no content have no file to serve; their downloads answer 409", "ids", ids)
 		}

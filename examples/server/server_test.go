@@ -471,10 +471,10 @@ func TestBadDataFile(t *testing.T) {
 		{"not JSON", `{"organizations": [`, "not valid JSON"},
 		{"empty", ``, "empty file"},
 		{"two values", `{} {}`, "after the JSON value"},
-		{"unknown section", `{"projets": []}`, `unknown field "projets"`},
+		{"section name in the wrong case", `{"Projects": []}`, `unknown field "Projects": did you mean "projects"?`},
 		{"item not an object", `{"projects": [1]}`, `projects[0]: want an object, not number`},
-		{"unknown field", edit(func(d map[string]any) { item(d, "projects", 2)["dueat"] = nil }),
-			`projects[2] (id "p3"): unknown field "dueat"`},
+		{"field name in the wrong case", edit(func(d map[string]any) { item(d, "projects", 2)["dueat"] = nil }),
+			`projects[2] (id "p3"): unknown field "dueat": did you mean "dueAt"?`},
 		{"unknown organization", edit(func(d map[string]any) { item(d, "projects", 3)["orgId"] = "org_x" }),
 			`projects[3] (id "p4"): unknown organization "org_x"`},
 		{"unknown project", edit(func(d map[string]any) { item(d, "milestones", 1)["projectId"] = "p9" }),
@@ -511,6 +511,29 @@ func TestBadDataFile(t *testing.T) {
 			is.True(!strings.Contains(err.Error(), "key-")) // and never a key
 		})
 	}
+}
+
+// TestUnknownFieldsAreIgnored checks that fields the data-file format does
+// not have are left out with a warning naming them, rather than stopping
+// the server: a file written for a richer format still loads.
+func TestUnknownFieldsAreIgnored(t *testing.T) {
+	is := is.New(t)
+	good, err := os.ReadFile(contractFile)
+	is.NoErr(err)
+	var d map[string]any
+	is.NoErr(json.Unmarshal(good, &d))
+	d["comment"] = "written by a newer tool"
+	d["projects"].([]any)[0].(map[string]any)["owner"] = "someone"
+	b, _ := json.Marshal(d)
+	name := filepath.Join(t.TempDir(), "extra.json")
+	is.NoErr(os.WriteFile(name, b, 0o600))
+
+	s := startServer(t, nil, "-data", name)
+	res := call(t, http.MethodGet, s.url+"/v1/projects/p1", "key-acme-1")
+	is.Equal(res.status, http.StatusOK)                                           // the file loaded
+	is.True(!strings.Contains(string(res.body), "owner"))                         // the unknown field is not served
+	is.True(strings.Contains(s.stderr.String(), `projects[0] (id \"p1\").owner`)) // the warning names it
+	is.True(strings.Contains(s.stderr.String(), "comment"))                       // and the file's own
 }
 
 func TestBadFlags(t *testing.T) {
