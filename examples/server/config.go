@@ -27,6 +27,8 @@ type config struct {
 	databaseURL string // may hold a password: never logged
 	redisURL    string // may hold a password: never logged
 	redisPrefix string
+	redisWait   time.Duration
+	redisOutage ratelimit.OutagePolicy
 	logFormat   string
 }
 
@@ -49,6 +51,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL `URL` to serve from, migrated at start (or $"+envDatabaseURL+"); without one, in memory")
 	fs.StringVar(&c.redisURL, "redis-url", "", "Redis `URL` for rate limits shared by replicas (or $"+envRedisURL+"); without one, in memory")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", ratelimit.DefaultPrefix, "start of the limiter's Redis keys: deployments that share a Redis and a prefix share budgets")
+	fs.DurationVar(&c.redisWait, "redis-timeout", ratelimit.DefaultTimeout, "how long a request waits for Redis before the outage policy applies")
+	fs.TextVar(&c.redisOutage, "redis-outage", ratelimit.FailOpen, "when Redis is down or slow: open (serve without limits, log a warning) or closed (503 UNAVAILABLE)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -80,6 +84,9 @@ func (c config) check() error {
 	}
 	if c.signingKey != "" && len(c.signingKey) < statusapi.MinSigningKeyLen {
 		return fmt.Errorf("signing key is %d bytes: use at least %d, 32 or more recommended (the key itself is not shown)", len(c.signingKey), statusapi.MinSigningKeyLen)
+	}
+	if c.redisWait <= 0 {
+		return fmt.Errorf("-redis-timeout %v: want a positive duration", c.redisWait)
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)

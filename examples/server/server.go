@@ -200,11 +200,15 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 		// go-redis's message may quote the URL, password included.
 		return nil, nil, errors.New("-redis-url: not a redis:// or rediss:// URL")
 	}
+	// Give a call abandoned at the limiter's timeout its connection back
+	// at once, rather than after go-redis's read timeout.
+	opt.ContextTimeoutEnabled = true
 	rdb := redis.NewClient(opt)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		rdb.Close()
 		return nil, nil, fmt.Errorf("-redis-url: Redis does not answer: %w", err)
 	}
 	log.Info("using Redis for rate limits")
-	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix)), func() { rdb.Close() }, nil
+	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
+		ratelimit.WithTimeout(cfg.redisWait), ratelimit.WithOutagePolicy(cfg.redisOutage)), func() { rdb.Close() }, nil
 }
