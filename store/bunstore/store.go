@@ -219,7 +219,7 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 // query on R's table; order is the list's ORDER BY.
 func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
 	rows, n, err := selectPage[R](ctx, db, r, filter, order)
-	if err != nil || len(rows) > 0 || offset(r) == 0 {
+	if err != nil || len(rows) > 0 || r.Page == 1 {
 		return rows, n, err
 	}
 	n, err = filter(db.NewSelect().Model((*R)(nil))).Count(ctx)
@@ -229,7 +229,11 @@ func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, f
 // selectPage is listPage in one round trip: when the page is empty, the
 // count it returns is 0, whatever the true total.
 func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
-	rows := make([]R, 0, r.Limit)
+	if r.Page < 1 || r.Limit < 1 {
+		// Bun reads a limit of 0 as none: refuse rather than list all.
+		return nil, 0, fmt.Errorf("invalid page request %+v", r)
+	}
+	rows := make([]R, 0, min(r.Limit, store.MaxLimit))
 	err := filter(db.NewSelect().Model(&rows)).
 		ColumnExpr("?TableAlias.*").
 		ColumnExpr("count(*) OVER () AS matching").
@@ -246,7 +250,7 @@ func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest,
 // offset is the number of rows before the page; a page too far to count
 // is past the end of any list.
 func offset(r store.PageRequest) int {
-	if r.Limit < 1 || r.Page-1 > math.MaxInt/r.Limit {
+	if r.Page-1 > math.MaxInt/r.Limit {
 		return math.MaxInt
 	}
 	return r.Offset()
