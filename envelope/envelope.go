@@ -9,6 +9,7 @@
 package envelope
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -72,14 +73,20 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 // Write marshals v and writes it with status, the contract's Content-Type and
 // a Content-Length. For a HEAD request it writes the same headers and no
 // body. A value that cannot be marshalled is a bug: it is answered with a
-// generic INTERNAL error instead.
+// generic INTERNAL error instead. HTML characters are not escaped.
 func Write(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Download URLs hold '&': keep it readable for curl users rather than
+	// escaped as \u0026 (the body is JSON, never HTML).
+	enc.SetEscapeHTML(false)
+	var body []byte
+	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		body = []byte(`{"error":{"code":"INTERNAL","message":"internal error"}}`)
+		body = []byte(`{"error":{"code":"INTERNAL","message":"internal error"}}` + "\n")
+	} else {
+		body = buf.Bytes() // Encode ends it with a newline
 	}
-	body = append(body, '\n')
 	h := w.Header()
 	h.Set("Content-Type", ContentType)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
