@@ -41,7 +41,7 @@ func TestWriteList(t *testing.T) {
 	is.Equal(rec.Code, 200)
 	is.Equal(rec.Header().Get("Content-Type"), "application/json; charset=utf-8")
 	is.Equal(rec.Body.String(), `{"data":[],"meta":{"page":3,"per_page":20,"total":41}}`+"\n") // a nil list is [], meta keeps snake_case
-	is.Equal(rec.Header().Get("Content-Length"), strconv.Itoa(rec.Body.Len())) // the length of the body as written
+	is.Equal(rec.Header().Get("Content-Length"), strconv.Itoa(rec.Body.Len()))                 // the length of the body as written
 }
 
 func TestWriteItemKeepsURLsReadable(t *testing.T) {
