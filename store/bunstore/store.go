@@ -124,7 +124,7 @@ func failure(ctx context.Context, unavailable error, what string, err error) err
 func isUnavailable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		switch pgErr.Code[:2] {
+		switch pgErr.Code[:min(2, len(pgErr.Code))] { // the class
 		case "08", // connection exception
 			"53", // insufficient resources: too many connections, out of memory or disk
 			"57": // operator intervention: statement_timeout (57014), shutdown, restart
