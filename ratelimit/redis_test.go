@@ -222,17 +222,17 @@ func TestRedisOutage(t *testing.T) {
 	tests := []struct {
 		name   string
 		policy ratelimit.OutagePolicy
-		outage func(*proxy)
+		outage func(*testenv.Proxy)
 	}{
-		{"redis stopped, fail open", ratelimit.FailOpen, (*proxy).Cut},
-		{"redis stopped, fail closed", ratelimit.FailClosed, (*proxy).Cut},
-		{"redis hung, fail open", ratelimit.FailOpen, (*proxy).Blackhole},
-		{"redis hung, fail closed", ratelimit.FailClosed, (*proxy).Blackhole},
+		{"redis stopped, fail open", ratelimit.FailOpen, (*testenv.Proxy).Cut},
+		{"redis stopped, fail closed", ratelimit.FailClosed, (*testenv.Proxy).Cut},
+		{"redis hung, fail open", ratelimit.FailOpen, (*testenv.Proxy).Blackhole},
+		{"redis hung, fail closed", ratelimit.FailClosed, (*testenv.Proxy).Blackhole},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			px := newProxy(t, redisOptions(t).Addr)
+			px := testenv.NewProxy(t, redisOptions(t).Addr)
 			var logs logBuffer
 			lim := ratelimit.NewRedis(newClient(t, px.Addr()),
 				ratelimit.WithPrefix(testPrefix(t)),
@@ -270,7 +270,7 @@ func TestRedisOutage(t *testing.T) {
 
 func TestRedisDownAtStart(t *testing.T) {
 	is := is.New(t)
-	px := newProxy(t, redisOptions(t).Addr)
+	px := testenv.NewProxy(t, redisOptions(t).Addr)
 	px.Cut()
 	lim := ratelimit.NewRedis(newClient(t, px.Addr()),
 		ratelimit.WithPrefix(testPrefix(t)),
@@ -289,7 +289,7 @@ func TestRedisDownAtStart(t *testing.T) {
 
 func TestFailOpenWarningsAreSpaced(t *testing.T) {
 	is := is.New(t)
-	px := newProxy(t, redisOptions(t).Addr)
+	px := testenv.NewProxy(t, redisOptions(t).Addr)
 	px.Cut()
 	var logs logBuffer
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)

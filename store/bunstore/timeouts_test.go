@@ -3,10 +3,8 @@ package bunstore_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -113,99 +112,16 @@ func TestCancelled(t *testing.T) {
 	is.Equal(waiting(t, tx, app), 0)               // nothing left running behind
 }
 
-// proxy forwards TCP connections to PostgreSQL until it is cut (refusing
-// and dropping every connection) or silenced (accepting, answering none).
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	silent bool
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	p := &proxy{ln: ln, target: target}
-	t.Cleanup(p.cut)
-	go p.serve()
-	return p
-}
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c)
-		silent := p.silent
-		p.mu.Unlock()
-		if silent {
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, up)
-		p.mu.Unlock()
-		go p.pipe(up, c)
-		go p.pipe(c, up)
-	}
-}
-
-// pipe copies from src to dst until either fails or the proxy is silenced.
-func (p *proxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		p.mu.Lock()
-		silent := p.silent
-		p.mu.Unlock()
-		if silent || err != nil {
-			if err == io.EOF {
-				dst.Close()
-			}
-			return
-		}
-		if _, err := dst.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
-func (p *proxy) silence() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.silent = true
-}
-
-func (p *proxy) cut() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-}
-
 // TestLostDatabase checks that a store whose database goes away, or stops
 // answering, fails as unavailable within its deadline.
 func TestLostDatabase(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		lose func(*proxy)
+		lose func(*testenv.Proxy)
 	}{
-		{"gone", (*proxy).cut},
-		{"silent", (*proxy).silence},
+		{"gone", (*testenv.Proxy).Cut},
+		{"silent", (*testenv.Proxy).Blackhole},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,8 +130,8 @@ func TestLostDatabase(t *testing.T) {
 			schema, dsn := newSchema(t)
 			u, err := url.Parse(dsn)
 			is.NoErr(err)
-			p := newProxy(t, u.Host)
-			u.Host = p.ln.Addr().String()
+			p := testenv.NewProxy(t, u.Host)
+			u.Host = p.Addr()
 			db, err := bunstore.Open(ctx, withParams(u.String(), map[string]string{"search_path": schema}))
 			is.NoErr(err)
 			t.Cleanup(func() { db.Close() })
