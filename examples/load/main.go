@@ -1,0 +1,138 @@
+// Command load sends GET requests to a running /v1 API from several
+// concurrent clients for a fixed time, and reports the throughput, the
+// latency percentiles and the responses by status. It measures; it asserts
+// nothing.
+//
+//	go run ./examples/server &
+//	go run ./examples/load -key demo_ember_enterprise_key -path '/v1/invoices?limit=20' -c 16 -d 10s
+//
+// Use an enterprise key (no rate limit) to measure the server rather than
+// the limiter. -pid, given the server's process id on this machine, also
+// reports its resident memory before and after.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	latencies []time.Duration
+	statuses  map[int]int
+	errors    int
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	base := fs.String("base-url", "http://localhost:8080", "where the API is mounted, without /v1")
+	key := fs.String("key", os.Getenv("STATUS_API_KEY"), "API key (or $STATUS_API_KEY)")
+	paths := fs.String("path", "/v1/projects", "comma-separated paths to request in turn")
+	conc := fs.Int("c", 8, "concurrent clients")
+	dur := fs.Duration("d", 10*time.Second, "how long to send requests")
+	pid := fs.Int("pid", 0, "the server's process id, to report its resident memory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *key == "" || *conc < 1 || *dur <= 0 {
+		return errors.New("need -key (or $STATUS_API_KEY), -c >= 1 and -d > 0")
+	}
+	targets := strings.Split(*paths, ",")
+	rssBefore := rss(*pid)
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc}, Timeout: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(ctx, *dur)
+	defer cancel()
+	results := make([]result, *conc)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range results {
+		wg.Add(1)
+		go func(res *result, w int) {
+			defer wg.Done()
+			res.statuses = map[int]int{}
+			for i := w; ctx.Err() == nil; i++ {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, *base+targets[i%len(targets)], nil)
+				req.Header.Set("Authorization", "Bearer "+*key)
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						res.errors++
+					}
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				res.latencies = append(res.latencies, time.Since(t0))
+				res.statuses[resp.StatusCode]++
+			}
+		}(&results[w], w)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	var all []time.Duration
+	statuses := map[int]int{}
+	errs := 0
+	for _, r := range results {
+		all = append(all, r.latencies...)
+		for s, n := range r.statuses {
+			statuses[s] += n
+		}
+		errs += r.errors
+	}
+	slices.Sort(all)
+	fmt.Fprintf(out, "%d requests in %s from %d clients: %.0f requests/s\n", len(all), elapsed.Round(time.Millisecond), *conc, float64(len(all))/elapsed.Seconds())
+	if len(all) > 0 {
+		q := func(p float64) time.Duration { return all[int(p*float64(len(all)-1))].Round(time.Microsecond) }
+		fmt.Fprintf(out, "latency p50 %s  p90 %s  p99 %s  max %s\n", q(0.50), q(0.90), q(0.99), all[len(all)-1].Round(time.Microsecond))
+	}
+	codes := make([]int, 0, len(statuses))
+	for s := range statuses {
+		codes = append(codes, s)
+	}
+	slices.Sort(codes)
+	parts := make([]string, 0, len(codes))
+	for _, s := range codes {
+		parts = append(parts, fmt.Sprintf("%d: %d", s, statuses[s]))
+	}
+	fmt.Fprintf(out, "statuses %s; transport errors %d\n", strings.Join(parts, ", "), errs)
+	if *pid > 0 {
+		fmt.Fprintf(out, "server resident memory %s before, %s after\n", rssBefore, rss(*pid))
+	}
+	return nil
+}
+
+// rss returns the resident memory of process pid from /proc, or "?".
+func rss(pid int) string {
+	if pid <= 0 {
+		return "?"
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
