@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
 )
@@ -99,15 +100,20 @@ func list[T any](h *handler, w http.ResponseWriter, r *http.Request, c caller, q
 }
 
 // refund returns the function that gives back the request a 304 took from
-// c's budget, or nil when no limit applied to it. A limiter that fails to
-// refund is logged, not answered: the 304 is right either way.
+// c's budget, and shows it in the rate-limit headers, or nil when no limit
+// applied. A limiter that fails to refund is logged, not answered: the 304
+// is right either way.
 func (h *handler) refund(w http.ResponseWriter, r *http.Request, c caller) func() {
-	if !c.limited {
+	if !c.limit.Limited {
 		return nil
 	}
 	return func() {
 		if err := h.lim.Refund(r.Context(), c.Principal); err != nil {
 			h.log(r, w, "statusapi: rate-limit refund for a 304 failed", err, false)
+			return
 		}
+		d := c.limit
+		d.Remaining = min(d.Remaining+1, d.Limit)
+		d.WriteHeaders(w.Header(), time.Now())
 	}
 }

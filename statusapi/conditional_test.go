@@ -89,7 +89,8 @@ func TestNotModifiedCostsNothing(t *testing.T) {
 	etag := res.Header().Get("ETag")
 	for i := 0; i < 100; i++ {
 		res := api.do("GET", "/v1/invoices", "a", "If-None-Match", etag)
-		is.Equal(res.Code, 304) // more revalidations than the budget
+		is.Equal(res.Code, 304)                                   // more revalidations than the budget
+		is.Equal(res.Header().Get("X-RateLimit-Remaining"), "59") // and the 304 says it cost nothing
 	}
 	res = api.do("GET", "/v1/invoices", "a")
 	is.Equal(res.Code, 200)

@@ -17,11 +17,11 @@ import (
 // returns an error instead of writing one; errors.go maps it.
 type apiFunc func(w http.ResponseWriter, r *http.Request, c caller) error
 
-// caller is who made the request, and whether a rate limit counted it
-// (then a 304 is refunded).
+// caller is who made the request, and the rate limit's decision on it
+// (when limited, a 304 is refunded).
 type caller struct {
 	auth.Principal
-	limited bool
+	limit ratelimit.Decision
 }
 
 // api wraps fn in steps 4 and 5 of the order of processing (authentication,
@@ -35,7 +35,7 @@ func (h *handler) api(fn apiFunc) http.HandlerFunc {
 		var err error
 		c.Principal, err = h.authenticate(r)
 		if err == nil {
-			c.limited, err = h.rateLimit(w, r, c.Principal)
+			c.limit, err = h.rateLimit(w, r, c.Principal)
 		}
 		if err == nil {
 			err = fn(w, r, c)
@@ -82,20 +82,20 @@ func bearer(values []string) (string, bool) {
 // rateLimit takes one request from p's organization's budget, writes the
 // rate-limit headers and reports whether a limit applied. A Decision that
 // is not Limited lets the request through whatever its Allowed says.
-func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Principal) (bool, error) {
+func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Principal) (ratelimit.Decision, error) {
 	d, err := h.lim.Allow(r.Context(), p)
 	if err != nil {
-		return false, err
+		return d, err
 	}
 	// Windows run on the limiter store's clock, the real one: Retry-After
 	// and RateLimit's t= count from the real time, whatever WithClock says.
 	d.WriteHeaders(w.Header(), time.Now())
 	if d.Limited && !d.Allowed {
-		return true, envelope.Errorf(envelope.RateLimited,
+		return d, envelope.Errorf(envelope.RateLimited,
 			"rate limit of %d requests per %s reached; retry after the number of seconds in Retry-After",
 			d.Limit, windowName(d))
 	}
-	return d.Limited, nil
+	return d, nil
 }
 
 // windowName says "minute" for the plans' one-minute windows.

@@ -329,3 +329,33 @@ func TestRealHandlerRateLimitRetry(t *testing.T) {
 	is.Equal(apiErr.Code, statusclient.CodeRateLimited)
 	is.Equal(a.requests.Load()-before, int64(1)) // Retry-After beyond maxWait: no retry
 }
+
+// TestRealHandlerPollingUnchangedListIsFree polls an unchanged list with
+// the ETag of the first answer, more often than a starter budget allows:
+// every poll is answered 304 (ErrNotModified) and none spends the budget.
+// A change is then seen at once.
+func TestRealHandlerPollingUnchangedListIsFree(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := newRealAPI(t)
+	c := a.org(t, "org_a", auth.PlanStarter, statusclient.WithRetry(1, time.Second))
+	seedInvoices(t, a.st, "org_a", 30)
+
+	first, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen})
+	is.NoErr(err)
+	is.True(first.ETag != "") // the handler tags the page
+	for range 100 {
+		_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, IfNoneMatch: first.ETag})
+		is.True(errors.Is(err, statusclient.ErrNotModified)) // unchanged, and never refused: 100 polls > 60 a minute
+	}
+
+	pid := "p1"
+	must(t, a.st.PutInvoice(ctx, store.Invoice{ID: "new", OrgID: "org_a", Number: "INV-NEW", ProjectID: &pid,
+		Status: store.InvoiceOpen, Currency: "EUR", Total: 1, AmountDue: 1,
+		IssuedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DueAt: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}))
+	changed, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, IfNoneMatch: first.ETag})
+	is.NoErr(err)                        // a change is served
+	is.Equal(changed.Items[0].ID, "new") // newest first
+	is.True(changed.ETag != first.ETag)  // with a new tag
+	is.Equal(changed.Meta.Total, first.Meta.Total+1)
+}
