@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -96,11 +97,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		statusapi.WithFiles(b.files),
 		statusapi.WithLogger(log),
 	}
-	if cfg.signingKey != "" {
-		opts = append(opts, statusapi.WithSigningKey([]byte(cfg.signingKey)))
-	} else {
-		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica) so that download links survive a restart")
+	signingKey := []byte(cfg.signingKey)
+	if len(signingKey) == 0 {
+		// A random key of our own, so the one warning names the flag.
+		signingKey = make([]byte, 32)
+		if _, err := rand.Read(signingKey); err != nil {
+			return fmt.Errorf("making a signing key: %w", err)
+		}
+		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
+	opts = append(opts, statusapi.WithSigningKey(signingKey))
 	api := statusapi.New(b.store, auth.NewCache(keys, auth.DefaultCacheTTL), lim, opts...)
 
 	srv := &http.Server{
