@@ -1,5 +1,5 @@
 // Package statusclient is a typed Go client for the /v1 Client Project Status
-// API (see CONTRACT.md): one method per route, the contract's types, errors
+// API (its wire format is the OpenAPI document in package openapi): one method per route, the contract's types, errors
 // as *Error values carrying the code, the HTTP status and the request id,
 // iterators over every page of a list, a bounded retry on 429 and 503 that
 // honours Retry-After, and conditional list calls (IfNoneMatch, answered

@@ -13,7 +13,7 @@ import (
 	"github.com/clientstatus/clientstatus/statusclient"
 )
 
-// Bodies written by hand from CONTRACT.md, so that a wrong JSON name in the
+// Bodies written by hand from the wire contract (the OpenAPI document), so that a wrong JSON name in the
 // client's types cannot hide behind the same mistake in a fake server.
 var contractBodies = map[string]string{
 	"/v1/projects": `{"data":[

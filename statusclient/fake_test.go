@@ -12,7 +12,7 @@ import (
 	"github.com/clientstatus/clientstatus/statusclient"
 )
 
-// fakeAPI is a small /v1 server written from CONTRACT.md alone, so the
+// fakeAPI is a small /v1 server written from the wire contract alone, so the
 // client can be tested without the real handler: bearer auth, the list
 // parameters and their errors, paging with meta, 404s, X-Request-Id. Its
 // items are the client's own types; decoding of the contract's literal JSON
