@@ -1,7 +1,7 @@
 // Package statusapi is the http.Handler of the status API: every /v1 route
-// of the API (described by the OpenAPI document in package openapi), with request ids, panic recovery,
-// authentication, per-plan rate limits, strict query parameters and signed
-// download links.
+// of the API (described by the OpenAPI document in package openapi), with
+// request ids, panic recovery, authentication, per-plan rate limits, strict
+// query parameters and signed download links.
 //
 // Mount it anywhere:
 //

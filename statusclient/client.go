@@ -1,9 +1,10 @@
-// Package statusclient is a typed Go client for the /v1 Client Project Status
-// API (its wire format is the OpenAPI document in package openapi): one method per route, the contract's types, errors
-// as *Error values carrying the code, the HTTP status and the request id,
-// iterators over every page of a list, a bounded retry on 429 and 503 that
-// honours Retry-After, and conditional list calls (IfNoneMatch, answered
-// with ErrNotModified) for cheap polling. It depends on the standard library
+// Package statusclient is a typed Go client for the /v1 Client Project
+// Status API (its wire format is the OpenAPI document in package openapi):
+// one method per route, the contract's types, errors as *Error values
+// carrying the code, the HTTP status and the request id, iterators over
+// every page of a list, a bounded retry on 429 and 503 that honours Retry-
+// After, and conditional list calls (IfNoneMatch, answered with
+// ErrNotModified) for cheap polling. It depends on the standard library
 // only.
 //
 //	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
