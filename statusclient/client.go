@@ -2,8 +2,8 @@
 // Status API (its wire format is the OpenAPI document in package openapi):
 // one method per route, the contract's types, errors as *Error values
 // carrying the code, the HTTP status and the request id, iterators over
-// every page of a list, a bounded retry on 429 and 503 that honours Retry-
-// After, and conditional list calls (IfNoneMatch, answered with
+// every page of a list, a bounded retry on 429 and 503 that honours
+// Retry-After, and conditional list calls (IfNoneMatch, answered with
 // ErrNotModified) for cheap polling. It depends on the standard library
 // only.
 //
