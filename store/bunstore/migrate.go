@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql/driver"
 	"embed"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/migrate"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -28,14 +31,24 @@ const migrateLockID = "clientstatus/bunstore migrate"
 // It is safe to run again (applied migrations are skipped) and safe to run
 // from several replicas at once: they take turns under a PostgreSQL
 // advisory lock, held by one connection of db's pool while the migrations
-// run through another (so db must allow two open connections). Migrations are marked applied only once they have
-// succeeded, and each one is written to be re-runnable, so a crash between
-// the two does no harm. The bookkeeping lives in the tables bun_migrations
-// and bun_migration_locks of the same schema.
+// run through another (so db must allow two open connections).
+// Migrations are marked applied only once they have succeeded, and each
+// one is written to be re-runnable, so a crash between the two does no
+// harm. The bookkeeping lives in the tables clientstatus_migrations and
+// clientstatus_migration_locks of the same schema, apart from a portal's
+// own bun/migrate tables.
+//
+// Give the store a schema of its own (Open's WithSchema, or search_path):
+// its tables have plain names such as projects and organizations. Migrate
+// refuses to start in a schema that already holds a table of those names
+// that it did not create.
 func Migrate(ctx context.Context, db *bun.DB) error {
 	migrations := migrate.NewMigrations()
 	if err := migrations.Discover(migrationFiles); err != nil {
 		return fmt.Errorf("bunstore: migrate: %w", err)
+	}
+	if db.Stats().MaxOpenConnections == 1 {
+		return errors.New("bunstore: migrate: db's pool allows one connection, and Migrate needs two (one holds the lock while the other migrates); raise SetMaxOpenConns")
 	}
 	// The lock is held by one connection taken out of the pool; the
 	// migrator works through the pool while other replicas wait for it.
@@ -56,12 +69,40 @@ func Migrate(ctx context.Context, db *bun.DB) error {
 		}
 	}()
 
-	m := migrate.NewMigrator(db, migrations, migrate.WithMarkAppliedOnSuccess(true))
+	if err := checkNoForeignTables(ctx, db); err != nil {
+		return err
+	}
+	m := migrate.NewMigrator(db, migrations, migrate.WithMarkAppliedOnSuccess(true),
+		migrate.WithTableName(migrationsTable), migrate.WithLocksTableName(migrationsTable+"_locks"))
 	if err := m.Init(ctx); err != nil {
 		return failure(ctx, store.ErrUnavailable, "migrate: init", err)
 	}
 	if _, err := m.Migrate(ctx); err != nil {
 		return failure(ctx, store.ErrUnavailable, "migrate", err)
+	}
+	return nil
+}
+
+// migrationsTable is where Migrate records what it applied.
+const migrationsTable = "clientstatus_migrations"
+
+// storeTables are the tables Migrate creates.
+var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices"}
+
+// checkNoForeignTables refuses a schema that has tables named as the
+// store's but no record of Migrate having made them: they belong to
+// someone else, and CREATE TABLE IF NOT EXISTS would quietly build on them.
+func checkNoForeignTables(ctx context.Context, db *bun.DB) error {
+	var clash []string
+	err := db.NewRaw(`SELECT t FROM unnest(?::text[]) AS t
+		WHERE to_regclass(quote_ident(current_schema()) || '.' || quote_ident(t)) IS NOT NULL
+		  AND to_regclass(quote_ident(current_schema()) || '.' || quote_ident(?)) IS NULL
+		ORDER BY t`, pgdialect.Array(storeTables), migrationsTable).Scan(ctx, &clash)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, "migrate: check the schema", err)
+	}
+	if len(clash) > 0 {
+		return fmt.Errorf("bunstore: migrate: the schema already has tables that bunstore did not create (%s); give bunstore a schema of its own with bunstore.WithSchema or search_path", strings.Join(clash, ", "))
 	}
 	return nil
 }
