@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
@@ -60,7 +61,9 @@ func (h *handler) sign(org, id, expires string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// publicURL is WithPublicURL, or else the request's own scheme and host.
+// publicURL is WithPublicURL, or else the request's own scheme, host and
+// mount prefix: what the request line's path has before the path the
+// handler sees (http.StripPrefix leaves RequestURI as it came).
 func (h *handler) publicURL(r *http.Request) string {
 	if h.cfg.publicURL != "" {
 		return h.cfg.publicURL
@@ -69,7 +72,14 @@ func (h *handler) publicURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	prefix := ""
+	if path, _, _ := strings.Cut(r.RequestURI, "?"); strings.HasPrefix(path, "/") {
+		prefix = strings.TrimSuffix(path, r.URL.EscapedPath())
+		if prefix == path { // not a suffix: the path was rewritten otherwise
+			prefix = ""
+		}
+	}
+	return scheme + "://" + r.Host + prefix
 }
 
 var errBadSignature = envelope.New(envelope.InvalidSignature, "the download link is not valid; ask for a new one")

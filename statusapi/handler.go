@@ -153,6 +153,9 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 		_, _ = rand.Read(cfg.signingKey)
 		cfg.logger.Warn("statusapi: no signing key set (WithSigningKey): using a random one; download links will not verify on other replicas or after a restart")
 	}
+	if cfg.publicURL == "" {
+		cfg.logger.Warn("statusapi: no public URL set (WithPublicURL): links are built from each request's Host header and path")
+	}
 	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
 	h.mux = h.routes()
 	return h

@@ -55,3 +55,26 @@ func TestMountedUnderAPrefix(t *testing.T) {
 		is.Equal(res.Body.String(), fileContent)
 	})
 }
+
+// TestMountedWithoutPublicURL checks that links keep the mount prefix when
+// no public URL is set: it comes from the request line, which
+// http.StripPrefix leaves as it was.
+func TestMountedWithoutPublicURL(t *testing.T) {
+	is := is.New(t)
+	api := newTestAPI(t)
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", api.handler))
+	req := httptest.NewRequest("GET", "/api/v1/deliverables/d1/download", nil)
+	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	res := serveVia(t, spec.Mounted("/api"), mux, req)
+	is.Equal(res.Code, 200)
+	var body struct{ Data struct{ URL string } }
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
+	is.True(strings.HasPrefix(body.Data.URL, "http://example.com/api/v1/deliverables/d1/file?")) // host from the request, prefix kept
+
+	u, err := url.Parse(body.Data.URL)
+	is.NoErr(err)
+	file := serveVia(t, spec.Mounted("/api"), mux, httptest.NewRequest("GET", u.RequestURI(), nil))
+	is.Equal(file.Code, 200) // and the link works
+	is.Equal(file.Body.String(), fileContent)
+}

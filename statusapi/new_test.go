@@ -29,6 +29,15 @@ func TestNewRefusesBadSetup(t *testing.T) {
 		{"short signing key", "signing key is 15 bytes", func() {
 			statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("fifteen bytes!!")))
 		}},
+		{"empty signing key", "empty key", func() {
+			statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte(""))) // an unset environment variable
+		}},
+		{"public URL without scheme", "WithPublicURL", func() {
+			statusapi.New(st, keys, lim, quiet, statusapi.WithPublicURL("portal.example.com/api"))
+		}},
+		{"public URL with a query", "WithPublicURL", func() {
+			statusapi.New(st, keys, lim, quiet, statusapi.WithPublicURL("https://x.example/api?x=1"))
+		}},
 		{"link TTL under a second", "link TTL", func() {
 			statusapi.New(st, keys, lim, quiet, statusapi.WithLinkTTL(time.Millisecond))
 		}},

@@ -3,6 +3,7 @@ package statusapi
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -51,10 +52,14 @@ func defaultConfig() config {
 // "https://portal.example.com/api" when the handler is mounted with
 // http.StripPrefix("/api", h). A trailing slash is dropped.
 //
-// Without it, links are built from each request (https when the request came
-// over TLS, else http, and its Host header), which is wrong behind a proxy
-// that terminates TLS or rewrites paths, and trusts the Host header. Set it
-// in production.
+// New panics on a URL that is not absolute http(s) or carries a query or
+// fragment.
+//
+// Without it, links are built from each request: https when the request
+// came over TLS, else http; its Host header; and the path it was mounted
+// under, taken from the request line (so http.StripPrefix keeps working).
+// That is wrong behind a proxy that terminates TLS or rewrites paths, and
+// trusts the Host header: New logs a warning. Set it in production.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }
@@ -68,8 +73,13 @@ func WithPublicURL(u string) Option {
 // Without it, New makes a random key for the process and logs a warning:
 // links then verify only on the replica that made them, and only until it
 // restarts.
+//
+// An empty key is refused (New panics), not taken for "no key": it is
+// what WithSigningKey([]byte(os.Getenv(name))) gives when the variable is
+// unset, and a random per-process key would then break links across
+// replicas without a word.
 func WithSigningKey(key []byte) Option {
-	return func(c *config) { c.signingKey = append([]byte(nil), key...) }
+	return func(c *config) { c.signingKey = append(make([]byte, 0, len(key)), key...) }
 }
 
 // WithLinkTTL sets how long a signed download link stays valid (default
@@ -109,8 +119,17 @@ func WithTimeout(d time.Duration) Option {
 }
 
 func (c *config) check() {
+	if c.signingKey != nil && len(c.signingKey) == 0 {
+		panic("statusapi: WithSigningKey got an empty key (is the variable it comes from set?)")
+	}
 	if c.signingKey != nil && len(c.signingKey) < MinSigningKeyLen {
 		panic(fmt.Sprintf("statusapi: signing key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen))
+	}
+	if c.publicURL != "" {
+		u, err := url.Parse(c.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+			panic(fmt.Sprintf("statusapi: WithPublicURL(%q): want an absolute http(s) URL without query or fragment, such as https://portal.example.com/api", c.publicURL))
+		}
 	}
 	if c.linkTTL < time.Second {
 		panic(fmt.Sprintf("statusapi: link TTL %v is shorter than a second", c.linkTTL))
