@@ -11,8 +11,12 @@
 // When Redis fails or does not answer within the timeout (100ms unless
 // WithTimeout), the OutagePolicy applies: FailOpen (the default) serves the
 // request without limit headers and logs a warning at most every
-// WarnInterval; FailClosed makes Allow return ErrUnavailable (503). The
-// limiter recovers by itself when Redis answers again.
+// WarnInterval; FailClosed makes Allow return ErrUnavailable (503). After
+// such a failure the limiter leaves Redis alone for a backoff period (1s
+// unless WithOutageBackoff), then lets one request at a time probe it:
+// during an outage only one request per backoff period waits for Redis; the
+// others get the policy at once, and Refund does nothing. The limiter
+// recovers by itself when a probe finds Redis answering again.
 package ratelimit
 
 import (

@@ -45,6 +45,23 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// WithOutageBackoff sets how long, after a store call that failed or timed
+// out, Allow applies the OutagePolicy at once without calling the store,
+// DefaultOutageBackoff unless set. Once it has run out, one request at a
+// time probes the store (the others still get the policy at once): if the
+// probe succeeds, limiting resumes for all; if not, a new period starts.
+// So during an outage only one request per period, per replica, waits for
+// the store; a shorter d notices recovery sooner at that cost. The period
+// does not grow while the outage lasts: a probe costs one request at most
+// the timeout. A non-positive d is ignored.
+func WithOutageBackoff(d time.Duration) Option {
+	return func(l *PlanLimiter) {
+		if d > 0 {
+			l.backoff = d
+		}
+	}
+}
+
 // WithOutagePolicy sets what happens when the store fails or times out,
 // FailOpen unless set.
 func WithOutagePolicy(p OutagePolicy) Option {
@@ -72,8 +89,9 @@ func WithLogger(log *slog.Logger) Option {
 	}
 }
 
-// WithClock sets the clock that spaces the fail-open warnings, time.Now
-// unless set. Windows themselves run on the store's clock.
+// WithClock sets the clock that spaces the fail-open warnings and times the
+// outage backoff (see WithOutageBackoff), time.Now unless set. Windows
+// themselves run on the store's clock.
 func WithClock(now func() time.Time) Option {
 	return func(l *PlanLimiter) {
 		if now != nil {

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -51,6 +52,57 @@ func (p *OutagePolicy) UnmarshalText(text []byte) error {
 // logs once, then at this pace, with the number of requests served
 // unlimited meanwhile.
 const WarnInterval = 10 * time.Second
+
+// DefaultOutageBackoff is how long the limiter leaves the store alone after
+// a failed or timed-out call (see WithOutageBackoff).
+const DefaultOutageBackoff = time.Second
+
+// breaker remembers that the store just failed, so that during an outage
+// only one request per backoff period waits for it (see WithOutageBackoff).
+// Its zero value is a store that is up.
+type breaker struct {
+	mu      sync.Mutex
+	until   time.Time // when the store may be probed again; zero while it is up
+	probing bool      // a probe is in flight
+	err     error     // the failure that started the backoff
+}
+
+// enter reports whether a request may call the store at now: always while
+// it is up; during an outage, once the backoff has run out, for one probe
+// at a time, and only when probe is true (Allow; Refund never probes).
+// When it may not, err is the store's last failure. A request that entered
+// as the probe must report with done(probe = true).
+func (b *breaker) enter(now time.Time, probe bool) (pass, probing bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.until.IsZero():
+		return true, false, nil
+	case probe && !b.probing && !now.Before(b.until):
+		b.probing = true
+		return true, true, nil
+	}
+	return false, false, b.err
+}
+
+// done records the outcome of a store call that entered: err nil means the
+// store is up; a store failure (err non-nil, ctxDone false) starts a new
+// backoff at now; a call cut short by its caller's ctx (ctxDone) says
+// nothing about the store, so the next request may probe at once.
+func (b *breaker) done(probing bool, now time.Time, backoff time.Duration, err error, ctxDone bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if probing {
+		b.probing = false
+	}
+	switch {
+	case ctxDone:
+	case err == nil:
+		b.until, b.err = time.Time{}, nil
+	default:
+		b.until, b.err = now.Add(backoff), err
+	}
+}
 
 // outage applies the policy to a store call that failed with err. When the
 // caller's own ctx ended, that is no outage: its error is returned as is.

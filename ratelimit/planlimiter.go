@@ -23,9 +23,12 @@ type PlanLimiter struct {
 	rates   map[auth.Plan]Rate
 	prefix  string
 	timeout time.Duration
+	backoff time.Duration
 	policy  OutagePolicy
 	log     *slog.Logger
 	now     func() time.Time
+
+	breaker breaker // the store's recent failure, if any
 
 	warned    atomic.Int64 // when the last fail-open warning was logged, Unix ns
 	unlimited atomic.Int64 // requests served unlimited since that warning
@@ -48,6 +51,7 @@ func newPlanLimiter(opts []Option) *PlanLimiter {
 		rates:   DefaultRates(),
 		prefix:  DefaultPrefix,
 		timeout: DefaultTimeout,
+		backoff: DefaultOutageBackoff,
 		policy:  FailOpen,
 		log:     slog.Default(),
 		now:     time.Now,
@@ -65,18 +69,26 @@ func newPlanLimiter(opts []Option) *PlanLimiter {
 //
 // When the store fails or does not answer within the timeout, Allow follows
 // the OutagePolicy: FailOpen returns Decision{Allowed: true} (no headers)
-// and a nil error; FailClosed an error wrapping ErrUnavailable. When ctx
+// and a nil error; FailClosed an error wrapping ErrUnavailable. It then
+// follows the policy at once, without calling the store, for the backoff
+// period (see WithOutageBackoff); after it one request at a time probes the
+// store, and the first that succeeds ends the outage for all. When ctx
 // itself ends first, Allow returns ctx's error.
 func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, error) {
 	key, rate, ok := l.limit(p)
 	if !ok {
 		return Decision{Allowed: true}, nil
 	}
+	pass, probing, err := l.breaker.enter(l.now(), true)
+	if !pass {
+		return l.outage(ctx, p, err)
+	}
 	sctx, cancel := l.bound(ctx)
 	defer cancel()
 	c, err := call(sctx, l, func(ctx context.Context) (limiter.Context, error) {
 		return l.counters.take(ctx, key, rate)
 	})
+	l.breaker.done(probing, l.now(), l.backoff, err, ctx.Err() != nil)
 	if err != nil {
 		return l.outage(ctx, p, err)
 	}
@@ -103,7 +115,8 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 // Refund gives back one request that Allow counted in the current window,
 // for a response that must not cost the client (304 Not Modified). Call it
 // only after a Decision that was Limited and Allowed. It does nothing for an
-// unlimited plan, nor once the window has ended. Store failures follow the
+// unlimited plan, nor once the window has ended, nor during an outage (it
+// never probes the store: see Allow). Store failures follow the
 // OutagePolicy: FailOpen logs (rate-limited) and returns nil, FailClosed
 // returns an error wrapping ErrUnavailable.
 func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
@@ -111,11 +124,15 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	if !ok {
 		return nil
 	}
+	if pass, _, _ := l.breaker.enter(l.now(), false); !pass {
+		return nil
+	}
 	sctx, cancel := l.bound(ctx)
 	defer cancel()
 	_, err := call(sctx, l, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, l.counters.giveBack(ctx, key, rate)
 	})
+	l.breaker.done(false, l.now(), l.backoff, err, ctx.Err() != nil)
 	if err != nil {
 		_, err = l.outage(ctx, p, err)
 	}
