@@ -128,6 +128,10 @@ func parseData(r io.Reader) (*dataset, error) {
 	}
 	var f fileJSON
 	if err := decodeStrict(bytes.NewReader(raw), &f); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, errEndsTooSoon) {
+			return nil, fmt.Errorf("%s: %w", whereBroken(raw), err)
+		}
 		return nil, err
 	}
 	ds := &dataset{content: map[string][]byte{}}
@@ -278,15 +282,71 @@ func jsonError(err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, err)
+		return fmt.Errorf("not valid JSON: %w", se)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("not valid JSON: it ends too soon")
+		return errEndsTooSoon
 	}
 	if errors.Is(err, io.EOF) {
 		return errors.New("empty file: want a JSON object")
 	}
 	return err
+}
+
+// errEndsTooSoon is a data file cut short.
+var errEndsTooSoon = errors.New("not valid JSON: it ends too soon")
+
+// whereBroken says where the JSON of data stops being valid: the item
+// being read when it did (`invoices[19]`), and the line and column.
+func whereBroken(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	section, index := "", -1
+	depth, keyNext := 0, false // keyNext: at depth 1, the next string is a section name
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			offset := int64(len(data))
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				offset = se.Offset
+			}
+			line := 1 + bytes.Count(data[:offset], []byte("\n"))
+			col := int(offset) - bytes.LastIndexByte(data[:offset], '\n')
+			where := fmt.Sprintf("line %d, column %d", line, col)
+			if section != "" && index >= 0 {
+				return fmt.Sprintf("%s[%d], %s", section, index, where)
+			}
+			return where
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				if depth == 2 {
+					index++ // an item of a section begins
+				}
+				depth++
+				keyNext = depth == 1
+				continue
+			}
+			depth--
+			keyNext = depth == 1
+		case string:
+			switch {
+			case depth == 1 && keyNext:
+				section, index, keyNext = t, -1, false
+			case depth == 1:
+				keyNext = true
+			case depth == 2:
+				index++
+			}
+		default:
+			if depth == 1 {
+				keyNext = true
+			} else if depth == 2 {
+				index++
+			}
+		}
+	}
 }
 
 // items parses each raw item of a section with parse, naming a bad item by

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -144,14 +145,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // routes serves the API at the root and a health check beside it.
 func routes(api http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	// Not a ServeMux: it would answer paths such as /v1//projects or
+	// /v1/projects/.. itself, with an HTML redirect, before the API could
+	// answer them with its JSON 404.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			api.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			envelope.WriteError(w, r, envelope.New(envelope.MethodNotAllowed, "use GET or HEAD"))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
 	})
-	mux.Handle("/", api)
-	return mux
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {

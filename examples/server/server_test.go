@@ -361,6 +361,26 @@ func TestLinkFromAnyReplica(t *testing.T) {
 	is.Equal(call(t, "GET", strings.Replace(link, a.url, c.url, 1), "").status, 403)
 }
 
+// TestUncleanPaths checks that paths a ServeMux would redirect (double
+// slashes, dot segments) reach the API and get its JSON 404, not an HTML
+// redirect.
+func TestUncleanPaths(t *testing.T) {
+	s := startServer(t, nil, "-data", contractFile)
+	for _, path := range []string{"/v1//projects", "/v1/./projects", "/v1/projects/../invoices", "/v1/projects/..", "/v1/deliverables/../../etc/passwd/file"} {
+		t.Run(path, func(t *testing.T) {
+			is := is.New(t)
+			req, err := http.NewRequest(http.MethodGet, s.url+path, nil)
+			is.NoErr(err)
+			req.URL.Opaque = path // send the path as it is, uncleaned
+			req.Header.Set("Authorization", "Bearer key-acme-1")
+			res := do(t, req)
+			is.Equal(res.status, http.StatusNotFound) // not a redirect
+			is.Equal(res.errorCode(t), "NOT_FOUND")   // the API's JSON answer
+			is.True(res.header.Get("X-Request-Id") != "")
+		})
+	}
+}
+
 func TestHelp(t *testing.T) {
 	is := is.New(t)
 	var out syncBuffer
@@ -469,6 +489,9 @@ func TestBadDataFile(t *testing.T) {
 		name, file, want string
 	}{
 		{"not JSON", `{"organizations": [`, "not valid JSON"},
+		{"syntax error in an item", "{\"organizations\": [],\n \"invoices\": [{\"id\": \"i1\"},\n   {\"id\": \"i2\" \"number\": \"x\"}]}",
+			`invoices[1], line 3, column 16: not valid JSON`},
+		{"cut short in an item", `{"organizations": [{"id": "o1"}, {"id":`, `organizations[1], line 1, column 40: not valid JSON: it ends too soon`},
 		{"empty", ``, "empty file"},
 		{"two values", `{} {}`, "after the JSON value"},
 		{"section name in the wrong case", `{"Projects": []}`, `unknown field "Projects": did you mean "projects"?`},
