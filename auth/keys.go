@@ -109,8 +109,8 @@ func NewKeys(ks KeyStore, opts ...KeysOption) *Keys {
 // Mint makes a new key for the organization, with a name for the portal to
 // show and an optional expiry (nil: never expires). It returns the key
 // itself, to be shown to the client once: only its hash and display prefix
-// are stored. The organization must have an account; an expiry must be in
-// the future. Other keys of the organization stay valid, so a client can
+// are stored. The organization must have an account (else the error wraps
+// ErrUnknownOrganization); an expiry must be in the future. Other keys of the organization stay valid, so a client can
 // rotate without downtime.
 func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
 	plaintext, err := newKey()
@@ -157,6 +157,9 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 	}
 	now := k.now().UTC()
 	if _, err := k.store.Account(ctx, orgID); err != nil {
+		if errors.Is(err, ErrInvalidKey) { // the store's "no such organization"
+			return Key{}, fmt.Errorf("%w %q: put its account in the key store first", ErrUnknownOrganization, orgID)
+		}
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
 	id, err := newKeyID()

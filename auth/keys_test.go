@@ -225,6 +225,15 @@ func TestMintRefuses(t *testing.T) {
 	}
 }
 
+func TestMintForAnOrganizationWithoutAccount(t *testing.T) {
+	is := is.New(t)
+	keys := auth.NewKeys(auth.NewMemoryKeyStore())
+	_, _, err := keys.Mint(context.Background(), "org_x", "ci", nil)
+	is.True(errors.Is(err, auth.ErrUnknownOrganization)) // says what is missing
+	is.True(!errors.Is(err, auth.ErrInvalidKey))         // not a bad key: no key was given
+	is.True(strings.Contains(err.Error(), `"org_x"`))
+}
+
 // countingStore counts MarkUsed calls and can make them fail.
 type countingStore struct {
 	auth.KeyStore

@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// ErrUnknownOrganization is returned (wrapped) by Keys.Mint and Keys.Import
+// for an organization that has no account in the key store yet
+// (MemoryKeyStore.PutAccount, or bunstore's PutOrganization, makes one).
+var ErrUnknownOrganization = errors.New("auth: unknown organization")
+
 // ErrKeyNotFound is returned (wrapped) by KeyStore.RevokeKey when the
 // organization has no key with that id.
 var ErrKeyNotFound = errors.New("auth: key not found")
