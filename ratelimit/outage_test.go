@@ -1,10 +1,22 @@
 package ratelimit_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
+	"github.com/redis/go-redis/v9"
 
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
 )
 
@@ -20,4 +32,275 @@ func TestOutagePolicyText(t *testing.T) {
 	var p ratelimit.OutagePolicy
 	is.True(p.UnmarshalText([]byte("ajar")) != nil) // anything else is refused
 	is.Equal(p, ratelimit.FailOpen)                 // and leaves the default
+}
+
+// testClock is a clock for WithClock that a test moves by hand; it is safe
+// for concurrent use.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock {
+	return &testClock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// requestTag marks a request's ctx, so that spy knows which request a Redis
+// command was sent for.
+type requestTag struct{}
+
+func tagged(tag string) context.Context {
+	return context.WithValue(context.Background(), requestTag{}, tag)
+}
+
+// spy is a go-redis hook that records what a client sends to Redis: each
+// command, by the tag of the request it was sent for, and each dial. It can
+// hold commands (see holdNext) to keep a probe in flight.
+type spy struct {
+	mu      sync.Mutex
+	sent    map[string]int // commands, by request tag ("" when untagged)
+	dials   int
+	hold    chan struct{} // while non-nil, a command waits for it to close, or for its ctx
+	entered chan string   // the tag of each command held
+}
+
+// spiedClient returns a client to addr that reports to a spy. Its calls
+// end at the limiter's timeout (ContextTimeoutEnabled), as NewRedis advises.
+func spiedClient(t *testing.T, addr string) (*redis.Client, *spy) {
+	t.Helper()
+	opt := redisOptions(t)
+	opt.Addr = addr
+	opt.ContextTimeoutEnabled = true
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	s := &spy{sent: map[string]int{}, entered: make(chan string, 1000)}
+	rdb.AddHook(s)
+	return rdb, s
+}
+
+func (s *spy) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		s.mu.Lock()
+		s.dials++
+		s.mu.Unlock()
+		return next(ctx, network, addr)
+	}
+}
+
+func (s *spy) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		s.record(ctx, 1)
+		return next(ctx, cmd)
+	}
+}
+
+func (s *spy) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		s.record(ctx, len(cmds))
+		return next(ctx, cmds)
+	}
+}
+
+// record counts n commands of ctx's request, then holds them if asked to.
+func (s *spy) record(ctx context.Context, n int) {
+	tag, _ := ctx.Value(requestTag{}).(string)
+	s.mu.Lock()
+	s.sent[tag] += n
+	hold := s.hold
+	s.mu.Unlock()
+	if hold == nil {
+		return
+	}
+	s.entered <- tag
+	select {
+	case <-hold:
+	case <-ctx.Done():
+	}
+}
+
+// total is the number of commands and dials so far: what reached Redis.
+func (s *spy) total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.dials
+	for _, c := range s.sent {
+		n += c
+	}
+	return n
+}
+
+// requests returns the tags of the requests that sent Redis anything.
+func (s *spy) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var tags []string
+	for tag := range s.sent {
+		tags = append(tags, tag)
+	}
+	slices.Sort(tags)
+	return tags
+}
+
+// holdNext makes commands wait until release.
+func (s *spy) holdNext() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold = make(chan struct{})
+}
+
+func (s *spy) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.hold)
+	s.hold = nil
+}
+
+// isOutage asserts that Allow answered with policy's outage answer.
+func isOutage(is *is.I, policy ratelimit.OutagePolicy, d ratelimit.Decision, err error) {
+	is.Helper()
+	if policy == ratelimit.FailClosed {
+		is.True(errors.Is(err, ratelimit.ErrUnavailable)) // fail closed: 503
+		return
+	}
+	is.NoErr(err)                    // fail open: served...
+	is.True(d.Allowed && !d.Limited) // ...without a limit
+}
+
+// outageSetup returns a limiter with policy and opts on a spied client,
+// through a proxy to the test Redis, on a test clock.
+func outageSetup(t *testing.T, policy ratelimit.OutagePolicy, opts ...ratelimit.Option) (*testenv.Proxy, *spy, *testClock, *ratelimit.PlanLimiter) {
+	t.Helper()
+	px := testenv.NewProxy(t, redisOptions(t).Addr)
+	rdb, spy := spiedClient(t, px.Addr())
+	clk := newTestClock()
+	lim := ratelimit.NewRedis(rdb, append([]ratelimit.Option{
+		ratelimit.WithPrefix(testPrefix(t)),
+		ratelimit.WithTimeout(outageTimeout),
+		ratelimit.WithOutagePolicy(policy),
+		ratelimit.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		ratelimit.WithClock(clk.Now),
+	}, opts...)...)
+	return px, spy, clk, lim
+}
+
+var policies = []ratelimit.OutagePolicy{ratelimit.FailOpen, ratelimit.FailClosed}
+
+func TestRedisOutageBackoff(t *testing.T) {
+	for _, policy := range policies {
+		t.Run("fail "+policy.String(), func(t *testing.T) {
+			is := is.New(t)
+			px, spy, clk, lim := outageSetup(t, policy)
+			p := principal("org_a", auth.PlanStarter, "k1")
+			is.Equal(allowN(t, p, 10, lim), 10) // Redis up: limited as usual
+
+			px.Blackhole()
+			start := time.Now()
+			d, err := lim.Allow(tagged("first"), p)
+			isOutage(is, policy, d, err)
+			is.True(time.Since(start) >= outageTimeout)     // the first request waits the timeout...
+			is.Equal(spy.requests(), []string{"", "first"}) // ...for Redis ("" is allowN's requests)
+
+			before := spy.total()
+			start = time.Now()
+			for i := range 20 {
+				d, err := lim.Allow(tagged(fmt.Sprint("next", i)), p)
+				isOutage(is, policy, d, err)
+			}
+			is.NoErr(lim.Refund(context.Background(), p)) // Refund during an outage does nothing...
+			is.Equal(spy.total(), before)                 // ...and, like the 20 requests after the first, sends Redis nothing
+			is.True(time.Since(start) < outageTimeout)    // so none of them waited for it
+
+			px.Restore()
+			clk.Advance(ratelimit.DefaultOutageBackoff - time.Millisecond)
+			d, err = lim.Allow(tagged("early"), p)
+			isOutage(is, policy, d, err)  // Redis is back, but the backoff is not over
+			is.Equal(spy.total(), before) // so it was not asked
+
+			clk.Advance(time.Millisecond)
+			d, err = lim.Allow(tagged("probe"), p)
+			is.NoErr(err)
+			is.True(d.Limited && d.Allowed)     // the backoff over, a probe finds Redis back: limited again
+			is.Equal(d.Remaining, int64(60-11)) // the window kept its 10, and the outage counted nothing
+			d, err = lim.Allow(tagged("after"), p)
+			is.NoErr(err)
+			is.Equal(d.Remaining, int64(60-12)) // exact counting resumes for everyone
+		})
+	}
+}
+
+func TestRedisOutageOneProbeAtATime(t *testing.T) {
+	for _, policy := range policies {
+		t.Run("fail "+policy.String(), func(t *testing.T) {
+			is := is.New(t)
+			backoff := 3 * time.Second
+			px, spy, clk, lim := outageSetup(t, policy, ratelimit.WithOutageBackoff(backoff))
+			p := principal("org_a", auth.PlanStarter, "k1")
+			is.Equal(allowN(t, p, 10, lim), 10)
+
+			px.Blackhole()
+			d, err := lim.Allow(tagged("first"), p)
+			isOutage(is, policy, d, err)
+
+			const n = 30
+			type result struct {
+				d   ratelimit.Decision
+				err error
+			}
+			burst := func(round int) <-chan result {
+				results := make(chan result, n)
+				for i := range n {
+					go func() {
+						d, err := lim.Allow(tagged(fmt.Sprintf("r%d-%02d", round, i)), p)
+						results <- result{d, err}
+					}()
+				}
+				return results
+			}
+			want := []string{"", "first"}
+			for round := range 3 {
+				clk.Advance(backoff) // the backoff is over: the next request probes
+				spy.holdNext()       // and stays in flight until released
+				results := burst(round)
+				probe := <-spy.entered
+				for range n - 1 {
+					r := <-results
+					isOutage(is, policy, r.d, r.err) // the others get the policy at once, while the probe is in flight
+				}
+				want = append(want, probe)
+				slices.Sort(want)
+				is.Equal(spy.requests(), want) // of n concurrent requests, only the probe reached Redis
+				spy.release()
+				r := <-results
+				isOutage(is, policy, r.d, r.err) // the probe found Redis still out
+			}
+
+			px.Restore()
+			clk.Advance(backoff)
+			limited := 0
+			results := burst(3)
+			for range n {
+				r := <-results
+				if r.err == nil && r.d.Limited {
+					is.True(r.d.Allowed)
+					limited++
+				}
+			}
+			is.True(limited > 0) // the probe found Redis back, and so did the requests after it
+			d, err = lim.Allow(context.Background(), p)
+			is.NoErr(err)
+			is.Equal(d.Remaining, int64(60-10-limited-1)) // exact counting: the outage counted nothing
+		})
+	}
 }
