@@ -11,27 +11,11 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 )
 
-// clock is a settable clock for tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newClock returns a test clock at a fixed start.
+func newClock() *testenv.Clock { return testenv.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)) }
 
 var active = auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true}
 

@@ -34,29 +34,6 @@ func TestOutagePolicyText(t *testing.T) {
 	is.Equal(p, ratelimit.FailOpen)                 // and leaves the default
 }
 
-// testClock is a clock for WithClock that a test moves by hand; it is safe
-// for concurrent use.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock {
-	return &testClock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // requestTag marks a request's ctx, so that spy knows which request a Redis
 // command was sent for.
 type requestTag struct{}
@@ -180,11 +157,11 @@ func isOutage(is *is.I, policy ratelimit.OutagePolicy, d ratelimit.Decision, err
 
 // outageSetup returns a limiter with policy and opts on a spied client,
 // through a proxy to the test Redis, on a test clock.
-func outageSetup(t *testing.T, policy ratelimit.OutagePolicy, opts ...ratelimit.Option) (*testenv.Proxy, *spy, *testClock, *ratelimit.PlanLimiter) {
+func outageSetup(t *testing.T, policy ratelimit.OutagePolicy, opts ...ratelimit.Option) (*testenv.Proxy, *spy, *testenv.Clock, *ratelimit.PlanLimiter) {
 	t.Helper()
 	px := testenv.NewProxy(t, redisOptions(t).Addr)
 	rdb, spy := spiedClient(t, px.Addr())
-	clk := newTestClock()
+	clk := testenv.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	lim := ratelimit.NewRedis(rdb, append([]ratelimit.Option{
 		ratelimit.WithPrefix(testPrefix(t)),
 		ratelimit.WithTimeout(outageTimeout),

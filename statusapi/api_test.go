@@ -18,6 +18,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/openapitest"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -31,16 +32,6 @@ var (
 
 // signingKey is the test handlers' link signing key.
 var signingKey = []byte("0123456789abcdef0123456789abcdef")
-
-// clock is a settable clock shared by the handler and the key resolver.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time)     { c.mu.Lock(); c.t = t; c.mu.Unlock() }
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
 type syncBuffer struct {
@@ -64,7 +55,7 @@ type testAPI struct {
 	store   *store.Memory
 	keys    *auth.Keys
 	files   *files.Memory
-	clock   *clock
+	clock   *testenv.Clock // shared by the handler and the key resolver
 	logs    *syncBuffer
 	// key holds the plaintext API key of each test key by name: "a" and
 	// "a2" (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
@@ -93,7 +84,7 @@ func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 		t:     t,
 		store: store.NewMemory(),
 		files: files.NewMemory(),
-		clock: &clock{t: t0},
+		clock: testenv.NewClock(t0),
 		logs:  &syncBuffer{},
 		key:   make(map[string]string),
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 )
 
 // Option configures RunKeyStore.
@@ -80,30 +81,11 @@ type suite struct {
 	cfg  config
 }
 
-// clock is a settable clock at whole seconds, which every store keeps
-// exactly.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // env is one subtest's store, clock, Keys and a unique organization.
 type env struct {
 	ks    auth.KeyStore
 	put   func(auth.Account)
-	clk   *clock
+	clk   *testenv.Clock // at whole seconds, which every store keeps exactly
 	keys  *auth.Keys
 	org   string
 	acct  auth.Account
@@ -129,7 +111,7 @@ func (s suite) setup(t *testing.T) *env {
 	e := &env{
 		ks:    ks,
 		put:   put,
-		clk:   &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)},
+		clk:   testenv.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)),
 		org:   orgID("a"),
 		other: orgID("b"),
 	}
