@@ -44,7 +44,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(tables(t, db), want)       // and changes no table
 	applied, err := db.NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, 1) // each migration recorded once
+	is.Equal(applied, int64(1)) // each migration recorded once
 	_, err = st.Account(ctx, "org_a")
 	is.NoErr(err) // the data survives
 }
@@ -76,7 +76,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 	applied, err := dbs[0].NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, 1) // the migration ran once
+	is.Equal(applied, int64(1)) // the migration ran once
 }
 
 // TestMigrateRefusesAPortalsTables checks that Migrate, run in a schema

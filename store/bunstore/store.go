@@ -222,8 +222,8 @@ func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, f
 	if err != nil || len(rows) > 0 || r.Page == 1 {
 		return rows, n, err
 	}
-	n, err = filter(db.NewSelect().Model((*R)(nil))).Count(ctx)
-	return rows, n, err
+	n64, err := filter(db.NewSelect().Model((*R)(nil))).Count(ctx)
+	return rows, int(n64), err
 }
 
 // selectPage is listPage in one round trip: when the page is empty, the
@@ -238,7 +238,7 @@ func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest,
 		ColumnExpr("?TableAlias.*").
 		ColumnExpr("count(*) OVER () AS matching").
 		OrderExpr(order).
-		Limit(r.Limit).
+		Limit(int64(r.Limit)).
 		Offset(offset(r)).
 		Scan(ctx)
 	if err != nil || len(rows) == 0 {
@@ -249,11 +249,11 @@ func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest,
 
 // offset is the number of rows before the page; a page too far to count
 // is past the end of any list.
-func offset(r store.PageRequest) int {
-	if r.Page-1 > math.MaxInt/r.Limit {
-		return math.MaxInt
+func offset(r store.PageRequest) int64 {
+	if int64(r.Page-1) > math.MaxInt64/int64(r.Limit) {
+		return math.MaxInt64
 	}
-	return r.Offset()
+	return int64(r.Page-1) * int64(r.Limit)
 }
 
 // listed converts the rows of a page to items.
