@@ -10,8 +10,8 @@ import (
 
 func benchKey(b *testing.B) (*auth.Keys, string) {
 	b.Helper()
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(active)
+	ks := newKeyStore()
+	ks.PutOrganization(active)
 	keys := auth.NewKeys(ks)
 	plain, _, err := keys.Mint(context.Background(), "org_a", "bench", nil)
 	if err != nil {
@@ -50,8 +50,8 @@ func BenchmarkCacheResolve(b *testing.B) {
 
 // BenchmarkMint is minting a key on the memory store.
 func BenchmarkMint(b *testing.B) {
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(active)
+	ks := newKeyStore()
+	ks.PutOrganization(active)
 	keys := auth.NewKeys(ks)
 	b.ReportAllocs()
 	for range b.N {

@@ -83,13 +83,11 @@ func NewCache(r KeyResolver, ttl time.Duration, opts ...CacheOption) *Cache {
 	return c
 }
 
-// Resolve answers from the cache when it can, else asks the resolver behind.
+// Resolve answers from the cache when it can, else asks the resolver
+// behind. A principal is remembered until the earlier of ttl and its
+// Expiry; a refusal (ErrInvalidKey) for ttl, unless it wraps
+// ErrNotYetValid.
 func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, error) {
-	p, _, err := c.resolveUntil(ctx, credential)
-	return p, err
-}
-
-func (c *Cache) resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error) {
 	id := sha256.Sum256([]byte(credential))
 	now := c.now()
 	c.mu.Lock()
@@ -100,22 +98,22 @@ func (c *Cache) resolveUntil(ctx context.Context, credential string) (Principal,
 	}
 	c.mu.Unlock()
 	if ok {
-		return e.p, e.until, e.err
+		return e.p, e.err
 	}
 
-	p, expires, err := resolveUntil(ctx, c.next, credential)
-	if err != nil && !errors.Is(err, ErrInvalidKey) {
-		return p, expires, err
+	p, err := c.next.Resolve(ctx, credential)
+	if err != nil && (!errors.Is(err, ErrInvalidKey) || errors.Is(err, ErrNotYetValid)) {
+		return p, err
 	}
 	until := now.Add(c.ttl)
-	if !expires.IsZero() && expires.Before(until) {
-		until = expires
+	if err == nil && !p.Expiry.IsZero() && p.Expiry.Before(until) {
+		until = p.Expiry
 	}
 	c.mu.Lock()
 	c.makeRoom(now)
 	c.entries[id] = cacheEntry{p: p, err: err, until: until}
 	c.mu.Unlock()
-	return p, until, err
+	return p, err
 }
 
 // makeRoom drops entries until there is room for one more; c.mu is held.
@@ -134,19 +132,4 @@ func (c *Cache) makeRoom(now time.Time) {
 		}
 		delete(c.entries, id)
 	}
-}
-
-// expiringResolver is a KeyResolver that can also tell until when its answer
-// holds (zero: no limit of its own).
-type expiringResolver interface {
-	resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error)
-}
-
-// resolveUntil asks r, and until when the answer holds if r can tell.
-func resolveUntil(ctx context.Context, r KeyResolver, credential string) (Principal, time.Time, error) {
-	if er, ok := r.(expiringResolver); ok {
-		return er.resolveUntil(ctx, credential)
-	}
-	p, err := r.Resolve(ctx, credential)
-	return p, time.Time{}, err
 }

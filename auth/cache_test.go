@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // countingResolver counts the lookups that reach it.
@@ -46,7 +47,7 @@ func TestCacheSparesLookups(t *testing.T) {
 	for range 100 {
 		p, err := c.Resolve(ctx, plain)
 		is.NoErr(err)
-		is.Equal(p.OrgID, "org_a")
+		is.Equal(p.Org.ID, "org_a")
 	}
 	for range 100 {
 		_, err := c.Resolve(ctx, "csk_unknown")
@@ -60,17 +61,17 @@ func TestCacheSparesLookups(t *testing.T) {
 }
 
 // changeAccount returns a change to org_a's account.
-func changeAccount(change func(*auth.Account)) func(*testing.T, *auth.Keys, *auth.MemoryKeyStore, string) {
-	return func(_ *testing.T, _ *auth.Keys, ks *auth.MemoryKeyStore, _ string) {
+func changeAccount(change func(*store.Organization)) func(*testing.T, *auth.Keys, *testKeyStore, string) {
+	return func(_ *testing.T, _ *auth.Keys, ks *testKeyStore, _ string) {
 		a := active
 		change(&a)
-		ks.PutAccount(a)
+		ks.PutOrganization(a)
 	}
 }
 
 func mayNotUseAPI(is *is.I, p auth.Principal, err error) {
 	is.NoErr(err)
-	is.True(!p.CanUseAPI()) // the account may no longer use the API
+	is.True(!p.Org.CanUseAPI()) // the account may no longer use the API
 }
 
 // TestCacheBound shows that revoking a key or ending an account's retainer
@@ -79,12 +80,12 @@ func TestCacheBound(t *testing.T) {
 	const ttl = 30 * time.Second
 	tests := []struct {
 		name   string
-		change func(t *testing.T, keys *auth.Keys, ks *auth.MemoryKeyStore, keyID string)
+		change func(t *testing.T, keys *auth.Keys, ks *testKeyStore, keyID string)
 		check  func(is *is.I, p auth.Principal, err error)
 	}{
 		{
 			name: "key revoked",
-			change: func(t *testing.T, keys *auth.Keys, _ *auth.MemoryKeyStore, keyID string) {
+			change: func(t *testing.T, keys *auth.Keys, _ *testKeyStore, keyID string) {
 				if err := keys.Revoke(context.Background(), "org_a", keyID); err != nil {
 					t.Fatal(err)
 				}
@@ -93,8 +94,8 @@ func TestCacheBound(t *testing.T) {
 				is.True(errors.Is(err, auth.ErrInvalidKey)) // the revoked key is refused
 			},
 		},
-		{"retainer ended", changeAccount(func(a *auth.Account) { a.RetainerActive = false }), mayNotUseAPI},
-		{"API access turned off", changeAccount(func(a *auth.Account) { a.APIEnabled = false }), mayNotUseAPI},
+		{"retainer ended", changeAccount(func(a *store.Organization) { a.RetainerActive = false }), mayNotUseAPI},
+		{"API access turned off", changeAccount(func(a *store.Organization) { a.APIEnabled = false }), mayNotUseAPI},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,14 +108,14 @@ func TestCacheBound(t *testing.T) {
 			c := auth.NewCache(keys, ttl, auth.WithClock(clk.Now))
 			p, err := c.Resolve(ctx, plain)
 			is.NoErr(err)
-			is.True(p.CanUseAPI()) // allowed before the change
+			is.True(p.Org.CanUseAPI()) // allowed before the change
 
 			clk.Advance(10 * time.Second)
 			tt.change(t, keys, ks, rec.ID)
 			clk.Advance(ttl - 10*time.Second - time.Nanosecond)
 			p, err = c.Resolve(ctx, plain)
 			is.NoErr(err)
-			is.True(p.CanUseAPI()) // the cached answer may last until the ttl...
+			is.True(p.Org.CanUseAPI()) // the cached answer may last until the ttl...
 
 			clk.Advance(time.Nanosecond)
 			p, err = c.Resolve(ctx, plain)

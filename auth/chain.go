@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // Chain returns a KeyResolver that tries each resolver in order, for
@@ -29,23 +28,20 @@ func Chain(resolvers ...KeyResolver) KeyResolver {
 type chain []KeyResolver
 
 func (c chain) Resolve(ctx context.Context, credential string) (Principal, error) {
-	p, _, err := c.resolveUntil(ctx, credential)
-	return p, err
-}
-
-func (c chain) resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error) {
 	err := fmt.Errorf("%w: no resolver", ErrInvalidKey)
-	var refusedUntil time.Time // the earliest a refusal may change, zero: none said
+	var notYet error // a refusal that may change with time wins: see Cache
 	for _, r := range c {
 		var p Principal
-		var until time.Time
-		p, until, err = resolveUntil(ctx, r, credential)
+		p, err = r.Resolve(ctx, credential)
 		if err == nil || !errors.Is(err, ErrInvalidKey) {
-			return p, until, err
+			return p, err
 		}
-		if !until.IsZero() && (refusedUntil.IsZero() || until.Before(refusedUntil)) {
-			refusedUntil = until
+		if notYet == nil && errors.Is(err, ErrNotYetValid) {
+			notYet = err
 		}
 	}
-	return Principal{}, refusedUntil, err
+	if notYet != nil {
+		return Principal{}, notYet
+	}
+	return Principal{}, err
 }

@@ -55,7 +55,7 @@ func TestChain(t *testing.T) {
 				return
 			}
 			is.NoErr(err)
-			is.Equal(p.OrgID, "org_a")
+			is.Equal(p.Org.ID, "org_a")
 			is.Equal(p.KeyID, tt.keyID) // which resolver answered
 		})
 	}

@@ -10,16 +10,20 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // A portal mints a key for an organization, shows it to the client once,
 // and the API resolves it on every request.
 func ExampleKeys() {
 	ctx := context.Background()
-	ks := auth.NewMemoryKeyStore() // bunstore.New(db) in production
-	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanGrowth, RetainerActive: true, APIEnabled: true})
-	keys := auth.NewKeys(ks)
-	defer keys.Close() // writes the last batch of last-use times
+	st := store.NewMemory() // bunstore.New(db) in production: one store for both
+	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
+	defer keys.Close()                               // writes the last batch of last-use times
 
 	plaintext, rec, err := keys.Mint(ctx, "org_a", "CI pipeline", nil)
 	if err != nil {
@@ -30,7 +34,7 @@ func ExampleKeys() {
 
 	resolver := auth.NewCache(keys, 30*time.Second) // revocation takes effect within 30s
 	p, err := resolver.Resolve(ctx, plaintext)
-	fmt.Println(p.OrgID, p.Plan, p.CanUseAPI(), p.KeyID == rec.ID, err)
+	fmt.Println(p.Org.ID, p.Org.Plan, p.Org.CanUseAPI(), p.KeyID == rec.ID, err)
 
 	if err := keys.Revoke(ctx, "org_a", rec.ID); err != nil {
 		fmt.Println(err)
@@ -48,8 +52,12 @@ func ExampleKeys() {
 // and the issuer and audience it uses; the organization comes from a claim.
 func ExampleNewJWTResolver() {
 	secret := []byte("a secret of at least thirty-two bytes!")
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
+	st := store.NewMemory()
+	if err := st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ks := auth.NewMemoryKeyStore(st)
 	jwts, err := auth.NewJWTResolver(auth.JWTConfig{
 		Algorithm: "HS256",
 		Key:       secret,
@@ -70,7 +78,7 @@ func ExampleNewJWTResolver() {
 		"exp": time.Now().Add(5 * time.Minute).Unix(),
 	}).SignedString(secret)
 	p, err := resolver.Resolve(context.Background(), token)
-	fmt.Println(p.OrgID, p.Plan, err)
+	fmt.Println(p.Org.ID, p.Org.Plan, err)
 
 	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{
 		"iss": "https://portal.example.com", "aud": "clientstatus", "org": "org_a",

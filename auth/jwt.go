@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // DefaultJWTLeeway is the clock skew a JWTResolver tolerates on exp, nbf
@@ -24,13 +26,6 @@ const maxJWTLeeway = 5 * time.Minute
 
 // maxJWTLen bounds the tokens a JWTResolver parses.
 const maxJWTLen = 8 << 10
-
-// Accounts finds an organization's account; KeyStore satisfies it.
-// Account returns an error wrapping ErrInvalidKey when there is no such
-// organization. Implementations are safe for concurrent use.
-type Accounts interface {
-	Account(ctx context.Context, orgID string) (Account, error)
-}
 
 // JWTConfig configures a JWTResolver. Algorithm, Key, Issuer and Audience
 // are required.
@@ -61,26 +56,25 @@ type JWTConfig struct {
 // them to stored keys. A token is accepted only when it is signed with the
 // configured algorithm and key, carries "exp" and is within it (and within
 // "nbf" and "iat", when present; all give or take the leeway), names the configured issuer and audience, and holds the id
-// of an organization that has an account. The Principal's account comes
-// from Accounts; its KeyID is "". Any failure is ErrInvalidKey, except an
-// Accounts failure, which is ErrUnavailable.
+// of an organization that orgs knows. Its KeyID is "". Any failure is
+// ErrInvalidKey, except a failure of orgs, which is ErrUnavailable.
 //
 // JWTResolver is safe for concurrent use and never logs a token.
 type JWTResolver struct {
 	parser   *jwt.Parser
 	key      any
 	orgClaim string
-	accounts Accounts
+	orgs     store.Organizations
 	now      func() time.Time
 }
 
 var _ KeyResolver = (*JWTResolver)(nil)
 
 // NewJWTResolver returns a JWTResolver, or an error naming what is wrong
-// with cfg. It panics if accounts is nil.
-func NewJWTResolver(cfg JWTConfig, accounts Accounts) (*JWTResolver, error) {
-	if accounts == nil {
-		panic("auth: NewJWTResolver needs Accounts")
+// with cfg. It panics if orgs is nil.
+func NewJWTResolver(cfg JWTConfig, orgs store.Organizations) (*JWTResolver, error) {
+	if orgs == nil {
+		panic("auth: NewJWTResolver needs store.Organizations")
 	}
 	if err := checkJWTKey(cfg.Algorithm, cfg.Key); err != nil {
 		return nil, err
@@ -95,7 +89,7 @@ func NewJWTResolver(cfg JWTConfig, accounts Accounts) (*JWTResolver, error) {
 	case leeway < 0 || leeway > maxJWTLeeway:
 		return nil, fmt.Errorf("auth: JWTConfig.Leeway %s is outside 0..%s", leeway, maxJWTLeeway)
 	}
-	r := &JWTResolver{key: cfg.Key, orgClaim: cfg.OrgClaim, accounts: accounts, now: cfg.Now}
+	r := &JWTResolver{key: cfg.Key, orgClaim: cfg.OrgClaim, orgs: orgs, now: cfg.Now}
 	if r.orgClaim == "" {
 		r.orgClaim = "org"
 	}
@@ -144,37 +138,31 @@ func checkJWTKey(alg string, key any) error {
 	return nil
 }
 
-// Resolve returns the Principal of a signed token.
+// Resolve returns the Principal of a signed token: its organization, its
+// "sub" claim as Subject and its "exp" as Expiry. A token before its "nbf"
+// is refused with an error that also wraps ErrNotYetValid.
 func (r *JWTResolver) Resolve(ctx context.Context, token string) (Principal, error) {
-	p, _, err := r.resolveUntil(ctx, token)
-	return p, err
-}
-
-// resolveUntil is Resolve, also returning the token's expiry so that a
-// Cache does not keep it longer.
-func (r *JWTResolver) resolveUntil(ctx context.Context, token string) (Principal, time.Time, error) {
 	if token == "" || len(token) > maxJWTLen || strings.Count(token, ".") != 2 {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: not a JWT", ErrInvalidKey)
+		return Principal{}, fmt.Errorf("%w: not a JWT", ErrInvalidKey)
 	}
 	claims := jwt.MapClaims{}
 	if _, err := r.parser.ParseWithClaims(token, claims, r.keyFunc); err != nil {
-		var until time.Time
 		if errors.Is(err, jwt.ErrTokenNotValidYet) {
-			// It may become valid soon: a Cache must not remember the refusal.
-			until = r.now()
+			return Principal{}, fmt.Errorf("%w: jwt: %w", ErrInvalidKey, ErrNotYetValid)
 		}
-		return Principal{}, until, fmt.Errorf("%w: jwt: %s", ErrInvalidKey, jwtReason(err))
+		return Principal{}, fmt.Errorf("%w: jwt: %s", ErrInvalidKey, jwtReason(err))
 	}
-	org, _ := claims[r.orgClaim].(string)
-	if org == "" || len(org) > 200 {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: jwt: no organization in claim %q", ErrInvalidKey, r.orgClaim)
+	orgID, _ := claims[r.orgClaim].(string)
+	if orgID == "" || len(orgID) > 200 {
+		return Principal{}, fmt.Errorf("%w: jwt: no organization in claim %q", ErrInvalidKey, r.orgClaim)
 	}
-	acct, err := r.accounts.Account(ctx, org)
+	org, err := r.orgs.Organization(ctx, orgID)
 	if err != nil {
-		return Principal{}, time.Time{}, lookupError(ctx, err)
+		return Principal{}, LookupError(ctx, err)
 	}
 	exp, _ := claims.GetExpirationTime() // required and checked by the parser
-	return Principal{Account: acct}, exp.Time, nil
+	sub, _ := claims.GetSubject()
+	return Principal{Org: org, Subject: sub, Expiry: exp.Time.UTC()}, nil
 }
 
 func (r *JWTResolver) keyFunc(*jwt.Token) (any, error) { return r.key, nil }

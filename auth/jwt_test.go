@@ -20,6 +20,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 var (
@@ -81,9 +82,9 @@ func sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) stri
 	return s
 }
 
-func accounts() *auth.MemoryKeyStore {
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(active)
+func accounts() *testKeyStore {
+	ks := newKeyStore()
+	ks.PutOrganization(active)
 	return ks
 }
 
@@ -108,7 +109,8 @@ func TestJWTAccepted(t *testing.T) {
 			is.NoErr(err)
 			p, err := r.Resolve(context.Background(), sign(t, tt.method, tt.signKey, validClaims()))
 			is.NoErr(err)
-			is.Equal(p, auth.Principal{Account: active}) // the organization's account, no key id
+			want := auth.Principal{Org: active, Subject: "user_1", Expiry: jwtNow.Add(10 * time.Minute)}
+			is.Equal(p, want) // the organization, the subject and the token's expiry, no key id
 		})
 	}
 }
@@ -124,8 +126,8 @@ func TestJWTOrgClaimAndLeeway(t *testing.T) {
 	c["https://portal.example.com/org"] = "org_a"
 	c["exp"] = jwtNow.Add(-20 * time.Second).Unix()
 	p, err := r.Resolve(context.Background(), sign(t, jwt.SigningMethodHS256, hmacSecret, c))
-	is.NoErr(err)              // expired 20s ago: within the default 30s leeway
-	is.Equal(p.OrgID, "org_a") // from the configured claim
+	is.NoErr(err)               // expired 20s ago: within the default 30s leeway
+	is.Equal(p.Org.ID, "org_a") // from the configured claim
 }
 
 // TestJWTRefused has one case per reason a token must be refused.
@@ -234,8 +236,8 @@ func must(b []byte, err error) []byte {
 
 type downAccounts struct{}
 
-func (downAccounts) Account(context.Context, string) (auth.Account, error) {
-	return auth.Account{}, errors.New("connection refused")
+func (downAccounts) Organization(context.Context, string) (store.Organization, error) {
+	return store.Organization{}, errors.New("connection refused")
 }
 
 func TestJWTAccountsDown(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // DefaultFlushInterval is how often, at most, Keys writes the last-use
@@ -156,9 +158,9 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 		return Key{}, fmt.Errorf("auth: key name longer than %d bytes", maxNameLen)
 	}
 	now := k.now().UTC()
-	if _, err := k.store.Account(ctx, orgID); err != nil {
-		if errors.Is(err, ErrInvalidKey) { // the store's "no such organization"
-			return Key{}, fmt.Errorf("%w %q: put its account in the key store first", ErrUnknownOrganization, orgID)
+	if _, err := k.store.Organization(ctx, orgID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Key{}, fmt.Errorf("%w %q: put the organization first (PutOrganization)", ErrUnknownOrganization, orgID)
 		}
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
@@ -218,44 +220,43 @@ func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
 	return k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC())
 }
 
-// Resolve returns the Principal of an API key. It refuses with
-// ErrInvalidKey, before any lookup, a credential that cannot be a key (see
-// Import for the rules), and after the lookup an unknown, revoked or
-// expired key. A store failure is ErrUnavailable (or ctx's error).
+// Resolve returns the Principal of an API key, with the key's expiry as
+// its Expiry. It refuses with ErrInvalidKey, before any lookup, a
+// credential that cannot be a key (see Import for the rules), and after the
+// lookup an unknown, revoked or expired key, or one whose organization is
+// gone. A store failure is ErrUnavailable (or ctx's error).
 func (k *Keys) Resolve(ctx context.Context, credential string) (Principal, error) {
-	p, _, err := k.resolveUntil(ctx, credential)
-	return p, err
-}
-
-// resolveUntil is Resolve, also returning when the key expires (zero:
-// never), so that a Cache does not keep it longer.
-func (k *Keys) resolveUntil(ctx context.Context, credential string) (Principal, time.Time, error) {
 	if err := checkCredential(credential); err != nil {
-		return Principal{}, time.Time{}, err
+		return Principal{}, err
 	}
-	rec, acct, err := k.store.LookupKey(ctx, HashKey(credential))
+	rec, org, err := k.store.LookupKey(ctx, HashKey(credential))
 	if err != nil {
-		return Principal{}, time.Time{}, lookupError(ctx, err)
+		return Principal{}, LookupError(ctx, err)
 	}
 	now := k.now()
 	if rec.RevokedAt != nil {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: revoked", ErrInvalidKey)
+		return Principal{}, fmt.Errorf("%w: revoked", ErrInvalidKey)
 	}
-	var until time.Time
+	p := Principal{Org: org, KeyID: rec.ID}
 	if rec.ExpiresAt != nil {
 		if !now.Before(*rec.ExpiresAt) {
-			return Principal{}, time.Time{}, fmt.Errorf("%w: expired", ErrInvalidKey)
+			return Principal{}, fmt.Errorf("%w: expired", ErrInvalidKey)
 		}
-		until = *rec.ExpiresAt
+		p.Expiry = *rec.ExpiresAt
 	}
 	k.noteUse(rec.ID, now)
-	return Principal{Account: acct, KeyID: rec.ID}, until, nil
+	return p, nil
 }
 
-// lookupError maps a store error: ErrInvalidKey stays, ctx's error stays,
-// anything else means the store could not tell: ErrUnavailable.
-func lookupError(ctx context.Context, err error) error {
+// LookupError maps the error of a key or organization lookup to the
+// KeyResolver contract, for resolvers built on a KeyStore or on
+// store.Organizations: ErrInvalidKey and ErrUnavailable stay, an unknown
+// organization (store.ErrNotFound) is ErrInvalidKey, ctx's error stays,
+// and anything else means the store could not tell: ErrUnavailable.
+func LookupError(ctx context.Context, err error) error {
 	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: unknown organization", ErrInvalidKey)
 	case errors.Is(err, ErrInvalidKey), errors.Is(err, ErrUnavailable):
 		return err
 	case ctx.Err() != nil:

@@ -12,17 +12,18 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // newClock returns a test clock at a fixed start.
 func newClock() *testenv.Clock { return testenv.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)) }
 
-var active = auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true}
+var active = store.Organization{ID: "org_a", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 
-func newKeys(t *testing.T, opts ...auth.KeysOption) (*auth.Keys, *auth.MemoryKeyStore) {
+func newKeys(t *testing.T, opts ...auth.KeysOption) (*auth.Keys, *testKeyStore) {
 	t.Helper()
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(active)
+	ks := newKeyStore()
+	ks.PutOrganization(active)
 	return auth.NewKeys(ks, opts...), ks
 }
 
@@ -67,13 +68,13 @@ func (s refusingStore) RevokeKey(context.Context, string, string, time.Time) err
 	s.fail()
 	return nil
 }
-func (s refusingStore) LookupKey(context.Context, string) (auth.Key, auth.Account, error) {
+func (s refusingStore) LookupKey(context.Context, string) (auth.Key, store.Organization, error) {
 	s.fail()
-	return auth.Key{}, auth.Account{}, auth.ErrInvalidKey
+	return auth.Key{}, store.Organization{}, auth.ErrInvalidKey
 }
-func (s refusingStore) Account(context.Context, string) (auth.Account, error) {
+func (s refusingStore) Organization(context.Context, string) (store.Organization, error) {
 	s.fail()
-	return auth.Account{}, auth.ErrInvalidKey
+	return store.Organization{}, store.ErrNotFound
 }
 func (s refusingStore) MarkUsed(context.Context, map[string]time.Time) error { s.fail(); return nil }
 
@@ -120,13 +121,13 @@ func TestResolve(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	keys, ks := newKeys(t, auth.WithClock(clk.Now))
-	ks.PutAccount(auth.Account{OrgID: "org_b", Plan: auth.PlanGrowth})
+	ks.PutOrganization(store.Organization{ID: "org_b", Plan: store.PlanGrowth})
 
 	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
 	is.NoErr(err)
 	p, err := keys.Resolve(ctx, plain)
 	is.NoErr(err)
-	is.Equal(p, auth.Principal{Account: active, KeyID: rec.ID}) // the key's organization and account
+	is.Equal(p, auth.Principal{Org: active, KeyID: rec.ID}) // the key's organization and account
 
 	// A key imported from a data file is found by hash, whatever its shape.
 	imp, err := keys.Import(ctx, "org_b", "demo", "plaintext-key", nil)
@@ -134,8 +135,8 @@ func TestResolve(t *testing.T) {
 	is.Equal(imp.Prefix, "plai") // a third of a short key at most
 	p, err = keys.Resolve(ctx, "plaintext-key")
 	is.NoErr(err)
-	is.Equal(p.OrgID, "org_b")
-	is.True(!p.CanUseAPI()) // resolved; the handler answers 403
+	is.Equal(p.Org.ID, "org_b")
+	is.True(!p.Org.CanUseAPI()) // resolved; the handler answers 403
 
 	_, err = keys.Resolve(ctx, "unknown-key")
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown key
@@ -154,7 +155,7 @@ func TestImportIsIdempotent(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	keys, ks := newKeys(t)
-	ks.PutAccount(auth.Account{OrgID: "org_b"})
+	ks.PutOrganization(store.Organization{ID: "org_b", Plan: store.PlanStarter})
 	first, err := keys.Import(ctx, "org_a", "demo", "plaintext-key", nil)
 	is.NoErr(err)
 	again, err := keys.Import(ctx, "org_a", "renamed", "plaintext-key", nil)
@@ -211,7 +212,7 @@ func TestMintRefuses(t *testing.T) {
 
 func TestMintForAnOrganizationWithoutAccount(t *testing.T) {
 	is := is.New(t)
-	keys := auth.NewKeys(auth.NewMemoryKeyStore())
+	keys := auth.NewKeys(newKeyStore())
 	_, _, err := keys.Mint(context.Background(), "org_x", "ci", nil)
 	is.True(errors.Is(err, auth.ErrUnknownOrganization)) // says what is missing
 	is.True(!errors.Is(err, auth.ErrInvalidKey))         // not a bad key: no key was given
@@ -247,8 +248,8 @@ func TestLastUsedIsBatched(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	clk := newClock()
-	mem := auth.NewMemoryKeyStore()
-	mem.PutAccount(active)
+	mem := newKeyStore()
+	mem.PutOrganization(active)
 	cs := &countingStore{KeyStore: mem, fail: true}
 	keys := auth.NewKeys(cs, auth.WithClock(clk.Now), auth.WithFlushInterval(time.Minute))
 	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
@@ -275,4 +276,24 @@ func TestLastUsedIsBatched(t *testing.T) {
 	is.Equal(stored[0].ID, rec.ID)
 	is.True(stored[0].LastUsedAt != nil)           // recorded
 	is.True(stored[0].LastUsedAt.Equal(clk.Now())) // the latest use
+}
+
+// testKeyStore is a MemoryKeyStore and the store.Memory it reads its
+// organizations from.
+type testKeyStore struct {
+	*auth.MemoryKeyStore
+	orgs *store.Memory
+}
+
+func newKeyStore() *testKeyStore {
+	orgs := store.NewMemory()
+	return &testKeyStore{MemoryKeyStore: auth.NewMemoryKeyStore(orgs), orgs: orgs}
+}
+
+// PutOrganization creates or replaces an organization; it panics on an
+// invalid one, a mistake of the test.
+func (s *testKeyStore) PutOrganization(o store.Organization) {
+	if err := s.orgs.PutOrganization(context.Background(), o); err != nil {
+		panic(err)
+	}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // ErrUnknownOrganization is returned (wrapped) by Keys.Mint and Keys.Import
-// for an organization that has no account in the key store yet
-// (MemoryKeyStore.PutAccount, or bunstore's PutOrganization, makes one).
+// for an organization the key store does not know: put it first (with
+// store.Memory's or bunstore's PutOrganization).
 var ErrUnknownOrganization = errors.New("auth: unknown organization")
 
 // ErrKeyNotFound is returned (wrapped) by KeyStore.RevokeKey when the
@@ -29,8 +31,9 @@ type Key struct {
 	RevokedAt  *time.Time // nil: not revoked
 }
 
-// KeyStore keeps key records and the accounts they belong to. The in-memory
-// MemoryKeyStore and store/bunstore implement it.
+// KeyStore keeps key records, and finds the organizations they belong to.
+// The in-memory MemoryKeyStore (which reads organizations from a
+// store.Memory) and store/bunstore implement it.
 //
 // Implementations are safe for concurrent use, and honour ctx.
 type KeyStore interface {
@@ -42,13 +45,14 @@ type KeyStore interface {
 	// ErrKeyNotFound when the organization has no such key. Revoking a
 	// revoked key keeps the first time.
 	RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error
-	// LookupKey returns the key record with that hash and the account of its
+	// LookupKey returns the key record with that hash and its
 	// organization, revoked and expired ones included (the caller decides);
-	// an error wrapping ErrInvalidKey when there is none.
-	LookupKey(ctx context.Context, hash string) (Key, Account, error)
-	// Account returns an organization's account; ErrInvalidKey when there is
-	// no such organization.
-	Account(ctx context.Context, orgID string) (Account, error)
+	// an error wrapping ErrInvalidKey when there is none, or when its
+	// organization is gone.
+	LookupKey(ctx context.Context, hash string) (Key, store.Organization, error)
+	// Organization returns an organization; an error wrapping
+	// store.ErrNotFound when there is none.
+	store.Organizations
 	// MarkUsed records when keys were last used: key id to time. A time
 	// older than the one stored is ignored.
 	MarkUsed(ctx context.Context, used map[string]time.Time) error

@@ -2,10 +2,13 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // MemoryKeyStore is a KeyStore held in memory, for tests, demos and
@@ -13,33 +16,34 @@ import (
 // It is safe for concurrent use; the zero value is not usable, call
 // NewMemoryKeyStore.
 type MemoryKeyStore struct {
-	mu       sync.RWMutex
-	accounts map[string]Account
-	keys     map[string]Key    // by id
-	byHash   map[string]string // hash to id
+	orgs store.Organizations
+
+	mu     sync.RWMutex
+	keys   map[string]Key    // by id
+	byHash map[string]string // hash to id
 }
 
 var _ KeyStore = (*MemoryKeyStore)(nil)
 
-// NewMemoryKeyStore returns an empty MemoryKeyStore.
-func NewMemoryKeyStore() *MemoryKeyStore {
+// NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
+// the organizations of orgs, usually the store.Memory the handler reads:
+// an organization is put once, there, and its plan and flags apply to its
+// keys' next lookup; a key of an organization that is gone is refused. It
+// panics if orgs is nil.
+func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
+	if orgs == nil {
+		panic("auth: NewMemoryKeyStore needs store.Organizations (a store.Memory)")
+	}
 	return &MemoryKeyStore{
-		accounts: make(map[string]Account),
-		keys:     make(map[string]Key),
-		byHash:   make(map[string]string),
+		orgs:   orgs,
+		keys:   make(map[string]Key),
+		byHash: make(map[string]string),
 	}
 }
 
-// PutAccount creates or replaces the account of a.OrgID. Turning its
-// retainer or API access off applies to every later lookup of its keys.
-func (m *MemoryKeyStore) PutAccount(a Account) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.accounts[a.OrgID] = a
-}
-
 // CreateKey stores k. It fails when k has no id, org or hash, when its
-// organization has no account, or when a key with its id or hash exists.
+// organization is unknown (store.ErrNotFound), or when a key with its id or
+// hash exists.
 func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -47,11 +51,11 @@ func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
 	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
 		return fmt.Errorf("auth: key record needs an id, an organization and a hash")
 	}
+	if _, err := m.orgs.Organization(ctx, k.OrgID); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.accounts[k.OrgID]; !ok {
-		return fmt.Errorf("auth: organization %q: %w", k.OrgID, ErrInvalidKey)
-	}
 	if _, ok := m.keys[k.ID]; ok {
 		return fmt.Errorf("auth: key %s exists", k.ID)
 	}
@@ -106,38 +110,32 @@ func (m *MemoryKeyStore) RevokeKey(ctx context.Context, orgID, keyID string, at 
 	return nil
 }
 
-// LookupKey returns the key with that hash and its organization's account.
-func (m *MemoryKeyStore) LookupKey(ctx context.Context, hash string) (Key, Account, error) {
+// LookupKey returns the key with that hash and its organization.
+func (m *MemoryKeyStore) LookupKey(ctx context.Context, hash string) (Key, store.Organization, error) {
 	if err := ctx.Err(); err != nil {
-		return Key{}, Account{}, err
+		return Key{}, store.Organization{}, err
 	}
 	m.mu.RLock()
-	defer m.mu.RUnlock()
 	id, ok := m.byHash[hash]
+	k := copyKey(m.keys[id])
+	m.mu.RUnlock()
 	if !ok {
-		return Key{}, Account{}, fmt.Errorf("auth: unknown key: %w", ErrInvalidKey)
+		return Key{}, store.Organization{}, fmt.Errorf("auth: unknown key: %w", ErrInvalidKey)
 	}
-	k := m.keys[id]
-	a, ok := m.accounts[k.OrgID]
-	if !ok {
-		return Key{}, Account{}, fmt.Errorf("auth: key of unknown organization: %w", ErrInvalidKey)
+	o, err := m.orgs.Organization(ctx, k.OrgID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Key{}, store.Organization{}, fmt.Errorf("auth: key of unknown organization: %w", ErrInvalidKey)
 	}
-	return copyKey(k), a, nil
+	if err != nil {
+		return Key{}, store.Organization{}, err
+	}
+	return k, o, nil
 }
 
-// Account returns the organization's account; ErrInvalidKey when it has
-// none.
-func (m *MemoryKeyStore) Account(ctx context.Context, orgID string) (Account, error) {
-	if err := ctx.Err(); err != nil {
-		return Account{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	a, ok := m.accounts[orgID]
-	if !ok {
-		return Account{}, fmt.Errorf("auth: organization %q: %w", orgID, ErrInvalidKey)
-	}
-	return a, nil
+// Organization returns the organization from the store.Organizations the
+// MemoryKeyStore reads.
+func (m *MemoryKeyStore) Organization(ctx context.Context, orgID string) (store.Organization, error) {
+	return m.orgs.Organization(ctx, orgID)
 }
 
 // MarkUsed records last-use times; ids it does not know are ignored, and a

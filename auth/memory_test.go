@@ -5,11 +5,12 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/authtest"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 func TestMemoryKeyStore(t *testing.T) {
-	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(auth.Account)) {
-		ks := auth.NewMemoryKeyStore()
-		return ks, ks.PutAccount
+	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(store.Organization)) {
+		ks := newKeyStore()
+		return ks, ks.PutOrganization
 	})
 }

@@ -1,6 +1,7 @@
 // Package auth answers "who is calling?" for the status API: a KeyResolver
-// turns the bearer credential of a request into a Principal (organization,
-// plan, account flags), or refuses it with ErrInvalidKey.
+// turns the bearer credential of a request into a Principal (its
+// store.Organization, the key or subject, the expiry), or refuses it with
+// ErrInvalidKey.
 //
 // API keys: Keys mints, imports, lists and revokes an organization's keys
 // on a KeyStore (MemoryKeyStore here, store/bunstore on PostgreSQL) and
@@ -28,6 +29,9 @@ package auth
 import (
 	"context"
 	"errors"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // ErrInvalidKey is returned (wrapped) for a credential that is malformed,
@@ -38,40 +42,28 @@ var ErrInvalidKey = errors.New("auth: invalid key")
 // or does not answer in time. The handler answers 503 UNAVAILABLE.
 var ErrUnavailable = errors.New("auth: key store unavailable")
 
-// Plan is an organization's plan; it sets its rate limit.
-type Plan string
+// ErrNotYetValid is wrapped, beside ErrInvalidKey, by a refusal that may
+// turn into an acceptance by itself, with time (a JWT before its "nbf"): a
+// Cache does not remember such a refusal.
+var ErrNotYetValid = errors.New("auth: credential not valid yet")
 
-// The plans.
-const (
-	PlanStarter    Plan = "starter"
-	PlanGrowth     Plan = "growth"
-	PlanEnterprise Plan = "enterprise"
-)
-
-// Valid reports whether p is one of the known plans.
-func (p Plan) Valid() bool {
-	return p == PlanStarter || p == PlanGrowth || p == PlanEnterprise
-}
-
-// Account is what the API needs to know of an organization.
-type Account struct {
-	OrgID          string
-	Plan           Plan
-	RetainerActive bool
-	APIEnabled     bool
-}
-
-// CanUseAPI reports whether the account may use the API: only accounts with
-// an active retainer and API access enabled may. A valid key of any other
-// account is answered 403 FORBIDDEN.
-func (a Account) CanUseAPI() bool { return a.RetainerActive && a.APIEnabled }
-
-// Principal is an authenticated caller.
+// Principal is an authenticated caller: the organization it acts for, and
+// which credential it used. It carries its own expiry, so that a Cache in
+// front of any resolver (a portal's own included) keeps it no longer.
 type Principal struct {
-	Account
+	// Org is the caller's organization, as the key store holds it now:
+	// its plan sets the rate limit; Org.CanUseAPI says whether it may use
+	// the API.
+	Org store.Organization
 	// KeyID identifies the stored API key used, "" for other credentials
 	// (a JWT). It is an id, never the key.
 	KeyID string
+	// Subject is who the credential speaks for within the organization:
+	// a JWT's "sub" claim, "" for an API key. It is for logs.
+	Subject string
+	// Expiry is when the credential stops being valid (a key's or a
+	// token's expiry); zero when it has none of its own.
+	Expiry time.Time
 }
 
 // KeyResolver resolves the credential of an "Authorization: Bearer <credential>"
@@ -79,9 +71,10 @@ type Principal struct {
 //
 // Resolve returns an error wrapping ErrInvalidKey for a malformed, unknown,
 // revoked or expired credential, and one wrapping ErrUnavailable (or ctx's
-// error) when it cannot tell. It resolves a credential of an account that
-// may not use the API (see Account.CanUseAPI) like any other: the caller
-// decides. Implementations are safe for concurrent use and never log the
+// error) when it cannot tell. It resolves a credential of an organization
+// that may not use the API (see store.Organization.CanUseAPI) like any
+// other: the caller decides. A Principal that stops being valid before a
+// cache would forget it says so in its Expiry. Implementations are safe for concurrent use and never log the
 // credential.
 type KeyResolver interface {
 	Resolve(ctx context.Context, credential string) (Principal, error)

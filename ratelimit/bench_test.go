@@ -8,6 +8,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // BenchmarkAllow measures one Allow of a growth organization, on memory and
@@ -16,7 +17,7 @@ import (
 func BenchmarkAllow(b *testing.B) {
 	ps := make([]auth.Principal, 1000)
 	for i := range ps {
-		ps[i] = principal("org_"+strconv.Itoa(i), auth.PlanGrowth, "")
+		ps[i] = principal("org_"+strconv.Itoa(i), store.PlanGrowth, "")
 	}
 	run := func(b *testing.B, lim ratelimit.Limiter) {
 		b.ReportAllocs()

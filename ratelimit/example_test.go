@@ -8,13 +8,14 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 func ExampleNewMemory() {
 	lim := ratelimit.NewMemory(
-		ratelimit.WithRate(auth.PlanStarter, ratelimit.Rate{Limit: 2, Period: time.Minute}),
+		ratelimit.WithRate(store.PlanStarter, ratelimit.Rate{Limit: 2, Period: time.Minute}),
 	)
-	p := auth.Principal{Account: auth.Account{OrgID: "org_a", Plan: auth.PlanStarter}}
+	p := auth.Principal{Org: store.Organization{ID: "org_a", Plan: store.PlanStarter}}
 	for range 3 {
 		d, err := lim.Allow(context.Background(), p)
 		if err != nil {

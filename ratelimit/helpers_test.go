@@ -6,13 +6,14 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // principal is a caller of org on plan, through key id keyID.
-func principal(org string, plan auth.Plan, keyID string) auth.Principal {
+func principal(org string, plan store.Plan, keyID string) auth.Principal {
 	return auth.Principal{
-		Account: auth.Account{OrgID: org, Plan: plan, RetainerActive: true, APIEnabled: true},
-		KeyID:   keyID,
+		Org:   store.Organization{ID: org, Plan: plan, RetainerActive: true, APIEnabled: true},
+		KeyID: keyID,
 	}
 }
 

@@ -9,18 +9,18 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 func TestMemoryPlanBudgets(t *testing.T) {
 	tests := []struct {
-		plan auth.Plan
+		plan store.Plan
 		want int
 	}{
-		{auth.PlanStarter, 60},
-		{auth.PlanGrowth, 300},
-		{auth.Plan("platinum"), 60}, // an unknown plan gets the starter budget
+		{store.PlanStarter, 60},
+		{store.PlanGrowth, 300},
+		{store.Plan("platinum"), 60}, // an unknown plan gets the starter budget
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.plan), func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestMemoryPlanBudgets(t *testing.T) {
 func TestMemoryRefusalCarriesRetryAfter(t *testing.T) {
 	is := is.New(t)
 	lim := ratelimit.NewMemory()
-	p := principal("org_a", auth.PlanStarter, "k1")
+	p := principal("org_a", store.PlanStarter, "k1")
 	ctx := context.Background()
 
 	for i := 1; i <= 60; i++ {
@@ -66,7 +66,7 @@ func TestMemoryRefusalCarriesRetryAfter(t *testing.T) {
 func TestMemoryEnterpriseIsUnlimited(t *testing.T) {
 	is := is.New(t)
 	lim := ratelimit.NewMemory()
-	p := principal("org_big", auth.PlanEnterprise, "k1")
+	p := principal("org_big", store.PlanEnterprise, "k1")
 	for range 1000 {
 		d, err := lim.Allow(context.Background(), p)
 		is.NoErr(err)
@@ -83,23 +83,23 @@ func TestMemoryBudgetIsPerOrganization(t *testing.T) {
 	is := is.New(t)
 	lim := ratelimit.NewMemory()
 	// Two keys of org_a share one budget...
-	a1 := principal("org_a", auth.PlanStarter, "k1")
-	a2 := principal("org_a", auth.PlanStarter, "k2")
+	a1 := principal("org_a", store.PlanStarter, "k1")
+	a2 := principal("org_a", store.PlanStarter, "k2")
 	is.Equal(allowN(t, a1, 30, lim)+allowN(t, a2, 50, lim), 60) // an organization's keys share its budget
 	// ...and org_b has its own.
-	b := principal("org_b", auth.PlanStarter, "k3")
+	b := principal("org_b", store.PlanStarter, "k3")
 	is.Equal(allowN(t, b, 70, lim), 60) // another organization is not affected
 }
 
 func TestMemoryWithRate(t *testing.T) {
 	is := is.New(t)
 	lim := ratelimit.NewMemory(
-		ratelimit.WithRate(auth.PlanStarter, ratelimit.Rate{Limit: 3, Period: time.Hour}),
-		ratelimit.WithRate(auth.PlanGrowth, ratelimit.Unlimited),
+		ratelimit.WithRate(store.PlanStarter, ratelimit.Rate{Limit: 3, Period: time.Hour}),
+		ratelimit.WithRate(store.PlanGrowth, ratelimit.Unlimited),
 	)
-	is.Equal(allowN(t, principal("a", auth.PlanStarter, ""), 10, lim), 3)   // overridden budget
-	is.Equal(allowN(t, principal("b", auth.PlanGrowth, ""), 500, lim), 500) // plan made unlimited
-	d, err := lim.Allow(context.Background(), principal("a", auth.PlanStarter, ""))
+	is.Equal(allowN(t, principal("a", store.PlanStarter, ""), 10, lim), 3)   // overridden budget
+	is.Equal(allowN(t, principal("b", store.PlanGrowth, ""), 500, lim), 500) // plan made unlimited
+	d, err := lim.Allow(context.Background(), principal("a", store.PlanStarter, ""))
 	is.NoErr(err)
 	is.Equal(d.Window, time.Hour)
 }
@@ -116,7 +116,7 @@ func testRefund(t *testing.T, open func(t *testing.T) ratelimit.Limiter) {
 	t.Run("gives back one request", func(t *testing.T) {
 		is := is.New(t)
 		lim := open(t)
-		p := principal("org_r1", auth.PlanStarter, "")
+		p := principal("org_r1", store.PlanStarter, "")
 		is.Equal(allowN(t, p, 60, lim), 60)
 		is.NoErr(lim.Refund(ctx, p))
 		is.Equal(allowN(t, p, 5, lim), 1) // one refund, one more request
@@ -124,7 +124,7 @@ func testRefund(t *testing.T, open func(t *testing.T) ratelimit.Limiter) {
 	t.Run("refused requests take nothing", func(t *testing.T) {
 		is := is.New(t)
 		lim := open(t)
-		p := principal("org_r2", auth.PlanStarter, "")
+		p := principal("org_r2", store.PlanStarter, "")
 		is.Equal(allowN(t, p, 70, lim), 60) // ten refused
 		is.NoErr(lim.Refund(ctx, p))
 		is.Equal(allowN(t, p, 5, lim), 1) // the refund frees a request despite the refusals
@@ -132,7 +132,7 @@ func testRefund(t *testing.T, open func(t *testing.T) ratelimit.Limiter) {
 	t.Run("no credit without a request", func(t *testing.T) {
 		is := is.New(t)
 		lim := open(t)
-		p := principal("org_r3", auth.PlanStarter, "")
+		p := principal("org_r3", store.PlanStarter, "")
 		is.NoErr(lim.Refund(ctx, p))
 		is.NoErr(lim.Refund(ctx, p))
 		is.Equal(allowN(t, p, 70, lim), 60) // refunds before any request give nothing
@@ -140,7 +140,7 @@ func testRefund(t *testing.T, open func(t *testing.T) ratelimit.Limiter) {
 	t.Run("remaining counts back up", func(t *testing.T) {
 		is := is.New(t)
 		lim := open(t)
-		p := principal("org_r4", auth.PlanStarter, "")
+		p := principal("org_r4", store.PlanStarter, "")
 		d, err := lim.Allow(ctx, p)
 		is.NoErr(err)
 		is.Equal(d.Remaining, int64(59))

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // DefaultTimeout bounds the time a request spends on the Redis store (see
@@ -23,7 +23,7 @@ type Option func(*PlanLimiter)
 // WithRate sets plan's budget, replacing its default (see DefaultRates). A
 // Rate with Limit 0 makes the plan unlimited. A non-positive Period is
 // ignored for a limited rate: the default period (a minute) applies.
-func WithRate(plan auth.Plan, r Rate) Option {
+func WithRate(plan store.Plan, r Rate) Option {
 	return func(l *PlanLimiter) {
 		if r.Limit > 0 && r.Period <= 0 {
 			r.Period = time.Minute

@@ -111,9 +111,9 @@ func (l *PlanLimiter) outage(ctx context.Context, p auth.Principal, err error) (
 		return Decision{}, ctx.Err()
 	}
 	if l.policy == FailClosed {
-		return Decision{}, fmt.Errorf("%w: org %s: %v", ErrUnavailable, p.OrgID, err)
+		return Decision{}, fmt.Errorf("%w: org %s: %v", ErrUnavailable, p.Org.ID, err)
 	}
-	l.warn(p.OrgID, err)
+	l.warn(p.Org.ID, err)
 	return Decision{Allowed: true}, nil
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/matryer/is"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 func TestOutagePolicyText(t *testing.T) {
@@ -179,7 +179,7 @@ func TestRedisOutageBackoff(t *testing.T) {
 		t.Run("fail "+policy.String(), func(t *testing.T) {
 			is := is.New(t)
 			px, spy, clk, lim := outageSetup(t, policy)
-			p := principal("org_a", auth.PlanStarter, "k1")
+			p := principal("org_a", store.PlanStarter, "k1")
 			is.Equal(allowN(t, p, 10, lim), 10) // Redis up: limited as usual
 
 			px.Blackhole()
@@ -223,7 +223,7 @@ func TestRedisOutageOneProbeAtATime(t *testing.T) {
 			is := is.New(t)
 			backoff := 3 * time.Second
 			px, spy, clk, lim := outageSetup(t, policy, ratelimit.WithOutageBackoff(backoff))
-			p := principal("org_a", auth.PlanStarter, "k1")
+			p := principal("org_a", store.PlanStarter, "k1")
 			is.Equal(allowN(t, p, 10, lim), 10)
 
 			px.Blackhole()

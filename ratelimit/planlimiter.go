@@ -9,6 +9,7 @@ import (
 	"github.com/ulule/limiter/v3"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // PlanLimiter is the Limiter of the status API: each organization gets its
@@ -20,7 +21,7 @@ type PlanLimiter struct {
 	counters counters
 	blocking bool // the store can block: guard each call (see call)
 
-	rates   map[auth.Plan]Rate
+	rates   map[store.Plan]Rate
 	prefix  string
 	timeout time.Duration
 	backoff time.Duration
@@ -143,9 +144,9 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 // when its plan is unlimited. The key is "<plan>:<org id>": a plan change
 // starts a fresh window.
 func (l *PlanLimiter) limit(p auth.Principal) (string, limiter.Rate, bool) {
-	plan, r := l.rateOf(p.Plan)
+	plan, r := l.rateOf(p.Org.Plan)
 	if r.Limit <= 0 {
 		return "", limiter.Rate{}, false
 	}
-	return string(plan) + ":" + p.OrgID, limiter.Rate{Limit: r.Limit, Period: r.Period}, true
+	return string(plan) + ":" + p.Org.ID, limiter.Rate{Limit: r.Limit, Period: r.Period}, true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // redisOptions returns the options of the test Redis (TEST_REDIS_URL); the
@@ -72,7 +73,7 @@ func TestRedisReplicasShareBudget(t *testing.T) {
 	a := ratelimit.NewRedis(newClient(t, ""), ratelimit.WithPrefix(prefix), ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed))
 	b := ratelimit.NewRedis(newClient(t, ""), ratelimit.WithPrefix(prefix), ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed))
 
-	p := principal("org_a", auth.PlanStarter, "k1")
+	p := principal("org_a", store.PlanStarter, "k1")
 	is.Equal(allowN(t, p, 100, a, b), 60) // 100 requests spread over two replicas: exactly the plan's 60 pass
 
 	d, err := a.Allow(context.Background(), p)
@@ -82,7 +83,7 @@ func TestRedisReplicasShareBudget(t *testing.T) {
 	is.NoErr(err)
 	is.True(!d.Allowed)
 
-	g := principal("org_g", auth.PlanGrowth, "k2")
+	g := principal("org_g", store.PlanGrowth, "k2")
 	is.Equal(allowN(t, g, 350, a, b), 300) // growth: 300 across replicas
 }
 
@@ -94,7 +95,7 @@ func TestRedisConcurrentRequestsKeepTheBudget(t *testing.T) {
 		ratelimit.NewRedis(newClient(t, ""), opts...),
 		ratelimit.NewRedis(newClient(t, ""), opts...),
 	}
-	p := principal("org_a", auth.PlanStarter, "k1")
+	p := principal("org_a", store.PlanStarter, "k1")
 
 	var allowed, failed atomic.Int64
 	var wg sync.WaitGroup
@@ -123,7 +124,7 @@ func TestRedisKeyLayoutAndExpiry(t *testing.T) {
 	lim := ratelimit.NewRedis(rdb, ratelimit.WithPrefix(prefix))
 	ctx := context.Background()
 
-	for _, plan := range []auth.Plan{auth.PlanStarter, auth.PlanGrowth} {
+	for _, plan := range []store.Plan{store.PlanStarter, store.PlanGrowth} {
 		_, err := lim.Allow(ctx, principal("org_a", plan, ""))
 		is.NoErr(err)
 		key := prefix + ":" + string(plan) + ":org_a"
@@ -134,7 +135,7 @@ func TestRedisKeyLayoutAndExpiry(t *testing.T) {
 		is.NoErr(err)
 		is.True(ttl > 0 && ttl <= time.Minute) // the key expires with its window
 	}
-	_, err := lim.Allow(ctx, principal("org_e", auth.PlanEnterprise, ""))
+	_, err := lim.Allow(ctx, principal("org_e", store.PlanEnterprise, ""))
 	is.NoErr(err)
 	keys, err := rdb.Keys(ctx, prefix+":*").Result()
 	is.NoErr(err)
@@ -151,7 +152,7 @@ func TestRedisRefund(t *testing.T) {
 	t.Run("keeps the window's expiry", func(t *testing.T) {
 		is := is.New(t)
 		lim := ratelimit.NewRedis(rdb, ratelimit.WithPrefix(prefix))
-		p := principal("org_ttl", auth.PlanStarter, "")
+		p := principal("org_ttl", store.PlanStarter, "")
 		ctx := context.Background()
 		is.Equal(allowN(t, p, 2, lim), 2)
 		is.NoErr(lim.Refund(ctx, p))
@@ -240,7 +241,7 @@ func TestRedisOutage(t *testing.T) {
 				ratelimit.WithOutagePolicy(tt.policy),
 				ratelimit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
 			)
-			p := principal("org_a", auth.PlanStarter, "k1")
+			p := principal("org_a", store.PlanStarter, "k1")
 			is.Equal(allowN(t, p, 10, lim), 10) // Redis up: limited as usual
 
 			tt.outage(px)
@@ -277,7 +278,7 @@ func TestRedisDownAtStart(t *testing.T) {
 		ratelimit.WithTimeout(outageTimeout),
 		ratelimit.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 	)
-	p := principal("org_a", auth.PlanStarter, "k1")
+	p := principal("org_a", store.PlanStarter, "k1")
 	d, err := allowTimed(t, lim, p)
 	is.NoErr(err)
 	is.True(d.Allowed && !d.Limited) // fail open (the default) while Redis has never answered
@@ -299,7 +300,7 @@ func TestFailOpenWarningsAreSpaced(t *testing.T) {
 		ratelimit.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
 		ratelimit.WithClock(func() time.Time { return now }),
 	)
-	p := principal("org_a", auth.PlanStarter, "k1")
+	p := principal("org_a", store.PlanStarter, "k1")
 	warnings := func() int { return strings.Count(logs.String(), "level=WARN") }
 
 	for range 3 {

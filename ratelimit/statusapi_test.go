@@ -26,9 +26,7 @@ func TestHandlersShareOneRedis(t *testing.T) {
 
 	st := store.NewMemory()
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
-	keys := auth.NewKeys(ks)
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	t.Cleanup(func() { keys.Close() })
 	key1, _, err := keys.Mint(ctx, "org_a", "portal", nil)
 	is.NoErr(err)

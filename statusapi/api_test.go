@@ -72,7 +72,7 @@ type setup struct {
 
 // unlimited lifts the starter plan's limit, for tests that read org_a's
 // data more than 60 times.
-var unlimited = setup{limits: []ratelimit.Option{ratelimit.WithRate(auth.PlanStarter, ratelimit.Unlimited)}}
+var unlimited = setup{limits: []ratelimit.Option{ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)}}
 
 func newTestAPI(t testing.TB, opts ...statusapi.Option) *testAPI {
 	return newTestAPIWith(t, setup{}, opts...)
@@ -88,7 +88,7 @@ func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 		logs:  &syncBuffer{},
 		key:   make(map[string]string),
 	}
-	ks := auth.NewMemoryKeyStore()
+	ks := auth.NewMemoryKeyStore(a.store)
 	logger := slog.New(slog.NewTextHandler(a.logs, nil))
 	a.keys = auth.NewKeys(ks, auth.WithClock(a.clock.Now), auth.WithLogger(logger))
 	t.Cleanup(func() { _ = a.keys.Close() })
@@ -256,18 +256,17 @@ func seed(t testing.TB, a *testAPI, ks *auth.MemoryKeyStore) {
 	}
 	for _, o := range []struct {
 		id       string
-		plan     auth.Plan
+		plan     store.Plan
 		retainer bool
 		api      bool
 	}{
-		{"org_a", auth.PlanStarter, true, true},
-		{"org_b", auth.PlanGrowth, true, true},
-		{"org_e", auth.PlanEnterprise, true, true},
-		{"org_noretainer", auth.PlanStarter, false, true},
-		{"org_noapi", auth.PlanStarter, true, false},
+		{"org_a", store.PlanStarter, true, true},
+		{"org_b", store.PlanGrowth, true, true},
+		{"org_e", store.PlanEnterprise, true, true},
+		{"org_noretainer", store.PlanStarter, false, true},
+		{"org_noapi", store.PlanStarter, true, false},
 	} {
-		must(a.store.PutOrganization(ctx, store.Organization{ID: o.id, Name: o.id, Plan: string(o.plan), RetainerActive: o.retainer, APIEnabled: o.api}))
-		ks.PutAccount(auth.Account{OrgID: o.id, Plan: o.plan, RetainerActive: o.retainer, APIEnabled: o.api})
+		must(a.store.PutOrganization(ctx, store.Organization{ID: o.id, Name: o.id, Plan: o.plan, RetainerActive: o.retainer, APIEnabled: o.api}))
 	}
 	mint := func(name, org string, expires *time.Time) string {
 		k, rec, err := a.keys.Mint(ctx, org, name, expires)

@@ -123,7 +123,7 @@ func TestKeyStoreUnavailable(t *testing.T) {
 func TestLimiterUnavailable(t *testing.T) {
 	is := is.New(t)
 	keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
-		return auth.Principal{Account: auth.Account{OrgID: "o", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true}}, nil
+		return auth.Principal{Org: store.Organization{ID: "o", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}}, nil
 	})
 	h := statusapi.New(store.NewMemory(), keys, downLimiter{}, statusapi.WithSigningKey(signingKey), quiet)
 	req, _ := http.NewRequest("GET", "/v1/projects", nil)

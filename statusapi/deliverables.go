@@ -41,7 +41,7 @@ func (h *handler) listDeliverables(w http.ResponseWriter, r *http.Request, c cal
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListDeliverables(r.Context(), c.OrgID, store.DeliverableQuery{
+	page, err := h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.DeliverableStatus(q.Status),
 		ProjectID:   q.ProjectID,

@@ -33,7 +33,7 @@ func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, c caller)
 		return err
 	}
 	id := r.PathValue("id")
-	d, err := h.st.GetDeliverable(r.Context(), c.OrgID, id)
+	d, err := h.st.GetDeliverable(r.Context(), c.Org.ID, id)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, c caller)
 	}
 	expires := h.cfg.now().Add(h.cfg.linkTTL).Unix()
 	exp := strconv.FormatInt(expires, 10)
-	q := url.Values{"org": {c.OrgID}, "expires": {exp}, "signature": {h.sign(c.OrgID, id, exp)}}
+	q := url.Values{"org": {c.Org.ID}, "expires": {exp}, "signature": {h.sign(c.Org.ID, id, exp)}}
 	link := downloadLink{
 		URL:       h.publicURL(r) + "/v1/deliverables/" + url.PathEscape(id) + "/file?" + q.Encode(),
 		ExpiresAt: timestamp(time.Unix(expires, 0)),

@@ -30,9 +30,7 @@ func exampleParts() (*store.Memory, *auth.Keys, *files.Memory, string) {
 	src := files.NewMemory()
 	src.Put("p1/logo.svg", []byte("<svg/>"))
 
-	ks := auth.NewMemoryKeyStore()
-	ks.PutAccount(auth.Account{OrgID: "org_acme", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
-	keys := auth.NewKeys(ks)
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // organizations are read from st
 	key, _, _ := keys.Mint(ctx, "org_acme", "example", nil)
 	return st, keys, src, key
 }

@@ -43,7 +43,7 @@ func (h *handler) listInvoices(w http.ResponseWriter, r *http.Request, c caller)
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListInvoices(r.Context(), c.OrgID, store.InvoiceQuery{
+	page, err := h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.InvoiceStatus(q.Status),
 		ProjectID:   q.ProjectID,

@@ -58,7 +58,7 @@ func (h *handler) authenticate(r *http.Request) (auth.Principal, error) {
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	if !p.CanUseAPI() {
+	if !p.Org.CanUseAPI() {
 		return auth.Principal{}, envelope.New(envelope.Forbidden,
 			"API access needs an active retainer and API access enabled on the account; contact the service operator")
 	}

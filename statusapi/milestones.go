@@ -35,7 +35,7 @@ func (h *handler) listMilestones(w http.ResponseWriter, r *http.Request, c calle
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListMilestones(r.Context(), c.OrgID, r.PathValue("id"), store.MilestoneQuery{
+	page, err := h.st.ListMilestones(r.Context(), c.Org.ID, r.PathValue("id"), store.MilestoneQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.MilestoneStatus(q.Status),
 	})

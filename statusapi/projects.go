@@ -34,7 +34,7 @@ func (h *handler) listProjects(w http.ResponseWriter, r *http.Request, c caller)
 	if err != nil {
 		return err
 	}
-	page, err := h.st.ListProjects(r.Context(), c.OrgID, store.ProjectQuery{
+	page, err := h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.ProjectStatus(q.Status),
 	})
@@ -50,7 +50,7 @@ func (h *handler) getProject(w http.ResponseWriter, r *http.Request, c caller) e
 	if err := noParams(r); err != nil {
 		return err
 	}
-	pr, err := h.st.GetProject(r.Context(), c.OrgID, r.PathValue("id"))
+	pr, err := h.st.GetProject(r.Context(), c.Org.ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 func TestStarterRateLimit(t *testing.T) {
@@ -80,7 +80,7 @@ func TestErrorsAfterTheLimitCarryItsHeaders(t *testing.T) {
 
 func TestRateLimitedOnEveryRoute(t *testing.T) {
 	api := newTestAPIWith(t, setup{limits: []ratelimit.Option{
-		ratelimit.WithRate(auth.PlanStarter, ratelimit.Rate{Limit: 1, Period: time.Minute}),
+		ratelimit.WithRate(store.PlanStarter, ratelimit.Rate{Limit: 1, Period: time.Minute}),
 	}})
 	link, _ := api.link("d1") // spends org_a's one request
 	for _, path := range routes {

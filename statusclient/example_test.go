@@ -21,10 +21,8 @@ import (
 func exampleServer() *httptest.Server {
 	ctx := context.Background()
 	st := store.NewMemory()
-	ks := auth.NewMemoryKeyStore()
-	keys := auth.NewKeys(ks)
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "enterprise", RetainerActive: true, APIEnabled: true})
-	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanEnterprise, RetainerActive: true, APIEnabled: true})
 	if _, err := keys.Import(ctx, "org_a", "example", "example-key", nil); err != nil {
 		panic(err)
 	}

@@ -32,7 +32,6 @@ import (
 type realAPI struct {
 	srv      *httptest.Server
 	st       *store.Memory
-	ks       *auth.MemoryKeyStore
 	keys     *auth.Keys
 	files    *files.Memory
 	requests atomic.Int64
@@ -53,10 +52,9 @@ func newRealAPI(t *testing.T, limOpts ...ratelimit.Option) *realAPI {
 	t.Helper()
 	a := &realAPI{
 		st:    store.NewMemory(),
-		ks:    auth.NewMemoryKeyStore(),
 		files: files.NewMemory(),
 	}
-	a.keys = auth.NewKeys(a.ks)
+	a.keys = auth.NewKeys(auth.NewMemoryKeyStore(a.st))
 	t.Cleanup(func() { _ = a.keys.Close() })
 	var h http.Handler
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -78,11 +76,10 @@ func newRealAPI(t *testing.T, limOpts ...ratelimit.Option) *realAPI {
 
 // org puts an organization on plan, able to use the API, and returns a
 // client with a fresh key of it.
-func (a *realAPI) org(t *testing.T, id string, plan auth.Plan, opts ...statusclient.Option) *statusclient.Client {
+func (a *realAPI) org(t *testing.T, id string, plan store.Plan, opts ...statusclient.Option) *statusclient.Client {
 	t.Helper()
 	ctx := context.Background()
-	must(t, a.st.PutOrganization(ctx, store.Organization{ID: id, Name: id, Plan: string(plan), RetainerActive: true, APIEnabled: true}))
-	a.ks.PutAccount(auth.Account{OrgID: id, Plan: plan, RetainerActive: true, APIEnabled: true})
+	must(t, a.st.PutOrganization(ctx, store.Organization{ID: id, Name: id, Plan: plan, RetainerActive: true, APIEnabled: true}))
 	key, _, err := a.keys.Mint(ctx, id, "test", nil)
 	must(t, err)
 	return statusclient.New(a.srv.URL+"/api/v1", key, opts...)
@@ -135,8 +132,8 @@ func TestRealHandlerWalksEveryInvoiceExactlyOnce(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	a := newRealAPI(t)
-	c := a.org(t, "org_e", auth.PlanEnterprise)
-	_ = a.org(t, "org_other", auth.PlanEnterprise)
+	c := a.org(t, "org_e", store.PlanEnterprise)
+	_ = a.org(t, "org_other", store.PlanEnterprise)
 	want := seedInvoices(t, a.st, "org_e", 1000)
 	_ = seedInvoices(t, a.st, "org_other", 30) // never seen by org_e
 
@@ -163,7 +160,7 @@ func TestRealHandlerFields(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	a := newRealAPI(t)
-	c := a.org(t, "org_a", auth.PlanGrowth)
+	c := a.org(t, "org_a", store.PlanGrowth)
 	a.now = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // dates the download link
 	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	due := time.Date(2026, 6, 30, 17, 0, 0, 0, time.UTC)
@@ -235,12 +232,12 @@ func TestRealHandlerFields(t *testing.T) {
 func TestRealHandlerErrors(t *testing.T) {
 	ctx := context.Background()
 	a := newRealAPI(t)
-	c := a.org(t, "org_a", auth.PlanGrowth)
-	other := a.org(t, "org_b", auth.PlanGrowth)
+	c := a.org(t, "org_a", store.PlanGrowth)
+	other := a.org(t, "org_b", store.PlanGrowth)
 	must(t, a.st.PutProject(ctx, store.Project{ID: "p_b", OrgID: "org_b", Name: "B's", Status: store.ProjectPlanned}))
 	_, err := other.GetProject(ctx, "p_b")
 	must(t, err)
-	a.ks.PutAccount(auth.Account{OrgID: "org_b", Plan: auth.PlanGrowth, RetainerActive: false, APIEnabled: true})
+	must(t, a.st.PutOrganization(ctx, store.Organization{ID: "org_b", Name: "org_b", Plan: store.PlanGrowth, RetainerActive: false, APIEnabled: true}))
 
 	tests := []struct {
 		name   string
@@ -296,9 +293,9 @@ func TestRealHandlerErrors(t *testing.T) {
 func TestRealHandlerRateLimitRetry(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	a := newRealAPI(t, ratelimit.WithRate(auth.PlanStarter, ratelimit.Rate{Limit: 2, Period: time.Minute}))
+	a := newRealAPI(t, ratelimit.WithRate(store.PlanStarter, ratelimit.Rate{Limit: 2, Period: time.Minute}))
 	rec := &recorder{}
-	c := a.org(t, "org_s", auth.PlanStarter, statusclient.WithRetry(3, 2*time.Minute), statusclient.WithSleep(rec.sleep))
+	c := a.org(t, "org_s", store.PlanStarter, statusclient.WithRetry(3, 2*time.Minute), statusclient.WithSleep(rec.sleep))
 
 	for range 2 {
 		_, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
@@ -318,7 +315,7 @@ func TestRealHandlerRateLimitRetry(t *testing.T) {
 		is.True(w > 0 && w <= 61*time.Second) // each as long as Retry-After said
 	}
 
-	short := a.org(t, "org_s2", auth.PlanStarter, statusclient.WithRetry(3, time.Millisecond), statusclient.WithSleep(rec.sleep))
+	short := a.org(t, "org_s2", store.PlanStarter, statusclient.WithRetry(3, time.Millisecond), statusclient.WithSleep(rec.sleep))
 	for range 2 {
 		_, err := short.ListProjects(ctx, statusclient.ProjectListOptions{})
 		is.NoErr(err)
@@ -338,7 +335,7 @@ func TestRealHandlerPollingUnchangedListIsFree(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	a := newRealAPI(t)
-	c := a.org(t, "org_a", auth.PlanStarter, statusclient.WithRetry(1, time.Second))
+	c := a.org(t, "org_a", store.PlanStarter, statusclient.WithRetry(1, time.Second))
 	seedInvoices(t, a.st, "org_a", 30)
 
 	first, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen})

@@ -34,8 +34,9 @@ type Memory struct {
 }
 
 var (
-	_ Store  = (*Memory)(nil)
-	_ Writer = (*Memory)(nil)
+	_ Store         = (*Memory)(nil)
+	_ Writer        = (*Memory)(nil)
+	_ Organizations = (*Memory)(nil)
 )
 
 // NewMemory returns an empty Memory.
@@ -79,6 +80,20 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	}
 	m.orgs[o.ID] = newTenant(o)
 	return nil
+}
+
+// Organization returns the organization with that id, or ErrNotFound.
+func (m *Memory) Organization(ctx context.Context, id string) (Organization, error) {
+	if err := alive(ctx); err != nil {
+		return Organization{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	t, ok := m.orgs[id]
+	if !ok {
+		return Organization{}, fmt.Errorf("store: organization %q: %w", id, ErrNotFound)
+	}
+	return t.org, nil
 }
 
 // PutProject inserts or replaces a project of an existing organization.

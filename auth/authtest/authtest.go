@@ -5,9 +5,9 @@
 // The in-memory store runs it in package auth; store/bunstore runs it
 // against PostgreSQL:
 //
-//	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(auth.Account)) {
+//	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(store.Organization)) {
 //		st := newStore(t)
-//		return st, func(a auth.Account) { putAccount(t, st, a) }
+//		return st, func(o store.Organization) { putOrganization(t, st, o) }
 //	}, authtest.WithDump(dumpDatabase))
 package authtest
 
@@ -25,6 +25,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // Option configures RunKeyStore.
@@ -44,8 +45,8 @@ func WithDump(dump func(t *testing.T, ks auth.KeyStore) []byte) Option {
 // RunKeyStore runs the suite. open is called once per subtest and returns a
 // fresh store (or one shared but isolated: the suite uses organization ids
 // unique to each subtest) and a function that creates or updates an
-// organization's account in that store.
-func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(auth.Account)), opts ...Option) {
+// organization in the store it reads organizations from.
+func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(store.Organization)), opts ...Option) {
 	t.Helper()
 	var cfg config
 	for _, o := range opts {
@@ -77,18 +78,18 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(auth
 }
 
 type suite struct {
-	open func(t *testing.T) (auth.KeyStore, func(auth.Account))
+	open func(t *testing.T) (auth.KeyStore, func(store.Organization))
 	cfg  config
 }
 
 // env is one subtest's store, clock, Keys and a unique organization.
 type env struct {
 	ks    auth.KeyStore
-	put   func(auth.Account)
+	put   func(store.Organization)
 	clk   *testenv.Clock // at whole seconds, which every store keeps exactly
 	keys  *auth.Keys
 	org   string
-	acct  auth.Account
+	acct  store.Organization
 	other string // a second organization with an account
 }
 
@@ -115,9 +116,9 @@ func (s suite) setup(t *testing.T) *env {
 		org:   orgID("a"),
 		other: orgID("b"),
 	}
-	e.acct = auth.Account{OrgID: e.org, Plan: auth.PlanGrowth, RetainerActive: true, APIEnabled: true}
+	e.acct = store.Organization{ID: e.org, Name: "Org A", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true}
 	put(e.acct)
-	put(auth.Account{OrgID: e.other, Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
+	put(store.Organization{ID: e.other, Name: "Org B", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true})
 	e.keys = auth.NewKeys(ks, auth.WithClock(e.clk.Now), auth.WithFlushInterval(time.Hour))
 	t.Cleanup(func() { _ = e.keys.Close() })
 	return e
@@ -138,8 +139,8 @@ func (s suite) mintThenResolve(t *testing.T) {
 	plain, rec := e.mint(t, e.org, "ci", nil)
 	p, err := e.keys.Resolve(context.Background(), plain)
 	is.NoErr(err)
-	is.Equal(p.KeyID, rec.ID)   // the key used
-	is.Equal(p.Account, e.acct) // its organization's account
+	is.Equal(p.KeyID, rec.ID) // the key used
+	is.Equal(p.Org, e.acct)   // its organization
 }
 
 func (s suite) severalKeys(t *testing.T) {
@@ -152,7 +153,7 @@ func (s suite) severalKeys(t *testing.T) {
 	for _, k := range []string{old, next} {
 		p, err := e.keys.Resolve(ctx, k)
 		is.NoErr(err) // both keys valid at once
-		is.Equal(p.OrgID, e.org)
+		is.Equal(p.Org.ID, e.org)
 	}
 	is.NoErr(e.keys.Revoke(ctx, e.org, oldRec.ID))
 	_, err := e.keys.Resolve(ctx, old)
@@ -262,9 +263,9 @@ func (s suite) accountOff(t *testing.T) {
 			a.RetainerActive, a.APIEnabled = tt.retainer, tt.api
 			e.put(a)
 			p, err := e.keys.Resolve(ctx, plain)
-			is.NoErr(err)                         // the key still resolves: the handler answers 403, not 401
-			is.Equal(p.Account, a)                // with the account as it is now
-			is.Equal(p.CanUseAPI(), tt.canUseAPI) // may it use the API
+			is.NoErr(err)                             // the key still resolves: the handler answers 403, not 401
+			is.Equal(p.Org, a)                        // with the organization as it is now
+			is.Equal(p.Org.CanUseAPI(), tt.canUseAPI) // may it use the API
 		})
 	}
 }
@@ -371,16 +372,16 @@ func (s suite) lookups(t *testing.T) {
 	e := s.setup(t)
 	_, _, err := e.ks.LookupKey(ctx, auth.HashKey("never minted"))
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown hash
-	_, err = e.ks.Account(ctx, orgID("missing"))
-	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown organization
-	a, err := e.ks.Account(ctx, e.org)
+	_, err = e.ks.Organization(ctx, orgID("missing"))
+	is.True(errors.Is(err, store.ErrNotFound)) // unknown organization
+	a, err := e.ks.Organization(ctx, e.org)
 	is.NoErr(err)
-	is.Equal(a, e.acct) // the account as put
+	is.Equal(a, e.acct) // the organization as put
 	list, err := e.ks.Keys(ctx, orgID("missing"))
 	is.NoErr(err)
 	is.Equal(len(list), 0) // no keys, no error
 	_, _, err = e.keys.Mint(ctx, orgID("missing"), "ci", nil)
-	is.True(err != nil) // no key for an organization without an account
+	is.True(errors.Is(err, auth.ErrUnknownOrganization)) // no key for an unknown organization
 }
 
 func (s suite) importKeys(t *testing.T) {
@@ -396,7 +397,7 @@ func (s suite) importKeys(t *testing.T) {
 	is.True(err != nil) // the same key for another organization
 	p, err := e.keys.Resolve(ctx, "plaintext-key-"+e.org)
 	is.NoErr(err)
-	is.Equal(p.OrgID, e.org) // an imported key resolves
+	is.Equal(p.Org.ID, e.org) // an imported key resolves
 	list, err := e.keys.List(ctx, e.org)
 	is.NoErr(err)
 	is.Equal(len(list), 1) // one record

@@ -27,12 +27,10 @@ func TestRun(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	st := store.NewMemory()
-	ks := auth.NewMemoryKeyStore()
-	keys := auth.NewKeys(ks)
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	defer keys.Close()
 	src := files.NewMemory()
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
-	ks.PutAccount(auth.Account{OrgID: "org_a", Plan: auth.PlanStarter, RetainerActive: true, APIEnabled: true})
 	key, _, err := keys.Mint(ctx, "org_a", "test", nil)
 	is.NoErr(err)
 

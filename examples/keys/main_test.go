@@ -66,7 +66,7 @@ func TestCreateListRevoke(t *testing.T) {
 	keys := auth.NewKeys(st)
 	p, err := keys.Resolve(ctx, key)
 	is.NoErr(err) // the printed key works
-	is.Equal(p.OrgID, "org_a")
+	is.Equal(p.Org.ID, "org_a")
 
 	out.Reset()
 	is.NoErr(run(ctx, []string{"-database-url", dsn, "list", "-org", "org_a"}, &out, &errOut))

@@ -391,7 +391,7 @@ func parseOrg(raw json.RawMessage) (store.Organization, error) {
 	if v.Name == "" {
 		return store.Organization{}, errors.New("name is required")
 	}
-	o := store.Organization{ID: v.ID, Name: v.Name, Plan: v.Plan, RetainerActive: *v.RetainerActive, APIEnabled: *v.APIEnabled}
+	o := store.Organization{ID: v.ID, Name: v.Name, Plan: store.Plan(v.Plan), RetainerActive: *v.RetainerActive, APIEnabled: *v.APIEnabled}
 	return o, o.Validate()
 }
 

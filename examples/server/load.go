@@ -13,11 +13,8 @@ import (
 type backend struct {
 	store store.Store
 	w     store.Writer
-	keys  auth.KeyStore
-	// putAccount records an organization's account in keys; nil when w
-	// already does (PostgreSQL keeps both in one table).
-	putAccount func(auth.Account)
-	files      *files.Memory
+	keys  auth.KeyStore // reads the organizations that w puts
+	files *files.Memory
 }
 
 // load puts every item of ds into b, organizations first. Loading the same
@@ -27,9 +24,6 @@ func (b backend) load(ctx context.Context, ds *dataset, keys *auth.Keys) error {
 	for i, o := range ds.orgs {
 		if err := b.w.PutOrganization(ctx, o); err != nil {
 			return fmt.Errorf("%s: %w", itemName("organizations", i, o.ID), err)
-		}
-		if b.putAccount != nil {
-			b.putAccount(auth.Account{OrgID: o.ID, Plan: auth.Plan(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled})
 		}
 	}
 	for i, k := range ds.keys {

@@ -25,9 +25,10 @@ func TestMountedUnderPrefix(t *testing.T) {
 	ctx := context.Background()
 
 	// The portal's data, here from the demo set.
-	st, ks, fs := store.NewMemory(), auth.NewMemoryKeyStore(), files.NewMemory()
+	st, fs := store.NewMemory(), files.NewMemory()
+	ks := auth.NewMemoryKeyStore(st)
 	keys := auth.NewKeys(ks)
-	is.NoErr(backend{store: st, w: st, keys: ks, putAccount: ks.PutAccount, files: fs}.load(ctx, demoData(), keys))
+	is.NoErr(backend{store: st, w: st, keys: ks, files: fs}.load(ctx, demoData(), keys))
 
 	portal := http.NewServeMux()
 	srv := httptest.NewServer(portal)

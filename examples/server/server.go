@@ -188,8 +188,8 @@ func readDataFile(name string) (*dataset, error) {
 // a database URL is set, else memory. Files are kept in memory either way.
 func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, func(), error) {
 	if cfg.databaseURL == "" {
-		st, ks := store.NewMemory(), auth.NewMemoryKeyStore()
-		return backend{store: st, w: st, keys: ks, putAccount: ks.PutAccount, files: files.NewMemory()}, func() {}, nil
+		st := store.NewMemory()
+		return backend{store: st, w: st, keys: auth.NewMemoryKeyStore(st), files: files.NewMemory()}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // keyRow is the record of an API key: its hash, never the key.
@@ -118,33 +119,34 @@ func (s *Store) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time
 type keyAccountRow struct {
 	keyRow `bun:",extend"`
 
+	Name           string `bun:"name,scanonly"`
 	Plan           string `bun:"plan,scanonly"`
 	RetainerActive bool   `bun:"retainer_active,scanonly"`
 	APIEnabled     bool   `bun:"api_enabled,scanonly"`
 }
 
-// LookupKey returns the key record with that hash and its organization's
-// account, in one query; revoked and expired keys are returned too, for
+// LookupKey returns the key record with that hash and its organization,
+// in one query; revoked and expired keys are returned too, for
 // the caller to judge. The error wraps auth.ErrInvalidKey when no key has
 // that hash.
-func (s *Store) LookupKey(ctx context.Context, hash string) (auth.Key, auth.Account, error) {
+func (s *Store) LookupKey(ctx context.Context, hash string) (auth.Key, store.Organization, error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var row keyAccountRow
 	err := s.db.NewSelect().Model(&row).
 		ColumnExpr("k.*").
-		ColumnExpr("o.plan, o.retainer_active, o.api_enabled").
+		ColumnExpr("o.name, o.plan, o.retainer_active, o.api_enabled").
 		Join("JOIN organizations AS o ON o.id = k.org_id").
 		Where("k.hash = ?", hash).
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
-		return auth.Key{}, auth.Account{}, fmt.Errorf("bunstore: unknown key: %w", auth.ErrInvalidKey)
+		return auth.Key{}, store.Organization{}, fmt.Errorf("bunstore: unknown key: %w", auth.ErrInvalidKey)
 	}
 	if err != nil {
-		return auth.Key{}, auth.Account{}, failure(ctx, auth.ErrUnavailable, "look up key", err)
+		return auth.Key{}, store.Organization{}, failure(ctx, auth.ErrUnavailable, "look up key", err)
 	}
-	account := organizationRow{ID: row.OrgID, Plan: row.Plan, RetainerActive: row.RetainerActive, APIEnabled: row.APIEnabled}.account()
-	return row.key(), account, nil
+	org := organizationRow{ID: row.OrgID, Name: row.Name, Plan: row.Plan, RetainerActive: row.RetainerActive, APIEnabled: row.APIEnabled}.organization()
+	return row.key(), org, nil
 }
 
 // MarkUsed records when keys were last used, all in one statement; ids it

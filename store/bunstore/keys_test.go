@@ -17,14 +17,13 @@ func TestKeyStoreConformance(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	dbs := make(map[auth.KeyStore]*bun.DB)
-	open := func(t *testing.T) (auth.KeyStore, func(auth.Account)) {
+	open := func(t *testing.T) (auth.KeyStore, func(store.Organization)) {
 		db := migrated(t)
 		st := bunstore.New(db)
 		mu.Lock()
 		dbs[st] = db
 		mu.Unlock()
-		put := func(a auth.Account) {
-			o := store.Organization{ID: a.OrgID, Plan: string(a.Plan), RetainerActive: a.RetainerActive, APIEnabled: a.APIEnabled}
+		put := func(o store.Organization) {
 			if err := st.PutOrganization(ctx, o); err != nil {
 				t.Fatalf("put organization: %v", err)
 			}

@@ -45,7 +45,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	applied, err := db.NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
 	is.Equal(applied, int64(1)) // each migration recorded once
-	_, err = st.Account(ctx, "org_a")
+	_, err = st.Organization(ctx, "org_a")
 	is.NoErr(err) // the data survives
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -31,7 +30,7 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	row := organizationRow{ID: o.ID, Name: o.Name, Plan: o.Plan, RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
+	row := organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
 	_, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (id) DO UPDATE").
 		Where("(o.*) IS DISTINCT FROM (EXCLUDED.*)").
@@ -42,23 +41,22 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	return nil
 }
 
-// Account returns the organization's account: its plan and whether it may
-// use the API. The error wraps auth.ErrInvalidKey when there is no such
-// organization.
-func (s *Store) Account(ctx context.Context, orgID string) (auth.Account, error) {
+// Organization returns the organization with that id; the error wraps
+// store.ErrNotFound when there is none.
+func (s *Store) Organization(ctx context.Context, id string) (store.Organization, error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var row organizationRow
-	err := s.db.NewSelect().Model(&row).Where("o.id = ?", orgID).Scan(ctx)
+	err := s.db.NewSelect().Model(&row).Where("o.id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
-		return auth.Account{}, fmt.Errorf("bunstore: organization %q: %w", orgID, auth.ErrInvalidKey)
+		return store.Organization{}, fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return auth.Account{}, failure(ctx, auth.ErrUnavailable, fmt.Sprintf("organization %q", orgID), err)
+		return store.Organization{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("organization %q", id), err)
 	}
-	return row.account(), nil
+	return row.organization(), nil
 }
 
-func (row organizationRow) account() auth.Account {
-	return auth.Account{OrgID: row.ID, Plan: auth.Plan(row.Plan), RetainerActive: row.RetainerActive, APIEnabled: row.APIEnabled}
+func (row organizationRow) organization() store.Organization {
+	return store.Organization{ID: row.ID, Name: row.Name, Plan: store.Plan(row.Plan), RetainerActive: row.RetainerActive, APIEnabled: row.APIEnabled}
 }

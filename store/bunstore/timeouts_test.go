@@ -142,7 +142,7 @@ func TestLostDatabase(t *testing.T) {
 			tt.lose(p)
 			_, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}})
 			is.True(errors.Is(err, store.ErrUnavailable)) // a lost database is 503 UNAVAILABLE
-			_, err = st.Account(ctx, "org_a")
+			_, _, err = st.LookupKey(ctx, auth.HashKey("csk_any"))
 			is.True(errors.Is(err, auth.ErrUnavailable)) // key lookups fail as unavailable too
 		})
 	}
