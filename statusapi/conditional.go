@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/clientstatus/clientstatus/envelope"
 )
 
 // respond writes a successful JSON response made by write, with a weak
@@ -87,16 +85,19 @@ func (b *bodyBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// item writes {"data": v} for an authenticated route, through respond.
-func (h *handler) item(w http.ResponseWriter, r *http.Request, c caller, v any) {
-	respond(w, r, func(w http.ResponseWriter) { envelope.WriteItem(w, nil, v) }, nil, h.refund(w, r, c))
-}
-
-// list writes a page of a list for an authenticated route, through
-// respond, with its Link header (see links).
-func list[T any](h *handler, w http.ResponseWriter, r *http.Request, c caller, q listParams, items []T, total int) {
-	extra := http.Header{"Link": {h.links(r, q, total)}}
-	respond(w, r, func(w http.ResponseWriter) { envelope.WriteList(w, nil, items, q.meta(total)) }, extra, h.refund(w, r, c))
+// write writes the response of an authenticated route: a credential
+// as it is, with no cache; anything else through respond, with a list's
+// Link header (see links) and the refund of a 304.
+func (h *handler) write(w http.ResponseWriter, r *http.Request, c caller, res response) {
+	if res.noStore {
+		res.body(w, r) // Cache-Control: no-store is already set (ServeHTTP)
+		return
+	}
+	var extra http.Header
+	if res.list != nil {
+		extra = http.Header{"Link": {h.links(r, *res.list, res.total)}}
+	}
+	respond(w, r, func(w http.ResponseWriter) { res.body(w, nil) }, extra, h.refund(w, r, c))
 }
 
 // refund returns the function that gives back the request a 304 took from

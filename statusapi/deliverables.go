@@ -36,19 +36,18 @@ func deliverableOut(d store.Deliverable) deliverable {
 }
 
 // listDeliverables serves GET /v1/deliverables?page&limit&status&projectId.
-func (h *handler) listDeliverables(w http.ResponseWriter, r *http.Request, c caller) error {
+func (h *handler) listDeliverables(r *http.Request, c caller) (response, error) {
 	q, err := listParamsOf(r, strs(store.DeliverableStatuses), true)
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	page, err := h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
+	p, err := h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.DeliverableStatus(q.Status),
 		ProjectID:   q.ProjectID,
 	})
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	list(h, w, r, c, q, mapItems(page.Items, deliverableOut), page.Total)
-	return nil
+	return page(q, p, deliverableOut), nil
 }

@@ -28,17 +28,17 @@ type downloadLink struct {
 }
 
 // downloadLink serves GET /v1/deliverables/{id}/download.
-func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, c caller) error {
+func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
-		return err
+		return response{}, err
 	}
 	id := r.PathValue("id")
 	d, err := h.st.GetDeliverable(r.Context(), c.Org.ID, id)
 	if err != nil {
-		return err
+		return response{}, err
 	}
 	if !d.HasFile() {
-		return errNoFile
+		return response{}, errNoFile
 	}
 	expires := h.cfg.now().Add(h.cfg.linkTTL).Unix()
 	exp := strconv.FormatInt(expires, 10)
@@ -48,8 +48,7 @@ func (h *handler) downloadLink(w http.ResponseWriter, r *http.Request, c caller)
 		ExpiresAt: timestamp(time.Unix(expires, 0)),
 	}
 	// The link is a credential for its lifetime: no cache keeps it.
-	envelope.WriteItem(w, r, link)
-	return nil
+	return credential(link), nil
 }
 
 var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no file attached")

@@ -109,11 +109,36 @@
 // Content-Disposition: attachment with its file name, with range requests
 // when the file can seek. A link stays valid until it expires even if the
 // key that asked for it is revoked meanwhile: keep the TTL short.
+//
+// # Adding a resource
+//
+// Every route is one function in its noun's file (projects.go,
+// invoices.go, ...) that takes the request and the caller and returns a
+// response (item, page or credential) or an error; it writes nothing.
+// One place writes every response (write, in conditional.go: envelope,
+// ETag, 304 and its rate-limit refund, Link, cache headers) and one maps
+// every error (fail, in errors.go). So a route of an existing noun is one
+// function plus one line in routes.go.
+//
+// A new resource (threads, say) must not grow store.Store, which would
+// break every Store a portal wrote itself. It comes as a small interface
+// of its own in package store (store.Threads in threads.go), which the
+// in-memory store and bunstore implement; New discovers it on the store
+// it is given, as scs discovers its stores' optional capabilities, and
+// registers the resource's routes only then (optionalResources in
+// routes.go); without it they answer 404 like unknown paths. It touches:
+// new files store/threads.go, store/storetest/threads.go,
+// store/bunstore/threads.go with its migration, statusapi/threads.go and
+// statusclient/threads.go; and in existing files one line in routes.go,
+// the in-memory store's tenant (store/memory.go), one line in
+// storetest.Run, and the paths in openapi/openapi.json: about five new
+// files and four edited, none of them outside the resource's own lines.
 package statusapi
 
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"path"
 	"time"
@@ -125,29 +150,24 @@ import (
 )
 
 // New returns the handler of every /v1 route, reading from st,
-// authenticating with keys and rate limiting with lim. It panics when one
-// of them is nil, or on an invalid option (a signing key shorter than
-// MinSigningKeyLen, a link TTL under a second, a timeout <= 0).
+// authenticating with keys and rate limiting with lim. It panics with the
+// error Validate reports: a nil store, key resolver or limiter, or an
+// option given a value no default stands for (a signing key shorter than
+// MinSigningKeyLen, a link TTL under a second, a timeout <= 0...).
+//
+// Routes of resources added after the first contract are registered only
+// when st implements their interface (see "Adding a resource"); without it
+// they answer 404 like any unknown path.
 //
 // The handler answers paths starting with /v1/. To serve it under a prefix,
 // wrap it in http.StripPrefix and set WithPublicURL to the prefixed
 // address, so the links it makes point back to it. It is safe for
 // concurrent use.
 func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) http.Handler {
-	if st == nil {
-		panic("statusapi.New: nil store.Store")
+	cfg, err := configure(st, keys, lim, opts)
+	if err != nil {
+		panic(err.Error())
 	}
-	if keys == nil {
-		panic("statusapi.New: nil auth.KeyResolver")
-	}
-	if lim == nil {
-		panic("statusapi.New: nil ratelimit.Limiter")
-	}
-	cfg := defaultConfig()
-	for _, opt := range opts {
-		opt(&cfg)
-	}
-	cfg.check()
 	if cfg.signingKey == nil {
 		cfg.signingKey = make([]byte, 32)
 		_, _ = rand.Read(cfg.signingKey)
@@ -159,6 +179,33 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
 	h.mux = h.routes()
 	return h
+}
+
+// Validate reports the error New would panic with for these arguments, or
+// nil: a program that builds its options from configuration (flags,
+// environment) calls it first, to refuse a bad setting with a message
+// rather than a panic. It logs nothing and keeps nothing.
+func Validate(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) error {
+	_, err := configure(st, keys, lim, opts)
+	return err
+}
+
+// configure checks New's arguments and applies its options to the
+// defaults.
+func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts []Option) (config, error) {
+	switch {
+	case st == nil:
+		return config{}, errors.New("statusapi.New: nil store.Store")
+	case keys == nil:
+		return config{}, errors.New("statusapi.New: nil auth.KeyResolver")
+	case lim == nil:
+		return config{}, errors.New("statusapi.New: nil ratelimit.Limiter")
+	}
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	return cfg, cfg.check()
 }
 
 type handler struct {
@@ -248,13 +295,4 @@ func nullTime(t *time.Time) *string {
 	}
 	s := timestamp(*t)
 	return &s
-}
-
-// mapItems converts a page of domain items to wire items.
-func mapItems[T, W any](items []T, conv func(T) W) []W {
-	out := make([]W, len(items))
-	for i, it := range items {
-		out[i] = conv(it)
-	}
-	return out
 }

@@ -38,19 +38,18 @@ func invoiceOut(i store.Invoice) invoice {
 }
 
 // listInvoices serves GET /v1/invoices?page&limit&status&projectId.
-func (h *handler) listInvoices(w http.ResponseWriter, r *http.Request, c caller) error {
+func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
 	q, err := listParamsOf(r, strs(store.InvoiceStatuses), true)
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	page, err := h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
+	p, err := h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.InvoiceStatus(q.Status),
 		ProjectID:   q.ProjectID,
 	})
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	list(h, w, r, c, q, mapItems(page.Items, invoiceOut), page.Total)
-	return nil
+	return page(q, p, invoiceOut), nil
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // apiFunc is the handler of an authenticated, rate-limited route. It
-// returns an error instead of writing one; errors.go maps it.
-type apiFunc func(w http.ResponseWriter, r *http.Request, c caller) error
+// returns its response or an error, and writes nothing: write
+// (conditional.go) writes the response, fail (errors.go) the error.
+type apiFunc func(r *http.Request, c caller) (response, error)
 
 // caller is who made the request, and the rate limit's decision on it
 // (when limited, a 304 is refunded).
@@ -37,12 +38,15 @@ func (h *handler) api(fn apiFunc) http.HandlerFunc {
 		if err == nil {
 			c.limit, err = h.rateLimit(w, r, c.Principal)
 		}
+		var res response
 		if err == nil {
-			err = fn(w, r, c)
+			res, err = fn(r, c)
 		}
 		if err != nil {
 			h.fail(w, r, err)
+			return
 		}
+		h.write(w, r, c, res)
 	}
 }
 

@@ -30,18 +30,17 @@ func milestoneOut(m store.Milestone) milestone {
 
 // listMilestones serves GET /v1/projects/{id}/milestones?page&limit&status;
 // a project the organization does not have is 404.
-func (h *handler) listMilestones(w http.ResponseWriter, r *http.Request, c caller) error {
+func (h *handler) listMilestones(r *http.Request, c caller) (response, error) {
 	q, err := listParamsOf(r, strs(store.MilestoneStatuses), false)
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	page, err := h.st.ListMilestones(r.Context(), c.Org.ID, r.PathValue("id"), store.MilestoneQuery{
+	p, err := h.st.ListMilestones(r.Context(), c.Org.ID, r.PathValue("id"), store.MilestoneQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.MilestoneStatus(q.Status),
 	})
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	list(h, w, r, c, q, mapItems(page.Items, milestoneOut), page.Total)
-	return nil
+	return page(q, p, milestoneOut), nil
 }

@@ -26,7 +26,7 @@ func TestNewRefusesBadSetup(t *testing.T) {
 		{"nil store", "nil store.Store", func() { statusapi.New(nil, keys, lim) }},
 		{"nil resolver", "nil auth.KeyResolver", func() { statusapi.New(st, nil, lim) }},
 		{"nil limiter", "nil ratelimit.Limiter", func() { statusapi.New(st, keys, nil) }},
-		{"short signing key", "signing key is 15 bytes", func() {
+		{"short signing key", "WithSigningKey: the key is 15 bytes", func() {
 			statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("fifteen bytes!!")))
 		}},
 		{"empty signing key", "empty key", func() {
@@ -38,10 +38,10 @@ func TestNewRefusesBadSetup(t *testing.T) {
 		{"public URL with a query", "WithPublicURL", func() {
 			statusapi.New(st, keys, lim, quiet, statusapi.WithPublicURL("https://x.example/api?x=1"))
 		}},
-		{"link TTL under a second", "link TTL", func() {
+		{"link TTL under a second", "WithLinkTTL", func() {
 			statusapi.New(st, keys, lim, quiet, statusapi.WithLinkTTL(time.Millisecond))
 		}},
-		{"zero timeout", "timeout", func() { statusapi.New(st, keys, lim, quiet, statusapi.WithTimeout(0)) }},
+		{"negative timeout", "WithTimeout: -1s is negative", func() { statusapi.New(st, keys, lim, quiet, statusapi.WithTimeout(-time.Second)) }},
 		{"nil files", "WithFiles(nil)", func() { statusapi.New(st, keys, lim, quiet, statusapi.WithFiles(nil)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,4 +54,27 @@ func TestNewRefusesBadSetup(t *testing.T) {
 			tc.new()
 		})
 	}
+}
+
+// TestValidate shows that Validate returns the error New would panic
+// with, so that a program can refuse a bad setting without a panic, and
+// nil for a good setup in which zero values keep the defaults.
+func TestValidate(t *testing.T) {
+	is := is.New(t)
+	st := store.NewMemory()
+	keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) { return auth.Principal{}, auth.ErrInvalidKey })
+	lim := ratelimit.NewMemory()
+	err := statusapi.Validate(st, keys, lim, statusapi.WithSigningKey([]byte("fifteen bytes!!")))
+	is.True(err != nil && strings.Contains(err.Error(), "WithSigningKey")) // names the option
+	var panicked any
+	func() {
+		defer func() { panicked = recover() }()
+		statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("fifteen bytes!!")))
+	}()
+	is.Equal(fmt.Sprint(panicked), err.Error())        // New panics with exactly that error
+	is.True(statusapi.Validate(nil, keys, lim) != nil) // a nil part too
+	is.NoErr(statusapi.Validate(st, keys, lim,
+		statusapi.WithTimeout(0), statusapi.WithLinkTTL(0), // zero: the default
+		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")),
+		statusapi.WithPublicURL("https://portal.example.com/api")))
 }

@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -24,6 +25,12 @@ const (
 )
 
 // Option configures the handler returned by New.
+//
+// Options follow the module's one policy: each sets a field of a private
+// configuration that starts from the defaults; a zero value (0, "", nil)
+// keeps the default where the option says so; a value no default stands
+// for (a negative duration, a signing key too short or empty) is a
+// programming error, with which New panics and which Validate returns.
 type Option func(*config)
 
 type config struct {
@@ -83,9 +90,14 @@ func WithSigningKey(key []byte) Option {
 }
 
 // WithLinkTTL sets how long a signed download link stays valid (default
-// DefaultLinkTTL, the spec's 15 minutes). New panics on d < 1s.
+// DefaultLinkTTL, the spec's 15 minutes; zero keeps it). New panics on a
+// d under a second that is not zero.
 func WithLinkTTL(d time.Duration) Option {
-	return func(c *config) { c.linkTTL = d }
+	return func(c *config) {
+		if d != 0 {
+			c.linkTTL = d
+		}
+	}
 }
 
 // WithFiles sets where the bytes of deliverables are read from: a
@@ -113,37 +125,45 @@ func WithClock(now func() time.Time) Option {
 // WithTimeout bounds the backend work of one request: resolving its key,
 // the rate limit, the store and opening a file (default DefaultTimeout).
 // Past it the request is answered 503 UNAVAILABLE. Serving a file's bytes
-// to a slow client is not bounded by it. New panics on d <= 0.
+// to a slow client is not bounded by it. Zero keeps the default; New
+// panics on a negative d.
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.timeout = d }
+	return func(c *config) {
+		if d != 0 {
+			c.timeout = d
+		}
+	}
 }
 
-func (c *config) check() {
+// check reports the first option that holds a value no default stands
+// for: New panics with it, Validate returns it.
+func (c *config) check() error {
 	if c.signingKey != nil && len(c.signingKey) == 0 {
-		panic("statusapi: WithSigningKey got an empty key (is the variable it comes from set?)")
+		return errors.New("statusapi: WithSigningKey got an empty key (is the variable it comes from set?)")
 	}
 	if c.signingKey != nil && len(c.signingKey) < MinSigningKeyLen {
-		panic(fmt.Sprintf("statusapi: signing key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen))
+		return fmt.Errorf("statusapi: WithSigningKey: the key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen)
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-			panic(fmt.Sprintf("statusapi: WithPublicURL(%q): want an absolute http(s) URL without query or fragment, such as https://portal.example.com/api", c.publicURL))
+			return fmt.Errorf("statusapi: WithPublicURL(%q): want an absolute http(s) URL without query or fragment, such as https://portal.example.com/api", c.publicURL)
 		}
 	}
 	if c.linkTTL < time.Second {
-		panic(fmt.Sprintf("statusapi: link TTL %v is shorter than a second", c.linkTTL))
+		return fmt.Errorf("statusapi: WithLinkTTL: %v is shorter than a second", c.linkTTL)
 	}
-	if c.timeout <= 0 {
-		panic(fmt.Sprintf("statusapi: timeout %v must be positive", c.timeout))
+	if c.timeout < 0 {
+		return fmt.Errorf("statusapi: WithTimeout: %v is negative", c.timeout)
 	}
 	if c.files == nil {
-		panic("statusapi: WithFiles(nil)")
+		return errors.New("statusapi: WithFiles(nil)")
 	}
 	if c.logger == nil {
-		panic("statusapi: WithLogger(nil)")
+		return errors.New("statusapi: WithLogger(nil)")
 	}
 	if c.now == nil {
-		panic("statusapi: WithClock(nil)")
+		return errors.New("statusapi: WithClock(nil)")
 	}
+	return nil
 }

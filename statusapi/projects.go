@@ -29,31 +29,29 @@ func projectOut(p store.Project) project {
 }
 
 // listProjects serves GET /v1/projects?page&limit&status.
-func (h *handler) listProjects(w http.ResponseWriter, r *http.Request, c caller) error {
+func (h *handler) listProjects(r *http.Request, c caller) (response, error) {
 	q, err := listParamsOf(r, strs(store.ProjectStatuses), false)
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	page, err := h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
+	p, err := h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 		PageRequest: q.PageRequest,
 		Status:      store.ProjectStatus(q.Status),
 	})
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	list(h, w, r, c, q, mapItems(page.Items, projectOut), page.Total)
-	return nil
+	return page(q, p, projectOut), nil
 }
 
 // getProject serves GET /v1/projects/{id}.
-func (h *handler) getProject(w http.ResponseWriter, r *http.Request, c caller) error {
+func (h *handler) getProject(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
-		return err
+		return response{}, err
 	}
 	pr, err := h.st.GetProject(r.Context(), c.Org.ID, r.PathValue("id"))
 	if err != nil {
-		return err
+		return response{}, err
 	}
-	h.item(w, r, c, projectOut(pr))
-	return nil
+	return item(projectOut(pr)), nil
 }

@@ -2,16 +2,18 @@ package statusapi
 
 import "net/http"
 
+// route is one path of the API and what serves it.
+type route struct {
+	path    string
+	handler http.HandlerFunc
+}
+
 // routes lists every route of the handler in one place. Each path is
 // registered for GET (which in ServeMux also matches HEAD) and, without a
 // method, for everything else, which is 405; any other path is 404. Both
 // are JSON, where ServeMux's defaults are plain text.
 func (h *handler) routes() *http.ServeMux {
-	mux := http.NewServeMux()
-	for _, rt := range []struct {
-		path    string
-		handler http.HandlerFunc
-	}{
+	all := []route{
 		{"/v1/projects", h.api(h.listProjects)},
 		{"/v1/projects/{id}", h.api(h.getProject)},
 		{"/v1/projects/{id}/milestones", h.api(h.listMilestones)},
@@ -23,10 +25,23 @@ func (h *handler) routes() *http.ServeMux {
 		{"/v1/invoices", h.api(h.listInvoices)},
 		// The OpenAPI document: public, like any API description.
 		{"/v1/openapi.json", h.serveOpenAPI},
-	} {
+	}
+	for _, resource := range optionalResources {
+		all = append(all, resource(h)...)
+	}
+	mux := http.NewServeMux()
+	for _, rt := range all {
 		mux.HandleFunc("GET "+rt.path, rt.handler)
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
+
+// optionalResources are the resources added after the first contract,
+// each behind a small store interface of its own (see the package doc,
+// "Adding a resource"). Each returns its routes when the handler's store
+// implements that interface, and nil otherwise, so that its paths answer
+// 404 like any unknown path and a Store written against an older
+// store.Store keeps compiling and working.
+var optionalResources []func(h *handler) []route

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/ratelimit"
@@ -76,28 +76,32 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, c.check()
 }
 
-// check refuses what statusapi.New would panic on, and nonsense, with a
-// message saying what to change.
+// check refuses nonsense in the server's own flags, with a message saying
+// what to change. What statusapi.New would refuse is checked by
+// statusapi.Validate (see apiError), not copied here.
 func (c config) check() error {
-	if c.linkTTL < time.Second {
-		return fmt.Errorf("-link-ttl %v: want at least 1s", c.linkTTL)
-	}
-	if c.signingKey != "" && len(c.signingKey) < statusapi.MinSigningKeyLen {
-		return fmt.Errorf("signing key is %d bytes: use at least %d, 32 or more recommended (the key itself is not shown)", len(c.signingKey), statusapi.MinSigningKeyLen)
-	}
 	if c.redisWait <= 0 {
 		return fmt.Errorf("-redis-timeout %v: want a positive duration", c.redisWait)
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)
 	}
-	if c.publicURL != "" {
-		u, err := url.Parse(c.publicURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return fmt.Errorf("-public-url %q: want an absolute http(s) URL such as https://portal.example.com/api", c.publicURL)
+	return nil
+}
+
+// apiError names the flag behind an option that statusapi.Validate
+// refused, so that the message says what to change.
+func apiError(err error) error {
+	for option, flag := range map[string]string{
+		"WithLinkTTL":    "-link-ttl",
+		"WithPublicURL":  "-public-url",
+		"WithSigningKey": "-signing-key or $" + envSigningKey,
+	} {
+		if strings.Contains(err.Error(), option) {
+			return fmt.Errorf("%s: %w", flag, err)
 		}
 	}
-	return nil
+	return err
 }
 
 // defaultPublicURL is where a client on this machine reaches a server

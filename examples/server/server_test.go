@@ -566,7 +566,7 @@ func TestBadFlags(t *testing.T) {
 		want string
 	}{
 		{"missing data file", []string{"-data", "testdata/nope.json"}, "-data"},
-		{"short signing key", []string{"-signing-key", "short"}, "signing key is 5 bytes"},
+		{"short signing key", []string{"-signing-key", "short"}, "-signing-key or $CLIENTSTATUS_SIGNING_KEY: statusapi: WithSigningKey: the key is 5 bytes"},
 		{"link ttl under a second", []string{"-link-ttl", "10ms"}, "-link-ttl"},
 		{"public URL not absolute", []string{"-public-url", "portal.example.com"}, "-public-url"},
 		{"unreachable Redis", []string{"-redis-url", "redis://127.0.0.1:1/0"}, "Redis does not answer"},

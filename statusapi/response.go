@@ -1,0 +1,51 @@
+package statusapi
+
+import (
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// response is what a route handler returns; write (in conditional.go) is
+// the one place that turns it into bytes: the envelope, the ETag and its
+// 304 (with the rate-limit refund), the Link header of a list, and the
+// cache headers. Make one with item, page or credential.
+type response struct {
+	body func(w http.ResponseWriter, r *http.Request) // writes the envelope; no body for a HEAD r
+
+	list  *listParams // the parameters of a list; nil for an item
+	total int         // the count of all items matching a list's filters
+
+	// noStore marks a credential (a signed download link): no ETag and
+	// no cache may keep it.
+	noStore bool
+}
+
+// item is the response of a route that returns one item.
+func item(v any) response {
+	return response{body: func(w http.ResponseWriter, r *http.Request) { envelope.WriteItem(w, r, v) }}
+}
+
+// page is the response of a list route: the page's items converted to
+// their wire form, and the total.
+func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
+	items := make([]W, len(p.Items))
+	for i, it := range p.Items {
+		items[i] = wire(it)
+	}
+	meta := q.meta(p.Total)
+	return response{
+		body:  func(w http.ResponseWriter, r *http.Request) { envelope.WriteList(w, r, items, meta) },
+		list:  &q,
+		total: p.Total,
+	}
+}
+
+// credential is the response of a route that returns a secret for a short
+// time (a signed link): sent with Cache-Control: no-store and no ETag.
+func credential(v any) response {
+	res := item(v)
+	res.noStore = true
+	return res
+}
