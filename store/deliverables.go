@@ -34,7 +34,7 @@ type Deliverable struct {
 	// object key); "" when no file is attached. Never sent to clients.
 	FileKey   string
 	CreatedAt time.Time
-	UpdatedAt time.Time
+	UpdatedAt time.Time // set by a store that tracks changes (see Changes)
 }
 
 // HasFile reports whether a file is attached.
@@ -46,6 +46,9 @@ type DeliverableQuery struct {
 	PageRequest
 	Status    DeliverableStatus // "" for any
 	ProjectID string            // "" for any
+	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
+	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
+	UpdatedSince time.Time
 }
 
 // Validate reports the first problem that makes d unfit to be stored: an

@@ -33,6 +33,7 @@ type Invoice struct {
 	IssuedAt  time.Time
 	DueAt     time.Time
 	PaidAt    *time.Time // nil until paid
+	UpdatedAt time.Time  // set by a store that tracks changes (see Changes)
 }
 
 // InvoiceQuery selects invoices. They are ordered by IssuedAt descending,
@@ -41,6 +42,9 @@ type InvoiceQuery struct {
 	PageRequest
 	Status    InvoiceStatus // "" for any
 	ProjectID string        // "" for any
+	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
+	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
+	UpdatedSince time.Time
 }
 
 // Validate reports the first problem that makes i unfit to be stored: an

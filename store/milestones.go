@@ -27,6 +27,7 @@ type Milestone struct {
 	Status      MilestoneStatus
 	DueAt       time.Time
 	CompletedAt *time.Time // nil until completed
+	UpdatedAt   time.Time  // set by a store that tracks changes (see Changes)
 }
 
 // MilestoneQuery selects a project's milestones. They are ordered by DueAt
@@ -34,6 +35,9 @@ type Milestone struct {
 type MilestoneQuery struct {
 	PageRequest
 	Status MilestoneStatus // "" for any
+	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
+	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
+	UpdatedSince time.Time
 }
 
 // Validate reports the first problem that makes m unfit to be stored: an

@@ -28,7 +28,7 @@ type Project struct {
 	Status    ProjectStatus
 	StartedAt *time.Time // nil until started
 	DueAt     *time.Time // nil when open-ended
-	UpdatedAt time.Time
+	UpdatedAt time.Time  // set by a store that tracks changes (see Changes)
 }
 
 // ProjectQuery selects projects. They are ordered by StartedAt descending
@@ -36,6 +36,9 @@ type Project struct {
 type ProjectQuery struct {
 	PageRequest
 	Status ProjectStatus // "" for any
+	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
+	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
+	UpdatedSince time.Time
 }
 
 func oneOf[S comparable](s S, all []S) bool {

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Kind names a kind of item, as the deletions feed (/v1/deletions) does.
+type Kind string
+
+// The kinds of item that can be deleted.
+const (
+	KindProject     Kind = "project"
+	KindMilestone   Kind = "milestone"
+	KindDeliverable Kind = "deliverable"
+	KindInvoice     Kind = "invoice"
+	KindThread      Kind = "thread"
+	KindMessage     Kind = "message"
+)
+
+// Kinds lists every kind of item, in the order of the contract.
+var Kinds = []Kind{KindProject, KindMilestone, KindDeliverable, KindInvoice, KindThread, KindMessage}
+
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool { return oneOf(k, Kinds) }
+
+// DeletionRetention is how long, at least, a store that tracks changes
+// keeps its deletion records. A client that asks for deletions since an
+// older time must resync in full.
+const DeletionRetention = 30 * 24 * time.Hour
+
+// ErrSinceTooOld is returned (wrapped) by ListDeletions when
+// DeletionQuery.Since is before what the store still knows: older than the
+// records it keeps, or before an in-memory store started. The handler
+// answers 400 INVALID_PARAMETER naming since.
+var ErrSinceTooOld = errors.New("since is older than the changes the store still knows")
+
+// Deletion records that an item disappeared from its organization's view:
+// deleted, deleted with the project it belonged to, or (threads and
+// messages) made internal.
+type Deletion struct {
+	Kind Kind
+	ID   string
+	// ProjectID is the project the item belonged to when it disappeared
+	// ("" for a retainer invoice, an organization-wide thread and its
+	// messages), so that a key restricted to projects sees only theirs.
+	// It is not sent to clients.
+	ProjectID string
+	DeletedAt time.Time
+}
+
+// DeletionQuery selects an organization's deletion records with DeletedAt
+// at or after Since (inclusive), ordered by DeletedAt ascending, then Kind,
+// then ID.
+type DeletionQuery struct {
+	PageRequest
+	Since time.Time // required
+	Kind  Kind      // "" for any
+}
+
+// Changes is the optional interface of a store that tracks changes, so
+// that a client can keep a copy in sync by polling. A store that
+// implements it promises, for every kind of item it holds:
+//
+//   - UpdatedAt is its own: set from the store's clock whenever a write
+//     changes what a client sees (a field, or a project taken from an
+//     invoice by a cascade), kept by a write that changes nothing, and
+//     never taken from the item given to a Put;
+//   - every list honours its query's UpdatedSince: when it is not zero,
+//     only items with UpdatedAt at or after it, ordered by UpdatedAt
+//     ascending, then ID, with the total counting them;
+//   - every item removed (by a Deleter, or by a cascade) leaves a
+//     Deletion, kept at least DeletionRetention, and dropped when an item
+//     of the same kind and id is put again.
+//
+// statusapi offers the updatedSince parameter and GET /v1/deletions only
+// on a store that implements it; implementations are safe for concurrent
+// use and honour ctx.
+type Changes interface {
+	// ListDeletions returns a page of the organization's deletion
+	// records; an error wrapping ErrSinceTooOld when q.Since is before
+	// what the store still knows.
+	ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error)
+}
+
+// Deleter removes items, with the contract's cascades: a project takes its
+// milestones and deliverables (and threads with their messages) with it,
+// and invoices that named it stay with a nil ProjectID; an organization
+// takes everything it owns, and its API keys stop working. Each method
+// returns an error wrapping ErrNotFound when the organization has no such
+// item, so that a portal can tell "gone" from "never there".
+//
+// Like Writer it is for the portal's side, never called by the API.
+// Implementations are safe for concurrent use.
+type Deleter interface {
+	DeleteOrganization(ctx context.Context, orgID string) error
+	DeleteProject(ctx context.Context, orgID, id string) error
+	DeleteMilestone(ctx context.Context, orgID, id string) error
+	DeleteDeliverable(ctx context.Context, orgID, id string) error
+	DeleteInvoice(ctx context.Context, orgID, id string) error
+}
