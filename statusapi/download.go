@@ -117,6 +117,9 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if info := infoOf(w); info != nil {
+		info.OrgID = org
+	}
 	// The timeout bounds the look-up and the opening, not the transfer:
 	// files.Source promises the file outlives ctx.
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)

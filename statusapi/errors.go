@@ -42,6 +42,12 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.log(r, w, "statusapi: request failed", err, true)
 		e = envelope.New(envelope.Internal, "internal error")
 	}
+	if info := infoOf(w); info != nil {
+		info.ErrorCode = string(e.Code)
+		if e.Code == envelope.Unauthorized || e.Code == envelope.Unavailable || e.Code == envelope.Internal {
+			info.Reason = err.Error() // the cause, never sent: see RequestInfo.Reason
+		}
+	}
 	w.Header().Set("Cache-Control", "no-store")
 	envelope.WriteError(w, r, e)
 }

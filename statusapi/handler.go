@@ -224,7 +224,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
 	tw := &trackingWriter{ResponseWriter: w}
+	if tracked, ok := h.observing(r); ok {
+		tw.info.Start = time.Now()
+		defer h.observe(tw, r, tracked)
+	}
 	defer h.recover(tw, r)
+	if h.cors(tw, r) {
+		return
+	}
 	// ServeMux would answer an unclean path ("/v1//projects", "/v1/x/..")
 	// with a plain-text redirect; no client of ours sends one.
 	if r.URL.Path != path.Clean(r.URL.Path) {
@@ -262,21 +269,35 @@ func saneRequestID(id string) bool {
 // trackingWriter remembers whether the response has started, so that a
 // panic after it can abort the connection instead of writing a second
 // status.
+//
+// It also keeps the status, the bytes written and the RequestInfo that
+// the route fills, for the observers (observe.go).
 type trackingWriter struct {
 	http.ResponseWriter
 	started bool
+	status  int
+	bytes   int64
+	info    RequestInfo
 }
 
 func (w *trackingWriter) WriteHeader(code int) {
 	if code >= 200 {
+		if !w.started {
+			w.status = code
+		}
 		w.started = true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *trackingWriter) Write(b []byte) (int, error) {
+	if !w.started {
+		w.status = http.StatusOK
+	}
 	w.started = true
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the server's writer.

@@ -36,7 +36,13 @@ func (h *handler) api(fn apiFunc) http.HandlerFunc {
 		var err error
 		c.Principal, err = h.authenticate(r)
 		if err == nil {
+			if info := infoOf(w); info != nil {
+				info.OrgID, info.KeyID, info.Subject = c.Org.ID, c.KeyID, c.Subject
+			}
 			c.limit, err = h.rateLimit(w, r, c.Principal)
+			if info := infoOf(w); info != nil {
+				info.RateLimit = c.limit
+			}
 		}
 		var res response
 		if err == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type config struct {
 	logger     *slog.Logger
 	now        func() time.Time
 	timeout    time.Duration
+
+	observers   []func(*http.Request, RequestInfo)
+	corsOrigins []string
 }
 
 func defaultConfig() config {

@@ -41,8 +41,11 @@ import (
 )
 
 // GenericHeaders are the response headers allowed on any response without
-// being documented: the transport's own. Compared case-insensitively.
-var GenericHeaders = []string{"Content-Type", "Content-Length", "Date"}
+// being documented: the transport's own, and those of CORS (statusapi's
+// WithCORS, off by default), which a browser reads, not a client of the
+// document, and which add Origin to Vary. Compared case-insensitively.
+var GenericHeaders = []string{"Content-Type", "Content-Length", "Date",
+	"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Vary"}
 
 // The pseudo-operations of the answers that belong to no operation: any
 // path the document does not list, and any method but GET and HEAD on a
