@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// ThreadStatus is the state of a thread.
+type ThreadStatus string
+
+// The states of a thread.
+const (
+	ThreadOpen     ThreadStatus = "open"
+	ThreadResolved ThreadStatus = "resolved"
+)
+
+// ThreadStatuses lists every thread state.
+var ThreadStatuses = []ThreadStatus{ThreadOpen, ThreadResolved}
+
+// Valid reports whether s is one of ThreadStatuses.
+func (s ThreadStatus) Valid() bool { return oneOf(s, ThreadStatuses) }
+
+// AuthorSide says which side of the conversation wrote a message.
+type AuthorSide string
+
+// The sides of a conversation.
+const (
+	SideAgency AuthorSide = "agency"
+	SideClient AuthorSide = "client"
+)
+
+// AuthorSides lists both sides.
+var AuthorSides = []AuthorSide{SideAgency, SideClient}
+
+// Valid reports whether s is one of AuthorSides.
+func (s AuthorSide) Valid() bool { return oneOf(s, AuthorSides) }
+
+// Ref points at what a thread is about: a milestone, a deliverable or an
+// invoice of the same organization.
+type Ref struct {
+	Kind Kind // KindMilestone, KindDeliverable or KindInvoice
+	ID   string
+}
+
+// Thread is a conversation between the agency and the client, usually
+// about one project.
+//
+// Internal marks an agency's note to itself: an internal thread, and
+// everything in it, is invisible to clients in every way (see Threads).
+// MessageCount and LastMessageAt are computed by the store from the
+// thread's visible messages; a Put ignores them, as it ignores UpdatedAt.
+type Thread struct {
+	ID            string
+	OrgID         string
+	ProjectID     *string // nil for a thread about the whole account
+	Subject       string
+	Status        ThreadStatus
+	About         *Ref // nil when about nothing in particular
+	Internal      bool
+	CreatedAt     time.Time
+	ResolvedAt    *time.Time // nil until resolved
+	MessageCount  int        // visible messages; set by the store
+	LastMessageAt *time.Time // the newest visible message's CreatedAt; set by the store
+	UpdatedAt     time.Time  // set by the store (see Changes)
+}
+
+// Author is who wrote a message: a display name and a side, never an
+// e-mail address or other contact data.
+type Author struct {
+	Name string
+	Side AuthorSide
+}
+
+// Attachment is a file attached to a message, downloaded through a signed
+// link like a deliverable's file.
+type Attachment struct {
+	ID          string
+	FileName    string
+	ContentType string
+	SizeBytes   int64
+	// FileKey says where the file lives in the file source. Never sent to
+	// clients.
+	FileKey string
+}
+
+// Message is one message of a thread. Internal marks an agency's note,
+// invisible to clients; so is every message of an internal thread.
+type Message struct {
+	ID          string
+	OrgID       string
+	ThreadID    string
+	Author      Author
+	Body        string // plain text
+	Attachments []Attachment
+	Internal    bool
+	CreatedAt   time.Time
+	EditedAt    *time.Time // nil until edited
+	UpdatedAt   time.Time  // set by the store (see Changes)
+}
+
+// ThreadQuery selects threads. They are ordered by LastMessageAt
+// descending (threads without a visible message last), then by ID
+// ascending; with UpdatedSince, by UpdatedAt ascending, then ID.
+type ThreadQuery struct {
+	PageRequest
+	Status       ThreadStatus // "" for any
+	ProjectID    string       // "" for any
+	UpdatedSince time.Time    // zero for none (see Changes)
+}
+
+// MessageQuery selects messages. They are ordered by CreatedAt ascending,
+// then by ID, so that new messages land on the last page and earlier
+// pages never shift; with UpdatedSince, by UpdatedAt ascending, then ID.
+type MessageQuery struct {
+	PageRequest
+	ThreadID     string    // "" for any
+	ProjectID    string    // "" for any: the messages of that project's threads
+	UpdatedSince time.Time // zero for none (see Changes)
+}
+
+// Threads is the optional interface of a store that holds communication
+// threads. statusapi serves the thread routes (/v1/threads,
+// /v1/messages, /v1/attachments/{id}/download) only on a store that
+// implements it; on any other they answer 404 like unknown paths.
+//
+// Internal content is invisible in every way, enforced by the store's own
+// queries: an internal thread and its messages, and an internal message,
+// are absent from every list and count (MessageCount, Page.Total), have no
+// effect on LastMessageAt or a thread's UpdatedAt, and answer ErrNotFound
+// like unknown ids, their attachments too. A thread's UpdatedAt moves
+// whenever its own fields change or its visible messages do (new, edited,
+// deleted, made internal). A store that also implements Changes records a
+// Deletion for content that becomes internal, exactly as for deleted
+// content, and drops it when the content becomes visible again.
+//
+// Implementations are safe for concurrent use and honour ctx.
+type Threads interface {
+	// ListThreads returns a page of the organization's visible threads.
+	// An unknown ProjectID filter gives an empty page.
+	ListThreads(ctx context.Context, orgID string, q ThreadQuery) (Page[Thread], error)
+	// GetThread returns one visible thread, or ErrNotFound.
+	GetThread(ctx context.Context, orgID, id string) (Thread, error)
+	// ListThreadMessages returns a page of one visible thread's visible
+	// messages, or ErrNotFound when the organization has no such visible
+	// thread. q.ThreadID and q.ProjectID are ignored.
+	ListThreadMessages(ctx context.Context, orgID, threadID string, q MessageQuery) (Page[Message], error)
+	// ListMessages returns a page of the organization's visible messages
+	// across its visible threads; unknown ThreadID or ProjectID filters
+	// give an empty page.
+	ListMessages(ctx context.Context, orgID string, q MessageQuery) (Page[Message], error)
+	// GetAttachment returns a visible message's attachment, or
+	// ErrNotFound.
+	GetAttachment(ctx context.Context, orgID, id string) (Attachment, error)
+}
+
+// ThreadWriter is the portal's side of Threads: put threads and messages
+// (insert or replace by id; marking one internal, or visible again, is a
+// put), and delete them (a thread takes its messages with it; ErrNotFound
+// for a missing one). A thread must be put before its messages, and its
+// project and About item must exist. Implementations are safe for
+// concurrent use.
+type ThreadWriter interface {
+	PutThread(ctx context.Context, t Thread) error
+	PutMessage(ctx context.Context, m Message) error
+	DeleteThread(ctx context.Context, orgID, id string) error
+	DeleteMessage(ctx context.Context, orgID, id string) error
+}
+
+// Validate reports the first problem that makes t unfit to be stored: an
+// empty id or organization id, a ProjectID that points at "", an unknown
+// status, an About of another kind than milestone, deliverable or
+// invoice, or with an empty id.
+func (t Thread) Validate() error {
+	if err := checkOwned("thread", t.ID, t.OrgID); err != nil {
+		return err
+	}
+	if t.ProjectID != nil && *t.ProjectID == "" {
+		return invalid("thread", t.ID, "empty project id (use nil for an organization-wide thread)")
+	}
+	if !t.Status.Valid() {
+		return invalid("thread", t.ID, "status %q is not one of %v", t.Status, ThreadStatuses)
+	}
+	if a := t.About; a != nil {
+		if a.Kind != KindMilestone && a.Kind != KindDeliverable && a.Kind != KindInvoice {
+			return invalid("thread", t.ID, "about.type %q is not milestone, deliverable or invoice", a.Kind)
+		}
+		if a.ID == "" {
+			return invalid("thread", t.ID, "about.id is empty")
+		}
+	}
+	return nil
+}
+
+// Validate reports the first problem that makes m unfit to be stored: an
+// empty id, organization id or thread id, an author without a name or
+// with an unknown side, or an attachment without an id or file key, or
+// with a negative size, or two attachments with one id.
+func (m Message) Validate() error {
+	if err := checkOwned("message", m.ID, m.OrgID); err != nil {
+		return err
+	}
+	if m.ThreadID == "" {
+		return invalid("message", m.ID, "empty thread id")
+	}
+	if m.Author.Name == "" {
+		return invalid("message", m.ID, "author has no name")
+	}
+	if !m.Author.Side.Valid() {
+		return invalid("message", m.ID, "author side %q is not agency or client", m.Author.Side)
+	}
+	seen := make(map[string]bool, len(m.Attachments))
+	for _, a := range m.Attachments {
+		switch {
+		case a.ID == "":
+			return invalid("message", m.ID, "an attachment has no id")
+		case seen[a.ID]:
+			return invalid("message", m.ID, "attachment id %q is repeated", a.ID)
+		case a.FileKey == "":
+			return invalid("message", m.ID, "attachment %q has no file key", a.ID)
+		case a.SizeBytes < 0:
+			return invalid("message", m.ID, "attachment %q has a negative size", a.ID)
+		}
+		seen[a.ID] = true
+	}
+	return nil
+}
