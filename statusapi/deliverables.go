@@ -37,14 +37,15 @@ func deliverableOut(d store.Deliverable) deliverable {
 
 // listDeliverables serves GET /v1/deliverables?page&limit&status&projectId.
 func (h *handler) listDeliverables(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, strs(store.DeliverableStatuses), true)
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.DeliverableStatuses), project: true, since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
 	p, err := h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
-		PageRequest: q.PageRequest,
-		Status:      store.DeliverableStatus(q.Status),
-		ProjectID:   q.ProjectID,
+		PageRequest:  q.PageRequest,
+		UpdatedSince: q.UpdatedSince,
+		Status:       store.DeliverableStatus(q.Status),
+		ProjectID:    q.ProjectID,
 	})
 	if err != nil {
 		return response{}, err

@@ -177,6 +177,7 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 		cfg.logger.Warn("statusapi: no public URL set (WithPublicURL): links are built from each request's Host header and path")
 	}
 	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
+	h.changes, _ = st.(store.Changes)
 	h.mux = h.routes()
 	return h
 }
@@ -209,11 +210,12 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 }
 
 type handler struct {
-	st   store.Store
-	keys auth.KeyResolver
-	lim  ratelimit.Limiter
-	cfg  config
-	mux  *http.ServeMux
+	st      store.Store
+	changes store.Changes // st, when it tracks changes; else nil
+	keys    auth.KeyResolver
+	lim     ratelimit.Limiter
+	cfg     config
+	mux     *http.ServeMux
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route

@@ -20,6 +20,7 @@ type invoice struct {
 	IssuedAt  string  `json:"issuedAt"`
 	DueAt     string  `json:"dueAt"`
 	PaidAt    *string `json:"paidAt"`
+	UpdatedAt string  `json:"updatedAt"`
 }
 
 func invoiceOut(i store.Invoice) invoice {
@@ -34,19 +35,21 @@ func invoiceOut(i store.Invoice) invoice {
 		IssuedAt:  timestamp(i.IssuedAt),
 		DueAt:     timestamp(i.DueAt),
 		PaidAt:    nullTime(i.PaidAt),
+		UpdatedAt: timestamp(i.UpdatedAt),
 	}
 }
 
 // listInvoices serves GET /v1/invoices?page&limit&status&projectId.
 func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, strs(store.InvoiceStatuses), true)
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
 	p, err := h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
-		PageRequest: q.PageRequest,
-		Status:      store.InvoiceStatus(q.Status),
-		ProjectID:   q.ProjectID,
+		PageRequest:  q.PageRequest,
+		UpdatedSince: q.UpdatedSince,
+		Status:       store.InvoiceStatus(q.Status),
+		ProjectID:    q.ProjectID,
 	})
 	if err != nil {
 		return response{}, err

@@ -15,6 +15,7 @@ type milestone struct {
 	Status      string  `json:"status"`
 	DueAt       string  `json:"dueAt"`
 	CompletedAt *string `json:"completedAt"`
+	UpdatedAt   string  `json:"updatedAt"`
 }
 
 func milestoneOut(m store.Milestone) milestone {
@@ -25,19 +26,21 @@ func milestoneOut(m store.Milestone) milestone {
 		Status:      string(m.Status),
 		DueAt:       timestamp(m.DueAt),
 		CompletedAt: nullTime(m.CompletedAt),
+		UpdatedAt:   timestamp(m.UpdatedAt),
 	}
 }
 
 // listMilestones serves GET /v1/projects/{id}/milestones?page&limit&status;
 // a project the organization does not have is 404.
 func (h *handler) listMilestones(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, strs(store.MilestoneStatuses), false)
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.MilestoneStatuses), since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
 	p, err := h.st.ListMilestones(r.Context(), c.Org.ID, r.PathValue("id"), store.MilestoneQuery{
-		PageRequest: q.PageRequest,
-		Status:      store.MilestoneStatus(q.Status),
+		PageRequest:  q.PageRequest,
+		UpdatedSince: q.UpdatedSince,
+		Status:       store.MilestoneStatus(q.Status),
 	})
 	if err != nil {
 		return response{}, err

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/store"
@@ -14,11 +15,30 @@ import (
 
 // The query parameters of the contract.
 const (
-	paramPage      = "page"
-	paramLimit     = "limit"
-	paramStatus    = "status"
-	paramProjectID = "projectId"
+	paramPage         = "page"
+	paramLimit        = "limit"
+	paramStatus       = "status"
+	paramProjectID    = "projectId"
+	paramUpdatedSince = "updatedSince"
+	paramSince        = "since"
+	paramType         = "type"
+	paramThreadID     = "threadId"
 )
+
+// timestampLayout is the one format of the contract's timestamps, in
+// parameters too: RFC 3339 in UTC with Z, whole seconds.
+const timestampLayout = "2006-01-02T15:04:05Z"
+
+// parseTimestamp parses a timestamp parameter in the contract's one
+// format; anything else is 400 INVALID_PARAMETER naming it.
+func parseTimestamp(name, v string) (time.Time, error) {
+	t, err := time.Parse(timestampLayout, v)
+	if err != nil || t.Format(timestampLayout) != v {
+		return time.Time{}, envelope.InvalidParam(name,
+			name+" must be a UTC timestamp with whole seconds, such as 2026-03-01T09:00:00Z")
+	}
+	return t, nil
+}
 
 // query parses a raw query string strictly: every name must be one of
 // allowed, given once, with a non-empty value. Names and values are
@@ -69,28 +89,45 @@ func noParams(r *http.Request) error {
 // listParams are the validated parameters of a list route.
 type listParams struct {
 	store.PageRequest
-	Status    string            // "" for any
-	ProjectID string            // "" for any
-	given     map[string]string // the query as given, for links
+	Status       string            // "" for any
+	ProjectID    string            // "" for any
+	UpdatedSince time.Time         // zero for none
+	given        map[string]string // the query as given, for links
+}
+
+// listSpec says which parameters a list route takes beside page and
+// limit.
+type listSpec struct {
+	statuses []string // the resource's states, for status; none: no status
+	project  bool     // projectId
+	// since is updatedSince: offered only when the store tracks changes
+	// (store.Changes), which is what honours it.
+	since bool
+	extra []string // further parameters the route parses itself
 }
 
 // listParamsOf parses the parameters of a list route: page and limit,
-// status when statuses is not empty (one of them, exactly), and projectId
-// when withProject.
+// status when spec has statuses (one of them, exactly), projectId and
+// updatedSince when spec says so, and spec.extra as given.
 //
 // page is a whole number from 1 and limit one from 1 to store.MaxLimit,
 // written in plain digits: no sign, no leading zero, no fraction, so each
 // value has one spelling. A limit over the maximum is refused, not
 // clamped. A page so large that its offset would overflow an int is
 // refused too; any smaller page past the end is a valid, empty page.
-func listParamsOf(r *http.Request, statuses []string, withProject bool) (listParams, error) {
+func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
+	statuses := spec.statuses
 	allowed := []string{paramPage, paramLimit}
 	if len(statuses) > 0 {
 		allowed = append(allowed, paramStatus)
 	}
-	if withProject {
+	if spec.project {
 		allowed = append(allowed, paramProjectID)
 	}
+	if spec.since {
+		allowed = append(allowed, paramUpdatedSince)
+	}
+	allowed = append(allowed, spec.extra...)
 	q, err := query(r.URL.RawQuery, allowed...)
 	if err != nil {
 		return listParams{}, err
@@ -122,6 +159,11 @@ func listParamsOf(r *http.Request, statuses []string, withProject bool) (listPar
 		p.Status = v
 	}
 	p.ProjectID = q[paramProjectID]
+	if v, ok := q[paramUpdatedSince]; ok {
+		if p.UpdatedSince, err = parseTimestamp(paramUpdatedSince, v); err != nil {
+			return listParams{}, err
+		}
+	}
 	return p, nil
 }
 

@@ -30,13 +30,14 @@ func projectOut(p store.Project) project {
 
 // listProjects serves GET /v1/projects?page&limit&status.
 func (h *handler) listProjects(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, strs(store.ProjectStatuses), false)
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.ProjectStatuses), since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
 	p, err := h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
-		PageRequest: q.PageRequest,
-		Status:      store.ProjectStatus(q.Status),
+		PageRequest:  q.PageRequest,
+		UpdatedSince: q.UpdatedSince,
+		Status:       store.ProjectStatus(q.Status),
 	})
 	if err != nil {
 		return response{}, err

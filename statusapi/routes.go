@@ -44,4 +44,6 @@ func (h *handler) routes() *http.ServeMux {
 // implements that interface, and nil otherwise, so that its paths answer
 // 404 like any unknown path and a Store written against an older
 // store.Store keeps compiling and working.
-var optionalResources []func(h *handler) []route
+var optionalResources = []func(h *handler) []route{
+	deletionRoutes, // deletions.go: store.Changes
+}

@@ -1,0 +1,71 @@
+package statusapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// deletion is a Deletion on the wire.
+type deletion struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	DeletedAt string `json:"deletedAt"`
+}
+
+func deletionOut(d store.Deletion) deletion {
+	return deletion{Type: string(d.Kind), ID: d.ID, DeletedAt: timestamp(d.DeletedAt)}
+}
+
+// deletionRoutes are the routes of a store that tracks changes
+// (store.Changes); none on any other.
+func deletionRoutes(h *handler) []route {
+	if h.changes == nil {
+		return nil
+	}
+	return []route{{"/v1/deletions", h.api(h.listDeletions)}}
+}
+
+// listDeletions serves GET /v1/deletions?since&type&page&limit: what
+// disappeared from the caller's view at or after since. A since before
+// what the store still knows is 400 naming since: the client must resync
+// in full.
+func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
+	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}})
+	if err != nil {
+		return response{}, err
+	}
+	v, ok := q.given[paramSince]
+	if !ok {
+		return response{}, envelope.InvalidParam(paramSince, "since is required: the time of the last deletion you saw, such as 2026-03-01T09:00:00Z")
+	}
+	since, err := parseTimestamp(paramSince, v)
+	if err != nil {
+		return response{}, err
+	}
+	kind := store.Kind(q.given[paramType])
+	if kind != "" && !kind.Valid() {
+		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
+	}
+	p, err := h.changes.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind})
+	if errors.Is(err, store.ErrSinceTooOld) {
+		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the newest updatedAt you saw")
+	}
+	if err != nil {
+		return response{}, err
+	}
+	return page(q, p, deletionOut), nil
+}
+
+func joinKinds() string {
+	out := ""
+	for i, k := range store.Kinds {
+		if i > 0 {
+			out += ", "
+		}
+		out += string(k)
+	}
+	return out
+}
