@@ -3,6 +3,7 @@ package statusclient_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -88,7 +89,7 @@ func TestFakeAPIErrors(t *testing.T) {
 		name  string
 		key   string
 		call  func(c *statusclient.Client) error
-		code  string
+		code  statusclient.ErrorCode
 		param string
 	}{
 		{"wrong key", "bad", func(c *statusclient.Client) error {
@@ -115,4 +116,18 @@ func TestFakeAPIErrors(t *testing.T) {
 			is.True(apiErr.RequestID != "") // the request id is there to quote
 		})
 	}
+}
+
+func TestErrorCodeOf(t *testing.T) {
+	is := is.New(t)
+	srv, _ := scriptedServer(t, []refusal{{429, "120"}})
+	_, err := statusclient.New(srv.URL, "k").GetProject(context.Background(), "p1")
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeRateLimited)                            // an *Error
+	is.Equal(statusclient.ErrorCodeOf(fmt.Errorf("syncing: %w", err)), statusclient.CodeRateLimited) // found through wrapping
+	is.Equal(statusclient.ErrorCodeOf(nil), statusclient.ErrorCode(""))                              // no error, no code
+	is.Equal(statusclient.ErrorCodeOf(context.Canceled), statusclient.ErrorCode(""))                 // not an API error
+
+	_, err = statusclient.New("not a URL", "k").GetProject(context.Background(), "p1")
+	is.True(err != nil)
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.ErrorCode("")) // a bad base URL is not an answer of the API
 }

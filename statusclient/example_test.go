@@ -65,7 +65,7 @@ func ExampleClient_AllInvoices() {
 	// INV-0005 2025-11-01 1600.00 EUR
 }
 
-// Branch on the API's error code with errors.As.
+// Reach the whole answer behind an error with errors.As.
 func ExampleError() {
 	srv := exampleServer()
 	defer srv.Close()
@@ -73,9 +73,28 @@ func ExampleError() {
 	c := statusclient.New(srv.URL+"/v1", "example-key")
 	_, err := c.GetProject(context.Background(), "prj_missing")
 	var apiErr *statusclient.Error
-	if errors.As(err, &apiErr) && apiErr.Code == statusclient.CodeNotFound {
+	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.RequestID != "")
 	}
 	// Output:
 	// 404 NOT_FOUND true
+}
+
+// Branch on the API's error code.
+func ExampleErrorCodeOf() {
+	srv := exampleServer()
+	defer srv.Close()
+
+	c := statusclient.New(srv.URL+"/v1", "example-key")
+	_, err := c.GetProject(context.Background(), "prj_missing")
+	switch statusclient.ErrorCodeOf(err) {
+	case "":
+		fmt.Println("no answer from the API:", err)
+	case statusclient.CodeNotFound:
+		fmt.Println("no such project")
+	default:
+		fmt.Println("error:", err)
+	}
+	// Output:
+	// no such project
 }

@@ -246,7 +246,7 @@ func TestRealHandlerErrors(t *testing.T) {
 		name   string
 		call   func() error
 		status int
-		code   string
+		code   statusclient.ErrorCode
 		param  string
 	}{
 		{"unknown key", func() error {
