@@ -148,3 +148,46 @@ func TestDefaultSleepHonoursContext(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestOptionsZeroMeansDefault(t *testing.T) {
+	is := is.New(t)
+	srv, reqs := scriptedServer(t, []refusal{{503, ""}, {503, ""}, {503, ""}, {503, ""}})
+	var ua string
+	rec := &recorder{}
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		ua = r.Header.Get("User-Agent")
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c := statusclient.New(srv.URL, "k", statusclient.WithHTTPClient(hc), statusclient.WithSleep(rec.sleep),
+		statusclient.WithRetry(0, 0), statusclient.WithUserAgent(""))
+	_, err := c.GetProject(context.Background(), "p1")
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeUnavailable)
+	is.Equal(reqs.Load(), int64(statusclient.DefaultMaxAttempts))      // WithRetry(0, ...): the default attempts
+	is.Equal(rec.waits, []time.Duration{time.Second, 2 * time.Second}) // and the default backoff
+	is.Equal(ua, statusclient.DefaultUserAgent)                        // WithUserAgent(""): the default
+
+	srv, _ = scriptedServer(t, nil)
+	c = statusclient.New(srv.URL, "k", statusclient.WithHTTPClient(nil), statusclient.WithSleep(nil))
+	_, err = c.GetProject(context.Background(), "p1")
+	is.NoErr(err) // nil hooks: the defaults, not a nil dereference
+}
+
+func TestOptionsPanicOnValuesWithoutDefault(t *testing.T) {
+	tests := []struct {
+		opt  statusclient.Option
+		want string
+	}{
+		{statusclient.WithRetry(-1, time.Second), "statusclient: WithRetry: maxAttempts -1 is negative"},
+		{statusclient.WithRetry(3, -time.Second), "statusclient: WithRetry: maxWait -1s is negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			is := is.New(t)
+			defer func() {
+				is.Equal(recover(), tt.want) // New panics, naming the option
+			}()
+			statusclient.New("http://localhost/v1", "k", tt.opt)
+			t.Fatal("New did not panic")
+		})
+	}
+}
