@@ -71,7 +71,7 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("projects", func(t *testing.T) {
 		is := is.New(t)
 		c, last := contractServer(t)
-		page, err := c.ListProjects(ctx, statusclient.ProjectListOptions{Page: 2, Limit: 2, Status: statusclient.ProjectInProgress})
+		page, err := c.ListProjects(ctx, statusclient.ProjectListOptions{ListOptions: statusclient.ListOptions{Page: 2, Limit: 2}, Status: statusclient.ProjectInProgress})
 		is.NoErr(err)
 		is.Equal(last.URL.RawQuery, "limit=2&page=2&status=in_progress") // options are sent as the contract names them
 		is.Equal(page.Meta, statusclient.Meta{Page: 2, PerPage: 2, Total: 7})

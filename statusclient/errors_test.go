@@ -97,7 +97,7 @@ func TestFakeAPIErrors(t *testing.T) {
 			return err
 		}, statusclient.CodeUnauthorized, ""},
 		{"limit over 100", "good", func(c *statusclient.Client) error {
-			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Limit: 101})
+			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 101}})
 			return err
 		}, statusclient.CodeInvalidParameter, "limit"},
 		{"unknown project", "good", func(c *statusclient.Client) error {

@@ -51,7 +51,7 @@ func ExampleClient_AllInvoices() {
 	defer srv.Close()
 
 	c := statusclient.New(srv.URL+"/v1", "example-key")
-	opts := statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, Limit: 2}
+	opts := statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 2}, Status: statusclient.InvoiceOpen}
 	for inv, err := range c.AllInvoices(context.Background(), opts) {
 		if err != nil {
 			fmt.Println("error:", err)

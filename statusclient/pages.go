@@ -1,8 +1,10 @@
 package statusclient
 
 import (
+	"cmp"
 	"context"
 	"iter"
+	"maps"
 	"net/url"
 	"strconv"
 )
@@ -11,6 +13,29 @@ import (
 // with INVALID_PARAMETER, not clamped. The All... iterators ask for pages of
 // MaxLimit items unless told otherwise.
 const MaxLimit = 100
+
+// ListOptions are the paging options of every list, embedded in each
+// list's options type (ProjectListOptions, InvoiceListOptions...), as in
+// go-github. Zero means the server's default: page 1, 20 items a page; the
+// All... iterators start at Page and ask for MaxLimit items a page when
+// Limit is 0. A value out of range (Page < 1, Limit outside 1..MaxLimit) is
+// sent as it is and refused by the server with INVALID_PARAMETER.
+type ListOptions struct {
+	Page  int // the page to serve, from 1
+	Limit int // items a page, 1..MaxLimit
+}
+
+// query returns the paging parameters together with filters, which it
+// leaves as they are; zero values are left out, to the server's defaults.
+func (o ListOptions) query(filters url.Values) url.Values {
+	q := maps.Clone(filters)
+	if q == nil {
+		q = url.Values{}
+	}
+	setInt(q, "page", o.Page)
+	setInt(q, "limit", o.Limit)
+	return q
+}
 
 // Meta is the paging information of a list response.
 type Meta struct {
@@ -36,43 +61,28 @@ func (p Page[T]) HasNext() bool {
 		len(p.Items) >= p.Meta.PerPage && p.Meta.Page*p.Meta.PerPage < p.Meta.Total
 }
 
-// listPage fetches one page of a list route.
-func listPage[T any](ctx context.Context, c *Client, r request) (Page[T], error) {
-	env, etag, err := get[[]T](ctx, c, r)
+// list fetches one page of the list route at path: the paging of lo, the
+// route's filters, and a conditional request when ifNoneMatch is not "".
+func list[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values, ifNoneMatch string) (Page[T], error) {
+	env, etag, err := get[[]T](ctx, c, request{path: path, query: lo.query(filters), ifNoneMatch: ifNoneMatch})
 	if err != nil {
 		return Page[T]{ETag: etag}, err
 	}
 	return Page[T]{Items: env.Data, Meta: env.Meta, ETag: etag}, nil
 }
 
-// pageQuery holds the paging parameters; zero values are left to the
-// server's defaults (page 1, limit 20).
-func pageQuery(page, limit int) url.Values {
-	q := url.Values{}
-	setInt(q, "page", page)
-	setInt(q, "limit", limit)
-	return q
-}
-
-func setInt(q url.Values, name string, v int) {
-	if v != 0 {
-		q.Set(name, strconv.Itoa(v))
-	}
-}
-
-func setString(q url.Values, name, v string) {
-	if v != "" {
-		q.Set(name, v)
-	}
-}
-
-// walk yields every item of the pages that fetch returns, from page first
-// (1 when 0), until a page says none follows. It stops when the consumer
-// stops; an error is yielded once, with a zero item, and ends the walk.
-func walk[T any](ctx context.Context, first int, fetch func(ctx context.Context, page int) (Page[T], error)) iter.Seq2[T, error] {
+// walk is the one page walker of the All... iterators: it yields every item
+// of the list route at path, with its filters, page after page from
+// lo.Page (1 when 0), lo.Limit items a page (MaxLimit when 0), until a page
+// says none follows. It stops when the consumer stops; an error is yielded
+// once, with a zero item, and ends the walk.
+func walk[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		for page := max(first, 1); ; page++ {
-			p, err := fetch(ctx, page)
+		lo := lo
+		lo.Page = cmp.Or(lo.Page, 1)
+		lo.Limit = cmp.Or(lo.Limit, MaxLimit)
+		for ; ; lo.Page++ {
+			p, err := list[T](ctx, c, path, lo, filters, "")
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -90,11 +100,22 @@ func walk[T any](ctx context.Context, first int, fetch func(ctx context.Context,
 	}
 }
 
-// walkLimit is the page size of the All... iterators: limit, or MaxLimit
-// when 0.
-func walkLimit(limit int) int {
-	if limit == 0 {
-		return MaxLimit
+// failed is a walk that yields err at once: a route that cannot be asked.
+func failed[T any](err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, err)
 	}
-	return limit
+}
+
+func setInt(q url.Values, name string, v int) {
+	if v != 0 {
+		q.Set(name, strconv.Itoa(v))
+	}
+}
+
+func setString(q url.Values, name, v string) {
+	if v != "" {
+		q.Set(name, v)
+	}
 }

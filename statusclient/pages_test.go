@@ -47,9 +47,9 @@ func TestAllInvoicesWalksEveryPageExactlyOnce(t *testing.T) {
 	}{
 		{"1,234 items, default limit 100", 1234, statusclient.InvoiceListOptions{}, 1234, 13},
 		{"exact multiple of the page", 1200, statusclient.InvoiceListOptions{}, 1200, 12},
-		{"limit 7", 50, statusclient.InvoiceListOptions{Limit: 7}, 50, 8},
+		{"limit 7", 50, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 7}}, 50, 8},
 		{"filtered", 1234, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}, 617, 7},
-		{"from page 3", 1234, statusclient.InvoiceListOptions{Page: 3}, 1034, 11},
+		{"from page 3", 1234, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: 3}}, 1034, 11},
 		{"empty list", 0, statusclient.InvoiceListOptions{}, 0, 1},
 	}
 	for _, tt := range tests {
@@ -228,4 +228,36 @@ func TestPageHasNext(t *testing.T) {
 			is.Equal(p.HasNext(), tt.hasNext)
 		})
 	}
+}
+
+func TestAllCanBeRangedAgain(t *testing.T) {
+	is := is.New(t)
+	fake := &fakeAPI{key: "k", invoices: manyInvoices(250)}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	seq := statusclient.New(srv.URL, "k").AllInvoices(context.Background(), statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: 2}})
+	count := func() int {
+		n := 0
+		for _, err := range seq {
+			is.NoErr(err)
+			n++
+		}
+		return n
+	}
+	is.Equal(count(), 150)
+	is.Equal(count(), 150) // a second range starts again at opts.Page
+	is.Equal(len(fake.requestLog()), 4)
+}
+
+func TestAllSendsABadPageToTheServer(t *testing.T) {
+	is := is.New(t)
+	fake := &fakeAPI{key: "k", invoices: manyInvoices(10)}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	n := 0
+	for _, err := range statusclient.New(srv.URL, "k").AllInvoices(context.Background(), statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: -1}}) {
+		is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeInvalidParameter) // refused, not quietly walked from page 1
+		n++
+	}
+	is.Equal(n, 1)
 }

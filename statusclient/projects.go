@@ -3,6 +3,7 @@ package statusclient
 import (
 	"context"
 	"iter"
+	"net/url"
 	"time"
 )
 
@@ -31,8 +32,7 @@ type Project struct {
 // ProjectListOptions selects projects. Zero values leave the server's
 // defaults: page 1, 20 a page, any status.
 type ProjectListOptions struct {
-	Page   int
-	Limit  int // 1..MaxLimit
+	ListOptions
 	Status ProjectStatus
 	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
 	// page has not changed since, the call returns ErrNotModified instead of
@@ -43,9 +43,7 @@ type ProjectListOptions struct {
 // ListProjects returns one page of the organization's projects, ordered by
 // StartedAt descending (projects not started last), then by ID.
 func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) (Page[Project], error) {
-	q := pageQuery(opts.Page, opts.Limit)
-	setString(q, "status", string(opts.Status))
-	return listPage[Project](ctx, c, request{path: "/projects", query: q, ifNoneMatch: opts.IfNoneMatch})
+	return list[Project](ctx, c, "/projects", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
 // AllProjects walks every page of ListProjects from opts.Page, MaxLimit
@@ -53,12 +51,13 @@ func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) (Pag
 // once. An error is yielded once and ends the walk; breaking out of the loop
 // stops it without further requests.
 func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
-	opts.Limit = walkLimit(opts.Limit)
-	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Project], error) {
-		o := opts
-		o.Page, o.IfNoneMatch = page, ""
-		return c.ListProjects(ctx, o)
-	})
+	return walk[Project](ctx, c, "/projects", opts.ListOptions, opts.filters())
+}
+
+func (o ProjectListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "status", string(o.Status))
+	return q
 }
 
 // GetProject returns one project. An id of no project of the organization

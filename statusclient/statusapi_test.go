@@ -150,7 +150,7 @@ func TestRealHandlerWalksEveryInvoiceExactlyOnce(t *testing.T) {
 	is.Equal(a.requests.Load(), int64(10)) // ten pages of 100, no request past the end
 
 	var open []string
-	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, Limit: 33}) {
+	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 33}, Status: statusclient.InvoiceOpen}) {
 		is.NoErr(err)
 		is.Equal(inv.Status, statusclient.InvoiceOpen) // the filter is applied
 		open = append(open, inv.ID)
@@ -266,7 +266,7 @@ func TestRealHandlerErrors(t *testing.T) {
 			return err
 		}, 404, statusclient.CodeNotFound, ""},
 		{"limit over 100", func() error {
-			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Limit: 101})
+			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 101}})
 			return err
 		}, 400, statusclient.CodeInvalidParameter, "limit"},
 		{"status not of the resource", func() error {
