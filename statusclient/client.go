@@ -73,9 +73,9 @@ type envelope[T any] struct {
 
 // ErrNotModified is returned by a list call made with IfNoneMatch when the
 // server answers 304 Not Modified: the list is as it was when the server
-// sent that ETag. The Page returned with it has no items, only the ETag.
-// A server that sends no ETag never answers 304: Page.ETag is then "" and
-// IfNoneMatch stays empty.
+// sent that ETag. No items come with it; the Response does, with the ETag.
+// A server that sends no ETag never answers 304: Response.ETag is then ""
+// and IfNoneMatch stays empty.
 var ErrNotModified = errors.New("statusclient: not modified")
 
 // request is one GET of the API.
@@ -86,12 +86,12 @@ type request struct {
 }
 
 // get sends the request, retrying as WithRetry says, and decodes the success
-// envelope; it also returns the response's ETag. A 304 is ErrNotModified;
-// any other non-2xx answer is returned as an *Error.
-func get[T any](ctx context.Context, c *Client, r request) (envelope[T], string, error) {
+// envelope. The Response is that of the last answer, nil when none came. A
+// 304 is ErrNotModified; any other non-2xx answer is returned as an *Error.
+func get[T any](ctx context.Context, c *Client, r request) (envelope[T], *Response, error) {
 	var out envelope[T]
 	if c.baseErr != nil {
-		return out, "", c.baseErr
+		return out, nil, c.baseErr
 	}
 	target := c.base + r.path
 	if len(r.query) > 0 {
@@ -100,29 +100,30 @@ func get[T any](ctx context.Context, c *Client, r request) (envelope[T], string,
 	for attempt := 1; ; attempt++ {
 		res, err := c.send(ctx, target, r.ifNoneMatch)
 		if err != nil {
-			return out, "", err
+			return out, nil, err
 		}
-		etag := res.Header.Get("ETag")
+		resp := newResponse(res)
 		switch {
 		case res.StatusCode == http.StatusNotModified:
 			closeBody(res)
-			return out, cmp.Or(etag, r.ifNoneMatch), ErrNotModified
+			resp.ETag = cmp.Or(resp.ETag, r.ifNoneMatch)
+			return out, resp, ErrNotModified
 		case res.StatusCode >= 200 && res.StatusCode < 300:
 			err := json.NewDecoder(res.Body).Decode(&out)
 			closeBody(res)
 			if err != nil {
-				return out, "", fmt.Errorf("statusclient: GET %s: decoding the response: %w", r.path, err)
+				return out, resp, fmt.Errorf("statusclient: GET %s: decoding the response: %w", r.path, err)
 			}
-			return out, etag, nil
+			return out, resp, nil
 		}
-		apiErr := readError(res)
+		apiErr := readError(res, resp)
 		closeBody(res)
 		wait, retry := c.retryWait(apiErr, attempt)
 		if !retry {
-			return out, "", apiErr
+			return out, resp, apiErr
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return out, "", fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", r.path, apiErr, err)
+			return out, resp, fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", r.path, apiErr, err)
 		}
 	}
 }

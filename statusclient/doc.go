@@ -1,10 +1,18 @@
 // Package statusclient is a typed Go client for the /v1 Client Project
-// Status API (its wire format is the OpenAPI document in package openapi):
-// one method per route, the contract's types, errors as *Error values
-// carrying the code, the HTTP status and the request id, iterators over
-// every page of a list, a bounded retry on 429 and 503 that honours
-// Retry-After, and conditional list calls (IfNoneMatch, answered with
-// ErrNotModified) for cheap polling.
+// Status API (its wire format is the OpenAPI document in package openapi),
+// shaped after go-github:
+//
+//   - One method per route, returning the value, a *Response and an error:
+//     the Response carries what every answer of the API says besides its
+//     body: the rate-limit figures (Response.Rate), the paging of a list
+//     (Response.Meta, Response.NextPage), the ETag and the request id.
+//   - Every list takes an options type that embeds ListOptions (Page,
+//     Limit); each list has an All... iterator that walks every page.
+//   - Errors are *Error values carrying a typed ErrorCode (see ErrorCodeOf),
+//     the HTTP status, the request id and the Response.
+//   - A bounded retry on 429 and 503 that honours Retry-After, and
+//     conditional list calls (IfNoneMatch, answered with ErrNotModified) for
+//     cheap polling.
 //
 // It depends on the standard library only.
 //

@@ -77,6 +77,10 @@ type Error struct {
 	// RetryAfter is the wait the server asked for in Retry-After (429, 503),
 	// 0 when it asked for none.
 	RetryAfter time.Duration
+	// Response is the answer's Response, the one the method returned with
+	// the error: its Rate holds the budget's figures (a 429's Reset says
+	// when the budget is whole again).
+	Response *Response
 
 	hasRetryAfter bool
 }
@@ -97,9 +101,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// readError turns a non-2xx response into an *Error, whatever its body.
-func readError(res *http.Response) *Error {
-	e := &Error{StatusCode: res.StatusCode}
+// readError turns a non-2xx response, whose Response is resp, into an
+// *Error, whatever its body.
+func readError(res *http.Response, resp *Response) *Error {
+	e := &Error{StatusCode: res.StatusCode, Response: resp}
 	var body struct {
 		Error *struct {
 			Code      string `json:"code"`
@@ -119,7 +124,7 @@ func readError(res *http.Response) *Error {
 		e.Message = http.StatusText(res.StatusCode)
 	}
 	if e.RequestID == "" {
-		e.RequestID = res.Header.Get("X-Request-Id")
+		e.RequestID = resp.RequestID
 	}
 	e.RetryAfter, e.hasRetryAfter = parseRetryAfter(res.Header.Get("Retry-After"), time.Now())
 	return e

@@ -41,22 +41,24 @@ type InvoiceListOptions struct {
 	ListOptions
 	Status    InvoiceStatus
 	ProjectID string
-	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
-	// page has not changed since, the call returns ErrNotModified instead of
-	// it. The All... iterators ignore it.
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
 // ListInvoices returns one page of the organization's invoices, ordered by
 // IssuedAt descending, then by ID.
-func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) (Page[Invoice], error) {
+func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]Invoice, *Response, error) {
 	return list[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
 // AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
 // items a page unless opts.Limit says otherwise, and yields each invoice
-// once. An error is yielded once and ends the walk; breaking out of the loop
-// stops it without further requests.
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListInvoices and follow Response.NextPage.
 func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.Seq2[Invoice, error] {
 	return walk[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters())
 }

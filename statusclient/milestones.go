@@ -32,27 +32,29 @@ type Milestone struct {
 type MilestoneListOptions struct {
 	ListOptions
 	Status MilestoneStatus
-	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
-	// page has not changed since, the call returns ErrNotModified instead of
-	// it. The All... iterators ignore it.
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
 // ListMilestones returns one page of a project's milestones, ordered by
 // DueAt ascending, then by ID. An unknown project is an *Error with Code
 // CodeNotFound.
-func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) (Page[Milestone], error) {
+func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) ([]Milestone, *Response, error) {
 	path, err := milestonesPath(projectID)
 	if err != nil {
-		return Page[Milestone]{}, err
+		return nil, nil, err
 	}
 	return list[Milestone](ctx, c, path, opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
 // AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
 // items a page unless opts.Limit says otherwise, and yields each milestone
-// once. An error is yielded once and ends the walk; breaking out of the loop
-// stops it without further requests.
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListMilestones and follow Response.NextPage.
 func (c *Client) AllMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) iter.Seq2[Milestone, error] {
 	path, err := milestonesPath(projectID)
 	if err != nil {

@@ -44,58 +44,45 @@ type Meta struct {
 	Total   int `json:"total"`    // all items matching the filters, whatever the page
 }
 
-// Page is one page of a list. A page past the end has no Items and the true
-// Meta.Total.
-type Page[T any] struct {
-	Items []T
-	Meta  Meta
-	// ETag identifies this page as served, "" when the server sent none.
-	// Pass it as the IfNoneMatch option of the same call to learn cheaply
-	// whether the page changed (see ErrNotModified).
-	ETag string
-}
-
-// HasNext reports whether pages follow this one.
-func (p Page[T]) HasNext() bool {
-	return len(p.Items) > 0 && p.Meta.PerPage > 0 &&
-		len(p.Items) >= p.Meta.PerPage && p.Meta.Page*p.Meta.PerPage < p.Meta.Total
-}
-
 // list fetches one page of the list route at path: the paging of lo, the
 // route's filters, and a conditional request when ifNoneMatch is not "".
-func list[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values, ifNoneMatch string) (Page[T], error) {
-	env, etag, err := get[[]T](ctx, c, request{path: path, query: lo.query(filters), ifNoneMatch: ifNoneMatch})
+func list[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values, ifNoneMatch string) ([]T, *Response, error) {
+	env, resp, err := get[[]T](ctx, c, request{path: path, query: lo.query(filters), ifNoneMatch: ifNoneMatch})
 	if err != nil {
-		return Page[T]{ETag: etag}, err
+		return nil, resp, err
 	}
-	return Page[T]{Items: env.Data, Meta: env.Meta, ETag: etag}, nil
+	resp.setPage(env.Meta, len(env.Data))
+	return env.Data, resp, nil
 }
 
 // walk is the one page walker of the All... iterators: it yields every item
 // of the list route at path, with its filters, page after page from
-// lo.Page (1 when 0), lo.Limit items a page (MaxLimit when 0), until a page
-// says none follows. It stops when the consumer stops; an error is yielded
-// once, with a zero item, and ends the walk.
+// lo.Page (1 when 0), lo.Limit items a page (MaxLimit when 0), until a
+// Response has no NextPage (or one that does not move forward, from a
+// server that ignores the page asked for). It stops when the consumer
+// stops; an error is yielded once, with a zero item, and ends the walk.
+// It yields items only (see the All... methods).
 func walk[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		lo := lo
 		lo.Page = cmp.Or(lo.Page, 1)
 		lo.Limit = cmp.Or(lo.Limit, MaxLimit)
-		for ; ; lo.Page++ {
-			p, err := list[T](ctx, c, path, lo, filters, "")
+		for {
+			items, resp, err := list[T](ctx, c, path, lo, filters, "")
 			if err != nil {
 				var zero T
 				yield(zero, err)
 				return
 			}
-			for _, item := range p.Items {
+			for _, item := range items {
 				if !yield(item, nil) {
 					return
 				}
 			}
-			if !p.HasNext() {
+			if resp.NextPage <= lo.Page {
 				return
 			}
+			lo.Page = resp.NextPage
 		}
 	}
 }

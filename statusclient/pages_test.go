@@ -208,26 +208,57 @@ func TestAllStopsOnAShortOrEmptyPage(t *testing.T) {
 	}
 }
 
-func TestPageHasNext(t *testing.T) {
+func TestResponseNextPage(t *testing.T) {
 	tests := []struct {
-		items   int
-		meta    statusclient.Meta
-		hasNext bool
+		items    int
+		meta     statusclient.Meta
+		nextPage int
 	}{
-		{20, statusclient.Meta{Page: 1, PerPage: 20, Total: 45}, true},
-		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 45}, true},
-		{5, statusclient.Meta{Page: 3, PerPage: 20, Total: 45}, false},
-		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 40}, false},
-		{0, statusclient.Meta{Page: 9, PerPage: 20, Total: 40}, false},
-		{3, statusclient.Meta{}, false}, // a body without meta ends a walk
+		{20, statusclient.Meta{Page: 1, PerPage: 20, Total: 45}, 2},
+		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 45}, 3},
+		{5, statusclient.Meta{Page: 3, PerPage: 20, Total: 45}, 0},
+		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 40}, 0},
+		{0, statusclient.Meta{Page: 9, PerPage: 20, Total: 40}, 0},
+		{3, statusclient.Meta{}, 0}, // a body without meta is the last page
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.meta), func(t *testing.T) {
 			is := is.New(t)
-			p := statusclient.Page[int]{Items: make([]int, tt.items), Meta: tt.meta}
-			is.Equal(p.HasNext(), tt.hasNext)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body := map[string]any{"data": manyInvoices(tt.items)}
+				if tt.meta != (statusclient.Meta{}) {
+					body["meta"] = map[string]int{"page": tt.meta.Page, "per_page": tt.meta.PerPage, "total": tt.meta.Total}
+				}
+				writeJSON(w, http.StatusOK, body)
+			}))
+			defer srv.Close()
+			items, resp, err := statusclient.New(srv.URL, "k").ListInvoices(context.Background(), statusclient.InvoiceListOptions{})
+			is.NoErr(err)
+			is.Equal(len(items), tt.items)
+			is.Equal(resp.Meta, tt.meta)
+			is.Equal(resp.NextPage, tt.nextPage)
 		})
 	}
+}
+
+func TestAllStopsWhenThePageDoesNotMove(t *testing.T) {
+	// A server that ignores ?page= and always serves page 1 must not send
+	// the iterator into an endless walk.
+	is := is.New(t)
+	items := manyInvoices(100)
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		writeJSON(w, http.StatusOK, map[string]any{"data": items, "meta": map[string]int{"page": 1, "per_page": 100, "total": 1000}})
+	}))
+	defer srv.Close()
+	n := 0
+	for _, err := range statusclient.New(srv.URL, "k").AllInvoices(context.Background(), statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: 2}}) {
+		is.NoErr(err)
+		n++
+	}
+	is.Equal(calls, 1) // page 2 answered as page 1: no page 2 to follow
+	is.Equal(n, 100)
 }
 
 func TestAllCanBeRangedAgain(t *testing.T) {
