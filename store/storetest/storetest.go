@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -49,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Order", testOrder},
 		{"Filters", testFilters},
 		{"Paging", testPaging},
+		{"FarPages", testFarPages},
 		{"Scoping", testScoping},
 		{"NotFound", testNotFound},
 		{"RejectsInvalidItems", testRejectsInvalid},
@@ -249,6 +251,51 @@ func testPaging(t *testing.T, open func(t *testing.T) Subject) {
 					is.Equal(len(got), 0)        // a page past the end is empty
 					is.Equal(total, len(l.want)) // a page past the end has the true total
 				}
+			})
+		}
+	}
+}
+
+// farPages are pages far past the end of any list: offsets just past
+// what an int32 or a uint32 holds, where an engine that keeps the offset in
+// 32 bits wraps around to the first page, and the last page the handler
+// allows for a limit (page*limit within an int). Pages over math.MaxInt
+// are left out where an int is 32 bits.
+func farPages() []store.PageRequest {
+	var out []store.PageRequest
+	for _, r := range []struct {
+		page  uint64
+		limit int
+	}{
+		{1<<31 + 1, 1}, // page=2147483649&limit=1: offset 2^31
+		{1 << 31, 1},   // offset 2^31-1, the largest int32
+		{1<<31/100 + 2, 100},
+		{1<<32 + 1, 1},
+		{1<<32/7 + 2, 7},
+		{1<<62 + 1, 1},
+		{math.MaxInt / 100, 100}, // the handler's last page: offset near 2^63
+		{math.MaxInt / 7, 7},
+		{math.MaxInt, 1}, // offset 2^63-2, the largest there is
+	} {
+		if r.page <= uint64(math.MaxInt/r.limit) {
+			out = append(out, store.PageRequest{Page: int(r.page), Limit: r.limit})
+		}
+	}
+	return out
+}
+
+// testFarPages asks every list for pages far past its end: each is empty,
+// with the true total.
+func testFarPages(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	for _, l := range append(append([]list{}, orderLists...), filterLists...) {
+		for _, r := range farPages() {
+			t.Run(fmt.Sprintf("%s, page %d, limit %d", l.name, r.Page, r.Limit), func(t *testing.T) {
+				is := is.New(t)
+				got, total, err := l.fetch(ctx, s, r)
+				is.NoErr(err)                // a page far past the end is no error
+				is.Equal(got, []string{})    // a page far past the end is empty
+				is.Equal(total, len(l.want)) // a page far past the end has the true total
 			})
 		}
 	}
