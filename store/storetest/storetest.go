@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Scoping", testScoping},
 		{"NotFound", testNotFound},
 		{"RejectsInvalidItems", testRejectsInvalid},
+		{"UnstorableIDsMatchNothing", testUnstorableReads},
 		{"CancelledContext", testCancelled},
 		{"ConcurrentReadsAndWrites", testConcurrent},
 	}
@@ -466,6 +467,107 @@ func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 	for _, org := range []string{orgB, "org_unknown"} {
 		_, err := s.GetProject(ctx, org, "new")
 		is.True(errors.Is(err, store.ErrNotFound)) // no refused project is stored in any organization
+	}
+}
+
+// unstorable returns ids that no store can keep exactly (see
+// store.Storable), most of which PostgreSQL's driver, were they sent,
+// would turn into id itself: it drops a NUL, and it replaces each byte
+// that is not UTF-8 with U+FFFD, so "p1\x00" would be "p1" and "p\xff"
+// would be "p\ufffd". The last few are invalid UTF-8 of other kinds.
+func unstorable(id string) []string {
+	out := []string{id + "\x00", "\x00" + id, id[:1] + "\x00" + id[1:], id + "\x00\x00"}
+	if strings.Contains(id, "\ufffd") {
+		for _, b := range []string{"\xff", "\x80", "\xc3"} { // never UTF-8; a continuation alone; a lead byte alone
+			out = append(out, strings.Replace(id, "\ufffd", b, 1))
+		}
+	}
+	return append(out,
+		id+"\xff",
+		id+"\xef\xbf",     // U+FFFD cut short
+		id+"\xc0\x80",     // NUL in the overlong form of modified UTF-8
+		id+"\xed\xa0\x80", // a surrogate half, which UTF-8 does not encode
+	)
+}
+
+// testUnstorableReads asks for ids that would match stored ones, p1 or
+// p\ufffd, if a store let a NUL be dropped or invalid UTF-8 be replaced:
+// they match nothing. The seed data holds p1 (in both organizations), d1,
+// and p\ufffd with a milestone, a deliverable and an invoice.
+func testUnstorableReads(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seeded(t, open)
+	is := is.New(t)
+	is.NoErr(s.PutProject(ctx, store.Project{ID: "p\ufffd", OrgID: orgA, Name: "Replacement character", Status: store.ProjectPlanned, UpdatedAt: day(2, 9)}))
+	is.NoErr(s.PutMilestone(ctx, store.Milestone{ID: "m\ufffd", OrgID: orgA, ProjectID: "p\ufffd", Name: "m", Status: store.MilestonePending, DueAt: day(3, 9)}))
+	is.NoErr(s.PutDeliverable(ctx, store.Deliverable{ID: "d\ufffd", OrgID: orgA, ProjectID: "p\ufffd", Name: "d", Status: store.DeliverableApproved,
+		FileName: ptr("f.txt"), ContentType: ptr("text/plain"), SizeBytes: ptr(int64(1)), FileKey: "f", CreatedAt: day(3, 9), UpdatedAt: day(3, 9)}))
+	is.NoErr(s.PutInvoice(ctx, store.Invoice{ID: "i\ufffd", OrgID: orgA, Number: "A-\ufffd", ProjectID: ptr("p\ufffd"), Status: store.InvoiceOpen,
+		Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: day(3, 9), DueAt: day(4, 9)}))
+
+	// The stored ids themselves are found.
+	_, err := s.GetProject(ctx, orgA, "p\ufffd")
+	is.NoErr(err) // p\ufffd is a valid id
+	_, err = s.GetDeliverable(ctx, orgA, "d\ufffd")
+	is.NoErr(err) // d\ufffd is a valid id
+	for _, l := range []list{
+		{"milestones of p\ufffd", milestones(orgA, "p\ufffd", store.MilestoneQuery{}), []string{"m\ufffd"}},
+		{"deliverables of p\ufffd", deliverables(orgA, store.DeliverableQuery{ProjectID: "p\ufffd"}), []string{"d\ufffd"}},
+		{"invoices of p\ufffd", invoices(orgA, store.InvoiceQuery{ProjectID: "p\ufffd"}), []string{"i\ufffd"}},
+	} {
+		got, total, err := l.fetch(ctx, s, all)
+		is.NoErr(err)
+		is.Equal(got, l.want) // the items of p\ufffd are listed
+		is.Equal(total, len(l.want))
+	}
+
+	// emptyLists are lists filtered by a value that must match nothing.
+	emptyLists := func(org, project string) []list {
+		return []list{
+			{"deliverables", deliverables(org, store.DeliverableQuery{ProjectID: project}), nil},
+			{"approved deliverables", deliverables(org, store.DeliverableQuery{ProjectID: project, Status: store.DeliverableApproved}), nil},
+			{"invoices", invoices(org, store.InvoiceQuery{ProjectID: project}), nil},
+			{"open invoices", invoices(org, store.InvoiceQuery{ProjectID: project, Status: store.InvoiceOpen}), nil},
+		}
+	}
+	for _, project := range append(unstorable("p1"), unstorable("p\ufffd")...) {
+		t.Run(fmt.Sprintf("project %q", project), func(t *testing.T) {
+			is := is.New(t)
+			_, err := s.GetProject(ctx, orgA, project)
+			is.True(errors.Is(err, store.ErrNotFound)) // GetProject of an unstorable id is not found
+			_, err = s.ListMilestones(ctx, orgA, project, store.MilestoneQuery{PageRequest: all})
+			is.True(errors.Is(err, store.ErrNotFound)) // ListMilestones of an unstorable project id is not found
+			for _, l := range emptyLists(orgA, project) {
+				got, total, err := l.fetch(ctx, s, all)
+				is.NoErr(err)             // a filter by an unstorable project id is no error
+				is.Equal(got, []string{}) // a filter by an unstorable project id matches nothing
+				is.Equal(total, 0)        // a filter by an unstorable project id counts nothing
+			}
+		})
+	}
+	for _, id := range append(unstorable("d1"), unstorable("d\ufffd")...) {
+		_, err := s.GetDeliverable(ctx, orgA, id)
+		is.True(errors.Is(err, store.ErrNotFound)) // GetDeliverable of an unstorable id is not found
+	}
+	for _, org := range unstorable(orgA) {
+		t.Run(fmt.Sprintf("organization %q", org), func(t *testing.T) {
+			is := is.New(t)
+			_, err := s.GetProject(ctx, org, "p1")
+			is.True(errors.Is(err, store.ErrNotFound)) // an unstorable organization id has no projects
+			_, err = s.GetDeliverable(ctx, org, "d1")
+			is.True(errors.Is(err, store.ErrNotFound)) // an unstorable organization id has no deliverables
+			_, err = s.ListMilestones(ctx, org, "p1", store.MilestoneQuery{PageRequest: all})
+			is.True(errors.Is(err, store.ErrNotFound)) // an unstorable organization id has no projects
+			for _, l := range append(emptyLists(org, "p1"), emptyLists(org, "")...) {
+				got, total, err := l.fetch(ctx, s, all)
+				is.NoErr(err)             // listing an unstorable organization id is no error
+				is.Equal(got, []string{}) // an unstorable organization id lists nothing
+				is.Equal(total, 0)        // an unstorable organization id counts nothing
+			}
+			got, total, err := projects(org, store.ProjectQuery{})(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(got, []string{}) // an unstorable organization id has no projects
+			is.Equal(total, 0)
+		})
 	}
 }
 
