@@ -86,9 +86,23 @@ type Page[T any] struct {
 // and holds no NUL. PostgreSQL's text holds neither a NUL nor invalid
 // UTF-8, and its driver would drop the one and replace the other with
 // U+FFFD, so "p1\x00" would be read as "p1" and "p\xff" as "p\ufffd".
-// In a Store such a value matches nothing.
+// Every Validate refuses an id, or an id an item refers to, that is not
+// Storable, and in a Store such a value matches nothing.
 func Storable(s string) bool {
 	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// checkStorable reports a field of an item (its "id", or an id it refers
+// to) that is not Storable.
+func checkStorable(kind, id, field, value string) error {
+	const why = "holds a NUL or is not valid UTF-8, which no store keeps exactly"
+	switch {
+	case Storable(value):
+		return nil
+	case field == "id": // invalid names it already
+		return invalid(kind, id, "the id %s", why)
+	}
+	return invalid(kind, id, "%s %q %s", field, value, why)
 }
 
 // invalid is the error of a Validate method: it names the item so that a
@@ -106,5 +120,8 @@ func checkOwned(kind, id, orgID string) error {
 	if orgID == "" {
 		return invalid(kind, id, "empty organization id")
 	}
-	return nil
+	if err := checkStorable(kind, id, "id", id); err != nil {
+		return err
+	}
+	return checkStorable(kind, id, "organization id", orgID)
 }

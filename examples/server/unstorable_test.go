@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -74,4 +75,30 @@ func TestUnstorableIDsMatchNothing(t *testing.T) {
 		dsn := testSchema(t, testenv.PostgresURL(t))
 		check(t, startServer(t, nil, "-data", name, "-database-url", dsn))
 	})
+}
+
+// TestUnstorableIDsAreRefused checks that a data file with an id that
+// holds a NUL stops the server with a message naming the item, rather
+// than loading it as another id.
+func TestUnstorableIDsAreRefused(t *testing.T) {
+	good, err := os.ReadFile(contractFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, from, to, want string }{
+		{"project id", `"id": "p3"`, `"id": "p3\u0000"`, `projects[2] (id "p3\x00")`},
+		{"organization id", `"id": "org_b"`, `"id": "org_b\u0000"`, `organizations[1] (id "org_b\x00")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			is.True(strings.Contains(string(good), tt.from)) // the contract file has the item
+			name := filepath.Join(t.TempDir(), "nul.json")
+			is.NoErr(os.WriteFile(name, []byte(strings.Replace(string(good), tt.from, tt.to, 1)), 0o600))
+			err := startErr(t, "-data", name)
+			t.Log(err)
+			is.True(strings.Contains(err.Error(), tt.want))               // the message names the item
+			is.True(strings.Contains(err.Error(), "NUL or is not valid")) // and says what is wrong
+		})
+	}
 }
