@@ -1,21 +1,3 @@
-// Package statusclient is a typed Go client for the /v1 Client Project
-// Status API (its wire format is the OpenAPI document in package openapi):
-// one method per route, the contract's types, errors as *Error values
-// carrying the code, the HTTP status and the request id, iterators over
-// every page of a list, a bounded retry on 429 and 503 that honours
-// Retry-After, and conditional list calls (IfNoneMatch, answered with
-// ErrNotModified) for cheap polling. It depends on the standard library
-// only.
-//
-//	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
-//	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}) {
-//		if err != nil {
-//			return err
-//		}
-//		fmt.Println(inv.Number, inv.AmountDue, inv.Currency)
-//	}
-//
-// A Client is safe for concurrent use.
 package statusclient
 
 import (
@@ -32,77 +14,13 @@ import (
 	"time"
 )
 
-// Retry defaults: see WithRetry. DefaultMaxWait is one rate-limit window
-// (a minute) and a margin, since a server may round its Retry-After up.
-const (
-	DefaultMaxAttempts = 3
-	DefaultMaxWait     = 65 * time.Second
-)
-
-// DefaultTimeout bounds each HTTP exchange of a Client made without
-// WithHTTPClient, so that a stalled server cannot hang a caller that passed
-// a context without a deadline.
-const DefaultTimeout = 30 * time.Second
-
 // Client calls the /v1 API with one API key. Make one with New and share it:
 // it is safe for concurrent use.
 type Client struct {
-	base        string // the API root, ending in /v1, without a trailing slash
-	baseErr     error  // set when the base URL is unusable: every call returns it
-	apiKey      string
-	hc          *http.Client
-	userAgent   string
-	maxAttempts int
-	maxWait     time.Duration
-	sleep       func(ctx context.Context, d time.Duration) error
-}
-
-// Option configures a Client.
-type Option func(*Client)
-
-// WithHTTPClient makes the Client send its requests through hc (its
-// transport, timeout, proxy...). A nil hc keeps the default, an
-// http.Client with DefaultTimeout.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) {
-		if hc != nil {
-			c.hc = hc
-		}
-	}
-}
-
-// WithUserAgent sets the User-Agent header of every request.
-func WithUserAgent(ua string) Option {
-	return func(c *Client) { c.userAgent = ua }
-}
-
-// WithRetry bounds the retry of refused requests. A request answered 429
-// RATE_LIMITED or 503 UNAVAILABLE is sent again, at most maxAttempts times
-// in all (1 disables retrying), after waiting the Retry-After the server
-// asked for, or 1s, 2s, 4s... when it asked for none. When the server asks
-// for a longer wait than maxWait, the Client does not wait: it returns the
-// *Error at once, with RetryAfter set, and the caller decides. The defaults
-// are DefaultMaxAttempts and DefaultMaxWait.
-//
-// Nothing else is retried: not other statuses, and not transport errors
-// (connection refused, reset, timeouts), which the Client returns as they
-// are. Every route is a GET, so a caller may safely retry those itself.
-func WithRetry(maxAttempts int, maxWait time.Duration) Option {
-	return func(c *Client) {
-		c.maxAttempts = max(maxAttempts, 1)
-		c.maxWait = max(maxWait, 0)
-	}
-}
-
-// WithSleep replaces the way the Client waits before a retry. sleep must
-// return early with ctx.Err() when ctx ends. Tests use it to record the
-// waits instead of sleeping; the default uses a timer.
-func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return func(c *Client) {
-		if sleep != nil {
-			c.sleep = sleep
-		}
-	}
+	base    string // the API root, ending in /v1, without a trailing slash
+	baseErr error  // set when the base URL is unusable: every call returns it
+	apiKey  string
+	config
 }
 
 // New returns a Client for the API at baseURL, authenticating with apiKey
@@ -113,21 +31,19 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // "https://portal.example.com/api/v1". An address without the /v1 segment
 // ("https://portal.example.com/api") is taken as the root under which /v1 is
 // mounted, and /v1 is appended. A baseURL that is not an absolute http or
-// https URL, or that carries a query or a fragment, does not panic: every
-// call of the Client returns an error saying so.
+// https URL, or that carries a query or a fragment, does not panic: it is
+// data, perhaps from a configuration file, so every call of the Client
+// returns an error saying so.
+//
+// New panics on an option given a value that no default stands for (see
+// the package documentation), naming the option: that is a programming
+// error.
 func New(baseURL, apiKey string, opts ...Option) *Client {
-	c := &Client{
-		apiKey:      apiKey,
-		hc:          &http.Client{Timeout: DefaultTimeout},
-		userAgent:   "clientstatus-statusclient",
-		maxAttempts: DefaultMaxAttempts,
-		maxWait:     DefaultMaxWait,
-		sleep:       sleepCtx,
+	c := &Client{apiKey: apiKey, config: defaultConfig()}
+	for _, o := range opts {
+		o(&c.config)
 	}
 	c.base, c.baseErr = normalizeBase(baseURL)
-	for _, o := range opts {
-		o(c)
-	}
 	return c
 }
 
@@ -157,9 +73,9 @@ type envelope[T any] struct {
 
 // ErrNotModified is returned by a list call made with IfNoneMatch when the
 // server answers 304 Not Modified: the list is as it was when the server
-// sent that ETag. The Page returned with it has no items, only the ETag.
-// A server that sends no ETag never answers 304: Page.ETag is then "" and
-// IfNoneMatch stays empty.
+// sent that ETag. No items come with it; the Response does, with the ETag.
+// A server that sends no ETag never answers 304: Response.ETag is then ""
+// and IfNoneMatch stays empty.
 var ErrNotModified = errors.New("statusclient: not modified")
 
 // request is one GET of the API.
@@ -170,12 +86,12 @@ type request struct {
 }
 
 // get sends the request, retrying as WithRetry says, and decodes the success
-// envelope; it also returns the response's ETag. A 304 is ErrNotModified;
-// any other non-2xx answer is returned as an *Error.
-func get[T any](ctx context.Context, c *Client, r request) (envelope[T], string, error) {
+// envelope. The Response is that of the last answer, nil when none came. A
+// 304 is ErrNotModified; any other non-2xx answer is returned as an *Error.
+func get[T any](ctx context.Context, c *Client, r request) (envelope[T], *Response, error) {
 	var out envelope[T]
 	if c.baseErr != nil {
-		return out, "", c.baseErr
+		return out, nil, c.baseErr
 	}
 	target := c.base + r.path
 	if len(r.query) > 0 {
@@ -184,29 +100,30 @@ func get[T any](ctx context.Context, c *Client, r request) (envelope[T], string,
 	for attempt := 1; ; attempt++ {
 		res, err := c.send(ctx, target, r.ifNoneMatch)
 		if err != nil {
-			return out, "", err
+			return out, nil, err
 		}
-		etag := res.Header.Get("ETag")
+		resp := newResponse(res)
 		switch {
 		case res.StatusCode == http.StatusNotModified:
 			closeBody(res)
-			return out, cmp.Or(etag, r.ifNoneMatch), ErrNotModified
+			resp.ETag = cmp.Or(resp.ETag, r.ifNoneMatch)
+			return out, resp, ErrNotModified
 		case res.StatusCode >= 200 && res.StatusCode < 300:
 			err := json.NewDecoder(res.Body).Decode(&out)
 			closeBody(res)
 			if err != nil {
-				return out, "", fmt.Errorf("statusclient: GET %s: decoding the response: %w", r.path, err)
+				return out, resp, fmt.Errorf("statusclient: GET %s: decoding the response: %w", r.path, err)
 			}
-			return out, etag, nil
+			return out, resp, nil
 		}
-		apiErr := readError(res)
+		apiErr := readError(res, resp)
 		closeBody(res)
 		wait, retry := c.retryWait(apiErr, attempt)
 		if !retry {
-			return out, "", apiErr
+			return out, resp, apiErr
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return out, "", fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", r.path, apiErr, err)
+			return out, resp, fmt.Errorf("statusclient: GET %s: waiting to retry after %w: %w", r.path, apiErr, err)
 		}
 	}
 }
@@ -221,9 +138,7 @@ func (c *Client) send(ctx context.Context, target, ifNoneMatch string) (*http.Re
 	if ifNoneMatch != "" {
 		req.Header.Set("If-None-Match", ifNoneMatch)
 	}
-	if c.userAgent != "" {
-		req.Header.Set("User-Agent", c.userAgent)
-	}
+	req.Header.Set("User-Agent", c.userAgent)
 	res, err := c.hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("statusclient: %w", err)

@@ -19,19 +19,20 @@ func TestIfNoneMatch(t *testing.T) {
 	defer srv.Close()
 	c := statusclient.New(srv.URL+"/v1", "k")
 
-	first, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
+	_, first, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
 	is.NoErr(err)
 	is.True(first.ETag != "") // the page's ETag is kept
 
-	again, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{IfNoneMatch: first.ETag})
+	items, again, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{IfNoneMatch: first.ETag})
 	is.True(errors.Is(err, statusclient.ErrNotModified)) // an unchanged list is not sent again
+	is.Equal(again.StatusCode, 304)                      // with a Response all the same
 	is.Equal(again.ETag, first.ETag)
-	is.Equal(len(again.Items), 0)
+	is.Equal(len(items), 0)
 
 	fake.invoices = fake.invoices[1:] // a change between two polls (no request in flight)
-	changed, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{IfNoneMatch: first.ETag})
+	items, changed, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{IfNoneMatch: first.ETag})
 	is.NoErr(err) // a changed list is sent
-	is.Equal(len(changed.Items), 2)
+	is.Equal(len(items), 2)
 	is.True(changed.ETag != first.ETag)
 
 	n := 0

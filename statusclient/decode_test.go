@@ -71,11 +71,12 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("projects", func(t *testing.T) {
 		is := is.New(t)
 		c, last := contractServer(t)
-		page, err := c.ListProjects(ctx, statusclient.ProjectListOptions{Page: 2, Limit: 2, Status: statusclient.ProjectInProgress})
+		items, resp, err := c.ListProjects(ctx, statusclient.ProjectListOptions{ListOptions: statusclient.ListOptions{Page: 2, Limit: 2}, Status: statusclient.ProjectInProgress})
 		is.NoErr(err)
 		is.Equal(last.URL.RawQuery, "limit=2&page=2&status=in_progress") // options are sent as the contract names them
-		is.Equal(page.Meta, statusclient.Meta{Page: 2, PerPage: 2, Total: 7})
-		is.Equal(page.Items, []statusclient.Project{
+		is.Equal(resp.Meta, statusclient.Meta{Page: 2, PerPage: 2, Total: 7})
+		is.Equal(resp.NextPage, 3) // 2 of 7 a page: pages 3 and 4 follow
+		is.Equal(items, []statusclient.Project{
 			{ID: "p1", Name: "Site", Status: statusclient.ProjectInProgress, StartedAt: ptr(ts("2026-01-05T09:00:00Z")), DueAt: ptr(ts("2026-06-30T17:00:00Z")), UpdatedAt: ts("2026-02-01T10:30:00Z")},
 			{ID: "p2", Name: "Retainer", Status: statusclient.ProjectPlanned, UpdatedAt: ts("2026-01-01T00:00:00Z")},
 		})
@@ -84,7 +85,7 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("project, id escaped", func(t *testing.T) {
 		is := is.New(t)
 		c, _ := contractServer(t)
-		p, err := c.GetProject(ctx, "p/1")
+		p, _, err := c.GetProject(ctx, "p/1")
 		is.NoErr(err)
 		is.Equal(p, statusclient.Project{ID: "p/1", Name: "Site", Status: statusclient.ProjectOnHold, UpdatedAt: ts("2026-01-01T00:00:00Z")})
 	})
@@ -92,10 +93,10 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("milestones", func(t *testing.T) {
 		is := is.New(t)
 		c, last := contractServer(t)
-		page, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
+		items, _, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
 		is.NoErr(err)
 		is.Equal(last.URL.RawQuery, "") // zero options leave the server's defaults
-		is.Equal(page.Items, []statusclient.Milestone{
+		is.Equal(items, []statusclient.Milestone{
 			{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: ts("2026-02-01T00:00:00Z"), CompletedAt: ptr(ts("2026-01-30T16:00:00Z"))},
 			{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: ts("2026-04-01T00:00:00Z")},
 		})
@@ -104,10 +105,10 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("deliverables", func(t *testing.T) {
 		is := is.New(t)
 		c, last := contractServer(t)
-		page, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1", Status: statusclient.DeliverableApproved})
+		items, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1", Status: statusclient.DeliverableApproved})
 		is.NoErr(err)
 		is.Equal(last.URL.RawQuery, "projectId=p1&status=approved")
-		is.Equal(page.Items, []statusclient.Deliverable{
+		is.Equal(items, []statusclient.Deliverable{
 			{ID: "d1", ProjectID: "p1", Name: "Mockups", Status: statusclient.DeliverableApproved, FileName: ptr("mockups.pdf"), ContentType: ptr("application/pdf"), SizeBytes: ptr(int64(5242880)), CreatedAt: ts("2026-01-20T08:00:00Z"), UpdatedAt: ts("2026-01-21T08:00:00Z")},
 			{ID: "d2", ProjectID: "p1", Name: "Copy", Status: statusclient.DeliverablePending, CreatedAt: ts("2026-01-19T08:00:00Z"), UpdatedAt: ts("2026-01-19T08:00:00Z")},
 		})
@@ -116,7 +117,7 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("download", func(t *testing.T) {
 		is := is.New(t)
 		c, _ := contractServer(t)
-		link, err := c.DownloadDeliverable(ctx, "d1")
+		link, _, err := c.DownloadDeliverable(ctx, "d1")
 		is.NoErr(err)
 		is.Equal(link, statusclient.DownloadLink{URL: "https://portal.example.com/api/v1/files/d1?exp=1&sig=abc", ExpiresAt: ts("2026-03-01T09:15:00Z")})
 	})
@@ -124,10 +125,10 @@ func TestDecodesEveryField(t *testing.T) {
 	t.Run("invoices", func(t *testing.T) {
 		is := is.New(t)
 		c, last := contractServer(t)
-		page, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, ProjectID: "p 1&x"})
+		items, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, ProjectID: "p 1&x"})
 		is.NoErr(err)
 		is.Equal(last.URL.Query().Get("projectId"), "p 1&x") // filter values are query-escaped
-		is.Equal(page.Items, []statusclient.Invoice{
+		is.Equal(items, []statusclient.Invoice{
 			{ID: "i1", Number: "INV-0001", ProjectID: ptr("p1"), Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, AmountDue: 0, IssuedAt: ts("2026-01-31T00:00:00Z"), DueAt: ts("2026-02-28T00:00:00Z"), PaidAt: ptr(ts("2026-02-10T12:00:00Z"))},
 			{ID: "i2", Number: "INV-0002", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 50000, AmountDue: 50000, IssuedAt: ts("2026-01-15T00:00:00Z"), DueAt: ts("2026-02-15T00:00:00Z")},
 		})
@@ -143,7 +144,7 @@ func TestSendsKeyAndUserAgent(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := statusclient.New(srv.URL, "sk_live_123", statusclient.WithUserAgent("portal-sync/2"))
-	_, err := c.ListInvoices(context.Background(), statusclient.InvoiceListOptions{})
+	_, _, err := c.ListInvoices(context.Background(), statusclient.InvoiceListOptions{})
 	is.NoErr(err)
 	is.Equal(got.Get("Authorization"), "Bearer sk_live_123")
 	is.Equal(got.Get("User-Agent"), "portal-sync/2")
@@ -170,7 +171,7 @@ func TestBaseURL(t *testing.T) {
 			}))
 			defer srv.Close()
 			c := statusclient.New(strings.ReplaceAll(tt.base, "%s", srv.URL), "k")
-			p, err := c.GetProject(context.Background(), "p1")
+			p, _, err := c.GetProject(context.Background(), "p1")
 			is.NoErr(err)
 			is.Equal(p.ID, "p1")
 			is.Equal(path, tt.path)
@@ -183,8 +184,9 @@ func TestBadBaseURLFailsEveryCall(t *testing.T) {
 		t.Run(base, func(t *testing.T) {
 			is := is.New(t)
 			c := statusclient.New(base, "k")
-			_, err := c.ListProjects(context.Background(), statusclient.ProjectListOptions{})
-			is.True(err != nil) // an unusable base URL is reported, not panicked on
+			_, resp, err := c.ListProjects(context.Background(), statusclient.ProjectListOptions{})
+			is.True(err != nil)  // an unusable base URL is reported, not panicked on
+			is.True(resp == nil) // no answer, no Response
 			for _, err := range c.AllInvoices(context.Background(), statusclient.InvoiceListOptions{}) {
 				is.True(err != nil) // the iterator yields the same error
 			}
@@ -198,11 +200,14 @@ func TestEmptyIDSendsNothing(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls++ }))
 	defer srv.Close()
 	c := statusclient.New(srv.URL, "k")
-	_, err := c.GetProject(context.Background(), "")
+	_, _, err := c.GetProject(context.Background(), "")
 	is.True(err != nil)
-	_, err = c.ListMilestones(context.Background(), "", statusclient.MilestoneListOptions{})
+	_, _, err = c.ListMilestones(context.Background(), "", statusclient.MilestoneListOptions{})
 	is.True(err != nil)
-	_, err = c.DownloadDeliverable(context.Background(), "")
+	for _, err := range c.AllMilestones(context.Background(), "", statusclient.MilestoneListOptions{}) {
+		is.True(err != nil)
+	}
+	_, _, err = c.DownloadDeliverable(context.Background(), "")
 	is.True(err != nil)
 	is.Equal(calls, 0) // an empty id could only be a 404
 }

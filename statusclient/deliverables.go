@@ -3,6 +3,7 @@ package statusclient
 import (
 	"context"
 	"iter"
+	"net/url"
 	"time"
 )
 
@@ -35,13 +36,12 @@ type Deliverable struct {
 // server's defaults: page 1, 20 a page, any status, any project. An unknown
 // ProjectID gives an empty list, not an error.
 type DeliverableListOptions struct {
-	Page      int
-	Limit     int // 1..MaxLimit
+	ListOptions
 	Status    DeliverableStatus
 	ProjectID string
-	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
-	// page has not changed since, the call returns ErrNotModified instead of
-	// it. The All... iterators ignore it.
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
@@ -55,34 +55,35 @@ type DownloadLink struct {
 
 // ListDeliverables returns one page of the organization's deliverables,
 // ordered by CreatedAt descending, then by ID.
-func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptions) (Page[Deliverable], error) {
-	q := pageQuery(opts.Page, opts.Limit)
-	setString(q, "status", string(opts.Status))
-	setString(q, "projectId", opts.ProjectID)
-	return listPage[Deliverable](ctx, c, request{path: "/deliverables", query: q, ifNoneMatch: opts.IfNoneMatch})
+func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptions) ([]Deliverable, *Response, error) {
+	return list[Deliverable](ctx, c, "/deliverables", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
-// AllDeliverables walks every page of ListDeliverables from opts.Page,
-// MaxLimit items a page unless opts.Limit says otherwise, and yields each
-// deliverable once. An error is yielded once and ends the walk; breaking out
-// of the loop stops it without further requests.
+// AllDeliverables walks every page of ListDeliverables from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each deliverable
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListDeliverables and follow Response.NextPage.
 func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOptions) iter.Seq2[Deliverable, error] {
-	opts.Limit = walkLimit(opts.Limit)
-	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Deliverable], error) {
-		o := opts
-		o.Page, o.IfNoneMatch = page, ""
-		return c.ListDeliverables(ctx, o)
-	})
+	return walk[Deliverable](ctx, c, "/deliverables", opts.ListOptions, opts.filters())
+}
+
+func (o DeliverableListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "status", string(o.Status))
+	setString(q, "projectId", o.ProjectID)
+	return q
 }
 
 // DownloadDeliverable returns a fresh signed link to a deliverable's file.
 // A deliverable with no file attached is an *Error with Code
 // CodeFileNotAvailable (409); an unknown one, CodeNotFound.
-func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLink, error) {
+func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLink, *Response, error) {
 	path, err := itemPath("/deliverables", id)
 	if err != nil {
-		return DownloadLink{}, err
+		return DownloadLink{}, nil, err
 	}
-	env, _, err := get[DownloadLink](ctx, c, request{path: path + "/download"})
-	return env.Data, err
+	env, resp, err := get[DownloadLink](ctx, c, request{path: path + "/download"})
+	return env.Data, resp, err
 }

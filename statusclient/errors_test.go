@@ -3,6 +3,7 @@ package statusclient_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -65,9 +66,12 @@ func TestErrors(t *testing.T) {
 			}))
 			defer srv.Close()
 			c := statusclient.New(srv.URL, "secret-key")
-			_, err := c.GetProject(context.Background(), "p1")
+			_, resp, err := c.GetProject(context.Background(), "p1")
 			var apiErr *statusclient.Error
 			is.True(errors.As(err, &apiErr)) // every non-2xx answer is an *Error
+			is.True(resp != nil)             // with the Response of the answer
+			is.Equal(apiErr.Response, resp)  // on the *Error too
+			is.Equal(resp.StatusCode, tt.status)
 			is.Equal(apiErr.StatusCode, tt.want.StatusCode)
 			is.Equal(apiErr.Code, tt.want.Code)
 			is.Equal(apiErr.Message, tt.want.Message)
@@ -88,19 +92,19 @@ func TestFakeAPIErrors(t *testing.T) {
 		name  string
 		key   string
 		call  func(c *statusclient.Client) error
-		code  string
+		code  statusclient.ErrorCode
 		param string
 	}{
 		{"wrong key", "bad", func(c *statusclient.Client) error {
-			_, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+			_, _, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
 			return err
 		}, statusclient.CodeUnauthorized, ""},
 		{"limit over 100", "good", func(c *statusclient.Client) error {
-			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Limit: 101})
+			_, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 101}})
 			return err
 		}, statusclient.CodeInvalidParameter, "limit"},
 		{"unknown project", "good", func(c *statusclient.Client) error {
-			_, err := c.GetProject(ctx, "nope")
+			_, _, err := c.GetProject(ctx, "nope")
 			return err
 		}, statusclient.CodeNotFound, ""},
 	}
@@ -115,4 +119,18 @@ func TestFakeAPIErrors(t *testing.T) {
 			is.True(apiErr.RequestID != "") // the request id is there to quote
 		})
 	}
+}
+
+func TestErrorCodeOf(t *testing.T) {
+	is := is.New(t)
+	srv, _ := scriptedServer(t, []refusal{{429, "120"}})
+	_, _, err := statusclient.New(srv.URL, "k").GetProject(context.Background(), "p1")
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeRateLimited)                            // an *Error
+	is.Equal(statusclient.ErrorCodeOf(fmt.Errorf("syncing: %w", err)), statusclient.CodeRateLimited) // found through wrapping
+	is.Equal(statusclient.ErrorCodeOf(nil), statusclient.ErrorCode(""))                              // no error, no code
+	is.Equal(statusclient.ErrorCodeOf(context.Canceled), statusclient.ErrorCode(""))                 // not an API error
+
+	_, _, err = statusclient.New("not a URL", "k").GetProject(context.Background(), "p1")
+	is.True(err != nil)
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.ErrorCode("")) // a bad base URL is not an answer of the API
 }

@@ -17,12 +17,17 @@ import (
 )
 
 // exampleServer runs the real handler on in-memory parts, with five
-// invoices of the organization of the key "example-key".
-func exampleServer() *httptest.Server {
+// invoices of the organization of the key "example-key", on the enterprise
+// plan (no rate limit), or on plan when one is given.
+func exampleServer(plan ...store.Plan) *httptest.Server {
 	ctx := context.Background()
 	st := store.NewMemory()
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
-	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "enterprise", RetainerActive: true, APIEnabled: true})
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // organizations come from st
+	p := store.PlanEnterprise
+	if len(plan) > 0 {
+		p = plan[0]
+	}
+	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: p, RetainerActive: true, APIEnabled: true})
 	if _, err := keys.Import(ctx, "org_a", "example", "example-key", nil); err != nil {
 		panic(err)
 	}
@@ -43,13 +48,27 @@ func exampleServer() *httptest.Server {
 		statusapi.WithSigningKey([]byte("example signing key, 32 bytes..")), statusapi.WithLogger(quiet)))
 }
 
+// Make a Client with options, and get one item.
+func ExampleNew() {
+	srv := exampleServer()
+	defer srv.Close()
+
+	c := statusclient.New(srv.URL+"/v1", "example-key",
+		statusclient.WithRetry(5, 0), // five attempts, the default longest wait
+		statusclient.WithUserAgent("portal-sync/2"))
+	_, resp, err := c.GetProject(context.Background(), "prj_missing")
+	fmt.Println(statusclient.ErrorCodeOf(err), resp.StatusCode)
+	// Output:
+	// NOT_FOUND 404
+}
+
 // Walk every open invoice, whatever the number of pages.
 func ExampleClient_AllInvoices() {
 	srv := exampleServer()
 	defer srv.Close()
 
 	c := statusclient.New(srv.URL+"/v1", "example-key")
-	opts := statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, Limit: 2}
+	opts := statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 2}, Status: statusclient.InvoiceOpen}
 	for inv, err := range c.AllInvoices(context.Background(), opts) {
 		if err != nil {
 			fmt.Println("error:", err)
@@ -63,17 +82,86 @@ func ExampleClient_AllInvoices() {
 	// INV-0005 2025-11-01 1600.00 EUR
 }
 
-// Branch on the API's error code with errors.As.
+// Page through a list by hand, go-github style, watching the rate budget
+// that every Response carries.
+func ExampleClient_ListInvoices() {
+	srv := exampleServer(store.PlanStarter)
+	defer srv.Close()
+
+	c := statusclient.New(srv.URL+"/v1", "example-key")
+	opts := statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 2}}
+	for {
+		invoices, resp, err := c.ListInvoices(context.Background(), opts)
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Printf("page %d: %d of %d invoices; %d of %d requests left\n",
+			resp.Meta.Page, len(invoices), resp.Meta.Total, resp.Rate.Remaining, resp.Rate.Limit)
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	// Output:
+	// page 1: 2 of 5 invoices; 59 of 60 requests left
+	// page 2: 2 of 5 invoices; 58 of 60 requests left
+	// page 3: 1 of 5 invoices; 57 of 60 requests left
+}
+
+// A plan without a rate limit sends no rate-limit headers: Rate.Limited
+// tells the two apart.
+func ExampleRate() {
+	for _, plan := range []store.Plan{store.PlanStarter, store.PlanEnterprise} {
+		srv := exampleServer(plan)
+		_, resp, err := statusclient.New(srv.URL+"/v1", "example-key").ListProjects(context.Background(), statusclient.ProjectListOptions{})
+		srv.Close()
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		if !resp.Rate.Limited {
+			fmt.Printf("%s: no rate limit\n", plan)
+			continue
+		}
+		fmt.Printf("%s: %d requests a window, %d left, reset ahead: %t\n",
+			plan, resp.Rate.Limit, resp.Rate.Remaining, resp.Rate.Reset.After(time.Now()))
+	}
+	// Output:
+	// starter: 60 requests a window, 59 left, reset ahead: true
+	// enterprise: no rate limit
+}
+
+// Reach the whole answer behind an error with errors.As.
 func ExampleError() {
 	srv := exampleServer()
 	defer srv.Close()
 
 	c := statusclient.New(srv.URL+"/v1", "example-key")
-	_, err := c.GetProject(context.Background(), "prj_missing")
+	_, _, err := c.GetProject(context.Background(), "prj_missing")
 	var apiErr *statusclient.Error
-	if errors.As(err, &apiErr) && apiErr.Code == statusclient.CodeNotFound {
-		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.RequestID != "")
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.RequestID != "", apiErr.Response.Rate.Limited)
 	}
 	// Output:
-	// 404 NOT_FOUND true
+	// 404 NOT_FOUND true false
+}
+
+// Branch on the API's error code.
+func ExampleErrorCodeOf() {
+	srv := exampleServer()
+	defer srv.Close()
+
+	c := statusclient.New(srv.URL+"/v1", "example-key")
+	_, _, err := c.GetProject(context.Background(), "prj_missing")
+	switch statusclient.ErrorCodeOf(err) {
+	case "":
+		fmt.Println("no answer from the API:", err)
+	case statusclient.CodeNotFound:
+		fmt.Println("no such project")
+	default:
+		fmt.Println("error:", err)
+	}
+	// Output:
+	// no such project
 }

@@ -3,6 +3,7 @@ package statusclient
 import (
 	"context"
 	"iter"
+	"net/url"
 	"time"
 )
 
@@ -37,34 +38,34 @@ type Invoice struct {
 // defaults: page 1, 20 a page, any status, any project. An unknown ProjectID
 // gives an empty list, not an error.
 type InvoiceListOptions struct {
-	Page      int
-	Limit     int // 1..MaxLimit
+	ListOptions
 	Status    InvoiceStatus
 	ProjectID string
-	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
-	// page has not changed since, the call returns ErrNotModified instead of
-	// it. The All... iterators ignore it.
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
 // ListInvoices returns one page of the organization's invoices, ordered by
 // IssuedAt descending, then by ID.
-func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) (Page[Invoice], error) {
-	q := pageQuery(opts.Page, opts.Limit)
-	setString(q, "status", string(opts.Status))
-	setString(q, "projectId", opts.ProjectID)
-	return listPage[Invoice](ctx, c, request{path: "/invoices", query: q, ifNoneMatch: opts.IfNoneMatch})
+func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]Invoice, *Response, error) {
+	return list[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
 // AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
 // items a page unless opts.Limit says otherwise, and yields each invoice
-// once. An error is yielded once and ends the walk; breaking out of the loop
-// stops it without further requests.
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListInvoices and follow Response.NextPage.
 func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.Seq2[Invoice, error] {
-	opts.Limit = walkLimit(opts.Limit)
-	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Invoice], error) {
-		o := opts
-		o.Page, o.IfNoneMatch = page, ""
-		return c.ListInvoices(ctx, o)
-	})
+	return walk[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters())
+}
+
+func (o InvoiceListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "status", string(o.Status))
+	setString(q, "projectId", o.ProjectID)
+	return q
 }

@@ -3,6 +3,7 @@ package statusclient
 import (
 	"context"
 	"iter"
+	"net/url"
 	"time"
 )
 
@@ -29,37 +30,46 @@ type Milestone struct {
 // MilestoneListOptions selects milestones. Zero values leave the server's
 // defaults: page 1, 20 a page, any status.
 type MilestoneListOptions struct {
-	Page   int
-	Limit  int // 1..MaxLimit
+	ListOptions
 	Status MilestoneStatus
-	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
-	// page has not changed since, the call returns ErrNotModified instead of
-	// it. The All... iterators ignore it.
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
 // ListMilestones returns one page of a project's milestones, ordered by
 // DueAt ascending, then by ID. An unknown project is an *Error with Code
 // CodeNotFound.
-func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) (Page[Milestone], error) {
-	path, err := itemPath("/projects", projectID)
+func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) ([]Milestone, *Response, error) {
+	path, err := milestonesPath(projectID)
 	if err != nil {
-		return Page[Milestone]{}, err
+		return nil, nil, err
 	}
-	q := pageQuery(opts.Page, opts.Limit)
-	setString(q, "status", string(opts.Status))
-	return listPage[Milestone](ctx, c, request{path: path + "/milestones", query: q, ifNoneMatch: opts.IfNoneMatch})
+	return list[Milestone](ctx, c, path, opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
 // AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
 // items a page unless opts.Limit says otherwise, and yields each milestone
-// once. An error is yielded once and ends the walk; breaking out of the loop
-// stops it without further requests.
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListMilestones and follow Response.NextPage.
 func (c *Client) AllMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) iter.Seq2[Milestone, error] {
-	opts.Limit = walkLimit(opts.Limit)
-	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Milestone], error) {
-		o := opts
-		o.Page, o.IfNoneMatch = page, ""
-		return c.ListMilestones(ctx, projectID, o)
-	})
+	path, err := milestonesPath(projectID)
+	if err != nil {
+		return failed[Milestone](err)
+	}
+	return walk[Milestone](ctx, c, path, opts.ListOptions, opts.filters())
+}
+
+func milestonesPath(projectID string) (string, error) {
+	path, err := itemPath("/projects", projectID)
+	return path + "/milestones", err
+}
+
+func (o MilestoneListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "status", string(o.Status))
+	return q
 }

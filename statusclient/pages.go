@@ -1,8 +1,10 @@
 package statusclient
 
 import (
+	"cmp"
 	"context"
 	"iter"
+	"maps"
 	"net/url"
 	"strconv"
 )
@@ -12,6 +14,29 @@ import (
 // MaxLimit items unless told otherwise.
 const MaxLimit = 100
 
+// ListOptions are the paging options of every list, embedded in each
+// list's options type (ProjectListOptions, InvoiceListOptions...), as in
+// go-github. Zero means the server's default: page 1, 20 items a page; the
+// All... iterators start at Page and ask for MaxLimit items a page when
+// Limit is 0. A value out of range (Page < 1, Limit outside 1..MaxLimit) is
+// sent as it is and refused by the server with INVALID_PARAMETER.
+type ListOptions struct {
+	Page  int // the page to serve, from 1
+	Limit int // items a page, 1..MaxLimit
+}
+
+// query returns the paging parameters together with filters, which it
+// leaves as they are; zero values are left out, to the server's defaults.
+func (o ListOptions) query(filters url.Values) url.Values {
+	q := maps.Clone(filters)
+	if q == nil {
+		q = url.Values{}
+	}
+	setInt(q, "page", o.Page)
+	setInt(q, "limit", o.Limit)
+	return q
+}
+
 // Meta is the paging information of a list response.
 type Meta struct {
 	Page    int `json:"page"`     // the page served, from 1
@@ -19,39 +44,55 @@ type Meta struct {
 	Total   int `json:"total"`    // all items matching the filters, whatever the page
 }
 
-// Page is one page of a list. A page past the end has no Items and the true
-// Meta.Total.
-type Page[T any] struct {
-	Items []T
-	Meta  Meta
-	// ETag identifies this page as served, "" when the server sent none.
-	// Pass it as the IfNoneMatch option of the same call to learn cheaply
-	// whether the page changed (see ErrNotModified).
-	ETag string
-}
-
-// HasNext reports whether pages follow this one.
-func (p Page[T]) HasNext() bool {
-	return len(p.Items) > 0 && p.Meta.PerPage > 0 &&
-		len(p.Items) >= p.Meta.PerPage && p.Meta.Page*p.Meta.PerPage < p.Meta.Total
-}
-
-// listPage fetches one page of a list route.
-func listPage[T any](ctx context.Context, c *Client, r request) (Page[T], error) {
-	env, etag, err := get[[]T](ctx, c, r)
+// list fetches one page of the list route at path: the paging of lo, the
+// route's filters, and a conditional request when ifNoneMatch is not "".
+func list[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values, ifNoneMatch string) ([]T, *Response, error) {
+	env, resp, err := get[[]T](ctx, c, request{path: path, query: lo.query(filters), ifNoneMatch: ifNoneMatch})
 	if err != nil {
-		return Page[T]{ETag: etag}, err
+		return nil, resp, err
 	}
-	return Page[T]{Items: env.Data, Meta: env.Meta, ETag: etag}, nil
+	resp.setPage(env.Meta, len(env.Data))
+	return env.Data, resp, nil
 }
 
-// pageQuery holds the paging parameters; zero values are left to the
-// server's defaults (page 1, limit 20).
-func pageQuery(page, limit int) url.Values {
-	q := url.Values{}
-	setInt(q, "page", page)
-	setInt(q, "limit", limit)
-	return q
+// walk is the one page walker of the All... iterators: it yields every item
+// of the list route at path, with its filters, page after page from
+// lo.Page (1 when 0), lo.Limit items a page (MaxLimit when 0), until a
+// Response has no NextPage (or one that does not move forward, from a
+// server that ignores the page asked for). It stops when the consumer
+// stops; an error is yielded once, with a zero item, and ends the walk.
+// It yields items only (see the All... methods).
+func walk[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		lo := lo
+		lo.Page = cmp.Or(lo.Page, 1)
+		lo.Limit = cmp.Or(lo.Limit, MaxLimit)
+		for {
+			items, resp, err := list[T](ctx, c, path, lo, filters, "")
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, item := range items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if resp.NextPage <= lo.Page {
+				return
+			}
+			lo.Page = resp.NextPage
+		}
+	}
+}
+
+// failed is a walk that yields err at once: a route that cannot be asked.
+func failed[T any](err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, err)
+	}
 }
 
 func setInt(q url.Values, name string, v int) {
@@ -64,37 +105,4 @@ func setString(q url.Values, name, v string) {
 	if v != "" {
 		q.Set(name, v)
 	}
-}
-
-// walk yields every item of the pages that fetch returns, from page first
-// (1 when 0), until a page says none follows. It stops when the consumer
-// stops; an error is yielded once, with a zero item, and ends the walk.
-func walk[T any](ctx context.Context, first int, fetch func(ctx context.Context, page int) (Page[T], error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		for page := max(first, 1); ; page++ {
-			p, err := fetch(ctx, page)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, item := range p.Items {
-				if !yield(item, nil) {
-					return
-				}
-			}
-			if !p.HasNext() {
-				return
-			}
-		}
-	}
-}
-
-// walkLimit is the page size of the All... iterators: limit, or MaxLimit
-// when 0.
-func walkLimit(limit int) int {
-	if limit == 0 {
-		return MaxLimit
-	}
-	return limit
 }

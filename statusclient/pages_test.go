@@ -47,9 +47,9 @@ func TestAllInvoicesWalksEveryPageExactlyOnce(t *testing.T) {
 	}{
 		{"1,234 items, default limit 100", 1234, statusclient.InvoiceListOptions{}, 1234, 13},
 		{"exact multiple of the page", 1200, statusclient.InvoiceListOptions{}, 1200, 12},
-		{"limit 7", 50, statusclient.InvoiceListOptions{Limit: 7}, 50, 8},
+		{"limit 7", 50, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 7}}, 50, 8},
 		{"filtered", 1234, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}, 617, 7},
-		{"from page 3", 1234, statusclient.InvoiceListOptions{Page: 3}, 1034, 11},
+		{"from page 3", 1234, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: 3}}, 1034, 11},
 		{"empty list", 0, statusclient.InvoiceListOptions{}, 0, 1},
 	}
 	for _, tt := range tests {
@@ -208,24 +208,87 @@ func TestAllStopsOnAShortOrEmptyPage(t *testing.T) {
 	}
 }
 
-func TestPageHasNext(t *testing.T) {
+func TestResponseNextPage(t *testing.T) {
 	tests := []struct {
-		items   int
-		meta    statusclient.Meta
-		hasNext bool
+		items    int
+		meta     statusclient.Meta
+		nextPage int
 	}{
-		{20, statusclient.Meta{Page: 1, PerPage: 20, Total: 45}, true},
-		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 45}, true},
-		{5, statusclient.Meta{Page: 3, PerPage: 20, Total: 45}, false},
-		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 40}, false},
-		{0, statusclient.Meta{Page: 9, PerPage: 20, Total: 40}, false},
-		{3, statusclient.Meta{}, false}, // a body without meta ends a walk
+		{20, statusclient.Meta{Page: 1, PerPage: 20, Total: 45}, 2},
+		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 45}, 3},
+		{5, statusclient.Meta{Page: 3, PerPage: 20, Total: 45}, 0},
+		{20, statusclient.Meta{Page: 2, PerPage: 20, Total: 40}, 0},
+		{0, statusclient.Meta{Page: 9, PerPage: 20, Total: 40}, 0},
+		{3, statusclient.Meta{}, 0}, // a body without meta is the last page
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.meta), func(t *testing.T) {
 			is := is.New(t)
-			p := statusclient.Page[int]{Items: make([]int, tt.items), Meta: tt.meta}
-			is.Equal(p.HasNext(), tt.hasNext)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body := map[string]any{"data": manyInvoices(tt.items)}
+				if tt.meta != (statusclient.Meta{}) {
+					body["meta"] = map[string]int{"page": tt.meta.Page, "per_page": tt.meta.PerPage, "total": tt.meta.Total}
+				}
+				writeJSON(w, http.StatusOK, body)
+			}))
+			defer srv.Close()
+			items, resp, err := statusclient.New(srv.URL, "k").ListInvoices(context.Background(), statusclient.InvoiceListOptions{})
+			is.NoErr(err)
+			is.Equal(len(items), tt.items)
+			is.Equal(resp.Meta, tt.meta)
+			is.Equal(resp.NextPage, tt.nextPage)
 		})
 	}
+}
+
+func TestAllStopsWhenThePageDoesNotMove(t *testing.T) {
+	// A server that ignores ?page= and always serves page 1 must not send
+	// the iterator into an endless walk.
+	is := is.New(t)
+	items := manyInvoices(100)
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		writeJSON(w, http.StatusOK, map[string]any{"data": items, "meta": map[string]int{"page": 1, "per_page": 100, "total": 1000}})
+	}))
+	defer srv.Close()
+	n := 0
+	for _, err := range statusclient.New(srv.URL, "k").AllInvoices(context.Background(), statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: 2}}) {
+		is.NoErr(err)
+		n++
+	}
+	is.Equal(calls, 1) // page 2 answered as page 1: no page 2 to follow
+	is.Equal(n, 100)
+}
+
+func TestAllCanBeRangedAgain(t *testing.T) {
+	is := is.New(t)
+	fake := &fakeAPI{key: "k", invoices: manyInvoices(250)}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	seq := statusclient.New(srv.URL, "k").AllInvoices(context.Background(), statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: 2}})
+	count := func() int {
+		n := 0
+		for _, err := range seq {
+			is.NoErr(err)
+			n++
+		}
+		return n
+	}
+	is.Equal(count(), 150)
+	is.Equal(count(), 150) // a second range starts again at opts.Page
+	is.Equal(len(fake.requestLog()), 4)
+}
+
+func TestAllSendsABadPageToTheServer(t *testing.T) {
+	is := is.New(t)
+	fake := &fakeAPI{key: "k", invoices: manyInvoices(10)}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	n := 0
+	for _, err := range statusclient.New(srv.URL, "k").AllInvoices(context.Background(), statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Page: -1}}) {
+		is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeInvalidParameter) // refused, not quietly walked from page 1
+		n++
+	}
+	is.Equal(n, 1)
 }

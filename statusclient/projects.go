@@ -3,6 +3,7 @@ package statusclient
 import (
 	"context"
 	"iter"
+	"net/url"
 	"time"
 )
 
@@ -31,43 +32,43 @@ type Project struct {
 // ProjectListOptions selects projects. Zero values leave the server's
 // defaults: page 1, 20 a page, any status.
 type ProjectListOptions struct {
-	Page   int
-	Limit  int // 1..MaxLimit
+	ListOptions
 	Status ProjectStatus
-	// IfNoneMatch is the ETag of an earlier Page of the same call: when the
-	// page has not changed since, the call returns ErrNotModified instead of
-	// it. The All... iterators ignore it.
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
 // ListProjects returns one page of the organization's projects, ordered by
 // StartedAt descending (projects not started last), then by ID.
-func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) (Page[Project], error) {
-	q := pageQuery(opts.Page, opts.Limit)
-	setString(q, "status", string(opts.Status))
-	return listPage[Project](ctx, c, request{path: "/projects", query: q, ifNoneMatch: opts.IfNoneMatch})
+func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]Project, *Response, error) {
+	return list[Project](ctx, c, "/projects", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
 
 // AllProjects walks every page of ListProjects from opts.Page, MaxLimit
 // items a page unless opts.Limit says otherwise, and yields each project
-// once. An error is yielded once and ends the walk; breaking out of the loop
-// stops it without further requests.
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListProjects and follow Response.NextPage.
 func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
-	opts.Limit = walkLimit(opts.Limit)
-	return walk(ctx, opts.Page, func(ctx context.Context, page int) (Page[Project], error) {
-		o := opts
-		o.Page, o.IfNoneMatch = page, ""
-		return c.ListProjects(ctx, o)
-	})
+	return walk[Project](ctx, c, "/projects", opts.ListOptions, opts.filters())
+}
+
+func (o ProjectListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "status", string(o.Status))
+	return q
 }
 
 // GetProject returns one project. An id of no project of the organization
 // (including another organization's) is an *Error with Code CodeNotFound.
-func (c *Client) GetProject(ctx context.Context, id string) (Project, error) {
+func (c *Client) GetProject(ctx context.Context, id string) (Project, *Response, error) {
 	path, err := itemPath("/projects", id)
 	if err != nil {
-		return Project{}, err
+		return Project{}, nil, err
 	}
-	env, _, err := get[Project](ctx, c, request{path: path})
-	return env.Data, err
+	env, resp, err := get[Project](ctx, c, request{path: path})
+	return env.Data, resp, err
 }

@@ -86,17 +86,19 @@ func TestRetry(t *testing.T) {
 			srv, reqs := scriptedServer(t, tt.script)
 			rec := &recorder{}
 			c := statusclient.New(srv.URL, "k", statusclient.WithRetry(tt.maxAttempts, tt.maxWait), statusclient.WithSleep(rec.sleep))
-			p, err := c.GetProject(context.Background(), "p1")
+			p, resp, err := c.GetProject(context.Background(), "p1")
 			is.Equal(rec.waits, tt.wantWaits)  // the waits asked for, in order
 			is.Equal(reqs.Load(), tt.wantReqs) // requests sent
 			if tt.wantStatus == 0 {
 				is.NoErr(err)
 				is.Equal(p.ID, "p1")
+				is.Equal(resp.StatusCode, 200) // the Response of the last answer
 				return
 			}
 			var apiErr *statusclient.Error
 			is.True(errors.As(err, &apiErr)) // the last refusal is returned
 			is.Equal(apiErr.StatusCode, tt.wantStatus)
+			is.Equal(resp.StatusCode, tt.wantStatus) // with its Response
 		})
 	}
 }
@@ -105,7 +107,7 @@ func TestRetryAfterIsReported(t *testing.T) {
 	is := is.New(t)
 	srv, _ := scriptedServer(t, []refusal{{429, "120"}})
 	c := statusclient.New(srv.URL, "k")
-	_, err := c.GetProject(context.Background(), "p1")
+	_, _, err := c.GetProject(context.Background(), "p1")
 	var apiErr *statusclient.Error
 	is.True(errors.As(err, &apiErr))
 	is.Equal(apiErr.Code, statusclient.CodeRateLimited)
@@ -121,7 +123,7 @@ func TestRetryWaitHonoursContext(t *testing.T) {
 		<-ctx.Done()
 		return ctx.Err()
 	}))
-	_, err := c.GetProject(ctx, "p1")
+	_, _, err := c.GetProject(ctx, "p1")
 	is.True(errors.Is(err, context.Canceled)) // the cancellation is reported
 	var apiErr *statusclient.Error
 	is.True(errors.As(err, &apiErr)) // and so is the refusal it was waiting out
@@ -138,7 +140,7 @@ func TestDefaultSleepHonoursContext(t *testing.T) {
 		cancel() // the caller gives up once the refusal is in
 		return res, err
 	})}
-	_, err := statusclient.New(srv.URL, "k", statusclient.WithHTTPClient(hc)).GetProject(ctx, "p1")
+	_, _, err := statusclient.New(srv.URL, "k", statusclient.WithHTTPClient(hc)).GetProject(ctx, "p1")
 	is.True(errors.Is(err, context.Canceled)) // the 30s wait ends with the context
 	var apiErr *statusclient.Error
 	is.True(errors.As(err, &apiErr)) // it ended in the wait, not in a second request
@@ -148,3 +150,46 @@ func TestDefaultSleepHonoursContext(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestOptionsZeroMeansDefault(t *testing.T) {
+	is := is.New(t)
+	srv, reqs := scriptedServer(t, []refusal{{503, ""}, {503, ""}, {503, ""}, {503, ""}})
+	var ua string
+	rec := &recorder{}
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		ua = r.Header.Get("User-Agent")
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c := statusclient.New(srv.URL, "k", statusclient.WithHTTPClient(hc), statusclient.WithSleep(rec.sleep),
+		statusclient.WithRetry(0, 0), statusclient.WithUserAgent(""))
+	_, _, err := c.GetProject(context.Background(), "p1")
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeUnavailable)
+	is.Equal(reqs.Load(), int64(statusclient.DefaultMaxAttempts))      // WithRetry(0, ...): the default attempts
+	is.Equal(rec.waits, []time.Duration{time.Second, 2 * time.Second}) // and the default backoff
+	is.Equal(ua, statusclient.DefaultUserAgent)                        // WithUserAgent(""): the default
+
+	srv, _ = scriptedServer(t, nil)
+	c = statusclient.New(srv.URL, "k", statusclient.WithHTTPClient(nil), statusclient.WithSleep(nil))
+	_, _, err = c.GetProject(context.Background(), "p1")
+	is.NoErr(err) // nil hooks: the defaults, not a nil dereference
+}
+
+func TestOptionsPanicOnValuesWithoutDefault(t *testing.T) {
+	tests := []struct {
+		opt  statusclient.Option
+		want string
+	}{
+		{statusclient.WithRetry(-1, time.Second), "statusclient: WithRetry: maxAttempts -1 is negative"},
+		{statusclient.WithRetry(3, -time.Second), "statusclient: WithRetry: maxWait -1s is negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			is := is.New(t)
+			defer func() {
+				is.Equal(recover(), tt.want) // New panics, naming the option
+			}()
+			statusclient.New("http://localhost/v1", "k", tt.opt)
+			t.Fatal("New did not panic")
+		})
+	}
+}

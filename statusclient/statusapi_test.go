@@ -147,7 +147,7 @@ func TestRealHandlerWalksEveryInvoiceExactlyOnce(t *testing.T) {
 	is.Equal(a.requests.Load(), int64(10)) // ten pages of 100, no request past the end
 
 	var open []string
-	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, Limit: 33}) {
+	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 33}, Status: statusclient.InvoiceOpen}) {
 		is.NoErr(err)
 		is.Equal(inv.Status, statusclient.InvoiceOpen) // the filter is applied
 		open = append(open, inv.ID)
@@ -179,40 +179,41 @@ func TestRealHandlerFields(t *testing.T) {
 	must(t, a.st.PutInvoice(ctx, store.Invoice{ID: "i2", OrgID: "org_a", Number: "INV-2", Status: store.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due}))
 	a.files.Put("org_a/d1.pdf", []byte("PDF content"))
 
-	projects, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+	projects, resp, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
 	is.NoErr(err)
-	is.Equal(projects.Meta, statusclient.Meta{Page: 1, PerPage: 20, Total: 2})
-	is.Equal(projects.Items, []statusclient.Project{
+	is.Equal(resp.Meta, statusclient.Meta{Page: 1, PerPage: 20, Total: 2})
+	is.Equal(resp.NextPage, 0)
+	is.Equal(projects, []statusclient.Project{
 		{ID: "p1", Name: "Site", Status: statusclient.ProjectInProgress, StartedAt: &started, DueAt: &due, UpdatedAt: started},
 		{ID: "p/2 ü", Name: "Retainer", Status: statusclient.ProjectPlanned, UpdatedAt: started}, // not started: last
 	})
 
-	p, err := c.GetProject(ctx, "p/2 ü")
+	p, _, err := c.GetProject(ctx, "p/2 ü")
 	is.NoErr(err) // an id with a slash, a space and a non-ASCII letter reaches the server whole
 	is.Equal(p.Name, "Retainer")
 
-	milestones, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
+	milestones, _, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
 	is.NoErr(err)
-	is.Equal(milestones.Items, []statusclient.Milestone{
+	is.Equal(milestones, []statusclient.Milestone{
 		{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: due, CompletedAt: &done},
 		{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: due},
 	})
 
-	deliverables, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1"})
+	deliverables, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1"})
 	is.NoErr(err)
-	is.Equal(deliverables.Items, []statusclient.Deliverable{
+	is.Equal(deliverables, []statusclient.Deliverable{
 		{ID: "d1", ProjectID: "p1", Name: "Mockups", Status: statusclient.DeliverableApproved, FileName: &fileName, ContentType: &contentType, SizeBytes: &size, CreatedAt: done, UpdatedAt: done},
 		{ID: "d2", ProjectID: "p1", Name: "Copy", Status: statusclient.DeliverablePending, CreatedAt: started, UpdatedAt: started},
 	})
 
-	invoices, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
+	invoices, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
 	is.NoErr(err)
-	is.Equal(invoices.Items, []statusclient.Invoice{ // issued last, listed first
+	is.Equal(invoices, []statusclient.Invoice{ // issued last, listed first
 		{ID: "i2", Number: "INV-2", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due},
 		{ID: "i1", Number: "INV-1", ProjectID: &pid, Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid},
 	})
 
-	link, err := c.DownloadDeliverable(ctx, "d1")
+	link, _, err := c.DownloadDeliverable(ctx, "d1")
 	is.NoErr(err)
 	is.Equal(link.ExpiresAt, a.now.Add(15*time.Minute)) // valid for 15 minutes
 	res, err := http.Get(link.URL)                      // no API key needed
@@ -222,7 +223,7 @@ func TestRealHandlerFields(t *testing.T) {
 	is.Equal(res.StatusCode, http.StatusOK)
 	is.Equal(string(body), "PDF content")
 
-	_, err = c.DownloadDeliverable(ctx, "d2")
+	_, _, err = c.DownloadDeliverable(ctx, "d2")
 	var apiErr *statusclient.Error
 	is.True(errors.As(err, &apiErr))
 	is.Equal(apiErr.StatusCode, http.StatusConflict)
@@ -235,7 +236,7 @@ func TestRealHandlerErrors(t *testing.T) {
 	c := a.org(t, "org_a", store.PlanGrowth)
 	other := a.org(t, "org_b", store.PlanGrowth)
 	must(t, a.st.PutProject(ctx, store.Project{ID: "p_b", OrgID: "org_b", Name: "B's", Status: store.ProjectPlanned}))
-	_, err := other.GetProject(ctx, "p_b")
+	_, _, err := other.GetProject(ctx, "p_b")
 	must(t, err)
 	must(t, a.st.PutOrganization(ctx, store.Organization{ID: "org_b", Name: "org_b", Plan: store.PlanGrowth, RetainerActive: false, APIEnabled: true}))
 
@@ -243,35 +244,35 @@ func TestRealHandlerErrors(t *testing.T) {
 		name   string
 		call   func() error
 		status int
-		code   string
+		code   statusclient.ErrorCode
 		param  string
 	}{
 		{"unknown key", func() error {
-			_, err := statusclient.New(a.srv.URL+"/api/v1", "csk_not_a_key").ListProjects(ctx, statusclient.ProjectListOptions{})
+			_, _, err := statusclient.New(a.srv.URL+"/api/v1", "csk_not_a_key").ListProjects(ctx, statusclient.ProjectListOptions{})
 			return err
 		}, 401, statusclient.CodeUnauthorized, ""},
 		{"retainer ended", func() error {
-			_, err := other.ListProjects(ctx, statusclient.ProjectListOptions{})
+			_, _, err := other.ListProjects(ctx, statusclient.ProjectListOptions{})
 			return err
 		}, 403, statusclient.CodeForbidden, ""},
 		{"another organization's project", func() error {
-			_, err := c.GetProject(ctx, "p_b")
+			_, _, err := c.GetProject(ctx, "p_b")
 			return err
 		}, 404, statusclient.CodeNotFound, ""},
 		{"milestones of an unknown project", func() error {
-			_, err := c.ListMilestones(ctx, "nope", statusclient.MilestoneListOptions{})
+			_, _, err := c.ListMilestones(ctx, "nope", statusclient.MilestoneListOptions{})
 			return err
 		}, 404, statusclient.CodeNotFound, ""},
 		{"limit over 100", func() error {
-			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Limit: 101})
+			_, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{ListOptions: statusclient.ListOptions{Limit: 101}})
 			return err
 		}, 400, statusclient.CodeInvalidParameter, "limit"},
 		{"status not of the resource", func() error {
-			_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: "PAID"})
+			_, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: "PAID"})
 			return err
 		}, 400, statusclient.CodeInvalidParameter, "status"},
 		{"unknown deliverable", func() error {
-			_, err := c.DownloadDeliverable(ctx, "nope")
+			_, _, err := c.DownloadDeliverable(ctx, "nope")
 			return err
 		}, 404, statusclient.CodeNotFound, ""},
 	}
@@ -298,11 +299,11 @@ func TestRealHandlerRateLimitRetry(t *testing.T) {
 	c := a.org(t, "org_s", store.PlanStarter, statusclient.WithRetry(3, 2*time.Minute), statusclient.WithSleep(rec.sleep))
 
 	for range 2 {
-		_, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+		_, _, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
 		is.NoErr(err) // within the budget
 	}
 	before := a.requests.Load()
-	_, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+	_, _, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
 	var apiErr *statusclient.Error
 	is.True(errors.As(err, &apiErr))
 	is.Equal(apiErr.StatusCode, http.StatusTooManyRequests)
@@ -317,11 +318,11 @@ func TestRealHandlerRateLimitRetry(t *testing.T) {
 
 	short := a.org(t, "org_s2", store.PlanStarter, statusclient.WithRetry(3, time.Millisecond), statusclient.WithSleep(rec.sleep))
 	for range 2 {
-		_, err := short.ListProjects(ctx, statusclient.ProjectListOptions{})
+		_, _, err := short.ListProjects(ctx, statusclient.ProjectListOptions{})
 		is.NoErr(err)
 	}
 	before = a.requests.Load()
-	_, err = short.ListProjects(ctx, statusclient.ProjectListOptions{})
+	_, _, err = short.ListProjects(ctx, statusclient.ProjectListOptions{})
 	is.True(errors.As(err, &apiErr))
 	is.Equal(apiErr.Code, statusclient.CodeRateLimited)
 	is.Equal(a.requests.Load()-before, int64(1)) // Retry-After beyond maxWait: no retry
@@ -338,11 +339,11 @@ func TestRealHandlerPollingUnchangedListIsFree(t *testing.T) {
 	c := a.org(t, "org_a", store.PlanStarter, statusclient.WithRetry(1, time.Second))
 	seedInvoices(t, a.st, "org_a", 30)
 
-	first, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen})
+	firstItems, first, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen})
 	is.NoErr(err)
 	is.True(first.ETag != "") // the handler tags the page
 	for range 100 {
-		_, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, IfNoneMatch: first.ETag})
+		_, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, IfNoneMatch: first.ETag})
 		is.True(errors.Is(err, statusclient.ErrNotModified)) // unchanged, and never refused: 100 polls > 60 a minute
 	}
 
@@ -350,9 +351,10 @@ func TestRealHandlerPollingUnchangedListIsFree(t *testing.T) {
 	must(t, a.st.PutInvoice(ctx, store.Invoice{ID: "new", OrgID: "org_a", Number: "INV-NEW", ProjectID: &pid,
 		Status: store.InvoiceOpen, Currency: "EUR", Total: 1, AmountDue: 1,
 		IssuedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DueAt: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}))
-	changed, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, IfNoneMatch: first.ETag})
-	is.NoErr(err)                        // a change is served
-	is.Equal(changed.Items[0].ID, "new") // newest first
-	is.True(changed.ETag != first.ETag)  // with a new tag
+	changedItems, changed, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen, IfNoneMatch: first.ETag})
+	is.NoErr(err)                       // a change is served
+	is.Equal(changedItems[0].ID, "new") // newest first
+	is.Equal(len(changedItems), len(firstItems)+1)
+	is.True(changed.ETag != first.ETag) // with a new tag
 	is.Equal(changed.Meta.Total, first.Meta.Total+1)
 }

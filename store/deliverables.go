@@ -52,14 +52,20 @@ type DeliverableQuery struct {
 }
 
 // Validate reports the first problem that makes d unfit to be stored: an
-// empty id, organization id or project id, an unknown status or a negative
-// size. Whether the project exists is for the Writer to check.
+// empty id, organization id or project id, one or a file key that is not
+// Storable, an unknown status or a negative size. Whether the project exists is for the Writer to check.
 func (d Deliverable) Validate() error {
 	if err := checkOwned("deliverable", d.ID, d.OrgID); err != nil {
 		return err
 	}
 	if d.ProjectID == "" {
 		return invalid("deliverable", d.ID, "empty project id")
+	}
+	if err := checkStorable("deliverable", d.ID, "project id", d.ProjectID); err != nil {
+		return err
+	}
+	if err := checkStorable("deliverable", d.ID, "file key", d.FileKey); err != nil {
+		return err
 	}
 	if !d.Status.Valid() {
 		return invalid("deliverable", d.ID, "status %q is not one of %v", d.Status, DeliverableStatuses)

@@ -48,7 +48,8 @@ type InvoiceQuery struct {
 }
 
 // Validate reports the first problem that makes i unfit to be stored: an
-// empty id or organization id, a ProjectID that points at "", an unknown
+// empty id or organization id, a ProjectID that points at "", any of them
+// not Storable, an unknown
 // status, a currency that is not three upper-case letters, or a negative
 // amount. Whether the project exists is for the Writer to check.
 func (i Invoice) Validate() error {
@@ -57,6 +58,11 @@ func (i Invoice) Validate() error {
 	}
 	if i.ProjectID != nil && *i.ProjectID == "" {
 		return invalid("invoice", i.ID, "empty project id (use nil for a retainer invoice)")
+	}
+	if i.ProjectID != nil {
+		if err := checkStorable("invoice", i.ID, "project id", *i.ProjectID); err != nil {
+			return err
+		}
 	}
 	if !i.Status.Valid() {
 		return invalid("invoice", i.ID, "status %q is not one of %v", i.Status, InvoiceStatuses)

@@ -41,7 +41,8 @@ type MilestoneQuery struct {
 }
 
 // Validate reports the first problem that makes m unfit to be stored: an
-// empty id, organization id or project id, or an unknown status. Whether
+// empty id, organization id or project id, one that is not Storable, or
+// an unknown status. Whether
 // the project exists is for the Writer to check.
 func (m Milestone) Validate() error {
 	if err := checkOwned("milestone", m.ID, m.OrgID); err != nil {
@@ -49,6 +50,9 @@ func (m Milestone) Validate() error {
 	}
 	if m.ProjectID == "" {
 		return invalid("milestone", m.ID, "empty project id")
+	}
+	if err := checkStorable("milestone", m.ID, "project id", m.ProjectID); err != nil {
+		return err
 	}
 	if !m.Status.Valid() {
 		return invalid("milestone", m.ID, "status %q is not one of %v", m.Status, MilestoneStatuses)

@@ -38,10 +38,14 @@ type Organization struct {
 func (o Organization) CanUseAPI() bool { return o.RetainerActive && o.APIEnabled }
 
 // Validate reports the first problem that makes o unfit to be stored: an
-// empty id or a plan other than starter, growth or enterprise.
+// empty id, one that is not Storable, or a plan other than starter,
+// growth or enterprise.
 func (o Organization) Validate() error {
 	if o.ID == "" {
 		return invalid("organization", o.ID, "empty id")
+	}
+	if err := checkStorable("organization", o.ID, "id", o.ID); err != nil {
+		return err
 	}
 	if !o.Plan.Valid() {
 		return invalid("organization", o.ID, "plan %q is not starter, growth or enterprise", o.Plan)

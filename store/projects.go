@@ -51,7 +51,8 @@ func oneOf[S comparable](s S, all []S) bool {
 }
 
 // Validate reports the first problem that makes p unfit to be stored: an
-// empty id or organization id, or an unknown status. Whether the
+// empty id or organization id, one that is not Storable, or an unknown
+// status. Whether the
 // organization exists is for the Writer to check.
 func (p Project) Validate() error {
 	if err := checkOwned("project", p.ID, p.OrgID); err != nil {

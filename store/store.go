@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // ErrNotFound is returned (wrapped) when the organization has no item with
@@ -35,6 +37,10 @@ var ErrUnavailable = errors.New("store unavailable")
 // order documented on its query type, with the id as the last tie-breaker,
 // so that walking the pages returns each item exactly once; Page.Total
 // counts all items matching the filters, whatever the page.
+//
+// Ids are opaque strings compared byte for byte. An id or filter value
+// that is not Storable matches nothing: a get answers ErrNotFound, a list
+// filtered by it has no items (ListMilestones answers ErrNotFound).
 type Store interface {
 	// ListProjects returns a page of the organization's projects.
 	ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error)
@@ -76,6 +82,29 @@ type Page[T any] struct {
 	Total int
 }
 
+// Storable reports whether every store keeps s exactly: s is valid UTF-8
+// and holds no NUL. PostgreSQL's text holds neither a NUL nor invalid
+// UTF-8, and its driver would drop the one and replace the other with
+// U+FFFD, so "p1\x00" would be read as "p1" and "p\xff" as "p\ufffd".
+// Every Validate refuses an id, or an id an item refers to, that is not
+// Storable, and in a Store such a value matches nothing.
+func Storable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// checkStorable reports a field of an item (its "id", or an id it refers
+// to) that is not Storable.
+func checkStorable(kind, id, field, value string) error {
+	const why = "holds a NUL or is not valid UTF-8, which no store keeps exactly"
+	switch {
+	case Storable(value):
+		return nil
+	case field == "id": // invalid names it already
+		return invalid(kind, id, "the id %s", why)
+	}
+	return invalid(kind, id, "%s %q %s", field, value, why)
+}
+
 // invalid is the error of a Validate method: it names the item so that a
 // message about a data file points at the right entry.
 func invalid(kind, id, format string, args ...any) error {
@@ -91,5 +120,8 @@ func checkOwned(kind, id, orgID string) error {
 	if orgID == "" {
 		return invalid(kind, id, "empty organization id")
 	}
-	return nil
+	if err := checkStorable(kind, id, "id", id); err != nil {
+		return err
+	}
+	return checkStorable(kind, id, "organization id", orgID)
 }

@@ -374,6 +374,10 @@ func (s suite) lookups(t *testing.T) {
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown hash
 	_, err = e.ks.Organization(ctx, orgID("missing"))
 	is.True(errors.Is(err, store.ErrNotFound)) // unknown organization
+	_, err = e.ks.Organization(ctx, e.org+"\x00")
+	is.True(errors.Is(err, store.ErrNotFound)) // an id with a NUL is not the organization's
+	_, _, err = e.keys.Mint(ctx, e.org+"\x00", "ci", nil)
+	is.True(errors.Is(err, auth.ErrUnknownOrganization)) // nor can a key be minted for it
 	a, err := e.ks.Organization(ctx, e.org)
 	is.NoErr(err)
 	is.Equal(a, e.acct) // the organization as put

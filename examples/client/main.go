@@ -1,6 +1,7 @@
 // Command client shows the statusclient package at work: it lists an
-// organization's projects, its open invoices, and a fresh download link for
-// every deliverable that has a file.
+// organization's projects (page by page, go-github style), its open
+// invoices (with an iterator), a fresh download link for every deliverable
+// that has a file, and what is left of the organization's rate budget.
 //
 //	go run ./examples/client -base-url http://localhost:8080/v1 -key "$STATUS_API_KEY"
 //
@@ -44,12 +45,25 @@ func run(ctx context.Context, c *statusclient.Client, out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 
+	// last is the Response of the latest call that returned one: its Rate
+	// is the budget as the server last told it.
+	var last *statusclient.Response
+
 	fmt.Fprintln(w, "PROJECT\tSTATUS\tDUE\tNAME")
-	for p, err := range c.AllProjects(ctx, statusclient.ProjectListOptions{}) {
+	opts := statusclient.ProjectListOptions{ListOptions: statusclient.ListOptions{Limit: statusclient.MaxLimit}}
+	for {
+		projects, resp, err := c.ListProjects(ctx, opts)
 		if err != nil {
 			return fmt.Errorf("listing projects: %w", err)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.ID, p.Status, date(p.DueAt), p.Name)
+		last = resp
+		for _, p := range projects {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.ID, p.Status, date(p.DueAt), p.Name)
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
 	}
 
 	fmt.Fprintln(w, "\nOPEN INVOICE\tDUE\tAMOUNT DUE\tPROJECT")
@@ -72,11 +86,19 @@ func run(ctx context.Context, c *statusclient.Client, out io.Writer) error {
 		if d.FileName == nil {
 			continue // nothing to download yet
 		}
-		link, err := c.DownloadDeliverable(ctx, d.ID)
+		link, resp, err := c.DownloadDeliverable(ctx, d.ID)
 		if err != nil {
 			return fmt.Errorf("download link of %s: %w", d.ID, err)
 		}
+		last = resp
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.ID, *d.FileName, link.ExpiresAt.Local().Format(time.TimeOnly), link.URL)
+	}
+
+	fmt.Fprintln(w, "\nRATE LIMIT\tREMAINING\tRESETS")
+	if last.Rate.Limited {
+		fmt.Fprintf(w, "%d\t%d\t%s\n", last.Rate.Limit, last.Rate.Remaining, last.Rate.Reset.Local().Format(time.TimeOnly))
+	} else {
+		fmt.Fprintln(w, "none\t-\t-")
 	}
 	return nil
 }

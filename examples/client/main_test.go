@@ -66,6 +66,8 @@ func TestRun(t *testing.T) {
 	is.Equal(len(rows["d1"]), 4)                                                             // a link for the file
 	is.True(strings.HasPrefix(rows["d1"][3], srv.URL+"/api/v1/"))                            // under the public URL
 	is.Equal(rows["d2"], nil)                                                                // no link without a file
+	is.Equal(len(rows["60"]), 3)                                                             // the starter plan's budget
+	is.Equal(rows["60"][1], "56")                                                            // four requests spent, as the last answer said
 
 	err = run(ctx, statusclient.New(srv.URL+"/api/v1", "wrong"), io.Discard)
 	is.True(err != nil) // a bad key is an error, not an empty listing

@@ -40,9 +40,35 @@ type apiKey struct {
 	RevokedAt *time.Time
 }
 
-// fileKey is where the bytes of a deliverable given with content are kept.
+// fileKey is where the bytes of a deliverable given with content are kept:
+// "deliverables/" and the organization and deliverable ids, each escaped.
+// Ids may hold any byte, "/" included, so joining them as they are would
+// give two owners one key (org_a's "s/t" and org_a/s's "t"), and the one
+// loaded last would serve its file to both. Escaping makes the key
+// collision-free by construction: a part never holds "/", and escaping is
+// one-to-one. Every key is also a valid fs path (no "." or ".." element,
+// ASCII only), so the files could be served from a directory as they are.
 func fileKey(orgID, deliverableID string) string {
-	return "deliverables/" + orgID + "/" + deliverableID
+	return "deliverables/" + keyPart(orgID) + "/" + keyPart(deliverableID)
+}
+
+// keyPart escapes s for fileKey: every byte but an ASCII letter, digit, "-"
+// or "_" becomes "%" and two upper-case hex digits. Unlike url.PathEscape,
+// it escapes "." too, so no part is "." or "..".
+func keyPart(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
 }
 
 // The items of a data file, as JSON. Every field a file may hold is here:

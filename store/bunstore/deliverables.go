@@ -70,6 +70,9 @@ func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
 // deliverables_list_status, deliverables_list_project or
 // deliverables_list_project_status.
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
+	if !storable(orgID, q.ProjectID) {
+		return none[store.Deliverable](ctx, q.PageRequest)
+	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("d.org_id = ?", orgID)
 		if q.ProjectID != "" {

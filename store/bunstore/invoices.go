@@ -70,6 +70,9 @@ func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
 // invoices_list_status, invoices_list_project or
 // invoices_list_project_status.
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
+	if !storable(orgID, q.ProjectID) {
+		return none[store.Invoice](ctx, q.PageRequest)
+	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("i.org_id = ?", orgID)
 		if q.ProjectID != "" {

@@ -50,6 +50,9 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
 		return errors.New("bunstore: key record needs an id, an organization and a hash")
 	}
+	if !storable(k.ID, k.OrgID) {
+		return fmt.Errorf("bunstore: key for %q: an id PostgreSQL cannot store exactly (NUL or invalid UTF-8): %w", k.OrgID, store.ErrNotFound)
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	row := keyRow{
@@ -78,6 +81,9 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 // Keys lists the organization's keys, newest first (then by id,
 // descending), revoked ones included, through the index api_keys_list.
 func (s *Store) Keys(ctx context.Context, orgID string) ([]auth.Key, error) {
+	if !storable(orgID) {
+		return nil, unmatched(ctx, nil) // no organization has that id
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var rows []keyRow
@@ -100,6 +106,9 @@ func (s *Store) Keys(ctx context.Context, orgID string) ([]auth.Key, error) {
 // auth.ErrKeyNotFound when the organization has no such key, another
 // organization's key included.
 func (s *Store) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error {
+	if !storable(orgID, keyID) {
+		return unmatched(ctx, fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound))
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	res, err := s.db.NewUpdate().Model((*keyRow)(nil)).

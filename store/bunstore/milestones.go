@@ -60,6 +60,9 @@ func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
 // A page with milestones proves the project exists; an empty one takes a
 // second round trip that checks the project and counts its milestones.
 func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	if !storable(orgID, projectID) {
+		return store.Page[store.Milestone]{}, unmatched(ctx, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound))
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {

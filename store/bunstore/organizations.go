@@ -44,6 +44,9 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 // Organization returns the organization with that id; the error wraps
 // store.ErrNotFound when there is none.
 func (s *Store) Organization(ctx context.Context, id string) (store.Organization, error) {
+	if !storable(id) {
+		return store.Organization{}, unmatched(ctx, fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound))
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var row organizationRow

@@ -56,6 +56,9 @@ func (s *Store) PutProject(ctx context.Context, p store.Project) error {
 // started first, through the index projects_list (projects_list_status
 // with a status filter).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
+	if !storable(orgID) {
+		return none[store.Project](ctx, q.PageRequest)
+	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("p.org_id = ?", orgID)
 		if q.Status != "" {

@@ -195,12 +195,52 @@ func list[R counted, T any](ctx context.Context, s *Store, what string, r store.
 	return listed(rows, n, item), nil
 }
 
+// storable reports whether a read that compares these values (ids and
+// filters) can match a row. PostgreSQL's text holds no NUL and no invalid
+// UTF-8, and the driver would drop the one and replace the other with
+// U+FFFD when it sends the value, so "p1\x00" would match "p1" and "p\xff"
+// "p\ufffd". A value that is not store.Storable matches nothing: every read
+// asks storable before it sends a query, and answers without one when it
+// says no.
+func storable(values ...string) bool {
+	for _, v := range values {
+		if !store.Storable(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// unmatched is the answer of a read that storable stopped: err, or, when
+// ctx is done, an error wrapping ctx.Err() as any call's would.
+func unmatched(ctx context.Context, err error) error {
+	switch ctxErr := ctx.Err(); {
+	case errors.Is(ctxErr, context.DeadlineExceeded):
+		return fmt.Errorf("bunstore: %w: %w", store.ErrUnavailable, ctxErr)
+	case ctxErr != nil:
+		return fmt.Errorf("bunstore: %w", ctxErr)
+	}
+	return err
+}
+
+// none is the page of a list that storable stopped: no items and a total
+// of 0.
+func none[T any](ctx context.Context, r store.PageRequest) (store.Page[T], error) {
+	if r.Page < 1 || r.Limit < 1 {
+		return store.Page[T]{}, fmt.Errorf("bunstore: invalid page request %+v", r)
+	}
+	return store.Page[T]{Items: []T{}}, unmatched(ctx, nil)
+}
+
 // get returns the organization's row of R's table (aliased alias) with
 // that id; the error wraps store.ErrNotFound when there is none.
 func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R, error) {
+	var row R
+	if !storable(orgID, id) {
+		return row, unmatched(ctx, fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound))
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	var row R
 	err := s.db.NewSelect().Model(&row).
 		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
 		Scan(ctx)

@@ -1,0 +1,43 @@
+// Package statusclient is a typed Go client for the /v1 Client Project
+// Status API (its wire format is the OpenAPI document in package openapi),
+// shaped after go-github:
+//
+//   - One method per route, returning the value, a *Response and an error:
+//     the Response carries what every answer of the API says besides its
+//     body: the rate-limit figures (Response.Rate), the paging of a list
+//     (Response.Meta, Response.NextPage), the ETag and the request id.
+//   - Every list takes an options type that embeds ListOptions (Page,
+//     Limit); each list has an All... iterator that walks every page.
+//   - Errors are *Error values carrying a typed ErrorCode (see ErrorCodeOf),
+//     the HTTP status, the request id and the Response.
+//   - A bounded retry on 429 and 503 that honours Retry-After, and
+//     conditional list calls (IfNoneMatch, answered with ErrNotModified) for
+//     cheap polling.
+//
+// It depends on the standard library only.
+//
+//	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
+//	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(inv.Number, inv.AmountDue, inv.Currency)
+//	}
+//
+// # Options
+//
+// New takes Option values, the module's one form of options, set on top of
+// the defaults with one rule for bad values:
+//
+//   - A zero value (0, "", nil) given to an option means the default that
+//     its documentation names, so a caller can pass a setting of its own
+//     configuration through unset.
+//   - A value that no default stands for (a negative count or duration) is
+//     a programming error: New panics with a message that names the option,
+//     as in "statusclient: WithRetry: maxAttempts -1 is negative".
+//
+// The base URL is not an option but data, perhaps from a configuration
+// file: a bad one does not panic, every call returns the error (see New).
+//
+// A Client is safe for concurrent use.
+package statusclient

@@ -1,0 +1,111 @@
+package statusclient
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Retry defaults: see WithRetry. DefaultMaxWait is one rate-limit window
+// (a minute) and a margin, since a server may round its Retry-After up.
+const (
+	DefaultMaxAttempts = 3
+	DefaultMaxWait     = 65 * time.Second
+)
+
+// DefaultTimeout bounds each HTTP exchange of a Client made without
+// WithHTTPClient, so that a stalled server cannot hang a caller that passed
+// a context without a deadline.
+const DefaultTimeout = 30 * time.Second
+
+// DefaultUserAgent is the User-Agent of a Client made without
+// WithUserAgent.
+const DefaultUserAgent = "clientstatus-statusclient"
+
+// Option configures a Client made by New. Options follow the package's one
+// rule (see the package documentation): a zero value means the default, a
+// value that no default stands for makes New panic.
+type Option func(*config)
+
+// config is what the options set, on top of defaultConfig.
+type config struct {
+	hc          *http.Client
+	userAgent   string
+	maxAttempts int
+	maxWait     time.Duration
+	sleep       func(ctx context.Context, d time.Duration) error
+}
+
+func defaultConfig() config {
+	return config{
+		hc:          &http.Client{Timeout: DefaultTimeout},
+		userAgent:   DefaultUserAgent,
+		maxAttempts: DefaultMaxAttempts,
+		maxWait:     DefaultMaxWait,
+		sleep:       sleepCtx,
+	}
+}
+
+// WithHTTPClient makes the Client send its requests through hc (its
+// transport, timeout, proxy...). nil means the default, an http.Client
+// with DefaultTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithUserAgent sets the User-Agent header of every request. "" means the
+// default, DefaultUserAgent.
+func WithUserAgent(ua string) Option {
+	return func(c *config) {
+		if ua != "" {
+			c.userAgent = ua
+		}
+	}
+}
+
+// WithRetry bounds the retry of refused requests. A request answered 429
+// RATE_LIMITED or 503 UNAVAILABLE is sent again, at most maxAttempts times
+// in all (1 disables retrying), after waiting the Retry-After the server
+// asked for, or 1s, 2s, 4s... (at most maxWait) when it asked for none. When
+// the server asks for a longer wait than maxWait, the Client does not wait:
+// it returns the *Error at once, with RetryAfter set, and the caller
+// decides.
+//
+// 0 means the default for either: DefaultMaxAttempts, DefaultMaxWait. New
+// panics on a negative maxAttempts or maxWait.
+//
+// Nothing else is retried: not other statuses, and not transport errors
+// (connection refused, reset, timeouts), which the Client returns as they
+// are. Every route is a GET, so a caller may safely retry those itself.
+func WithRetry(maxAttempts int, maxWait time.Duration) Option {
+	return func(c *config) {
+		if maxAttempts < 0 {
+			panic(fmt.Sprintf("statusclient: WithRetry: maxAttempts %d is negative", maxAttempts))
+		}
+		if maxWait < 0 {
+			panic(fmt.Sprintf("statusclient: WithRetry: maxWait %v is negative", maxWait))
+		}
+		if maxAttempts != 0 {
+			c.maxAttempts = maxAttempts
+		}
+		if maxWait != 0 {
+			c.maxWait = maxWait
+		}
+	}
+}
+
+// WithSleep replaces the way the Client waits before a retry. sleep must
+// return early with ctx.Err() when ctx ends. Tests use it to record the
+// waits instead of sleeping. nil means the default, a timer.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *config) {
+		if sleep != nil {
+			c.sleep = sleep
+		}
+	}
+}
