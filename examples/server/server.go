@@ -15,7 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -108,10 +107,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
-	api := statusapi.New(b.store, auth.NewCache(keys, auth.DefaultCacheTTL), lim, opts...)
+	resolver := auth.NewCache(keys, auth.DefaultCacheTTL)
+	api := statusapi.New(b.store, resolver, lim, opts...)
+	// A limiter that fails open serves, unlimited, while Redis is down:
+	// the replica stays ready rather than leave the load balancer with
+	// every other replica of the same Redis.
+	readyLim := lim
+	if cfg.redisOutage == ratelimit.FailOpen {
+		readyLim = nil
+	}
+	hc := health{log: log, ready: func(ctx context.Context) error {
+		return statusapi.Ready(ctx, b.store, resolver, readyLim)
+	}}
 
 	srv := &http.Server{
-		Handler:           logRequests(log, routes(api)),
+		Handler:           logRequests(log, routes(api, hc)),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -143,24 +153,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// routes serves the API at the root and a health check beside it.
-func routes(api http.Handler) http.Handler {
+// routes serves the API at the root and beside it the server's own
+// routes (see health): /healthz, liveness, and /readyz, readiness.
+func routes(api http.Handler, h health) http.Handler {
 	// Not a ServeMux: it would answer paths such as /v1//projects or
 	// /v1/projects/.. itself, with an HTML redirect, before the API could
 	// answer them with its JSON 404.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/healthz" {
+		switch r.URL.Path {
+		case "/healthz", "/readyz":
+			h.serveHTTP(w, r)
+		default:
 			api.ServeHTTP(w, r)
-			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			envelope.WriteError(w, r, envelope.New(envelope.MethodNotAllowed, "use GET or HEAD"))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
 	})
 }
 
