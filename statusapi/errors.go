@@ -19,7 +19,8 @@ import (
 //   - auth.ErrInvalidKey is 401 UNAUTHORIZED;
 //   - store.ErrUnavailable, auth.ErrUnavailable, ratelimit.ErrUnavailable
 //     and context.DeadlineExceeded (the request's timeout) are 503
-//     UNAVAILABLE, logged as a warning;
+//     UNAVAILABLE, logged at most once per UnavailableLogInterval with
+//     a count (see logUnavailable);
 //   - context.Canceled when the client has gone writes nothing: nobody
 //     would read it;
 //   - anything else is 500 INTERNAL with a generic message, and the cause
@@ -34,7 +35,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		e = envelope.New(envelope.Unauthorized, "the API key is invalid, revoked or expired")
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, auth.ErrUnavailable),
 		errors.Is(err, ratelimit.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		h.log(r, w, "statusapi: backend unavailable", err, false)
+		h.logUnavailable(w, r, err)
 		e = envelope.New(envelope.Unavailable, "the service is temporarily unavailable; retry later")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		return

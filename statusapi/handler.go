@@ -38,8 +38,10 @@
 //  7. Store, then the response.
 //
 // Steps 4 to 7 together are bounded by WithTimeout. A key store, limiter or
-// store that is unreachable or too slow gives 503 UNAVAILABLE; any other
-// unexpected error 500 INTERNAL, its cause logged, never sent.
+// store that is unreachable or too slow gives 503 UNAVAILABLE, logged at
+// the first such request and then at most once per UnavailableLogInterval
+// with the number of requests failed meanwhile; any other unexpected error
+// 500 INTERNAL, its cause logged, never sent.
 //
 // # Caching and revalidation
 //
@@ -162,11 +164,12 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 }
 
 type handler struct {
-	st   store.Store
-	keys auth.KeyResolver
-	lim  ratelimit.Limiter
-	cfg  config
-	mux  *http.ServeMux
+	st     store.Store
+	keys   auth.KeyResolver
+	lim    ratelimit.Limiter
+	cfg    config
+	mux    *http.ServeMux
+	outage outageLog
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route
