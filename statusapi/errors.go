@@ -21,6 +21,8 @@ import (
 //     and context.DeadlineExceeded (the request's timeout) are 503
 //     UNAVAILABLE, logged at most once per UnavailableLogInterval with
 //     a count (see logUnavailable);
+//   - every 503 UNAVAILABLE carries Retry-After: 1, so clients retry
+//     soon but not at once;
 //   - context.Canceled when the client has gone writes nothing: nobody
 //     would read it;
 //   - anything else is 500 INTERNAL with a generic message, and the cause
@@ -44,6 +46,9 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		e = envelope.New(envelope.Internal, "internal error")
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	if e.Code == envelope.Unavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	envelope.WriteError(w, r, e)
 }
 

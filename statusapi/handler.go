@@ -38,10 +38,11 @@
 //  7. Store, then the response.
 //
 // Steps 4 to 7 together are bounded by WithTimeout. A key store, limiter or
-// store that is unreachable or too slow gives 503 UNAVAILABLE, logged at
-// the first such request and then at most once per UnavailableLogInterval
-// with the number of requests failed meanwhile; any other unexpected error
-// 500 INTERNAL, its cause logged, never sent.
+// store that is unreachable or too slow gives 503 UNAVAILABLE with
+// Retry-After: 1, logged at the first such request and then at most once
+// per UnavailableLogInterval with the number of requests failed
+// meanwhile; any other unexpected error 500 INTERNAL, its cause logged,
+// never sent.
 //
 // # Caching and revalidation
 //
