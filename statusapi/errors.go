@@ -3,6 +3,7 @@ package statusapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -42,7 +43,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		return
 	default:
-		h.log(r, w, "statusapi: request failed", err, true)
+		h.log(r, w, slog.LevelError, "statusapi: request failed", "err", err.Error())
 		e = envelope.New(envelope.Internal, "internal error")
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -52,18 +53,15 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	envelope.WriteError(w, r, e)
 }
 
-// log logs err with the request id, method and path. The query string is
-// left out: on the file route it holds a signature.
-func (h *handler) log(r *http.Request, w http.ResponseWriter, msg string, err error, isError bool) {
-	args := []any{
+// log logs msg at level with the request id, method and path, then args
+// (slog's key, value pairs). The query string is left out: on the file
+// route it holds a signature.
+func (h *handler) log(r *http.Request, w http.ResponseWriter, level slog.Level, msg string, args ...any) {
+	args = append([]any{
 		"request_id", w.Header().Get(envelope.RequestIDHeader),
-		"method", r.Method, "path", r.URL.Path, "err", err.Error(),
-	}
-	if isError {
-		h.cfg.logger.ErrorContext(r.Context(), msg, args...)
-	} else {
-		h.cfg.logger.WarnContext(r.Context(), msg, args...)
-	}
+		"method", r.Method, "path", r.URL.Path,
+	}, args...)
+	h.cfg.logger.Log(r.Context(), level, msg, args...)
 }
 
 // notFound answers a path that is no route.

@@ -1,11 +1,10 @@
 package statusapi
 
 import (
+	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"time"
-
-	"github.com/clientstatus/clientstatus/envelope"
 )
 
 // UnavailableLogInterval is the least time between two log lines about an
@@ -38,8 +37,6 @@ func (h *handler) logUnavailable(w http.ResponseWriter, r *http.Request, err err
 	if !o.last.CompareAndSwap(last, now) {
 		return // another request is logging this one
 	}
-	h.cfg.logger.ErrorContext(r.Context(), "statusapi: backend unavailable, answering 503",
-		"request_id", w.Header().Get(envelope.RequestIDHeader),
-		"method", r.Method, "path", r.URL.Path, "err", err.Error(),
-		"failed_requests", o.failed.Swap(0))
+	h.log(r, w, slog.LevelError, "statusapi: backend unavailable, answering 503",
+		"err", err.Error(), "failed_requests", o.failed.Swap(0))
 }
