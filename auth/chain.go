@@ -11,7 +11,8 @@ import (
 // a refusal (ErrInvalidKey) moves on to the next; any other error (the key
 // store is down) is returned at once, so that an outage is never answered
 // as a bad credential. When all refuse, the last refusal is returned.
-// It panics if a resolver is nil.
+// It panics if a resolver is nil. The resolver it returns has a Ping
+// method (see statusapi.Ready) that pings each resolver that has one.
 //
 // Put a Cache in front of the chain, not behind it: NewCache(Chain(keys,
 // jwts), ttl). Then a JWT, which the keys' store does not hold, costs one

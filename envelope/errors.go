@@ -18,7 +18,7 @@ const (
 	InvalidSignature Code = "INVALID_SIGNATURE"  // 403: a signed download link that was changed
 	NotFound         Code = "NOT_FOUND"          // 404: no such item for this organization, or no such route
 	MethodNotAllowed Code = "METHOD_NOT_ALLOWED" // 405: anything but GET or HEAD
-	FileNotAvailable Code = "FILE_NOT_AVAILABLE" // 409: a deliverable with no file attached
+	FileNotAvailable Code = "FILE_NOT_AVAILABLE" // 409: a deliverable with no file attached, or whose file is not available
 	RateLimited      Code = "RATE_LIMITED"       // 429: the organization's plan budget is spent for this window
 	Internal         Code = "INTERNAL"           // 500: a bug; the message never carries internals
 	Unavailable      Code = "UNAVAILABLE"        // 503: the store or the limiter is unreachable or timed out

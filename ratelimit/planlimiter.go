@@ -45,6 +45,8 @@ type counters interface {
 	// giveBack uncounts one request of the current window, if it has any:
 	// it never opens a window, nor takes a count below zero.
 	giveBack(ctx context.Context, key string, r limiter.Rate) error
+	// ping checks that the store answers.
+	ping(ctx context.Context) error
 }
 
 func newPlanLimiter(opts []Option) *PlanLimiter {

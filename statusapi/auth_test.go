@@ -116,6 +116,7 @@ func TestKeyStoreUnavailable(t *testing.T) {
 			res := serveWith(t, h, req)
 			is.Equal(res.Code, 503)
 			is.Equal(errorOf(t, res).Error.Code, "UNAVAILABLE")
+			is.Equal(res.Header().Get("Retry-After"), "1") // retry in a second
 		})
 	}
 }
@@ -131,6 +132,7 @@ func TestLimiterUnavailable(t *testing.T) {
 	res := serveWith(t, h, req)
 	is.Equal(res.Code, 503)
 	is.Equal(errorOf(t, res).Error.Code, "UNAVAILABLE")
+	is.Equal(res.Header().Get("Retry-After"), "1") // retry in a second
 }
 
 // downLimiter is a limiter whose store is down and that fails closed.

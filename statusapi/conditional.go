@@ -3,6 +3,7 @@ package statusapi
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func (h *handler) refund(w http.ResponseWriter, r *http.Request, c caller) func(
 	}
 	return func() {
 		if err := h.lim.Refund(r.Context(), c.Principal); err != nil {
-			h.log(r, w, "statusapi: rate-limit refund for a 304 failed", err, false)
+			h.log(r, w, slog.LevelWarn, "statusapi: rate-limit refund for a 304 failed", "err", err.Error())
 			return
 		}
 		d := c.limit

@@ -371,6 +371,11 @@ func TestStoreFailures(t *testing.T) {
 				e := errorOf(t, res)
 				is.Equal(e.Error.Code, tc.code)
 				is.True(!strings.Contains(res.Body.String(), "secret_")) // no internals
+				if tc.status == 503 {
+					is.Equal(res.Header().Get("Retry-After"), "1") // a 503 says when to retry
+				} else {
+					is.Equal(res.Header().Get("Retry-After"), "") // only a 503 does
+				}
 			}
 			if tc.status == 500 {
 				is := is.New(t)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -52,6 +53,11 @@ func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
 }
 
 var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no file attached")
+
+// errFileMissing answers a deliverable that has a file attached which the
+// file source does not have: the same code as errNoFile, as the contract
+// says, but the client learns that the file exists and is unavailable.
+var errFileMissing = envelope.New(envelope.FileNotAvailable, "the file attached to this deliverable is not available; quote the request id to the service operator")
 
 // sign returns the signature of a link (see the format above).
 func (h *handler) sign(org, id, expires string) string {
@@ -134,7 +140,11 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 	}
 	f, err := h.cfg.files.Open(ctx, d.FileKey)
 	if errors.Is(err, fs.ErrNotExist) {
-		return errNoFile
+		// The store says a file is attached, the source has none: the
+		// data is broken, and only the operator can mend it.
+		h.log(r, w, slog.LevelError, "statusapi: a deliverable's file is missing from the file source",
+			"org_id", org, "deliverable_id", id, "err", err.Error())
+		return errFileMissing
 	}
 	if err != nil {
 		return err
@@ -143,6 +153,11 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 	info, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if d.SizeBytes != nil && *d.SizeBytes != info.Size() {
+		// The list told the client one size; the bytes are the truth.
+		h.log(r, w, slog.LevelWarn, "statusapi: a deliverable's sizeBytes differs from its file's size; serving the file",
+			"org_id", org, "deliverable_id", id, "size_bytes", *d.SizeBytes, "file_size", info.Size())
 	}
 
 	name := "download"

@@ -3,6 +3,7 @@ package statusapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -199,18 +200,35 @@ func TestDownloadRefused(t *testing.T) {
 
 func TestDownloadNoFile(t *testing.T) {
 	api := newTestAPI(t)
+	const noFile = "this deliverable has no file attached"
 	t.Run("no file attached: download", func(t *testing.T) {
 		is := is.New(t)
 		res := api.do("GET", "/v1/deliverables/d2/download", "a")
 		is.Equal(res.Code, 409)
-		is.Equal(errorOf(t, res).Error.Code, "FILE_NOT_AVAILABLE")
+		e := errorOf(t, res)
+		is.Equal(e.Error.Code, "FILE_NOT_AVAILABLE")
+		is.Equal(e.Error.Message, noFile)
 	})
 	t.Run("file missing from the source: file", func(t *testing.T) {
 		is := is.New(t)
 		u, _ := api.link("d3")
-		res := api.fetch("GET", u)
+		res := api.fetch("GET", u, "X-Request-Id", "missing-1")
 		is.Equal(res.Code, 409)
-		is.Equal(errorOf(t, res).Error.Code, "FILE_NOT_AVAILABLE")
+		e := errorOf(t, res)
+		is.Equal(e.Error.Code, "FILE_NOT_AVAILABLE")                   // the contract's code
+		is.True(e.Error.Message != noFile)                             // but not "no file attached": one is
+		is.True(strings.Contains(e.Error.Message, "is not available")) // it is not available
+		var line string
+		for _, l := range strings.Split(api.logs.String(), "\n") {
+			if strings.Contains(l, "request_id=missing-1") {
+				line = l
+			}
+		}
+		is.True(strings.Contains(line, "level=ERROR"))               // the operator must mend the data
+		is.True(strings.Contains(line, "deliverable_id=d3"))         // which deliverable
+		is.True(strings.Contains(line, "p2/missing.png"))            // and which file
+		is.True(!strings.Contains(line, u.Query().Get("signature"))) // never the signature
+		is.True(!strings.Contains(api.logs.String(), "signature="))  // nor the query
 	})
 	t.Run("file detached after the link: file", func(t *testing.T) {
 		is := is.New(t)
@@ -337,3 +355,38 @@ type streamInfo struct{ fs.FileInfo }
 
 func (streamInfo) Size() int64        { return 8 }
 func (streamInfo) ModTime() time.Time { return time.Time{} }
+
+func TestDownloadSizeMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		listed *int64
+		warned bool
+	}{
+		{"listed size is the file's", ptr(int64(len(fileContent))), false},
+		{"listed size is smaller", ptr(int64(10)), true},
+		{"listed size is larger", ptr(int64(1 << 20)), true},
+		{"no size listed", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			api := newTestAPI(t)
+			d, err := api.store.GetDeliverable(context.Background(), "org_a", "d1")
+			is.NoErr(err)
+			d.SizeBytes = tc.listed
+			is.NoErr(api.store.PutDeliverable(context.Background(), d))
+			u, _ := api.link("d1")
+			res := api.fetch("GET", u, "X-Request-Id", "size-1")
+			is.Equal(res.Code, 200)                  // served all the same
+			is.Equal(res.Body.String(), fileContent) // the file's real bytes
+			is.Equal(res.Header().Get("Content-Length"), strconv.Itoa(len(fileContent)))
+			logs := api.logs.String()
+			is.Equal(strings.Contains(logs, "sizeBytes differs"), tc.warned) // a mismatch is logged
+			if tc.warned {
+				is.True(strings.Contains(logs, "level=WARN"))        // as a warning
+				is.True(strings.Contains(logs, "deliverable_id=d1")) // naming the deliverable
+				is.True(strings.Contains(logs, "request_id=size-1")) // and the request
+				is.True(strings.Contains(logs, fmt.Sprintf("size_bytes=%d file_size=%d", *tc.listed, len(fileContent))))
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package statusapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -19,7 +20,10 @@ import (
 //   - auth.ErrInvalidKey is 401 UNAUTHORIZED;
 //   - store.ErrUnavailable, auth.ErrUnavailable, ratelimit.ErrUnavailable
 //     and context.DeadlineExceeded (the request's timeout) are 503
-//     UNAVAILABLE, logged as a warning;
+//     UNAVAILABLE, logged at most once per UnavailableLogInterval with
+//     a count (see logUnavailable);
+//   - every 503 UNAVAILABLE carries Retry-After: 1, so clients retry
+//     soon but not at once;
 //   - context.Canceled when the client has gone writes nothing: nobody
 //     would read it;
 //   - anything else is 500 INTERNAL with a generic message, and the cause
@@ -34,12 +38,12 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		e = envelope.New(envelope.Unauthorized, "the API key is invalid, revoked or expired")
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, auth.ErrUnavailable),
 		errors.Is(err, ratelimit.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		h.log(r, w, "statusapi: backend unavailable", err, false)
+		h.logUnavailable(w, r, err)
 		e = envelope.New(envelope.Unavailable, "the service is temporarily unavailable; retry later")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		return
 	default:
-		h.log(r, w, "statusapi: request failed", err, true)
+		h.log(r, w, slog.LevelError, "statusapi: request failed", "err", err.Error())
 		e = envelope.New(envelope.Internal, "internal error")
 	}
 	if info := infoOf(w); info != nil {
@@ -49,21 +53,21 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	if e.Code == envelope.Unavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	envelope.WriteError(w, r, e)
 }
 
-// log logs err with the request id, method and path. The query string is
-// left out: on the file route it holds a signature.
-func (h *handler) log(r *http.Request, w http.ResponseWriter, msg string, err error, isError bool) {
-	args := []any{
+// log logs msg at level with the request id, method and path, then args
+// (slog's key, value pairs). The query string is left out: on the file
+// route it holds a signature.
+func (h *handler) log(r *http.Request, w http.ResponseWriter, level slog.Level, msg string, args ...any) {
+	args = append([]any{
 		"request_id", w.Header().Get(envelope.RequestIDHeader),
-		"method", r.Method, "path", r.URL.Path, "err", err.Error(),
-	}
-	if isError {
-		h.cfg.logger.ErrorContext(r.Context(), msg, args...)
-	} else {
-		h.cfg.logger.WarnContext(r.Context(), msg, args...)
-	}
+		"method", r.Method, "path", r.URL.Path,
+	}, args...)
+	h.cfg.logger.Log(r.Context(), level, msg, args...)
 }
 
 // notFound answers a path that is no route.

@@ -38,8 +38,11 @@
 //  7. Store, then the response.
 //
 // Steps 4 to 7 together are bounded by WithTimeout. A key store, limiter or
-// store that is unreachable or too slow gives 503 UNAVAILABLE; any other
-// unexpected error 500 INTERNAL, its cause logged, never sent.
+// store that is unreachable or too slow gives 503 UNAVAILABLE with
+// Retry-After: 1, logged at the first such request and then at most once
+// per UnavailableLogInterval with the number of requests failed
+// meanwhile; any other unexpected error 500 INTERNAL, its cause logged,
+// never sent.
 //
 // # Caching and revalidation
 //
@@ -104,10 +107,13 @@
 // parameter or path is 403 INVALID_SIGNATURE, so a changed expiry fails
 // the signature before it could be judged. Then a link past its expiry is
 // 403 LINK_EXPIRED; a deliverable gone since is 404 NOT_FOUND; one with no
-// file, or whose file the source does not have, 409 FILE_NOT_AVAILABLE.
-// The bytes are served with the deliverable's content type and
-// Content-Disposition: attachment with its file name, with range requests
-// when the file can seek. A link stays valid until it expires even if the
+// file, or whose file the source does not have, 409 FILE_NOT_AVAILABLE,
+// each with its own message (a missing file is also logged as an error,
+// with the deliverable and request ids). The bytes served are the
+// source's: a size that differs from the deliverable's SizeBytes is
+// logged as a warning, not refused. They are served with the
+// deliverable's content type and Content-Disposition: attachment with its
+// file name, with range requests when the file can seek. A link stays valid until it expires even if the
 // key that asked for it is revoked meanwhile: keep the TTL short.
 //
 // # Adding a resource
@@ -216,6 +222,7 @@ type handler struct {
 	lim     ratelimit.Limiter
 	cfg     config
 	mux     *http.ServeMux
+	outage  outageLog
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route

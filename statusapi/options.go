@@ -112,15 +112,16 @@ func WithFiles(src files.Source) Option {
 }
 
 // WithLogger sets where the handler logs: panics (with their stack),
-// unexpected errors and the missing signing key warning, each with the
-// request id. Default: slog.Default(). It never logs keys, tokens or the
+// unexpected errors, unavailable backends (at most once per
+// UnavailableLogInterval, with a count) and the missing signing key
+// warning, each with the request id. Default: slog.Default(). It never logs keys, tokens or the
 // signing secret.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
 
 // WithClock sets the handler's clock (default time.Now): it dates link
-// expiries and checks them. Tests use it to expire a link without waiting.
+// expiries and checks them, and paces the unavailable log lines. Tests use it to expire a link without waiting.
 // Rate-limit headers stay on the real clock, as the limiter's windows do.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }

@@ -10,6 +10,11 @@ import (
 // duration and request id. It logs the path only, never the query (a
 // download link's signature is in it) nor any header (the API key is in
 // one).
+//
+// A 503 is a warning, not an error: the API logs why (at most once per
+// statusapi.UnavailableLogInterval during an outage) and this line only
+// that one more request failed, so a failed request is one line, not an
+// error line on top of the API's.
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -19,7 +24,10 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 			rec.status = http.StatusOK
 		}
 		level := slog.LevelInfo
-		if rec.status >= 500 {
+		switch {
+		case rec.status == http.StatusServiceUnavailable:
+			level = slog.LevelWarn
+		case rec.status >= 500:
 			level = slog.LevelError
 		}
 		log.LogAttrs(r.Context(), level, "request",

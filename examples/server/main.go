@@ -7,7 +7,8 @@
 //	go run ./examples/server -database-url postgres://... -redis-url redis://...
 //
 // It prints the demo API keys and a curl line to try, serves GET /healthz
-// beside the API, logs each request with log/slog (never a key, nor a
+// (liveness) and GET /readyz (readiness: its store, key store and, when it
+// fails closed, Redis) beside the API, logs each request with log/slog (never a key, nor a
 // download link's signature) and shuts down gracefully on SIGINT or
 // SIGTERM. Run it with -h for every flag; README.md says more.
 package main

@@ -15,7 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -113,9 +112,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return apiError(err)
 	}
 	api := statusapi.New(b.store, resolver, lim, opts...)
+	// A limiter that fails open serves, unlimited, while Redis is down:
+	// the replica stays ready rather than leave the load balancer with
+	// every other replica of the same Redis.
+	readyLim := lim
+	if cfg.redisOutage == ratelimit.FailOpen {
+		readyLim = nil
+	}
+	hc := health{log: log, ready: func(ctx context.Context) error {
+		return statusapi.Ready(ctx, b.store, resolver, readyLim)
+	}}
 
 	srv := &http.Server{
-		Handler:           logRequests(log, routes(api)),
+		Handler:           logRequests(log, routes(api, hc)),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -147,24 +156,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// routes serves the API at the root and a health check beside it.
-func routes(api http.Handler) http.Handler {
+// routes serves the API at the root and beside it the server's own
+// routes (see health): /healthz, liveness, and /readyz, readiness.
+func routes(api http.Handler, h health) http.Handler {
 	// Not a ServeMux: it would answer paths such as /v1//projects or
 	// /v1/projects/.. itself, with an HTML redirect, before the API could
 	// answer them with its JSON 404.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/healthz" {
+		switch r.URL.Path {
+		case "/healthz", "/readyz":
+			h.serveHTTP(w, r)
+		default:
 			api.ServeHTTP(w, r)
-			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			envelope.WriteError(w, r, envelope.New(envelope.MethodNotAllowed, "use GET or HEAD"))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
 	})
 }
 

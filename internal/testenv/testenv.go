@@ -1,9 +1,10 @@
 // Package testenv finds the real services that some tests need, PostgreSQL
 // and Redis, through TEST_DATABASE_URL and TEST_REDIS_URL.
 //
-// Without them such tests skip, saying how to run them; with
-// CLIENTSTATUS_REQUIRE_SERVICES=1 (set by .ci/run) a missing service fails
-// the test instead, so CI cannot pass by skipping.
+// Without them such tests skip, saying how to run them, and Main (the
+// TestMain of their packages) says so on one line per package even
+// without -v; with CLIENTSTATUS_REQUIRE_SERVICES=1 (set by .ci/run) a
+// missing service fails the test instead, so CI cannot pass by skipping.
 package testenv
 
 import (
@@ -39,6 +40,7 @@ func lookup(t testing.TB, name, service, example string) string {
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatal(msg + " (" + RequireEnv + "=1 forbids skipping)")
 	}
+	noteSkip(name, example)
 	t.Skip(msg)
 	return ""
 }

@@ -33,8 +33,10 @@ var bench struct {
 	schemas []string
 }
 
+// TestMain drops the benchmark schemas, and says, even without -v, when
+// tests skipped for want of PostgreSQL.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.AfterRun(m.Run())
 	if bench.admin != nil {
 		for _, db := range bench.dbs {
 			db.Close()

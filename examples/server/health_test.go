@@ -1,0 +1,140 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/testenv"
+)
+
+// get sends a GET with an X-Request-Id of the client's ("" for none).
+func get(t *testing.T, url, requestID string) response {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if requestID != "" {
+		req.Header.Set("X-Request-Id", requestID)
+	}
+	return do(t, req)
+}
+
+// TestHealthRoutesCarryRequestIDs checks that /healthz and /readyz answer
+// with an X-Request-Id, as the API does: the client's own when sane, else
+// a new one.
+func TestHealthRoutesCarryRequestIDs(t *testing.T) {
+	s := startServer(t, nil, "-data", contractFile, "-log-format", "json")
+	for _, path := range []string{"/healthz", "/readyz"} {
+		is := is.New(t)
+		res := get(t, s.url+path, "")
+		is.Equal(res.status, 200)
+		is.Equal(len(res.header.Get("X-Request-Id")), 32) // a new id
+		res = get(t, s.url+path, "probe-1")
+		is.Equal(res.header.Get("X-Request-Id"), "probe-1") // the client's own, kept
+		res = get(t, s.url+path, "not sane!")
+		is.Equal(len(res.header.Get("X-Request-Id")), 32) // an insane one replaced
+		res = call(t, "POST", s.url+path, "")
+		is.Equal(res.status, 405)
+		is.True(res.header.Get("X-Request-Id") != "") // errors too
+	}
+	is := is.New(t)
+	is.True(strings.Contains(s.stderr.String(), `"path":"/readyz","status":200`)) // the request log...
+	is.True(strings.Contains(s.stderr.String(), `"request_id":"probe-1"`))        // ...names the id
+}
+
+func TestReadyz(t *testing.T) {
+	is := is.New(t)
+	s := startServer(t, nil, "-data", contractFile)
+	res := call(t, "GET", s.url+"/readyz", "")
+	is.Equal(res.status, 200)
+	is.Equal(string(res.body), `{"status":"ready"}`+"\n")
+	is.Equal(res.header.Get("Content-Type"), "application/json; charset=utf-8")
+	is.Equal(res.header.Get("Cache-Control"), "no-store")
+	is.Equal(call(t, "HEAD", s.url+"/readyz", "").status, 200)
+}
+
+// waitStatus polls url until it answers status, for at most 10 seconds,
+// and returns the last response.
+func waitStatus(t *testing.T, url string, status int) response {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := call(t, "GET", url, "")
+		if res.status == status || time.Now().After(deadline) {
+			return res
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestReadyzPostgresDown serves from PostgreSQL through a proxy, cuts
+// it, and checks that /readyz says the store and key store are not ready
+// (and no more than that), while /healthz stays 200; then that it is
+// ready again once PostgreSQL is back.
+func TestReadyzPostgresDown(t *testing.T) {
+	is := is.New(t)
+	u, err := url.Parse(testSchema(t, testenv.PostgresURL(t)))
+	is.NoErr(err)
+	px := testenv.NewProxy(t, u.Host)
+	u.Host = px.Addr()
+	s := startServer(t, nil, "-data", contractFile, "-database-url", u.String())
+	is.Equal(call(t, "GET", s.url+"/readyz", "").status, 200) // PostgreSQL answers
+
+	px.Cut()
+	res := call(t, "GET", s.url+"/readyz", "")
+	is.Equal(res.status, 503)
+	is.Equal(string(res.body), `{"status":"unavailable","failed":["store","key store"]}`+"\n") // the parts, no internals
+	is.Equal(call(t, "GET", s.url+"/healthz", "").status, 200)                                 // alive all the same
+	log := s.stderr.String()
+	is.True(strings.Contains(log, `msg="not ready"`))              // the log says so...
+	is.True(strings.Contains(log, "store: bunstore: ping"))        // ...and why
+	is.True(strings.Contains(log, res.header.Get("X-Request-Id"))) // with the request id
+
+	px.Restore()
+	is.Equal(waitStatus(t, s.url+"/readyz", 200).status, 200) // ready again
+}
+
+// TestReadyzRedisDown limits on Redis through a proxy, cuts it, and
+// checks /readyz: a limiter that fails closed answers 503 for every
+// request, so the server is not ready; one that fails open still serves,
+// so it is.
+func TestReadyzRedisDown(t *testing.T) {
+	redisURL := testenv.RedisURL(t)
+	for _, tc := range []struct {
+		policy string
+		status int
+		body   string
+	}{
+		{"closed", 503, `{"status":"unavailable","failed":["limiter"]}` + "\n"},
+		{"open", 200, `{"status":"ready"}` + "\n"},
+	} {
+		t.Run("fail "+tc.policy, func(t *testing.T) {
+			is := is.New(t)
+			u, err := url.Parse(redisURL)
+			is.NoErr(err)
+			px := testenv.NewProxy(t, u.Host)
+			u.Host = px.Addr()
+			prefix := "clientstatus-test:readyz:" + strings.ReplaceAll(t.Name(), "/", "_")
+			s := startServer(t, nil, "-data", contractFile, "-redis-url", u.String(),
+				"-redis-prefix", prefix, "-redis-outage", tc.policy)
+			is.Equal(call(t, "GET", s.url+"/readyz", "").status, 200) // Redis answers
+
+			px.Cut()
+			res := call(t, "GET", s.url+"/readyz", "")
+			is.Equal(res.status, tc.status)
+			is.Equal(string(res.body), tc.body)
+			if tc.status == 503 {
+				is.True(strings.Contains(s.stderr.String(), "limiter: ratelimit: store unavailable: ping")) // the log says why
+			}
+
+			px.Restore()
+			is.Equal(waitStatus(t, s.url+"/readyz", 200).status, 200) // ready again
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/testenv"
+)
+
+// TestOutageLogIsPaced serves from PostgreSQL through a proxy, cuts it,
+// and checks what N failed requests write to the log: one request line
+// each, a warning, and one line from the API saying why, with a count, not
+// a warning and an error per request.
+func TestOutageLogIsPaced(t *testing.T) {
+	is := is.New(t)
+	u, err := url.Parse(testSchema(t, testenv.PostgresURL(t)))
+	is.NoErr(err)
+	px := testenv.NewProxy(t, u.Host)
+	u.Host = px.Addr()
+	s := startServer(t, nil, "-data", contractFile, "-database-url", u.String())
+	is.Equal(call(t, "GET", s.url+"/v1/projects", "key-acme-1").status, 200) // PostgreSQL answers
+	before := len(s.stderr.String())
+
+	px.Cut()
+	const n = 200
+	for range n {
+		res := call(t, "GET", s.url+"/v1/projects", "key-acme-1")
+		is.Equal(res.status, 503)
+	}
+	var requests, unavailable, other int
+	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()[before:]), "\n") {
+		switch {
+		case strings.Contains(line, "msg=request") && strings.Contains(line, "status=503"):
+			requests++
+			is.True(strings.Contains(line, "level=WARN")) // a 503's request line is a warning
+		case strings.Contains(line, "backend unavailable"):
+			unavailable++
+			is.True(strings.Contains(line, "failed_requests=1")) // the first failed request logs at once
+		default:
+			other++
+			t.Logf("unexpected line: %s", line)
+		}
+	}
+	is.Equal(requests, n)    // one request line per request
+	is.Equal(unavailable, 1) // one line saying why, for the whole outage so far
+	is.Equal(other, 0)       // and nothing else
+}

@@ -1,0 +1,12 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/clientstatus/clientstatus/internal/testenv"
+)
+
+// TestMain says, even without -v, when tests skipped for want of a service.
+func TestMain(m *testing.M) {
+	testenv.Main(m)
+}

@@ -1,0 +1,106 @@
+package testenv
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// skipped counts, by variable, the tests that skipped for want of it.
+var skipped struct {
+	sync.Mutex
+	n       int
+	missing map[string]string // variable to an example value
+}
+
+// noteSkip records that a test skips because name is not set.
+func noteSkip(name, example string) {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if skipped.missing == nil {
+		skipped.missing = make(map[string]string)
+	}
+	skipped.n++
+	skipped.missing[name] = example
+}
+
+// Main runs the package's tests and exits, saying on one line, when tests
+// skipped for want of a service, which variables to set. A package whose
+// tests use PostgresURL or RedisURL has this TestMain:
+//
+//	func TestMain(m *testing.M) {
+//		testenv.Main(m)
+//	}
+//
+// go test ./... hides the output of a package that passes and caches the
+// result, so a package whose every test skipped would show as a bare ok.
+// cmd/go offers no way to add to that line short of -cover (it appends
+// what follows "coverage: " in the output, but only under -cover, and
+// only the first such text, which would hide the real figure), so the line
+// goes to the terminal (/dev/tty) when there is one and -v is not given,
+// as well as to the test's own output (seen with -v, -json, or when the
+// package fails). A result replayed from the test cache ("(cached)") does
+// not repeat it; -count=1 runs the tests again. With RequireEnv set there
+// is nothing to say: missing services fail the tests.
+func Main(m *testing.M) {
+	os.Exit(AfterRun(m.Run()))
+}
+
+// AfterRun is Main for a TestMain that has more to do: it reports the
+// skips of a run that ended with code, and returns code.
+//
+//	code := testenv.AfterRun(m.Run())
+//	... clean up ...
+//	os.Exit(code)
+func AfterRun(code int) int {
+	line := skipLine(testPackage())
+	if line == "" {
+		return code
+	}
+	fmt.Print(line)
+	if code == 0 && !testing.Verbose() {
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			_, _ = io.WriteString(tty, line)
+			tty.Close()
+		}
+	}
+	return code
+}
+
+// skipLine returns the line that says how many tests of pkg skipped and
+// how to run them, or "" when none skipped.
+func skipLine(pkg string) string {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if skipped.n == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(skipped.missing))
+	for name := range skipped.missing {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var set []string
+	for _, name := range names {
+		set = append(set, name+"="+skipped.missing[name])
+	}
+	tests := "tests"
+	if skipped.n == 1 {
+		tests = "test"
+	}
+	return fmt.Sprintf("skip\t%s\t%d %s skipped: run %s go test ./...\n", pkg, skipped.n, tests, strings.Join(set, " "))
+}
+
+// testPackage returns the import path of the package under test.
+func testPackage() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
