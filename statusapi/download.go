@@ -41,15 +41,34 @@ func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
 	if !d.HasFile() {
 		return response{}, errNoFile
 	}
+	return h.link(r, deliverableFiles, c.Org.ID, id), nil
+}
+
+// fileKind is a kind of file that signed links serve: its path segment
+// ("/v1/{path}/{id}/file"), the start of what its signature covers (so
+// that no link of one kind is valid for another), and the word logs use.
+type fileKind struct {
+	path, macPrefix, noun string
+}
+
+// The kinds of file: a deliverable's keeps the link format of the first
+// contract (see the package doc).
+var (
+	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable"}
+	attachmentFiles  = fileKind{path: "attachments", macPrefix: "v1 attachment\n", noun: "attachment"}
+)
+
+// link is the response of a download route: a signed link to the file of
+// item id of org, valid for the link TTL.
+func (h *handler) link(r *http.Request, kind fileKind, org, id string) response {
 	expires := h.cfg.now().Add(h.cfg.linkTTL).Unix()
 	exp := strconv.FormatInt(expires, 10)
-	q := url.Values{"org": {c.Org.ID}, "expires": {exp}, "signature": {h.sign(c.Org.ID, id, exp)}}
-	link := downloadLink{
-		URL:       h.publicURL(r) + "/v1/deliverables/" + url.PathEscape(id) + "/file?" + q.Encode(),
-		ExpiresAt: timestamp(time.Unix(expires, 0)),
-	}
+	q := url.Values{"org": {org}, "expires": {exp}, "signature": {h.sign(kind, org, id, exp)}}
 	// The link is a credential for its lifetime: no cache keeps it.
-	return credential(link), nil
+	return credential(downloadLink{
+		URL:       h.publicURL(r) + "/v1/" + kind.path + "/" + url.PathEscape(id) + "/file?" + q.Encode(),
+		ExpiresAt: timestamp(time.Unix(expires, 0)),
+	})
 }
 
 var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no file attached")
@@ -59,10 +78,11 @@ var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no
 // says, but the client learns that the file exists and is unavailable.
 var errFileMissing = envelope.New(envelope.FileNotAvailable, "the file attached to this deliverable is not available; quote the request id to the service operator")
 
-// sign returns the signature of a link (see the format above).
-func (h *handler) sign(org, id, expires string) string {
+// sign returns the signature of a link (see the format in the package
+// doc; an attachment's starts "v1 attachment\n" instead of "v1\n").
+func (h *handler) sign(kind fileKind, org, id, expires string) string {
 	mac := hmac.New(sha256.New, h.cfg.signingKey)
-	_, _ = io.WriteString(mac, "v1\n"+strconv.Itoa(len(org))+":"+org+"\n"+strconv.Itoa(len(id))+":"+id+"\n"+expires)
+	_, _ = io.WriteString(mac, kind.macPrefix+strconv.Itoa(len(org))+":"+org+"\n"+strconv.Itoa(len(id))+":"+id+"\n"+expires)
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
@@ -89,15 +109,15 @@ func (h *handler) publicURL(r *http.Request) string {
 
 var errBadSignature = envelope.New(envelope.InvalidSignature, "the download link is not valid; ask for a new one")
 
-// verify checks a link's query for the deliverable id and returns its
+// verify checks a link's query for the item id of kind and returns its
 // organization. See the order of the checks above.
-func (h *handler) verify(id, rawQuery string) (string, error) {
+func (h *handler) verify(kind fileKind, id, rawQuery string) (string, error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil || len(q) != 3 || len(q["org"]) != 1 || len(q["expires"]) != 1 || len(q["signature"]) != 1 {
 		return "", errBadSignature
 	}
 	org, exp, sig := q["org"][0], q["expires"][0], q["signature"][0]
-	if !hmac.Equal([]byte(sig), []byte(h.sign(org, id, exp))) {
+	if !hmac.Equal([]byte(sig), []byte(h.sign(kind, org, id, exp))) {
 		return "", errBadSignature
 	}
 	expires, err := strconv.ParseInt(exp, 10, 64)
@@ -110,16 +130,38 @@ func (h *handler) verify(id, rawQuery string) (string, error) {
 	return org, nil
 }
 
+// servedFile is what a signed link serves: where the file is, and how to
+// present it.
+type servedFile struct {
+	key, name, contentType string
+	size                   *int64 // as listed to the client; nil when unknown
+}
+
 // serveFile serves GET /v1/deliverables/{id}/file, the signed link.
 func (h *handler) serveFile(w http.ResponseWriter, r *http.Request) {
-	if err := h.file(w, r); err != nil {
+	h.serveSigned(w, r, deliverableFiles, func(ctx context.Context, org, id string) (servedFile, error) {
+		d, err := h.st.GetDeliverable(ctx, org, id)
+		if err != nil {
+			return servedFile{}, err
+		}
+		if !d.HasFile() {
+			return servedFile{}, errNoFile
+		}
+		return servedFile{key: d.FileKey, name: deref(d.FileName), contentType: deref(d.ContentType), size: d.SizeBytes}, nil
+	})
+}
+
+// serveSigned serves the file of a signed link of kind, which lookup finds
+// once the link is verified.
+func (h *handler) serveSigned(w http.ResponseWriter, r *http.Request, kind fileKind, lookup func(ctx context.Context, org, id string) (servedFile, error)) {
+	if err := h.file(w, r, kind, lookup); err != nil {
 		h.fail(w, r, err)
 	}
 }
 
-func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind, lookup func(ctx context.Context, org, id string) (servedFile, error)) error {
 	id := r.PathValue("id")
-	org, err := h.verify(id, r.URL.RawQuery)
+	org, err := h.verify(kind, id, r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
@@ -131,19 +173,16 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 	defer cancel()
 	r = r.WithContext(ctx)
-	d, err := h.st.GetDeliverable(ctx, org, id)
+	d, err := lookup(ctx, org, id)
 	if err != nil {
 		return err
 	}
-	if !d.HasFile() {
-		return errNoFile
-	}
-	f, err := h.cfg.files.Open(ctx, d.FileKey)
+	f, err := h.cfg.files.Open(ctx, d.key)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The store says a file is attached, the source has none: the
 		// data is broken, and only the operator can mend it.
-		h.log(r, w, slog.LevelError, "statusapi: a deliverable's file is missing from the file source",
-			"org_id", org, "deliverable_id", id, "err", err.Error())
+		h.log(r, w, slog.LevelError, "statusapi: a "+kind.noun+"'s file is missing from the file source",
+			"org_id", org, kind.noun+"_id", id, "err", err.Error())
 		return errFileMissing
 	}
 	if err != nil {
@@ -154,21 +193,19 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d.SizeBytes != nil && *d.SizeBytes != info.Size() {
+	if d.size != nil && *d.size != info.Size() {
 		// The list told the client one size; the bytes are the truth.
-		h.log(r, w, slog.LevelWarn, "statusapi: a deliverable's sizeBytes differs from its file's size; serving the file",
-			"org_id", org, "deliverable_id", id, "size_bytes", *d.SizeBytes, "file_size", info.Size())
+		h.log(r, w, slog.LevelWarn, "statusapi: a "+kind.noun+"'s sizeBytes differs from its file's size; serving the file",
+			"org_id", org, kind.noun+"_id", id, "size_bytes", *d.size, "file_size", info.Size())
 	}
 
 	name := "download"
-	if d.FileName != nil && *d.FileName != "" {
-		name = *d.FileName
+	if d.name != "" {
+		name = d.name
 	}
 	ctype := "application/octet-stream"
-	if d.ContentType != nil {
-		if _, _, err := mime.ParseMediaType(*d.ContentType); err == nil {
-			ctype = *d.ContentType
-		}
+	if _, _, err := mime.ParseMediaType(d.contentType); err == nil {
+		ctype = d.contentType
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", ctype)
@@ -201,4 +238,12 @@ func (w plainErrors) WriteHeader(code int) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -184,6 +184,7 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 	}
 	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
 	h.changes, _ = st.(store.Changes)
+	h.threads, _ = st.(store.Threads)
 	h.mux = h.routes()
 	return h
 }
@@ -218,6 +219,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 type handler struct {
 	st      store.Store
 	changes store.Changes // st, when it tracks changes; else nil
+	threads store.Threads // st, when it holds threads; else nil
 	keys    auth.KeyResolver
 	lim     ratelimit.Limiter
 	cfg     config

@@ -46,4 +46,5 @@ func (h *handler) routes() *http.ServeMux {
 // store.Store keeps compiling and working.
 var optionalResources = []func(h *handler) []route{
 	deletionRoutes, // deletions.go: store.Changes
+	threadRoutes,   // threads.go: store.Threads
 }
