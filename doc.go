@@ -12,6 +12,9 @@
 //
 //   - statusapi: the http.Handler for every /v1 route: routing, request ids,
 //     authentication, rate limits, parameters, signed download links.
+//   - otelstatus: OpenTelemetry for the handler: a span per request,
+//     request durations by route, rate-limit refusals. A package apart,
+//     so that the others do not depend on OpenTelemetry.
 //   - envelope: the JSON envelope and the contract's error catalogue.
 //   - auth: who is calling. API keys (minting, hashing, a key store,
 //     caching), JWTs, and the Principal they resolve to.

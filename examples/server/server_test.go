@@ -25,6 +25,7 @@ const contractFile = "testdata/contract.json"
 // testServer is a server started by run, as main would start it.
 type testServer struct {
 	url            string
+	metricsURL     string // with -metrics-addr
 	stdout, stderr *syncBuffer
 }
 
@@ -34,14 +35,15 @@ func startServer(t *testing.T, env map[string]string, args ...string) *testServe
 	t.Helper()
 	s := &testServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
+	ready := make(chan endpoints, 1)
 	done := make(chan error, 1)
 	getenv := func(k string) string { return env[k] }
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, func(u string) { ready <- u })
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, func(e endpoints) { ready <- e })
 	}()
 	select {
-	case s.url = <-ready:
+	case e := <-ready:
+		s.url, s.metricsURL = e.api, e.metrics
 	case err := <-done:
 		cancel()
 		t.Fatalf("server did not start: %v\nlog:\n%s", err, s.stderr)
@@ -63,7 +65,7 @@ func startErr(t *testing.T, args ...string) error {
 	defer cancel()
 	var out syncBuffer
 	err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, &out, &out,
-		func(string) { cancel() }) // started after all: stop it, and report below
+		func(endpoints) { cancel() }) // started after all: stop it, and report below
 	if err == nil {
 		t.Fatalf("server started with %q; want it to refuse", args)
 	}
