@@ -27,6 +27,9 @@ const (
 	// RateLimitLimitKey is the rate limit that applied, in requests per
 	// window: it stands for the organization's plan.
 	RateLimitLimitKey = attribute.Key("clientstatus.ratelimit.limit")
+	// PlanKey is the caller's organization's plan (starter, growth,
+	// enterprise), on rate-limit metrics and spans.
+	PlanKey = attribute.Key("clientstatus.plan")
 	// RateLimitRemainingKey is how many requests were left in the
 	// organization's window after the request.
 	RateLimitRemainingKey = attribute.Key("clientstatus.ratelimit.remaining")

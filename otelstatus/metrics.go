@@ -75,7 +75,7 @@ func (m *metrics) record(ctx context.Context, d time.Duration, req request, out 
 	if !rl.Limited {
 		return
 	}
-	limit := []attribute.KeyValue{RateLimitLimitKey.Int64(rl.Limit)}
+	limit := []attribute.KeyValue{RateLimitLimitKey.Int64(rl.Limit), PlanKey.String(info.Plan)}
 	if m.orgAttribute && info.OrgID != "" {
 		limit = append(limit, OrgIDKey.String(info.OrgID))
 		m.remaining.Record(ctx, rl.Remaining, metric.WithAttributes(limit...))

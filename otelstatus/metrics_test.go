@@ -116,8 +116,8 @@ func TestRateLimitMetrics(t *testing.T) {
 		is.True(sum.IsMonotonic)                                               // a counter
 		is.Equal(len(sum.DataPoints), 1)                                       // one 429
 		is.Equal(sum.DataPoints[0].Value, int64(1))                            // counted once
-		is.Equal(sum.DataPoints[0].Attributes.ToSlice(), []attribute.KeyValue{ // the plan's limit, no org
-			attribute.Int64("clientstatus.ratelimit.limit", 2),
+		is.Equal(sum.DataPoints[0].Attributes.ToSlice(), []attribute.KeyValue{ // the plan and its limit, no org
+			attribute.String("clientstatus.plan", "growth"), attribute.Int64("clientstatus.ratelimit.limit", 2),
 		})
 		_, ok = collect(t, a, "clientstatus.ratelimit.remaining")
 		is.True(!ok) // no gauge without organizations
@@ -133,7 +133,8 @@ func TestRateLimitMetrics(t *testing.T) {
 		m, ok := collect(t, a, "clientstatus.ratelimit.refused")
 		is.True(ok)
 		is.Equal(m.Data.(metricdata.Sum[int64]).DataPoints[0].Attributes.ToSlice(), []attribute.KeyValue{
-			attribute.String("clientstatus.org.id", "org_b"), attribute.Int64("clientstatus.ratelimit.limit", 2),
+			attribute.String("clientstatus.org.id", "org_b"), attribute.String("clientstatus.plan", "growth"),
+			attribute.Int64("clientstatus.ratelimit.limit", 2),
 		}) // the organization too
 
 		m, ok = collect(t, a, "clientstatus.ratelimit.remaining")

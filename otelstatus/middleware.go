@@ -39,10 +39,9 @@
 //     patterns, never paths, and a method the conventions do not name is
 //     "_OTHER": a client cannot grow the number of series.
 //   - clientstatus.ratelimit.refused (counter, {request}): requests
-//     refused 429 RATE_LIMITED, by clientstatus.ratelimit.limit, the
-//     plan's requests per window (the handler's RequestInfo names the
-//     organization, not its plan), and with WithOrgAttribute by
-//     clientstatus.org.id.
+//     refused 429 RATE_LIMITED, by clientstatus.plan and
+//     clientstatus.ratelimit.limit (the plan's requests per window), and
+//     with WithOrgAttribute by clientstatus.org.id.
 //   - clientstatus.ratelimit.remaining (gauge, {request}), only with
 //     WithOrgAttribute: per organization, the requests left in its window
 //     after its latest rate-limited request, with
@@ -218,7 +217,7 @@ func (out outcome) spanAttributes(info *statusapi.RequestInfo) []attribute.KeyVa
 	str(SubjectKey, info.Subject)
 	str(RequestIDKey, info.RequestID)
 	if rl := info.RateLimit; rl.Limited {
-		attrs = append(attrs, RateLimitLimitKey.Int64(rl.Limit), RateLimitRemainingKey.Int64(rl.Remaining))
+		attrs = append(attrs, PlanKey.String(info.Plan), RateLimitLimitKey.Int64(rl.Limit), RateLimitRemainingKey.Int64(rl.Remaining))
 	}
 	return attrs
 }
