@@ -21,16 +21,18 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// ErrUnavailable is returned (wrapped) when the limiter's backing store
-// cannot be reached or does not answer in time and the limiter is set to
-// fail closed. The handler answers 503 UNAVAILABLE.
-var ErrUnavailable = errors.New("ratelimit: store unavailable")
+// ErrUnavailable is returned (wrapped) when the limiter's counters cannot be
+// reached or do not answer in time and the limiter is set to fail closed.
+// The handler answers 503 UNAVAILABLE. It is store.ErrUnavailable, the
+// module's one error for a backend that does not answer: errors.Is matches
+// either name, and a caller need test only one.
+var ErrUnavailable = store.ErrUnavailable
 
 // Limiter decides whether an organization may make one more request.
 // Implementations are safe for concurrent use and honour ctx.

@@ -111,7 +111,7 @@ func (l *PlanLimiter) outage(ctx context.Context, p auth.Principal, err error) (
 		return Decision{}, ctx.Err()
 	}
 	if l.policy == FailClosed {
-		return Decision{}, fmt.Errorf("%w: org %s: %v", ErrUnavailable, p.Org.ID, err)
+		return Decision{}, fmt.Errorf("ratelimit: org %s: %w: %v", p.Org.ID, ErrUnavailable, err)
 	}
 	l.warn(p.Org.ID, err)
 	return Decision{Allowed: true}, nil

@@ -149,6 +149,7 @@ func isOutage(is *is.I, policy ratelimit.OutagePolicy, d ratelimit.Decision, err
 	is.Helper()
 	if policy == ratelimit.FailClosed {
 		is.True(errors.Is(err, ratelimit.ErrUnavailable)) // fail closed: 503
+		is.True(errors.Is(err, store.ErrUnavailable))     // the module's one unavailability error
 		return
 	}
 	is.NoErr(err)                    // fail open: served...
