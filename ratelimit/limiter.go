@@ -17,6 +17,13 @@
 // during an outage only one request per backoff period waits for Redis; the
 // others get the policy at once, and Refund does nothing. The limiter
 // recovers by itself when a probe finds Redis answering again.
+//
+// Options follow one rule, as everywhere in this module: an option given
+// the zero value of its argument (0, "", nil) leaves the default, where its
+// documentation says so; a value that no default stands for (a negative
+// duration, a negative Limit, a policy that is neither FailOpen nor
+// FailClosed) is a programming error, and the constructor panics with a
+// message naming the option ("ratelimit: WithTimeout: -1s is negative").
 package ratelimit
 
 import (

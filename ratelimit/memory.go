@@ -15,7 +15,7 @@ import (
 func NewMemory(opts ...Option) *PlanLimiter {
 	l := newPlanLimiter(opts)
 	l.counters = memoryCounters{memory.NewStoreWithOptions(limiter.StoreOptions{
-		Prefix:          l.prefix,
+		Prefix:          l.cfg.prefix,
 		CleanUpInterval: limiter.DefaultCleanUpInterval,
 	})}
 	return l

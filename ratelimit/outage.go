@@ -110,7 +110,7 @@ func (l *PlanLimiter) outage(ctx context.Context, p auth.Principal, err error) (
 	if ctx.Err() != nil {
 		return Decision{}, ctx.Err()
 	}
-	if l.policy == FailClosed {
+	if l.cfg.policy == FailClosed {
 		return Decision{}, fmt.Errorf("ratelimit: org %s: %w: %v", p.Org.ID, ErrUnavailable, err)
 	}
 	l.warn(p.Org.ID, err)
@@ -120,7 +120,7 @@ func (l *PlanLimiter) outage(ctx context.Context, p auth.Principal, err error) (
 // warn logs a failed store call, at most once every WarnInterval.
 func (l *PlanLimiter) warn(orgID string, err error) {
 	l.unlimited.Add(1)
-	now := l.now().UnixNano()
+	now := l.cfg.now().UnixNano()
 	last := l.warned.Load()
 	if last != 0 && now-last < int64(WarnInterval) {
 		return
@@ -129,7 +129,7 @@ func (l *PlanLimiter) warn(orgID string, err error) {
 		return // another request is logging this one
 	}
 	n := l.unlimited.Swap(0)
-	l.log.Warn("ratelimit: store unavailable, serving without limits",
+	l.cfg.log.Warn("ratelimit: store unavailable, serving without limits",
 		"org", orgID, "err", err, "unlimited_requests", n)
 }
 
@@ -139,7 +139,7 @@ func (l *PlanLimiter) bound(ctx context.Context) (context.Context, context.Cance
 	if !l.blocking {
 		return ctx, func() {} // memory: answers at once, or not at all
 	}
-	return context.WithTimeout(ctx, l.timeout)
+	return context.WithTimeout(ctx, l.cfg.timeout)
 }
 
 // call runs fn until ctx ends. For a store that can block (Redis), fn runs

@@ -2,14 +2,12 @@ package ratelimit
 
 import (
 	"context"
-	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/ulule/limiter/v3"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // PlanLimiter is the Limiter of the status API: each organization gets its
@@ -21,13 +19,7 @@ type PlanLimiter struct {
 	counters counters
 	blocking bool // the store can block: guard each call (see call)
 
-	rates   map[store.Plan]Rate
-	prefix  string
-	timeout time.Duration
-	backoff time.Duration
-	policy  OutagePolicy
-	log     *slog.Logger
-	now     func() time.Time
+	cfg config
 
 	breaker breaker // the store's recent failure, if any
 
@@ -48,19 +40,7 @@ type counters interface {
 }
 
 func newPlanLimiter(opts []Option) *PlanLimiter {
-	l := &PlanLimiter{
-		rates:   DefaultRates(),
-		prefix:  DefaultPrefix,
-		timeout: DefaultTimeout,
-		backoff: DefaultOutageBackoff,
-		policy:  FailOpen,
-		log:     slog.Default(),
-		now:     time.Now,
-	}
-	for _, o := range opts {
-		o(l)
-	}
-	return l
+	return &PlanLimiter{cfg: newConfig(opts)}
 }
 
 // Allow counts one request against the budget of p's organization under its
@@ -80,7 +60,7 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 	if !ok {
 		return Decision{Allowed: true}, nil
 	}
-	pass, probing, err := l.breaker.enter(l.now(), true)
+	pass, probing, err := l.breaker.enter(l.cfg.now(), true)
 	if !pass {
 		return l.outage(ctx, p, err)
 	}
@@ -89,7 +69,7 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 	c, err := call(sctx, l, func(ctx context.Context) (limiter.Context, error) {
 		return l.counters.take(ctx, key, rate)
 	})
-	l.breaker.done(probing, l.now(), l.backoff, err, ctx.Err() != nil)
+	l.breaker.done(probing, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
 	if err != nil {
 		return l.outage(ctx, p, err)
 	}
@@ -125,7 +105,7 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	if !ok {
 		return nil
 	}
-	if pass, _, _ := l.breaker.enter(l.now(), false); !pass {
+	if pass, _, _ := l.breaker.enter(l.cfg.now(), false); !pass {
 		return nil
 	}
 	sctx, cancel := l.bound(ctx)
@@ -133,7 +113,7 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	_, err := call(sctx, l, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, l.counters.giveBack(ctx, key, rate)
 	})
-	l.breaker.done(false, l.now(), l.backoff, err, ctx.Err() != nil)
+	l.breaker.done(false, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
 	if err != nil {
 		_, err = l.outage(ctx, p, err)
 	}

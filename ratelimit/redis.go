@@ -30,7 +30,7 @@ func NewRedis(rdb redis.UniversalClient, opts ...Option) *PlanLimiter {
 		panic("ratelimit: NewRedis needs a Redis client")
 	}
 	l := newPlanLimiter(opts)
-	l.counters = &redisCounters{rdb: rdb, prefix: l.prefix}
+	l.counters = &redisCounters{rdb: rdb, prefix: l.cfg.prefix}
 	l.blocking = true
 	return l
 }
