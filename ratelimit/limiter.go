@@ -1,22 +1,24 @@
 // Package ratelimit enforces each organization's plan budget (starter 60
-// and growth 300 requests a minute, enterprise unlimited) on
-// github.com/ulule/limiter, with a memory store for one process (NewMemory)
-// or a Redis store shared by replicas (NewRedis).
+// and growth 300 requests a minute, enterprise unlimited). A PlanLimiter
+// applies the budgets and keeps its counts in a Counter: NewMemory counts
+// in this process, for one replica; NewRedis counts in Redis, on
+// github.com/ulule/limiter, shared by replicas; New takes any other.
 //
 // Budgets are per organization: all its keys share one. Windows are fixed,
-// starting at an organization's first request. In Redis each window is one
-// counter, "clientstatus:ratelimit:<plan>:<org id>", expiring with the
-// window.
+// starting at an organization's first request. Each window is one count,
+// under the key "clientstatus:ratelimit:<plan>:<org id>" (see WithPrefix);
+// in Redis it expires with the window.
 //
-// When Redis fails or does not answer within the timeout (100ms unless
-// WithTimeout), the OutagePolicy applies: FailOpen (the default) serves the
-// request without limit headers and logs a warning at most every
-// WarnInterval; FailClosed makes Allow return ErrUnavailable (503). After
-// such a failure the limiter leaves Redis alone for a backoff period (1s
-// unless WithOutageBackoff), then lets one request at a time probe it:
-// during an outage only one request per backoff period waits for Redis; the
-// others get the policy at once, and Refund does nothing. The limiter
-// recovers by itself when a probe finds Redis answering again.
+// When the counter fails or does not answer within the timeout (100ms
+// unless WithTimeout), the OutagePolicy applies: FailOpen (the default)
+// serves the request without limit headers and logs a warning at most
+// every WarnInterval; FailClosed makes Allow return ErrUnavailable (503).
+// After such a failure the limiter leaves the counter alone for a backoff
+// period (1s unless WithOutageBackoff), then lets one request at a time
+// probe it: during an outage only one request per backoff period waits for
+// the counter; the others get the policy at once, and Refund does nothing.
+// The limiter recovers by itself when a probe finds the counter answering
+// again. (The memory counter never fails.)
 //
 // Options follow one rule, as everywhere in this module: an option given
 // the zero value of its argument (0, "", nil) leaves the default, where its

@@ -8,18 +8,17 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// DefaultTimeout bounds the time a request spends on the Redis store (see
-// WithTimeout): far above a healthy round trip
+// DefaultTimeout bounds the time a request spends on a Counter that can
+// block, such as Redis (see WithTimeout): far above a healthy round trip
 // (under a millisecond), far below what a client would notice.
 const DefaultTimeout = 100 * time.Millisecond
 
-// DefaultPrefix is the start of every key the limiter writes (see
-// WithPrefix): an
+// DefaultPrefix is the start of every counter key (see WithPrefix): an
 // organization's counter is "clientstatus:ratelimit:<plan>:<org id>".
 const DefaultPrefix = "clientstatus:ratelimit"
 
-// Option configures NewMemory and NewRedis. See the package documentation
-// for the rule on zero and invalid values.
+// Option configures a PlanLimiter (New, NewMemory, NewRedis). See the
+// package documentation for the rule on zero and invalid values.
 type Option func(*config)
 
 // config is what the options set, the defaults first (newConfig).
@@ -78,11 +77,12 @@ func WithRate(plan store.Plan, r Rate) Option {
 	}
 }
 
-// WithTimeout bounds the time Allow or Refund spends on the Redis store,
-// DefaultTimeout when d is 0. A counter
-// that has not answered by then is out, and the OutagePolicy applies: a
-// request waits no longer, whatever the Redis client's own timeouts. (The
-// memory counter never waits.) A negative d panics.
+// WithTimeout bounds the time Allow, Refund or Ping spends on a Counter
+// that can block (one that is not NonBlocking, such as Redis),
+// DefaultTimeout when d is 0. A counter that has not answered by then is
+// out, and the OutagePolicy applies: a request waits no longer, whatever
+// the counter's own timeouts. (The memory counter never waits.) A negative
+// d panics.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
@@ -148,9 +148,10 @@ func WithLogger(log *slog.Logger) Option {
 	}
 }
 
-// WithClock sets the clock that spaces the fail-open warnings and times the
-// outage backoff (see WithOutageBackoff), time.Now when now is nil.
-// Windows themselves run on the counter's clock.
+// WithClock sets the clock that spaces the fail-open warnings, times the
+// outage backoff (see WithOutageBackoff) and runs NewMemory's windows,
+// time.Now when now is nil. A shared counter's windows run on its own
+// clock (Redis's).
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {

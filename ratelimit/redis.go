@@ -2,8 +2,10 @@ package ratelimit
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/ulule/limiter/v3"
@@ -29,10 +31,8 @@ func NewRedis(rdb redis.UniversalClient, opts ...Option) *PlanLimiter {
 	if rdb == nil {
 		panic("ratelimit: NewRedis needs a Redis client")
 	}
-	l := newPlanLimiter(opts)
-	l.counters = &redisCounters{rdb: rdb, prefix: l.cfg.prefix}
-	l.blocking = true
-	return l
+	cfg := newConfig(opts)
+	return newLimiter(&redisCounters{rdb: rdb, prefix: cfg.prefix}, cfg)
 }
 
 type redisCounters struct {
@@ -44,12 +44,23 @@ type redisCounters struct {
 	loading chan struct{} // closed when the load in progress ends; nil if none
 }
 
-func (rc *redisCounters) take(ctx context.Context, key string, r limiter.Rate) (limiter.Context, error) {
+func (rc *redisCounters) Take(ctx context.Context, key string, r Rate) (Window, error) {
 	s, err := rc.ulule(ctx)
 	if err != nil {
-		return limiter.Context{}, err
+		return Window{}, err
 	}
-	return s.Get(ctx, key, r)
+	// ulule's store names a key "<prefix>:<key>" itself.
+	c, err := s.Get(ctx, strings.TrimPrefix(key, rc.prefix+":"), limiter.Rate{Limit: r.Limit, Period: r.Period})
+	if err != nil {
+		return Window{}, err
+	}
+	count := c.Limit - c.Remaining
+	if c.Reached {
+		count = c.Limit + 1 // ulule tells only that the limit is passed
+	}
+	// ulule rounds the window's end down to the second: the true end lies
+	// within the second after.
+	return Window{Count: count, End: time.Unix(c.Reset+1, 0)}, nil
 }
 
 // ulule returns ulule's Redis store, making it on first success: making it
@@ -98,7 +109,6 @@ end
 return 0
 `)
 
-func (rc *redisCounters) giveBack(ctx context.Context, key string, _ limiter.Rate) error {
-	// ulule's store names a key "<prefix>:<key>".
-	return giveBackScript.Run(ctx, rc.rdb, []string{rc.prefix + ":" + key}).Err()
+func (rc *redisCounters) GiveBack(ctx context.Context, key string, _ Rate) error {
+	return giveBackScript.Run(ctx, rc.rdb, []string{key}).Err()
 }
