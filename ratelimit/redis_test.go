@@ -20,6 +20,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/ratelimit/ratelimittest"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -142,30 +143,31 @@ func TestRedisKeyLayoutAndExpiry(t *testing.T) {
 	is.Equal(len(keys), 2) // enterprise writes nothing
 }
 
-func TestRedisRefund(t *testing.T) {
+func TestRedisConformance(t *testing.T) {
+	rdb := newClient(t, "")
+	ratelimittest.Run(t, func(t *testing.T, opts ...ratelimit.Option) *ratelimit.PlanLimiter {
+		return ratelimit.NewRedis(rdb, append([]ratelimit.Option{ratelimit.WithPrefix(testPrefix(t))}, opts...)...)
+	})
+}
+
+func TestRedisRefundKeepsTheWindowsExpiry(t *testing.T) {
+	is := is.New(t)
 	prefix := testPrefix(t)
 	rdb := newClient(t, "")
-	testRefund(t, func(t *testing.T) ratelimit.Limiter {
-		return ratelimit.NewRedis(rdb, ratelimit.WithPrefix(prefix), ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed))
-	})
-
-	t.Run("keeps the window's expiry", func(t *testing.T) {
-		is := is.New(t)
-		lim := ratelimit.NewRedis(rdb, ratelimit.WithPrefix(prefix))
-		p := principal("org_ttl", store.PlanStarter, "")
-		ctx := context.Background()
-		is.Equal(allowN(t, p, 2, lim), 2)
-		is.NoErr(lim.Refund(ctx, p))
-		is.NoErr(lim.Refund(ctx, p))
-		is.NoErr(lim.Refund(ctx, p)) // one too many: ignored
-		key := prefix + ":starter:org_ttl"
-		n, err := rdb.Get(ctx, key).Int64()
-		is.NoErr(err)
-		is.Equal(n, int64(0)) // never below zero
-		ttl, err := rdb.PTTL(ctx, key).Result()
-		is.NoErr(err)
-		is.True(ttl > 0) // still expires
-	})
+	lim := ratelimit.NewRedis(rdb, ratelimit.WithPrefix(prefix))
+	p := principal("org_ttl", store.PlanStarter, "")
+	ctx := context.Background()
+	is.Equal(allowN(t, p, 2, lim), 2)
+	is.NoErr(lim.Refund(ctx, p))
+	is.NoErr(lim.Refund(ctx, p))
+	is.NoErr(lim.Refund(ctx, p)) // one too many: ignored
+	key := prefix + ":starter:org_ttl"
+	n, err := rdb.Get(ctx, key).Int64()
+	is.NoErr(err)
+	is.Equal(n, int64(0)) // never below zero
+	ttl, err := rdb.PTTL(ctx, key).Result()
+	is.NoErr(err)
+	is.True(ttl > 0) // still expires
 }
 
 // logBuffer is a concurrency-safe log destination.
