@@ -1,8 +1,10 @@
 // Package ratelimit enforces each organization's plan budget (starter 60
 // and growth 300 requests a minute, enterprise unlimited). A PlanLimiter
 // applies the budgets and keeps its counts in a Counter: NewMemory counts
-// in this process, for one replica; NewRedis counts in Redis, on
-// github.com/ulule/limiter, shared by replicas; New takes any other.
+// in this process, for one replica; redislimit.New (package
+// ratelimit/redislimit) counts in Redis, shared by replicas; New takes any
+// other. This package imports only the standard library and this module,
+// so that a portal on the memory limiter compiles no Redis client.
 //
 // Budgets are per organization: all its keys share one. Windows are fixed,
 // starting at an organization's first request. Each window is one count,

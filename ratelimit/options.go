@@ -17,8 +17,8 @@ const DefaultTimeout = 100 * time.Millisecond
 // organization's counter is "clientstatus:ratelimit:<plan>:<org id>".
 const DefaultPrefix = "clientstatus:ratelimit"
 
-// Option configures a PlanLimiter (New, NewMemory, NewRedis). See the
-// package documentation for the rule on zero and invalid values.
+// Option configures a PlanLimiter (New, NewMemory, redislimit.New). See
+// the package documentation for the rule on zero and invalid values.
 type Option func(*config)
 
 // config is what the options set, the defaults first (newConfig).

@@ -164,3 +164,8 @@ func ceilSecond(t time.Time) time.Time {
 	}
 	return s
 }
+
+// Prefix returns the start of the keys l gives its Counter (see
+// WithPrefix), for a counter that writes it apart from the rest of the key,
+// as redislimit's does.
+func (l *PlanLimiter) Prefix() string { return l.cfg.prefix }
