@@ -3,8 +3,8 @@
 // applies the budgets and keeps its counts in a Counter: NewMemory counts
 // in this process, for one replica; redislimit.New (package
 // ratelimit/redislimit) counts in Redis, shared by replicas; New takes any
-// other. This package imports only the standard library and this module,
-// so that a portal on the memory limiter compiles no Redis client.
+// other. This package imports neither a Redis client nor ulule/limiter, so
+// that a portal on the memory limiter compiles none of them.
 //
 // Budgets are per organization: all its keys share one. Windows are fixed,
 // starting at an organization's first request. Each window is one count,
@@ -38,8 +38,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// ErrUnavailable is returned (wrapped) when the limiter's counters cannot be
-// reached or do not answer in time and the limiter is set to fail closed.
+// ErrUnavailable is returned (wrapped) when the limiter's counter cannot be
+// reached or does not answer in time and the limiter is set to fail closed.
 // The handler answers 503 UNAVAILABLE. It is store.ErrUnavailable, the
 // module's one error for a backend that does not answer: errors.Is matches
 // either name, and a caller need test only one.
@@ -66,6 +66,6 @@ type Decision struct {
 	Allowed   bool
 	Limit     int64         // requests per window
 	Remaining int64         // requests left in this window
-	Reset     time.Time     // when the window ends
+	Reset     time.Time     // when the window ends, rounded up to the second
 	Window    time.Duration // the window's length
 }
