@@ -18,6 +18,7 @@ import (
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
@@ -261,6 +262,6 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 		return nil, nil, fmt.Errorf("-redis-url: Redis does not answer: %w", err)
 	}
 	log.Info("using Redis for rate limits")
-	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
+	return redislimit.New(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
 		ratelimit.WithTimeout(cfg.redisWait), ratelimit.WithOutagePolicy(cfg.redisOutage)), func() { rdb.Close() }, nil
 }
