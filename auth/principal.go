@@ -40,7 +40,23 @@ var ErrInvalidKey = errors.New("auth: invalid key")
 
 // ErrUnavailable is returned (wrapped) when the key store cannot be reached
 // or does not answer in time. The handler answers 503 UNAVAILABLE.
-var ErrUnavailable = errors.New("auth: key store unavailable")
+//
+// It is store.ErrUnavailable itself, not a second error: one store
+// (bunstore) serves both the data and the keys, and a caller checks one
+// error for an outage of either.
+var ErrUnavailable = store.ErrUnavailable
+
+// ErrInvalidInput is returned (wrapped) by Keys.Mint and Keys.Import, and
+// by KeyStore.CreateKey, for input they refuse: a name too long, an expiry
+// not in the future, a malformed imported key or one another organization
+// holds, a key record without an id. A portal answers it as its caller's
+// mistake. An organization without an account is ErrUnknownOrganization
+// instead, which does not wrap ErrInvalidInput: it is put first, not
+// retyped.
+//
+// It is store.ErrInvalid itself, the error of store's Validate methods, so
+// one check covers a refused key and a refused item.
+var ErrInvalidInput = store.ErrInvalid
 
 // ErrNotYetValid is wrapped, beside ErrInvalidKey, by a refusal that may
 // turn into an acceptance by itself, with time (a JWT before its "nbf"): a
