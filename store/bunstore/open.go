@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -75,8 +74,9 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // statement_timeout as a run-time parameter, and pgx's
 // CancelRequestContextWatcherHandler.
 //
-// Open returns an error wrapping store.ErrUnavailable when the database
-// cannot be reached; the caller closes the db.
+// Open returns an error wrapping store.ErrInvalid for an empty or
+// malformed dsn or schema name, and one wrapping store.ErrUnavailable when
+// the database cannot be reached; the caller closes the db.
 func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) {
 	c := openConfig{statementTimeout: DefaultStatementTimeout}
 	for _, o := range opts {
@@ -85,15 +85,15 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	if strings.TrimSpace(dsn) == "" {
 		// pgx would fall back to libpq's defaults and connect to whatever
 		// database the environment names: refuse instead.
-		return nil, errors.New("bunstore: open: no database URL given (is DATABASE_URL set?)")
+		return nil, fmt.Errorf("bunstore: open: %w: no database URL given (is DATABASE_URL set?)", store.ErrInvalid)
 	}
 	if c.schema != "" && !schemaName.MatchString(c.schema) {
-		return nil, fmt.Errorf("bunstore: open: schema %q: want a lower-case identifier such as clientstatus", c.schema)
+		return nil, fmt.Errorf("bunstore: open: %w schema %q: want a lower-case identifier such as clientstatus", store.ErrInvalid, c.schema)
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the URL, password included.
-		return nil, fmt.Errorf("bunstore: open: the database URL does not parse")
+		return nil, fmt.Errorf("bunstore: open: %w: the database URL does not parse", store.ErrInvalid)
 	}
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.statementTimeout.Milliseconds(), 10)

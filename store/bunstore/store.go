@@ -51,10 +51,12 @@ const DefaultQueryTimeout = 3 * time.Second
 // returned in UTC.
 //
 // Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
-// in the key methods) for a missing item, and store.ErrUnavailable
-// (auth.ErrUnavailable in the key methods) when the database cannot be
-// reached, does not answer in time or cancels the statement; on a deadline
-// they also wrap context.DeadlineExceeded, and on cancellation ctx's error.
+// in the key methods) for a missing item; store.ErrInvalid for an item or
+// request refused for what it holds (a Validate error, a page below 1, a
+// key record without an id); and store.ErrUnavailable (the same error as
+// auth.ErrUnavailable) when the database cannot be reached, does not answer
+// in time or cancels the statement. On a deadline they also wrap
+// context.DeadlineExceeded, and on cancellation ctx's error.
 type Store struct {
 	db      *bun.DB
 	timeout time.Duration
@@ -231,7 +233,7 @@ func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, f
 func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
-		return nil, 0, fmt.Errorf("invalid page request %+v", r)
+		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
 	rows := make([]R, 0, min(r.Limit, store.MaxLimit))
 	err := filter(db.NewSelect().Model(&rows)).
