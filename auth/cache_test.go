@@ -43,7 +43,7 @@ func TestCacheSparesLookups(t *testing.T) {
 	plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
 	is.NoErr(err)
 	behind := &countingResolver{next: keys}
-	c := auth.NewCache(behind, 30*time.Second, auth.WithClock(clk.Now))
+	c := auth.NewCache(behind, auth.WithCacheTTL(30*time.Second), auth.WithClock(clk.Now))
 	for range 100 {
 		p, err := c.Resolve(ctx, plain)
 		is.NoErr(err)
@@ -105,7 +105,7 @@ func TestCacheBound(t *testing.T) {
 			keys, ks := newKeys(t, auth.WithClock(clk.Now))
 			plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
 			is.NoErr(err)
-			c := auth.NewCache(keys, ttl, auth.WithClock(clk.Now))
+			c := auth.NewCache(keys, auth.WithCacheTTL(ttl), auth.WithClock(clk.Now))
 			p, err := c.Resolve(ctx, plain)
 			is.NoErr(err)
 			is.True(p.Org.CanUseAPI()) // allowed before the change
@@ -132,7 +132,7 @@ func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {
 	exp := clk.Now().Add(5 * time.Second)
 	plain, _, err := keys.Mint(ctx, "org_a", "ci", &exp)
 	is.NoErr(err)
-	c := auth.NewCache(keys, time.Minute, auth.WithClock(clk.Now))
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
 	_, err = c.Resolve(ctx, plain)
 	is.NoErr(err)
 	clk.Advance(5 * time.Second)
@@ -152,7 +152,7 @@ func TestCacheDropsExpiredJWTAtItsExpiry(t *testing.T) {
 	claims["iat"] = clk.Now().Unix()
 	claims["exp"] = clk.Now().Add(10 * time.Second).Unix()
 	token := sign(t, jwt.SigningMethodHS256, hmacSecret, claims)
-	c := auth.NewCache(r, time.Minute, auth.WithClock(clk.Now))
+	c := auth.NewCache(r, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
 	_, err = c.Resolve(context.Background(), token)
 	is.NoErr(err)
 	clk.Advance(11 * time.Second)
@@ -167,7 +167,7 @@ func TestCacheForgetsOutages(t *testing.T) {
 		calls++
 		return auth.Principal{}, fmt.Errorf("%w: timeout", auth.ErrUnavailable)
 	})
-	c := auth.NewCache(down, time.Minute)
+	c := auth.NewCache(down, auth.WithCacheTTL(time.Minute))
 	for range 3 {
 		_, err := c.Resolve(context.Background(), "csk_any")
 		is.True(errors.Is(err, auth.ErrUnavailable)) // the outage is reported
@@ -181,7 +181,7 @@ func TestCacheIsBounded(t *testing.T) {
 	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 		return auth.Principal{}, auth.ErrInvalidKey
 	})}
-	c := auth.NewCache(behind, time.Minute, auth.WithMaxEntries(10))
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Minute), auth.WithMaxEntries(10))
 	for i := range 1000 {
 		_, _ = c.Resolve(ctx, fmt.Sprintf("random-%d", i))
 	}
@@ -198,7 +198,7 @@ func TestCacheConcurrent(t *testing.T) {
 	keys, _ := newKeys(t)
 	plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
 	is.NoErr(err)
-	c := auth.NewCache(keys, time.Minute, auth.WithMaxEntries(4))
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Minute), auth.WithMaxEntries(4))
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)

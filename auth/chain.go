@@ -13,8 +13,8 @@ import (
 // as a bad credential. When all refuse, the last refusal is returned.
 // It panics if a resolver is nil.
 //
-// Put a Cache in front of the chain, not behind it: NewCache(Chain(keys,
-// jwts), ttl). Then a JWT, which the keys' store does not hold, costs one
+// Put a Cache in front of the chain, not behind it:
+// NewCache(Chain(keys, jwts)). Then a JWT, which the keys' store does not hold, costs one
 // store lookup per ttl rather than one per request.
 func Chain(resolvers ...KeyResolver) KeyResolver {
 	for _, r := range resolvers {

@@ -41,7 +41,7 @@ func TestChain(t *testing.T) {
 		{"an outage stops the chain", auth.Chain(down, jwts), token, "", auth.ErrUnavailable},
 		{"an outage after a refusal", auth.Chain(jwts, down), plain, "", auth.ErrUnavailable},
 		{"empty chain refuses", auth.Chain(), plain, "", auth.ErrInvalidKey},
-		{"a cache in front", auth.NewCache(auth.Chain(keys, jwts), 0), token, "", nil},
+		{"a cache in front", auth.NewCache(auth.Chain(keys, jwts)), token, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -49,61 +49,15 @@ type Keys struct {
 
 var _ KeyResolver = (*Keys)(nil)
 
-// KeysOption configures NewKeys.
-type KeysOption interface{ applyKeys(*Keys) }
-
-type keysOptionFunc func(*Keys)
-
-func (f keysOptionFunc) applyKeys(k *Keys) { f(k) }
-
-// WithLogger sets where Keys reports failed last-use writes (never with key
-// material); slog.Default() by default.
-func WithLogger(l *slog.Logger) KeysOption {
-	return keysOptionFunc(func(k *Keys) {
-		if l != nil {
-			k.log = l
-		}
-	})
-}
-
-// WithFlushInterval sets how often, at most, last-use times are written;
-// DefaultFlushInterval by default. It is also how stale "last used" may be.
-func WithFlushInterval(d time.Duration) KeysOption {
-	return keysOptionFunc(func(k *Keys) {
-		if d > 0 {
-			k.every = d
-		}
-	})
-}
-
-// ClockOption sets the clock of Keys or Cache; see WithClock.
-type ClockOption func() time.Time
-
-func (c ClockOption) applyKeys(k *Keys) {
-	if c != nil {
-		k.now = c
-	}
-}
-
-func (c ClockOption) applyCache(ca *Cache) {
-	if c != nil {
-		ca.now = c
-	}
-}
-
-// WithClock replaces time.Now, for tests. It is both a KeysOption and a
-// CacheOption.
-func WithClock(now func() time.Time) ClockOption { return ClockOption(now) }
-
-// NewKeys returns the key lifecycle on ks. It panics if ks is nil.
-func NewKeys(ks KeyStore, opts ...KeysOption) *Keys {
+// NewKeys returns the key lifecycle on ks. It reads the options WithClock,
+// WithLogger and WithFlushInterval, and ignores the others. It panics if ks
+// is nil or an option's value is one no default stands for (see Option).
+func NewKeys(ks KeyStore, opts ...Option) *Keys {
 	if ks == nil {
 		panic("auth: NewKeys needs a KeyStore")
 	}
-	k := &Keys{store: ks, now: time.Now, log: slog.Default(), every: DefaultFlushInterval, used: make(map[string]time.Time)}
-	for _, o := range opts {
-		o.applyKeys(k)
-	}
+	c := newConfig(opts)
+	k := &Keys{store: ks, now: c.now, log: c.logger, every: c.flushEvery, used: make(map[string]time.Time)}
 	k.lastFlush = k.now()
 	return k
 }
@@ -222,7 +176,7 @@ func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
 
 // Revoke revokes the organization's key keyID; ErrKeyNotFound (wrapped)
 // when the organization has no such key. A resolver cache in front may
-// accept the key for up to its ttl (see NewCache).
+// accept the key for up to its ttl (see Cache).
 func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
 	return k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC())
 }

@@ -21,7 +21,7 @@ func newClock() *testenv.Clock { return testenv.NewClock(time.Date(2026, 3, 1, 9
 
 var active = store.Organization{ID: "org_a", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 
-func newKeys(t *testing.T, opts ...auth.KeysOption) (*auth.Keys, *testKeyStore) {
+func newKeys(t *testing.T, opts ...auth.Option) (*auth.Keys, *testKeyStore) {
 	t.Helper()
 	ks := newKeyStore()
 	ks.PutOrganization(active)

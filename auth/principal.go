@@ -23,7 +23,11 @@
 //
 //	keys := auth.NewKeys(store)
 //	defer keys.Close()
-//	resolver := auth.NewCache(auth.Chain(keys, jwts), 30*time.Second)
+//	resolver := auth.NewCache(auth.Chain(keys, jwts), auth.WithCacheTTL(30*time.Second))
+//
+// NewKeys and NewCache take Option values (WithClock, WithLogger,
+// WithFlushInterval, WithCacheTTL, WithMaxEntries): a zero value means the
+// default, and a negative one panics, naming the option.
 package auth
 
 import (

@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
-	api := statusapi.New(b.store, auth.NewCache(keys, auth.DefaultCacheTTL), lim, opts...)
+	api := statusapi.New(b.store, auth.NewCache(keys), lim, opts...)
 
 	srv := &http.Server{
 		Handler:           logRequests(log, routes(api)),
