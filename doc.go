@@ -14,7 +14,8 @@
 //     authentication, rate limits, parameters, signed download links.
 //   - envelope: the JSON envelope and the contract's error catalogue.
 //   - auth: who is calling. API keys (minting, hashing, a key store,
-//     caching), JWTs, and the Principal they resolve to.
+//     caching) and the Principal they resolve to; standard library only.
+//     auth/jwtauth resolves JWTs a portal signs, on golang-jwt.
 //   - ratelimit: per-plan budgets per organization on ulule/limiter, in
 //     memory or shared through Redis.
 //   - store: the domain types and the Store interface, with an in-memory

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -140,24 +139,62 @@ func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused at its expiry, well inside the ttl
 }
 
-func TestCacheDropsExpiredJWTAtItsExpiry(t *testing.T) {
+// TestCacheDropsPrincipalAtItsExpiry checks that a principal of any
+// resolver (a JWT's, a portal's own) is forgotten at its Expiry.
+func TestCacheDropsPrincipalAtItsExpiry(t *testing.T) {
 	is := is.New(t)
+	ctx := context.Background()
 	clk := newClock()
-	cfg := jwtConfig("HS256", hmacSecret)
-	cfg.Now = clk.Now
-	cfg.Leeway = time.Second
-	r, err := auth.NewJWTResolver(cfg, accounts())
+	exp := clk.Now().Add(10 * time.Second)
+	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		if !clk.Now().Before(exp) {
+			return auth.Principal{}, fmt.Errorf("%w: expired", auth.ErrInvalidKey)
+		}
+		return auth.Principal{Org: active, Subject: "user_1", Expiry: exp}, nil
+	})}
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
+	_, err := c.Resolve(ctx, "token")
 	is.NoErr(err)
-	claims := validClaims()
-	claims["iat"] = clk.Now().Unix()
-	claims["exp"] = clk.Now().Add(10 * time.Second).Unix()
-	token := sign(t, jwt.SigningMethodHS256, hmacSecret, claims)
-	c := auth.NewCache(r, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
-	_, err = c.Resolve(context.Background(), token)
+	clk.Advance(10*time.Second - time.Nanosecond)
+	_, err = c.Resolve(ctx, "token")
 	is.NoErr(err)
-	clk.Advance(11 * time.Second)
-	_, err = c.Resolve(context.Background(), token)
-	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused after its exp, inside the ttl
+	is.Equal(behind.Count(), 1) // remembered until its expiry
+	clk.Advance(time.Nanosecond)
+	_, err = c.Resolve(ctx, "token")
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused at its expiry, inside the ttl
+}
+
+// TestCacheForgetsNotYetValid checks that a refusal that time may turn into
+// an acceptance (ErrNotYetValid) is not remembered, while other refusals are.
+func TestCacheForgetsNotYetValid(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	validFrom := clk.Now().Add(time.Minute)
+	behind := &countingResolver{next: auth.ResolverFunc(func(_ context.Context, cred string) (auth.Principal, error) {
+		if cred != "token" {
+			return auth.Principal{}, fmt.Errorf("%w: unknown", auth.ErrInvalidKey)
+		}
+		if clk.Now().Before(validFrom) {
+			return auth.Principal{}, fmt.Errorf("%w: %w", auth.ErrInvalidKey, auth.ErrNotYetValid)
+		}
+		return auth.Principal{Org: active}, nil
+	})}
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Hour), auth.WithClock(clk.Now))
+	for range 3 {
+		_, err := c.Resolve(ctx, "token")
+		is.True(errors.Is(err, auth.ErrNotYetValid)) // refused for now
+	}
+	is.Equal(behind.Count(), 3) // and asked again each time
+	clk.Advance(time.Minute)
+	_, err := c.Resolve(ctx, "token")
+	is.NoErr(err) // accepted once valid, although the ttl is an hour
+
+	for range 3 {
+		_, err := c.Resolve(ctx, "other")
+		is.True(errors.Is(err, auth.ErrInvalidKey))
+	}
+	is.Equal(behind.Count(), 5) // an ordinary refusal is remembered
 }
 
 func TestCacheForgetsOutages(t *testing.T) {

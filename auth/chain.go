@@ -14,8 +14,8 @@ import (
 // It panics if a resolver is nil.
 //
 // Put a Cache in front of the chain, not behind it:
-// NewCache(Chain(keys, jwts)). Then a JWT, which the keys' store does not hold, costs one
-// store lookup per ttl rather than one per request.
+// NewCache(Chain(keys, jwts)). Then a JWT, which the keys' store does not
+// hold, costs one store lookup per ttl rather than one per request.
 func Chain(resolvers ...KeyResolver) KeyResolver {
 	for _, r := range resolvers {
 		if r == nil {

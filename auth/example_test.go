@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -96,47 +94,4 @@ func ExampleNewCache() {
 	// org_a <nil>
 	// just revoked: <nil>
 	// 10s later: true
-}
-
-// A portal that signs its own tokens configures the one algorithm, the key,
-// and the issuer and audience it uses; the organization comes from a claim.
-func ExampleNewJWTResolver() {
-	secret := []byte("a secret of at least thirty-two bytes!")
-	st := store.NewMemory()
-	if err := st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}); err != nil {
-		fmt.Println(err)
-		return
-	}
-	ks := auth.NewMemoryKeyStore(st)
-	jwts, err := auth.NewJWTResolver(auth.JWTConfig{
-		Algorithm: "HS256",
-		Key:       secret,
-		Issuer:    "https://portal.example.com",
-		Audience:  "clientstatus",
-		OrgClaim:  "org",
-	}, ks)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	resolver := auth.NewCache(auth.Chain(auth.NewKeys(ks), jwts)) // API keys first, then JWTs
-
-	token, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"iss": "https://portal.example.com",
-		"aud": "clientstatus",
-		"org": "org_a",
-		"exp": time.Now().Add(5 * time.Minute).Unix(),
-	}).SignedString(secret)
-	p, err := resolver.Resolve(context.Background(), token)
-	fmt.Println(p.Org.ID, p.Org.Plan, err)
-
-	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{
-		"iss": "https://portal.example.com", "aud": "clientstatus", "org": "org_a",
-		"exp": time.Now().Add(5 * time.Minute).Unix(),
-	}).SignedString(jwt.UnsafeAllowNoneSignatureType)
-	_, err = resolver.Resolve(context.Background(), none)
-	fmt.Println(errors.Is(err, auth.ErrInvalidKey))
-	// Output:
-	// org_a starter <nil>
-	// true
 }

@@ -13,9 +13,10 @@
 // rotates without downtime. "Last used" is kept in memory and written in
 // batches.
 //
-// JWTs: JWTResolver accepts tokens a portal signs, with one configured
-// algorithm, a required exp, a checked issuer and audience, and the
-// organization in a claim.
+// JWTs: package auth/jwtauth resolves tokens a portal signs, with one
+// configured algorithm, a required exp, a checked issuer and audience, and
+// the organization in a claim. It is apart so that package auth depends on
+// the standard library and this module only.
 //
 // Chain tries several resolvers (keys, then JWTs); Cache remembers answers
 // for a short ttl (30s by default), which is the bound on how long a
@@ -28,6 +29,11 @@
 // NewKeys and NewCache take Option values (WithClock, WithLogger,
 // WithFlushInterval, WithCacheTTL, WithMaxEntries): a zero value means the
 // default, and a negative one panics, naming the option.
+//
+// Errors to branch on: ErrInvalidKey (a credential refused: 401),
+// ErrUnavailable (store.ErrUnavailable: the key store is down, 503),
+// ErrInvalidInput (store.ErrInvalid: Mint or Import refused their input),
+// ErrUnknownOrganization (no account to mint for) and ErrKeyNotFound.
 package auth
 
 import (
@@ -94,8 +100,8 @@ type Principal struct {
 // error) when it cannot tell. It resolves a credential of an organization
 // that may not use the API (see store.Organization.CanUseAPI) like any
 // other: the caller decides. A Principal that stops being valid before a
-// cache would forget it says so in its Expiry. Implementations are safe for concurrent use and never log the
-// credential.
+// cache would forget it says so in its Expiry. Implementations are safe for
+// concurrent use and never log the credential.
 type KeyResolver interface {
 	Resolve(ctx context.Context, credential string) (Principal, error)
 }
