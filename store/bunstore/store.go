@@ -68,35 +68,48 @@ var (
 	_ auth.KeyStore = (*Store)(nil)
 )
 
-// Option configures a Store.
-type Option func(*Store)
+// Option configures New. A zero value means the option's default; a value
+// that no default stands for makes New panic with a message naming the
+// option, as it is a mistake in the code. A nil Option is ignored.
+type Option func(*config)
+
+// config is what the options of New set, defaults first.
+type config struct {
+	queryTimeout time.Duration
+}
 
 // WithQueryTimeout sets how long one Store method may take, from the
-// request's context (whichever deadline comes first wins); zero or less
-// keeps DefaultQueryTimeout. When it passes, the query is cancelled on the
-// server and the method returns an error wrapping store.ErrUnavailable and
-// context.DeadlineExceeded.
+// request's context (whichever deadline comes first wins); 0 means
+// DefaultQueryTimeout, and New panics on a negative d. When it passes, the
+// query is cancelled on the server and the method returns an error
+// wrapping store.ErrUnavailable and context.DeadlineExceeded.
 func WithQueryTimeout(d time.Duration) Option {
-	return func(s *Store) {
-		if d > 0 {
-			s.timeout = d
+	return func(c *config) {
+		if d == 0 {
+			d = DefaultQueryTimeout
 		}
+		c.queryTimeout = d
 	}
 }
 
 // New returns a Store on db, whose schema Migrate has brought up to date.
 // db should use the pgx driver, as Open's does; a db of the caller's should
 // also set a server-side statement_timeout (see Open). New panics when db
-// is nil.
+// is nil or an option's value is one no default stands for.
 func New(db *bun.DB, opts ...Option) *Store {
 	if db == nil {
 		panic("bunstore: New needs a *bun.DB")
 	}
-	s := &Store{db: db, timeout: DefaultQueryTimeout}
+	c := config{queryTimeout: DefaultQueryTimeout}
 	for _, o := range opts {
-		o(s)
+		if o != nil {
+			o(&c)
+		}
 	}
-	return s
+	if c.queryTimeout < 0 {
+		panic(fmt.Sprintf("bunstore: WithQueryTimeout: %v is negative", c.queryTimeout))
+	}
+	return &Store{db: db, timeout: c.queryTimeout}
 }
 
 // query returns ctx bounded by the store's query timeout.
