@@ -17,7 +17,8 @@
 //     so that the others do not depend on OpenTelemetry.
 //   - envelope: the JSON envelope and the contract's error catalogue.
 //   - auth: who is calling. API keys (minting, hashing, a key store,
-//     caching), JWTs, and the Principal they resolve to.
+//     caching) and the Principal they resolve to; standard library only.
+//     auth/jwtauth resolves JWTs a portal signs, on golang-jwt.
 //   - ratelimit: per-plan budgets per organization, counted in memory
 //     (standard library only); ratelimit/redislimit counts them in Redis,
 //     on ulule/limiter, shared by replicas; ratelimit/ratelimittest is the

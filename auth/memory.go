@@ -41,15 +41,15 @@ func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
 	}
 }
 
-// CreateKey stores k. It fails when k has no id, org or hash, when its
-// organization is unknown (store.ErrNotFound), or when a key with its id or
-// hash exists.
+// CreateKey stores k. It fails when k has no id, org or hash
+// (ErrInvalidInput), when its organization is unknown (store.ErrNotFound),
+// or when a key with its id or hash exists.
 func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
-		return fmt.Errorf("auth: key record needs an id, an organization and a hash")
+		return fmt.Errorf("auth: %w key record: it needs an id, an organization and a hash", ErrInvalidInput)
 	}
 	if _, err := m.orgs.Organization(ctx, k.OrgID); err != nil {
 		return err

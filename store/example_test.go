@@ -42,7 +42,7 @@ func must(err error) {
 
 // ExampleMemory_PutMilestone shows that a Writer refuses an item whose
 // owner was not put first, naming the item, and that the error wraps
-// store.ErrNotFound.
+// store.ErrNotFound; an invalid item's error wraps store.ErrInvalid.
 func ExampleMemory_PutMilestone() {
 	ctx := context.Background()
 	st := store.NewMemory()
@@ -55,8 +55,10 @@ func ExampleMemory_PutMilestone() {
 
 	err = st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", Number: "A-1", Status: store.InvoiceOpen, Currency: "usd"})
 	fmt.Println(err)
+	fmt.Println(errors.Is(err, store.ErrInvalid))
 	// Output:
 	// store: milestone "m1": project "p9" of organization "org_a" (put it first): not found
 	// true
 	// store: invoice "i1": currency "usd" is not an ISO 4217 code (three upper-case letters)
+	// true
 }

@@ -15,15 +15,16 @@ import (
 //
 // Memory is safe for concurrent use. Ids are unique per organization only:
 // two organizations may each have a project "p1". Put methods validate the
-// item (see the Validate methods), require its organization, and for
-// milestones, deliverables and project invoices its project in the same
-// organization, to be put first (otherwise the error wraps ErrNotFound),
-// and insert or replace it by (organization, id). Memory stores and returns
-// copies, with every time in UTC, so callers never share its data.
+// item (see the Validate methods; the error wraps ErrInvalid), require its
+// organization, and for milestones, deliverables and project invoices its
+// project in the same organization, to be put first (otherwise the error
+// wraps ErrNotFound), and insert or replace it by (organization, id).
+// Memory stores and returns copies, with every time in UTC, so callers
+// never share its data.
 //
-// A list asked for a page below 1 or a limit below 1 returns an error (the
-// handler never asks for one); a page past the end has no items, as a
-// non-nil empty slice, and the true Total.
+// A list asked for a page below 1 or a limit below 1 returns an error
+// wrapping ErrInvalid (the handler never asks for one); a page past the end
+// has no items, as a non-nil empty slice, and the true Total.
 //
 // Each organization's items are kept in list order as they are written, so
 // a read costs one pass over the organization's items of that kind, and an
@@ -348,7 +349,7 @@ func (s *sorted[T]) put(v *T) {
 // is nil), copied, and how many it accepts in all.
 func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T) (Page[T], error) {
 	if r.Page < 1 || r.Limit < 1 {
-		return Page[T]{}, fmt.Errorf("store: invalid page request (page %d, limit %d)", r.Page, r.Limit)
+		return Page[T]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
 	}
 	offset := math.MaxInt // a page too far to compute is past the end
 	if r.Page-1 <= math.MaxInt/r.Limit {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -113,7 +114,7 @@ func TestMemoryPages(t *testing.T) {
 			is := is.New(t)
 			page, err := st.ListProjects(ctx, tt.org, store.ProjectQuery{PageRequest: tt.r})
 			if tt.wantErr {
-				is.True(err != nil) // an impossible page request is refused
+				is.True(errors.Is(err, store.ErrInvalid)) // an impossible page request is refused as invalid
 				return
 			}
 			is.NoErr(err)

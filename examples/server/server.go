@@ -115,7 +115,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
-	resolver := auth.NewCache(keys, auth.DefaultCacheTTL)
+	resolver := auth.NewCache(keys)
 	if err := statusapi.Validate(b.store, resolver, lim, opts...); err != nil {
 		return apiError(err)
 	}

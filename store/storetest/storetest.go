@@ -396,7 +396,8 @@ func testNotFound(t *testing.T, open func(t *testing.T) Subject) {
 
 // testRejectsInvalid puts items that must be refused, and checks that
 // nothing of them is stored. A reference to a missing organization or
-// project (in the same organization) wraps store.ErrNotFound.
+// project (in the same organization) wraps store.ErrNotFound; any other
+// refusal, store.ErrInvalid.
 func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seeded(t, open)
 	okP := store.Project{ID: "new", OrgID: orgA, Name: "n", Status: store.ProjectPlanned, UpdatedAt: day(1, 1)}
@@ -446,7 +447,10 @@ func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 			is.True(err != nil) // the item must be refused
 			if tt.notFound {
 				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner wraps store.ErrNotFound
+			} else {
+				is.True(errors.Is(err, store.ErrInvalid)) // an invalid item wraps store.ErrInvalid
 			}
+			is.True(!errors.Is(err, store.ErrUnavailable)) // a refusal is never an outage
 		})
 	}
 
