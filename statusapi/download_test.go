@@ -119,6 +119,7 @@ func TestDownloadFile(t *testing.T) {
 		is := is.New(t)
 		res := api.fetch("GET", u, "If-Match", `"some-other-version"`)
 		is.Equal(res.Code, 412)
+		is.Equal(res.Body.Len(), 0) // a 412 has no body
 	})
 	t.Run("valid until expiresAt", func(t *testing.T) {
 		is := is.New(t)
