@@ -104,13 +104,58 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 	for p, item := range doc.Paths.Map() {
 		paths = append(paths, p)
 		ops := item.Operations()
-		is.Equal(len(ops), 1) // every route is one GET operation (HEAD is implied)
+		is.Equal(len(ops), 2) // every route is a GET and a HEAD operation
 		is.True(ops["GET"] != nil)
+		is.True(ops["HEAD"] != nil)
 	}
 	sort.Strings(paths)
 	want := slices.Clone(routes)
 	sort.Strings(want)
 	is.Equal(paths, want) // the document lists exactly the handler's routes
+}
+
+// TestHeadMirrorsGet holds each HEAD operation to what the handler does:
+// the GET operation's parameters, security, statuses and headers, and no
+// body. internal/openapitest counts only a HEAD's 200 as needing a test
+// response; this test stands for the others.
+func TestHeadMirrorsGet(t *testing.T) {
+	doc := load(t)
+	for path, item := range doc.Paths.Map() {
+		t.Run(path, func(t *testing.T) {
+			is := is.New(t)
+			get, head := item.Get, item.Head
+			is.True(head != nil)                                  // every route documents HEAD
+			is.Equal(head.OperationID, get.OperationID+"Head")    // named after the GET
+			is.Equal(head.Tags, get.Tags)                         // listed beside the GET
+			is.Equal(refs(head.Parameters), refs(get.Parameters)) // same parameters
+			is.Equal(head.Security, get.Security)                 // same credentials
+			is.Equal(len(head.Responses.Map()), len(get.Responses.Map()))
+			for code, g := range get.Responses.Map() {
+				h := head.Responses.Value(code)
+				is.True(h != nil)                                                  // same statuses
+				is.Equal(len(h.Value.Content), 0)                                  // a HEAD answer has no body
+				is.Equal(headerRefs(h.Value.Headers), headerRefs(g.Value.Headers)) // same headers
+			}
+		})
+	}
+}
+
+// headerRefs lists a response's headers as "name: $ref", sorted.
+func headerRefs(headers openapi3.Headers) []string {
+	var out []string
+	for name, h := range headers {
+		out = append(out, name+": "+h.Ref)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func refs(params openapi3.Parameters) []string {
+	out := make([]string, len(params))
+	for i, p := range params {
+		out[i] = p.Ref
+	}
+	return out
 }
 
 func TestSecurity(t *testing.T) {
