@@ -371,6 +371,9 @@ func TestStoreFailures(t *testing.T) {
 				e := errorOf(t, res)
 				is.Equal(e.Error.Code, tc.code)
 				is.True(!strings.Contains(res.Body.String(), "secret_")) // no internals
+				if tc.status == 503 {
+					is.Equal(res.Header().Get("Retry-After"), "1") // a 503 says when to retry
+				}
 			}
 			if tc.status == 500 {
 				is := is.New(t)

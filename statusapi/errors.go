@@ -19,7 +19,7 @@ import (
 //   - auth.ErrInvalidKey is 401 UNAUTHORIZED;
 //   - store.ErrUnavailable, auth.ErrUnavailable, ratelimit.ErrUnavailable
 //     and context.DeadlineExceeded (the request's timeout) are 503
-//     UNAVAILABLE, logged as a warning;
+//     UNAVAILABLE with Retry-After: 1, logged as a warning;
 //   - context.Canceled when the client has gone writes nothing: nobody
 //     would read it;
 //   - anything else is 500 INTERNAL with a generic message, and the cause
@@ -35,6 +35,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, auth.ErrUnavailable),
 		errors.Is(err, ratelimit.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		h.log(r, w, "statusapi: backend unavailable", err, false)
+		w.Header().Set("Retry-After", "1")
 		e = envelope.New(envelope.Unavailable, "the service is temporarily unavailable; retry later")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		return
