@@ -84,6 +84,39 @@ func TestNullableForm(t *testing.T) {
 	}
 }
 
+// TestExamples checks the examples: the main schemas have some, every
+// JSON response has one, and each fits its schema. (kin-openapi's Validate
+// checks the responses' examples but not the schemas' 3.1 "examples";
+// .ci/lint-openapi checks both.)
+func TestExamples(t *testing.T) {
+	is := is.New(t)
+	doc := load(t)
+	for _, name := range []string{"Project", "Milestone", "Deliverable", "Invoice", "DownloadLink", "Meta", "Error"} {
+		is.True(len(doc.Components.Schemas[name].Value.Examples) > 0) // the main schemas have examples
+	}
+	for name, ref := range doc.Components.Schemas {
+		for i, ex := range ref.Value.Examples {
+			if err := ref.Value.VisitJSON(ex); err != nil {
+				t.Errorf("schema %s, example %d: %v", name, i, err)
+			}
+		}
+	}
+	for name, ref := range doc.Components.Responses {
+		for mt, content := range ref.Value.Content {
+			if mt != "application/json" || name == "OpenAPIDocument" {
+				continue
+			}
+			if content.Example == nil {
+				t.Errorf("response %s has no example", name)
+				continue
+			}
+			if err := content.Schema.Value.VisitJSON(content.Example); err != nil {
+				t.Errorf("response %s: example: %v", name, err)
+			}
+		}
+	}
+}
+
 // routes are the contract's routes, as registered in statusapi/routes.go
 // (which exports no list of them) plus the document's own route.
 var routes = []string{
