@@ -43,9 +43,10 @@ func TestValidates(t *testing.T) {
 
 // TestNullableForm pins how the document says "or null": as
 // {"oneOf": [schema, {"type": "null"}]}, never as a type array
-// ("type": ["string", "null"]). Both are OpenAPI 3.1; ogen before v1.24
-// cannot read type arrays, and every generator .ci/generators checks reads
-// the oneOf form (see the README, "Generated clients").
+// ("type": ["string", "null"]). Both are OpenAPI 3.1; older ogen releases
+// (v1.18, for one) cannot read type arrays, and every generator
+// .ci/generators checks reads the oneOf form (see the README, "Generated
+// clients").
 func TestNullableForm(t *testing.T) {
 	var doc any
 	if err := json.Unmarshal(openapi.JSON(), &doc); err != nil {
