@@ -173,7 +173,7 @@ func TestMissing(t *testing.T) {
 	} {
 		is.True(slices.Contains(all, want)) // every documented pair starts missing
 	}
-	is.True(!slices.Contains(all, "GET /v1/projects 404")) // a list route has no 404
+	is.True(!slices.Contains(all, "GET /v1/projects 404"))  // a list route has no 404
 	is.True(!slices.Contains(all, "HEAD /v1/projects 429")) // of a HEAD, only the 200 is tracked
 	seen, total := v.Coverage()
 	is.Equal(seen, 0)
