@@ -174,6 +174,7 @@ func TestHealthz(t *testing.T) {
 // TestContract walks the contract as a client would, against the server on
 // testdata/contract.json.
 func TestContract(t *testing.T) {
+	loaded := time.Now()
 	s := startServer(t, nil, "-data", contractFile)
 	const acme, bloom = "key-acme-1", "key-bloom"
 
@@ -265,9 +266,14 @@ func TestContract(t *testing.T) {
 		is := is.New(t)
 		res := call(t, "GET", s.url+"/v1/projects/p2", acme)
 		is.Equal(res.status, 200)
-		is.Equal(res.json(t)["data"], map[string]any{
+		data, _ := res.json(t)["data"].(map[string]any)
+		updated, err := time.Parse(time.RFC3339, fmt.Sprint(data["updatedAt"]))
+		is.NoErr(err)                                                                        // updatedAt is a time
+		is.True(!updated.Before(loaded.Truncate(time.Second)) && !updated.After(time.Now())) // updatedAt is when the store took the item, not the file's
+		delete(data, "updatedAt")
+		is.Equal(data, map[string]any{
 			"id": "p2", "name": "Mobile app", "status": "planned",
-			"startedAt": nil, "dueAt": nil, "updatedAt": "2026-01-20T08:30:00Z",
+			"startedAt": nil, "dueAt": nil,
 		}) // absent values are null, never omitted
 	})
 	t.Run("the scheme is case-insensitive", func(t *testing.T) {
@@ -514,8 +520,10 @@ func TestBadDataFile(t *testing.T) {
 			`organizations[1] (id "org_b")`},
 		{"bad time", edit(func(d map[string]any) { item(d, "invoices", 4)["issuedAt"] = "2026-02-30" }),
 			`invoices[4] (id "i05"): issuedAt: "2026-02-30" is not an RFC 3339 time`},
-		{"missing time", edit(func(d map[string]any) { delete(item(d, "projects", 0), "updatedAt") }),
-			`projects[0] (id "p1"): updatedAt is required`},
+		{"missing time", edit(func(d map[string]any) { delete(item(d, "milestones", 0), "dueAt") }),
+			`milestones[0] (id "m1"): dueAt is required`},
+		{"bad updatedAt, though the store sets its own", edit(func(d map[string]any) { item(d, "projects", 0)["updatedAt"] = "yesterday" }),
+			`projects[0] (id "p1"): updatedAt: "yesterday" is not an RFC 3339 time`},
 		{"amount not an integer", edit(func(d map[string]any) { item(d, "invoices", 2)["total"] = 12.5 }),
 			`invoices[2] (id "i03"): total: number 12.5 is not an integer`},
 		{"duplicate id", edit(func(d map[string]any) { item(d, "deliverables", 1)["id"] = "d1" }),
