@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"regexp"
 	"strings"
@@ -138,7 +139,10 @@ func testSchema(t *testing.T, dsn string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The test's name, and a random suffix so that runs from two checkouts
+	// at once never drop each other's schema.
 	schema := "server_" + strings.ToLower(regexp.MustCompile(`\W`).ReplaceAllString(t.Name(), "_"))
+	schema = fmt.Sprintf("%.40s_%08x", schema, rand.Uint32())
 	if _, err := db.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE; CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
