@@ -12,11 +12,17 @@
 //
 //   - statusapi: the http.Handler for every /v1 route: routing, request ids,
 //     authentication, rate limits, parameters, signed download links.
+//   - otelstatus: OpenTelemetry for the handler: a span per request,
+//     request durations by route, rate-limit refusals. A package apart,
+//     so that the others do not depend on OpenTelemetry.
 //   - envelope: the JSON envelope and the contract's error catalogue.
 //   - auth: who is calling. API keys (minting, hashing, a key store,
-//     caching), JWTs, and the Principal they resolve to.
-//   - ratelimit: per-plan budgets per organization on ulule/limiter, in
-//     memory or shared through Redis.
+//     caching) and the Principal they resolve to; standard library only.
+//     auth/jwtauth resolves JWTs a portal signs, on golang-jwt.
+//   - ratelimit: per-plan budgets per organization, counted in memory
+//     (standard library only); ratelimit/redislimit counts them in Redis,
+//     on ulule/limiter, shared by replicas; ratelimit/ratelimittest is the
+//     conformance suite every counter passes.
 //   - store: the domain types and the Store interface, with an in-memory
 //     Store; store/storetest is the conformance suite every Store passes;
 //     store/bunstore is the PostgreSQL Store on Bun.

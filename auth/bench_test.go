@@ -37,7 +37,7 @@ func BenchmarkKeysResolve(b *testing.B) {
 // BenchmarkCacheResolve is a cache hit: what a busy client costs.
 func BenchmarkCacheResolve(b *testing.B) {
 	keys, plain := benchKey(b)
-	c := auth.NewCache(keys, time.Minute)
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Minute))
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// DefaultCacheTTL is the ttl NewCache uses when given none: revoking a key,
-// its expiry, or turning its account's retainer or API access off takes
-// effect within this time.
+// DefaultCacheTTL is the ttl of a Cache given no WithCacheTTL: revoking a
+// key, its expiry, or turning its account's retainer or API access off
+// takes effect within this time.
 const DefaultCacheTTL = 30 * time.Second
 
 // DefaultCacheSize is how many credentials a Cache remembers at most.
@@ -19,13 +19,14 @@ const DefaultCacheSize = 10000
 // Cache is a KeyResolver that remembers the answers of another for a short
 // time, so that a busy client costs no key-store round trip per request.
 //
-// It remembers a principal, and a refusal (ErrInvalidKey), for ttl. So
-// revoking a key, a key's expiry, or turning an account's retainer or API
-// access off takes effect within ttl of the change: that is the bound to
-// document to clients and operators. A key that Keys or a JWTResolver says
-// expires sooner is dropped at its expiry, not ttl later; a JWT refused as
-// not valid yet is not remembered. Store failures
-// (ErrUnavailable, ctx errors) are never remembered.
+// It remembers a principal, and a refusal (ErrInvalidKey), for its ttl
+// (WithCacheTTL). So revoking a key, a key's expiry, or turning an
+// account's retainer or API access off takes effect within the ttl of the
+// change: that is the bound to document to clients and operators. A
+// principal whose Expiry comes sooner (a key's or a JWT's) is dropped at
+// its expiry, not a ttl later; a refusal that also wraps ErrNotYetValid (a
+// JWT before its "nbf") is not remembered. Store failures (ErrUnavailable,
+// ctx errors) are never remembered.
 //
 // Entries are keyed by the SHA-256 of the credential, never the credential.
 // At most DefaultCacheSize (see WithMaxEntries) are kept: when full, expired
@@ -50,37 +51,17 @@ type cacheEntry struct {
 
 var _ KeyResolver = (*Cache)(nil)
 
-// CacheOption configures NewCache.
-type CacheOption interface{ applyCache(*Cache) }
-
-type cacheOptionFunc func(*Cache)
-
-func (f cacheOptionFunc) applyCache(c *Cache) { f(c) }
-
-// WithMaxEntries bounds how many credentials a Cache remembers;
-// DefaultCacheSize by default.
-func WithMaxEntries(n int) CacheOption {
-	return cacheOptionFunc(func(c *Cache) {
-		if n > 0 {
-			c.max = n
-		}
-	})
-}
-
-// NewCache returns a Cache in front of r that remembers answers for ttl
-// (DefaultCacheTTL when ttl <= 0). It panics if r is nil.
-func NewCache(r KeyResolver, ttl time.Duration, opts ...CacheOption) *Cache {
+// NewCache returns a Cache in front of r. It reads the options
+// WithCacheTTL (how long an answer is remembered, DefaultCacheTTL by
+// default), WithMaxEntries and WithClock, and ignores the others. It panics
+// if r is nil or an option's value is one no default stands for (see
+// Option).
+func NewCache(r KeyResolver, opts ...Option) *Cache {
 	if r == nil {
 		panic("auth: NewCache needs a KeyResolver")
 	}
-	if ttl <= 0 {
-		ttl = DefaultCacheTTL
-	}
-	c := &Cache{next: r, ttl: ttl, max: DefaultCacheSize, now: time.Now, entries: make(map[[sha256.Size]byte]cacheEntry)}
-	for _, o := range opts {
-		o.applyCache(c)
-	}
-	return c
+	c := newConfig(opts)
+	return &Cache{next: r, ttl: c.cacheTTL, max: c.maxEntries, now: c.now, entries: make(map[[sha256.Size]byte]cacheEntry)}
 }
 
 // Resolve answers from the cache when it can, else asks the resolver

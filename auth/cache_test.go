@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -43,7 +42,7 @@ func TestCacheSparesLookups(t *testing.T) {
 	plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
 	is.NoErr(err)
 	behind := &countingResolver{next: keys}
-	c := auth.NewCache(behind, 30*time.Second, auth.WithClock(clk.Now))
+	c := auth.NewCache(behind, auth.WithCacheTTL(30*time.Second), auth.WithClock(clk.Now))
 	for range 100 {
 		p, err := c.Resolve(ctx, plain)
 		is.NoErr(err)
@@ -105,7 +104,7 @@ func TestCacheBound(t *testing.T) {
 			keys, ks := newKeys(t, auth.WithClock(clk.Now))
 			plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
 			is.NoErr(err)
-			c := auth.NewCache(keys, ttl, auth.WithClock(clk.Now))
+			c := auth.NewCache(keys, auth.WithCacheTTL(ttl), auth.WithClock(clk.Now))
 			p, err := c.Resolve(ctx, plain)
 			is.NoErr(err)
 			is.True(p.Org.CanUseAPI()) // allowed before the change
@@ -132,7 +131,7 @@ func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {
 	exp := clk.Now().Add(5 * time.Second)
 	plain, _, err := keys.Mint(ctx, "org_a", "ci", &exp)
 	is.NoErr(err)
-	c := auth.NewCache(keys, time.Minute, auth.WithClock(clk.Now))
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
 	_, err = c.Resolve(ctx, plain)
 	is.NoErr(err)
 	clk.Advance(5 * time.Second)
@@ -140,24 +139,62 @@ func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused at its expiry, well inside the ttl
 }
 
-func TestCacheDropsExpiredJWTAtItsExpiry(t *testing.T) {
+// TestCacheDropsPrincipalAtItsExpiry checks that a principal of any
+// resolver (a JWT's, a portal's own) is forgotten at its Expiry.
+func TestCacheDropsPrincipalAtItsExpiry(t *testing.T) {
 	is := is.New(t)
+	ctx := context.Background()
 	clk := newClock()
-	cfg := jwtConfig("HS256", hmacSecret)
-	cfg.Now = clk.Now
-	cfg.Leeway = time.Second
-	r, err := auth.NewJWTResolver(cfg, accounts())
+	exp := clk.Now().Add(10 * time.Second)
+	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		if !clk.Now().Before(exp) {
+			return auth.Principal{}, fmt.Errorf("%w: expired", auth.ErrInvalidKey)
+		}
+		return auth.Principal{Org: active, Subject: "user_1", Expiry: exp}, nil
+	})}
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
+	_, err := c.Resolve(ctx, "token")
 	is.NoErr(err)
-	claims := validClaims()
-	claims["iat"] = clk.Now().Unix()
-	claims["exp"] = clk.Now().Add(10 * time.Second).Unix()
-	token := sign(t, jwt.SigningMethodHS256, hmacSecret, claims)
-	c := auth.NewCache(r, time.Minute, auth.WithClock(clk.Now))
-	_, err = c.Resolve(context.Background(), token)
+	clk.Advance(10*time.Second - time.Nanosecond)
+	_, err = c.Resolve(ctx, "token")
 	is.NoErr(err)
-	clk.Advance(11 * time.Second)
-	_, err = c.Resolve(context.Background(), token)
-	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused after its exp, inside the ttl
+	is.Equal(behind.Count(), 1) // remembered until its expiry
+	clk.Advance(time.Nanosecond)
+	_, err = c.Resolve(ctx, "token")
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused at its expiry, inside the ttl
+}
+
+// TestCacheForgetsNotYetValid checks that a refusal that time may turn into
+// an acceptance (ErrNotYetValid) is not remembered, while other refusals are.
+func TestCacheForgetsNotYetValid(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	validFrom := clk.Now().Add(time.Minute)
+	behind := &countingResolver{next: auth.ResolverFunc(func(_ context.Context, cred string) (auth.Principal, error) {
+		if cred != "token" {
+			return auth.Principal{}, fmt.Errorf("%w: unknown", auth.ErrInvalidKey)
+		}
+		if clk.Now().Before(validFrom) {
+			return auth.Principal{}, fmt.Errorf("%w: %w", auth.ErrInvalidKey, auth.ErrNotYetValid)
+		}
+		return auth.Principal{Org: active}, nil
+	})}
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Hour), auth.WithClock(clk.Now))
+	for range 3 {
+		_, err := c.Resolve(ctx, "token")
+		is.True(errors.Is(err, auth.ErrNotYetValid)) // refused for now
+	}
+	is.Equal(behind.Count(), 3) // and asked again each time
+	clk.Advance(time.Minute)
+	_, err := c.Resolve(ctx, "token")
+	is.NoErr(err) // accepted once valid, although the ttl is an hour
+
+	for range 3 {
+		_, err := c.Resolve(ctx, "other")
+		is.True(errors.Is(err, auth.ErrInvalidKey))
+	}
+	is.Equal(behind.Count(), 5) // an ordinary refusal is remembered
 }
 
 func TestCacheForgetsOutages(t *testing.T) {
@@ -167,7 +204,7 @@ func TestCacheForgetsOutages(t *testing.T) {
 		calls++
 		return auth.Principal{}, fmt.Errorf("%w: timeout", auth.ErrUnavailable)
 	})
-	c := auth.NewCache(down, time.Minute)
+	c := auth.NewCache(down, auth.WithCacheTTL(time.Minute))
 	for range 3 {
 		_, err := c.Resolve(context.Background(), "csk_any")
 		is.True(errors.Is(err, auth.ErrUnavailable)) // the outage is reported
@@ -181,7 +218,7 @@ func TestCacheIsBounded(t *testing.T) {
 	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 		return auth.Principal{}, auth.ErrInvalidKey
 	})}
-	c := auth.NewCache(behind, time.Minute, auth.WithMaxEntries(10))
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Minute), auth.WithMaxEntries(10))
 	for i := range 1000 {
 		_, _ = c.Resolve(ctx, fmt.Sprintf("random-%d", i))
 	}
@@ -198,7 +235,7 @@ func TestCacheConcurrent(t *testing.T) {
 	keys, _ := newKeys(t)
 	plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
 	is.NoErr(err)
-	c := auth.NewCache(keys, time.Minute, auth.WithMaxEntries(4))
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Minute), auth.WithMaxEntries(4))
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)

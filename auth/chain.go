@@ -14,9 +14,9 @@ import (
 // It panics if a resolver is nil. The resolver it returns has a Ping
 // method (see statusapi.Ready) that pings each resolver that has one.
 //
-// Put a Cache in front of the chain, not behind it: NewCache(Chain(keys,
-// jwts), ttl). Then a JWT, which the keys' store does not hold, costs one
-// store lookup per ttl rather than one per request.
+// Put a Cache in front of the chain, not behind it:
+// NewCache(Chain(keys, jwts)). Then a JWT, which the keys' store does not
+// hold, costs one store lookup per ttl rather than one per request.
 func Chain(resolvers ...KeyResolver) KeyResolver {
 	for _, r := range resolvers {
 		if r == nil {

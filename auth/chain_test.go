@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -19,11 +18,15 @@ func TestChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jwts, err := auth.NewJWTResolver(jwtConfig("HS256", hmacSecret), ks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := sign(t, jwt.SigningMethodHS256, hmacSecret, validClaims())
+	// jwts stands for a resolver of another kind of credential.
+	const token = "header.payload.signature"
+	jwts := auth.ResolverFunc(func(ctx context.Context, cred string) (auth.Principal, error) {
+		if cred != token {
+			return auth.Principal{}, fmt.Errorf("%w: not a token", auth.ErrInvalidKey)
+		}
+		org, err := ks.Organization(ctx, "org_a")
+		return auth.Principal{Org: org, Subject: "user_1"}, err
+	})
 	down := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 		return auth.Principal{}, fmt.Errorf("%w: connection refused", auth.ErrUnavailable)
 	})
@@ -41,7 +44,7 @@ func TestChain(t *testing.T) {
 		{"an outage stops the chain", auth.Chain(down, jwts), token, "", auth.ErrUnavailable},
 		{"an outage after a refusal", auth.Chain(jwts, down), plain, "", auth.ErrUnavailable},
 		{"empty chain refuses", auth.Chain(), plain, "", auth.ErrInvalidKey},
-		{"a cache in front", auth.NewCache(auth.Chain(keys, jwts), 0), token, "", nil},
+		{"a cache in front", auth.NewCache(auth.Chain(keys, jwts)), token, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +61,23 @@ func TestChain(t *testing.T) {
 			is.Equal(p.Org.ID, "org_a")
 			is.Equal(p.KeyID, tt.keyID) // which resolver answered
 		})
+	}
+}
+
+// TestChainPrefersNotYetValid checks that when every resolver refuses, a
+// refusal that time may lift (ErrNotYetValid) is returned over the others,
+// so that a Cache in front does not remember the credential as refused.
+func TestChainPrefersNotYetValid(t *testing.T) {
+	is := is.New(t)
+	refuse := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		return auth.Principal{}, fmt.Errorf("%w: unknown", auth.ErrInvalidKey)
+	})
+	notYet := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		return auth.Principal{}, fmt.Errorf("%w: %w", auth.ErrInvalidKey, auth.ErrNotYetValid)
+	})
+	for _, c := range []auth.KeyResolver{auth.Chain(refuse, notYet), auth.Chain(notYet, refuse)} {
+		_, err := c.Resolve(context.Background(), "token")
+		is.True(errors.Is(err, auth.ErrNotYetValid)) // whichever resolver said so
 	}
 }
 

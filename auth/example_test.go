@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
@@ -15,15 +14,17 @@ import (
 
 // A portal mints a key for an organization, shows it to the client once,
 // and the API resolves it on every request.
-func ExampleKeys() {
+func ExampleNewKeys() {
 	ctx := context.Background()
 	st := store.NewMemory() // bunstore.New(db) in production: one store for both
 	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
-	defer keys.Close()                               // writes the last batch of last-use times
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st), // the key store reads organizations from st
+		auth.WithFlushInterval(5*time.Minute), // "last used" may be 5 minutes stale
+		auth.WithLogger(slog.Default()))       // where failed last-use writes are reported
+	defer keys.Close() // writes the last batch of last-use times
 
 	plaintext, rec, err := keys.Mint(ctx, "org_a", "CI pipeline", nil)
 	if err != nil {
@@ -32,8 +33,7 @@ func ExampleKeys() {
 	}
 	fmt.Println(strings.HasPrefix(plaintext, "csk_"), len(plaintext), rec.Prefix == plaintext[:8])
 
-	resolver := auth.NewCache(keys, 30*time.Second) // revocation takes effect within 30s
-	p, err := resolver.Resolve(ctx, plaintext)
+	p, err := keys.Resolve(ctx, plaintext)
 	fmt.Println(p.Org.ID, p.Org.Plan, p.Org.CanUseAPI(), p.KeyID == rec.ID, err)
 
 	if err := keys.Revoke(ctx, "org_a", rec.ID); err != nil {
@@ -42,51 +42,56 @@ func ExampleKeys() {
 	}
 	_, err = keys.Resolve(ctx, plaintext)
 	fmt.Println(errors.Is(err, auth.ErrInvalidKey))
+
+	_, _, err = keys.Mint(ctx, "org_a", strings.Repeat("n", 201), nil)
+	fmt.Println(errors.Is(err, auth.ErrInvalidInput)) // the portal's caller typed too long a name
+	_, _, err = keys.Mint(ctx, "org_x", "CI pipeline", nil)
+	fmt.Println(errors.Is(err, auth.ErrUnknownOrganization)) // put the organization first
 	// Output:
 	// true 42 true
 	// org_a growth true true <nil>
 	// true
+	// true
+	// true
 }
 
-// A portal that signs its own tokens configures the one algorithm, the key,
-// and the issuer and audience it uses; the organization comes from a claim.
-func ExampleNewJWTResolver() {
-	secret := []byte("a secret of at least thirty-two bytes!")
+// A Cache in front of the keys spares a key-store lookup per request; a
+// revoked key is refused once the cache's ttl has passed.
+func ExampleNewCache() {
+	ctx := context.Background()
 	st := store.NewMemory()
-	if err := st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}); err != nil {
+	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	ks := auth.NewMemoryKeyStore(st)
-	jwts, err := auth.NewJWTResolver(auth.JWTConfig{
-		Algorithm: "HS256",
-		Key:       secret,
-		Issuer:    "https://portal.example.com",
-		Audience:  "clientstatus",
-		OrgClaim:  "org",
-	}, ks)
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now } // a test clock; leave WithClock out in production
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st), auth.WithClock(clock))
+	defer keys.Close()
+	resolver := auth.NewCache(keys,
+		auth.WithCacheTTL(10*time.Second), // revocation takes effect within 10s
+		auth.WithMaxEntries(1000),         // credentials remembered at most
+		auth.WithClock(clock))
+
+	plaintext, rec, err := keys.Mint(ctx, "org_a", "CI pipeline", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	resolver := auth.NewCache(auth.Chain(auth.NewKeys(ks), jwts), 0) // API keys first, then JWTs
+	p, err := resolver.Resolve(ctx, plaintext)
+	fmt.Println(p.Org.ID, err)
 
-	token, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"iss": "https://portal.example.com",
-		"aud": "clientstatus",
-		"org": "org_a",
-		"exp": time.Now().Add(5 * time.Minute).Unix(),
-	}).SignedString(secret)
-	p, err := resolver.Resolve(context.Background(), token)
-	fmt.Println(p.Org.ID, p.Org.Plan, err)
-
-	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{
-		"iss": "https://portal.example.com", "aud": "clientstatus", "org": "org_a",
-		"exp": time.Now().Add(5 * time.Minute).Unix(),
-	}).SignedString(jwt.UnsafeAllowNoneSignatureType)
-	_, err = resolver.Resolve(context.Background(), none)
-	fmt.Println(errors.Is(err, auth.ErrInvalidKey))
+	if err := keys.Revoke(ctx, "org_a", rec.ID); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = resolver.Resolve(ctx, plaintext)
+	fmt.Println("just revoked:", err) // still remembered
+	now = now.Add(10 * time.Second)
+	_, err = resolver.Resolve(ctx, plaintext)
+	fmt.Println("10s later:", errors.Is(err, auth.ErrInvalidKey))
 	// Output:
-	// org_a starter <nil>
-	// true
+	// org_a <nil>
+	// just revoked: <nil>
+	// 10s later: true
 }

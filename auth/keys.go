@@ -49,78 +49,35 @@ type Keys struct {
 
 var _ KeyResolver = (*Keys)(nil)
 
-// KeysOption configures NewKeys.
-type KeysOption interface{ applyKeys(*Keys) }
-
-type keysOptionFunc func(*Keys)
-
-func (f keysOptionFunc) applyKeys(k *Keys) { f(k) }
-
-// WithLogger sets where Keys reports failed last-use writes (never with key
-// material); slog.Default() by default.
-func WithLogger(l *slog.Logger) KeysOption {
-	return keysOptionFunc(func(k *Keys) {
-		if l != nil {
-			k.log = l
-		}
-	})
-}
-
-// WithFlushInterval sets how often, at most, last-use times are written;
-// DefaultFlushInterval by default. It is also how stale "last used" may be.
-func WithFlushInterval(d time.Duration) KeysOption {
-	return keysOptionFunc(func(k *Keys) {
-		if d > 0 {
-			k.every = d
-		}
-	})
-}
-
-// ClockOption sets the clock of Keys or Cache; see WithClock.
-type ClockOption func() time.Time
-
-func (c ClockOption) applyKeys(k *Keys) {
-	if c != nil {
-		k.now = c
-	}
-}
-
-func (c ClockOption) applyCache(ca *Cache) {
-	if c != nil {
-		ca.now = c
-	}
-}
-
-// WithClock replaces time.Now, for tests. It is both a KeysOption and a
-// CacheOption.
-func WithClock(now func() time.Time) ClockOption { return ClockOption(now) }
-
-// NewKeys returns the key lifecycle on ks. It panics if ks is nil.
-func NewKeys(ks KeyStore, opts ...KeysOption) *Keys {
+// NewKeys returns the key lifecycle on ks. It reads the options WithClock,
+// WithLogger and WithFlushInterval, and ignores the others. It panics if ks
+// is nil or an option's value is one no default stands for (see Option).
+func NewKeys(ks KeyStore, opts ...Option) *Keys {
 	if ks == nil {
 		panic("auth: NewKeys needs a KeyStore")
 	}
-	k := &Keys{store: ks, now: time.Now, log: slog.Default(), every: DefaultFlushInterval, used: make(map[string]time.Time)}
-	for _, o := range opts {
-		o.applyKeys(k)
-	}
+	c := newConfig(opts)
+	k := &Keys{store: ks, now: c.now, log: c.logger, every: c.flushEvery, used: make(map[string]time.Time)}
 	k.lastFlush = k.now()
 	return k
 }
 
 // Mint makes a new key for the organization, with a name for the portal to
-// show and an optional expiry (nil: never expires). It returns the key
-// itself, to be shown to the client once: only its hash and display prefix
-// are stored. The organization must have an account (else the error wraps
-// ErrUnknownOrganization); an expiry must be in the future. Other keys of the organization stay valid, so a client can
-// rotate without downtime.
+// show (at most 200 bytes) and an optional expiry (nil: never expires). It
+// returns the key itself, to be shown to the client once: only its hash and
+// display prefix are stored. Other keys of the organization stay valid, so
+// a client can rotate without downtime.
+//
+// The organization must have an account (else the error wraps
+// ErrUnknownOrganization); a name too long or an expiry not in the future
+// is refused with an error wrapping ErrInvalidInput.
 func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
 	plaintext, err := newKey()
 	if err != nil {
 		return "", Key{}, err
 	}
 	if expiresAt != nil && !expiresAt.After(k.now()) {
-		return "", Key{}, fmt.Errorf("auth: key for %q: expiry %s is not in the future", orgID, expiresAt.UTC().Format(time.RFC3339))
+		return "", Key{}, fmt.Errorf("auth: key for %q: %w expiry %s: it is not in the future", orgID, ErrInvalidInput, expiresAt.UTC().Format(time.RFC3339))
 	}
 	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt)
 	if err != nil {
@@ -131,21 +88,25 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 
 // Import stores a key made elsewhere (a demo data file, a migration) for
 // the organization. It is idempotent: importing a key already stored for
-// the same organization returns the stored record unchanged; one stored for
-// another organization is an error. The key must be printable ASCII without
-// spaces, at most 512 bytes, and well formed if it starts with KeyPrefix.
-// Unlike Mint, Import takes an expiry in the past: the key is stored, and
-// refused as expired, as a migrated or demo key may need to be.
+// the same organization returns the stored record unchanged. The key must
+// be printable ASCII without spaces, at most 512 bytes, and well formed if
+// it starts with KeyPrefix; a key that is not, or that another
+// organization holds, or a name too long, is refused with an error
+// wrapping ErrInvalidInput (a malformed key's also wraps ErrInvalidKey: it
+// could never resolve). An organization without an account is
+// ErrUnknownOrganization, as for Mint. Unlike Mint, Import takes an expiry
+// in the past: the key is stored, and refused as expired, as a migrated or
+// demo key may need to be.
 func (k *Keys) Import(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
 	if err := checkCredential(plaintext); err != nil {
-		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
+		return Key{}, fmt.Errorf("auth: import key for %q: %w: %w", orgID, ErrInvalidInput, err)
 	}
 	existing, _, err := k.store.LookupKey(ctx, HashKey(plaintext))
 	switch {
 	case err == nil && existing.OrgID == orgID:
 		return existing, nil
 	case err == nil:
-		return Key{}, fmt.Errorf("auth: import key for %q: the key belongs to another organization", orgID)
+		return Key{}, fmt.Errorf("auth: import key for %q: %w key: another organization holds it", orgID, ErrInvalidInput)
 	case !errors.Is(err, ErrInvalidKey):
 		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
 	}
@@ -155,7 +116,7 @@ func (k *Keys) Import(ctx context.Context, orgID, name, plaintext string, expire
 func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
 	name = strings.TrimSpace(name)
 	if len(name) > maxNameLen {
-		return Key{}, fmt.Errorf("auth: key name longer than %d bytes", maxNameLen)
+		return Key{}, fmt.Errorf("auth: key for %q: %w name: longer than %d bytes", orgID, ErrInvalidInput, maxNameLen)
 	}
 	now := k.now().UTC()
 	if _, err := k.store.Organization(ctx, orgID); err != nil {
@@ -215,7 +176,7 @@ func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
 
 // Revoke revokes the organization's key keyID; ErrKeyNotFound (wrapped)
 // when the organization has no such key. A resolver cache in front may
-// accept the key for up to its ttl (see NewCache).
+// accept the key for up to its ttl (see Cache).
 func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
 	return k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC())
 }

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +21,7 @@ func newClock() *testenv.Clock { return testenv.NewClock(time.Date(2026, 3, 1, 9
 
 var active = store.Organization{ID: "org_a", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 
-func newKeys(t *testing.T, opts ...auth.KeysOption) (*auth.Keys, *testKeyStore) {
+func newKeys(t *testing.T, opts ...auth.Option) (*auth.Keys, *testKeyStore) {
 	t.Helper()
 	ks := newKeyStore()
 	ks.PutOrganization(active)
@@ -165,9 +166,41 @@ func TestImportIsIdempotent(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(len(list), 1) // no second record
 	_, err = keys.Import(ctx, "org_b", "demo", "plaintext-key", nil)
-	is.True(err != nil) // another organization's key
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // another organization's key
 	_, err = keys.Import(ctx, "org_a", "bad", "csk_notwellformed", nil)
-	is.True(errors.Is(err, auth.ErrInvalidKey)) // a malformed csk_ key could never resolve
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // a malformed key is the caller's mistake
+	is.True(errors.Is(err, auth.ErrInvalidKey))   // and a malformed csk_ key could never resolve
+}
+
+func TestImportRefuses(t *testing.T) {
+	ctx := context.Background()
+	keys, _ := newKeys(t)
+	tests := []struct {
+		name    string
+		org     string
+		keyName string
+		key     string
+		want    error
+	}{
+		{"unknown organization", "org_x", "demo", "plaintext-key", auth.ErrUnknownOrganization},
+		{"name too long", "org_a", strings.Repeat("n", 201), "plaintext-key", auth.ErrInvalidInput},
+		{"key with a space", "org_a", "demo", "plaintext key", auth.ErrInvalidInput},
+		{"empty key", "org_a", "demo", "", auth.ErrInvalidInput},
+		{"key too long", "org_a", "demo", strings.Repeat("k", 513), auth.ErrInvalidInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := keys.Import(ctx, tt.org, tt.keyName, tt.key, nil)
+			is.True(errors.Is(err, tt.want)) // the error says why
+			if tt.want == auth.ErrUnknownOrganization {
+				is.True(!errors.Is(err, auth.ErrInvalidInput)) // a missing account is not bad input
+			}
+			if tt.key != "" {
+				is.True(!strings.Contains(err.Error(), tt.key)) // the error never holds the key
+			}
+		})
+	}
 }
 
 func TestImportExpiredKey(t *testing.T) {
@@ -194,18 +227,20 @@ func TestMintRefuses(t *testing.T) {
 		org     string
 		keyName string
 		expires *time.Time
+		want    error
 	}{
-		{"unknown organization", "org_x", "ci", nil},
-		{"expiry in the past", "org_a", "ci", &past},
-		{"expiry now", "org_a", "ci", &now},
-		{"name too long", "org_a", strings.Repeat("n", 201), nil},
+		{"unknown organization", "org_x", "ci", nil, auth.ErrUnknownOrganization},
+		{"expiry in the past", "org_a", "ci", &past, auth.ErrInvalidInput},
+		{"expiry now", "org_a", "ci", &now, auth.ErrInvalidInput},
+		{"name too long", "org_a", strings.Repeat("n", 201), nil, auth.ErrInvalidInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			plain, _, err := keys.Mint(ctx, tt.org, tt.keyName, tt.expires)
-			is.True(err != nil) // refused
-			is.Equal(plain, "") // and no key handed out
+			is.True(errors.Is(err, tt.want))                                               // refused, saying why
+			is.True(errors.Is(err, store.ErrInvalid) == (tt.want == auth.ErrInvalidInput)) // ErrInvalidInput is store.ErrInvalid; a missing account is neither
+			is.Equal(plain, "")                                                            // and no key handed out
 		})
 	}
 }
@@ -217,6 +252,35 @@ func TestMintForAnOrganizationWithoutAccount(t *testing.T) {
 	is.True(errors.Is(err, auth.ErrUnknownOrganization)) // says what is missing
 	is.True(!errors.Is(err, auth.ErrInvalidKey))         // not a bad key: no key was given
 	is.True(strings.Contains(err.Error(), `"org_x"`))
+}
+
+// downStore is a KeyStore whose database is gone.
+type downStore struct{ auth.KeyStore }
+
+func (downStore) LookupKey(context.Context, string) (auth.Key, store.Organization, error) {
+	return auth.Key{}, store.Organization{}, fmt.Errorf("bunstore: look up key: %w: connection refused", store.ErrUnavailable)
+}
+
+func (downStore) Organization(context.Context, string) (store.Organization, error) {
+	return store.Organization{}, fmt.Errorf("bunstore: organization: %w: connection refused", store.ErrUnavailable)
+}
+
+// TestUnavailableIsShared checks that a key store's outage is one error for
+// a caller, whichever package's name it checks.
+func TestUnavailableIsShared(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	keys := auth.NewKeys(downStore{newKeyStore()})
+	_, err := keys.Resolve(ctx, "plaintext-key")
+	is.True(errors.Is(err, auth.ErrUnavailable))  // the key store's outage
+	is.True(errors.Is(err, store.ErrUnavailable)) // is the store's outage
+	is.True(!errors.Is(err, auth.ErrInvalidKey))  // and never a 401
+
+	_, _, err = keys.Mint(ctx, "org_a", "ci", nil)
+	is.True(errors.Is(err, auth.ErrUnavailable))                                           // minting during the outage
+	is.True(!errors.Is(err, auth.ErrUnknownOrganization))                                  // is not told an account is missing
+	is.True(!errors.Is(err, auth.ErrInvalidInput))                                         // nor that the input was wrong
+	is.True(errors.Is(auth.LookupError(ctx, errors.New("timeout")), store.ErrUnavailable)) // LookupError's outage too
 }
 
 // countingStore counts MarkUsed calls and can make them fail.

@@ -37,7 +37,8 @@ type Key struct {
 //
 // Implementations are safe for concurrent use, and honour ctx.
 type KeyStore interface {
-	// CreateKey stores a new key record.
+	// CreateKey stores a new key record; an error wrapping
+	// ErrInvalidInput when it has no id, organization or hash.
 	CreateKey(ctx context.Context, k Key) error
 	// Keys lists an organization's keys, newest first, revoked ones included.
 	Keys(ctx context.Context, orgID string) ([]Key, error)

@@ -21,6 +21,9 @@ type MemoryKeyStore struct {
 	mu     sync.RWMutex
 	keys   map[string]Key    // by id
 	byHash map[string]string // hash to id
+	// dropped counts the deletions of each organization id, so that a
+	// key created while its organization is deleted is refused.
+	dropped map[string]int
 }
 
 var _ KeyStore = (*MemoryKeyStore)(nil)
@@ -28,34 +31,61 @@ var _ KeyStore = (*MemoryKeyStore)(nil)
 // NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
 // the organizations of orgs, usually the store.Memory the handler reads:
 // an organization is put once, there, and its plan and flags apply to its
-// keys' next lookup; a key of an organization that is gone is refused. It
-// panics if orgs is nil.
+// keys' next lookup; a key of an organization that is gone is refused.
+// When orgs tells of deleted organizations (store.Memory's
+// OnDeleteOrganization), a deleted organization's keys are dropped, so
+// they stop working for good, even if an organization with the same id is
+// put again. It panics if orgs is nil.
 func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
 	if orgs == nil {
 		panic("auth: NewMemoryKeyStore needs store.Organizations (a store.Memory)")
 	}
-	return &MemoryKeyStore{
-		orgs:   orgs,
-		keys:   make(map[string]Key),
-		byHash: make(map[string]string),
+	m := &MemoryKeyStore{
+		orgs:    orgs,
+		keys:    make(map[string]Key),
+		byHash:  make(map[string]string),
+		dropped: make(map[string]int),
+	}
+	if d, ok := orgs.(interface{ OnDeleteOrganization(func(orgID string)) }); ok {
+		d.OnDeleteOrganization(m.dropOrganization)
+	}
+	return m
+}
+
+// dropOrganization forgets the keys of a deleted organization.
+func (m *MemoryKeyStore) dropOrganization(orgID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.dropped[orgID]++
+	for id, k := range m.keys {
+		if k.OrgID == orgID {
+			delete(m.byHash, k.Hash)
+			delete(m.keys, id)
+		}
 	}
 }
 
-// CreateKey stores k. It fails when k has no id, org or hash, when its
-// organization is unknown (store.ErrNotFound), or when a key with its id or
-// hash exists.
+// CreateKey stores k. It fails when k has no id, org or hash
+// (ErrInvalidInput), when its organization is unknown (store.ErrNotFound),
+// or when a key with its id or hash exists.
 func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
-		return fmt.Errorf("auth: key record needs an id, an organization and a hash")
+		return fmt.Errorf("auth: %w key record: it needs an id, an organization and a hash", ErrInvalidInput)
 	}
+	m.mu.RLock()
+	dropped := m.dropped[k.OrgID]
+	m.mu.RUnlock()
 	if _, err := m.orgs.Organization(ctx, k.OrgID); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.dropped[k.OrgID] != dropped {
+		return fmt.Errorf("auth: organization %q was deleted: %w", k.OrgID, store.ErrNotFound)
+	}
 	if _, ok := m.keys[k.ID]; ok {
 		return fmt.Errorf("auth: key %s exists", k.ID)
 	}

@@ -13,9 +13,10 @@
 // rotates without downtime. "Last used" is kept in memory and written in
 // batches.
 //
-// JWTs: JWTResolver accepts tokens a portal signs, with one configured
-// algorithm, a required exp, a checked issuer and audience, and the
-// organization in a claim.
+// JWTs: package auth/jwtauth resolves tokens a portal signs, with one
+// configured algorithm, a required exp, a checked issuer and audience, and
+// the organization in a claim. It is apart so that package auth depends on
+// the standard library and this module only.
 //
 // Chain tries several resolvers (keys, then JWTs); Cache remembers answers
 // for a short ttl (30s by default), which is the bound on how long a
@@ -23,7 +24,16 @@
 //
 //	keys := auth.NewKeys(store)
 //	defer keys.Close()
-//	resolver := auth.NewCache(auth.Chain(keys, jwts), 30*time.Second)
+//	resolver := auth.NewCache(auth.Chain(keys, jwts), auth.WithCacheTTL(30*time.Second))
+//
+// NewKeys and NewCache take Option values (WithClock, WithLogger,
+// WithFlushInterval, WithCacheTTL, WithMaxEntries): a zero value means the
+// default, and a negative one panics, naming the option.
+//
+// Errors to branch on: ErrInvalidKey (a credential refused: 401),
+// ErrUnavailable (store.ErrUnavailable: the key store is down, 503),
+// ErrInvalidInput (store.ErrInvalid: Mint or Import refused their input),
+// ErrUnknownOrganization (no account to mint for) and ErrKeyNotFound.
 package auth
 
 import (
@@ -40,7 +50,23 @@ var ErrInvalidKey = errors.New("auth: invalid key")
 
 // ErrUnavailable is returned (wrapped) when the key store cannot be reached
 // or does not answer in time. The handler answers 503 UNAVAILABLE.
-var ErrUnavailable = errors.New("auth: key store unavailable")
+//
+// It is store.ErrUnavailable itself, not a second error: one store
+// (bunstore) serves both the data and the keys, and a caller checks one
+// error for an outage of either.
+var ErrUnavailable = store.ErrUnavailable
+
+// ErrInvalidInput is returned (wrapped) by Keys.Mint and Keys.Import, and
+// by KeyStore.CreateKey, for input they refuse: a name too long, an expiry
+// not in the future, a malformed imported key or one another organization
+// holds, a key record without an id. A portal answers it as its caller's
+// mistake. An organization without an account is ErrUnknownOrganization
+// instead, which does not wrap ErrInvalidInput: it is put first, not
+// retyped.
+//
+// It is store.ErrInvalid itself, the error of store's Validate methods, so
+// one check covers a refused key and a refused item.
+var ErrInvalidInput = store.ErrInvalid
 
 // ErrNotYetValid is wrapped, beside ErrInvalidKey, by a refusal that may
 // turn into an acceptance by itself, with time (a JWT before its "nbf"): a
@@ -74,8 +100,8 @@ type Principal struct {
 // error) when it cannot tell. It resolves a credential of an organization
 // that may not use the API (see store.Organization.CanUseAPI) like any
 // other: the caller decides. A Principal that stops being valid before a
-// cache would forget it says so in its Expiry. Implementations are safe for concurrent use and never log the
-// credential.
+// cache would forget it says so in its Expiry. Implementations are safe for
+// concurrent use and never log the credential.
 type KeyResolver interface {
 	Resolve(ctx context.Context, credential string) (Principal, error)
 }

@@ -38,8 +38,8 @@ func TestPing(t *testing.T) {
 		{"key store without Ping", auth.NewKeys(plainKeyStore{auth.NewMemoryKeyStore(store.NewMemory())}), false},
 		{"key store up", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), nil}), false},
 		{"key store down", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), true},
-		{"cache over a key store down", auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), time.Minute), true},
-		{"cache over a resolver without Ping", auth.NewCache(noPing, time.Minute), false},
+		{"cache over a key store down", auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), auth.WithCacheTTL(time.Minute)), true},
+		{"cache over a resolver without Ping", auth.NewCache(noPing, auth.WithCacheTTL(time.Minute)), false},
 		{"chain with a key store down", auth.Chain(noPing, auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down})), true},
 		{"chain all up", auth.Chain(noPing, auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory()))), false},
 	} {

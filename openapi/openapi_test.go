@@ -33,57 +33,89 @@ func TestJSONIsACopy(t *testing.T) {
 	is.True(json.Valid(openapi.JSON()))
 }
 
-// TestValidates runs kin-openapi's structural validation of the document.
-// kin-openapi v0.135 validates schemas by OpenAPI 3.0 rules and refuses
-// the 3.1 type "null" (`"type": ["string", "null"]`), though it loads it
-// and validates values against it correctly. So the check runs on a copy
-// in which each such type is rewritten to its 3.0 equivalent (the other
-// type plus nullable: true); everything else is validated as written.
-// .ci/lint-openapi validates the document as 3.1, unchanged.
+// TestValidates runs kin-openapi's structural validation of the document,
+// as written: kin-openapi reads it as OpenAPI 3.1.
 func TestValidates(t *testing.T) {
-	doc := load(t)
-	nulls := 0
-	seen := make(map[*openapi3.Schema]bool)
-	for _, s := range doc.Components.Schemas {
-		nulls += nullableAs30(s, seen)
-	}
-	if nulls == 0 {
-		t.Fatal("no nullable field found: the walk is broken or the document changed")
-	}
-	if err := doc.Validate(context.Background()); err != nil {
+	if err := load(t).Validate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// nullableAs30 rewrites type [T, "null"] as type T, nullable in s and the
-// schemas under it, and returns how many it rewrote.
-func nullableAs30(ref *openapi3.SchemaRef, seen map[*openapi3.Schema]bool) int {
-	if ref == nil || ref.Value == nil || seen[ref.Value] {
-		return 0
+// TestNullableForm pins how the document says "or null": as
+// {"oneOf": [schema, {"type": "null"}]}, never as a type array
+// ("type": ["string", "null"]). Both are OpenAPI 3.1; older ogen releases
+// (v1.18, for one) cannot read type arrays, and every generator
+// .ci/generators checks reads the oneOf form (see the README, "Generated
+// clients").
+func TestNullableForm(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal(openapi.JSON(), &doc); err != nil {
+		t.Fatal(err)
 	}
-	s := ref.Value
-	seen[s] = true
-	n := 0
-	if s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
-		var rest openapi3.Types
-		for _, typ := range s.Type.Slice() {
-			if typ != openapi3.TypeNull {
-				rest = append(rest, typ)
+	nullable := 0
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["type"].([]any); ok {
+				t.Errorf("%s: a type array; write {\"oneOf\": [schema, {\"type\": \"null\"}]}", path)
+			}
+			if branches, ok := v["oneOf"].([]any); ok {
+				for _, b := range branches {
+					if m, ok := b.(map[string]any); ok && m["type"] == "null" {
+						nullable++
+						if len(branches) != 2 || len(m) != 1 {
+							t.Errorf("%s: a nullable oneOf is [schema, {\"type\": \"null\"}]", path)
+						}
+					}
+				}
+			}
+			for k, sub := range v {
+				walk(path+"/"+k, sub)
+			}
+		case []any:
+			for i, sub := range v {
+				walk(path+"/"+strconv.Itoa(i), sub)
 			}
 		}
-		s.Type, s.Nullable = &rest, true
-		n++
 	}
-	for _, p := range s.Properties {
-		n += nullableAs30(p, seen)
+	walk("#", doc)
+	if nullable == 0 {
+		t.Fatal("no nullable field found: the walk is broken or the document changed")
 	}
-	n += nullableAs30(s.Items, seen)
-	for _, list := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
-		for _, sub := range list {
-			n += nullableAs30(sub, seen)
+}
+
+// TestExamples checks the examples: the main schemas have some, every
+// JSON response has one, and each fits its schema. (kin-openapi's Validate
+// checks the responses' examples but not the schemas' 3.1 "examples";
+// .ci/lint-openapi checks both.)
+func TestExamples(t *testing.T) {
+	is := is.New(t)
+	doc := load(t)
+	for _, name := range []string{"Project", "Milestone", "Deliverable", "Invoice", "DownloadLink", "Meta", "Error"} {
+		is.True(len(doc.Components.Schemas[name].Value.Examples) > 0) // the main schemas have examples
+	}
+	for name, ref := range doc.Components.Schemas {
+		for i, ex := range ref.Value.Examples {
+			if err := ref.Value.VisitJSON(ex); err != nil {
+				t.Errorf("schema %s, example %d: %v", name, i, err)
+			}
 		}
 	}
-	return n
+	for name, ref := range doc.Components.Responses {
+		for mt, content := range ref.Value.Content {
+			if mt != "application/json" || name == "OpenAPIDocument" {
+				continue
+			}
+			if content.Example == nil {
+				t.Errorf("response %s has no example", name)
+				continue
+			}
+			if err := content.Schema.Value.VisitJSON(content.Example); err != nil {
+				t.Errorf("response %s: example: %v", name, err)
+			}
+		}
+	}
 }
 
 // routes are the contract's routes, as registered in statusapi/routes.go
@@ -106,13 +138,58 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 	for p, item := range doc.Paths.Map() {
 		paths = append(paths, p)
 		ops := item.Operations()
-		is.Equal(len(ops), 1) // every route is one GET operation (HEAD is implied)
+		is.Equal(len(ops), 2) // every route is a GET and a HEAD operation
 		is.True(ops["GET"] != nil)
+		is.True(ops["HEAD"] != nil)
 	}
 	sort.Strings(paths)
 	want := slices.Clone(routes)
 	sort.Strings(want)
 	is.Equal(paths, want) // the document lists exactly the handler's routes
+}
+
+// TestHeadMirrorsGet holds each HEAD operation to what the handler does:
+// the GET operation's parameters, security, statuses and headers, and no
+// body. internal/openapitest counts only a HEAD's 200 as needing a test
+// response; this test stands for the others.
+func TestHeadMirrorsGet(t *testing.T) {
+	doc := load(t)
+	for path, item := range doc.Paths.Map() {
+		t.Run(path, func(t *testing.T) {
+			is := is.New(t)
+			get, head := item.Get, item.Head
+			is.True(head != nil)                                  // every route documents HEAD
+			is.Equal(head.OperationID, get.OperationID+"Head")    // named after the GET
+			is.Equal(head.Tags, get.Tags)                         // listed beside the GET
+			is.Equal(refs(head.Parameters), refs(get.Parameters)) // same parameters
+			is.Equal(head.Security, get.Security)                 // same credentials
+			is.Equal(len(head.Responses.Map()), len(get.Responses.Map()))
+			for code, g := range get.Responses.Map() {
+				h := head.Responses.Value(code)
+				is.True(h != nil)                                                  // same statuses
+				is.Equal(len(h.Value.Content), 0)                                  // a HEAD answer has no body
+				is.Equal(headerRefs(h.Value.Headers), headerRefs(g.Value.Headers)) // same headers
+			}
+		})
+	}
+}
+
+// headerRefs lists a response's headers as "name: $ref", sorted.
+func headerRefs(headers openapi3.Headers) []string {
+	var out []string
+	for name, h := range headers {
+		out = append(out, name+": "+h.Ref)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func refs(params openapi3.Parameters) []string {
+	out := make([]string, len(params))
+	for i, p := range params {
+		out[i] = p.Ref
+	}
+	return out
 }
 
 func TestSecurity(t *testing.T) {

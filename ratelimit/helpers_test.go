@@ -2,6 +2,8 @@ package ratelimit_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -33,3 +35,6 @@ func allowN(t *testing.T, p auth.Principal, n int, limiters ...ratelimit.Limiter
 	}
 	return allowed
 }
+
+// quietLogger discards the limiter's warnings.
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

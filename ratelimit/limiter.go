@@ -1,36 +1,49 @@
 // Package ratelimit enforces each organization's plan budget (starter 60
-// and growth 300 requests a minute, enterprise unlimited) on
-// github.com/ulule/limiter, with a memory store for one process (NewMemory)
-// or a Redis store shared by replicas (NewRedis).
+// and growth 300 requests a minute, enterprise unlimited). A PlanLimiter
+// applies the budgets and keeps its counts in a Counter: NewMemory counts
+// in this process, for one replica; redislimit.New (package
+// ratelimit/redislimit) counts in Redis, shared by replicas; New takes any
+// other. This package imports neither a Redis client nor ulule/limiter, so
+// that a portal on the memory limiter compiles none of them.
 //
 // Budgets are per organization: all its keys share one. Windows are fixed,
-// starting at an organization's first request. In Redis each window is one
-// counter, "clientstatus:ratelimit:<plan>:<org id>", expiring with the
-// window.
+// starting at an organization's first request. Each window is one count,
+// under the key "clientstatus:ratelimit:<plan>:<org id>" (see WithPrefix);
+// in Redis it expires with the window.
 //
-// When Redis fails or does not answer within the timeout (100ms unless
-// WithTimeout), the OutagePolicy applies: FailOpen (the default) serves the
-// request without limit headers and logs a warning at most every
-// WarnInterval; FailClosed makes Allow return ErrUnavailable (503). After
-// such a failure the limiter leaves Redis alone for a backoff period (1s
-// unless WithOutageBackoff), then lets one request at a time probe it:
-// during an outage only one request per backoff period waits for Redis; the
-// others get the policy at once, and Refund does nothing. The limiter
-// recovers by itself when a probe finds Redis answering again.
+// When the counter fails or does not answer within the timeout (100ms
+// unless WithTimeout), the OutagePolicy applies: FailOpen (the default)
+// serves the request without limit headers and logs a warning at most
+// every WarnInterval; FailClosed makes Allow return ErrUnavailable (503).
+// After such a failure the limiter leaves the counter alone for a backoff
+// period (1s unless WithOutageBackoff), then lets one request at a time
+// probe it: during an outage only one request per backoff period waits for
+// the counter; the others get the policy at once, and Refund does nothing.
+// The limiter recovers by itself when a probe finds the counter answering
+// again. (The memory counter never fails.)
+//
+// Options follow one rule, as everywhere in this module: an option given
+// the zero value of its argument (0, "", nil) leaves the default, where its
+// documentation says so; a value that no default stands for (a negative
+// duration, a negative Limit, a policy that is neither FailOpen nor
+// FailClosed) is a programming error, and the constructor panics with a
+// message naming the option ("ratelimit: WithTimeout: -1s is negative").
 package ratelimit
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// ErrUnavailable is returned (wrapped) when the limiter's backing store
-// cannot be reached or does not answer in time and the limiter is set to
-// fail closed. The handler answers 503 UNAVAILABLE.
-var ErrUnavailable = errors.New("ratelimit: store unavailable")
+// ErrUnavailable is returned (wrapped) when the limiter's counter cannot be
+// reached or does not answer in time and the limiter is set to fail closed.
+// The handler answers 503 UNAVAILABLE. It is store.ErrUnavailable, the
+// module's one error for a backend that does not answer: errors.Is matches
+// either name, and a caller need test only one.
+var ErrUnavailable = store.ErrUnavailable
 
 // Limiter decides whether an organization may make one more request.
 // Implementations are safe for concurrent use and honour ctx.
@@ -53,6 +66,6 @@ type Decision struct {
 	Allowed   bool
 	Limit     int64         // requests per window
 	Remaining int64         // requests left in this window
-	Reset     time.Time     // when the window ends
+	Reset     time.Time     // when the window ends, rounded up to the second
 	Window    time.Duration // the window's length
 }

@@ -2,40 +2,92 @@ package ratelimit
 
 import (
 	"context"
-
-	"github.com/ulule/limiter/v3"
-	"github.com/ulule/limiter/v3/drivers/store/memory"
+	"sync"
+	"time"
 )
 
-// NewMemory returns a PlanLimiter counting in this process's memory, on
-// ulule's memory store: right for one replica, tests and demos. Replicas
-// behind a load balancer each count alone, so a client gets N times its plan
-// across N of them: use NewRedis there. Expired windows are swept every 30
-// seconds.
+// NewMemory returns a PlanLimiter counting in this process's memory: right
+// for one replica, tests and demos. Replicas behind a load balancer each
+// count alone, so a client gets N times its plan across N of them: use
+// redislimit there. Windows run on the limiter's clock (WithClock). Ended
+// windows are swept every 30 seconds, by the request that finds the sweep
+// due, so memory holds little more than the windows in progress.
 func NewMemory(opts ...Option) *PlanLimiter {
-	l := newPlanLimiter(opts)
-	l.counters = memoryCounters{memory.NewStoreWithOptions(limiter.StoreOptions{
-		Prefix:          l.prefix,
-		CleanUpInterval: limiter.DefaultCleanUpInterval,
-	})}
-	return l
+	cfg := newConfig(opts)
+	return newLimiter(newMemoryCounter(cfg.now), cfg)
 }
 
-type memoryCounters struct{ store limiter.Store }
+// sweepInterval is how often a memoryCounter forgets the windows that have
+// ended.
+const sweepInterval = 30 * time.Second
 
-func (m memoryCounters) take(ctx context.Context, key string, r limiter.Rate) (limiter.Context, error) {
-	return m.store.Get(ctx, key, r)
+// memoryCounter is NewMemory's Counter: one window per key in a map, under
+// a mutex. It is ours rather than ulule's memory store, whose
+// Increment(-1) on an ended window opens a new one at -1 (a free request),
+// which GiveBack must never do.
+type memoryCounter struct {
+	now func() time.Time
+
+	mu        sync.Mutex
+	windows   map[string]window
+	nextSweep time.Time // when Take next forgets ended windows
 }
 
-// giveBack peeks first, because ulule's memory store answers Increment(-1)
-// on an expired counter by opening a window at -1 (a free request). A window
-// that ends between the peek and the increment can still do so: the race
-// is nanoseconds wide and costs at most one request.
-func (m memoryCounters) giveBack(ctx context.Context, key string, r limiter.Rate) error {
-	c, err := m.store.Peek(ctx, key, r)
-	if err != nil || (c.Remaining == c.Limit && !c.Reached) {
-		return err // no request counted in this window
+// window is a key's window: count requests since it began, until end.
+type window struct {
+	count int64
+	end   time.Time
+}
+
+var _ NonBlocking = (*memoryCounter)(nil)
+
+func newMemoryCounter(now func() time.Time) *memoryCounter {
+	return &memoryCounter{now: now, windows: map[string]window{}}
+}
+
+// NonBlocking marks memoryCounter as answering at once.
+func (m *memoryCounter) NonBlocking() {}
+
+// Take counts one request under key, opening a window of r.Period when the
+// last one has ended (or there is none), and every sweepInterval forgets
+// the windows that have ended.
+func (m *memoryCounter) Take(_ context.Context, key string, r Rate) (Window, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !now.Before(m.nextSweep) {
+		m.sweep(now)
 	}
-	_, err = m.store.Increment(ctx, key, -1, r)
-	return err
+	w, ok := m.windows[key]
+	if !ok || !now.Before(w.end) {
+		w = window{end: now.Add(r.Period)}
+	}
+	w.count++
+	m.windows[key] = w
+	return Window{Count: w.count, End: w.end}, nil
+}
+
+// GiveBack uncounts one request of key's window, if it has not ended and
+// counted any.
+func (m *memoryCounter) GiveBack(_ context.Context, key string, _ Rate) error {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, ok := m.windows[key]
+	if !ok || !now.Before(w.end) || w.count <= 0 {
+		return nil
+	}
+	w.count--
+	m.windows[key] = w
+	return nil
+}
+
+// sweep forgets the windows that have ended by now. m.mu is held.
+func (m *memoryCounter) sweep(now time.Time) {
+	for key, w := range m.windows {
+		if !now.Before(w.end) {
+			delete(m.windows, key)
+		}
+	}
+	m.nextSweep = now.Add(sweepInterval)
 }

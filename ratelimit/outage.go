@@ -9,7 +9,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 )
 
-// OutagePolicy is what Allow does when the store fails or does not answer
+// OutagePolicy is what Allow does when the counter fails or does not answer
 // within the timeout (see WithTimeout).
 type OutagePolicy int
 
@@ -53,24 +53,24 @@ func (p *OutagePolicy) UnmarshalText(text []byte) error {
 // unlimited meanwhile.
 const WarnInterval = 10 * time.Second
 
-// DefaultOutageBackoff is how long the limiter leaves the store alone after
+// DefaultOutageBackoff is how long the limiter leaves the counter alone after
 // a failed or timed-out call (see WithOutageBackoff).
 const DefaultOutageBackoff = time.Second
 
-// breaker remembers that the store just failed, so that during an outage
+// breaker remembers that the counter just failed, so that during an outage
 // only one request per backoff period waits for it (see WithOutageBackoff).
-// Its zero value is a store that is up.
+// Its zero value is a counter that is up.
 type breaker struct {
 	mu      sync.Mutex
-	until   time.Time // when the store may be probed again; zero while it is up
+	until   time.Time // when the counter may be probed again; zero while it is up
 	probing bool      // a probe is in flight
 	err     error     // the failure that started the backoff
 }
 
-// enter reports whether a request may call the store at now: always while
+// enter reports whether a request may call the counter at now: always while
 // it is up; during an outage, once the backoff has run out, for one probe
 // at a time, and only when probe is true (Allow; Refund never probes).
-// When it may not, err is the store's last failure. A request that entered
+// When it may not, err is the counter's last failure. A request that entered
 // as the probe must report with done(probe = true).
 func (b *breaker) enter(now time.Time, probe bool) (pass, probing bool, err error) {
 	b.mu.Lock()
@@ -85,10 +85,10 @@ func (b *breaker) enter(now time.Time, probe bool) (pass, probing bool, err erro
 	return false, false, b.err
 }
 
-// done records the outcome of a store call that entered: err nil means the
-// store is up; a store failure (err non-nil, ctxDone false) starts a new
+// done records the outcome of a counter call that entered: err nil means the
+// counter is up; a counter failure (err non-nil, ctxDone false) starts a new
 // backoff at now; a call cut short by its caller's ctx (ctxDone) says
-// nothing about the store, so the next request may probe at once.
+// nothing about the counter, so the next request may probe at once.
 func (b *breaker) done(probing bool, now time.Time, backoff time.Duration, err error, ctxDone bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -104,23 +104,23 @@ func (b *breaker) done(probing bool, now time.Time, backoff time.Duration, err e
 	}
 }
 
-// outage applies the policy to a store call that failed with err. When the
+// outage applies the policy to a counter call that failed with err. When the
 // caller's own ctx ended, that is no outage: its error is returned as is.
 func (l *PlanLimiter) outage(ctx context.Context, p auth.Principal, err error) (Decision, error) {
 	if ctx.Err() != nil {
 		return Decision{}, ctx.Err()
 	}
-	if l.policy == FailClosed {
-		return Decision{}, fmt.Errorf("%w: org %s: %v", ErrUnavailable, p.Org.ID, err)
+	if l.cfg.policy == FailClosed {
+		return Decision{}, fmt.Errorf("ratelimit: org %s: %w: %v", p.Org.ID, ErrUnavailable, err)
 	}
 	l.warn(p.Org.ID, err)
 	return Decision{Allowed: true}, nil
 }
 
-// warn logs a failed store call, at most once every WarnInterval.
+// warn logs a failed counter call, at most once every WarnInterval.
 func (l *PlanLimiter) warn(orgID string, err error) {
 	l.unlimited.Add(1)
-	now := l.now().UnixNano()
+	now := l.cfg.now().UnixNano()
 	last := l.warned.Load()
 	if last != 0 && now-last < int64(WarnInterval) {
 		return
@@ -129,23 +129,24 @@ func (l *PlanLimiter) warn(orgID string, err error) {
 		return // another request is logging this one
 	}
 	n := l.unlimited.Swap(0)
-	l.log.Warn("ratelimit: store unavailable, serving without limits",
+	l.cfg.log.Warn("ratelimit: store unavailable, serving without limits",
 		"org", orgID, "err", err, "unlimited_requests", n)
 }
 
-// bound returns ctx limited to l's timeout, for all the store calls made
+// bound returns ctx limited to l's timeout, for all the counter calls made
 // for one request: however many there are, the request waits no longer.
 func (l *PlanLimiter) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if !l.blocking {
-		return ctx, func() {} // memory: answers at once, or not at all
+		return ctx, func() {} // NonBlocking: answers at once
 	}
-	return context.WithTimeout(ctx, l.timeout)
+	return context.WithTimeout(ctx, l.cfg.timeout)
 }
 
-// call runs fn until ctx ends. For a store that can block (Redis), fn runs
-// on its own goroutine and call returns when ctx ends even if the client
-// ignores ctx, as go-redis does unless ContextTimeoutEnabled is set. fn then
-// finishes in the background, bounded by the client's own timeouts.
+// call runs fn until ctx ends. For a counter that can block (not
+// NonBlocking), fn runs on its own goroutine and call returns when ctx ends
+// even if the counter ignores ctx, as go-redis does unless
+// ContextTimeoutEnabled is set. fn then finishes in the background, bounded
+// by the counter's own timeouts.
 func call[T any](ctx context.Context, l *PlanLimiter, fn func(context.Context) (T, error)) (T, error) {
 	if !l.blocking {
 		return fn(ctx)

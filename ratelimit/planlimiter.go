@@ -2,34 +2,25 @@ package ratelimit
 
 import (
 	"context"
-	"log/slog"
+	"fmt"
 	"sync/atomic"
 	"time"
 
-	"github.com/ulule/limiter/v3"
-
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // PlanLimiter is the Limiter of the status API: each organization gets its
-// plan's budget (see DefaultRates), counted by ulule/limiter in fixed
-// windows, in memory (NewMemory) or in a Redis shared by replicas
-// (NewRedis). All keys of an organization share its budget. It is safe for
-// concurrent use.
+// plan's budget (see DefaultRates), in fixed windows kept by a Counter: in
+// memory (NewMemory), in a Redis shared by replicas (redislimit.New), or
+// any other (New). All keys of an organization share its budget. It is
+// safe for concurrent use.
 type PlanLimiter struct {
-	counters counters
-	blocking bool // the store can block: guard each call (see call)
+	counter  Counter
+	blocking bool // the counter is not NonBlocking: guard each call (see call)
 
-	rates   map[store.Plan]Rate
-	prefix  string
-	timeout time.Duration
-	backoff time.Duration
-	policy  OutagePolicy
-	log     *slog.Logger
-	now     func() time.Time
+	cfg config
 
-	breaker breaker // the store's recent failure, if any
+	breaker breaker // the counter's recent failure, if any
 
 	warned    atomic.Int64 // when the last fail-open warning was logged, Unix ns
 	unlimited atomic.Int64 // requests served unlimited since that warning
@@ -37,81 +28,68 @@ type PlanLimiter struct {
 
 var _ Limiter = (*PlanLimiter)(nil)
 
-// counters is where PlanLimiter keeps its counts: ulule's memory or Redis
-// store, plus a way to give one request back, which ulule lacks.
-type counters interface {
-	// take counts one request and reports the state of the window.
-	take(ctx context.Context, key string, r limiter.Rate) (limiter.Context, error)
-	// giveBack uncounts one request of the current window, if it has any:
-	// it never opens a window, nor takes a count below zero.
-	giveBack(ctx context.Context, key string, r limiter.Rate) error
-	// ping checks that the store answers.
-	ping(ctx context.Context) error
+// New returns a PlanLimiter keeping its counts in c. It panics when c is
+// nil, or when an option is given a value it cannot take.
+func New(c Counter, opts ...Option) *PlanLimiter {
+	if c == nil {
+		panic("ratelimit: New needs a Counter")
+	}
+	return newLimiter(c, newConfig(opts))
 }
 
-func newPlanLimiter(opts []Option) *PlanLimiter {
-	l := &PlanLimiter{
-		rates:   DefaultRates(),
-		prefix:  DefaultPrefix,
-		timeout: DefaultTimeout,
-		backoff: DefaultOutageBackoff,
-		policy:  FailOpen,
-		log:     slog.Default(),
-		now:     time.Now,
-	}
-	for _, o := range opts {
-		o(l)
-	}
-	return l
+func newLimiter(c Counter, cfg config) *PlanLimiter {
+	_, nonBlocking := c.(NonBlocking)
+	return &PlanLimiter{counter: c, blocking: !nonBlocking, cfg: cfg}
 }
 
 // Allow counts one request against the budget of p's organization under its
 // plan. An unlimited plan answers Decision{Allowed: true} without touching
-// the store. A refused request is given back at once, so it costs the
-// organization nothing and Refund stays exact.
+// the counter. A refused request is given back at once, so it costs the
+// organization nothing and Refund stays exact. The Decision's Reset is the
+// window's end rounded up to the second, so that a client that waits until
+// then (X-RateLimit-Reset is in whole seconds) is not refused again.
 //
-// When the store fails or does not answer within the timeout, Allow follows
-// the OutagePolicy: FailOpen returns Decision{Allowed: true} (no headers)
-// and a nil error; FailClosed an error wrapping ErrUnavailable. It then
-// follows the policy at once, without calling the store, for the backoff
-// period (see WithOutageBackoff); after it one request at a time probes the
-// store, and the first that succeeds ends the outage for all. When ctx
-// itself ends first, Allow returns ctx's error.
+// When the counter fails or does not answer within the timeout, Allow
+// follows the OutagePolicy: FailOpen returns Decision{Allowed: true} (no
+// headers) and a nil error; FailClosed an error wrapping ErrUnavailable.
+// It then follows the policy at once, without calling the counter, for the
+// backoff period (see WithOutageBackoff); after it one request at a time
+// probes the counter, and the first that succeeds ends the outage for all.
+// When ctx itself ends first, Allow returns ctx's error.
 func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, error) {
 	key, rate, ok := l.limit(p)
 	if !ok {
 		return Decision{Allowed: true}, nil
 	}
-	pass, probing, err := l.breaker.enter(l.now(), true)
+	pass, probing, err := l.breaker.enter(l.cfg.now(), true)
 	if !pass {
 		return l.outage(ctx, p, err)
 	}
-	sctx, cancel := l.bound(ctx)
+	cctx, cancel := l.bound(ctx)
 	defer cancel()
-	c, err := call(sctx, l, func(ctx context.Context) (limiter.Context, error) {
-		return l.counters.take(ctx, key, rate)
+	w, err := call(cctx, l, func(ctx context.Context) (Window, error) {
+		return l.counter.Take(ctx, key, rate)
 	})
-	l.breaker.done(probing, l.now(), l.backoff, err, ctx.Err() != nil)
+	l.breaker.done(probing, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
 	if err != nil {
 		return l.outage(ctx, p, err)
 	}
-	if c.Reached {
+	allowed := w.Count <= rate.Limit
+	if !allowed {
 		// Best effort, within the same timeout: if it fails, the window
 		// ends a request fuller than it should, for an organization
 		// already refused.
-		_, _ = call(sctx, l, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, l.counters.giveBack(ctx, key, rate)
+		_, _ = call(cctx, l, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, l.counter.GiveBack(ctx, key, rate)
 		})
 	}
 	return Decision{
 		Limited:   true,
-		Allowed:   !c.Reached,
-		Limit:     c.Limit,
-		Remaining: max(c.Remaining, 0),
-		// ulule rounds the window's end down to the second; round it up,
-		// so that a client waiting until Reset is not refused again.
-		Reset:  time.Unix(c.Reset+1, 0),
-		Window: rate.Period,
+		Allowed:   allowed,
+		Limit:     rate.Limit,
+		Remaining: max(rate.Limit-w.Count, 0),
+		Reset:     ceilSecond(w.End),
+		Window:    rate.Period,
 	}, nil
 }
 
@@ -119,7 +97,7 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 // for a response that must not cost the client (304 Not Modified). Call it
 // only after a Decision that was Limited and Allowed. It does nothing for an
 // unlimited plan, nor once the window has ended, nor during an outage (it
-// never probes the store: see Allow). Store failures follow the
+// never probes the counter: see Allow). Counter failures follow the
 // OutagePolicy: FailOpen logs (rate-limited) and returns nil, FailClosed
 // returns an error wrapping ErrUnavailable.
 func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
@@ -127,28 +105,67 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	if !ok {
 		return nil
 	}
-	if pass, _, _ := l.breaker.enter(l.now(), false); !pass {
+	if pass, _, _ := l.breaker.enter(l.cfg.now(), false); !pass {
 		return nil
 	}
-	sctx, cancel := l.bound(ctx)
+	cctx, cancel := l.bound(ctx)
 	defer cancel()
-	_, err := call(sctx, l, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, l.counters.giveBack(ctx, key, rate)
+	_, err := call(cctx, l, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, l.counter.GiveBack(ctx, key, rate)
 	})
-	l.breaker.done(false, l.now(), l.backoff, err, ctx.Err() != nil)
+	l.breaker.done(false, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
 	if err != nil {
 		_, err = l.outage(ctx, p, err)
 	}
 	return err
 }
 
+// Ping reports whether l's counter answers, for a readiness check. It
+// returns nil when the counter does not implement Pinger (NewMemory's has
+// nothing to ping), an error wrapping ErrUnavailable when the counter
+// fails or does not answer within the timeout (WithTimeout), and ctx's
+// error when ctx ends first. It counts nothing, and neither starts nor
+// ends an outage: requests keep to the backoff (see WithOutageBackoff).
+func (l *PlanLimiter) Ping(ctx context.Context) error {
+	pinger, ok := l.counter.(Pinger)
+	if !ok {
+		return nil
+	}
+	cctx, cancel := l.bound(ctx)
+	defer cancel()
+	_, err := call(cctx, l, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, pinger.Ping(ctx)
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return fmt.Errorf("ratelimit: ping: %w: %v", ErrUnavailable, err)
+}
+
 // limit returns the counter key and rate of p's organization, and false
-// when its plan is unlimited. The key is "<plan>:<org id>": a plan change
-// starts a fresh window.
-func (l *PlanLimiter) limit(p auth.Principal) (string, limiter.Rate, bool) {
+// when its plan is unlimited. The key is "<prefix>:<plan>:<org id>": a plan
+// change starts a fresh window.
+func (l *PlanLimiter) limit(p auth.Principal) (string, Rate, bool) {
 	plan, r := l.rateOf(p.Org.Plan)
 	if r.Limit <= 0 {
-		return "", limiter.Rate{}, false
+		return "", Rate{}, false
 	}
-	return string(plan) + ":" + p.Org.ID, limiter.Rate{Limit: r.Limit, Period: r.Period}, true
+	return l.cfg.prefix + ":" + string(plan) + ":" + p.Org.ID, r, true
 }
+
+// ceilSecond returns t rounded up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	s := time.Unix(t.Unix(), 0)
+	if s.Before(t) {
+		s = s.Add(time.Second)
+	}
+	return s
+}
+
+// Prefix returns the start of the keys l gives its Counter (see
+// WithPrefix), for a counter that writes it apart from the rest of the key,
+// as redislimit's does.
+func (l *PlanLimiter) Prefix() string { return l.cfg.prefix }

@@ -7,8 +7,8 @@ import (
 )
 
 // Rate is a plan's budget: Limit requests per Period, in fixed windows that
-// start with an organization's first request. A Rate whose Limit is 0 or
-// less is unlimited.
+// start with an organization's first request. A Rate whose Limit is 0 is
+// unlimited; a negative Limit or Period is invalid (see WithRate).
 type Rate struct {
 	Limit  int64
 	Period time.Duration
@@ -31,8 +31,8 @@ func DefaultRates() map[store.Plan]Rate {
 // limiter does not know is held to the starter budget: an unexpected value
 // in an account record must never lift the limit.
 func (l *PlanLimiter) rateOf(p store.Plan) (store.Plan, Rate) {
-	if r, ok := l.rates[p]; ok {
+	if r, ok := l.cfg.rates[p]; ok {
 		return p, r
 	}
-	return store.PlanStarter, l.rates[store.PlanStarter]
+	return store.PlanStarter, l.cfg.rates[store.PlanStarter]
 }

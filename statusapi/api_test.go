@@ -24,7 +24,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// t0 is when the test data is made; tests then run at now (clock.start).
+// t0 is when the test data is made (so the store dates it: updatedAt);
+// tests then run at now (clock.start).
 var (
 	t0  = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	now = t0.Add(time.Hour)
@@ -80,11 +81,12 @@ func newTestAPI(t testing.TB, opts ...statusapi.Option) *testAPI {
 
 func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 	t.Helper()
+	clock := testenv.NewClock(t0)
 	a := &testAPI{
 		t:     t,
-		store: store.NewMemory(),
+		store: store.NewMemory(store.WithClock(clock.Now)), // items seeded at t0 are updated at t0
 		files: files.NewMemory(),
-		clock: testenv.NewClock(t0),
+		clock: clock,
 		logs:  &syncBuffer{},
 		key:   make(map[string]string),
 	}

@@ -228,9 +228,9 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind, lo
 
 // plainErrors keeps http.ServeContent's error answers (412 for a failed
 // If-Match, 416 for a range past the end) from claiming the file's content
-// type: they are plain text, as the OpenAPI document says. ServeContent
-// sets text/plain itself for the 416 (through http.Error), not for the
-// bodiless 412.
+// type: the 416 is plain text, as the OpenAPI document says, and the 412
+// has no body. ServeContent sets text/plain itself for the 416 (through
+// http.Error), not for the bodiless 412.
 type plainErrors struct{ http.ResponseWriter }
 
 func (w plainErrors) WriteHeader(code int) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"mime"
+	"mime/multipart"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
@@ -109,6 +111,31 @@ func TestDownloadFile(t *testing.T) {
 		res := api.fetch("GET", u, "Range", "bytes=4-14")
 		is.Equal(res.Code, 206)
 		is.Equal(res.Body.String(), fileContent[4:15])
+		is.Equal(res.Header().Get("Content-Range"), "bytes 4-14/"+strconv.Itoa(len(fileContent)))
+	})
+	t.Run("several ranges", func(t *testing.T) {
+		is := is.New(t)
+		res := api.fetch("GET", u, "Range", "bytes=0-1,3-4")
+		is.Equal(res.Code, 206)
+		is.Equal(res.Header().Get("Content-Range"), "") // each part has its own
+		mediaType, params, err := mime.ParseMediaType(res.Header().Get("Content-Type"))
+		is.NoErr(err)
+		is.Equal(mediaType, "multipart/byteranges")
+		parts := multipart.NewReader(res.Body, params["boundary"])
+		for _, want := range []struct{ contentRange, body string }{
+			{"bytes 0-1/" + strconv.Itoa(len(fileContent)), fileContent[0:2]},
+			{"bytes 3-4/" + strconv.Itoa(len(fileContent)), fileContent[3:5]},
+		} {
+			part, err := parts.NextPart()
+			is.NoErr(err)
+			is.Equal(part.Header.Get("Content-Type"), "application/pdf") // the file's own type
+			is.Equal(part.Header.Get("Content-Range"), want.contentRange)
+			body, err := io.ReadAll(part)
+			is.NoErr(err)
+			is.Equal(string(body), want.body)
+		}
+		_, err = parts.NextPart()
+		is.Equal(err, io.EOF) // two ranges, two parts
 	})
 	t.Run("range past the end", func(t *testing.T) {
 		is := is.New(t)
@@ -120,6 +147,7 @@ func TestDownloadFile(t *testing.T) {
 		is := is.New(t)
 		res := api.fetch("GET", u, "If-Match", `"some-other-version"`)
 		is.Equal(res.Code, 412)
+		is.Equal(res.Body.Len(), 0) // a 412 has no body
 	})
 	t.Run("valid until expiresAt", func(t *testing.T) {
 		is := is.New(t)

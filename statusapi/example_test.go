@@ -20,9 +20,11 @@ import (
 // project and a deliverable with a file, and an API key of it.
 func exampleParts() (*store.Memory, *auth.Keys, *files.Memory, string) {
 	ctx := context.Background()
-	st := store.NewMemory()
-	_ = st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true})
 	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	// The store dates what is put (updatedAt) by its clock; a fixed one
+	// keeps the output the same.
+	st := store.NewMemory(store.WithClock(func() time.Time { return started }))
+	_ = st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true})
 	_ = st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_acme", Name: "Website", Status: store.ProjectInProgress, StartedAt: &started, UpdatedAt: started})
 	name, ctype, size := "logo.svg", "image/svg+xml", int64(6)
 	_ = st.PutDeliverable(ctx, store.Deliverable{ID: "d1", OrgID: "org_acme", ProjectID: "p1", Name: "Logo", Status: store.DeliverableApproved,

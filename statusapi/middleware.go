@@ -37,7 +37,7 @@ func (h *handler) api(fn apiFunc) http.HandlerFunc {
 		c.Principal, err = h.authenticate(r)
 		if err == nil {
 			if info := infoOf(w); info != nil {
-				info.OrgID, info.KeyID, info.Subject = c.Org.ID, c.KeyID, c.Subject
+				info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
 			}
 			c.limit, err = h.rateLimit(w, r, c.Principal)
 			if info := infoOf(w); info != nil {

@@ -24,6 +24,9 @@ type RequestInfo struct {
 	// when the caller was not authenticated (and on the signed file
 	// route, where OrgID is the link's organization).
 	OrgID, KeyID, Subject string
+	// Plan is the caller's organization's plan ("" when not
+	// authenticated): it sets the rate limit.
+	Plan string
 	// Status is the HTTP status sent; ErrorCode the envelope's error.code
 	// ("" on success).
 	Status    int

@@ -57,7 +57,7 @@ func TestReady(t *testing.T) {
 	redisDown := fmt.Errorf("%w: ping: dial tcp 10.0.0.8:6379: i/o timeout", ratelimit.ErrUnavailable)
 	keysOn := func(err error) auth.KeyResolver {
 		// What a portal passes: a cache over keys over a key store.
-		return auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), err}), time.Minute)
+		return auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), err}), auth.WithCacheTTL(time.Minute))
 	}
 	for _, tc := range []struct {
 		name  string

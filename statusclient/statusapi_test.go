@@ -38,8 +38,8 @@ type realAPI struct {
 	now      time.Time // the handler's clock; time.Now when zero
 }
 
-// clock is the handler's clock. The limiter keeps real time, so tests of
-// rate-limit headers leave now zero.
+// clock is the handler's and the store's clock. The limiter keeps real
+// time, so tests of rate-limit headers leave now zero.
 func (a *realAPI) clock() time.Time {
 	if a.now.IsZero() {
 		return time.Now()
@@ -50,10 +50,8 @@ func (a *realAPI) clock() time.Time {
 // newRealAPI starts the handler with the given limiter options.
 func newRealAPI(t *testing.T, limOpts ...ratelimit.Option) *realAPI {
 	t.Helper()
-	a := &realAPI{
-		st:    store.NewMemory(),
-		files: files.NewMemory(),
-	}
+	a := &realAPI{files: files.NewMemory()}
+	a.st = store.NewMemory(store.WithClock(a.clock)) // the store dates what is put (UpdatedAt) by the same clock
 	a.keys = auth.NewKeys(auth.NewMemoryKeyStore(a.st))
 	t.Cleanup(func() { _ = a.keys.Close() })
 	var h http.Handler
@@ -161,7 +159,7 @@ func TestRealHandlerFields(t *testing.T) {
 	ctx := context.Background()
 	a := newRealAPI(t)
 	c := a.org(t, "org_a", store.PlanGrowth)
-	a.now = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // dates the download link
+	a.now = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // dates the download link, and the items put (updatedAt)
 	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	due := time.Date(2026, 6, 30, 17, 0, 0, 0, time.UTC)
 	done := time.Date(2026, 1, 30, 16, 0, 0, 0, time.UTC)
@@ -184,8 +182,8 @@ func TestRealHandlerFields(t *testing.T) {
 	is.Equal(resp.Meta, statusclient.Meta{Page: 1, PerPage: 20, Total: 2})
 	is.Equal(resp.NextPage, 0)
 	is.Equal(projects, []statusclient.Project{
-		{ID: "p1", Name: "Site", Status: statusclient.ProjectInProgress, StartedAt: &started, DueAt: &due, UpdatedAt: started},
-		{ID: "p/2 ü", Name: "Retainer", Status: statusclient.ProjectPlanned, UpdatedAt: started}, // not started: last
+		{ID: "p1", Name: "Site", Status: statusclient.ProjectInProgress, StartedAt: &started, DueAt: &due, UpdatedAt: a.now},
+		{ID: "p/2 ü", Name: "Retainer", Status: statusclient.ProjectPlanned, UpdatedAt: a.now}, // not started: last
 	})
 
 	p, _, err := c.GetProject(ctx, "p/2 ü")
@@ -202,8 +200,8 @@ func TestRealHandlerFields(t *testing.T) {
 	deliverables, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1"})
 	is.NoErr(err)
 	is.Equal(deliverables, []statusclient.Deliverable{
-		{ID: "d1", ProjectID: "p1", Name: "Mockups", Status: statusclient.DeliverableApproved, FileName: &fileName, ContentType: &contentType, SizeBytes: &size, CreatedAt: done, UpdatedAt: done},
-		{ID: "d2", ProjectID: "p1", Name: "Copy", Status: statusclient.DeliverablePending, CreatedAt: started, UpdatedAt: started},
+		{ID: "d1", ProjectID: "p1", Name: "Mockups", Status: statusclient.DeliverableApproved, FileName: &fileName, ContentType: &contentType, SizeBytes: &size, CreatedAt: done, UpdatedAt: a.now},
+		{ID: "d2", ProjectID: "p1", Name: "Copy", Status: statusclient.DeliverablePending, CreatedAt: started, UpdatedAt: a.now},
 	})
 
 	invoices, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})

@@ -42,7 +42,7 @@ func must(err error) {
 
 // ExampleMemory_PutMilestone shows that a Writer refuses an item whose
 // owner was not put first, naming the item, and that the error wraps
-// store.ErrNotFound.
+// store.ErrNotFound; an invalid item's error wraps store.ErrInvalid.
 func ExampleMemory_PutMilestone() {
 	ctx := context.Background()
 	st := store.NewMemory()
@@ -55,8 +55,46 @@ func ExampleMemory_PutMilestone() {
 
 	err = st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", Number: "A-1", Status: store.InvoiceOpen, Currency: "usd"})
 	fmt.Println(err)
+	fmt.Println(errors.Is(err, store.ErrInvalid))
 	// Output:
 	// store: milestone "m1": project "p9" of organization "org_a" (put it first): not found
 	// true
 	// store: invoice "i1": currency "usd" is not an ISO 4217 code (three upper-case letters)
+	// true
+}
+
+// ExampleMemory_DeleteProject deletes a project and reads what a client
+// polling for changes sees: the records of the project and its milestone,
+// and the invoice that named it, changed. The Memory dates every write by
+// its clock, here one a test moves by hand.
+func ExampleMemory_DeleteProject() {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	st := store.NewMemory(store.WithClock(func() time.Time { return now }))
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "growth"}))
+	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Website", Status: store.ProjectInProgress}))
+	must(st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p1", Name: "Launch", Status: store.MilestonePending, DueAt: now}))
+	p1 := "p1"
+	must(st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", Number: "A-1", ProjectID: &p1, Status: store.InvoiceOpen,
+		Currency: "EUR", Total: 1000, AmountDue: 1000, IssuedAt: now, DueAt: now}))
+
+	since := now.Add(time.Minute) // a client synced after the puts
+	now = now.Add(time.Hour)
+	must(st.DeleteProject(ctx, "org_a", "p1"))
+
+	all := store.PageRequest{Page: 1, Limit: store.MaxLimit}
+	deleted, err := st.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: all, Since: since})
+	must(err)
+	for _, d := range deleted.Items {
+		fmt.Println("deleted", d.Kind, d.ID, d.DeletedAt.Format(time.RFC3339))
+	}
+	changed, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: all, UpdatedSince: since})
+	must(err)
+	for _, i := range changed.Items {
+		fmt.Println("changed invoice", i.ID, "project", i.ProjectID, i.UpdatedAt.Format(time.RFC3339))
+	}
+	// Output:
+	// deleted milestone m1 2026-03-01T10:00:00Z
+	// deleted project p1 2026-03-01T10:00:00Z
+	// changed invoice i1 project <nil> 2026-03-01T10:00:00Z
 }

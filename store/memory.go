@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,53 +16,150 @@ import (
 //
 // Memory is safe for concurrent use. Ids are unique per organization only:
 // two organizations may each have a project "p1". Put methods validate the
-// item (see the Validate methods), require its organization, and for
-// milestones, deliverables and project invoices its project in the same
-// organization, to be put first (otherwise the error wraps ErrNotFound),
-// and insert or replace it by (organization, id). Memory stores and returns
-// copies, with every time in UTC, so callers never share its data.
+// item (see the Validate methods; the error wraps ErrInvalid), require its
+// organization, and for milestones, deliverables and project invoices its
+// project in the same organization, to be put first (otherwise the error
+// wraps ErrNotFound), and insert or replace it by (organization, id).
+// Memory stores and returns copies, with every time in UTC at microsecond
+// precision (what PostgreSQL keeps, so that both stores answer alike), so
+// callers never share its data.
 //
-// A list asked for a page below 1 or a limit below 1 returns an error (the
-// handler never asks for one); a page past the end has no items, as a
-// non-nil empty slice, and the true Total.
+// A list asked for a page below 1 or a limit below 1 returns an error
+// wrapping ErrInvalid (the handler never asks for one); a page past the end
+// has no items, as a non-nil empty slice, and the true Total.
 //
 // Each organization's items are kept in list order as they are written, so
 // a read costs one pass over the organization's items of that kind, and an
-// unfiltered read only the page itself.
+// unfiltered read only the page itself. A read with UpdatedSince scans the
+// organization's items of that kind and sorts those it keeps.
+//
+// Memory tracks changes (Changes) and deletes (Deleter). It dates every
+// write from its clock (WithClock): a Put sets UpdatedAt when the item is
+// new or differs from the stored one in any other field (FileKey included:
+// a new file is new bytes behind the download link), and keeps it when
+// nothing changed; the UpdatedAt given is ignored. The times it gives never
+// go back, even when the clock does: a client that asks for changes since
+// the latest time it saw misses none. Deletion records are kept
+// DeletionRetention (older ones are pruned by later deletes), and dropped
+// when an item of the same kind and id is put again; ListDeletions refuses
+// (ErrSinceTooOld) a since before the Memory was created, since it knows
+// nothing of what was deleted before.
 type Memory struct {
+	now func() time.Time
+
+	// orgMu serializes PutOrganization and DeleteOrganization, so that the
+	// hooks of a deletion run before an organization with the same id can
+	// be put again. It is taken before mu.
+	orgMu    sync.Mutex
+	onDelete []func(orgID string)
+
 	mu   sync.RWMutex
 	orgs map[string]*tenant
+	last time.Time // the latest time a write was dated with
+	// floor is the earliest time ListDeletions answers for: when the
+	// Memory was created, or later once records have been pruned.
+	floor time.Time
 }
 
 var (
 	_ Store         = (*Memory)(nil)
 	_ Writer        = (*Memory)(nil)
 	_ Organizations = (*Memory)(nil)
+	_ Changes       = (*Memory)(nil)
+	_ Deleter       = (*Memory)(nil)
 )
 
-// NewMemory returns an empty Memory.
-func NewMemory() *Memory {
-	return &Memory{orgs: make(map[string]*tenant)}
+// MemoryOption configures NewMemory. Options follow the module's policy:
+// each sets a field of a configuration that starts from the defaults, and
+// a nil option, or an option given nil, keeps the default.
+type MemoryOption func(*memoryConfig)
+
+type memoryConfig struct {
+	now func() time.Time
 }
 
-// tenant is one organization and everything it owns, each kind in list order.
+// WithClock sets the clock from which a Memory dates its writes (UpdatedAt,
+// DeletedAt) and measures how long it keeps deletion records; time.Now
+// unless set, and nil keeps it. Golden tests use a fixed clock, so that
+// UpdatedAt stays the same from one run to the next.
+func WithClock(now func() time.Time) MemoryOption {
+	return func(c *memoryConfig) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// NewMemory returns an empty Memory. Its horizon for ListDeletions is the
+// time it is created, on its clock.
+func NewMemory(opts ...MemoryOption) *Memory {
+	c := memoryConfig{now: time.Now}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	created := kept(c.now())
+	return &Memory{now: c.now, orgs: make(map[string]*tenant), floor: created}
+}
+
+// tenant is one organization and everything it owns, each kind in list
+// order, and its deletion records.
 type tenant struct {
 	org          Organization
 	projects     sorted[Project]
 	milestones   sorted[Milestone]
 	deliverables sorted[Deliverable]
 	invoices     sorted[Invoice]
+
+	deletions []*Deletion               // in feed order (deletionOrder)
+	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
+}
+
+// deletionKey names the item of a deletion record: one per kind and id.
+type deletionKey struct {
+	kind Kind
+	id   string
 }
 
 func newTenant(o Organization) *tenant {
 	return &tenant{
-		org:          o,
-		projects:     newSorted(projectOrder, func(p *Project) string { return p.ID }),
-		milestones:   newSorted(milestoneOrder, func(m *Milestone) string { return m.ID }),
-		deliverables: newSorted(deliverableOrder, func(d *Deliverable) string { return d.ID }),
-		invoices:     newSorted(invoiceOrder, func(i *Invoice) string { return i.ID }),
+		org: o,
+		projects: newSorted(projectOrder, func(p *Project) string { return p.ID },
+			func(p *Project) *time.Time { return &p.UpdatedAt }),
+		milestones: newSorted(milestoneOrder, func(m *Milestone) string { return m.ID },
+			func(m *Milestone) *time.Time { return &m.UpdatedAt }),
+		deliverables: newSorted(deliverableOrder, func(d *Deliverable) string { return d.ID },
+			func(d *Deliverable) *time.Time { return &d.UpdatedAt }),
+		invoices: newSorted(invoiceOrder, func(i *Invoice) string { return i.ID },
+			func(i *Invoice) *time.Time { return &i.UpdatedAt }),
+		deleted: make(map[deletionKey]time.Time),
 	}
 }
+
+// stamp returns the time to date a write with: the clock's, in UTC at
+// microsecond precision, but never before the time of an earlier write,
+// so that UpdatedAt and DeletedAt never go back when the clock does. The
+// caller holds mu for writing.
+func (m *Memory) stamp() time.Time {
+	t := kept(m.now())
+	if t.Before(m.last) {
+		t = m.last
+	}
+	m.last = t
+	return t
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// kept is t as Memory keeps it: in UTC, truncated to the microsecond.
+func kept(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // PutOrganization inserts or replaces an organization; replacing keeps the
 // items it owns.
@@ -72,6 +170,8 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if t, ok := m.orgs[o.ID]; ok {
@@ -110,7 +210,8 @@ func (m *Memory) PutProject(ctx context.Context, p Project) error {
 	if err != nil {
 		return err
 	}
-	t.projects.put(ptr(copyProject(p)))
+	t.projects.put(ptr(copyProject(p)), m.stamp())
+	t.forget(KindProject, p.ID)
 	return nil
 }
 
@@ -131,7 +232,8 @@ func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
 	if err := t.hasProject("milestone", ms.ID, ms.ProjectID); err != nil {
 		return err
 	}
-	t.milestones.put(ptr(copyMilestone(ms)))
+	t.milestones.put(ptr(copyMilestone(ms)), m.stamp())
+	t.forget(KindMilestone, ms.ID)
 	return nil
 }
 
@@ -152,7 +254,8 @@ func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
 	if err := t.hasProject("deliverable", d.ID, d.ProjectID); err != nil {
 		return err
 	}
-	t.deliverables.put(ptr(copyDeliverable(d)))
+	t.deliverables.put(ptr(copyDeliverable(d)), m.stamp())
+	t.forget(KindDeliverable, d.ID)
 	return nil
 }
 
@@ -176,7 +279,8 @@ func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
 			return err
 		}
 	}
-	t.invoices.put(ptr(copyInvoice(i)))
+	t.invoices.put(ptr(copyInvoice(i)), m.stamp())
+	t.forget(KindInvoice, i.ID)
 	return nil
 }
 
@@ -204,13 +308,13 @@ func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery)
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var items []*Project
-	if t := m.orgs[orgID]; t != nil {
-		items = t.projects.items
-	}
 	var keep func(*Project) bool
 	if q.Status != "" {
 		keep = func(p *Project) bool { return p.Status == q.Status }
+	}
+	var items []*Project
+	if t := m.orgs[orgID]; t != nil {
+		items, keep = t.projects.view(q.UpdatedSince, keep)
 	}
 	return page(items, keep, q.PageRequest, copyProject)
 }
@@ -245,7 +349,8 @@ func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q 
 	keep := func(ms *Milestone) bool {
 		return ms.ProjectID == projectID && (q.Status == "" || ms.Status == q.Status)
 	}
-	return page(t.milestones.items, keep, q.PageRequest, copyMilestone)
+	items, keep := t.milestones.view(q.UpdatedSince, keep)
+	return page(items, keep, q.PageRequest, copyMilestone)
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
@@ -255,15 +360,15 @@ func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q Deliverab
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var items []*Deliverable
-	if t := m.orgs[orgID]; t != nil {
-		items = t.deliverables.items
-	}
 	var keep func(*Deliverable) bool
 	if q.Status != "" || q.ProjectID != "" {
 		keep = func(d *Deliverable) bool {
 			return (q.Status == "" || d.Status == q.Status) && (q.ProjectID == "" || d.ProjectID == q.ProjectID)
 		}
+	}
+	var items []*Deliverable
+	if t := m.orgs[orgID]; t != nil {
+		items, keep = t.deliverables.view(q.UpdatedSince, keep)
 	}
 	return page(items, keep, q.PageRequest, copyDeliverable)
 }
@@ -291,10 +396,6 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var items []*Invoice
-	if t := m.orgs[orgID]; t != nil {
-		items = t.invoices.items
-	}
 	var keep func(*Invoice) bool
 	if q.Status != "" || q.ProjectID != "" {
 		keep = func(i *Invoice) bool {
@@ -302,7 +403,244 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 				(q.ProjectID == "" || i.ProjectID != nil && *i.ProjectID == q.ProjectID)
 		}
 	}
+	var items []*Invoice
+	if t := m.orgs[orgID]; t != nil {
+		items, keep = t.invoices.view(q.UpdatedSince, keep)
+	}
 	return page(items, keep, q.PageRequest, copyInvoice)
+}
+
+// DeleteOrganization removes an organization and everything it owns,
+// and leaves no deletion records: an organization that no longer exists
+// has no client to tell. The functions registered with
+// OnDeleteOrganization are then called (the key store's drops its keys).
+// It returns an error wrapping ErrNotFound when there is no such
+// organization.
+func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
+	m.mu.Lock()
+	_, ok := m.orgs[orgID]
+	delete(m.orgs, orgID)
+	m.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("store: organization %q: %w", orgID, ErrNotFound)
+	}
+	for _, fn := range m.onDelete {
+		fn(orgID)
+	}
+	return nil
+}
+
+// OnDeleteOrganization registers fn, to be called with the id of every
+// organization DeleteOrganization removes, once everything the
+// organization owned is gone and before an organization with the same id
+// can be put again. auth.NewMemoryKeyStore registers one that drops the
+// organization's keys, so that they stop working for good.
+//
+// fn runs on the deleting goroutine. It may read the Memory, but must not
+// put or delete an organization: that would wait for itself. It panics if
+// fn is nil.
+func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
+	if fn == nil {
+		panic("store: OnDeleteOrganization needs a function")
+	}
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
+	m.onDelete = append(m.onDelete, fn)
+}
+
+// DeleteProject removes a project with its milestones and deliverables,
+// recording a Deletion for each (at one time, with the project's id), and
+// takes it from the invoices that named it: they stay, with a nil
+// ProjectID and a new UpdatedAt. It returns an error wrapping ErrNotFound
+// when the organization has no such project.
+func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.orgs[orgID]
+	if t == nil || t.projects.remove(id) == nil {
+		return fmt.Errorf("store: project %q: %w", id, ErrNotFound)
+	}
+	at := m.stamp()
+	t.record(KindProject, id, id, at)
+	for _, ms := range t.milestones.removeAll(func(ms *Milestone) bool { return ms.ProjectID == id }) {
+		t.record(KindMilestone, ms.ID, id, at)
+	}
+	for _, d := range t.deliverables.removeAll(func(d *Deliverable) bool { return d.ProjectID == id }) {
+		t.record(KindDeliverable, d.ID, id, at)
+	}
+	var named []*Invoice
+	for _, i := range t.invoices.items {
+		if i.ProjectID != nil && *i.ProjectID == id {
+			named = append(named, i)
+		}
+	}
+	for _, i := range named {
+		c := copyInvoice(*i)
+		c.ProjectID = nil
+		t.invoices.put(&c, at)
+	}
+	m.prune(t)
+	return nil
+}
+
+// DeleteMilestone removes a milestone and records its Deletion. It returns
+// an error wrapping ErrNotFound when the organization has no such
+// milestone.
+func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Milestone
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.milestones.remove(id)
+	}
+	if gone == nil {
+		return fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
+	}
+	t.record(KindMilestone, id, gone.ProjectID, m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// DeleteDeliverable removes a deliverable and records its Deletion. It
+// returns an error wrapping ErrNotFound when the organization has no such
+// deliverable.
+func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Deliverable
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.deliverables.remove(id)
+	}
+	if gone == nil {
+		return fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
+	}
+	t.record(KindDeliverable, id, gone.ProjectID, m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// DeleteInvoice removes an invoice and records its Deletion (with no
+// ProjectID for a retainer invoice). It returns an error wrapping
+// ErrNotFound when the organization has no such invoice.
+func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Invoice
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.invoices.remove(id)
+	}
+	if gone == nil {
+		return fmt.Errorf("store: invoice %q: %w", id, ErrNotFound)
+	}
+	projectID := ""
+	if gone.ProjectID != nil {
+		projectID = *gone.ProjectID
+	}
+	t.record(KindInvoice, id, projectID, m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// ListDeletions returns a page of the organization's deletion records at
+// or after q.Since, ordered by DeletedAt, Kind, then ID; an unknown
+// organization has none. It returns an error wrapping ErrSinceTooOld when
+// q.Since (a zero one included) is before the Memory's horizon: the later
+// of when it was created and DeletionRetention ago.
+func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error) {
+	if err := alive(ctx); err != nil {
+		return Page[Deletion]{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention))
+	if q.Since.Before(horizon) {
+		return Page[Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
+			q.Since.UTC().Format(time.RFC3339Nano), ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
+	}
+	var items []*Deletion
+	if t := m.orgs[orgID]; t != nil {
+		from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *Deletion, since time.Time) int {
+			if d.DeletedAt.Before(since) {
+				return -1
+			}
+			return 1
+		})
+		items = t.deletions[from:]
+	}
+	var keep func(*Deletion) bool
+	if q.Kind != "" {
+		keep = func(d *Deletion) bool { return d.Kind == q.Kind }
+	}
+	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d })
+}
+
+// record adds a deletion record to the organization's feed, in its place.
+func (t *tenant) record(kind Kind, id, projectID string, at time.Time) {
+	t.forget(kind, id) // none is left, unless a put was missed: keep one per item
+	d := &Deletion{Kind: kind, ID: id, ProjectID: projectID, DeletedAt: at}
+	i, _ := slices.BinarySearchFunc(t.deletions, d, deletionOrder)
+	t.deletions = slices.Insert(t.deletions, i, d)
+	t.deleted[deletionKey{kind, id}] = at
+}
+
+// forget drops the deletion record of the item of that kind and id, if
+// any: the item has been put again.
+func (t *tenant) forget(kind Kind, id string) {
+	k := deletionKey{kind, id}
+	at, ok := t.deleted[k]
+	if !ok {
+		return
+	}
+	if i, found := slices.BinarySearchFunc(t.deletions, &Deletion{Kind: kind, ID: id, DeletedAt: at}, deletionOrder); found {
+		t.deletions = slices.Delete(t.deletions, i, i+1)
+	}
+	delete(t.deleted, k)
+}
+
+// prune drops the organization's deletion records older than
+// DeletionRetention, and moves the horizon of ListDeletions past them. The
+// caller holds mu for writing.
+func (m *Memory) prune(t *tenant) {
+	cutoff := kept(m.now()).Add(-DeletionRetention)
+	n := 0
+	for n < len(t.deletions) && t.deletions[n].DeletedAt.Before(cutoff) {
+		delete(t.deleted, deletionKey{t.deletions[n].Kind, t.deletions[n].ID})
+		n++
+	}
+	if n > 0 {
+		t.deletions = slices.Delete(t.deletions, 0, n)
+		m.floor = later(m.floor, cutoff)
+	}
+}
+
+func deletionOrder(a, b *Deletion) int {
+	if c := a.DeletedAt.Compare(b.DeletedAt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // alive returns an error wrapping ctx.Err() once ctx is done.
@@ -317,14 +655,15 @@ func alive(ctx context.Context) error {
 // It holds pointers, which are cheap to move on insert and to scan; an item
 // it points to is never changed, only replaced.
 type sorted[T any] struct {
-	order func(a, b *T) int // list order; ends with the id, so it is total
-	id    func(*T) string
-	byID  map[string]*T
-	items []*T
+	order   func(a, b *T) int // list order; ends with the id, so it is total
+	id      func(*T) string
+	updated func(*T) *time.Time // the item's UpdatedAt, which put sets
+	byID    map[string]*T
+	items   []*T
 }
 
-func newSorted[T any](order func(a, b *T) int, id func(*T) string) sorted[T] {
-	return sorted[T]{order: order, id: id, byID: make(map[string]*T)}
+func newSorted[T any](order func(a, b *T) int, id func(*T) string, updated func(*T) *time.Time) sorted[T] {
+	return sorted[T]{order: order, id: id, updated: updated, byID: make(map[string]*T)}
 }
 
 func (s *sorted[T]) has(id string) bool {
@@ -332,23 +671,84 @@ func (s *sorted[T]) has(id string) bool {
 	return ok
 }
 
-// put inserts v at its place in the order, replacing the item with its id.
-func (s *sorted[T]) put(v *T) {
+// put inserts v at its place in the order, replacing the item with its
+// id, and sets v's UpdatedAt to now. When v differs from the item it would
+// replace in nothing but UpdatedAt, nothing changes: the stored item keeps
+// its UpdatedAt. v must be normalized as the copy functions do (UTC,
+// microseconds), so that equal instants compare equal.
+func (s *sorted[T]) put(v *T, now time.Time) {
 	id := s.id(v)
 	if old, ok := s.byID[id]; ok {
+		*s.updated(v) = *s.updated(old)
+		if reflect.DeepEqual(old, v) {
+			return
+		}
 		i, _ := slices.BinarySearchFunc(s.items, old, s.order)
 		s.items = slices.Delete(s.items, i, i+1)
 	}
+	*s.updated(v) = now
 	i, _ := slices.BinarySearchFunc(s.items, v, s.order)
 	s.items = slices.Insert(s.items, i, v)
 	s.byID[id] = v
+}
+
+// remove deletes the item with the id and returns it; nil when there is
+// none.
+func (s *sorted[T]) remove(id string) *T {
+	old, ok := s.byID[id]
+	if !ok {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(s.items, old, s.order)
+	s.items = slices.Delete(s.items, i, i+1)
+	delete(s.byID, id)
+	return old
+}
+
+// removeAll deletes the items match accepts and returns them, in list
+// order.
+func (s *sorted[T]) removeAll(match func(*T) bool) []*T {
+	var gone []*T
+	s.items = slices.DeleteFunc(s.items, func(v *T) bool {
+		if !match(v) {
+			return false
+		}
+		gone = append(gone, v)
+		delete(s.byID, s.id(v))
+		return true
+	})
+	return gone
+}
+
+// view returns the items a list reads and the filter left to apply to
+// them. Without since (zero) they are all the items, in list order, and
+// keep is left to apply. With it, they are the items keep accepts (all
+// when it is nil) with UpdatedAt at or after since, ordered by UpdatedAt,
+// then id, and nothing is left to apply.
+func (s *sorted[T]) view(since time.Time, keep func(*T) bool) ([]*T, func(*T) bool) {
+	if since.IsZero() {
+		return s.items, keep
+	}
+	var out []*T
+	for _, v := range s.items {
+		if !s.updated(v).Before(since) && (keep == nil || keep(v)) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b *T) int {
+		if c := s.updated(a).Compare(*s.updated(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(s.id(a), s.id(b))
+	})
+	return out, nil
 }
 
 // page returns the requested page of the items keep accepts (all when keep
 // is nil), copied, and how many it accepts in all.
 func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T) (Page[T], error) {
 	if r.Page < 1 || r.Limit < 1 {
-		return Page[T]{}, fmt.Errorf("store: invalid page request (page %d, limit %d)", r.Page, r.Limit)
+		return Page[T]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
 	}
 	offset := math.MaxInt // a page too far to compute is past the end
 	if r.Page-1 <= math.MaxInt/r.Limit {
@@ -413,18 +813,20 @@ func invoiceOrder(a, b *Invoice) int {
 }
 
 // The copy functions return an item that shares no pointer with their
-// argument, with every time in UTC. Memory copies on the way in and out.
+// argument, with every time in UTC at microsecond precision (kept). Memory
+// copies on the way in and out.
 
 func copyProject(p Project) Project {
 	p.StartedAt = utcPtr(p.StartedAt)
 	p.DueAt = utcPtr(p.DueAt)
-	p.UpdatedAt = p.UpdatedAt.UTC()
+	p.UpdatedAt = kept(p.UpdatedAt)
 	return p
 }
 
 func copyMilestone(m Milestone) Milestone {
-	m.DueAt = m.DueAt.UTC()
+	m.DueAt = kept(m.DueAt)
 	m.CompletedAt = utcPtr(m.CompletedAt)
+	m.UpdatedAt = kept(m.UpdatedAt)
 	return m
 }
 
@@ -432,16 +834,17 @@ func copyDeliverable(d Deliverable) Deliverable {
 	d.FileName = clonePtr(d.FileName)
 	d.ContentType = clonePtr(d.ContentType)
 	d.SizeBytes = clonePtr(d.SizeBytes)
-	d.CreatedAt = d.CreatedAt.UTC()
-	d.UpdatedAt = d.UpdatedAt.UTC()
+	d.CreatedAt = kept(d.CreatedAt)
+	d.UpdatedAt = kept(d.UpdatedAt)
 	return d
 }
 
 func copyInvoice(i Invoice) Invoice {
 	i.ProjectID = clonePtr(i.ProjectID)
-	i.IssuedAt = i.IssuedAt.UTC()
-	i.DueAt = i.DueAt.UTC()
+	i.IssuedAt = kept(i.IssuedAt)
+	i.DueAt = kept(i.DueAt)
 	i.PaidAt = utcPtr(i.PaidAt)
+	i.UpdatedAt = kept(i.UpdatedAt)
 	return i
 }
 
@@ -458,6 +861,6 @@ func utcPtr(t *time.Time) *time.Time {
 	if t == nil {
 		return nil
 	}
-	u := t.UTC()
+	u := kept(*t)
 	return &u
 }

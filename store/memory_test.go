@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/storetest"
 	"github.com/matryer/is"
@@ -51,6 +53,7 @@ func BenchmarkMemoryListInvoices(b *testing.B) {
 		{"last page", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 100, Limit: 100}}},
 		{"status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoicePaid}},
 		{"project and status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 3, Limit: 20}, ProjectID: "p4", Status: store.InvoiceOpen}},
+		{"updated since, all changed (scan and sort)", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, UpdatedSince: base}},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -113,7 +116,7 @@ func TestMemoryPages(t *testing.T) {
 			is := is.New(t)
 			page, err := st.ListProjects(ctx, tt.org, store.ProjectQuery{PageRequest: tt.r})
 			if tt.wantErr {
-				is.True(err != nil) // an impossible page request is refused
+				is.True(errors.Is(err, store.ErrInvalid)) // an impossible page request is refused as invalid
 				return
 			}
 			is.NoErr(err)
@@ -122,4 +125,99 @@ func TestMemoryPages(t *testing.T) {
 			is.Equal(page.Total, tt.wantTotal)      // total
 		})
 	}
+}
+
+// TestMemoryClock checks what the conformance suite cannot without the
+// store's clock: times come from WithClock, at microsecond precision in
+// UTC, never go back, and deletion records are answered from the Memory's
+// creation and for DeletionRetention.
+func TestMemoryClock(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 9, 0, 0, 123456789, time.FixedZone("UTC-5", -5*60*60))
+	clock := testenv.NewClock(start)
+	st := store.NewMemory(store.WithClock(clock.Now))
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
+	put := func(id, name string) store.Project {
+		is.Helper()
+		is.NoErr(st.PutProject(ctx, store.Project{ID: id, OrgID: "org_a", Name: name, Status: store.ProjectPlanned, UpdatedAt: start.Add(time.Hour)}))
+		p, err := st.GetProject(ctx, "org_a", id)
+		is.NoErr(err)
+		return p
+	}
+	deletions := func(since time.Time) (store.Page[store.Deletion], error) {
+		return st.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Since: since})
+	}
+
+	created := time.Date(2026, 3, 1, 14, 0, 0, 123456000, time.UTC)
+	p1 := put("p1", "Site")
+	is.Equal(p1.UpdatedAt, created) // UpdatedAt is the clock's time, in UTC, at microsecond precision
+
+	clock.Set(start.Add(-time.Hour)) // the clock steps back
+	p1 = put("p1", "Site v2")
+	is.Equal(p1.UpdatedAt, created) // UpdatedAt never goes back
+	p2 := put("p2", "App")
+	is.Equal(p2.UpdatedAt, created) // a new item is not dated before an earlier change
+
+	_, err := deletions(created.Add(-time.Microsecond))
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // since before the Memory was created is too old
+	page, err := deletions(created)
+	is.NoErr(err) // since the Memory was created is known
+	is.Equal(page.Total, 0)
+
+	clock.Set(start.Add(time.Minute))
+	is.NoErr(st.DeleteProject(ctx, "org_a", "p2"))
+	page, err = deletions(created)
+	is.NoErr(err)
+	is.Equal(page.Items, []store.Deletion{{Kind: store.KindProject, ID: "p2", ProjectID: "p2", DeletedAt: created.Add(time.Minute)}}) // a deletion is dated by the clock
+
+	// Past DeletionRetention, records may go, and since before then is too
+	// old even when they are still there.
+	clock.Advance(store.DeletionRetention + time.Hour)
+	_, err = deletions(created)
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // since older than DeletionRetention is too old
+	is.NoErr(st.DeleteProject(ctx, "org_a", "p1"))
+	recent := clock.Now().Add(-store.DeletionRetention).UTC().Truncate(time.Microsecond)
+	page, err = deletions(recent)
+	is.NoErr(err)           // since DeletionRetention ago is known
+	is.Equal(page.Total, 1) // only the recent deletion is left
+	is.Equal(page.Items[0].ID, "p1")
+
+	clock.Set(start) // the clock steps back again: what was pruned stays unknown
+	_, err = deletions(created.Add(time.Minute))
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // since before pruned records is too old, whatever the clock says
+}
+
+// TestMemoryOptions checks the options policy: a nil option, or a nil
+// clock, keeps the default.
+func TestMemoryOptions(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	before := time.Now()
+	st := store.NewMemory(nil, store.WithClock(nil))
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
+	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
+	p, err := st.GetProject(ctx, "org_a", "p1")
+	is.NoErr(err)
+	is.True(!p.UpdatedAt.Before(before.Truncate(time.Microsecond))) // the default clock is time.Now
+	is.True(!p.UpdatedAt.After(time.Now()))                         // the default clock is time.Now
+}
+
+// TestMemoryOnDeleteOrganization checks the hooks: called once per
+// deleted organization, after it is gone, before it can be put again.
+func TestMemoryOnDeleteOrganization(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := store.NewMemory()
+	var called []string
+	st.OnDeleteOrganization(func(orgID string) {
+		_, err := st.Organization(ctx, orgID)
+		is.True(errors.Is(err, store.ErrNotFound)) // the hook runs once the organization is gone
+		called = append(called, orgID)
+	})
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_b", Name: "Bolt", Plan: "starter"}))
+	is.NoErr(st.DeleteOrganization(ctx, "org_a"))
+	is.True(errors.Is(st.DeleteOrganization(ctx, "org_a"), store.ErrNotFound)) // an organization is deleted once
+	is.Equal(called, []string{"org_a"})                                        // the hook is called once per deleted organization
 }

@@ -7,8 +7,9 @@
 //
 // The conformance suite in store/storetest pins down the behaviour every
 // implementation must share: ordering, paging, filters, totals, scoping,
-// not-found and cancellation. Package store depends on the standard library
-// only.
+// not-found and cancellation, and for a store that implements the optional
+// Deleter and Changes, deletes, cascades, UpdatedAt, UpdatedSince and
+// deletion records. Package store depends on the standard library only.
 package store
 
 import (
@@ -22,6 +23,13 @@ import (
 // ErrNotFound is returned (wrapped) when the organization has no item with
 // the requested id, including when the id belongs to another organization.
 var ErrNotFound = errors.New("not found")
+
+// ErrInvalid is returned (wrapped) when an item or a request is refused for
+// what it holds rather than for what is stored: every Validate error, so
+// every Writer's refusal of an invalid item (store.Memory's, bunstore's),
+// and a page request below 1. A portal answers it as its caller's mistake
+// (400), not as an outage. auth.ErrInvalidInput is the same error.
+var ErrInvalid = errors.New("invalid")
 
 // ErrUnavailable is returned (wrapped) when the backing engine cannot be
 // reached or does not answer in time. The handler answers it with 503
@@ -106,10 +114,20 @@ func checkStorable(kind, id, field, value string) error {
 }
 
 // invalid is the error of a Validate method: it names the item so that a
-// message about a data file points at the right entry.
+// message about a data file points at the right entry, and it wraps
+// ErrInvalid.
 func invalid(kind, id, format string, args ...any) error {
-	return fmt.Errorf("store: %s %q: %s", kind, id, fmt.Sprintf(format, args...))
+	return invalidError(fmt.Sprintf("store: %s %q: %s", kind, id, fmt.Sprintf(format, args...)))
 }
+
+// invalidError is ErrInvalid with a message of its own: the message names
+// the item and the problem ("store: invoice "i1": negative total -1"),
+// without a ": invalid" that would say the same thing twice.
+type invalidError string
+
+func (e invalidError) Error() string { return string(e) }
+
+func (invalidError) Unwrap() error { return ErrInvalid }
 
 // checkOwned reports the first problem with the id and organization id that
 // every owned item carries.

@@ -70,6 +70,7 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(stor
 		{"Lookups", s.lookups},
 		{"Import", s.importKeys},
 		{"DuplicateHash", s.duplicateHash},
+		{"IncompleteRecord", s.incompleteRecord},
 		{"Concurrent", s.concurrent},
 	}
 	for _, tt := range tests {
@@ -415,6 +416,30 @@ func (s suite) duplicateHash(t *testing.T) {
 	dup := rec
 	dup.ID = "key_ffffffffffffffff"
 	is.True(e.ks.CreateKey(ctx, dup) != nil) // two records with one hash would make a key ambiguous
+}
+
+func (s suite) incompleteRecord(t *testing.T) {
+	ctx := context.Background()
+	e := s.setup(t)
+	whole := auth.Key{ID: "key_0123456789abcdef", OrgID: e.org, Name: "ci", Prefix: "csk_", Hash: auth.HashKey("incomplete"), CreatedAt: e.clk.Now()}
+	for name, change := range map[string]func(*auth.Key){
+		"no id":           func(k *auth.Key) { k.ID = "" },
+		"no organization": func(k *auth.Key) { k.OrgID = "" },
+		"no hash":         func(k *auth.Key) { k.Hash = "" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			k := whole
+			change(&k)
+			err := e.ks.CreateKey(ctx, k)
+			is.True(errors.Is(err, auth.ErrInvalidInput)) // refused as the caller's mistake
+			is.True(!errors.Is(err, auth.ErrUnavailable)) // not as an outage
+		})
+	}
+	is := is.New(t)
+	list, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(len(list), 0) // nothing was stored
 }
 
 func (s suite) concurrent(t *testing.T) {

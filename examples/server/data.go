@@ -104,7 +104,7 @@ type (
 		Status    string  `json:"status"`
 		StartedAt *string `json:"startedAt"`
 		DueAt     *string `json:"dueAt"`
-		UpdatedAt *string `json:"updatedAt"`
+		UpdatedAt *string `json:"updatedAt"` // optional: see updatedAt
 	}
 	milestoneJSON struct {
 		ID          string  `json:"id"`
@@ -114,6 +114,7 @@ type (
 		Status      string  `json:"status"`
 		DueAt       *string `json:"dueAt"`
 		CompletedAt *string `json:"completedAt"`
+		UpdatedAt   *string `json:"updatedAt"` // optional: see updatedAt
 	}
 	deliverableJSON struct {
 		ID          string  `json:"id"`
@@ -125,7 +126,7 @@ type (
 		ContentType *string `json:"contentType"`
 		SizeBytes   *int64  `json:"sizeBytes"`
 		CreatedAt   *string `json:"createdAt"`
-		UpdatedAt   *string `json:"updatedAt"`
+		UpdatedAt   *string `json:"updatedAt"` // optional: see updatedAt
 		Content     *string `json:"content"`
 	}
 	invoiceJSON struct {
@@ -140,6 +141,7 @@ type (
 		IssuedAt  *string `json:"issuedAt"`
 		DueAt     *string `json:"dueAt"`
 		PaidAt    *string `json:"paidAt"`
+		UpdatedAt *string `json:"updatedAt"` // optional: see updatedAt
 	}
 )
 
@@ -456,7 +458,7 @@ func parseProject(raw json.RawMessage) (store.Project, error) {
 	if p.DueAt, err = optionalTime("dueAt", v.DueAt); err != nil {
 		return p, err
 	}
-	if p.UpdatedAt, err = requiredTime("updatedAt", v.UpdatedAt); err != nil {
+	if p.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
 		return p, err
 	}
 	if err := requireName(v.Name); err != nil {
@@ -476,6 +478,9 @@ func parseMilestone(raw json.RawMessage) (store.Milestone, error) {
 		return m, err
 	}
 	if m.CompletedAt, err = optionalTime("completedAt", v.CompletedAt); err != nil {
+		return m, err
+	}
+	if m.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
 		return m, err
 	}
 	if err := requireName(v.Name); err != nil {
@@ -506,7 +511,7 @@ func parseDeliverable(raw json.RawMessage) (deliverableItem, error) {
 	if item.CreatedAt, err = requiredTime("createdAt", v.CreatedAt); err != nil {
 		return item, err
 	}
-	if item.UpdatedAt, err = requiredTime("updatedAt", v.UpdatedAt); err != nil {
+	if item.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
 		return item, err
 	}
 	if err := requireName(v.Name); err != nil {
@@ -544,6 +549,9 @@ func parseInvoice(raw json.RawMessage) (store.Invoice, error) {
 	if i.PaidAt, err = optionalTime("paidAt", v.PaidAt); err != nil {
 		return i, err
 	}
+	if i.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
+		return i, err
+	}
 	return i, i.Validate()
 }
 
@@ -574,6 +582,17 @@ func optionalTime(field string, s *string) (*time.Time, error) {
 	}
 	t, err := requiredTime(field, s)
 	return &t, err
+}
+
+// updatedAt parses an item's updatedAt, which a file may hold (an item as
+// the API shows it) or leave out (zero). A store that tracks changes
+// (store.Changes, as the in-memory one does) ignores it and dates every
+// change itself; one that does not keeps it.
+func updatedAt(s *string) (time.Time, error) {
+	if s == nil {
+		return time.Time{}, nil
+	}
+	return requiredTime("updatedAt", s)
 }
 
 // check verifies what no single item can: ids are unique within their

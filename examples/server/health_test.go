@@ -130,7 +130,7 @@ func TestReadyzRedisDown(t *testing.T) {
 			is.Equal(res.status, tc.status)
 			is.Equal(string(res.body), tc.body)
 			if tc.status == 503 {
-				is.True(strings.Contains(s.stderr.String(), "limiter: ratelimit: store unavailable: ping")) // the log says why
+				is.True(strings.Contains(s.stderr.String(), "limiter: ratelimit: ping: store unavailable")) // the log says why
 			}
 
 			px.Restore()

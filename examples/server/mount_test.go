@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
@@ -35,7 +34,7 @@ func TestMountedUnderPrefix(t *testing.T) {
 	defer srv.Close()
 
 	// As in README.md.
-	h := statusapi.New(st, auth.NewCache(keys, 30*time.Second), ratelimit.NewMemory(),
+	h := statusapi.New(st, auth.NewCache(keys), ratelimit.NewMemory(),
 		statusapi.WithPublicURL(srv.URL+"/api"),
 		statusapi.WithSigningKey([]byte("a secret of 32 bytes or more, from your vault")),
 		statusapi.WithFiles(fs))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"regexp"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // walk is a client's tour of every route of the contract on
 // testdata/contract.json: lists, filters, pages, items, errors, a download
 // and its file. It returns what the client saw, with what differs from one
-// server to the next (request ids, link signatures and expiry, the port)
-// replaced by placeholders.
+// server to the next (request ids, link signatures and expiry, the port,
+// updatedAt: the time a store that tracks changes took the item) replaced
+// by placeholders.
 func walk(t *testing.T, s *testServer) []string {
 	t.Helper()
 	const acme, bloom = "key-acme-1", "key-bloom"
@@ -77,6 +79,7 @@ func walk(t *testing.T, s *testServer) []string {
 var (
 	requestIDs = regexp.MustCompile(`"request_id":"[^"]*"`)
 	expiries   = regexp.MustCompile(`"expiresAt":"[^"]*"`)
+	updates    = regexp.MustCompile(`"updatedAt":"[^"]*"`)
 	signatures = regexp.MustCompile(`\?[^"]*`)
 )
 
@@ -84,6 +87,7 @@ func normalize(s *testServer, body []byte) string {
 	b := strings.ReplaceAll(string(body), s.url, "{url}")
 	b = requestIDs.ReplaceAllString(b, `"request_id":"…"`)
 	b = expiries.ReplaceAllString(b, `"expiresAt":"…"`)
+	b = updates.ReplaceAllString(b, `"updatedAt":"…"`)
 	return signatures.ReplaceAllString(b, "?…")
 }
 
@@ -135,7 +139,10 @@ func testSchema(t *testing.T, dsn string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The test's name, and a random suffix so that runs from two checkouts
+	// at once never drop each other's schema.
 	schema := "server_" + strings.ToLower(regexp.MustCompile(`\W`).ReplaceAllString(t.Name(), "_"))
+	schema = fmt.Sprintf("%.40s_%08x", schema, rand.Uint32())
 	if _, err := db.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE; CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,9 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
@@ -36,12 +38,18 @@ const (
 	startupTimeout = 2 * time.Minute
 )
 
+// endpoints are where a started server answers.
+type endpoints struct {
+	api     string // the API's base URL: the public URL
+	metrics string // the Prometheus metrics' URL; "" without -metrics-addr
+}
+
 // run runs the server until ctx is done, then shuts it down gracefully.
 // getenv reads the environment (os.Getenv); ready, when not nil, is called
-// with the server's base URL once it accepts connections. It returns
+// with the server's endpoints once it accepts connections. It returns
 // flag.ErrHelp after -h, errUsage after bad flags, and an error saying what
 // is wrong when the server cannot start.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready func(baseURL string)) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready func(endpoints)) error {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -107,7 +115,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
-	resolver := auth.NewCache(keys, auth.DefaultCacheTTL)
+	resolver := auth.NewCache(keys)
 	if err := statusapi.Validate(b.store, resolver, lim, opts...); err != nil {
 		return apiError(err)
 	}
@@ -122,6 +130,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	hc := health{log: log, ready: func(ctx context.Context) error {
 		return statusapi.Ready(ctx, b.store, resolver, readyLim)
 	}}
+	var metrics *metricsServer
+	if cfg.metricsAddr != "" {
+		if metrics, err = newMetricsServer(cfg.metricsAddr, log); err != nil {
+			ln.Close()
+			return err
+		}
+		api = otelstatus.Middleware(api, otelstatus.WithMeterProvider(metrics.provider))
+	}
 
 	srv := &http.Server{
 		Handler:           logRequests(log, routes(api, hc)),
@@ -132,13 +148,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
+	if metrics != nil {
+		go func() { served <- fmt.Errorf("metrics: %w", metrics.serve()) }()
+		log.Info("serving metrics", "addr", metrics.ln.Addr().String(), "url", metrics.url)
+	}
 
 	printWelcome(stdout, publicURL, cfg, ds)
 	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)
 	if ready != nil {
-		ready(publicURL)
+		e := endpoints{api: publicURL}
+		if metrics != nil {
+			e.metrics = metrics.url
+		}
+		ready(e)
 	}
 
 	select {
@@ -151,6 +175,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancelShut()
 	if err := srv.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
+	}
+	if metrics != nil {
+		if err := metrics.shutdown(shutCtx); err != nil {
+			return fmt.Errorf("shutting down the metrics: %w", err)
+		}
 	}
 	log.Info("stopped")
 	return nil
@@ -233,6 +262,6 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 		return nil, nil, fmt.Errorf("-redis-url: Redis does not answer: %w", err)
 	}
 	log.Info("using Redis for rate limits")
-	return ratelimit.NewRedis(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
+	return redislimit.New(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
 		ratelimit.WithTimeout(cfg.redisWait), ratelimit.WithOutagePolicy(cfg.redisOutage)), func() { rdb.Close() }, nil
 }

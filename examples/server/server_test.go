@@ -25,6 +25,7 @@ const contractFile = "testdata/contract.json"
 // testServer is a server started by run, as main would start it.
 type testServer struct {
 	url            string
+	metricsURL     string // with -metrics-addr
 	stdout, stderr *syncBuffer
 }
 
@@ -34,14 +35,15 @@ func startServer(t *testing.T, env map[string]string, args ...string) *testServe
 	t.Helper()
 	s := &testServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
+	ready := make(chan endpoints, 1)
 	done := make(chan error, 1)
 	getenv := func(k string) string { return env[k] }
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, func(u string) { ready <- u })
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, func(e endpoints) { ready <- e })
 	}()
 	select {
-	case s.url = <-ready:
+	case e := <-ready:
+		s.url, s.metricsURL = e.api, e.metrics
 	case err := <-done:
 		cancel()
 		t.Fatalf("server did not start: %v\nlog:\n%s", err, s.stderr)
@@ -63,7 +65,7 @@ func startErr(t *testing.T, args ...string) error {
 	defer cancel()
 	var out syncBuffer
 	err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, &out, &out,
-		func(string) { cancel() }) // started after all: stop it, and report below
+		func(endpoints) { cancel() }) // started after all: stop it, and report below
 	if err == nil {
 		t.Fatalf("server started with %q; want it to refuse", args)
 	}
@@ -172,6 +174,7 @@ func TestHealthz(t *testing.T) {
 // TestContract walks the contract as a client would, against the server on
 // testdata/contract.json.
 func TestContract(t *testing.T) {
+	loaded := time.Now()
 	s := startServer(t, nil, "-data", contractFile)
 	const acme, bloom = "key-acme-1", "key-bloom"
 
@@ -263,9 +266,14 @@ func TestContract(t *testing.T) {
 		is := is.New(t)
 		res := call(t, "GET", s.url+"/v1/projects/p2", acme)
 		is.Equal(res.status, 200)
-		is.Equal(res.json(t)["data"], map[string]any{
+		data, _ := res.json(t)["data"].(map[string]any)
+		updated, err := time.Parse(time.RFC3339, fmt.Sprint(data["updatedAt"]))
+		is.NoErr(err)                                                                        // updatedAt is a time
+		is.True(!updated.Before(loaded.Truncate(time.Second)) && !updated.After(time.Now())) // updatedAt is when the store took the item, not the file's
+		delete(data, "updatedAt")
+		is.Equal(data, map[string]any{
 			"id": "p2", "name": "Mobile app", "status": "planned",
-			"startedAt": nil, "dueAt": nil, "updatedAt": "2026-01-20T08:30:00Z",
+			"startedAt": nil, "dueAt": nil,
 		}) // absent values are null, never omitted
 	})
 	t.Run("the scheme is case-insensitive", func(t *testing.T) {
@@ -512,8 +520,10 @@ func TestBadDataFile(t *testing.T) {
 			`organizations[1] (id "org_b")`},
 		{"bad time", edit(func(d map[string]any) { item(d, "invoices", 4)["issuedAt"] = "2026-02-30" }),
 			`invoices[4] (id "i05"): issuedAt: "2026-02-30" is not an RFC 3339 time`},
-		{"missing time", edit(func(d map[string]any) { delete(item(d, "projects", 0), "updatedAt") }),
-			`projects[0] (id "p1"): updatedAt is required`},
+		{"missing time", edit(func(d map[string]any) { delete(item(d, "milestones", 0), "dueAt") }),
+			`milestones[0] (id "m1"): dueAt is required`},
+		{"bad updatedAt, though the store sets its own", edit(func(d map[string]any) { item(d, "projects", 0)["updatedAt"] = "yesterday" }),
+			`projects[0] (id "p1"): updatedAt: "yesterday" is not an RFC 3339 time`},
 		{"amount not an integer", edit(func(d map[string]any) { item(d, "invoices", 2)["total"] = 12.5 }),
 			`invoices[2] (id "i03"): total: number 12.5 is not an integer`},
 		{"duplicate id", edit(func(d map[string]any) { item(d, "deliverables", 1)["id"] = "d1" }),

@@ -44,11 +44,12 @@ func (row keyRow) key() auth.Key {
 }
 
 // CreateKey stores a new key record. It fails when k has no id,
-// organization or hash, when a key with its id or hash exists, and (with
-// an error wrapping auth.ErrInvalidKey) when its organization does not.
+// organization or hash (an error wrapping auth.ErrInvalidInput), when a key
+// with its id or hash exists, and (with an error wrapping
+// auth.ErrInvalidKey) when its organization does not.
 func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
-		return errors.New("bunstore: key record needs an id, an organization and a hash")
+		return fmt.Errorf("bunstore: %w key record: it needs an id, an organization and a hash", auth.ErrInvalidInput)
 	}
 	if !storable(k.ID, k.OrgID) {
 		return fmt.Errorf("bunstore: key for %q: an id PostgreSQL cannot store exactly (NUL or invalid UTF-8): %w", k.OrgID, store.ErrNotFound)

@@ -2,6 +2,7 @@ package bunstore_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -133,7 +134,13 @@ func TestOpenRefusesBadInput(t *testing.T) {
 	is := is.New(t)
 	_, err := bunstore.Open(ctx, "")
 	is.True(err != nil && strings.Contains(err.Error(), "no database URL")) // not libpq's defaults
+	is.True(errors.Is(err, store.ErrInvalid))                               // the caller's mistake, not an outage
 	_, err = bunstore.Open(ctx, "postgres://u:secret@127.0.0.1:1/x", bunstore.WithSchema("Bad Name; DROP"))
 	is.True(err != nil && strings.Contains(err.Error(), "lower-case identifier")) // checked before any connection
+	is.True(errors.Is(err, store.ErrInvalid))
 	is.True(!strings.Contains(err.Error(), "secret"))
+	_, err = bunstore.Open(ctx, "postgres://u:secret@127.0.0.1:notaport/x")
+	is.True(errors.Is(err, store.ErrInvalid))         // a URL that does not parse
+	is.True(!errors.Is(err, store.ErrUnavailable))    // is not an outage
+	is.True(!strings.Contains(err.Error(), "secret")) // and its password is not repeated
 }

@@ -3,7 +3,6 @@ package bunstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -25,7 +24,18 @@ import (
 // sets when neither the URL nor WithStatementTimeout gives one.
 const DefaultStatementTimeout = 5 * time.Second
 
-// OpenOption configures Open.
+// OpenOption configures Open. It is a type apart from Option, as no
+// option is read by both Open and New: the compiler then refuses one given
+// to the function that would ignore it.
+//
+// The rule is Option's: a zero value means the option's default, and a
+// value that no default stands for (a negative timeout) makes Open panic
+// with a message naming the option, as it is a mistake in the code. The
+// exception is a schema name: Open refuses a bad one with an error
+// wrapping store.ErrInvalid, as it does a bad dsn, since a schema is as
+// often deployment configuration (one per environment or tenant) as a
+// literal, and the dsn's search_path, which it replaces, is data too. A nil
+// OpenOption is ignored.
 type OpenOption func(*openConfig)
 
 type openConfig struct {
@@ -36,8 +46,10 @@ type openConfig struct {
 // WithSchema makes every connection use the schema name (its search_path),
 // creating it if need be. Give the store a schema of its own when it shares
 // a database with a portal: its tables have plain names such as projects
-// and organizations. It overrides a search_path in the URL. Open refuses a
-// name that is not a plain lower-case identifier.
+// and organizations. It overrides a search_path in the URL; "" means none
+// of its own (the URL's search_path, else the server's default). Open
+// refuses, with an error wrapping store.ErrInvalid, a name that is not a
+// plain lower-case identifier of at most 63 bytes (see OpenOption).
 func WithSchema(name string) OpenOption {
 	return func(c *openConfig) { c.schema = name }
 }
@@ -49,13 +61,16 @@ var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // WithStatementTimeout sets the server-side statement_timeout of every
 // connection: PostgreSQL cancels a statement that runs longer, even when
 // the client that sent it is gone. It should exceed the store's query
-// timeout (WithQueryTimeout), which cancels first in the usual case. A
+// timeout (WithQueryTimeout), which cancels first in the usual case. 0
+// means DefaultStatementTimeout; Open panics on a negative d, and on one
+// under a millisecond, which PostgreSQL would read as no timeout at all. A
 // statement_timeout in the URL takes precedence.
 func WithStatementTimeout(d time.Duration) OpenOption {
 	return func(c *openConfig) {
-		if d > 0 {
-			c.statementTimeout = d
+		if d == 0 {
+			d = DefaultStatementTimeout
 		}
+		c.statementTimeout = d
 	}
 }
 
@@ -75,25 +90,35 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // statement_timeout as a run-time parameter, and pgx's
 // CancelRequestContextWatcherHandler.
 //
-// Open returns an error wrapping store.ErrUnavailable when the database
-// cannot be reached; the caller closes the db.
+// Open returns an error wrapping store.ErrInvalid for an empty or
+// malformed dsn or schema name, and one wrapping store.ErrUnavailable when
+// the database cannot be reached; the caller closes the db. It panics on
+// an option's value that no default stands for (see OpenOption).
 func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) {
 	c := openConfig{statementTimeout: DefaultStatementTimeout}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
+	}
+	switch {
+	case c.statementTimeout < 0:
+		panic(fmt.Sprintf("bunstore: WithStatementTimeout: %v is negative", c.statementTimeout))
+	case c.statementTimeout < time.Millisecond:
+		panic(fmt.Sprintf("bunstore: WithStatementTimeout: %v is under a millisecond, which PostgreSQL would read as no timeout", c.statementTimeout))
 	}
 	if strings.TrimSpace(dsn) == "" {
 		// pgx would fall back to libpq's defaults and connect to whatever
 		// database the environment names: refuse instead.
-		return nil, errors.New("bunstore: open: no database URL given (is DATABASE_URL set?)")
+		return nil, fmt.Errorf("bunstore: open: %w: no database URL given (is DATABASE_URL set?)", store.ErrInvalid)
 	}
 	if c.schema != "" && !schemaName.MatchString(c.schema) {
-		return nil, fmt.Errorf("bunstore: open: schema %q: want a lower-case identifier such as clientstatus", c.schema)
+		return nil, fmt.Errorf("bunstore: open: %w schema %q: want a lower-case identifier such as clientstatus", store.ErrInvalid, c.schema)
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the URL, password included.
-		return nil, fmt.Errorf("bunstore: open: the database URL does not parse")
+		return nil, fmt.Errorf("bunstore: open: %w: the database URL does not parse", store.ErrInvalid)
 	}
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.statementTimeout.Milliseconds(), 10)

@@ -51,10 +51,12 @@ const DefaultQueryTimeout = 3 * time.Second
 // returned in UTC.
 //
 // Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
-// in the key methods) for a missing item, and store.ErrUnavailable
-// (auth.ErrUnavailable in the key methods) when the database cannot be
-// reached, does not answer in time or cancels the statement; on a deadline
-// they also wrap context.DeadlineExceeded, and on cancellation ctx's error.
+// in the key methods) for a missing item; store.ErrInvalid for an item or
+// request refused for what it holds (a Validate error, a page below 1, a
+// key record without an id); and store.ErrUnavailable (the same error as
+// auth.ErrUnavailable) when the database cannot be reached, does not answer
+// in time or cancels the statement. On a deadline they also wrap
+// context.DeadlineExceeded, and on cancellation ctx's error.
 type Store struct {
 	db      *bun.DB
 	timeout time.Duration
@@ -66,35 +68,48 @@ var (
 	_ auth.KeyStore = (*Store)(nil)
 )
 
-// Option configures a Store.
-type Option func(*Store)
+// Option configures New. A zero value means the option's default; a value
+// that no default stands for makes New panic with a message naming the
+// option, as it is a mistake in the code. A nil Option is ignored.
+type Option func(*config)
+
+// config is what the options of New set, defaults first.
+type config struct {
+	queryTimeout time.Duration
+}
 
 // WithQueryTimeout sets how long one Store method may take, from the
-// request's context (whichever deadline comes first wins); zero or less
-// keeps DefaultQueryTimeout. When it passes, the query is cancelled on the
-// server and the method returns an error wrapping store.ErrUnavailable and
-// context.DeadlineExceeded.
+// request's context (whichever deadline comes first wins); 0 means
+// DefaultQueryTimeout, and New panics on a negative d. When it passes, the
+// query is cancelled on the server and the method returns an error
+// wrapping store.ErrUnavailable and context.DeadlineExceeded.
 func WithQueryTimeout(d time.Duration) Option {
-	return func(s *Store) {
-		if d > 0 {
-			s.timeout = d
+	return func(c *config) {
+		if d == 0 {
+			d = DefaultQueryTimeout
 		}
+		c.queryTimeout = d
 	}
 }
 
 // New returns a Store on db, whose schema Migrate has brought up to date.
 // db should use the pgx driver, as Open's does; a db of the caller's should
 // also set a server-side statement_timeout (see Open). New panics when db
-// is nil.
+// is nil or an option's value is one no default stands for.
 func New(db *bun.DB, opts ...Option) *Store {
 	if db == nil {
 		panic("bunstore: New needs a *bun.DB")
 	}
-	s := &Store{db: db, timeout: DefaultQueryTimeout}
+	c := config{queryTimeout: DefaultQueryTimeout}
 	for _, o := range opts {
-		o(s)
+		if o != nil {
+			o(&c)
+		}
 	}
-	return s
+	if c.queryTimeout < 0 {
+		panic(fmt.Sprintf("bunstore: WithQueryTimeout: %v is negative", c.queryTimeout))
+	}
+	return &Store{db: db, timeout: c.queryTimeout}
 }
 
 // query returns ctx bounded by the store's query timeout.
@@ -271,7 +286,7 @@ func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, f
 func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
-		return nil, 0, fmt.Errorf("invalid page request %+v", r)
+		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
 	rows := make([]R, 0, min(r.Limit, store.MaxLimit))
 	err := filter(db.NewSelect().Model(&rows)).

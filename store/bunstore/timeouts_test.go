@@ -2,7 +2,9 @@ package bunstore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
@@ -159,4 +162,56 @@ func TestOpenUnreachable(t *testing.T) {
 	ln.Close() // nothing listens there now
 	_, err = bunstore.Open(ctx, "postgres://postgres@"+addr+"/test?sslmode=disable")
 	is.True(errors.Is(err, store.ErrUnavailable)) // 503, not 500
+}
+
+// TestTimeoutOptions checks the options' rule: zero is the default, and a
+// value no default stands for panics, naming the option, before anything
+// is connected.
+func TestTimeoutOptions(t *testing.T) {
+	sqldb, err := sql.Open("pgx", "postgres://u@127.0.0.1:1/x") // never connected
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := bun.NewDB(sqldb, pgdialect.New())
+	t.Cleanup(func() { db.Close() })
+	tests := []struct {
+		name string
+		call func()
+		want string // the panic; "" for none
+	}{
+		{"query timeout zero", func() { bunstore.New(db, bunstore.WithQueryTimeout(0), nil) }, ""},
+		{"query timeout negative", func() { bunstore.New(db, bunstore.WithQueryTimeout(-time.Second)) },
+			"bunstore: WithQueryTimeout: -1s is negative"},
+		{"statement timeout negative", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(-time.Second)) },
+			"bunstore: WithStatementTimeout: -1s is negative"},
+		{"statement timeout under a millisecond", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(time.Microsecond)) },
+			"bunstore: WithStatementTimeout: 1µs is under a millisecond, which PostgreSQL would read as no timeout"},
+		{"statement timeout zero", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(0), bunstore.WithSchema(""), nil) }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			got := func() (msg string) {
+				defer func() {
+					if v := recover(); v != nil {
+						msg = fmt.Sprint(v)
+					}
+				}()
+				tt.call()
+				return ""
+			}()
+			is.Equal(got, tt.want) // the panic names the option
+		})
+	}
+}
+
+// TestStatementTimeoutZeroIsDefault checks that WithStatementTimeout(0)
+// sets DefaultStatementTimeout on the server.
+func TestStatementTimeoutZeroIsDefault(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := openSchema(t, bunstore.WithStatementTimeout(time.Minute), bunstore.WithStatementTimeout(0))
+	var got string
+	is.NoErr(db.NewRaw("SHOW statement_timeout").Scan(ctx, &got))
+	is.Equal(got, "5s") // DefaultStatementTimeout, the later option winning
 }

@@ -1,12 +1,14 @@
 package bunstore_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -59,4 +61,45 @@ func TestPutSameTwice(t *testing.T) {
 	p, err := st.GetProject(ctx, "org_a", "p1")
 	is.NoErr(err)
 	is.Equal(p.Name, "New site") // while a change is written
+}
+
+// TestRefusedInput checks that what bunstore refuses for what it holds, an
+// invalid item or an impossible page, wraps store.ErrInvalid, and that no
+// refusal is taken for an outage.
+func TestRefusedInput(t *testing.T) {
+	t.Parallel()
+	st := bunstore.New(migrated(t))
+	is.New(t).NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "growth"}))
+	zero := store.PageRequest{Page: 0, Limit: 20}
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"organization with unknown plan", func() error {
+			return st.PutOrganization(ctx, store.Organization{ID: "org_b", Plan: "gold"})
+		}},
+		{"project with unknown status", func() error {
+			return st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Status: "done"})
+		}},
+		{"projects page 0", func() error {
+			_, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: zero})
+			return err
+		}},
+		{"invoices limit 0", func() error {
+			_, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1}})
+			return err
+		}},
+		{"key record without hash", func() error {
+			return st.CreateKey(ctx, auth.Key{ID: "key_1", OrgID: "org_a"})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.call()
+			is.True(errors.Is(err, store.ErrInvalid))      // refused for what it holds
+			is.True(errors.Is(err, auth.ErrInvalidInput))  // which auth calls by its own name
+			is.True(!errors.Is(err, store.ErrUnavailable)) // never an outage
+		})
+	}
 }

@@ -1,4 +1,4 @@
-package auth_test
+package jwtauth_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/auth/jwtauth"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -63,15 +66,19 @@ func validClaims() jwt.MapClaims {
 	}
 }
 
-func jwtConfig(alg string, key any) auth.JWTConfig {
-	return auth.JWTConfig{
+func jwtConfig(alg string, key any) jwtauth.Config {
+	return jwtauth.Config{
 		Algorithm: alg,
 		Key:       key,
 		Issuer:    "https://portal.example.com",
 		Audience:  "clientstatus",
-		Now:       func() time.Time { return jwtNow },
 	}
 }
+
+// atNow is the clock of the tests: tokens are signed for jwtNow.
+var atNow = jwtauth.WithClock(func() time.Time { return jwtNow })
+
+var active = store.Organization{ID: "org_a", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 
 func sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
 	t.Helper()
@@ -82,10 +89,13 @@ func sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) stri
 	return s
 }
 
-func accounts() *testKeyStore {
-	ks := newKeyStore()
-	ks.PutOrganization(active)
-	return ks
+// accounts returns a store that knows org_a.
+func accounts() *store.Memory {
+	st := store.NewMemory()
+	if err := st.PutOrganization(context.Background(), active); err != nil {
+		panic(err)
+	}
+	return st
 }
 
 func TestJWTAccepted(t *testing.T) {
@@ -105,7 +115,7 @@ func TestJWTAccepted(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.alg, func(t *testing.T) {
 			is := is.New(t)
-			r, err := auth.NewJWTResolver(jwtConfig(tt.alg, tt.verify), accounts())
+			r, err := jwtauth.New(jwtConfig(tt.alg, tt.verify), accounts(), atNow)
 			is.NoErr(err)
 			p, err := r.Resolve(context.Background(), sign(t, tt.method, tt.signKey, validClaims()))
 			is.NoErr(err)
@@ -117,9 +127,7 @@ func TestJWTAccepted(t *testing.T) {
 
 func TestJWTOrgClaimAndLeeway(t *testing.T) {
 	is := is.New(t)
-	cfg := jwtConfig("HS256", hmacSecret)
-	cfg.OrgClaim = "https://portal.example.com/org"
-	r, err := auth.NewJWTResolver(cfg, accounts())
+	r, err := jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), atNow, jwtauth.WithOrgClaim("https://portal.example.com/org"))
 	is.NoErr(err)
 	c := validClaims()
 	delete(c, "org")
@@ -215,7 +223,7 @@ func TestJWTRefused(t *testing.T) {
 			if tt.alg == "RS256" {
 				key = &rsaKey.PublicKey
 			}
-			r, err := auth.NewJWTResolver(jwtConfig(tt.alg, key), accounts())
+			r, err := jwtauth.New(jwtConfig(tt.alg, key), accounts(), atNow)
 			is.NoErr(err)
 			token := tt.token(t)
 			_, err = r.Resolve(context.Background(), token)
@@ -242,7 +250,7 @@ func (downAccounts) Organization(context.Context, string) (store.Organization, e
 
 func TestJWTAccountsDown(t *testing.T) {
 	is := is.New(t)
-	r, err := auth.NewJWTResolver(jwtConfig("HS256", hmacSecret), downAccounts{})
+	r, err := jwtauth.New(jwtConfig("HS256", hmacSecret), downAccounts{}, atNow)
 	is.NoErr(err)
 	_, err = r.Resolve(context.Background(), sign(t, jwt.SigningMethodHS256, hmacSecret, validClaims()))
 	is.True(errors.Is(err, auth.ErrUnavailable)) // an outage is not a bad token
@@ -261,31 +269,165 @@ func TestJWTConfigRefused(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		change func(*auth.JWTConfig)
+		change func(*jwtauth.Config)
 	}{
-		{"no algorithm", func(c *auth.JWTConfig) { c.Algorithm = "" }},
-		{"alg none", func(c *auth.JWTConfig) { c.Algorithm = "none" }},
-		{"unknown algorithm", func(c *auth.JWTConfig) { c.Algorithm = "HS1" }},
-		{"short HMAC secret", func(c *auth.JWTConfig) { c.Key = []byte("short") }},
-		{"HMAC secret too short for HS512", func(c *auth.JWTConfig) { c.Algorithm = "HS512" }},
-		{"HMAC secret as a string", func(c *auth.JWTConfig) { c.Key = string(hmacSecret) }},
-		{"RSA private key", func(c *auth.JWTConfig) { c.Algorithm, c.Key = "RS256", rsaKey }},
-		{"RSA key too small", func(c *auth.JWTConfig) { c.Algorithm, c.Key = "RS256", &small.PublicKey }},
-		{"RSA with an HMAC secret", func(c *auth.JWTConfig) { c.Algorithm = "RS256" }},
-		{"ES256 with a P-384 key", func(c *auth.JWTConfig) { c.Algorithm, c.Key = "ES256", &p384.PublicKey }},
-		{"EdDSA with a private key", func(c *auth.JWTConfig) { c.Algorithm, c.Key = "EdDSA", crypto.PrivateKey(edPrivate) }},
-		{"no issuer", func(c *auth.JWTConfig) { c.Issuer = "" }},
-		{"no audience", func(c *auth.JWTConfig) { c.Audience = "" }},
-		{"negative leeway", func(c *auth.JWTConfig) { c.Leeway = -time.Second }},
-		{"large leeway", func(c *auth.JWTConfig) { c.Leeway = time.Hour }},
+		{"no algorithm", func(c *jwtauth.Config) { c.Algorithm = "" }},
+		{"alg none", func(c *jwtauth.Config) { c.Algorithm = "none" }},
+		{"unknown algorithm", func(c *jwtauth.Config) { c.Algorithm = "HS1" }},
+		{"short HMAC secret", func(c *jwtauth.Config) { c.Key = []byte("short") }},
+		{"HMAC secret too short for HS512", func(c *jwtauth.Config) { c.Algorithm = "HS512" }},
+		{"HMAC secret as a string", func(c *jwtauth.Config) { c.Key = string(hmacSecret) }},
+		{"RSA private key", func(c *jwtauth.Config) { c.Algorithm, c.Key = "RS256", rsaKey }},
+		{"RSA key too small", func(c *jwtauth.Config) { c.Algorithm, c.Key = "RS256", &small.PublicKey }},
+		{"RSA with an HMAC secret", func(c *jwtauth.Config) { c.Algorithm = "RS256" }},
+		{"ES256 with a P-384 key", func(c *jwtauth.Config) { c.Algorithm, c.Key = "ES256", &p384.PublicKey }},
+		{"EdDSA with a private key", func(c *jwtauth.Config) { c.Algorithm, c.Key = "EdDSA", crypto.PrivateKey(edPrivate) }},
+		{"no issuer", func(c *jwtauth.Config) { c.Issuer = "" }},
+		{"no audience", func(c *jwtauth.Config) { c.Audience = "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			cfg := jwtConfig("HS256", hmacSecret)
 			tt.change(&cfg)
-			_, err := auth.NewJWTResolver(cfg, accounts())
-			is.True(err != nil) // a misconfiguration is refused at start
+			_, err := jwtauth.New(cfg, accounts())
+			is.True(err != nil)                                  // a misconfiguration is refused at start
+			is.True(strings.HasPrefix(err.Error(), "jwtauth: ")) // saying where it comes from
+		})
+	}
+}
+
+// TestLeeway checks the leeway's default, its bounds, and that a value no
+// default stands for panics naming the option.
+func TestLeeway(t *testing.T) {
+	expiredAgo := func(d time.Duration) jwt.MapClaims {
+		c := validClaims()
+		c["exp"] = jwtNow.Add(-d).Unix()
+		return c
+	}
+	tests := []struct {
+		name   string
+		opt    jwtauth.Option
+		claims jwt.MapClaims
+		ok     bool
+	}{
+		{"zero is the default, within", jwtauth.WithLeeway(0), expiredAgo(jwtauth.DefaultLeeway - time.Second), true},
+		{"zero is the default, past", jwtauth.WithLeeway(0), expiredAgo(jwtauth.DefaultLeeway + time.Second), false},
+		{"the largest, within", jwtauth.WithLeeway(jwtauth.MaxLeeway), expiredAgo(jwtauth.MaxLeeway - time.Second), true},
+		{"the largest, past", jwtauth.WithLeeway(jwtauth.MaxLeeway), expiredAgo(jwtauth.MaxLeeway + time.Second), false},
+		{"none", jwtauth.WithLeeway(time.Nanosecond), expiredAgo(time.Second), false},
+		{"a nil option", nil, expiredAgo(jwtauth.DefaultLeeway - time.Second), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			r, err := jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), atNow, tt.opt)
+			is.NoErr(err)
+			_, err = r.Resolve(context.Background(), sign(t, jwt.SigningMethodHS256, hmacSecret, tt.claims))
+			is.Equal(err == nil, tt.ok)                          // accepted within the leeway only
+			is.Equal(errors.Is(err, auth.ErrInvalidKey), !tt.ok) // and refused as an invalid key past it
+		})
+	}
+
+	for d, want := range map[time.Duration]string{
+		-time.Second:                    "jwtauth: WithLeeway: -1s is negative",
+		jwtauth.MaxLeeway + time.Second: "jwtauth: WithLeeway: 5m1s is more than MaxLeeway (5m0s)",
+	} {
+		t.Run(want, func(t *testing.T) {
+			is := is.New(t)
+			defer func() {
+				is.Equal(fmt.Sprint(recover()), want) // New panics, naming the option
+			}()
+			_, _ = jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), jwtauth.WithLeeway(d))
+		})
+	}
+}
+
+// TestNotYetValid checks that a token before its "nbf" is refused as not
+// valid yet, that a Cache does not remember that refusal, and that a Chain
+// reports it rather than another resolver's refusal.
+func TestNotYetValid(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := testenv.NewClock(jwtNow)
+	st := accounts()
+	jwts, err := jwtauth.New(jwtConfig("HS256", hmacSecret), st, jwtauth.WithClock(clk.Now), jwtauth.WithLeeway(time.Second))
+	is.NoErr(err)
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st), auth.WithClock(clk.Now))
+	c := validClaims()
+	c["nbf"] = jwtNow.Add(time.Minute).Unix()
+	c["exp"] = jwtNow.Add(10 * time.Minute).Unix()
+	token := sign(t, jwt.SigningMethodHS256, hmacSecret, c)
+
+	_, err = jwts.Resolve(ctx, token)
+	is.True(errors.Is(err, auth.ErrInvalidKey))  // refused for now
+	is.True(errors.Is(err, auth.ErrNotYetValid)) // as not valid yet
+
+	cache := auth.NewCache(auth.Chain(keys, jwts), auth.WithCacheTTL(time.Hour), auth.WithClock(clk.Now))
+	_, err = cache.Resolve(ctx, token)
+	is.True(errors.Is(err, auth.ErrNotYetValid)) // the chain reports the refusal that may change
+	clk.Advance(time.Minute)
+	p, err := cache.Resolve(ctx, token)
+	is.NoErr(err)                                  // accepted at its nbf, although the cache's ttl is an hour
+	is.Equal(p.Subject, "user_1")                  // the token's subject
+	is.Equal(p.Expiry, jwtNow.Add(10*time.Minute)) // and expiry
+}
+
+// TestCacheDropsExpiredJWTAtItsExpiry checks that a Cache forgets a
+// token's principal at the token's "exp", well inside its ttl.
+func TestCacheDropsExpiredJWTAtItsExpiry(t *testing.T) {
+	is := is.New(t)
+	clk := testenv.NewClock(jwtNow)
+	r, err := jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), jwtauth.WithClock(clk.Now), jwtauth.WithLeeway(time.Second))
+	is.NoErr(err)
+	claims := validClaims()
+	claims["exp"] = jwtNow.Add(10 * time.Second).Unix()
+	token := sign(t, jwt.SigningMethodHS256, hmacSecret, claims)
+	c := auth.NewCache(r, auth.WithCacheTTL(time.Minute), auth.WithClock(clk.Now))
+	_, err = c.Resolve(context.Background(), token)
+	is.NoErr(err)
+	clk.Advance(11 * time.Second)
+	_, err = c.Resolve(context.Background(), token)
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // refused after its exp, inside the ttl
+}
+
+// TestKeysThenJWTs checks the wiring the README shows: stored keys first,
+// then JWTs, behind one cache.
+func TestKeysThenJWTs(t *testing.T) {
+	ctx := context.Background()
+	st := accounts()
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
+	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwts, err := jwtauth.New(jwtConfig("HS256", hmacSecret), st, atNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := sign(t, jwt.SigningMethodHS256, hmacSecret, validClaims())
+	resolver := auth.NewCache(auth.Chain(keys, jwts))
+	tests := []struct {
+		name, cred, keyID, subject string
+		wantErr                    error
+	}{
+		{"a key", plain, rec.ID, "", nil},
+		{"a JWT", token, "", "user_1", nil},
+		{"neither", "csk_nothing", "", "", auth.ErrInvalidKey},
+		{"a JWT signed with another secret", sign(t, jwt.SigningMethodHS256, []byte("another secret of thirty-two b!!"), validClaims()), "", "", auth.ErrInvalidKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			p, err := resolver.Resolve(ctx, tt.cred)
+			if tt.wantErr != nil {
+				is.True(errors.Is(err, tt.wantErr)) // refused
+				return
+			}
+			is.NoErr(err)
+			is.Equal(p.Org.ID, "org_a")
+			is.Equal(p.KeyID, tt.keyID)     // which resolver answered
+			is.Equal(p.Subject, tt.subject) // a JWT's subject, none for a key
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package ratelimit_test
+package redislimit_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -35,7 +36,7 @@ func TestHandlersShareOneRedis(t *testing.T) {
 
 	// Two replicas: each its own handler, limiter and Redis connection pool.
 	replica := func() http.Handler {
-		lim := ratelimit.NewRedis(newClient(t, ""), ratelimit.WithPrefix(prefix),
+		lim := redislimit.New(newClient(t, ""), ratelimit.WithPrefix(prefix),
 			ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed))
 		return statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")))
 	}

@@ -1,0 +1,209 @@
+// Package jwtauth is an auth.KeyResolver of JSON Web Tokens that a portal
+// signs, for portals that prefer them to stored API keys. It is a package
+// of its own so that package auth depends on the standard library only:
+// the JWT library (github.com/golang-jwt/jwt/v5) is linked in only by
+// those who import jwtauth.
+//
+// A token is accepted only when all of these hold:
+//
+//   - its "alg" header is the one Config.Algorithm names, and its signature
+//     verifies with Config.Key: any other algorithm, "none" included, is
+//     refused;
+//   - "exp" is present, and now is before it;
+//   - "nbf" and "iat", when present, are not in the future;
+//   - "iss" equals Config.Issuer and "aud" (a string or a list) holds
+//     Config.Audience;
+//   - the organization claim ("org" unless WithOrgClaim names another) is a
+//     string of 1 to 200 bytes naming an organization that the
+//     store.Organizations given to New knows.
+//
+// The times are checked with a leeway for clock skew (DefaultLeeway, see
+// WithLeeway). "sub", optional, becomes the Principal's Subject, for logs;
+// "exp" its Expiry, so a Cache in front forgets the token when it expires.
+// Other claims are ignored.
+//
+// A portal signs, for example:
+//
+//	{"iss": "https://portal.example.com", "aud": "clientstatus",
+//	 "sub": "user_1", "org": "org_acme", "iat": 1767225600, "exp": 1767226200}
+//
+// and puts the resolver after its API keys, behind one cache:
+//
+//	jwts, err := jwtauth.New(jwtauth.Config{Algorithm: "RS256", Key: pub,
+//		Issuer: "https://portal.example.com", Audience: "clientstatus"}, st)
+//	resolver := auth.NewCache(auth.Chain(keys, jwts))
+package jwtauth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// maxTokenLen bounds the tokens a Resolver parses.
+const maxTokenLen = 8 << 10
+
+// maxOrgIDLen bounds the organization id a token may carry.
+const maxOrgIDLen = 200
+
+// Config holds what a Resolver cannot do without. Its values usually come
+// from the deployment's configuration, so New reports a bad one as an
+// error rather than a panic.
+type Config struct {
+	// Algorithm is the one signing algorithm accepted ("alg" header):
+	// HS256, HS384, HS512, RS256, RS384, RS512, PS256, PS384, PS512, ES256,
+	// ES384, ES512 or EdDSA. Tokens signed otherwise, "none" included, are
+	// refused.
+	Algorithm string
+	// Key verifies signatures: a []byte secret of at least the hash size
+	// (32, 48, 64 bytes) for HS*, an *rsa.PublicKey of at least 2048 bits
+	// for RS* and PS*, an *ecdsa.PublicKey on the matching curve for ES*,
+	// an ed25519.PublicKey for EdDSA.
+	Key any
+	// Issuer must equal the token's "iss" claim.
+	Issuer string
+	// Audience must be, or be among, the token's "aud" claim.
+	Audience string
+}
+
+// Resolver is an auth.KeyResolver of signed JWTs (see the package
+// documentation for what a token must hold). Its Principal has the
+// organization, the "sub" claim as Subject, the "exp" claim as Expiry, and
+// no KeyID. Any failure of the token is auth.ErrInvalidKey; a token before
+// its "nbf" also wraps auth.ErrNotYetValid, so that a Cache does not
+// remember the refusal. A failure to look the organization up is
+// auth.ErrUnavailable (or ctx's error), never auth.ErrInvalidKey.
+//
+// Resolver is safe for concurrent use and never logs a token, nor puts any
+// of it in an error.
+type Resolver struct {
+	parser   *jwt.Parser
+	key      any
+	orgClaim string
+	orgs     store.Organizations
+}
+
+var _ auth.KeyResolver = (*Resolver)(nil)
+
+// New returns a Resolver of the tokens cfg describes, for the organizations
+// orgs knows (the store the handler reads, usually). It returns an error
+// naming what is wrong with cfg: an algorithm not listed, a key that does
+// not suit it, an empty Issuer or Audience. It panics if orgs is nil or an
+// option's value is one no default stands for (see Option).
+func New(cfg Config, orgs store.Organizations, opts ...Option) (*Resolver, error) {
+	if orgs == nil {
+		panic("jwtauth: New needs store.Organizations")
+	}
+	c := newConfig(opts)
+	if err := checkKey(cfg.Algorithm, cfg.Key); err != nil {
+		return nil, err
+	}
+	if cfg.Issuer == "" || cfg.Audience == "" {
+		return nil, errors.New("jwtauth: Config needs an Issuer and an Audience")
+	}
+	return &Resolver{
+		parser: jwt.NewParser(
+			jwt.WithValidMethods([]string{cfg.Algorithm}),
+			jwt.WithExpirationRequired(),
+			jwt.WithIssuedAt(),
+			jwt.WithIssuer(cfg.Issuer),
+			jwt.WithAudience(cfg.Audience),
+			jwt.WithLeeway(c.leeway),
+			jwt.WithTimeFunc(c.now),
+		),
+		key:      cfg.Key,
+		orgClaim: c.orgClaim,
+		orgs:     orgs,
+	}, nil
+}
+
+// checkKey checks that key suits alg.
+func checkKey(alg string, key any) error {
+	bad := func(want string) error {
+		return fmt.Errorf("jwtauth: Config.Key for %s must be %s", alg, want)
+	}
+	switch alg {
+	case "HS256", "HS384", "HS512":
+		size := map[string]int{"HS256": 32, "HS384": 48, "HS512": 64}[alg]
+		if k, ok := key.([]byte); !ok || len(k) < size {
+			return bad(fmt.Sprintf("a []byte secret of at least %d bytes", size))
+		}
+	case "RS256", "RS384", "RS512", "PS256", "PS384", "PS512":
+		if k, ok := key.(*rsa.PublicKey); !ok || k == nil || k.N == nil || k.N.BitLen() < 2048 {
+			return bad("an *rsa.PublicKey of at least 2048 bits")
+		}
+	case "ES256", "ES384", "ES512":
+		curve := map[string]elliptic.Curve{"ES256": elliptic.P256(), "ES384": elliptic.P384(), "ES512": elliptic.P521()}[alg]
+		if k, ok := key.(*ecdsa.PublicKey); !ok || k == nil || k.Curve != curve {
+			return bad("an *ecdsa.PublicKey on " + curve.Params().Name)
+		}
+	case "EdDSA":
+		if k, ok := key.(ed25519.PublicKey); !ok || len(k) != ed25519.PublicKeySize {
+			return bad("an ed25519.PublicKey")
+		}
+	default:
+		return fmt.Errorf("jwtauth: Config.Algorithm %q is not supported", alg)
+	}
+	return nil
+}
+
+// Resolve returns the Principal of a signed token: its organization, its
+// "sub" claim as Subject and its "exp" as Expiry.
+func (r *Resolver) Resolve(ctx context.Context, token string) (auth.Principal, error) {
+	if token == "" || len(token) > maxTokenLen || strings.Count(token, ".") != 2 {
+		return auth.Principal{}, fmt.Errorf("%w: not a JWT", auth.ErrInvalidKey)
+	}
+	claims := jwt.MapClaims{}
+	if _, err := r.parser.ParseWithClaims(token, claims, r.keyFunc); err != nil {
+		if errors.Is(err, jwt.ErrTokenNotValidYet) {
+			return auth.Principal{}, fmt.Errorf("%w: jwt: %w", auth.ErrInvalidKey, auth.ErrNotYetValid)
+		}
+		return auth.Principal{}, fmt.Errorf("%w: jwt: %s", auth.ErrInvalidKey, reason(err))
+	}
+	orgID, _ := claims[r.orgClaim].(string)
+	if orgID == "" || len(orgID) > maxOrgIDLen {
+		return auth.Principal{}, fmt.Errorf("%w: jwt: no organization in claim %q", auth.ErrInvalidKey, r.orgClaim)
+	}
+	org, err := r.orgs.Organization(ctx, orgID)
+	if err != nil {
+		return auth.Principal{}, auth.LookupError(ctx, err)
+	}
+	exp, _ := claims.GetExpirationTime() // required and checked by the parser
+	sub, _ := claims.GetSubject()
+	return auth.Principal{Org: org, Subject: sub, Expiry: exp.Time.UTC()}, nil
+}
+
+func (r *Resolver) keyFunc(*jwt.Token) (any, error) { return r.key, nil }
+
+// reason names why a token was refused, without any of its content.
+func reason(err error) string {
+	for _, c := range []struct {
+		err    error
+		reason string
+	}{
+		{jwt.ErrTokenMalformed, "malformed"},
+		{jwt.ErrTokenSignatureInvalid, "bad signature or algorithm"},
+		{jwt.ErrTokenUnverifiable, "unverifiable"},
+		{jwt.ErrTokenRequiredClaimMissing, "missing required claim"},
+		{jwt.ErrTokenExpired, "expired"},
+		{jwt.ErrTokenNotValidYet, "not valid yet"},
+		{jwt.ErrTokenUsedBeforeIssued, "used before issued"},
+		{jwt.ErrTokenInvalidIssuer, "wrong issuer"},
+		{jwt.ErrTokenInvalidAudience, "wrong audience"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.reason
+		}
+	}
+	return "invalid"
+}

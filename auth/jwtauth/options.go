@@ -1,0 +1,85 @@
+package jwtauth
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults and bounds of the options.
+const (
+	// DefaultOrgClaim is the claim that holds the organization id when
+	// WithOrgClaim names none.
+	DefaultOrgClaim = "org"
+	// DefaultLeeway is the clock skew tolerated on "exp", "nbf" and "iat"
+	// when WithLeeway gives none.
+	DefaultLeeway = 30 * time.Second
+	// MaxLeeway is the largest leeway New accepts: leeway is for clock
+	// skew, not a way to extend a token's life.
+	MaxLeeway = 5 * time.Minute
+)
+
+// Option configures New. A zero value ("", 0, nil) means the option's
+// default; a value that no default stands for makes New panic with a
+// message naming the option, as it is a mistake in the code. A nil Option
+// is ignored.
+type Option func(*config)
+
+// config is what the options set, defaults first.
+type config struct {
+	orgClaim string
+	leeway   time.Duration
+	now      func() time.Time
+}
+
+// newConfig applies opts over the defaults, and panics on a value that no
+// default stands for.
+func newConfig(opts []Option) config {
+	c := config{orgClaim: DefaultOrgClaim, leeway: DefaultLeeway, now: time.Now}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	switch {
+	case c.leeway < 0:
+		panic(fmt.Sprintf("jwtauth: WithLeeway: %v is negative", c.leeway))
+	case c.leeway > MaxLeeway:
+		panic(fmt.Sprintf("jwtauth: WithLeeway: %v is more than MaxLeeway (%v)", c.leeway, MaxLeeway))
+	}
+	return c
+}
+
+// WithOrgClaim names the claim that holds the organization id, such as a
+// namespaced "https://portal.example.com/org"; "" means DefaultOrgClaim
+// ("org").
+func WithOrgClaim(name string) Option {
+	return func(c *config) {
+		if name == "" {
+			name = DefaultOrgClaim
+		}
+		c.orgClaim = name
+	}
+}
+
+// WithLeeway sets the clock skew tolerated on "exp", "nbf" and "iat"; 0
+// means DefaultLeeway (30s), so a tolerance of none is time.Nanosecond. New
+// panics on a negative d or one above MaxLeeway (5m). A leeway read from
+// configuration is checked against MaxLeeway by the caller first.
+func WithLeeway(d time.Duration) Option {
+	return func(c *config) {
+		if d == 0 {
+			d = DefaultLeeway
+		}
+		c.leeway = d
+	}
+}
+
+// WithClock replaces time.Now, for tests; nil means time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now == nil {
+			now = time.Now
+		}
+		c.now = now
+	}
+}

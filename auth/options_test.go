@@ -1,0 +1,91 @@
+package auth_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// panicMessage returns what f panics with, "" when it does not.
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if v := recover(); v != nil {
+			msg = fmt.Sprint(v)
+		}
+	}()
+	f()
+	return ""
+}
+
+// TestOptionsRefuseValuesWithoutDefault checks that a value no default
+// stands for panics in either constructor, naming the option, whether or
+// not that constructor reads it.
+func TestOptionsRefuseValuesWithoutDefault(t *testing.T) {
+	tests := []struct {
+		opt  auth.Option
+		want string
+	}{
+		{auth.WithFlushInterval(-time.Second), "auth: WithFlushInterval: -1s is negative"},
+		{auth.WithCacheTTL(-time.Nanosecond), "auth: WithCacheTTL: -1ns is negative"},
+		{auth.WithMaxEntries(-1), "auth: WithMaxEntries: -1 is negative"},
+	}
+	ks := newKeyStore()
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(panicMessage(func() { auth.NewKeys(ks, tt.opt) }), tt.want)                // NewKeys names the option
+			is.Equal(panicMessage(func() { auth.NewCache(auth.NewKeys(ks), tt.opt) }), tt.want) // and so does NewCache
+		})
+	}
+}
+
+// TestOptionsZeroMeansDefault checks that a zero value, a nil Option and an
+// option a constructor does not read are no mistake.
+func TestOptionsZeroMeansDefault(t *testing.T) {
+	is := is.New(t)
+	ks := newKeyStore()
+	zeros := []auth.Option{
+		auth.WithClock(nil), auth.WithLogger(nil), auth.WithFlushInterval(0),
+		auth.WithCacheTTL(0), auth.WithMaxEntries(0), nil,
+	}
+	is.Equal(panicMessage(func() { auth.NewCache(auth.NewKeys(ks, zeros...), zeros...) }), "") // zero values are defaults
+	unread := []auth.Option{auth.WithCacheTTL(time.Hour), auth.WithFlushInterval(time.Hour)}
+	is.Equal(panicMessage(func() { auth.NewCache(auth.NewKeys(ks, unread...), unread...) }), "") // an option not read is ignored
+}
+
+// TestCacheTTLZeroIsDefault checks that WithCacheTTL(0) remembers answers
+// for DefaultCacheTTL, and that a later option wins over an earlier one.
+func TestCacheTTLZeroIsDefault(t *testing.T) {
+	ctx := context.Background()
+	for name, opts := range map[string][]auth.Option{
+		"no option":        nil,
+		"zero":             {auth.WithCacheTTL(0)},
+		"zero after a ttl": {auth.WithCacheTTL(time.Hour), auth.WithCacheTTL(0)},
+		"default given":    {auth.WithCacheTTL(auth.DefaultCacheTTL)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			is := is.New(t)
+			clk := newClock()
+			keys, _ := newKeys(t, auth.WithClock(clk.Now))
+			plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
+			is.NoErr(err)
+			behind := &countingResolver{next: keys}
+			c := auth.NewCache(behind, append([]auth.Option{auth.WithClock(clk.Now)}, opts...)...)
+			_, err = c.Resolve(ctx, plain)
+			is.NoErr(err)
+			clk.Advance(auth.DefaultCacheTTL - time.Nanosecond)
+			_, err = c.Resolve(ctx, plain)
+			is.NoErr(err)
+			is.Equal(behind.Count(), 1) // remembered until DefaultCacheTTL...
+			clk.Advance(time.Nanosecond)
+			_, err = c.Resolve(ctx, plain)
+			is.NoErr(err)
+			is.Equal(behind.Count(), 2) // ...and no longer
+		})
+	}
+}

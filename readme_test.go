@@ -1,0 +1,85 @@
+package clientstatus_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// The README's Go snippets are the functions below, word for word: the
+// test TestREADMESnippets checks that every Go block of the README that
+// starts with "func " is in this file, and the other tests run them, so the
+// README cannot show code that does not compile or does not work.
+
+// mountInMemory is the README's "Mount it in your Go server" snippet.
+func mountInMemory(ctx context.Context, mux *http.ServeMux) (*auth.Keys, error) {
+	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, see below
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
+
+	// An organization is put once, in the store; its keys read it from there.
+	err := st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme",
+		Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true})
+	if err != nil {
+		return nil, err
+	}
+
+	api := statusapi.New(st, auth.NewCache(keys), ratelimit.NewMemory(),
+		statusapi.WithPublicURL("https://portal.example.com/api"),
+		statusapi.WithSigningKey([]byte(os.Getenv("CLIENTSTATUS_SIGNING_KEY"))), // 32+ random bytes
+		statusapi.WithFiles(files.FromFS(os.DirFS("/srv/deliverables"))),
+	)
+	mux.Handle("/api/", http.StripPrefix("/api", api))
+	// GET https://portal.example.com/api/v1/projects, Authorization: Bearer <key>
+	return keys, nil // keys.Mint makes a client's key; call keys.Close() on the way out
+}
+
+func TestMountInMemory(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	t.Setenv("CLIENTSTATUS_SIGNING_KEY", "0123456789abcdef0123456789abcdef")
+	mux := http.NewServeMux()
+	keys, err := mountInMemory(ctx, mux)
+	is.NoErr(err)
+	defer keys.Close()
+	key, _, err := keys.Mint(ctx, "org_acme", "CI dashboard", nil) // a newcomer mints a key
+	is.NoErr(err)
+
+	req := httptest.NewRequest("GET", "/api/v1/projects", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res := httptest.NewRecorder()
+	mux.ServeHTTP(res, req)
+	is.Equal(res.Code, 200) // and calls the API
+	is.True(strings.Contains(res.Body.String(), `"total":0`))
+}
+
+// goBlock is a fenced Go block of the README that holds a function.
+var goBlock = regexp.MustCompile("(?s)```go\n(func .*?)```")
+
+func TestREADMESnippets(t *testing.T) {
+	is := is.New(t)
+	readme, err := os.ReadFile("README.md")
+	is.NoErr(err)
+	source, err := os.ReadFile("readme_test.go")
+	is.NoErr(err)
+	blocks := goBlock.FindAllSubmatch(readme, -1)
+	is.True(len(blocks) >= 1) // the README shows its snippets as functions
+	for _, b := range blocks {
+		snippet := string(b[1])
+		name, _, _ := strings.Cut(snippet, "(")
+		if !strings.Contains(string(source), snippet) {
+			t.Errorf("README.md's %s is not word for word in readme_test.go, where it is compiled and run: copy one to the other", name)
+		}
+	}
+}
