@@ -18,14 +18,37 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// routes are a request to every route with test key "a" that succeeds.
-var routes = []string{
-	"/v1/projects",
-	"/v1/projects/p1",
-	"/v1/projects/p1/milestones",
-	"/v1/deliverables",
-	"/v1/deliverables/d1/download",
-	"/v1/invoices",
+// routes are a request to every route that takes a key, one that succeeds
+// with test key "a": derived from the handler's one table of routes
+// (statusapi.Routes), so that a new route is tested here or the tests fail.
+var routes = exampleRequests()
+
+// examples are requests that succeed with key "a", by route pattern; ""
+// for the routes that take no key.
+var examples = map[string]string{
+	"/v1/projects":                   "/v1/projects",
+	"/v1/projects/{id}":              "/v1/projects/p1",
+	"/v1/projects/{id}/milestones":   "/v1/projects/p1/milestones",
+	"/v1/deliverables":               "/v1/deliverables",
+	"/v1/deliverables/{id}/download": "/v1/deliverables/d1/download",
+	"/v1/deliverables/{id}/file":     "", // the signed link: download_test.go
+	"/v1/invoices":                   "/v1/invoices",
+	"/v1/deletions":                  "/v1/deletions?since=2026-03-01T09:00:00Z",
+	"/v1/openapi.json":               "", // public: openapi_test.go
+}
+
+func exampleRequests() []string {
+	var out []string
+	for _, pattern := range statusapi.Routes(store.NewMemory()) {
+		ex, ok := examples[pattern]
+		if !ok {
+			panic("statusapi tests: no example request for route " + pattern + ": add one to examples in conventions_test.go")
+		}
+		if ex != "" {
+			out = append(out, ex)
+		}
+	}
+	return out
 }
 
 func TestContentTypeAndEnvelope(t *testing.T) {
@@ -41,7 +64,7 @@ func TestContentTypeAndEnvelope(t *testing.T) {
 			_, hasData := body["data"]
 			is.True(hasData) // success has data
 			isList := !strings.Contains(path, "/p1") || strings.HasSuffix(path, "/milestones")
-			isList = isList && !strings.HasSuffix(path, "/download")
+			isList = isList && !strings.HasSuffix(path, "/download") && !strings.Contains(path, "/threads/t")
 			if isList {
 				is.Equal(len(body), 2) // a list has data and meta only
 				var meta map[string]int
@@ -59,9 +82,9 @@ func TestContentTypeAndEnvelope(t *testing.T) {
 // wireKeys are the keys of every item type, always all present.
 var wireKeys = map[string][]string{
 	"/v1/projects":               {"id", "name", "status", "startedAt", "dueAt", "updatedAt"},
-	"/v1/projects/p1/milestones": {"id", "projectId", "name", "status", "dueAt", "completedAt"},
+	"/v1/projects/p1/milestones": {"id", "projectId", "name", "status", "dueAt", "completedAt", "updatedAt"},
 	"/v1/deliverables":           {"id", "projectId", "name", "status", "fileName", "contentType", "sizeBytes", "createdAt", "updatedAt"},
-	"/v1/invoices":               {"id", "number", "projectId", "status", "currency", "total", "amountDue", "issuedAt", "dueAt", "paidAt"},
+	"/v1/invoices":               {"id", "number", "projectId", "status", "currency", "total", "amountDue", "issuedAt", "dueAt", "paidAt", "updatedAt"},
 }
 
 var timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)
@@ -317,6 +340,9 @@ func (s failStore) GetDeliverable(context.Context, string, string) (store.Delive
 func (s failStore) ListInvoices(context.Context, string, store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	return store.Page[store.Invoice]{}, s.err
 }
+func (s failStore) ListDeletions(context.Context, string, store.DeletionQuery) (store.Page[store.Deletion], error) {
+	return store.Page[store.Deletion]{}, s.err
+}
 
 // blockingStore answers every read only when ctx is done.
 type blockingStore struct{ store.Store }
@@ -342,6 +368,9 @@ func (b blockingStore) GetDeliverable(ctx context.Context, _, _ string) (store.D
 }
 func (b blockingStore) ListInvoices(ctx context.Context, _ string, _ store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	return store.Page[store.Invoice]{}, b.wait(ctx)
+}
+func (b blockingStore) ListDeletions(ctx context.Context, _ string, _ store.DeletionQuery) (store.Page[store.Deletion], error) {
+	return store.Page[store.Deletion]{}, b.wait(ctx)
 }
 
 // TestStoreFailures runs every route, the signed file link included,

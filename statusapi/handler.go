@@ -183,8 +183,7 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 		cfg.logger.Warn("statusapi: no public URL set (WithPublicURL): links are built from each request's Host header and path")
 	}
 	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
-	h.changes, _ = st.(store.Changes)
-	h.threads, _ = st.(store.Threads)
+	h.discover()
 	h.mux = h.routes()
 	return h
 }
@@ -214,6 +213,12 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 		opt(&cfg)
 	}
 	return cfg, cfg.check()
+}
+
+// discover finds the optional interfaces of the handler's store.
+func (h *handler) discover() {
+	h.changes, _ = h.st.(store.Changes)
+	h.threads, _ = h.st.(store.Threads)
 }
 
 type handler struct {

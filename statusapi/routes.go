@@ -1,6 +1,10 @@
 package statusapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/store"
+)
 
 // route is one path of the API and what serves it.
 type route struct {
@@ -13,6 +17,32 @@ type route struct {
 // method, for everything else, which is 405; any other path is 404. Both
 // are JSON, where ServeMux's defaults are plain text.
 func (h *handler) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range h.table() {
+		mux.HandleFunc("GET "+rt.path, rt.handler)
+		mux.HandleFunc(rt.path, h.methodNotAllowed)
+	}
+	mux.HandleFunc("/", h.notFound)
+	return mux
+}
+
+// Routes returns the path patterns that New registers for st, such as
+// "/v1/projects/{id}": the routes of the first contract, and those of the
+// optional resources st implements. Each answers GET and HEAD. For
+// documentation and tests: package openapi's tests check the document
+// against it.
+func Routes(st store.Store) []string {
+	h := &handler{st: st}
+	h.discover()
+	var out []string
+	for _, rt := range h.table() {
+		out = append(out, rt.path)
+	}
+	return out
+}
+
+// table is the one list of the handler's routes.
+func (h *handler) table() []route {
 	all := []route{
 		{"/v1/projects", h.api(h.listProjects)},
 		{"/v1/projects/{id}", h.api(h.getProject)},
@@ -29,13 +59,7 @@ func (h *handler) routes() *http.ServeMux {
 	for _, resource := range optionalResources {
 		all = append(all, resource(h)...)
 	}
-	mux := http.NewServeMux()
-	for _, rt := range all {
-		mux.HandleFunc("GET "+rt.path, rt.handler)
-		mux.HandleFunc(rt.path, h.methodNotAllowed)
-	}
-	mux.HandleFunc("/", h.notFound)
-	return mux
+	return all
 }
 
 // optionalResources are the resources added after the first contract,
