@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +26,8 @@ type dataset struct {
 	milestones   []store.Milestone
 	deliverables []store.Deliverable
 	invoices     []store.Invoice
-	// content maps a deliverable's FileKey to its file's bytes.
+	// content maps a deliverable's FileKey (see contentKey) to its file's
+	// bytes.
 	content map[string][]byte
 	// ignored names the fields of the file that the format does not have.
 	ignored []string
@@ -50,6 +53,17 @@ type apiKey struct {
 // ASCII only), so the files could be served from a directory as they are.
 func fileKey(orgID, deliverableID string) string {
 	return "deliverables/" + keyPart(orgID) + "/" + keyPart(deliverableID)
+}
+
+// contentKey is the FileKey of a deliverable whose file holds content:
+// fileKey and the first 16 hex digits of the content's SHA-256. New bytes
+// get a new key, so a store that tracks changes sees the deliverable
+// change and gives it a new updatedAt when a reload brings new content
+// (the file's other fields may well be the same), and a download already
+// under way keeps the bytes it started with.
+func contentKey(orgID, deliverableID string, content []byte) string {
+	sum := sha256.Sum256(content)
+	return fileKey(orgID, deliverableID) + "/" + hex.EncodeToString(sum[:8])
 }
 
 // keyPart escapes s for fileKey: every byte but an ASCII letter, digit, "-"
@@ -712,7 +726,7 @@ func (ds *dataset) check() error {
 // length of content.
 func (ds *dataset) attach(i int, content []byte) {
 	d := &ds.deliverables[i]
-	d.FileKey = fileKey(d.OrgID, d.ID)
+	d.FileKey = contentKey(d.OrgID, d.ID, content)
 	if d.FileName == nil {
 		d.FileName = ptr(d.ID)
 	}

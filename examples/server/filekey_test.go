@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -84,4 +85,16 @@ func TestFileKey(t *testing.T) {
 			owners[key] = owner{org, d}
 		}
 	}
+}
+
+// TestContentKey checks that new bytes get a new file key (so that the
+// store sees the deliverable change), the same bytes the same one, and
+// that every key is a valid fs path under the deliverable's fileKey.
+func TestContentKey(t *testing.T) {
+	is := is.New(t)
+	a := contentKey("org_a", "d1", []byte("first"))
+	is.Equal(a, contentKey("org_a", "d1", []byte("first")))   // the same bytes, the same key
+	is.True(a != contentKey("org_a", "d1", []byte("second"))) // new bytes, a new key
+	is.True(fs.ValidPath(a))
+	is.True(strings.HasPrefix(a, fileKey("org_a", "d1")+"/"))
 }
