@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -13,58 +14,232 @@ import (
 type backend struct {
 	store store.Store
 	w     store.Writer
+	d     store.Deleter // nil when the store cannot delete
 	keys  auth.KeyStore // reads the organizations that w puts
-	files *files.Memory
 }
 
-// load puts every item of ds into b, organizations first. Loading the same
-// dataset again changes nothing: items are replaced by id and a key already
-// stored is kept.
-func (b backend) load(ctx context.Context, ds *dataset, keys *auth.Keys) error {
-	for i, o := range ds.orgs {
-		if err := b.w.PutOrganization(ctx, o); err != nil {
-			return fmt.Errorf("%s: %w", itemName("organizations", i, o.ID), err)
+// target is where a change is written: a store, or a transaction on one,
+// and its API keys.
+type target struct {
+	store.Writer
+	store.Deleter
+	ks   auth.KeyStore
+	keys *auth.Keys // on ks
+}
+
+// target returns the backend's own target, whose keys are keys.
+func (b backend) target(keys *auth.Keys) target {
+	return target{Writer: b.w, Deleter: b.d, ks: b.keys, keys: keys}
+}
+
+// ref is the identity of an item of a dataset: its organization and its
+// id (an organization's is its own id; an API key's the key itself, a
+// secret never logged).
+type ref struct{ org, id string }
+
+// entry is an item of one section of a dataset.
+type entry struct {
+	ref   ref
+	index int // in its section of the data file, to name it
+	item  any // the section's type: store.Project for "projects"
+}
+
+// section is one kind of item of a dataset, a section of the data file:
+// how to list the dataset's items, put one into a target and remove one.
+// Loading and reloading go through sections, so adding a kind is one entry
+// there (see sectionOf).
+type section struct {
+	name    string // in the data file: "projects"
+	secret  bool   // the id is a secret (an API key): items are named by index only
+	entries func(ds *dataset) []entry
+	put     func(t target, ctx context.Context, item any) error
+	// remove removes an item, by organization and id, that a dataset
+	// held and the next does not. For an item already gone it may return
+	// an error wrapping store.ErrNotFound.
+	remove func(t target, ctx context.Context, orgID, id string) error
+}
+
+// sectionOf makes the section of items of type T: items lists a
+// dataset's, id names each, put and remove write one; the target's
+// methods fit them (target.PutProject, target.DeleteProject).
+func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
+	put func(target, context.Context, T) error, remove func(target, context.Context, string, string) error) section {
+	return section{
+		name: name,
+		entries: func(ds *dataset) []entry {
+			list := items(ds)
+			out := make([]entry, len(list))
+			for i, v := range list {
+				out[i] = entry{ref: id(v), index: i, item: v}
+			}
+			return out
+		},
+		put:    func(t target, ctx context.Context, v any) error { return put(t, ctx, v.(T)) },
+		remove: remove,
+	}
+}
+
+// sections are the kinds of item of a dataset, parents first: a change
+// puts an organization before its keys and projects, and a project before
+// what belongs to it. Removals go the other way (see change.apply).
+var sections = []section{
+	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
+		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
+	secret(sectionOf("apiKeys", func(ds *dataset) []apiKey { return ds.keys },
+		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey)),
+	sectionOf("projects", func(ds *dataset) []store.Project { return ds.projects },
+		func(p store.Project) ref { return ref{p.OrgID, p.ID} }, target.PutProject, target.DeleteProject),
+	sectionOf("milestones", func(ds *dataset) []store.Milestone { return ds.milestones },
+		func(m store.Milestone) ref { return ref{m.OrgID, m.ID} }, target.PutMilestone, target.DeleteMilestone),
+	sectionOf("deliverables", func(ds *dataset) []store.Deliverable { return ds.deliverables },
+		func(d store.Deliverable) ref { return ref{d.OrgID, d.ID} }, target.PutDeliverable, target.DeleteDeliverable),
+	sectionOf("invoices", func(ds *dataset) []store.Invoice { return ds.invoices },
+		func(i store.Invoice) ref { return ref{i.OrgID, i.ID} }, target.PutInvoice, target.DeleteInvoice),
+}
+
+// secret marks a section whose ids are secrets.
+func secret(s section) section {
+	s.secret = true
+	return s
+}
+
+// itemName names an entry of the section as the data file has it:
+// `projects[3] (id "p9")`, or `apiKeys[2]`, never the key.
+func (s section) itemName(e entry) string {
+	if s.secret {
+		return itemName(s.name, e.index, "")
+	}
+	return itemName(s.name, e.index, e.ref.id)
+}
+
+// change is what turns a store holding one dataset into one holding
+// another: for each section (by index in sections), the entries to put
+// (new or changed) and to remove, in file order.
+type change struct {
+	put, remove [][]entry
+	// goneOrgs are the organizations removed: what they own goes with them.
+	goneOrgs map[string]bool
+}
+
+// diff returns the change from old to ds. An item is changed when it
+// differs in anything but UpdatedAt: a data file's is ignored, the store
+// sets its own. Items of an organization that goes are not removed one by
+// one: the organization takes them.
+func diff(old, ds *dataset) change {
+	c := change{put: make([][]entry, len(sections)), remove: make([][]entry, len(sections)), goneOrgs: map[string]bool{}}
+	for i, s := range sections {
+		was := map[ref]entry{}
+		for _, e := range s.entries(old) {
+			was[e.ref] = e
+		}
+		kept := map[ref]bool{}
+		for _, e := range s.entries(ds) {
+			kept[e.ref] = true
+			if prev, ok := was[e.ref]; !ok || !sameItem(prev.item, e.item) {
+				c.put[i] = append(c.put[i], e)
+			}
+		}
+		for _, e := range s.entries(old) {
+			switch {
+			case kept[e.ref] || c.goneOrgs[e.ref.org]:
+			case i == 0: // sections[0] is organizations
+				c.goneOrgs[e.ref.org] = true
+				c.remove[i] = append(c.remove[i], e)
+			default:
+				c.remove[i] = append(c.remove[i], e)
+			}
 		}
 	}
-	for i, k := range ds.keys {
-		if err := b.importKey(ctx, keys, k); err != nil {
-			// The error never holds the key; the item is named by index.
-			return fmt.Errorf("%s: %w", itemName("apiKeys", i, ""), err)
+	return c
+}
+
+// sameItem reports whether a and b, items of one section, are equal but
+// for a field UpdatedAt.
+func sameItem(a, b any) bool {
+	return reflect.DeepEqual(withoutUpdatedAt(a), withoutUpdatedAt(b))
+}
+
+func withoutUpdatedAt(v any) any {
+	c := reflect.New(reflect.TypeOf(v)).Elem()
+	c.Set(reflect.ValueOf(v))
+	if c.Kind() == reflect.Struct {
+		if f := c.FieldByName("UpdatedAt"); f.IsValid() && f.CanSet() {
+			f.SetZero()
 		}
 	}
-	for i, p := range ds.projects {
-		if err := b.w.PutProject(ctx, p); err != nil {
-			return fmt.Errorf("%s: %w", itemName("projects", i, p.ID), err)
+	return c.Interface()
+}
+
+// apply writes c through t: first the organizations that go (taking what
+// they own, their keys too, so that a key they held is free for another
+// organization of the new dataset), then every put, parents first, then
+// the other removals, children first. It stops at the first error, which
+// names the item as the data file does.
+func (c change) apply(ctx context.Context, t target) error {
+	remove := func(i int) error {
+		s := sections[i]
+		for _, e := range c.remove[i] {
+			if err := s.remove(t, ctx, e.ref.org, e.ref.id); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("removing %s of the previous file: %w", s.itemName(e), err)
+			}
+		}
+		return nil
+	}
+	if err := remove(0); err != nil {
+		return err
+	}
+	for i, s := range sections {
+		for _, e := range c.put[i] {
+			if err := s.put(t, ctx, e.item); err != nil {
+				// A key's error never holds the key.
+				return fmt.Errorf("%s: %w", s.itemName(e), err)
+			}
 		}
 	}
-	for i, m := range ds.milestones {
-		if err := b.w.PutMilestone(ctx, m); err != nil {
-			return fmt.Errorf("%s: %w", itemName("milestones", i, m.ID), err)
+	for i := len(sections) - 1; i > 0; i-- {
+		if err := remove(i); err != nil {
+			return err
 		}
-	}
-	for i, d := range ds.deliverables {
-		if err := b.w.PutDeliverable(ctx, d); err != nil {
-			return fmt.Errorf("%s: %w", itemName("deliverables", i, d.ID), err)
-		}
-	}
-	for i, inv := range ds.invoices {
-		if err := b.w.PutInvoice(ctx, inv); err != nil {
-			return fmt.Errorf("%s: %w", itemName("invoices", i, inv.ID), err)
-		}
-	}
-	for key, content := range ds.content {
-		b.files.Put(key, content)
 	}
 	return nil
+}
+
+// load puts every item of ds into t, parents first. Loading the same
+// dataset again changes nothing: items are replaced by id and a key
+// already stored is kept.
+func load(ctx context.Context, t target, ds *dataset) error {
+	return diff(&dataset{}, ds).apply(ctx, t)
 }
 
 // importKey stores a plaintext key of the dataset, hashed, and revokes it
 // when the dataset says it was. Both are idempotent: a key already stored
 // is kept, and revoking keeps the first time.
-func (b backend) importKey(ctx context.Context, keys *auth.Keys, k apiKey) error {
-	rec, err := keys.Import(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
+func (t target) importKey(ctx context.Context, k apiKey) error {
+	rec, err := t.keys.Import(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
 	if err != nil || k.RevokedAt == nil {
 		return err
 	}
-	return b.keys.RevokeKey(ctx, k.OrgID, rec.ID, *k.RevokedAt)
+	return t.ks.RevokeKey(ctx, k.OrgID, rec.ID, *k.RevokedAt)
+}
+
+// revokeKey revokes a key that the dataset no longer holds, so that it
+// stops working. The key store keeps its record (a key is never deleted),
+// so the same key put back later stays revoked: see checkKeys.
+func (t target) revokeKey(ctx context.Context, orgID, key string) error {
+	rec, _, err := t.ks.LookupKey(ctx, auth.HashKey(key))
+	switch {
+	case errors.Is(err, auth.ErrInvalidKey):
+		return nil // gone already, with its organization
+	case err != nil:
+		return err
+	case rec.OrgID != orgID:
+		return nil // another organization's: not the dataset's to revoke
+	}
+	return t.keys.Revoke(ctx, orgID, rec.ID)
+}
+
+// deleteOrganization deletes an organization and everything it owns, its
+// keys included; a section's remove (the id is the organization's).
+func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
+	return t.DeleteOrganization(ctx, orgID)
 }

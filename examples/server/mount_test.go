@@ -27,7 +27,11 @@ func TestMountedUnderPrefix(t *testing.T) {
 	st, fs := store.NewMemory(), files.NewMemory()
 	ks := auth.NewMemoryKeyStore(st)
 	keys := auth.NewKeys(ks)
-	is.NoErr(backend{store: st, w: st, keys: ks, files: fs}.load(ctx, demoData(), keys))
+	ds := demoData()
+	is.NoErr(load(ctx, target{Writer: st, Deleter: st, ks: ks, keys: keys}, ds))
+	for key, content := range ds.content {
+		fs.Put(key, content)
+	}
 
 	portal := http.NewServeMux()
 	srv := httptest.NewServer(portal)

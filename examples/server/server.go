@@ -82,8 +82,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			log.Warn("recording when keys were last used", "err", err)
 		}
 	}()
-	if err := b.load(startCtx, ds, keys); err != nil {
+	if err := load(startCtx, b.target(keys), ds); err != nil {
 		return fmt.Errorf("loading the data: %w", err)
+	}
+	fm := files.NewMemory()
+	for key, content := range ds.content {
+		fm.Put(key, content)
 	}
 	lim, closeLimiter, err := openLimiter(startCtx, cfg, log)
 	if err != nil {
@@ -102,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := []statusapi.Option{
 		statusapi.WithPublicURL(publicURL),
 		statusapi.WithLinkTTL(cfg.linkTTL),
-		statusapi.WithFiles(b.files),
+		statusapi.WithFiles(fm),
 		statusapi.WithLogger(log),
 	}
 	signingKey := []byte(cfg.signingKey)
@@ -226,7 +230,7 @@ func readDataFile(name string) (*dataset, error) {
 func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, func(), error) {
 	if cfg.databaseURL == "" {
 		st := store.NewMemory()
-		return backend{store: st, w: st, keys: auth.NewMemoryKeyStore(st), files: files.NewMemory()}, func() {}, nil
+		return backend{store: st, w: st, d: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)
 	if err != nil {
@@ -239,7 +243,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 	}
 	log.Info("using PostgreSQL", "migrated", true)
 	st := bunstore.New(db)
-	return backend{store: st, w: st, keys: st, files: files.NewMemory()}, func() { db.Close() }, nil
+	d, _ := any(st).(store.Deleter)
+	return backend{store: st, w: st, d: d, keys: st}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica
