@@ -14,8 +14,14 @@ import (
 type backend struct {
 	store store.Store
 	w     store.Writer
-	d     store.Deleter // nil when the store cannot delete
+	d     store.Deleter // nil when the store cannot delete: reloads then fail
 	keys  auth.KeyStore // reads the organizations that w puts
+	// begin, when not nil, starts a transaction on the store: what is
+	// written through the target it returns (keys included) becomes
+	// visible at once, when commit returns nil, or never (rollback).
+	// Without it (in memory) a change is written to the live store, under
+	// the API's guard (see live).
+	begin func(ctx context.Context) (t target, commit func() error, rollback func(), err error)
 }
 
 // target is where a change is written: a store, or a transaction on one,
@@ -168,6 +174,15 @@ func withoutUpdatedAt(v any) any {
 		}
 	}
 	return c.Interface()
+}
+
+// count returns how many items c puts and removes, API keys included.
+func (c change) count() (put, removed int) {
+	for i := range sections {
+		put += len(c.put[i])
+		removed += len(c.remove[i])
+	}
+	return put, removed
 }
 
 // apply writes c through t: first the organizations that go (taking what

@@ -10,7 +10,9 @@
 // (liveness) and GET /readyz (readiness: its store, key store and, when it
 // fails closed, Redis) beside the API, logs each request with log/slog (never a key, nor a
 // download link's signature) and shuts down gracefully on SIGINT or
-// SIGTERM. Run it with -h for every flag; README.md says more.
+// SIGTERM. With -data, SIGHUP makes it read the file again and serve what
+// changed (see reloader). Run it with -h for every flag; README.md says
+// more.
 package main
 
 import (
@@ -24,8 +26,11 @@ import (
 )
 
 func main() {
+	// SIGHUP first: until it is caught, it would end the process.
+	hup := make(chan os.Signal, 1) // one pending reload covers any number of signals
+	signal.Notify(hup, syscall.SIGHUP)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, nil)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, hooks{reload: hup})
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):

@@ -10,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
@@ -44,12 +44,24 @@ type endpoints struct {
 	metrics string // the Prometheus metrics' URL; "" without -metrics-addr
 }
 
+// hooks connect run to what started it: main's signals, or a test's
+// channels. Every field may be nil.
+type hooks struct {
+	// ready is called with the server's endpoints once it accepts
+	// connections.
+	ready func(endpoints)
+	// reload asks for the data file to be read again (main: SIGHUP).
+	reload <-chan os.Signal
+	// reloaded is called once a reload request has been handled, with
+	// its error: nil when the file was applied, or there is none.
+	reloaded func(error)
+}
+
 // run runs the server until ctx is done, then shuts it down gracefully.
-// getenv reads the environment (os.Getenv); ready, when not nil, is called
-// with the server's endpoints once it accepts connections. It returns
-// flag.ErrHelp after -h, errUsage after bad flags, and an error saying what
-// is wrong when the server cannot start.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready func(endpoints)) error {
+// getenv reads the environment (os.Getenv). It returns flag.ErrHelp after
+// -h, errUsage after bad flags, and an error saying what is wrong when the
+// server cannot start.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, h hooks) error {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		return err
@@ -61,12 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if ds, err = readDataFile(cfg.dataFile); err != nil {
 			return err
 		}
-		if len(ds.ignored) > 0 {
-			log.Warn("data file: fields the format does not have were ignored", "fields", ds.ignored)
-		}
-		if ids := ds.fileless(); len(ids) > 0 {
-			log.Warn("data file: deliverables with a fileName but no content have no file to serve; their downloads answer 409", "ids", ids)
-		}
+		warnAbout(log, ds)
 	}
 
 	startCtx, cancel := context.WithTimeout(ctx, startupTimeout)
@@ -85,10 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := load(startCtx, b.target(keys), ds); err != nil {
 		return fmt.Errorf("loading the data: %w", err)
 	}
-	fm := files.NewMemory()
-	for key, content := range ds.content {
-		fm.Put(key, content)
-	}
+	lv := newLive(keys, ds.content)
 	lim, closeLimiter, err := openLimiter(startCtx, cfg, log)
 	if err != nil {
 		return err
@@ -106,7 +110,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := []statusapi.Option{
 		statusapi.WithPublicURL(publicURL),
 		statusapi.WithLinkTTL(cfg.linkTTL),
-		statusapi.WithFiles(fm),
+		statusapi.WithFiles(lv),
 		statusapi.WithLogger(log),
 	}
 	signingKey := []byte(cfg.signingKey)
@@ -119,11 +123,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
-	resolver := auth.NewCache(keys)
-	if err := statusapi.Validate(b.store, resolver, lim, opts...); err != nil {
+	if err := statusapi.Validate(b.store, lv, lim, opts...); err != nil {
 		return apiError(err)
 	}
-	api := statusapi.New(b.store, resolver, lim, opts...)
+	api := lv.guard(statusapi.New(b.store, lv, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with
 	// every other replica of the same Redis.
@@ -132,7 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		readyLim = nil
 	}
 	hc := health{log: log, ready: func(ctx context.Context) error {
-		return statusapi.Ready(ctx, b.store, resolver, readyLim)
+		return statusapi.Ready(ctx, b.store, lv, readyLim)
 	}}
 	var metrics *metricsServer
 	if cfg.metricsAddr != "" {
@@ -159,14 +162,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("serving metrics", "addr", metrics.ln.Addr().String(), "url", metrics.url)
 	}
 
+	// The reloads stop before the backend closes (deferred above).
+	reloads, stopReloads := context.WithCancel(ctx)
+	var reloading sync.WaitGroup
+	defer reloading.Wait()
+	defer stopReloads()
+	rl := &reloader{file: cfg.dataFile, log: log, b: b, live: lv, applied: ds}
+	reloading.Go(func() { rl.loop(reloads, h.reload, h.reloaded) })
+
 	printWelcome(stdout, publicURL, cfg, ds)
 	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)
-	if ready != nil {
+	if h.ready != nil {
 		e := endpoints{api: publicURL}
 		if metrics != nil {
 			e.metrics = metrics.url
 		}
-		ready(e)
+		h.ready(e)
 	}
 
 	select {
@@ -226,7 +237,8 @@ func readDataFile(name string) (*dataset, error) {
 }
 
 // openBackend opens the store and key store: PostgreSQL, migrated, when
-// a database URL is set, else memory. Files are kept in memory either way.
+// a database URL is set, else memory. Files are kept in memory either way
+// (see live).
 func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, func(), error) {
 	if cfg.databaseURL == "" {
 		st := store.NewMemory()

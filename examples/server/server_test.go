@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,19 +28,39 @@ type testServer struct {
 	url            string
 	metricsURL     string // with -metrics-addr
 	stdout, stderr *syncBuffer
+	hup            chan os.Signal // as main's SIGHUP: see reload
+	reloaded       chan error
+}
+
+// reload asks the server to read its data file again, as SIGHUP does, and
+// returns the reload's error once it is done.
+func (s *testServer) reload(t *testing.T) error {
+	t.Helper()
+	s.hup <- syscall.SIGHUP
+	select {
+	case err := <-s.reloaded:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatalf("no reload within a minute\nlog:\n%s", s.stderr)
+		return nil
+	}
 }
 
 // startServer runs the server with args on a free port and stops it when
 // the test ends, failing the test when it does not stop cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) *testServer {
 	t.Helper()
-	s := &testServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	s := &testServer{stdout: &syncBuffer{}, stderr: &syncBuffer{}, hup: make(chan os.Signal, 1), reloaded: make(chan error, 8)}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan endpoints, 1)
 	done := make(chan error, 1)
 	getenv := func(k string) string { return env[k] }
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, func(e endpoints) { ready <- e })
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr, hooks{
+			ready:    func(e endpoints) { ready <- e },
+			reload:   s.hup,
+			reloaded: func(err error) { s.reloaded <- err },
+		})
 	}()
 	select {
 	case e := <-ready:
@@ -65,7 +86,7 @@ func startErr(t *testing.T, args ...string) error {
 	defer cancel()
 	var out syncBuffer
 	err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, &out, &out,
-		func(endpoints) { cancel() }) // started after all: stop it, and report below
+		hooks{ready: func(endpoints) { cancel() }}) // started after all: stop it, and report below
 	if err == nil {
 		t.Fatalf("server started with %q; want it to refuse", args)
 	}
@@ -392,7 +413,7 @@ func TestUncleanPaths(t *testing.T) {
 func TestHelp(t *testing.T) {
 	is := is.New(t)
 	var out syncBuffer
-	err := run(context.Background(), []string{"-h"}, func(string) string { return "" }, &out, &out, nil)
+	err := run(context.Background(), []string{"-h"}, func(string) string { return "" }, &out, &out, hooks{})
 	is.True(errors.Is(err, flag.ErrHelp))
 	is.True(strings.Contains(out.String(), "-database-url")) // the flags are listed
 }

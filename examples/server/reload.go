@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// reloadTimeout bounds one reload: reading the file, checking it and
+// writing the change.
+const reloadTimeout = 2 * time.Minute
+
+// reloader re-reads the data file on request (SIGHUP) and applies to the
+// store what changed since the dataset it last applied: items new in the
+// file are put, changed ones put again (the store gives them a new
+// updatedAt; unchanged ones keep theirs), and items, keys and
+// organizations no longer in it removed, with deletion records. A file
+// that does not load changes nothing. See reload for the steps.
+//
+// It compares the file with the dataset it applied last (at start-up or
+// by a reload), not with what the store holds: on PostgreSQL, items that
+// no file of this run loaded (another writer's, or an earlier run's that
+// its file no longer holds) are left alone.
+type reloader struct {
+	file string // "" with the built-in demo data: nothing to reload
+	log  *slog.Logger
+	b    backend
+	live *live
+	// applied is the dataset the store holds; only the reload loop uses it.
+	applied *dataset
+}
+
+// loop handles the reload requests of reqs, one at a time, until ctx is
+// done, calling done (when not nil) with the outcome of each. Requests
+// that arrive during a reload wait for it: each reload reads the file as
+// it is when it starts, so the last request is always followed by a read
+// of the file written before it.
+func (r *reloader) loop(ctx context.Context, reqs <-chan os.Signal, done func(error)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-reqs:
+		}
+		err := r.reload(ctx)
+		if done != nil {
+			done(err)
+		}
+	}
+}
+
+// reload reads the data file and applies it. It logs what it did, or why
+// it changed nothing, and returns that error.
+func (r *reloader) reload(ctx context.Context) error {
+	if r.file == "" {
+		r.log.Warn("reload: the server serves the built-in demo data, not a data file (-data): nothing to reload")
+		return nil
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, reloadTimeout)
+	defer cancel()
+	c, err := r.apply(ctx)
+	if err != nil {
+		r.log.Error("reload: the data file does not load; the data served is unchanged", "file", r.file, "err", err)
+		return err
+	}
+	put, removed := c.count()
+	r.log.Info("reloaded the data file", "file", r.file, "put", put, "removed", removed,
+		"duration", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+// apply is reload's work. Every check comes before the first write:
+//
+//  1. read and parse the file, with every check of start-up;
+//  2. load it into an empty in-memory store, with every check of the
+//     store and the key store (a key's form, its name's length, ...);
+//  3. compare it with the dataset applied last (diff) and check its keys
+//     against the key store (checkKeys);
+//  4. write the change. On PostgreSQL it is one transaction, committed
+//     under the API's guard; in memory it is written under the guard (see
+//     live), which steps 1 to 3 make sure cannot fail for what the file
+//     holds.
+//
+// Then the new dataset's files and a new resolver cache are swapped in,
+// under the same guard.
+func (r *reloader) apply(ctx context.Context) (change, error) {
+	ds, err := readDataFile(r.file)
+	if err != nil {
+		return change{}, err
+	}
+	if err := dryRun(ctx, ds); err != nil {
+		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+	}
+	warnAbout(r.log, ds)
+	if r.b.d == nil { // bunstore before it could delete
+		return change{}, errors.New("the store cannot delete (store.Deleter): it cannot follow the data file")
+	}
+	c := diff(r.applied, ds)
+	if err := checkKeys(ctx, r.log, r.b.keys, c); err != nil {
+		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+	}
+
+	if r.b.begin != nil {
+		t, commit, rollback, err := r.b.begin(ctx)
+		if err != nil {
+			return change{}, fmt.Errorf("starting a transaction: %w", err)
+		}
+		if err := c.apply(ctx, t); err != nil {
+			rollback()
+			return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+		}
+		r.live.mu.Lock()
+		defer r.live.mu.Unlock()
+		if err := commit(); err != nil {
+			return change{}, fmt.Errorf("committing: %w", err)
+		}
+		r.live.swap(ds.content)
+		r.applied = ds
+		return c, nil
+	}
+
+	r.live.mu.Lock()
+	defer r.live.mu.Unlock()
+	// Once writing has begun it goes to the end: a shutdown meanwhile
+	// waits for it.
+	if err := c.apply(context.WithoutCancel(ctx), r.b.target(r.live.keys)); err != nil {
+		// Steps 1 to 3 are there so that this cannot happen.
+		// A next reload puts again what differs from the dataset applied
+		// before, but cannot know what this one put that the next file
+		// does not hold.
+		r.log.Error("reload: writing the change failed part-way: the data served is partly the new file's; restart the server to serve a file exactly",
+			"file", r.file, "err", err)
+		return change{}, err
+	}
+	r.live.swap(ds.content)
+	r.applied = ds
+	return c, nil
+}
+
+// dryRun loads ds into an empty in-memory store and key store, so that
+// what any store would refuse (an invalid item, a key of a form no key
+// takes) is found before the live store is touched. Its errors name the
+// item as start-up's do.
+func dryRun(ctx context.Context, ds *dataset) error {
+	st := store.NewMemory()
+	ks := auth.NewMemoryKeyStore(st)
+	return load(ctx, target{Writer: st, Deleter: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
+}
+
+// checkKeys checks the keys c puts against the key store ks, before
+// anything is written:
+//
+//   - a key that another organization holds (one that stays) is an error:
+//     a key cannot move to another organization, and the key store would
+//     refuse it halfway through the change;
+//   - a key the store holds revoked (removed from an earlier file, or
+//     revoked in it) that the file lists without revokedAt stays revoked,
+//     and a key already stored keeps the name and expiry it was first
+//     stored with: both are logged as warnings, naming the item by index.
+func checkKeys(ctx context.Context, log *slog.Logger, ks auth.KeyStore, c change) error {
+	for i, s := range sections {
+		if s.name != "apiKeys" {
+			continue
+		}
+		for _, e := range c.put[i] {
+			k := e.item.(apiKey)
+			rec, _, err := ks.LookupKey(ctx, auth.HashKey(k.Key))
+			switch {
+			case errors.Is(err, auth.ErrInvalidKey):
+				continue // a new key
+			case err != nil:
+				return fmt.Errorf("%s: %w", s.itemName(e), err)
+			case rec.OrgID != k.OrgID && !c.goneOrgs[rec.OrgID]:
+				return fmt.Errorf("%s: organization %q holds this key: a key cannot move to another organization; give %q a new one", s.itemName(e), rec.OrgID, k.OrgID)
+			case rec.OrgID != k.OrgID:
+				continue // its organization goes first, and the key with it
+			}
+			if rec.RevokedAt != nil && k.RevokedAt == nil {
+				log.Warn("reload: a key the file lists was revoked (revokedAt, or removed from an earlier file) and stays revoked: give the organization a new key", "item", s.itemName(e))
+			}
+			if rec.Name != strings.TrimSpace(k.Name) || !sameTime(rec.ExpiresAt, k.ExpiresAt) {
+				log.Warn("reload: a stored key keeps the name and expiresAt it was first loaded with; to change them, give the organization a new key", "item", s.itemName(e))
+			}
+		}
+	}
+	return nil
+}
+
+// sameTime reports whether a and b are both nil or the same instant.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+// warnAbout logs what of ds will not be served as the file may mean it.
+func warnAbout(log *slog.Logger, ds *dataset) {
+	if len(ds.ignored) > 0 {
+		log.Warn("data file: fields the format does not have were ignored", "fields", ds.ignored)
+	}
+	if ids := ds.fileless(); len(ids) > 0 {
+		log.Warn("data file: deliverables with a fileName but no content have no file to serve; their downloads answer 409", "ids", ids)
+	}
+}
