@@ -23,7 +23,7 @@ import (
 // mixture: not a project already changed beside an invoice not yet, nor a
 // key already revoked while its organization's items are still the old
 // ones. What a request can see of a reload is a pause: one that arrives
-// while the change is written waits for it (in memory, about a millisecond
+// while the change is written waits for it (in memory, a few milliseconds
 // for a thousand changed items), and the reload waits for the requests
 // already reading, each bounded by the API's timeout. The guard is let go
 // as the response starts, so a slow client's download never holds a
@@ -49,17 +49,22 @@ var (
 // whose files are content's.
 func newLive(keys *auth.Keys, content map[string][]byte) *live {
 	l := &live{keys: keys}
-	l.swap(content)
+	l.swap(filesOf(content))
 	return l
 }
 
-// swap starts a new resolver cache and makes content the files served.
-// The caller holds mu for writing, or is the only one to use l.
-func (l *live) swap(content map[string][]byte) {
+// filesOf returns a files.Memory that holds content.
+func filesOf(content map[string][]byte) *files.Memory {
 	fm := files.NewMemory()
 	for key, b := range content {
 		fm.Put(key, b)
 	}
+	return fm
+}
+
+// swap starts a new resolver cache and makes fm the files served. The
+// caller holds mu for writing, or is the only one to use l.
+func (l *live) swap(fm *files.Memory) {
 	l.files.Store(fm)
 	l.resolver.Store(auth.NewCache(l.keys))
 }

@@ -22,7 +22,7 @@ const reloadTimeout = 2 * time.Minute
 // file are put, changed ones put again (the store gives them a new
 // updatedAt; unchanged ones keep theirs), and items, keys and
 // organizations no longer in it removed, with deletion records. A file
-// that does not load changes nothing. See reload for the steps.
+// that does not load changes nothing. See apply for the steps.
 //
 // It compares the file with the dataset it applied last (at start-up or
 // by a reload), not with what the store holds: on PostgreSQL, items that
@@ -107,6 +107,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 	if err := checkKeys(ctx, r.log, r.b.keys, c); err != nil {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
 	}
+	fm := filesOf(ds.content)
 
 	if r.b.begin != nil {
 		t, commit, rollback, err := r.b.begin(ctx)
@@ -122,7 +123,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		if err := commit(); err != nil {
 			return change{}, fmt.Errorf("committing: %w", err)
 		}
-		r.live.swap(ds.content)
+		r.live.swap(fm)
 		r.applied = ds
 		return c, nil
 	}
@@ -140,7 +141,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 			"file", r.file, "err", err)
 		return change{}, err
 	}
-	r.live.swap(ds.content)
+	r.live.swap(fm)
 	r.applied = ds
 	return c, nil
 }

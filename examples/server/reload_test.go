@@ -334,13 +334,14 @@ func versioned(v int) dataFile {
 }
 
 func TestReloadIsAtomicMemory(t *testing.T) {
-	testReloadIsAtomic(t)
+	testReloadIsAtomic(t, 10)
 }
 
-// testReloadIsAtomic reloads again and again, two signals at a time,
-// while clients read, and checks that every answer is wholly one version
-// of the file, and that the last reload read the last file.
-func testReloadIsAtomic(t *testing.T, args ...string) {
+// testReloadIsAtomic reloads again and again, two signals at a time
+// (rounds times), while clients read, and checks that every answer is
+// wholly one version of the file, and that the last reload read the last
+// file.
+func testReloadIsAtomic(t *testing.T, rounds int, args ...string) {
 	is := is.New(t)
 	name := filepath.Join(t.TempDir(), "data.json")
 	versioned(1).write(t, name)
@@ -364,7 +365,7 @@ func testReloadIsAtomic(t *testing.T, args ...string) {
 			}
 		})
 	}
-	const last = 21
+	last := 2*rounds + 1
 	for v := 2; v <= last; v += 2 {
 		// Two signals in quick succession: the second waits for the
 		// first reload, and the last reload reads the last file.
@@ -426,4 +427,32 @@ func readVersion(s *testServer) error {
 		}
 	}
 	return nil
+}
+
+// TestReloadKeepsKeysRevoked checks that a key removed from the file,
+// then put back, stays revoked, and that a stored key keeps its name and
+// expiry; both are logged as warnings, without the key.
+func TestReloadKeepsKeysRevoked(t *testing.T) {
+	is := is.New(t)
+	name := filepath.Join(t.TempDir(), "data.json")
+	f := beforeReload()
+	f.write(t, name)
+	s := startServer(t, nil, "-data", name)
+
+	f["apiKeys"] = f["apiKeys"][:1] // keyAOld and keyB go
+	f.write(t, name)
+	is.NoErr(s.reload(t))
+	is.Equal(read(t, s, "/v1/projects", keyAOld).status, 401)
+
+	f["apiKeys"] = append(f["apiKeys"], apiKeyItem("org_a", keyAOld))
+	f["apiKeys"][0]["name"] = "renamed"
+	f.write(t, name)
+	logged := len(s.stderr.String())
+	is.NoErr(s.reload(t))
+	is.Equal(read(t, s, "/v1/projects", keyAOld).status, 401) // put back, it stays revoked
+	is.Equal(read(t, s, "/v1/projects", keyA).status, 200)
+	log := s.stderr.String()[logged:]
+	is.True(strings.Contains(log, `stays revoked: give the organization a new key" item=apiKeys[1]`)) // the warning names the item
+	is.True(strings.Contains(log, `keeps the name and expiresAt it was first loaded with`))           // and the key that keeps its name
+	is.True(!strings.Contains(log, "key-reload"))                                                     // never the key
 }
