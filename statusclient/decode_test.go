@@ -22,8 +22,8 @@ var contractBodies = map[string]string{
 		"meta":{"page":2,"per_page":2,"total":7}}`,
 	"/v1/projects/p%2F1": `{"data":{"id":"p/1","name":"Site","status":"on_hold","startedAt":null,"dueAt":null,"updatedAt":"2026-01-01T00:00:00Z"}}`,
 	"/v1/projects/p1/milestones": `{"data":[
-		{"id":"m1","projectId":"p1","name":"Design","status":"completed","dueAt":"2026-02-01T00:00:00Z","completedAt":"2026-01-30T16:00:00Z"},
-		{"id":"m2","projectId":"p1","name":"Build","status":"pending","dueAt":"2026-04-01T00:00:00Z","completedAt":null}],
+		{"id":"m1","projectId":"p1","name":"Design","status":"completed","dueAt":"2026-02-01T00:00:00Z","completedAt":"2026-01-30T16:00:00Z","updatedAt":"2026-01-30T16:00:05Z"},
+		{"id":"m2","projectId":"p1","name":"Build","status":"pending","dueAt":"2026-04-01T00:00:00Z","completedAt":null,"updatedAt":"2026-01-02T00:00:00Z"}],
 		"meta":{"page":1,"per_page":20,"total":2}}`,
 	"/v1/deliverables": `{"data":[
 		{"id":"d1","projectId":"p1","name":"Mockups","status":"approved","fileName":"mockups.pdf","contentType":"application/pdf","sizeBytes":5242880,"createdAt":"2026-01-20T08:00:00Z","updatedAt":"2026-01-21T08:00:00Z"},
@@ -31,8 +31,8 @@ var contractBodies = map[string]string{
 		"meta":{"page":1,"per_page":20,"total":2}}`,
 	"/v1/deliverables/d1/download": `{"data":{"url":"https://portal.example.com/api/v1/files/d1?exp=1&sig=abc","expiresAt":"2026-03-01T09:15:00Z"}}`,
 	"/v1/invoices": `{"data":[
-		{"id":"i1","number":"INV-0001","projectId":"p1","status":"paid","currency":"EUR","total":123456,"amountDue":0,"issuedAt":"2026-01-31T00:00:00Z","dueAt":"2026-02-28T00:00:00Z","paidAt":"2026-02-10T12:00:00Z"},
-		{"id":"i2","number":"INV-0002","projectId":null,"status":"open","currency":"USD","total":50000,"amountDue":50000,"issuedAt":"2026-01-15T00:00:00Z","dueAt":"2026-02-15T00:00:00Z","paidAt":null}],
+		{"id":"i1","number":"INV-0001","projectId":"p1","status":"paid","currency":"EUR","total":123456,"amountDue":0,"issuedAt":"2026-01-31T00:00:00Z","dueAt":"2026-02-28T00:00:00Z","paidAt":"2026-02-10T12:00:00Z","updatedAt":"2026-02-10T12:00:01Z"},
+		{"id":"i2","number":"INV-0002","projectId":null,"status":"open","currency":"USD","total":50000,"amountDue":50000,"issuedAt":"2026-01-15T00:00:00Z","dueAt":"2026-02-15T00:00:00Z","paidAt":null,"updatedAt":"2026-01-15T00:00:00Z"}],
 		"meta":{"page":1,"per_page":20,"total":2}}`,
 }
 
@@ -97,8 +97,8 @@ func TestDecodesEveryField(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(last.URL.RawQuery, "") // zero options leave the server's defaults
 		is.Equal(items, []statusclient.Milestone{
-			{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: ts("2026-02-01T00:00:00Z"), CompletedAt: ptr(ts("2026-01-30T16:00:00Z"))},
-			{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: ts("2026-04-01T00:00:00Z")},
+			{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: ts("2026-02-01T00:00:00Z"), CompletedAt: ptr(ts("2026-01-30T16:00:00Z")), UpdatedAt: ts("2026-01-30T16:00:05Z")},
+			{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: ts("2026-04-01T00:00:00Z"), UpdatedAt: ts("2026-01-02T00:00:00Z")},
 		})
 	})
 
@@ -129,10 +129,54 @@ func TestDecodesEveryField(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(last.URL.Query().Get("projectId"), "p 1&x") // filter values are query-escaped
 		is.Equal(items, []statusclient.Invoice{
-			{ID: "i1", Number: "INV-0001", ProjectID: ptr("p1"), Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, AmountDue: 0, IssuedAt: ts("2026-01-31T00:00:00Z"), DueAt: ts("2026-02-28T00:00:00Z"), PaidAt: ptr(ts("2026-02-10T12:00:00Z"))},
-			{ID: "i2", Number: "INV-0002", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 50000, AmountDue: 50000, IssuedAt: ts("2026-01-15T00:00:00Z"), DueAt: ts("2026-02-15T00:00:00Z")},
+			{ID: "i1", Number: "INV-0001", ProjectID: ptr("p1"), Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, AmountDue: 0, IssuedAt: ts("2026-01-31T00:00:00Z"), DueAt: ts("2026-02-28T00:00:00Z"), PaidAt: ptr(ts("2026-02-10T12:00:00Z")), UpdatedAt: ts("2026-02-10T12:00:01Z")},
+			{ID: "i2", Number: "INV-0002", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 50000, AmountDue: 50000, IssuedAt: ts("2026-01-15T00:00:00Z"), DueAt: ts("2026-02-15T00:00:00Z"), UpdatedAt: ts("2026-01-15T00:00:00Z")},
 		})
 	})
+}
+
+func TestUpdatedSinceIsSentInTheContractsFormat(t *testing.T) {
+	paris := time.FixedZone("Paris", 3600)
+	tests := []struct {
+		name  string
+		since time.Time
+		want  string // the query's updatedSince, "" for absent
+	}{
+		{"zero: no bound", time.Time{}, ""},
+		{"UTC", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), "2026-03-01T09:00:00Z"},
+		{"another zone, in UTC", time.Date(2026, 3, 1, 10, 0, 0, 0, paris), "2026-03-01T09:00:00Z"},
+		{"a fraction, dropped", time.Date(2026, 3, 1, 9, 0, 0, 999_999_999, time.UTC), "2026-03-01T09:00:00Z"},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			c, last := contractServer(t)
+			calls := []func() error{
+				func() error {
+					_, _, err := c.ListProjects(ctx, statusclient.ProjectListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{UpdatedSince: tt.since})
+					return err
+				},
+			}
+			for _, call := range calls {
+				is.NoErr(call())
+				is.Equal(last.URL.Query().Get("updatedSince"), tt.want) // UTC, whole seconds, or absent
+				is.Equal(last.URL.Query().Has("updatedSince"), tt.want != "")
+			}
+		})
+	}
 }
 
 func TestSendsKeyAndUserAgent(t *testing.T) {
