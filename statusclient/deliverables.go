@@ -50,9 +50,10 @@ type DeliverableListOptions struct {
 	IfNoneMatch string
 }
 
-// DownloadLink is a signed URL to a deliverable's file. A plain GET on URL,
-// without the API key, serves the file until ExpiresAt (15 minutes after it
-// was made); after that it answers 403 LINK_EXPIRED.
+// DownloadLink is a signed URL to a file: a deliverable's (see
+// DownloadDeliverable) or a message attachment's (see DownloadAttachment).
+// A plain GET on URL, without the API key, serves the file until ExpiresAt
+// (15 minutes after it was made); after that it answers 403 LINK_EXPIRED.
 type DownloadLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expiresAt"`
