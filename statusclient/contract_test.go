@@ -61,6 +61,7 @@ func TestStatusEnumsAreTheStores(t *testing.T) {
 		{reflect.TypeFor[statusclient.ThreadStatus](), strs(store.ThreadStatuses)},
 		{reflect.TypeFor[statusclient.AuthorSide](), strs(store.AuthorSides)},
 		{reflect.TypeFor[statusclient.AboutType](), strs(aboutKinds())},
+		{reflect.TypeFor[statusclient.DeletionType](), strs(store.Kinds)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client.Name(), func(t *testing.T) {

@@ -38,7 +38,11 @@ var contractBodies = map[string]string{
 		{"id":"t1","projectId":"p1","subject":"Launch date","status":"open","about":{"type":"milestone","id":"m1"},"messageCount":2,"createdAt":"2026-01-06T09:00:00Z","lastMessageAt":"2026-01-07T10:00:00Z","resolvedAt":null,"updatedAt":"2026-01-07T10:00:00Z"},
 		{"id":"t2","projectId":null,"subject":"Billing contact","status":"resolved","about":null,"messageCount":0,"createdAt":"2026-01-02T09:00:00Z","lastMessageAt":null,"resolvedAt":"2026-01-03T09:00:00Z","updatedAt":"2026-01-03T09:00:00Z"}],
 		"meta":{"page":1,"per_page":20,"total":2}}`,
-	"/v1/threads/t%2F1":             `{"data":{"id":"t/1","projectId":null,"subject":"Hello","status":"open","about":{"type":"invoice","id":"i1"},"messageCount":0,"createdAt":"2026-01-06T09:00:00Z","lastMessageAt":null,"resolvedAt":null,"updatedAt":"2026-01-06T09:00:00Z"}}`,
+	"/v1/threads/t%2F1": `{"data":{"id":"t/1","projectId":null,"subject":"Hello","status":"open","about":{"type":"invoice","id":"i1"},"messageCount":0,"createdAt":"2026-01-06T09:00:00Z","lastMessageAt":null,"resolvedAt":null,"updatedAt":"2026-01-06T09:00:00Z"}}`,
+	"/v1/deletions": `{"data":[
+		{"type":"project","id":"p9","deletedAt":"2026-03-01T09:00:00Z"},
+		{"type":"milestone","id":"m9","deletedAt":"2026-03-01T09:00:00Z"}],
+		"meta":{"page":1,"per_page":20,"total":2}}`,
 	"/v1/threads/t1/messages":       threadMessagesBody,
 	"/v1/messages":                  threadMessagesBody,
 	"/v1/attachments/att1/download": `{"data":{"url":"https://portal.example.com/api/v1/attachments/att1/file?exp=1&sig=abc","expiresAt":"2026-03-01T09:15:00Z"}}`,

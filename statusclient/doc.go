@@ -38,6 +38,11 @@
 // refuses it with an *Error of Code CodeInvalidParameter and Param
 // "updatedSince".
 //
+// What disappeared is not in the lists: ListDeletions (and AllDeletions)
+// names it, by type and id, from a time on. A time older than the server
+// keeps (at least 30 days) is an error wrapping ErrResyncRequired: load
+// everything again.
+//
 // # Options
 //
 // New takes Option values, the module's one form of options, set on top of
