@@ -43,6 +43,16 @@
 // keeps (at least 30 days) is an error wrapping ErrResyncRequired: load
 // everything again.
 //
+// Client.Sync does all of this: it keeps a Replica (plain maps by id)
+// equal to what the server shows the key, polling from where it left off:
+//
+//	var r statusclient.Replica
+//	for range time.Tick(time.Minute) {
+//		if _, err := c.Sync(ctx, &r); err != nil {
+//			log.Print(err) // the next Sync goes on from where this one stopped
+//		}
+//	}
+//
 // # Options
 //
 // New takes Option values, the module's one form of options, set on top of
