@@ -193,8 +193,8 @@ func TestRealHandlerFields(t *testing.T) {
 	milestones, _, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
 	is.NoErr(err)
 	is.Equal(milestones, []statusclient.Milestone{
-		{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: due, CompletedAt: &done},
-		{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: due},
+		{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: due, CompletedAt: &done, UpdatedAt: a.now},
+		{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: due, UpdatedAt: a.now},
 	})
 
 	deliverables, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1"})
@@ -207,8 +207,8 @@ func TestRealHandlerFields(t *testing.T) {
 	invoices, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
 	is.NoErr(err)
 	is.Equal(invoices, []statusclient.Invoice{ // issued last, listed first
-		{ID: "i2", Number: "INV-2", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due},
-		{ID: "i1", Number: "INV-1", ProjectID: &pid, Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid},
+		{ID: "i2", Number: "INV-2", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due, UpdatedAt: a.now},
+		{ID: "i1", Number: "INV-1", ProjectID: &pid, Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid, UpdatedAt: a.now},
 	})
 
 	link, _, err := c.DownloadDeliverable(ctx, "d1")

@@ -572,7 +572,10 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention))
+	// Whole seconds: clients give since in the contract's format, and a
+	// store started at 09:00:00.4 knows everything from 09:00:00 (nothing
+	// was deleted in it before it started).
+	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention)).Truncate(time.Second)
 	if q.Since.Before(horizon) {
 		return Page[Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
 			q.Since.UTC().Format(time.RFC3339Nano), ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
