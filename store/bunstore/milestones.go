@@ -73,16 +73,16 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 		return sq
 	}
 	what := fmt.Sprintf("list milestones of project %q", projectID)
-	rows, n, err := selectPage[milestoneRow](ctx, s.db, q.PageRequest, filter, "m.due_at, m.id")
+	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, "m.due_at, m.id")
 	if err != nil {
 		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
 	if len(rows) == 0 {
 		var found bool
 		err := s.db.NewSelect().
-			ColumnExpr("EXISTS (?)", s.db.NewSelect().Model((*projectRow)(nil)).
+			ColumnExpr("EXISTS (?)", s.newSelect((*projectRow)(nil)).
 				ColumnExpr("1").Where("p.org_id = ? AND p.id = ?", orgID, projectID)).
-			ColumnExpr("(?)", filter(s.db.NewSelect().Model((*milestoneRow)(nil)).ColumnExpr("count(*)"))).
+			ColumnExpr("(?)", filter(s.newSelect((*milestoneRow)(nil)).ColumnExpr("count(*)"))).
 			Scan(ctx, &found, &n)
 		if err != nil {
 			return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,21 +29,7 @@ type OpenOption func(*openConfig)
 
 type openConfig struct {
 	statementTimeout time.Duration
-	schema           string
 }
-
-// WithSchema makes every connection use the schema name (its search_path),
-// creating it if need be. Give the store a schema of its own when it shares
-// a database with a portal: its tables have plain names such as projects
-// and organizations. It overrides a search_path in the URL. Open refuses a
-// name that is not a plain lower-case identifier.
-func WithSchema(name string) OpenOption {
-	return func(c *openConfig) { c.schema = name }
-}
-
-// schemaName is what WithSchema accepts: a lower-case SQL identifier that
-// needs no quoting.
-var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // WithStatementTimeout sets the server-side statement_timeout of every
 // connection: PostgreSQL cancels a statement that runs longer, even when
@@ -63,7 +48,8 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // libpq key=value string, sslmode and the other libpq settings honoured)
 // through the pgx driver, checks that it answers, and returns a *bun.DB
 // for New and Migrate. Unknown URL parameters become run-time parameters:
-// "?search_path=tenant_a" selects a schema.
+// "?search_path=tenant_a" selects a schema (for a store without
+// WithSchema, whose tables are then found there).
 //
 // Every connection is set up so that a slow or lost database costs little:
 // a statement_timeout on the server (DefaultStatementTimeout unless set), a
@@ -87,9 +73,6 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 		// database the environment names: refuse instead.
 		return nil, errors.New("bunstore: open: no database URL given (is DATABASE_URL set?)")
 	}
-	if c.schema != "" && !schemaName.MatchString(c.schema) {
-		return nil, fmt.Errorf("bunstore: open: schema %q: want a lower-case identifier such as clientstatus", c.schema)
-	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the URL, password included.
@@ -97,9 +80,6 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	}
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.statementTimeout.Milliseconds(), 10)
-	}
-	if c.schema != "" {
-		cfg.RuntimeParams["search_path"] = c.schema
 	}
 	if _, ok := cfg.RuntimeParams["timezone"]; !ok {
 		cfg.RuntimeParams["timezone"] = "UTC"
@@ -126,13 +106,6 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	if err := sqldb.PingContext(ctx); err != nil {
 		sqldb.Close()
 		return nil, failure(ctx, store.ErrUnavailable, "open", err)
-	}
-	if c.schema != "" {
-		// The name was checked above: it needs no quoting.
-		if _, err := sqldb.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+c.schema); err != nil {
-			sqldb.Close()
-			return nil, failure(ctx, store.ErrUnavailable, "open: create schema "+c.schema, err)
-		}
 	}
 	return bun.NewDB(sqldb, pgdialect.New()), nil
 }

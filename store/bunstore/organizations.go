@@ -31,7 +31,7 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	row := organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
-	_, err := s.db.NewInsert().Model(&row).
+	_, err := s.newInsert(&row).
 		On("CONFLICT (id) DO UPDATE").
 		Where("(o.*) IS DISTINCT FROM (EXCLUDED.*)").
 		Exec(ctx)
@@ -50,7 +50,7 @@ func (s *Store) Organization(ctx context.Context, id string) (store.Organization
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var row organizationRow
-	err := s.db.NewSelect().Model(&row).Where("o.id = ?", id).Scan(ctx)
+	err := s.newSelect(&row).Where("o.id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Organization{}, fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
 	}

@@ -3,12 +3,17 @@
 //
 // A portal brings its own *bun.DB, so the store shares its pool, or opens
 // one with Open; it runs Migrate at start-up, then hands New(db) to the
-// handler as its store.Store and to auth as its auth.KeyStore:
+// handler as its store.Store and to auth as its auth.KeyStore. Its tables
+// go in a schema of their own, named in every query, beside the portal's:
 //
 //	db, err := bunstore.Open(ctx, os.Getenv("DATABASE_URL"))
 //	...
-//	if err := bunstore.Migrate(ctx, db); err != nil { ... }
-//	st := bunstore.New(db)
+//	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema("clientstatus")); err != nil { ... }
+//	st := bunstore.New(db, bunstore.WithSchema("clientstatus"))
+//
+// The portal writes through the same Store, in its own transactions when
+// it likes: st.WithTx(tx).PutProject(ctx, p) commits or rolls back with the
+// portal's other writes in tx.
 //
 // Every query is scoped by organization and uses Bun's placeholders, never
 // text pasted into SQL; every list has an index that starts with the
@@ -28,6 +33,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"reflect"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,7 +48,8 @@ import (
 const DefaultQueryTimeout = 3 * time.Second
 
 // Store is a store.Store, a store.Writer and an auth.KeyStore on
-// PostgreSQL. It is safe for concurrent use, as its *bun.DB is.
+// PostgreSQL. It is safe for concurrent use when its db is (a *bun.DB is;
+// a transaction is not, see WithTx).
 //
 // Ids are unique per organization: two organizations may each have a
 // project "p1", and neither ever sees the other's. Writes insert or
@@ -56,8 +63,9 @@ const DefaultQueryTimeout = 3 * time.Second
 // reached, does not answer in time or cancels the statement; on a deadline
 // they also wrap context.DeadlineExceeded, and on cancellation ctx's error.
 type Store struct {
-	db      *bun.DB
+	db      bun.IDB
 	timeout time.Duration
+	schema  string // of the tables (WithSchema); "" for the search path
 }
 
 var (
@@ -82,19 +90,37 @@ func WithQueryTimeout(d time.Duration) Option {
 	}
 }
 
-// New returns a Store on db, whose schema Migrate has brought up to date.
-// db should use the pgx driver, as Open's does; a db of the caller's should
-// also set a server-side statement_timeout (see Open). New panics when db
-// is nil.
-func New(db *bun.DB, opts ...Option) *Store {
-	if db == nil {
-		panic("bunstore: New needs a *bun.DB")
+// New returns a Store on db, whose tables Migrate has brought up to date
+// (in the schema given by WithSchema, the same for both). db is usually a
+// *bun.DB, the portal's pool or Open's; it may also be a bun.Tx or a
+// bun.Conn, and every method then runs in it (see WithTx). db should use
+// the pgx driver, as Open's does; a db of the caller's should also set a
+// server-side statement_timeout (see Open). New panics when db is nil.
+func New(db bun.IDB, opts ...Option) *Store {
+	if v := reflect.ValueOf(db); db == nil || v.Kind() == reflect.Pointer && v.IsNil() {
+		panic("bunstore: New needs a *bun.DB (or a bun.Tx)")
 	}
 	s := &Store{db: db, timeout: DefaultQueryTimeout}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
+}
+
+// WithTx returns a Store like s (same schema and options) whose methods
+// all run in tx, the caller's transaction on the same database: what they
+// write commits or rolls back with the caller's own writes, and they see
+// what tx wrote before. A write of many items that the store would split
+// runs under a savepoint of tx. Like any statement in a PostgreSQL
+// transaction, one that fails (an item whose project does not exist, a
+// timeout) aborts tx: the caller rolls it back.
+//
+// The Store it returns is for tx's lifetime and, as tx, for one goroutine
+// at a time; s itself is unchanged.
+func (s *Store) WithTx(tx bun.Tx) *Store {
+	c := *s
+	c.db = tx
+	return &c
 }
 
 // query returns ctx bounded by the store's query timeout.
@@ -159,7 +185,7 @@ const (
 func (s *Store) put(ctx context.Context, what, alias string, row any) error {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	_, err := s.db.NewInsert().Model(row).
+	_, err := s.newInsert(row).
 		On("CONFLICT (org_id, id) DO UPDATE").
 		Where("(?.*) IS DISTINCT FROM (EXCLUDED.*)", bun.Ident(alias)).
 		Exec(ctx)
@@ -188,7 +214,7 @@ func (t total) matching() int { return t.Matching }
 func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	rows, n, err := listPage[R](ctx, s.db, r, filter, order)
+	rows, n, err := listPage[R](ctx, s, r, filter, order)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
@@ -241,7 +267,7 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	err := s.db.NewSelect().Model(&row).
+	err := s.newSelect(&row).
 		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -257,24 +283,24 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 // rows that filter matches: in one round trip, or two when the page is past
 // the end. filter applies the WHERE clauses (the organization's first) to a
 // query on R's table; order is the list's ORDER BY.
-func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
-	rows, n, err := selectPage[R](ctx, db, r, filter, order)
+func listPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
+	rows, n, err := selectPage[R](ctx, s, r, filter, order)
 	if err != nil || len(rows) > 0 || r.Page == 1 {
 		return rows, n, err
 	}
-	n64, err := filter(db.NewSelect().Model((*R)(nil))).Count(ctx)
+	n64, err := filter(s.newSelect((*R)(nil))).Count(ctx)
 	return rows, int(n64), err
 }
 
 // selectPage is listPage in one round trip: when the page is empty, the
 // count it returns is 0, whatever the true total.
-func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
+func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
 		return nil, 0, fmt.Errorf("invalid page request %+v", r)
 	}
 	rows := make([]R, 0, min(r.Limit, store.MaxLimit))
-	err := filter(db.NewSelect().Model(&rows)).
+	err := filter(s.newSelect(&rows)).
 		ColumnExpr("?TableAlias.*").
 		ColumnExpr("count(*) OVER () AS matching").
 		OrderExpr(order).
