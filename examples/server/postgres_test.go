@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -19,7 +21,8 @@ import (
 // testdata/contract.json: lists, filters, pages, items, errors, a download
 // and its file. It returns what the client saw, with what differs from one
 // server to the next (request ids, link signatures and expiry, the port)
-// replaced by placeholders.
+// replaced by placeholders (updatedAt too: each store sets it when it
+// writes).
 func walk(t *testing.T, s *testServer) []string {
 	t.Helper()
 	const acme, bloom = "key-acme-1", "key-bloom"
@@ -77,6 +80,8 @@ func walk(t *testing.T, s *testServer) []string {
 var (
 	requestIDs = regexp.MustCompile(`"request_id":"[^"]*"`)
 	expiries   = regexp.MustCompile(`"expiresAt":"[^"]*"`)
+	// Each store sets updatedAt from its own clock, when it writes.
+	updates    = regexp.MustCompile(`"updatedAt":"[^"]*"`)
 	signatures = regexp.MustCompile(`\?[^"]*`)
 )
 
@@ -84,6 +89,7 @@ func normalize(s *testServer, body []byte) string {
 	b := strings.ReplaceAll(string(body), s.url, "{url}")
 	b = requestIDs.ReplaceAllString(b, `"request_id":"…"`)
 	b = expiries.ReplaceAllString(b, `"expiresAt":"…"`)
+	b = updates.ReplaceAllString(b, `"updatedAt":"…"`)
 	return signatures.ReplaceAllString(b, "?…")
 }
 
@@ -135,7 +141,10 @@ func testSchema(t *testing.T, dsn string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	schema := "server_" + strings.ToLower(regexp.MustCompile(`\W`).ReplaceAllString(t.Name(), "_"))
+	// A random suffix: test runs of other checkouts share the database.
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	schema := "server_" + strings.ToLower(regexp.MustCompile(`\W`).ReplaceAllString(t.Name(), "_")) + "_" + hex.EncodeToString(suffix)
 	if _, err := db.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE; CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
 const migrationsTable = "clientstatus_migrations"
 
 // storeTables are the tables Migrate creates.
-var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices"}
+var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon"}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to

@@ -21,6 +21,12 @@ type organizationRow struct {
 	APIEnabled     bool   `bun:"api_enabled,notnull"`
 }
 
+func (row organizationRow) key() [2]string { return [2]string{row.ID} }
+
+func organizationRowOf(o store.Organization) organizationRow {
+	return organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
+}
+
 // PutOrganization inserts or replaces an organization; replacing keeps
 // everything it owns, and its new plan and flags apply to its keys' next
 // lookup.
@@ -28,17 +34,7 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	row := organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
-	_, err := s.newInsert(&row).
-		On("CONFLICT (id) DO UPDATE").
-		Where("(o.*) IS DISTINCT FROM (EXCLUDED.*)").
-		Exec(ctx)
-	if err != nil {
-		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("put organization %q", o.ID), err)
-	}
-	return nil
+	return put(ctx, s, fmt.Sprintf("organization %q", o.ID), []organizationRow{organizationRowOf(o)})
 }
 
 // Organization returns the organization with that id; the error wraps

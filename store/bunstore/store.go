@@ -38,6 +38,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
@@ -56,6 +57,17 @@ const DefaultQueryTimeout = 3 * time.Second
 // replace by (organization, id) and leave a row untouched when nothing in
 // it changes, so loading the same data twice changes nothing. Every time is
 // returned in UTC.
+//
+// Every item's UpdatedAt is the database's: statement_timestamp(), when
+// the statement that changed it began, set by a trigger on insert and on
+// an update that changes another column, and kept by one that changes
+// nothing; the UpdatedAt of an item given to a Put is ignored. The
+// triggers hold for a portal's own SQL on the store's tables too. Every
+// list honours its query's UpdatedSince through an index of its shape
+// ending in (updated_at, id). A change becomes visible when its
+// transaction commits, with the time its statement began: keep the
+// transactions that write short, or a client polling meanwhile may move
+// past their changes.
 //
 // Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
 // in the key methods) for a missing item, and store.ErrUnavailable
@@ -179,23 +191,117 @@ const (
 	uniqueViolation     = "23505"
 )
 
-// put inserts row, or replaces the row with its primary key when anything
-// in it differs; alias is the table's alias in row's model. A reference to
-// a missing organization or project wraps store.ErrNotFound.
-func (s *Store) put(ctx context.Context, what, alias string, row any) error {
+// maxBatch is how many rows one INSERT writes: put splits a longer batch
+// into statements of this many rows, in one transaction.
+const maxBatch = 1000
+
+// keyed is a row of one of the store's tables: key is its primary key, the
+// organization and id.
+type keyed interface{ key() [2]string }
+
+// put inserts rows, or replaces the row with the same key when a column
+// other than updated_at differs, in one statement per maxBatch rows (one
+// transaction, or a savepoint of the Store's, for more). A row that would
+// not change is left as it is, not even rewritten, and so keeps its
+// updated_at, which is the database's (the trigger clientstatus_touch),
+// never the row's. Of rows with the same key the last wins, as if they
+// had been put one by one. The query timeout bounds each statement. A
+// reference to a missing organization or project wraps store.ErrNotFound,
+// and then nothing is written.
+func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
+	rows = lastOfEach(rows)
+	if len(rows) <= maxBatch {
+		return insert(ctx, s, what, rows)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, "put "+what, err)
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
+	in := s.WithTx(tx)
+	for start := 0; start < len(rows); start += maxBatch {
+		if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return failure(ctx, store.ErrUnavailable, "put "+what, err)
+	}
+	return nil
+}
+
+// lastOfEach returns rows without those that a later row of the same key
+// replaces, in their order: PostgreSQL refuses an INSERT ... ON CONFLICT
+// that would update a row twice.
+func lastOfEach[R keyed](rows []R) []R {
+	last := make(map[[2]string]int, len(rows))
+	for i, r := range rows {
+		last[r.key()] = i
+	}
+	if len(last) == len(rows) {
+		return rows
+	}
+	out := make([]R, 0, len(last))
+	for i, r := range rows {
+		if last[r.key()] == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// insert is one statement of put.
+func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
+	if len(rows) == 0 {
+		return nil
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	_, err := s.newInsert(row).
-		On("CONFLICT (org_id, id) DO UPDATE").
-		Where("(?.*) IS DISTINCT FROM (EXCLUDED.*)", bun.Ident(alias)).
+	t := s.tableOf(rows)
+	q := s.newInsert(&rows)
+	if _, ok := t.FieldMap["updated_at"]; ok {
+		q = q.ExcludeColumn("updated_at")
+	}
+	_, err := q.On("CONFLICT ? DO UPDATE", columns(t.PKs, "")).
+		Where("? IS DISTINCT FROM ?", changes(t, string(t.SQLAlias)), changes(t, "EXCLUDED")).
 		Exec(ctx)
-	if isViolation(err, foreignKeyViolation) {
-		return fmt.Errorf("bunstore: %s: its organization or project does not exist (put it first): %w", what, store.ErrNotFound)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
+		return fmt.Errorf("bunstore: put %s: an organization or project it names does not exist (put it first): %s: %w", what, pgErr.Detail, store.ErrNotFound)
 	}
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
 	return nil
+}
+
+// changes is the row of t's columns that a put compares, all but the
+// key and updated_at, qualified by table (an alias, or EXCLUDED).
+func changes(t *schema.Table, table string) bun.Safe {
+	var data []*schema.Field
+	for _, f := range t.DataFields {
+		if f.Name != "updated_at" {
+			data = append(data, f)
+		}
+	}
+	return "ROW" + columns(data, table) // ROW: even of one column
+}
+
+// columns is the parenthesized list of fields' names, each qualified by
+// table unless it is "".
+func columns(fields []*schema.Field, table string) bun.Safe {
+	b := []byte("(")
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if table != "" {
+			b = append(b, table...)
+			b = append(b, '.')
+		}
+		b = append(b, f.SQLName...)
+	}
+	return bun.Safe(append(b, ')'))
 }
 
 // counted is a row of a page query: it carries the count of all the rows
@@ -338,4 +444,22 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// since adds UpdatedSince's filter, when t is not zero, to a list query on
+// the table aliased alias.
+func since(sq *bun.SelectQuery, alias string, t time.Time) *bun.SelectQuery {
+	if t.IsZero() {
+		return sq
+	}
+	return sq.Where("?.updated_at >= ?", bun.Ident(alias), t)
+}
+
+// order is a list's ORDER BY: the contract's for changes (updated_at,
+// then id) when t, its UpdatedSince, is not zero, else the list's own.
+func order(alias string, t time.Time, list string) string {
+	if t.IsZero() {
+		return list
+	}
+	return alias + ".updated_at, " + alias + ".id"
 }
