@@ -7,8 +7,9 @@
 //
 // The conformance suite in store/storetest pins down the behaviour every
 // implementation must share: ordering, paging, filters, totals, scoping,
-// not-found and cancellation. Package store depends on the standard library
-// only.
+// not-found and cancellation, and for a store that implements the optional
+// Deleter and Changes, deletes, cascades, UpdatedAt, UpdatedSince and
+// deletion records. Package store depends on the standard library only.
 package store
 
 import (

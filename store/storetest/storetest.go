@@ -4,14 +4,20 @@
 // collide across organizations), not-found, validation of written items,
 // cancellation and concurrent use.
 //
+// A store that also implements the optional store.Deleter or store.Changes
+// passes their cases too (they are skipped for one that does not): deletes
+// and their cascades, UpdatedAt set by the store, UpdatedSince on every
+// list, and the deletion records.
+//
 // An implementation runs it from its own tests:
 //
 //	func TestConformance(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Subject { return store.NewMemory() })
 //	}
 //
-// The suite uses only the public store.Store and store.Writer interfaces,
-// seeds every subtest through the Writer with times at second precision, and
+// The suite uses only the public store.Store and store.Writer interfaces
+// (and store.Deleter and store.Changes, found by type assertion), seeds
+// every subtest through the Writer with times at second precision, and
 // never assumes an error message.
 package storetest
 
@@ -58,6 +64,16 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"RejectsUnstorableIDs", testUnstorableWrites},
 		{"CancelledContext", testCancelled},
 		{"ConcurrentReadsAndWrites", testConcurrent},
+		{"Delete", testDelete},
+		{"DeleteProject", testDeleteProject},
+		{"DeleteOrganization", testDeleteOrganization},
+		{"DeleteNotFound", testDeleteNotFound},
+		{"DeleteCancelledContext", testDeleteCancelled},
+		{"UpdatedAt", testUpdatedAt},
+		{"UpdatedSince", testUpdatedSince},
+		{"Deletions", testDeletions},
+		{"DeletionsSinceTooOld", testDeletionsSinceTooOld},
+		{"ConcurrentChanges", testConcurrentChanges},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
@@ -70,13 +86,16 @@ var ctx = context.Background()
 var all = store.PageRequest{Page: 1, Limit: store.MaxLimit}
 
 func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
+	from := time.Now()
 	s, f := seeded(t, open)
+	updated := updatedAtCheck(s, from, time.Now())
 	for _, want := range f.projects {
 		t.Run("project "+want.OrgID+"/"+want.ID, func(t *testing.T) {
 			is := is.New(t)
 			got, err := s.GetProject(ctx, want.OrgID, want.ID)
 			is.NoErr(err)
 			same(is, got, want)
+			updated(is, got.UpdatedAt, want.UpdatedAt)
 			page, err := s.ListProjects(ctx, want.OrgID, store.ProjectQuery{PageRequest: all})
 			is.NoErr(err)
 			same(is, find(t, page.Items, want.ID, func(p store.Project) string { return p.ID }), want)
@@ -87,7 +106,9 @@ func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
 			is := is.New(t)
 			page, err := s.ListMilestones(ctx, want.OrgID, want.ProjectID, store.MilestoneQuery{PageRequest: all})
 			is.NoErr(err)
-			same(is, find(t, page.Items, want.ID, func(m store.Milestone) string { return m.ID }), want)
+			got := find(t, page.Items, want.ID, func(m store.Milestone) string { return m.ID })
+			same(is, got, want)
+			updated(is, got.UpdatedAt, want.UpdatedAt)
 		})
 	}
 	for _, want := range f.deliverables {
@@ -96,6 +117,7 @@ func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
 			got, err := s.GetDeliverable(ctx, want.OrgID, want.ID)
 			is.NoErr(err)
 			same(is, got, want)
+			updated(is, got.UpdatedAt, want.UpdatedAt)
 			is.Equal(got.HasFile(), want.FileKey != "") // HasFile follows FileKey
 			page, err := s.ListDeliverables(ctx, want.OrgID, store.DeliverableQuery{PageRequest: all})
 			is.NoErr(err)
@@ -107,7 +129,9 @@ func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
 			is := is.New(t)
 			page, err := s.ListInvoices(ctx, want.OrgID, store.InvoiceQuery{PageRequest: all})
 			is.NoErr(err)
-			same(is, find(t, page.Items, want.ID, func(i store.Invoice) string { return i.ID }), want)
+			got := find(t, page.Items, want.ID, func(i store.Invoice) string { return i.ID })
+			same(is, got, want)
+			updated(is, got.UpdatedAt, want.UpdatedAt)
 		})
 	}
 }
@@ -831,21 +855,27 @@ func want[T any](items []T, org, id string, key func(T) (string, string)) T {
 }
 
 // same checks that got holds want's values, field by field, times compared
-// as instants, and that every time in got is in UTC.
+// as instants, and that every time in got is in UTC. It leaves UpdatedAt
+// out, which a store that tracks changes sets itself: testRoundTrip checks
+// it with updatedAtCheck.
 func same(is *is.I, got, want any) {
 	is.Helper()
 	is.Equal(describe(got), describe(want)) // every field comes back as it was put
 	is.Equal(nonUTC(got), []string{})       // every time comes back in UTC
 }
 
-// describe renders a struct's fields, following pointers and writing times
-// as UTC instants, so that two items compare equal when their values do.
+// describe renders a struct's fields but UpdatedAt, following pointers and
+// writing times as UTC instants, so that two items compare equal when
+// their values do.
 func describe(v any) string {
 	rv := reflect.ValueOf(v)
 	var b strings.Builder
 	b.WriteString(rv.Type().Name() + "{")
 	for k := range rv.NumField() {
 		f := rv.Field(k)
+		if rv.Type().Field(k).Name == "UpdatedAt" {
+			continue
+		}
 		fmt.Fprintf(&b, " %s:", rv.Type().Field(k).Name)
 		if f.Kind() == reflect.Pointer {
 			if f.IsNil() {

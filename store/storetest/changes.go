@@ -1,0 +1,936 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// The cases of the optional interfaces: store.Deleter (deletes and their
+// cascades) and store.Changes (UpdatedAt set by the store, UpdatedSince,
+// deletion records). Each runs for a Subject that implements the
+// interfaces it uses and is skipped for one that does not. They let time
+// pass with short sleeps, never with a store's clock, so that they hold
+// for any store.
+
+// tick is how long the suite sleeps between writes that must be dated
+// apart: far above the microsecond every store keeps, and the resolution
+// of the clocks it may read.
+const tick = 5 * time.Millisecond
+
+// clockSkew is how far apart the clocks of a store (a database server's)
+// and of the test may be.
+const clockSkew = time.Second
+
+// deleter returns s as a store.Deleter, or skips the test.
+func deleter(t *testing.T, s Subject) store.Deleter {
+	t.Helper()
+	d, ok := s.(store.Deleter)
+	if !ok {
+		t.Skip("the store does not implement store.Deleter")
+	}
+	return d
+}
+
+// changes returns s as a store.Changes, or skips the test.
+func changes(t *testing.T, s Subject) store.Changes {
+	t.Helper()
+	c, ok := s.(store.Changes)
+	if !ok {
+		t.Skip("the store does not implement store.Changes")
+	}
+	return c
+}
+
+// updatedAtCheck returns the check of an item's UpdatedAt, which same
+// leaves out. On a store that tracks changes (store.Changes) UpdatedAt is
+// the store's: set while the items were put (from..to), in UTC, whatever
+// the item given held. On any other store it comes back as it was put.
+func updatedAtCheck(s Subject, from, to time.Time) func(is *is.I, got, want time.Time) {
+	if _, ok := s.(store.Changes); ok {
+		return func(is *is.I, got, _ time.Time) {
+			is.Helper()
+			within(is, got, from, to)
+		}
+	}
+	return func(is *is.I, got, want time.Time) {
+		is.Helper()
+		is.True(got.Equal(want)) // UpdatedAt comes back as it was put
+	}
+}
+
+// within checks that a time the store set is in UTC and between from and
+// to, give or take clockSkew: not in the future, and not a time given to
+// a Put.
+func within(is *is.I, at, from, to time.Time) {
+	is.Helper()
+	is.Equal(at.Location(), time.UTC)                // a time the store sets is in UTC
+	is.True(!at.Before(from.Add(-clockSkew)))        // a time the store sets is its own: not before the write
+	is.True(!at.After(to.Add(clockSkew)))            // a time the store sets is not in the future
+	is.True(at.Equal(at.Truncate(time.Microsecond))) // a time the store sets is at microsecond precision at most
+}
+
+// The items of the fixture, by organization and id.
+
+func projectKey(p store.Project) (string, string)         { return p.OrgID, p.ID }
+func milestoneKey(m store.Milestone) (string, string)     { return m.OrgID, m.ID }
+func deliverableKey(d store.Deliverable) (string, string) { return d.OrgID, d.ID }
+func invoiceKey(i store.Invoice) (string, string)         { return i.OrgID, i.ID }
+
+// The items as a store holds them now.
+
+func getProject(t *testing.T, s Subject, org, id string) store.Project {
+	t.Helper()
+	p, err := s.GetProject(ctx, org, id)
+	if err != nil {
+		t.Fatalf("project %s/%s: %v", org, id, err)
+	}
+	return p
+}
+
+func getMilestone(t *testing.T, s Subject, org, project, id string) store.Milestone {
+	t.Helper()
+	page, err := s.ListMilestones(ctx, org, project, store.MilestoneQuery{PageRequest: all})
+	if err != nil {
+		t.Fatalf("milestones of %s/%s: %v", org, project, err)
+	}
+	return find(t, page.Items, id, func(m store.Milestone) string { return m.ID })
+}
+
+func getDeliverable(t *testing.T, s Subject, org, id string) store.Deliverable {
+	t.Helper()
+	d, err := s.GetDeliverable(ctx, org, id)
+	if err != nil {
+		t.Fatalf("deliverable %s/%s: %v", org, id, err)
+	}
+	return d
+}
+
+func getInvoice(t *testing.T, s Subject, org, id string) store.Invoice {
+	t.Helper()
+	page, err := s.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: all})
+	if err != nil {
+		t.Fatalf("invoices of %s: %v", org, err)
+	}
+	return find(t, page.Items, id, func(i store.Invoice) string { return i.ID })
+}
+
+// checkLists checks each list's items, in order, and total.
+func checkLists(t *testing.T, s store.Store, lists []list) {
+	t.Helper()
+	for _, l := range lists {
+		t.Run(l.name, func(t *testing.T) {
+			is := is.New(t)
+			got, total, err := l.fetch(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(got, l.want)        // the items, in order
+			is.Equal(total, len(l.want)) // the total counts them
+		})
+	}
+}
+
+// walk reads a list page by page and checks that the pages hold every item
+// once, in order, with the true total on each, a page past the end
+// included.
+func walk(t *testing.T, s store.Store, l list) {
+	t.Helper()
+	for _, limit := range []int{1, 2, 3, 100} {
+		t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
+			is := is.New(t)
+			walked := []string{}
+			pages := (len(l.want) + limit - 1) / limit
+			for n := 1; n <= pages+1; n++ {
+				got, total, err := l.fetch(ctx, s, store.PageRequest{Page: n, Limit: limit})
+				is.NoErr(err)
+				is.Equal(total, len(l.want)) // total is the same on every page
+				is.True(len(got) <= limit)   // a page holds at most limit items
+				if n < pages {
+					is.Equal(len(got), limit) // only the last page may be short
+				}
+				if n > pages {
+					is.Equal(len(got), 0) // a page past the end is empty
+				}
+				walked = append(walked, got...)
+			}
+			is.Equal(walked, l.want) // the pages hold every item once, in order
+		})
+	}
+}
+
+func testDelete(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	d := deleter(t, s)
+	f := seedData()
+	f.put(t, s)
+	is := is.New(t)
+
+	// org_a's m1, d1 and i1; org_b has items with the same ids.
+	is.NoErr(d.DeleteMilestone(ctx, orgA, "m1"))   // deleting a milestone
+	is.NoErr(d.DeleteDeliverable(ctx, orgA, "d1")) // deleting a deliverable
+	is.NoErr(d.DeleteInvoice(ctx, orgA, "i1"))     // deleting an invoice
+	is.NoErr(d.DeleteInvoice(ctx, orgA, "i5"))     // deleting a retainer invoice
+	is.NoErr(d.DeleteMilestone(ctx, orgB, "mb"))   // deleting org_b's milestone
+
+	_, err := s.GetDeliverable(ctx, orgA, "d1")
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted deliverable is not found
+	checkLists(t, s, []list{
+		{"milestones of org_a p1", milestones(orgA, "p1", store.MilestoneQuery{}), []string{"m2", "m3", "m4"}},
+		{"milestones of org_a p1 pending", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestonePending}), []string{"m4"}},
+		{"deliverables of org_a", deliverables(orgA, store.DeliverableQuery{}), []string{"d4", "d2", "d3", "d5"}},
+		{"deliverables of org_a approved", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverableApproved}), []string{"d5"}},
+		{"invoices of org_a", invoices(orgA, store.InvoiceQuery{}), []string{"i6", "i2", "i3", "i4"}},
+		{"invoices of org_a p1", invoices(orgA, store.InvoiceQuery{ProjectID: "p1"}), []string{"i3"}},
+		{"projects of org_a (none deleted)", projects(orgA, store.ProjectQuery{}), []string{"p4", "p1", "p2", "p5", "p0", "p3"}},
+		{"milestones of org_b p1 (its m1 stays)", milestones(orgB, "p1", store.MilestoneQuery{}), []string{"m1"}},
+		{"milestones of org_b pb", milestones(orgB, "pb", store.MilestoneQuery{}), []string{}},
+		{"deliverables of org_b (its d1 stays)", deliverables(orgB, store.DeliverableQuery{}), []string{"d1"}},
+		{"invoices of org_b (its i1 stays)", invoices(orgB, store.InvoiceQuery{}), []string{"ib", "i1"}},
+	})
+	same(is, getDeliverable(t, s, orgB, "d1"), want(f.deliverables, orgB, "d1", deliverableKey)) // org_b's d1 is untouched
+
+	// A deleted item may be put again.
+	is.NoErr(s.PutMilestone(ctx, want(f.milestones, orgA, "m1", milestoneKey)))       // putting a deleted milestone again
+	is.NoErr(s.PutDeliverable(ctx, want(f.deliverables, orgA, "d1", deliverableKey))) // putting a deleted deliverable again
+	checkLists(t, s, []list{
+		{"milestones of org_a p1, m1 put again", milestones(orgA, "p1", store.MilestoneQuery{}), []string{"m2", "m1", "m3", "m4"}},
+		{"deliverables of org_a, d1 put again", deliverables(orgA, store.DeliverableQuery{}), []string{"d4", "d2", "d1", "d3", "d5"}},
+	})
+	same(is, getDeliverable(t, s, orgA, "d1"), want(f.deliverables, orgA, "d1", deliverableKey)) // a deliverable put again is as put
+}
+
+// testDeleteProject checks the cascade of a project: its milestones and
+// deliverables go with it, the invoices that named it stay without a
+// project (and, on a store that tracks changes, with a new UpdatedAt).
+func testDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	d := deleter(t, s)
+	f := seedData()
+	f.put(t, s)
+	is := is.New(t)
+	i1, i3 := getInvoice(t, s, orgA, "i1"), getInvoice(t, s, orgA, "i3")
+	i4 := getInvoice(t, s, orgA, "i4")
+	time.Sleep(tick)
+
+	from := time.Now()
+	is.NoErr(d.DeleteProject(ctx, orgA, "p1")) // deleting a project
+	to := time.Now()
+
+	_, err := s.GetProject(ctx, orgA, "p1")
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted project is not found
+	_, err = s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // the milestones of a deleted project are not found
+	for _, id := range []string{"d1", "d2", "d4"} {
+		_, err := s.GetDeliverable(ctx, orgA, id)
+		is.True(errors.Is(err, store.ErrNotFound)) // the deliverables of a deleted project go with it
+	}
+	checkLists(t, s, []list{
+		{"projects of org_a", projects(orgA, store.ProjectQuery{}), []string{"p4", "p2", "p5", "p0", "p3"}},
+		{"projects of org_a in_progress", projects(orgA, store.ProjectQuery{Status: store.ProjectInProgress}), []string{}},
+		{"milestones of org_a p2 (untouched)", milestones(orgA, "p2", store.MilestoneQuery{}), []string{"m5"}},
+		{"deliverables of org_a", deliverables(orgA, store.DeliverableQuery{}), []string{"d3", "d5"}},
+		{"deliverables of p1", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1"}), []string{}},
+		{"invoices of org_a (all stay)", invoices(orgA, store.InvoiceQuery{}), []string{"i6", "i2", "i3", "i1", "i4", "i5"}},
+		{"invoices of p1", invoices(orgA, store.InvoiceQuery{ProjectID: "p1"}), []string{}},
+		{"invoices of p2 (untouched)", invoices(orgA, store.InvoiceQuery{ProjectID: "p2"}), []string{"i6", "i4"}},
+		{"projects of org_b (its p1 stays)", projects(orgB, store.ProjectQuery{}), []string{"p1", "pb"}},
+		{"milestones of org_b p1", milestones(orgB, "p1", store.MilestoneQuery{}), []string{"m1"}},
+		{"deliverables of org_b", deliverables(orgB, store.DeliverableQuery{}), []string{"d1"}},
+		{"invoices of org_b p1", invoices(orgB, store.InvoiceQuery{ProjectID: "p1"}), []string{"i1"}},
+	})
+
+	// The invoices that named it stay, without a project.
+	for _, before := range []store.Invoice{i1, i3} {
+		got := getInvoice(t, s, orgA, before.ID)
+		wantI := want(f.invoices, orgA, before.ID, invoiceKey)
+		wantI.ProjectID = nil
+		same(is, got, wantI) // an invoice of a deleted project stays, with a nil ProjectID
+		if _, ok := s.(store.Changes); ok {
+			is.True(got.UpdatedAt.After(before.UpdatedAt)) // taking the project from an invoice is a change
+			within(is, got.UpdatedAt, from, to)
+		}
+	}
+	if _, ok := s.(store.Changes); ok {
+		is.True(getInvoice(t, s, orgA, "i4").UpdatedAt.Equal(i4.UpdatedAt)) // an invoice of another project keeps its UpdatedAt
+	}
+
+	// A project put again with the same id is a new project: nothing of
+	// the old one comes back.
+	is.NoErr(s.PutProject(ctx, want(f.projects, orgA, "p1", projectKey))) // putting a deleted project again
+	checkLists(t, s, []list{
+		{"milestones of p1 put again", milestones(orgA, "p1", store.MilestoneQuery{}), []string{}},
+		{"deliverables of p1 put again", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1"}), []string{}},
+		{"invoices of p1 put again", invoices(orgA, store.InvoiceQuery{ProjectID: "p1"}), []string{}},
+	})
+	is.NoErr(s.PutMilestone(ctx, want(f.milestones, orgA, "m4", milestoneKey))) // a project put again takes new milestones
+}
+
+func testDeleteOrganization(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	d := deleter(t, s)
+	f := seedData()
+	f.put(t, s)
+	is := is.New(t)
+
+	is.NoErr(d.DeleteOrganization(ctx, orgA)) // deleting an organization
+	gone := []list{
+		{"projects of a deleted organization", projects(orgA, store.ProjectQuery{}), []string{}},
+		{"deliverables of a deleted organization", deliverables(orgA, store.DeliverableQuery{}), []string{}},
+		{"invoices of a deleted organization", invoices(orgA, store.InvoiceQuery{}), []string{}},
+	}
+	checkLists(t, s, gone)
+	_, err := s.GetProject(ctx, orgA, "p1")
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization's projects are not found
+	_, err = s.GetDeliverable(ctx, orgA, "d1")
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization's deliverables are not found
+	_, err = s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization's milestones are not found
+	if orgs, ok := s.(store.Organizations); ok {
+		_, err := orgs.Organization(ctx, orgA)
+		is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization is not found
+	}
+	err = s.PutProject(ctx, want(f.projects, orgA, "p3", projectKey))
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization takes no items
+	err = d.DeleteOrganization(ctx, orgA)
+	is.True(errors.Is(err, store.ErrNotFound)) // an organization is deleted once
+
+	// The other organization is untouched.
+	for _, l := range orderLists {
+		if strings.Contains(l.name, orgB) {
+			checkLists(t, s, []list{l})
+		}
+	}
+
+	// An organization put again with the same id is a new one: nothing of
+	// the old one comes back.
+	is.NoErr(s.PutOrganization(ctx, f.orgs[0])) // putting a deleted organization again
+	checkLists(t, s, gone)
+	_, err = s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // nothing of a deleted organization comes back
+}
+
+// testDeleteNotFound deletes what an organization does not have: unknown
+// ids, ids of another kind, and the other organization's items.
+func testDeleteNotFound(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	d := deleter(t, s)
+	seedData().put(t, s)
+
+	tests := []struct {
+		name string
+		del  func() error
+	}{
+		{"unknown organization", func() error { return d.DeleteOrganization(ctx, "org_unknown") }},
+		{"organization without id", func() error { return d.DeleteOrganization(ctx, "") }},
+		{"unknown project", func() error { return d.DeleteProject(ctx, orgA, "nope") }},
+		{"project of an unknown organization", func() error { return d.DeleteProject(ctx, "org_unknown", "p1") }},
+		{"project of the other organization", func() error { return d.DeleteProject(ctx, orgB, "p2") }},
+		{"project by a milestone's id", func() error { return d.DeleteProject(ctx, orgA, "m1") }},
+		{"unknown milestone", func() error { return d.DeleteMilestone(ctx, orgA, "nope") }},
+		{"milestone of the other organization", func() error { return d.DeleteMilestone(ctx, orgB, "m2") }},
+		{"milestone by its project's id", func() error { return d.DeleteMilestone(ctx, orgA, "p1") }},
+		{"unknown deliverable", func() error { return d.DeleteDeliverable(ctx, orgA, "nope") }},
+		{"deliverable of the other organization", func() error { return d.DeleteDeliverable(ctx, orgB, "d4") }},
+		{"deliverable of an unknown organization", func() error { return d.DeleteDeliverable(ctx, "org_unknown", "d1") }},
+		{"unknown invoice", func() error { return d.DeleteInvoice(ctx, orgA, "nope") }},
+		{"invoice of the other organization", func() error { return d.DeleteInvoice(ctx, orgA, "ib") }},
+		{"invoice by a deliverable's id", func() error { return d.DeleteInvoice(ctx, orgA, "d1") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			is.True(errors.Is(tt.del(), store.ErrNotFound)) // deleting what the organization does not have wraps store.ErrNotFound
+		})
+	}
+	checkLists(t, s, orderLists) // deleting nothing changes nothing
+
+	is := is.New(t)
+	is.NoErr(d.DeleteInvoice(ctx, orgA, "i4"))
+	is.True(errors.Is(d.DeleteInvoice(ctx, orgA, "i4"), store.ErrNotFound)) // an item is deleted once
+	is.NoErr(d.DeleteProject(ctx, orgA, "p2"))
+	is.True(errors.Is(d.DeleteMilestone(ctx, orgA, "m5"), store.ErrNotFound))   // a milestone deleted with its project is gone
+	is.True(errors.Is(d.DeleteDeliverable(ctx, orgA, "d3"), store.ErrNotFound)) // a deliverable deleted with its project is gone
+}
+
+func testDeleteCancelled(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	d := deleter(t, s)
+	seedData().put(t, s)
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	calls := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"DeleteOrganization", func(ctx context.Context) error { return d.DeleteOrganization(ctx, orgA) }},
+		{"DeleteProject", func(ctx context.Context) error { return d.DeleteProject(ctx, orgA, "p1") }},
+		{"DeleteMilestone", func(ctx context.Context) error { return d.DeleteMilestone(ctx, orgA, "m1") }},
+		{"DeleteDeliverable", func(ctx context.Context) error { return d.DeleteDeliverable(ctx, orgA, "d1") }},
+		{"DeleteInvoice", func(ctx context.Context) error { return d.DeleteInvoice(ctx, orgA, "i1") }},
+	}
+	if c, ok := s.(store.Changes); ok {
+		calls = append(calls, struct {
+			name string
+			call func(ctx context.Context) error
+		}{"ListDeletions", func(ctx context.Context) error {
+			_, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: time.Now()})
+			return err
+		}})
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			is.True(errors.Is(c.call(cctx), context.Canceled)) // a cancelled context's error is returned, wrapped
+		})
+	}
+	checkLists(t, s, orderLists) // a cancelled delete deletes nothing
+}
+
+// testUpdatedAt checks that UpdatedAt is the store's: kept by a put that
+// changes nothing, moved forward by one that changes anything a client
+// sees, never taken from the item given.
+func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	changes(t, s)
+	f := seedData()
+	f.put(t, s)
+	time.Sleep(tick)
+
+	// Putting every item again, as it was, with another UpdatedAt and
+	// its times in another zone, changes nothing.
+	before := map[string]time.Time{}
+	for _, p := range f.projects {
+		before["project "+p.OrgID+"/"+p.ID] = getProject(t, s, p.OrgID, p.ID).UpdatedAt
+		p.UpdatedAt = day(99, 0)
+		p.StartedAt, p.DueAt = utc(p.StartedAt), utc(p.DueAt)
+		if err := s.PutProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range f.milestones {
+		before["milestone "+m.OrgID+"/"+m.ID] = getMilestone(t, s, m.OrgID, m.ProjectID, m.ID).UpdatedAt
+		m.UpdatedAt = day(-99, 0)
+		m.DueAt, m.CompletedAt = m.DueAt.UTC(), utc(m.CompletedAt)
+		if err := s.PutMilestone(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range f.deliverables {
+		before["deliverable "+d.OrgID+"/"+d.ID] = getDeliverable(t, s, d.OrgID, d.ID).UpdatedAt
+		d.UpdatedAt = time.Now().Add(time.Hour)
+		d.CreatedAt = d.CreatedAt.UTC()
+		if err := s.PutDeliverable(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, i := range f.invoices {
+		before["invoice "+i.OrgID+"/"+i.ID] = getInvoice(t, s, i.OrgID, i.ID).UpdatedAt
+		i.UpdatedAt = day(99, 0)
+		i.IssuedAt, i.PaidAt = i.IssuedAt.UTC(), utc(i.PaidAt)
+		if err := s.PutInvoice(ctx, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := map[string]time.Time{}
+	for _, p := range f.projects {
+		after["project "+p.OrgID+"/"+p.ID] = getProject(t, s, p.OrgID, p.ID).UpdatedAt
+	}
+	for _, m := range f.milestones {
+		after["milestone "+m.OrgID+"/"+m.ID] = getMilestone(t, s, m.OrgID, m.ProjectID, m.ID).UpdatedAt
+	}
+	for _, d := range f.deliverables {
+		after["deliverable "+d.OrgID+"/"+d.ID] = getDeliverable(t, s, d.OrgID, d.ID).UpdatedAt
+	}
+	for _, i := range f.invoices {
+		after["invoice "+i.OrgID+"/"+i.ID] = getInvoice(t, s, i.OrgID, i.ID).UpdatedAt
+	}
+	for item, at := range before {
+		t.Run("unchanged "+item, func(t *testing.T) {
+			is := is.New(t)
+			is.True(after[item].Equal(at)) // a put that changes nothing keeps UpdatedAt
+		})
+	}
+
+	// Each change, however small, moves UpdatedAt forward, to the time of
+	// the put.
+	p1 := want(f.projects, orgA, "p1", projectKey)
+	p3 := want(f.projects, orgA, "p3", projectKey)
+	m2 := want(f.milestones, orgA, "m2", milestoneKey)
+	d1 := want(f.deliverables, orgA, "d1", deliverableKey)
+	d5 := want(f.deliverables, orgA, "d5", deliverableKey)
+	i1 := want(f.invoices, orgA, "i1", invoiceKey)
+	i5 := want(f.invoices, orgA, "i5", invoiceKey)
+	projectAt := func(id string) func() time.Time {
+		return func() time.Time { return getProject(t, s, orgA, id).UpdatedAt }
+	}
+	milestoneAt := func(id string) func() time.Time {
+		return func() time.Time { return getMilestone(t, s, orgA, "p1", id).UpdatedAt }
+	}
+	deliverableAt := func(id string) func() time.Time {
+		return func() time.Time { return getDeliverable(t, s, orgA, id).UpdatedAt }
+	}
+	invoiceAt := func(id string) func() time.Time {
+		return func() time.Time { return getInvoice(t, s, orgA, id).UpdatedAt }
+	}
+	tests := []struct {
+		name string
+		put  func() error
+		at   func() time.Time
+	}{
+		{"project name", func() error { p1.Name += " (new)"; return s.PutProject(ctx, p1) }, projectAt("p1")},
+		{"project status", func() error { p1.Status = store.ProjectOnHold; return s.PutProject(ctx, p1) }, projectAt("p1")},
+		{"project due date cleared", func() error { p1.DueAt = nil; return s.PutProject(ctx, p1) }, projectAt("p1")},
+		{"project started, with an old UpdatedAt given", func() error {
+			p3.StartedAt, p3.UpdatedAt = ptr(day(70, 9)), day(-10, 0)
+			return s.PutProject(ctx, p3)
+		}, projectAt("p3")},
+		{"project start by a second", func() error { *p3.StartedAt = p3.StartedAt.Add(time.Second); return s.PutProject(ctx, p3) }, projectAt("p3")},
+		{"milestone completed", func() error {
+			m2.CompletedAt = ptr(day(15, 9))
+			return s.PutMilestone(ctx, m2)
+		}, milestoneAt("m2")},
+		{"milestone moved", func() error { m2.DueAt = m2.DueAt.Add(time.Hour); return s.PutMilestone(ctx, m2) }, milestoneAt("m2")},
+		{"deliverable file key only", func() error { d1.FileKey += ".v2"; return s.PutDeliverable(ctx, d1) }, deliverableAt("d1")},
+		{"deliverable file withdrawn", func() error {
+			d5.FileName, d5.ContentType, d5.SizeBytes, d5.FileKey = nil, nil, nil, ""
+			return s.PutDeliverable(ctx, d5)
+		}, deliverableAt("d5")},
+		{"deliverable size from 0 to 1", func() error {
+			d1.SizeBytes = ptr(int64(1))
+			return s.PutDeliverable(ctx, d1)
+		}, deliverableAt("d1")},
+		{"invoice amount due", func() error { i1.AmountDue++; return s.PutInvoice(ctx, i1) }, invoiceAt("i1")},
+		{"invoice project taken", func() error { i1.ProjectID = nil; return s.PutInvoice(ctx, i1) }, invoiceAt("i1")},
+		{"invoice project given", func() error { i5.ProjectID = ptr("p2"); return s.PutInvoice(ctx, i5) }, invoiceAt("i5")},
+		{"invoice paid, with a future UpdatedAt given", func() error {
+			i5.PaidAt, i5.UpdatedAt = ptr(day(2, 0)), time.Now().Add(24*time.Hour)
+			return s.PutInvoice(ctx, i5)
+		}, invoiceAt("i5")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			old := tt.at()
+			time.Sleep(tick)
+			from := time.Now()
+			is.NoErr(tt.put())
+			to := time.Now()
+			now := tt.at()
+			is.True(now.After(old)) // a change moves UpdatedAt forward
+			within(is, now, from, to)
+		})
+	}
+
+	// A new item gets the time of its put, whatever it held.
+	is := is.New(t)
+	from := time.Now()
+	is.NoErr(s.PutProject(ctx, store.Project{ID: "p9", OrgID: orgA, Name: "New", Status: store.ProjectPlanned, UpdatedAt: day(1, 0)}))
+	is.NoErr(s.PutMilestone(ctx, store.Milestone{ID: "m9", OrgID: orgA, ProjectID: "p1", Name: "New", Status: store.MilestonePending, DueAt: day(1, 0),
+		UpdatedAt: time.Now().Add(time.Hour)}))
+	to := time.Now()
+	within(is, getProject(t, s, orgA, "p9").UpdatedAt, from, to)
+	within(is, getMilestone(t, s, orgA, "p1", "m9").UpdatedAt, from, to)
+}
+
+// utc returns *t in UTC, nil for nil.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return ptr(t.UTC())
+}
+
+// testUpdatedSince changes items one by one, time apart, and reads every
+// list since the first change: with each filter, page by page, and at
+// its bounds.
+func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
+	from := time.Now()
+	s := open(t)
+	changes(t, s)
+	f := seedData()
+	f.put(t, s)
+
+	// The order in which items change, kinds interleaved; statuses and
+	// projects stay as seeded.
+	p := func(org, id string) store.Project { return want(f.projects, org, id, projectKey) }
+	m := func(id string) store.Milestone { return want(f.milestones, orgA, id, milestoneKey) }
+	d := func(id string) store.Deliverable { return want(f.deliverables, orgA, id, deliverableKey) }
+	i := func(org, id string) store.Invoice { return want(f.invoices, org, id, invoiceKey) }
+	touched := []any{
+		p(orgA, "p3"), m("m4"), i(orgA, "i5"), d("d5"),
+		p(orgA, "p1"), m("m2"), i(orgA, "i1"), d("d1"),
+		p(orgB, "p1"), i(orgB, "ib"),
+		p(orgA, "p5"), m("m5"), i(orgA, "i6"), d("d3"), i(orgA, "i2"),
+	}
+	var since, last time.Time // of the first and the last change of org_a
+	for n, item := range touched {
+		time.Sleep(tick)
+		var err error
+		var at func() time.Time
+		switch v := item.(type) {
+		case store.Project:
+			v.Name += " (changed)"
+			err = s.PutProject(ctx, v)
+			at = func() time.Time { return getProject(t, s, v.OrgID, v.ID).UpdatedAt }
+		case store.Milestone:
+			v.Name += " (changed)"
+			err = s.PutMilestone(ctx, v)
+			at = func() time.Time { return getMilestone(t, s, v.OrgID, v.ProjectID, v.ID).UpdatedAt }
+		case store.Deliverable:
+			v.Name += " (changed)"
+			err = s.PutDeliverable(ctx, v)
+			at = func() time.Time { return getDeliverable(t, s, v.OrgID, v.ID).UpdatedAt }
+		case store.Invoice:
+			v.Number += "-2"
+			err = s.PutInvoice(ctx, v)
+			at = func() time.Time { return getInvoice(t, s, v.OrgID, v.ID).UpdatedAt }
+		}
+		if err != nil {
+			t.Fatalf("changing item %d: %v", n, err)
+		}
+		if n == 0 {
+			since = at()
+		}
+		last = at()
+	}
+	after := last.Add(time.Microsecond)
+	since1 := getProject(t, s, orgA, "p1").UpdatedAt
+
+	lists := []list{
+		{"projects", projects(orgA, store.ProjectQuery{UpdatedSince: since}), []string{"p3", "p1", "p5"}},
+		{"projects planned", projects(orgA, store.ProjectQuery{UpdatedSince: since, Status: store.ProjectPlanned}), []string{"p3"}},
+		{"projects in_progress", projects(orgA, store.ProjectQuery{UpdatedSince: since, Status: store.ProjectInProgress}), []string{"p1"}},
+		{"projects on_hold (none changed)", projects(orgA, store.ProjectQuery{UpdatedSince: since, Status: store.ProjectOnHold}), []string{}},
+		{"projects since p1's change (inclusive)", projects(orgA, store.ProjectQuery{UpdatedSince: since1}), []string{"p1", "p5"}},
+		{"projects just after p1's change", projects(orgA, store.ProjectQuery{UpdatedSince: since1.Add(time.Microsecond)}), []string{"p5"}},
+		{"projects after the last change", projects(orgA, store.ProjectQuery{UpdatedSince: after}), []string{}},
+		{"projects of org_b", projects(orgB, store.ProjectQuery{UpdatedSince: since}), []string{"p1"}},
+		{"projects of an unknown organization", projects("org_unknown", store.ProjectQuery{UpdatedSince: since}), []string{}},
+
+		{"milestones of p1", milestones(orgA, "p1", store.MilestoneQuery{UpdatedSince: since}), []string{"m4", "m2"}},
+		{"milestones of p1 completed", milestones(orgA, "p1", store.MilestoneQuery{UpdatedSince: since, Status: store.MilestoneCompleted}), []string{"m2"}},
+		{"milestones of p1 in_progress (none changed)", milestones(orgA, "p1", store.MilestoneQuery{UpdatedSince: since, Status: store.MilestoneInProgress}), []string{}},
+		{"milestones of p2", milestones(orgA, "p2", store.MilestoneQuery{UpdatedSince: since}), []string{"m5"}},
+		{"milestones of p3 (none)", milestones(orgA, "p3", store.MilestoneQuery{UpdatedSince: since}), []string{}},
+		{"milestones of p1 since p1's change", milestones(orgA, "p1", store.MilestoneQuery{UpdatedSince: since1}), []string{"m2"}},
+		{"milestones of p1 after the last change", milestones(orgA, "p1", store.MilestoneQuery{UpdatedSince: after}), []string{}},
+		{"milestones of org_b p1 (none changed)", milestones(orgB, "p1", store.MilestoneQuery{UpdatedSince: since}), []string{}},
+
+		{"deliverables", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since}), []string{"d5", "d1", "d3"}},
+		{"deliverables approved", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since, Status: store.DeliverableApproved}), []string{"d5", "d1"}},
+		{"deliverables of p1", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"d1"}},
+		{"deliverables of p1 approved", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since, ProjectID: "p1", Status: store.DeliverableApproved}), []string{"d1"}},
+		{"deliverables of p1 rejected (none changed)", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since, ProjectID: "p1", Status: store.DeliverableRejected}), []string{}},
+		{"deliverables of an unknown project", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since, ProjectID: "nope"}), []string{}},
+		{"deliverables since p1's change", deliverables(orgA, store.DeliverableQuery{UpdatedSince: since1}), []string{"d1", "d3"}},
+		{"deliverables after the last change", deliverables(orgA, store.DeliverableQuery{UpdatedSince: after}), []string{}},
+		{"deliverables of org_b (none changed)", deliverables(orgB, store.DeliverableQuery{UpdatedSince: since}), []string{}},
+
+		{"invoices", invoices(orgA, store.InvoiceQuery{UpdatedSince: since}), []string{"i5", "i1", "i6", "i2"}},
+		{"invoices paid", invoices(orgA, store.InvoiceQuery{UpdatedSince: since, Status: store.InvoicePaid}), []string{"i1", "i6"}},
+		{"invoices of p2", invoices(orgA, store.InvoiceQuery{UpdatedSince: since, ProjectID: "p2"}), []string{"i6"}},
+		{"invoices of p2 paid", invoices(orgA, store.InvoiceQuery{UpdatedSince: since, ProjectID: "p2", Status: store.InvoicePaid}), []string{"i6"}},
+		{"invoices of p1 open (none changed)", invoices(orgA, store.InvoiceQuery{UpdatedSince: since, ProjectID: "p1", Status: store.InvoiceOpen}), []string{}},
+		{"invoices of an unknown project", invoices(orgA, store.InvoiceQuery{UpdatedSince: since, ProjectID: "nope"}), []string{}},
+		{"invoices since p1's change", invoices(orgA, store.InvoiceQuery{UpdatedSince: since1}), []string{"i1", "i6", "i2"}},
+		{"invoices after the last change", invoices(orgA, store.InvoiceQuery{UpdatedSince: after}), []string{}},
+		{"invoices of org_b", invoices(orgB, store.InvoiceQuery{UpdatedSince: since}), []string{"ib"}},
+	}
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+
+	// Since before everything: every item, in order of change, ties (the
+	// seeding may date several items alike) broken by id.
+	early := from.Add(-clockSkew)
+	t.Run("since before everything", func(t *testing.T) {
+		is := is.New(t)
+		ps, err := s.ListProjects(ctx, orgA, store.ProjectQuery{PageRequest: all, UpdatedSince: early})
+		is.NoErr(err)
+		is.NoErr(inChangeOrder(ps.Items, func(p store.Project) (time.Time, string) { return p.UpdatedAt, p.ID }))
+		is.Equal(ps.Total, 6)                                                                                 // every project of org_a
+		is.Equal(ids(ps.Items, func(p store.Project) string { return p.ID })[3:], []string{"p3", "p1", "p5"}) // the changed projects come last
+		ms, err := s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all, UpdatedSince: early})
+		is.NoErr(err)
+		is.NoErr(inChangeOrder(ms.Items, func(m store.Milestone) (time.Time, string) { return m.UpdatedAt, m.ID }))
+		is.Equal(ms.Total, 4) // every milestone of p1
+		ds, err := s.ListDeliverables(ctx, orgA, store.DeliverableQuery{PageRequest: all, UpdatedSince: early})
+		is.NoErr(err)
+		is.NoErr(inChangeOrder(ds.Items, func(d store.Deliverable) (time.Time, string) { return d.UpdatedAt, d.ID }))
+		is.Equal(ds.Total, 5)                                                                                     // every deliverable of org_a
+		is.Equal(ids(ds.Items, func(d store.Deliverable) string { return d.ID })[2:], []string{"d5", "d1", "d3"}) // the changed deliverables come last
+		inv, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: all, UpdatedSince: early})
+		is.NoErr(err)
+		is.NoErr(inChangeOrder(inv.Items, func(i store.Invoice) (time.Time, string) { return i.UpdatedAt, i.ID }))
+		is.Equal(inv.Total, 6) // every invoice of org_a
+	})
+
+	// A put that changes nothing leaves an item where it is; a change
+	// moves it to the end.
+	is := is.New(t)
+	p3 := p(orgA, "p3")
+	p3.Name += " (changed)"
+	is.NoErr(s.PutProject(ctx, p3)) // the same change again
+	checkLists(t, s, lists[:1])
+	time.Sleep(tick)
+	p3.Name += " (again)"
+	is.NoErr(s.PutProject(ctx, p3)) // a new change
+	checkLists(t, s, []list{{"projects, p3 changed again", projects(orgA, store.ProjectQuery{UpdatedSince: since}), []string{"p1", "p5", "p3"}}})
+}
+
+// inChangeOrder reports items out of the order of an UpdatedSince list:
+// UpdatedAt ascending, then id.
+func inChangeOrder[T any](items []T, key func(T) (time.Time, string)) error {
+	for k := 1; k < len(items); k++ {
+		at1, id1 := key(items[k-1])
+		at2, id2 := key(items[k])
+		if at1.After(at2) || at1.Equal(at2) && id1 >= id2 {
+			return fmt.Errorf("%s (updated %s) listed before %s (updated %s)", id1, at1, id2, at2)
+		}
+	}
+	return nil
+}
+
+// deletions reads a page of deletion records as "kind id" strings.
+func deletions(c store.Changes, org string, q store.DeletionQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		p, err := c.ListDeletions(ctx, org, q)
+		return ids(p.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID }), p.Total, err
+	}
+}
+
+// testDeletions deletes items one by one, time apart, and reads the
+// deletion records: order, kind filter, paging, bounds, scoping, and
+// records dropped when an item is put again.
+func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	c := changes(t, s)
+	d := deleter(t, s)
+	f := seedData()
+	f.put(t, s)
+	is := is.New(t)
+
+	// Ids whose order is not their kinds': the records of a cascade are
+	// ordered by kind first.
+	is.NoErr(s.PutMilestone(ctx, store.Milestone{ID: "a-milestone", OrgID: orgA, ProjectID: "p1", Name: "First by id",
+		Status: store.MilestonePending, DueAt: day(3, 0)}))
+	is.NoErr(s.PutDeliverable(ctx, store.Deliverable{ID: "z-deliverable", OrgID: orgA, ProjectID: "p1", Name: "Last by id",
+		Status: store.DeliverablePending, CreatedAt: day(3, 0)}))
+
+	// The store's own time before the first deletion: since is compared
+	// with times from the store's clock.
+	time.Sleep(tick)
+	p3 := want(f.projects, orgA, "p3", projectKey)
+	p3.Name += " (changed)"
+	is.NoErr(s.PutProject(ctx, p3))
+	since := getProject(t, s, orgA, "p3").UpdatedAt
+
+	from := time.Now()
+	for _, del := range []func() error{
+		func() error { return d.DeleteInvoice(ctx, orgA, "i5") },     // a retainer invoice
+		func() error { return d.DeleteMilestone(ctx, orgA, "m4") },   // of p1
+		func() error { return d.DeleteProject(ctx, orgA, "p1") },     // with its milestones and deliverables
+		func() error { return d.DeleteDeliverable(ctx, orgA, "d3") }, // of p2
+		func() error { return d.DeleteInvoice(ctx, orgB, "i1") },     // org_b's, of its p1
+		func() error { return d.DeleteMilestone(ctx, orgB, "m1") },   // org_b's, of its p1
+	} {
+		time.Sleep(tick)
+		is.NoErr(del()) // deleting
+	}
+	to := time.Now()
+
+	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
+	is.NoErr(err)
+	feed := page.Items
+	is.Equal(page.Total, 12) // one record per item deleted, cascades included
+	if len(feed) != 12 {
+		t.Fatalf("%d deletion records, want 12: %v", len(feed), feed)
+	}
+	is.NoErr(inFeedOrder(feed))
+	cascade := ids(feed[2:11], func(d store.Deletion) string { return string(d.Kind) + " " + d.ID })
+	slices.Sort(cascade)
+	is.Equal(cascade, []string{"deliverable d1", "deliverable d2", "deliverable d4", "deliverable z-deliverable",
+		"milestone a-milestone", "milestone m1", "milestone m2", "milestone m3", "project p1"}) // a project's deletion records its milestones and deliverables, and no invoice
+	projectOf := map[string]string{}
+	for _, r := range feed {
+		within(is, r.DeletedAt, from, to)
+		projectOf[string(r.Kind)+" "+r.ID] = r.ProjectID
+	}
+	is.Equal(projectOf, map[string]string{
+		"invoice i5": "", "milestone m4": "p1", "project p1": "p1",
+		"deliverable d1": "p1", "deliverable d2": "p1", "deliverable d4": "p1",
+		"milestone m1": "p1", "milestone m2": "p1", "milestone m3": "p1",
+		"deliverable z-deliverable": "p1", "milestone a-milestone": "p1",
+		"deliverable d3": "p2",
+	}) // each record names the project the item belonged to
+	feedIDs := ids(feed, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID })
+	is.Equal(feedIDs[:2], []string{"invoice i5", "milestone m4"}) // records in order of deletion
+	is.Equal(feedIDs[11], "deliverable d3")                       // records in order of deletion
+
+	ofKind := func(k store.Kind) []string {
+		out := []string{}
+		for _, r := range feed {
+			if r.Kind == k {
+				out = append(out, string(r.Kind)+" "+r.ID)
+			}
+		}
+		return out
+	}
+	m4At, d3At := feed[1].DeletedAt, feed[11].DeletedAt
+	lists := []list{
+		{"all", deletions(c, orgA, store.DeletionQuery{Since: since}), feedIDs},
+		{"since the milestone's deletion (inclusive)", deletions(c, orgA, store.DeletionQuery{Since: m4At}), feedIDs[1:]},
+		{"just after the milestone's deletion", deletions(c, orgA, store.DeletionQuery{Since: m4At.Add(time.Microsecond)}), feedIDs[2:]},
+		{"since the last deletion (inclusive)", deletions(c, orgA, store.DeletionQuery{Since: d3At}), feedIDs[11:]},
+		{"after the last deletion", deletions(c, orgA, store.DeletionQuery{Since: d3At.Add(time.Microsecond)}), []string{}},
+		{"of org_b", deletions(c, orgB, store.DeletionQuery{Since: since}), []string{"invoice i1", "milestone m1"}},
+		{"of an unknown organization", deletions(c, "org_unknown", store.DeletionQuery{Since: since}), []string{}},
+	}
+	for _, k := range store.Kinds {
+		lists = append(lists, list{"kind " + string(k), deletions(c, orgA, store.DeletionQuery{Since: since, Kind: k}), ofKind(k)})
+	}
+	lists = append(lists, list{"milestones just after the milestone's deletion",
+		deletions(c, orgA, store.DeletionQuery{Since: m4At.Add(time.Microsecond), Kind: store.KindMilestone}), ofKind(store.KindMilestone)[1:]})
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+
+	// Putting an item again drops its record, in its organization only;
+	// an item of another kind with the same id drops nothing.
+	is.NoErr(s.PutProject(ctx, want(f.projects, orgA, "p1", projectKey)))
+	is.NoErr(s.PutMilestone(ctx, want(f.milestones, orgA, "m1", milestoneKey)))
+	is.NoErr(s.PutInvoice(ctx, want(f.invoices, orgA, "i5", invoiceKey)))
+	i1 := want(f.invoices, orgA, "i1", invoiceKey) // org_a's i1 was never deleted
+	i1.AmountDue++
+	is.NoErr(s.PutInvoice(ctx, i1))
+	is.NoErr(s.PutDeliverable(ctx, store.Deliverable{ID: "m2", OrgID: orgA, ProjectID: "p2", Name: "An id like a milestone's",
+		Status: store.DeliverablePending, CreatedAt: day(3, 0)}))
+	checkLists(t, s, []list{
+		{"org_a after puts", deletions(c, orgA, store.DeletionQuery{Since: since}),
+			slices.DeleteFunc(slices.Clone(feedIDs), func(r string) bool {
+				return r == "project p1" || r == "milestone m1" || r == "invoice i5"
+			})},
+		{"org_b after org_a's puts", deletions(c, orgB, store.DeletionQuery{Since: since}), []string{"invoice i1", "milestone m1"}},
+	})
+}
+
+// inFeedOrder reports deletion records out of the feed's order: DeletedAt,
+// then kind, then id.
+func inFeedOrder(feed []store.Deletion) error {
+	for k := 1; k < len(feed); k++ {
+		a, b := feed[k-1], feed[k]
+		if c := a.DeletedAt.Compare(b.DeletedAt); c > 0 || c == 0 && (a.Kind > b.Kind || a.Kind == b.Kind && a.ID >= b.ID) {
+			return fmt.Errorf("%s %s (deleted %s) listed before %s %s (deleted %s)", a.Kind, a.ID, a.DeletedAt, b.Kind, b.ID, b.DeletedAt)
+		}
+	}
+	return nil
+}
+
+func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	c := changes(t, s)
+	seedData().put(t, s)
+	is := is.New(t)
+
+	for _, since := range []time.Time{
+		{},
+		time.Now().Add(-store.DeletionRetention - 24*time.Hour),
+		day(-3650, 0),
+	} {
+		for _, org := range []string{orgA, orgB} {
+			_, err := c.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: all, Since: since})
+			is.True(errors.Is(err, store.ErrSinceTooOld)) // a since older than what the store knows wraps store.ErrSinceTooOld
+		}
+	}
+
+	// A since from the store's own recent times is fine.
+	time.Sleep(tick)
+	p3 := want(seedData().projects, orgA, "p3", projectKey)
+	p3.Name += " (changed)"
+	is.NoErr(s.PutProject(ctx, p3))
+	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: getProject(t, s, orgA, "p3").UpdatedAt})
+	is.NoErr(err)              // a recent since is known
+	is.Equal(page.Total, 0)    // nothing was deleted
+	is.True(page.Items != nil) // an empty page is [] in JSON, not null
+}
+
+// testConcurrentChanges puts and deletes while other goroutines read
+// changes and deletions; run it with -race. Every read must see a
+// consistent, ordered list.
+func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	c := changes(t, s)
+	d := deleter(t, s)
+	seedData().put(t, s)
+	is := is.New(t)
+	time.Sleep(tick)
+	p3 := want(seedData().projects, orgA, "p3", projectKey)
+	p3.Name += " (changed)"
+	is.NoErr(s.PutProject(ctx, p3))
+	since := getProject(t, s, orgA, "p3").UpdatedAt
+	const writers, readers, each = 4, 4, 20
+
+	errs := make(chan error, (writers+readers)*each*2)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for n := range each {
+				i := store.Invoice{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, Number: "W", Status: store.InvoiceOpen,
+					Currency: "USD", Total: int64(n), AmountDue: int64(n), IssuedAt: day(n, w), DueAt: day(n+30, 0)}
+				if err := s.PutInvoice(ctx, i); err != nil {
+					errs <- err
+				}
+				if n%2 == 0 {
+					if err := d.DeleteInvoice(ctx, orgA, i.ID); err != nil {
+						errs <- err
+					}
+				}
+			}
+		})
+	}
+	for r := range readers {
+		wg.Go(func() {
+			for n := range each {
+				page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if err := inChangeOrder(page.Items, func(i store.Invoice) (time.Time, string) { return i.UpdatedAt, i.ID }); err != nil {
+					errs <- err
+				}
+				feed, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 5 + r}})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				if err := inFeedOrder(feed.Items); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		is.NoErr(err) // no concurrent call fails
+	}
+
+	changed, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	is.Equal(changed.Total, writers*each/2) // every invoice kept is listed as changed
+	feed, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	is.Equal(feed.Total, writers*each/2) // every deletion is recorded
+}
