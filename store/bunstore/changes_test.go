@@ -1,12 +1,14 @@
 package bunstore_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -213,4 +215,151 @@ func TestPlainSQLWrites(t *testing.T) {
 
 	_, err = db.ExecContext(ctx, "UPDATE projects SET id = 'p3' WHERE id = 'p2'")
 	is.Equal(pgCode(err), "23514") // an id does not change: a client would see neither the old go nor the new come
+}
+
+// deletionsSince returns the organization's deletion records since then,
+// as "kind id project".
+func deletionsSince(t *testing.T, st *bunstore.Store, org string, since time.Time) ([]string, error) {
+	t.Helper()
+	page, err := st.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 100}, Since: since})
+	out := []string{}
+	for _, d := range page.Items {
+		out = append(out, string(d.Kind)+" "+d.ID+" "+d.ProjectID)
+	}
+	return out, err
+}
+
+// TestPlainSQLDeletes checks that a portal deleting rows of the store's
+// tables in plain SQL gets the store's cascades and deletion records.
+func TestPlainSQLDeletes(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	p1 := "p1"
+	is.NoErr(st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p1", Status: store.MilestonePending, DueAt: day}))
+	is.NoErr(st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", ProjectID: &p1, Status: store.InvoiceOpen, Currency: "EUR", IssuedAt: day, DueAt: day}))
+	i1, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	since := dbNow(t, db)
+
+	_, err = db.ExecContext(ctx, "DELETE FROM projects WHERE org_id = 'org_a' AND id = 'p1'")
+	is.NoErr(err) // the milestone goes with it, the invoice stays
+	got, err := deletionsSince(t, st, "org_a", since)
+	is.NoErr(err)
+	is.Equal(got, []string{"milestone m1 p1", "project p1 p1"}) // both recorded, in one instant, by kind
+	inv, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	is.True(inv.Items[0].ProjectID == nil)                       // the invoice lost its project
+	is.True(inv.Items[0].UpdatedAt.After(i1.Items[0].UpdatedAt)) // and that is a change
+	_, err = db.ExecContext(ctx, "DELETE FROM invoices WHERE org_id = 'org_a'")
+	is.NoErr(err)
+	got, err = deletionsSince(t, st, "org_a", since)
+	is.NoErr(err)
+	is.Equal(got, []string{"milestone m1 p1", "project p1 p1", "invoice i1 "}) // a retainer invoice by then: no project
+
+	_, err = db.ExecContext(ctx, "INSERT INTO projects (org_id, id, name, status) VALUES ('org_a', 'p1', 'Again', 'planned')")
+	is.NoErr(err)
+	got, err = deletionsSince(t, st, "org_a", since)
+	is.NoErr(err)
+	is.Equal(got, []string{"milestone m1 p1", "invoice i1 "}) // putting it again drops its record
+}
+
+// TestDeleteOrganizationTakesKeysAndRecords checks that deleting an
+// organization removes its keys and its deletion records, and records
+// nothing for the items that go with it.
+func TestDeleteOrganizationTakesKeysAndRecords(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	since := dbNow(t, db)
+	is.NoErr(st.PutProject(ctx, store.Project{ID: "p2", OrgID: "org_a", Status: store.ProjectPlanned}))
+	is.NoErr(st.DeleteProject(ctx, "org_a", "p2"))
+	is.NoErr(st.CreateKey(ctx, auth.Key{ID: "k1", OrgID: "org_a", Hash: "h1", CreatedAt: since}))
+
+	is.NoErr(st.DeleteOrganization(ctx, "org_a"))
+	_, _, err := st.LookupKey(ctx, "h1")
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // its keys are gone
+	var records int
+	is.NoErr(db.NewRaw("SELECT count(*) FROM deletions").Scan(ctx, &records))
+	is.Equal(records, 0) // and so are its deletion records, old and new
+	err = st.DeleteOrganization(ctx, "org_a")
+	is.True(errors.Is(err, store.ErrNotFound)) // gone is gone
+
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanStarter}))
+	got, err := deletionsSince(t, st, "org_a", since)
+	is.NoErr(err)
+	is.Equal(got, []string{}) // a new organization of that id starts with no records
+}
+
+// TestDeleteInATransaction checks that a delete through WithTx commits or
+// rolls back, record included, with the caller's transaction.
+func TestDeleteInATransaction(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	since := dbNow(t, db)
+	tx, err := db.BeginTx(ctx, nil)
+	is.NoErr(err)
+	is.NoErr(st.WithTx(tx).DeleteProject(ctx, "org_a", "p1"))
+	is.NoErr(tx.Rollback())
+	_, err = st.GetProject(ctx, "org_a", "p1")
+	is.NoErr(err) // rolled back: still there
+	got, err := deletionsSince(t, st, "org_a", since)
+	is.NoErr(err)
+	is.Equal(got, []string{}) // and not recorded
+}
+
+// TestDeletionsHorizon checks that since may go back as far as the later
+// of now - store.DeletionRetention and when the schema began recording,
+// and no further.
+func TestDeletionsHorizon(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	var began time.Time
+	is.NoErr(db.NewRaw("SELECT recording_since FROM sync_horizon").Scan(ctx, &began))
+	_, err := deletionsSince(t, st, "org_a", began)
+	is.NoErr(err) // since the schema began recording: known
+	_, err = deletionsSince(t, st, "org_a", began.Add(-time.Microsecond))
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // before it: too old
+
+	// A schema recording for 40 days: the retention is the horizon.
+	_, err = db.ExecContext(ctx, "UPDATE sync_horizon SET recording_since = now() - interval '40 days'")
+	is.NoErr(err)
+	now := dbNow(t, db)
+	_, err = deletionsSince(t, st, "org_a", now.Add(-store.DeletionRetention).Add(time.Minute))
+	is.NoErr(err) // within the retention: known
+	_, err = deletionsSince(t, st, "org_a", now.Add(-store.DeletionRetention).Add(-time.Minute))
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // beyond it: too old
+	_, err = deletionsSince(t, st, "org_unknown", time.Time{})
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // the zero time too, for any organization
+}
+
+// TestDeletionsPruned checks that records older than the retention and a
+// day go, at most 1,000 per deleting statement, while younger ones stay.
+func TestDeletionsPruned(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	// 1,500 records 32 days old, 10 of 30.5 days, of another organization.
+	_, err := db.ExecContext(ctx, `INSERT INTO deletions (org_id, kind, id, deleted_at)
+		SELECT 'org_x', 'invoice', 'old' || g, now() - interval '32 days' FROM generate_series(1, 1500) AS g
+		UNION ALL
+		SELECT 'org_x', 'invoice', 'kept' || g, now() - interval '30 days 12 hours' FROM generate_series(1, 10) AS g`)
+	is.NoErr(err)
+	count := func(prefix string) (n int) {
+		is.NoErr(db.NewRaw("SELECT count(*) FROM deletions WHERE id LIKE ?", prefix+"%").Scan(ctx, &n))
+		return n
+	}
+	for _, id := range []string{"m1", "m2"} {
+		is.NoErr(st.PutMilestone(ctx, store.Milestone{ID: id, OrgID: "org_a", ProjectID: "p1", Status: store.MilestonePending, DueAt: longAgo}))
+	}
+
+	is.NoErr(st.DeleteMilestone(ctx, "org_a", "m1"))
+	is.Equal(count("old"), 500) // a delete prunes 1,000
+	is.NoErr(st.DeleteMilestone(ctx, "org_a", "m2"))
+	is.Equal(count("old"), 0)   // the next the rest
+	is.Equal(count("kept"), 10) // records within the retention and a day stay
+	is.Equal(count("m"), 2)     // and so do the new ones
 }

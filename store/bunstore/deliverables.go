@@ -101,3 +101,11 @@ func (s *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Del
 	row, err := get[deliverableRow](ctx, s, "deliverable", "d", orgID, id)
 	return row.deliverable(), err
 }
+
+// DeleteDeliverable deletes one of the organization's deliverables,
+// leaving a deletion record (its file, in the file source, is the
+// portal's to remove); the error wraps store.ErrNotFound when it has none
+// with that id.
+func (s *Store) DeleteDeliverable(ctx context.Context, orgID, id string) error {
+	return remove[deliverableRow](ctx, s, "deliverable", "d", orgID, id)
+}

@@ -96,3 +96,10 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 	}
 	return list(ctx, s, "invoices", q.PageRequest, filter, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
 }
+
+// DeleteInvoice deletes one of the organization's invoices, leaving a
+// deletion record; the error wraps store.ErrNotFound when it has none with
+// that id.
+func (s *Store) DeleteInvoice(ctx context.Context, orgID, id string) error {
+	return remove[invoiceRow](ctx, s, "invoice", "i", orgID, id)
+}

@@ -96,3 +96,10 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	}
 	return listed(rows, n, milestoneRow.milestone), nil
 }
+
+// DeleteMilestone deletes one of the organization's milestones, leaving a
+// deletion record; the error wraps store.ErrNotFound when it has none with
+// that id.
+func (s *Store) DeleteMilestone(ctx context.Context, orgID, id string) error {
+	return remove[milestoneRow](ctx, s, "milestone", "m", orgID, id)
+}

@@ -59,3 +59,25 @@ func (s *Store) Organization(ctx context.Context, id string) (store.Organization
 func (row organizationRow) organization() store.Organization {
 	return store.Organization{ID: row.ID, Name: row.Name, Plan: store.Plan(row.Plan), RetainerActive: row.RetainerActive, APIEnabled: row.APIEnabled}
 }
+
+// DeleteOrganization deletes an organization and everything it owns: its
+// projects, milestones, deliverables, invoices and API keys (which stop
+// resolving at once), and its deletion records, which no key could read
+// any more. The error wraps store.ErrNotFound when there is no such
+// organization.
+func (s *Store) DeleteOrganization(ctx context.Context, id string) error {
+	notFound := fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
+	if !storable(id) {
+		return unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	res, err := s.newDelete((*organizationRow)(nil)).Where("o.id = ?", id).Exec(ctx)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete organization %q", id), err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return notFound
+	}
+	return nil
+}

@@ -180,6 +180,7 @@ func TestListQueries(t *testing.T) {
 				explain(t, db, queries[0]).walk(func(n planNode) {
 					if n.IndexName != "" {
 						index, cond = n.IndexName, n.IndexCond
+						t.Logf("%s on %s: %s", n.NodeType, n.IndexName, n.IndexCond)
 					}
 				})
 				if since.IsZero() {
@@ -206,5 +207,60 @@ func TestListQueries(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestListDeletionsQuery checks, among 200,000 deletion records of other
+// organizations, that ListDeletions reads its index from the organization
+// on, and answers a page in one round trip (two past the end).
+func TestListDeletionsQuery(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := migrated(t)
+	_, err := db.ExecContext(ctx, `
+		UPDATE sync_horizon SET recording_since = now() - interval '10 days';
+		INSERT INTO deletions (org_id, kind, id, project_id, deleted_at)
+		SELECT 'other_' || (g % 2000), (ARRAY['project', 'milestone', 'deliverable', 'invoice'])[1 + g % 4], 'x' || g, 'p1',
+			now() - (g % 1000) * interval '1 minute'
+		FROM generate_series(0, 199999) AS g;
+		INSERT INTO deletions (org_id, kind, id, project_id, deleted_at)
+		SELECT 'caller_0', (ARRAY['project', 'milestone', 'deliverable', 'invoice'])[1 + g % 4], 'x' || g, 'p1',
+			now() - (g % 1000) * interval '1 minute'
+		FROM generate_series(0, 99) AS g;
+		ANALYZE deletions`)
+	is.NoErr(err)
+	since := dbNow(t, db).Add(-24 * time.Hour)
+	rec := &recorder{}
+	db.AddQueryHook(rec)
+	st := bunstore.New(db)
+
+	for _, tt := range []struct {
+		kind  store.Kind
+		index string
+	}{{"", "deletions_list"}, {store.KindMilestone, "deletions_list_kind"}} {
+		t.Run("kind "+string(tt.kind), func(t *testing.T) {
+			is := is.New(t)
+			page, err := st.ListDeletions(ctx, "caller_0", store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Since: since, Kind: tt.kind})
+			is.NoErr(err)
+			is.True(len(page.Items) > 0) // the first page has records
+			queries := rec.take()
+			is.Equal(len(queries), 1) // a page and its total: one round trip
+			var index string
+			explain(t, db, queries[0]).walk(func(n planNode) {
+				if n.Relation == "deletions" {
+					t.Logf("%s on %s: %s", n.NodeType, n.IndexName, n.IndexCond)
+					is.True(strings.Contains(n.NodeType, "Index"))                        // no scan of the whole table
+					is.True(strings.Contains(n.IndexCond, "(org_id = 'caller_0'::text)")) // entered at the organization
+					index = n.IndexName
+				}
+			})
+			is.Equal(index, tt.index) // the shape's own index
+
+			page, err = st.ListDeletions(ctx, "caller_0", store.DeletionQuery{PageRequest: store.PageRequest{Page: 50, Limit: 20}, Since: since, Kind: tt.kind})
+			is.NoErr(err)
+			is.Equal(len(page.Items), 0) // a page past the end
+			is.True(page.Total > 0)      // with the true total
+			is.Equal(len(rec.take()), 2) // takes two round trips
+		})
 	}
 }

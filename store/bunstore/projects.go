@@ -75,3 +75,12 @@ func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project
 	row, err := get[projectRow](ctx, s, "project", "p", orgID, id)
 	return row.project(), err
 }
+
+// DeleteProject deletes one of the organization's projects with its
+// milestones and deliverables; the invoices that named it stay, with a nil
+// ProjectID and a new UpdatedAt. Each item removed leaves a deletion
+// record. The error wraps store.ErrNotFound when the organization has no
+// such project.
+func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
+	return remove[projectRow](ctx, s, "project", "p", orgID, id)
+}

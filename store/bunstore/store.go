@@ -48,9 +48,10 @@ import (
 // included, when New is given no WithQueryTimeout.
 const DefaultQueryTimeout = 3 * time.Second
 
-// Store is a store.Store, a store.Writer and an auth.KeyStore on
-// PostgreSQL. It is safe for concurrent use when its db is (a *bun.DB is;
-// a transaction is not, see WithTx).
+// Store is a store.Store, a store.Writer, a store.Deleter, a
+// store.Changes and an auth.KeyStore on PostgreSQL. It is safe for
+// concurrent use when its db is (a *bun.DB is; a transaction is not, see
+// WithTx).
 //
 // Ids are unique per organization: two organizations may each have a
 // project "p1", and neither ever sees the other's. Writes insert or
@@ -68,6 +69,13 @@ const DefaultQueryTimeout = 3 * time.Second
 // transaction commits, with the time its statement began: keep the
 // transactions that write short, or a client polling meanwhile may move
 // past their changes.
+//
+// Deletes cascade through the schema's foreign keys (an organization takes
+// everything it owns and its keys; a project its milestones and
+// deliverables, and sets the ProjectID of its invoices to nil), and a
+// trigger records each item removed, however it was deleted, in the table
+// deletions, which ListDeletions reads (see there for how long records
+// are kept).
 //
 // Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
 // in the key methods) for a missing item, and store.ErrUnavailable
