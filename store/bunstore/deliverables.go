@@ -71,6 +71,22 @@ func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
 	return put(ctx, s, fmt.Sprintf("deliverable %q", d.ID), []deliverableRow{deliverableRowOf(d)})
 }
 
+// PutDeliverables puts many deliverables as PutDeliverable does, in one
+// statement per thousand: either all of them or, on an error, none. It
+// validates every one first, and returns the first invalid one's error
+// without writing any. Of two with the same organization and id, the
+// later wins.
+func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) error {
+	rows := make([]deliverableRow, len(ds))
+	for i, d := range ds {
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		rows[i] = deliverableRowOf(d)
+	}
+	return put(ctx, s, fmt.Sprintf("%d deliverables", len(ds)), rows)
+}
+
 // ListDeliverables returns a page of the organization's deliverables,
 // newest first, through the index deliverables_list or, with filters,
 // deliverables_list_status, deliverables_list_project or

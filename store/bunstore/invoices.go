@@ -74,6 +74,21 @@ func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
 	return put(ctx, s, fmt.Sprintf("invoice %q", i.ID), []invoiceRow{invoiceRowOf(i)})
 }
 
+// PutInvoices puts many invoices as PutInvoice does, in one statement per
+// thousand: either all of them or, on an error, none. It validates every
+// one first, and returns the first invalid one's error without writing
+// any. Of two with the same organization and id, the later wins.
+func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error {
+	rows := make([]invoiceRow, len(invoices))
+	for k, i := range invoices {
+		if err := i.Validate(); err != nil {
+			return err
+		}
+		rows[k] = invoiceRowOf(i)
+	}
+	return put(ctx, s, fmt.Sprintf("%d invoices", len(invoices)), rows)
+}
+
 // ListInvoices returns a page of the organization's invoices, latest issued
 // first, through the index invoices_list or, with filters,
 // invoices_list_status, invoices_list_project or

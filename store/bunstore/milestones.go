@@ -53,6 +53,22 @@ func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
 	return put(ctx, s, fmt.Sprintf("milestone %q", m.ID), []milestoneRow{milestoneRowOf(m)})
 }
 
+// PutMilestones puts many milestones as PutMilestone does, in one
+// statement per thousand: either all of them or, on an error, none. It
+// validates every one first, and returns the first invalid one's error
+// without writing any. Of two with the same organization and id, the
+// later wins.
+func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
+	rows := make([]milestoneRow, len(ms))
+	for i, m := range ms {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+		rows[i] = milestoneRowOf(m)
+	}
+	return put(ctx, s, fmt.Sprintf("%d milestones", len(ms)), rows)
+}
+
 // ListMilestones returns a page of one of the organization's projects'
 // milestones, earliest due first, through the index milestones_list
 // (milestones_list_status with a status filter), or with UpdatedSince the

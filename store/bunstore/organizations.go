@@ -37,6 +37,21 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	return put(ctx, s, fmt.Sprintf("organization %q", o.ID), []organizationRow{organizationRowOf(o)})
 }
 
+// PutOrganizations puts many organizations as PutOrganization does, in one
+// statement per thousand: either all of them or, on an error, none. It
+// validates every one first, and returns the first invalid one's error
+// without writing any. Of two with the same id, the later wins.
+func (s *Store) PutOrganizations(ctx context.Context, orgs []store.Organization) error {
+	rows := make([]organizationRow, len(orgs))
+	for i, o := range orgs {
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		rows[i] = organizationRowOf(o)
+	}
+	return put(ctx, s, fmt.Sprintf("%d organizations", len(orgs)), rows)
+}
+
 // Organization returns the organization with that id; the error wraps
 // store.ErrNotFound when there is none.
 func (s *Store) Organization(ctx context.Context, id string) (store.Organization, error) {

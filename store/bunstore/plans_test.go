@@ -216,7 +216,7 @@ func TestListQueries(t *testing.T) {
 func TestListDeletionsQuery(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	db := migrated(t)
+	db := migrated(t, bunstore.WithStatementTimeout(time.Minute)) // for seeding
 	_, err := db.ExecContext(ctx, `
 		UPDATE sync_horizon SET recording_since = now() - interval '10 days';
 		INSERT INTO deletions (org_id, kind, id, project_id, deleted_at)

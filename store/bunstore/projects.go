@@ -51,6 +51,21 @@ func (s *Store) PutProject(ctx context.Context, p store.Project) error {
 	return put(ctx, s, fmt.Sprintf("project %q", p.ID), []projectRow{projectRowOf(p)})
 }
 
+// PutProjects puts many projects as PutProject does, in one statement per
+// thousand: either all of them or, on an error, none. It validates every
+// one first, and returns the first invalid one's error without writing
+// any. Of two with the same organization and id, the later wins.
+func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
+	rows := make([]projectRow, len(ps))
+	for i, p := range ps {
+		if err := p.Validate(); err != nil {
+			return err
+		}
+		rows[i] = projectRowOf(p)
+	}
+	return put(ctx, s, fmt.Sprintf("%d projects", len(ps)), rows)
+}
+
 // ListProjects returns a page of the organization's projects, latest
 // started first, through the index projects_list (projects_list_status
 // with a status filter); with UpdatedSince, the changed ones, oldest change

@@ -34,6 +34,7 @@ import (
 	"math"
 	"net"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -242,6 +243,9 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 // replaces, in their order: PostgreSQL refuses an INSERT ... ON CONFLICT
 // that would update a row twice.
 func lastOfEach[R keyed](rows []R) []R {
+	if len(rows) < 2 {
+		return rows
+	}
 	last := make(map[[2]string]int, len(rows))
 	for i, r := range rows {
 		last[r.key()] = i
@@ -266,13 +270,12 @@ func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	t := s.tableOf(rows)
+	u := upsertOf(t)
 	q := s.newInsert(&rows)
-	if _, ok := t.FieldMap["updated_at"]; ok {
+	if u.updatedAt {
 		q = q.ExcludeColumn("updated_at")
 	}
-	_, err := q.On("CONFLICT ? DO UPDATE", columns(t.PKs, "")).
-		Where("? IS DISTINCT FROM ?", changes(t, string(t.SQLAlias)), changes(t, "EXCLUDED")).
-		Exec(ctx)
+	_, err := q.On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).Exec(ctx)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
 		return fmt.Errorf("bunstore: put %s: an organization or project it names does not exist (put it first): %s: %w", what, pgErr.Detail, store.ErrNotFound)
@@ -281,6 +284,26 @@ func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
 	return nil
+}
+
+// upsert is what put adds to an INSERT of a table's rows.
+type upsert struct {
+	key       bun.Safe // the conflict target: the primary key's columns
+	old, new  bun.Safe // the columns compared, of the row and of EXCLUDED
+	updatedAt bool     // whether the table has updated_at, which put leaves to the database
+}
+
+// upserts holds the upsert of each table, by *schema.Table.
+var upserts sync.Map
+
+func upsertOf(t *schema.Table) upsert {
+	if u, ok := upserts.Load(t); ok {
+		return u.(upsert)
+	}
+	_, updatedAt := t.FieldMap["updated_at"]
+	u := upsert{key: columns(t.PKs, ""), old: changes(t, string(t.SQLAlias)), new: changes(t, "EXCLUDED"), updatedAt: updatedAt}
+	upserts.Store(t, u)
+	return u
 }
 
 // changes is the row of t's columns that a put compares, all but the
