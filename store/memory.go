@@ -44,6 +44,10 @@ import (
 // when an item of the same kind and id is put again; ListDeletions refuses
 // (ErrSinceTooOld) a since before the Memory was created, since it knows
 // nothing of what was deleted before.
+//
+// Memory also holds communication threads (Threads, ThreadWriter; see
+// PutThread and PutMessage for how internal content, deletion records and
+// attachment ids are handled). A project's threads go with it.
 type Memory struct {
 	now func() time.Time
 
@@ -111,6 +115,7 @@ type tenant struct {
 	milestones   sorted[Milestone]
 	deliverables sorted[Deliverable]
 	invoices     sorted[Invoice]
+	threads      threadStore // and their messages (memory_threads.go)
 
 	deletions []*Deletion               // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
@@ -133,6 +138,7 @@ func newTenant(o Organization) *tenant {
 			func(d *Deliverable) *time.Time { return &d.UpdatedAt }),
 		invoices: newSorted(invoiceOrder, func(i *Invoice) string { return i.ID },
 			func(i *Invoice) *time.Time { return &i.UpdatedAt }),
+		threads: newThreadStore(),
 		deleted: make(map[deletionKey]time.Time),
 	}
 }
@@ -453,9 +459,10 @@ func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
 	m.onDelete = append(m.onDelete, fn)
 }
 
-// DeleteProject removes a project with its milestones and deliverables,
-// recording a Deletion for each (at one time, with the project's id), and
-// takes it from the invoices that named it: they stay, with a nil
+// DeleteProject removes a project with its milestones, deliverables and
+// threads (internal ones too) with their messages, recording a Deletion
+// for each that clients could see (at one time, with the project's id),
+// and takes it from the invoices that named it: they stay, with a nil
 // ProjectID and a new UpdatedAt. It returns an error wrapping ErrNotFound
 // when the organization has no such project.
 func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
@@ -487,6 +494,7 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 		c.ProjectID = nil
 		t.invoices.put(&c, at)
 	}
+	t.deleteProjectThreads(id, at)
 	m.prune(t)
 	return nil
 }
