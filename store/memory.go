@@ -47,7 +47,9 @@ import (
 //
 // Memory also holds communication threads (Threads, ThreadWriter; see
 // PutThread and PutMessage for how internal content, deletion records and
-// attachment ids are handled). A project's threads go with it.
+// attachment ids are handled). A project's threads go with it; a thread
+// about a milestone, deliverable or invoice that is deleted stays, with a
+// nil About and a new UpdatedAt.
 type Memory struct {
 	now func() time.Time
 
@@ -463,8 +465,9 @@ func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
 // threads (internal ones too) with their messages, recording a Deletion
 // for each that clients could see (at one time, with the project's id),
 // and takes it from the invoices that named it: they stay, with a nil
-// ProjectID and a new UpdatedAt. It returns an error wrapping ErrNotFound
-// when the organization has no such project.
+// ProjectID and a new UpdatedAt, as do threads about a milestone or
+// deliverable it took, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such project.
 func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -495,13 +498,14 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 		t.invoices.put(&c, at)
 	}
 	t.deleteProjectThreads(id, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
 
-// DeleteMilestone removes a milestone and records its Deletion. It returns
-// an error wrapping ErrNotFound when the organization has no such
-// milestone.
+// DeleteMilestone removes a milestone and records its Deletion; threads
+// about it stay, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such milestone.
 func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -516,14 +520,16 @@ func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	if gone == nil {
 		return fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
 	}
-	t.record(KindMilestone, id, gone.ProjectID, m.stamp())
+	at := m.stamp()
+	t.record(KindMilestone, id, gone.ProjectID, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
 
-// DeleteDeliverable removes a deliverable and records its Deletion. It
-// returns an error wrapping ErrNotFound when the organization has no such
-// deliverable.
+// DeleteDeliverable removes a deliverable and records its Deletion;
+// threads about it stay, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such deliverable.
 func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -538,14 +544,17 @@ func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error 
 	if gone == nil {
 		return fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
 	}
-	t.record(KindDeliverable, id, gone.ProjectID, m.stamp())
+	at := m.stamp()
+	t.record(KindDeliverable, id, gone.ProjectID, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
 
 // DeleteInvoice removes an invoice and records its Deletion (with no
-// ProjectID for a retainer invoice). It returns an error wrapping
-// ErrNotFound when the organization has no such invoice.
+// ProjectID for a retainer invoice); threads about it stay, with a nil
+// About. It returns an error wrapping ErrNotFound when the organization
+// has no such invoice.
 func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -564,7 +573,9 @@ func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	if gone.ProjectID != nil {
 		projectID = *gone.ProjectID
 	}
-	t.record(KindInvoice, id, projectID, m.stamp())
+	at := m.stamp()
+	t.record(KindInvoice, id, projectID, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }

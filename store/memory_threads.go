@@ -370,6 +370,21 @@ func (t *tenant) deleteProjectThreads(projectID string, at time.Time) {
 	t.removeThreads(ids, at)
 }
 
+// dropStaleAbouts clears the About of every thread about a milestone,
+// deliverable or invoice that no longer exists: the thread stays, as an
+// invoice stays when its project is deleted, and clients see it change.
+// The Delete methods call it after removing items.
+func (t *tenant) dropStaleAbouts(at time.Time) {
+	var ids []string
+	for id, st := range t.threads.threads {
+		if a := st.About; a != nil && !t.hasItem(a.Kind, a.ID) {
+			st.About = nil
+			ids = append(ids, id)
+		}
+	}
+	t.settle(ids, nil, at)
+}
+
 // settle brings what clients see of the threads and messages named in
 // line with what is stored, after a write dated at. msgIDs are the
 // messages the write put or removed, or whose visibility it may have
