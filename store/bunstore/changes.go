@@ -83,7 +83,9 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		Offset(offset(r))
 	var rows []deletionPageRow
 	err := s.db.NewSelect().
-		TableExpr("(SELECT greatest(statement_timestamp() - ? * interval '1 second', h.recording_since) AS horizon FROM ? AS h) AS h",
+		// Whole seconds, as clients give since: nothing was deleted in the
+		// second the recording began before it began.
+		TableExpr("(SELECT date_trunc('second', greatest(statement_timestamp() - ? * interval '1 second', h.recording_since)) AS horizon FROM ? AS h) AS h",
 			int64(store.DeletionRetention/time.Second), s.table("sync_horizon")).
 		Join("LEFT JOIN LATERAL (?) AS x ON ?::timestamptz >= h.horizon", page, q.Since).
 		ColumnExpr("h.horizon, x.*").

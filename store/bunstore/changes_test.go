@@ -321,7 +321,9 @@ func TestDeletionsHorizon(t *testing.T) {
 	is.NoErr(db.NewRaw("SELECT recording_since FROM sync_horizon").Scan(ctx, &began))
 	_, err := deletionsSince(t, st, "org_a", began)
 	is.NoErr(err) // since the schema began recording: known
-	_, err = deletionsSince(t, st, "org_a", began.Add(-time.Microsecond))
+	_, err = deletionsSince(t, st, "org_a", began.Truncate(time.Second))
+	is.NoErr(err) // from the whole second it began in: clients give whole seconds
+	_, err = deletionsSince(t, st, "org_a", began.Truncate(time.Second).Add(-time.Microsecond))
 	is.True(errors.Is(err, store.ErrSinceTooOld)) // before it: too old
 
 	// A schema recording for 40 days: the retention is the horizon.
