@@ -2,6 +2,8 @@ package clientstatus_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,12 +12,16 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The README's Go snippets are the functions below, word for word: the
@@ -63,6 +69,65 @@ func TestMountInMemory(t *testing.T) {
 	is.Equal(res.Code, 200) // and calls the API
 	is.True(strings.Contains(res.Body.String(), `"total":0`))
 }
+
+// mountOnPostgres is the README's "On PostgreSQL and Redis" snippet.
+func mountOnPostgres(ctx context.Context, databaseURL, redisURL, schema string) (http.Handler, *auth.Keys, error) {
+	db, err := bunstore.Open(ctx, databaseURL) // pgx, with statement_timeout; or your own *bun.DB
+	if err != nil {
+		return nil, nil, err
+	}
+	cs := bunstore.WithSchema(schema)                     // its own schema ("clientstatus"), beside your tables
+	if err := bunstore.Migrate(ctx, db, cs); err != nil { // idempotent; safe from several replicas
+		return nil, nil, err
+	}
+	st := bunstore.New(db, cs) // store.Store, store.Writer and auth.KeyStore: organizations are put once
+
+	opt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt.ContextTimeoutEnabled = true // a call abandoned at the limiter's timeout frees its connection
+	lim := redislimit.New(redis.NewClient(opt))
+
+	keys := auth.NewKeys(st)
+	err = st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme",
+		Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	api := statusapi.New(st, auth.NewCache(keys), lim,
+		statusapi.WithSigningKey([]byte(os.Getenv("CLIENTSTATUS_SIGNING_KEY"))), // and the options above
+	)
+	return api, keys, nil
+}
+
+func TestMountOnPostgres(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	t.Setenv("CLIENTSTATUS_SIGNING_KEY", "0123456789abcdef0123456789abcdef")
+	dsn, redisURL := testenv.PostgresURL(t), testenv.RedisURL(t)
+	schema := fmt.Sprintf("readme_%08x", rand.Uint32()) // isolated from other runs
+	api, keys, err := mountOnPostgres(ctx, dsn, redisURL, schema)
+	is.NoErr(err)
+	t.Cleanup(func() {
+		db, err := bunstore.Open(context.Background(), dsn)
+		if err == nil {
+			_, _ = db.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+			db.Close()
+		}
+	})
+	defer keys.Close()
+	key, _, err := keys.Mint(ctx, "org_acme", "CI dashboard", nil)
+	is.NoErr(err)
+	req := httptest.NewRequest("GET", "/v1/invoices", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res := httptest.NewRecorder()
+	api.ServeHTTP(res, req)
+	is.Equal(res.Code, 200)                                // the API answers from PostgreSQL
+	is.Equal(res.Header().Get("X-RateLimit-Limit"), "300") // limited through Redis
+}
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // goBlock is a fenced Go block of the README that holds a function.
 var goBlock = regexp.MustCompile("(?s)```go\n(func .*?)```")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -23,7 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -55,42 +54,33 @@ func newTestAPI(t *testing.T, opts ...otelstatus.Option) *testAPI {
 			t.Fatal(err)
 		}
 	}
-	st := store.NewMemory()
-	orgA := store.Organization{ID: "org_a", Name: "A", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
-	must(st.PutOrganization(ctx, orgA))
-	must(st.PutOrganization(ctx, store.Organization{ID: "org_b", Name: "B", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true}))
+	api := apitest.New(t,
+		apitest.WithLimiterOptions(ratelimit.WithRate(store.PlanGrowth, ratelimit.Rate{Limit: 2, Period: time.Minute})),
+		apitest.WithResolver(func(a *apitest.API) auth.KeyResolver {
+			return auth.ResolverFunc(func(ctx context.Context, cred string) (auth.Principal, error) {
+				switch cred {
+				case jwtOfUser42:
+					org, err := a.Store.Organization(ctx, "org_a")
+					return auth.Principal{Org: org, Subject: "user-42"}, err
+				case downKey:
+					return auth.Principal{}, fmt.Errorf("test: %w", auth.ErrUnavailable)
+				}
+				return a.Keys.Resolve(ctx, cred)
+			})
+		}))
+	st := api.Store
+	api.Org("org_a", store.PlanStarter)
+	api.Org("org_b", store.PlanGrowth)
 	day := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Website", Status: store.ProjectInProgress, UpdatedAt: day}))
 	must(st.PutProject(ctx, store.Project{ID: "p2", OrgID: "org_a", Name: "App", Status: store.ProjectPlanned, UpdatedAt: day}))
 	name, ctype, size := "logo.svg", "image/svg+xml", int64(6)
 	must(st.PutDeliverable(ctx, store.Deliverable{ID: "d1", OrgID: "org_a", ProjectID: "p1", Name: "Logo", Status: store.DeliverableApproved,
 		FileName: &name, ContentType: &ctype, SizeBytes: &size, FileKey: "p1/logo.svg", CreatedAt: day, UpdatedAt: day}))
-	src := files.NewMemory()
-	src.Put("p1/logo.svg", []byte("<svg/>"))
+	api.Files.Put("p1/logo.svg", []byte("<svg/>"))
+	h := api.NewHandler(statusapi.WithPublicURL("https://portal.example.com/api"))
 
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
-	t.Cleanup(func() { keys.Close() })
-	keyA, _, err := keys.Mint(ctx, "org_a", "test", nil)
-	must(err)
-	keyB, _, err := keys.Mint(ctx, "org_b", "test", nil)
-	must(err)
-	resolver := auth.ResolverFunc(func(ctx context.Context, cred string) (auth.Principal, error) {
-		switch cred {
-		case jwtOfUser42:
-			return auth.Principal{Org: orgA, Subject: "user-42"}, nil
-		case downKey:
-			return auth.Principal{}, fmt.Errorf("test: %w", auth.ErrUnavailable)
-		}
-		return keys.Resolve(ctx, cred)
-	})
-	lim := ratelimit.NewMemory(ratelimit.WithRate(store.PlanGrowth, ratelimit.Rate{Limit: 2, Period: time.Minute}))
-	h := statusapi.New(st, resolver, lim,
-		statusapi.WithPublicURL("https://portal.example.com/api"),
-		statusapi.WithSigningKey([]byte("a secret of at least 32 bytes!!!")),
-		statusapi.WithFiles(src),
-		statusapi.WithLogger(slog.New(slog.DiscardHandler)))
-
-	a := &testAPI{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader(), keyA: keyA, keyB: keyB}
+	a := &testAPI{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader(), keyA: api.Mint("a", "org_a"), keyB: api.Mint("b", "org_b")}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(a.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(a.reader))
 	portal := http.NewServeMux()

@@ -342,6 +342,56 @@ func seed(t testing.TB, a *testAPI, ks *auth.MemoryKeyStore) {
 		}
 		must(a.store.PutInvoice(ctx, inv))
 	}
+	seedThreads(t, a.store, a.files, day)
+}
+
+// attachmentName is attachment att1's file name: quotes, a slash and
+// non-ASCII, to be served intact and safely.
+const attachmentName = `plan "v2"/über.txt`
+
+// attachmentContent is the content of attachment att1's file.
+const attachmentContent = "the attachment's bytes"
+
+// seedThreads puts org_a's threads, ordered by lastMessageAt descending,
+// threads without a visible message last, then id: t1 (its newest visible
+// message day -2; the internal note of day -1 does not count), t2, t4.
+// t3 is internal, and msg3 an internal note; org_b has a "t1" of its own.
+func seedThreads(t testing.TB, st *store.Memory, src *files.Memory, day func(int) time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	agency := store.Author{Name: "Ana", Side: store.SideAgency}
+	client := store.Author{Name: "Cleo", Side: store.SideClient}
+	for _, th := range []store.Thread{
+		{ID: "t1", OrgID: "org_a", ProjectID: ptr("p1"), Subject: "Launch date", Status: store.ThreadOpen, About: &store.Ref{Kind: store.KindMilestone, ID: "m3"}, CreatedAt: day(-4)},
+		{ID: "t2", OrgID: "org_a", Subject: "Retainer hours", Status: store.ThreadResolved, CreatedAt: day(-6), ResolvedAt: ptr(day(-1))},
+		{ID: "t3", OrgID: "org_a", ProjectID: ptr("p2"), Subject: "Internal: margin", Status: store.ThreadOpen, Internal: true, CreatedAt: day(-3)},
+		{ID: "t4", OrgID: "org_a", ProjectID: ptr("p2"), Subject: "Kick-off agenda", Status: store.ThreadOpen, CreatedAt: day(-1)},
+		{ID: "t1", OrgID: "org_b", ProjectID: ptr("pb"), Subject: "B's secret thread", Status: store.ThreadOpen, CreatedAt: day(-1)},
+	} {
+		must(st.PutThread(ctx, th))
+	}
+	for _, m := range []store.Message{
+		{ID: "msg1", OrgID: "org_a", ThreadID: "t1", Author: agency, Body: "Can we move the launch to March? ✈️ «bientôt»", CreatedAt: day(-3)},
+		{ID: "msg2", OrgID: "org_a", ThreadID: "t1", Author: client, Body: "Yes, here is the plan.", CreatedAt: day(-2),
+			Attachments: []store.Attachment{{ID: "att1", FileName: attachmentName, ContentType: "text/plain", SizeBytes: int64(len(attachmentContent)), FileKey: "threads/att1"}}},
+		{ID: "msg3", OrgID: "org_a", ThreadID: "t1", Author: agency, Body: "Internal: they will slip again.", Internal: true, CreatedAt: day(-1),
+			Attachments: []store.Attachment{{ID: "att3", FileName: "notes.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "threads/att3"}}},
+		{ID: "msg4", OrgID: "org_a", ThreadID: "t2", Author: client, Body: "How many hours are left?", CreatedAt: day(-5), EditedAt: ptr(day(-4))},
+		{ID: "msg5", OrgID: "org_a", ThreadID: "t3", Author: agency, Body: "Margin is thin.", CreatedAt: day(-2),
+			Attachments: []store.Attachment{{ID: "att2", FileName: "margin.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "threads/att2"}}},
+		{ID: "msg1", OrgID: "org_b", ThreadID: "t1", Author: agency, Body: "B's secret message", CreatedAt: day(-1)},
+	} {
+		must(st.PutMessage(ctx, m))
+	}
+	src.Put("threads/att1", []byte(attachmentContent))
+	src.Put("threads/att2", []byte("m"))
+	src.Put("threads/att3", []byte("n"))
 }
 
 func invoiceID(n int) string {

@@ -34,6 +34,12 @@ var examples = map[string]string{
 	"/v1/deliverables/{id}/file":     "", // the signed link: download_test.go
 	"/v1/invoices":                   "/v1/invoices",
 	"/v1/deletions":                  "/v1/deletions?since=2026-03-01T09:00:00Z",
+	"/v1/threads":                    "/v1/threads",
+	"/v1/threads/{id}":               "/v1/threads/t1",
+	"/v1/threads/{id}/messages":      "/v1/threads/t1/messages",
+	"/v1/messages":                   "/v1/messages",
+	"/v1/attachments/{id}/download":  "/v1/attachments/att1/download",
+	"/v1/attachments/{id}/file":      "", // the signed link: threads_test.go
 	"/v1/openapi.json":               "", // public: openapi_test.go
 }
 
@@ -63,8 +69,8 @@ func TestContentTypeAndEnvelope(t *testing.T) {
 			is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
 			_, hasData := body["data"]
 			is.True(hasData) // success has data
-			isList := !strings.Contains(path, "/p1") || strings.HasSuffix(path, "/milestones")
-			isList = isList && !strings.HasSuffix(path, "/download") && !strings.Contains(path, "/threads/t")
+			base, _, _ := strings.Cut(path, "?")
+			isList := strings.HasSuffix(base, "s") // /v1/projects, /v1/threads/t1/messages; not /v1/projects/p1 nor .../download
 			if isList {
 				is.Equal(len(body), 2) // a list has data and meta only
 				var meta map[string]int
@@ -343,6 +349,21 @@ func (s failStore) ListInvoices(context.Context, string, store.InvoiceQuery) (st
 func (s failStore) ListDeletions(context.Context, string, store.DeletionQuery) (store.Page[store.Deletion], error) {
 	return store.Page[store.Deletion]{}, s.err
 }
+func (s failStore) ListThreads(context.Context, string, store.ThreadQuery) (store.Page[store.Thread], error) {
+	return store.Page[store.Thread]{}, s.err
+}
+func (s failStore) GetThread(context.Context, string, string) (store.Thread, error) {
+	return store.Thread{}, s.err
+}
+func (s failStore) ListThreadMessages(context.Context, string, string, store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, s.err
+}
+func (s failStore) ListMessages(context.Context, string, store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, s.err
+}
+func (s failStore) GetAttachment(context.Context, string, string) (store.Attachment, error) {
+	return store.Attachment{}, s.err
+}
 
 // blockingStore answers every read only when ctx is done.
 type blockingStore struct{ store.Store }
@@ -372,6 +393,21 @@ func (b blockingStore) ListInvoices(ctx context.Context, _ string, _ store.Invoi
 func (b blockingStore) ListDeletions(ctx context.Context, _ string, _ store.DeletionQuery) (store.Page[store.Deletion], error) {
 	return store.Page[store.Deletion]{}, b.wait(ctx)
 }
+func (b blockingStore) ListThreads(ctx context.Context, _ string, _ store.ThreadQuery) (store.Page[store.Thread], error) {
+	return store.Page[store.Thread]{}, b.wait(ctx)
+}
+func (b blockingStore) GetThread(ctx context.Context, _, _ string) (store.Thread, error) {
+	return store.Thread{}, b.wait(ctx)
+}
+func (b blockingStore) ListThreadMessages(ctx context.Context, _, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, b.wait(ctx)
+}
+func (b blockingStore) ListMessages(ctx context.Context, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, b.wait(ctx)
+}
+func (b blockingStore) GetAttachment(ctx context.Context, _, _ string) (store.Attachment, error) {
+	return store.Attachment{}, b.wait(ctx)
+}
 
 // TestStoreFailures runs every route, the signed file link included,
 // against a store that fails: an unexpected error is 500 INTERNAL with its
@@ -393,7 +429,8 @@ func TestStoreFailures(t *testing.T) {
 			// A replica with the same signing key whose store fails.
 			api := newTestAPIWith(t, setup{wrap: func(store.Store) store.Store { return tc.st }},
 				statusapi.WithTimeout(10*time.Millisecond))
-			for _, target := range append(routes, link.RequestURI()) {
+			attachment, _ := healthy.attachmentLink("att1")
+			for _, target := range append(routes, link.RequestURI(), attachment.RequestURI()) {
 				is := is.New(t)
 				res := api.do("GET", target, "a", "X-Request-Id", "fail-1")
 				is.Equal(res.Code, tc.status) // status of target

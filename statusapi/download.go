@@ -76,7 +76,7 @@ var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no
 // errFileMissing answers a deliverable that has a file attached which the
 // file source does not have: the same code as errNoFile, as the contract
 // says, but the client learns that the file exists and is unavailable.
-var errFileMissing = envelope.New(envelope.FileNotAvailable, "the file attached to this deliverable is not available; quote the request id to the service operator")
+var errFileMissing = envelope.New(envelope.FileNotAvailable, "the attached file is not available; quote the request id to the service operator")
 
 // sign returns the signature of a link (see the format in the package
 // doc; an attachment's starts "v1 attachment\n" instead of "v1\n").

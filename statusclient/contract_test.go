@@ -58,6 +58,10 @@ func TestStatusEnumsAreTheStores(t *testing.T) {
 		{reflect.TypeFor[statusclient.MilestoneStatus](), strs(store.MilestoneStatuses)},
 		{reflect.TypeFor[statusclient.DeliverableStatus](), strs(store.DeliverableStatuses)},
 		{reflect.TypeFor[statusclient.InvoiceStatus](), strs(store.InvoiceStatuses)},
+		{reflect.TypeFor[statusclient.ThreadStatus](), strs(store.ThreadStatuses)},
+		{reflect.TypeFor[statusclient.AuthorSide](), strs(store.AuthorSides)},
+		{reflect.TypeFor[statusclient.AboutType](), strs(aboutKinds())},
+		{reflect.TypeFor[statusclient.DeletionType](), strs(store.Kinds)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client.Name(), func(t *testing.T) {
@@ -67,6 +71,19 @@ func TestStatusEnumsAreTheStores(t *testing.T) {
 			is.Equal(constsOf(t, tt.client), want) // the client's constants are the store's states
 		})
 	}
+}
+
+// aboutKinds are the kinds of item the store lets a thread be about: those
+// of store.Kinds that store.Thread.Validate accepts in About.
+func aboutKinds() []store.Kind {
+	var out []store.Kind
+	for _, k := range store.Kinds {
+		th := store.Thread{ID: "t", OrgID: "o", Status: store.ThreadOpen, About: &store.Ref{Kind: k, ID: "x"}}
+		if th.Validate() == nil {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func strs[S ~string](vs []S) []string {

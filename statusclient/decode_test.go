@@ -22,8 +22,8 @@ var contractBodies = map[string]string{
 		"meta":{"page":2,"per_page":2,"total":7}}`,
 	"/v1/projects/p%2F1": `{"data":{"id":"p/1","name":"Site","status":"on_hold","startedAt":null,"dueAt":null,"updatedAt":"2026-01-01T00:00:00Z"}}`,
 	"/v1/projects/p1/milestones": `{"data":[
-		{"id":"m1","projectId":"p1","name":"Design","status":"completed","dueAt":"2026-02-01T00:00:00Z","completedAt":"2026-01-30T16:00:00Z"},
-		{"id":"m2","projectId":"p1","name":"Build","status":"pending","dueAt":"2026-04-01T00:00:00Z","completedAt":null}],
+		{"id":"m1","projectId":"p1","name":"Design","status":"completed","dueAt":"2026-02-01T00:00:00Z","completedAt":"2026-01-30T16:00:00Z","updatedAt":"2026-01-30T16:00:05Z"},
+		{"id":"m2","projectId":"p1","name":"Build","status":"pending","dueAt":"2026-04-01T00:00:00Z","completedAt":null,"updatedAt":"2026-01-02T00:00:00Z"}],
 		"meta":{"page":1,"per_page":20,"total":2}}`,
 	"/v1/deliverables": `{"data":[
 		{"id":"d1","projectId":"p1","name":"Mockups","status":"approved","fileName":"mockups.pdf","contentType":"application/pdf","sizeBytes":5242880,"createdAt":"2026-01-20T08:00:00Z","updatedAt":"2026-01-21T08:00:00Z"},
@@ -31,9 +31,35 @@ var contractBodies = map[string]string{
 		"meta":{"page":1,"per_page":20,"total":2}}`,
 	"/v1/deliverables/d1/download": `{"data":{"url":"https://portal.example.com/api/v1/files/d1?exp=1&sig=abc","expiresAt":"2026-03-01T09:15:00Z"}}`,
 	"/v1/invoices": `{"data":[
-		{"id":"i1","number":"INV-0001","projectId":"p1","status":"paid","currency":"EUR","total":123456,"amountDue":0,"issuedAt":"2026-01-31T00:00:00Z","dueAt":"2026-02-28T00:00:00Z","paidAt":"2026-02-10T12:00:00Z"},
-		{"id":"i2","number":"INV-0002","projectId":null,"status":"open","currency":"USD","total":50000,"amountDue":50000,"issuedAt":"2026-01-15T00:00:00Z","dueAt":"2026-02-15T00:00:00Z","paidAt":null}],
+		{"id":"i1","number":"INV-0001","projectId":"p1","status":"paid","currency":"EUR","total":123456,"amountDue":0,"issuedAt":"2026-01-31T00:00:00Z","dueAt":"2026-02-28T00:00:00Z","paidAt":"2026-02-10T12:00:00Z","updatedAt":"2026-02-10T12:00:01Z"},
+		{"id":"i2","number":"INV-0002","projectId":null,"status":"open","currency":"USD","total":50000,"amountDue":50000,"issuedAt":"2026-01-15T00:00:00Z","dueAt":"2026-02-15T00:00:00Z","paidAt":null,"updatedAt":"2026-01-15T00:00:00Z"}],
 		"meta":{"page":1,"per_page":20,"total":2}}`,
+	"/v1/threads": `{"data":[
+		{"id":"t1","projectId":"p1","subject":"Launch date","status":"open","about":{"type":"milestone","id":"m1"},"messageCount":2,"createdAt":"2026-01-06T09:00:00Z","lastMessageAt":"2026-01-07T10:00:00Z","resolvedAt":null,"updatedAt":"2026-01-07T10:00:00Z"},
+		{"id":"t2","projectId":null,"subject":"Billing contact","status":"resolved","about":null,"messageCount":0,"createdAt":"2026-01-02T09:00:00Z","lastMessageAt":null,"resolvedAt":"2026-01-03T09:00:00Z","updatedAt":"2026-01-03T09:00:00Z"}],
+		"meta":{"page":1,"per_page":20,"total":2}}`,
+	"/v1/threads/t%2F1": `{"data":{"id":"t/1","projectId":null,"subject":"Hello","status":"open","about":{"type":"invoice","id":"i1"},"messageCount":0,"createdAt":"2026-01-06T09:00:00Z","lastMessageAt":null,"resolvedAt":null,"updatedAt":"2026-01-06T09:00:00Z"}}`,
+	"/v1/deletions": `{"data":[
+		{"type":"project","id":"p9","deletedAt":"2026-03-01T09:00:00Z"},
+		{"type":"milestone","id":"m9","deletedAt":"2026-03-01T09:00:00Z"}],
+		"meta":{"page":1,"per_page":20,"total":2}}`,
+	"/v1/threads/t1/messages":       threadMessagesBody,
+	"/v1/messages":                  threadMessagesBody,
+	"/v1/attachments/att1/download": `{"data":{"url":"https://portal.example.com/api/v1/attachments/att1/file?exp=1&sig=abc","expiresAt":"2026-03-01T09:15:00Z"}}`,
+}
+
+const threadMessagesBody = `{"data":[
+	{"id":"msg1","threadId":"t1","author":{"name":"Ana","side":"agency"},"body":"Can we move it to March?","attachments":[{"id":"att1","fileName":"plan.txt","contentType":"text/plain","sizeBytes":42}],"createdAt":"2026-01-06T09:00:00Z","editedAt":"2026-01-06T09:05:00Z","updatedAt":"2026-01-06T09:05:00Z"},
+	{"id":"msg2","threadId":"t1","author":{"name":"Bo","side":"client"},"body":"Yes.","attachments":[],"createdAt":"2026-01-07T10:00:00Z","editedAt":null,"updatedAt":"2026-01-07T10:00:00Z"}],
+	"meta":{"page":1,"per_page":20,"total":2}}`
+
+// threadMessages are the items of threadMessagesBody.
+var threadMessages = []statusclient.Message{
+	{ID: "msg1", ThreadID: "t1", Author: statusclient.Author{Name: "Ana", Side: statusclient.SideAgency}, Body: "Can we move it to March?",
+		Attachments: []statusclient.Attachment{{ID: "att1", FileName: "plan.txt", ContentType: "text/plain", SizeBytes: 42}},
+		CreatedAt:   ts("2026-01-06T09:00:00Z"), EditedAt: ptr(ts("2026-01-06T09:05:00Z")), UpdatedAt: ts("2026-01-06T09:05:00Z")},
+	{ID: "msg2", ThreadID: "t1", Author: statusclient.Author{Name: "Bo", Side: statusclient.SideClient}, Body: "Yes.",
+		Attachments: []statusclient.Attachment{}, CreatedAt: ts("2026-01-07T10:00:00Z"), UpdatedAt: ts("2026-01-07T10:00:00Z")},
 }
 
 // contractServer answers each path of contractBodies with its body, and
@@ -97,8 +123,8 @@ func TestDecodesEveryField(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(last.URL.RawQuery, "") // zero options leave the server's defaults
 		is.Equal(items, []statusclient.Milestone{
-			{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: ts("2026-02-01T00:00:00Z"), CompletedAt: ptr(ts("2026-01-30T16:00:00Z"))},
-			{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: ts("2026-04-01T00:00:00Z")},
+			{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: ts("2026-02-01T00:00:00Z"), CompletedAt: ptr(ts("2026-01-30T16:00:00Z")), UpdatedAt: ts("2026-01-30T16:00:05Z")},
+			{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: ts("2026-04-01T00:00:00Z"), UpdatedAt: ts("2026-01-02T00:00:00Z")},
 		})
 	})
 
@@ -129,10 +155,122 @@ func TestDecodesEveryField(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(last.URL.Query().Get("projectId"), "p 1&x") // filter values are query-escaped
 		is.Equal(items, []statusclient.Invoice{
-			{ID: "i1", Number: "INV-0001", ProjectID: ptr("p1"), Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, AmountDue: 0, IssuedAt: ts("2026-01-31T00:00:00Z"), DueAt: ts("2026-02-28T00:00:00Z"), PaidAt: ptr(ts("2026-02-10T12:00:00Z"))},
-			{ID: "i2", Number: "INV-0002", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 50000, AmountDue: 50000, IssuedAt: ts("2026-01-15T00:00:00Z"), DueAt: ts("2026-02-15T00:00:00Z")},
+			{ID: "i1", Number: "INV-0001", ProjectID: ptr("p1"), Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, AmountDue: 0, IssuedAt: ts("2026-01-31T00:00:00Z"), DueAt: ts("2026-02-28T00:00:00Z"), PaidAt: ptr(ts("2026-02-10T12:00:00Z")), UpdatedAt: ts("2026-02-10T12:00:01Z")},
+			{ID: "i2", Number: "INV-0002", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 50000, AmountDue: 50000, IssuedAt: ts("2026-01-15T00:00:00Z"), DueAt: ts("2026-02-15T00:00:00Z"), UpdatedAt: ts("2026-01-15T00:00:00Z")},
 		})
 	})
+}
+
+func TestDecodesEveryThreadField(t *testing.T) {
+	ctx := context.Background()
+	since := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+	t.Run("threads", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		items, resp, err := c.ListThreads(ctx, statusclient.ThreadListOptions{Status: statusclient.ThreadOpen, ProjectID: "p1", UpdatedSince: since})
+		is.NoErr(err)
+		is.Equal(last.URL.RawQuery, "projectId=p1&status=open&updatedSince=2026-03-01T09%3A00%3A00Z") // as the contract names them
+		is.Equal(resp.Meta.Total, 2)
+		is.Equal(items, []statusclient.Thread{
+			{ID: "t1", ProjectID: ptr("p1"), Subject: "Launch date", Status: statusclient.ThreadOpen,
+				About: &statusclient.About{Type: statusclient.AboutMilestone, ID: "m1"}, MessageCount: 2,
+				CreatedAt: ts("2026-01-06T09:00:00Z"), LastMessageAt: ptr(ts("2026-01-07T10:00:00Z")), UpdatedAt: ts("2026-01-07T10:00:00Z")},
+			{ID: "t2", Subject: "Billing contact", Status: statusclient.ThreadResolved,
+				CreatedAt: ts("2026-01-02T09:00:00Z"), ResolvedAt: ptr(ts("2026-01-03T09:00:00Z")), UpdatedAt: ts("2026-01-03T09:00:00Z")},
+		})
+	})
+
+	t.Run("thread, id escaped", func(t *testing.T) {
+		is := is.New(t)
+		c, _ := contractServer(t)
+		th, _, err := c.GetThread(ctx, "t/1")
+		is.NoErr(err)
+		is.Equal(th, statusclient.Thread{ID: "t/1", Subject: "Hello", Status: statusclient.ThreadOpen,
+			About: &statusclient.About{Type: statusclient.AboutInvoice, ID: "i1"}, CreatedAt: ts("2026-01-06T09:00:00Z"), UpdatedAt: ts("2026-01-06T09:00:00Z")})
+	})
+
+	t.Run("thread messages", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		items, _, err := c.ListThreadMessages(ctx, "t1", statusclient.ThreadMessageListOptions{ListOptions: statusclient.ListOptions{Limit: 5}, UpdatedSince: since})
+		is.NoErr(err)
+		is.Equal(last.URL.RawQuery, "limit=5&updatedSince=2026-03-01T09%3A00%3A00Z")
+		is.Equal(items, threadMessages)
+	})
+
+	t.Run("messages", func(t *testing.T) {
+		is := is.New(t)
+		c, last := contractServer(t)
+		items, _, err := c.ListMessages(ctx, statusclient.MessageListOptions{ThreadID: "t1", ProjectID: "p1"})
+		is.NoErr(err)
+		is.Equal(last.URL.RawQuery, "projectId=p1&threadId=t1")
+		is.Equal(items, threadMessages)
+	})
+
+	t.Run("attachment download", func(t *testing.T) {
+		is := is.New(t)
+		c, _ := contractServer(t)
+		link, _, err := c.DownloadAttachment(ctx, "att1")
+		is.NoErr(err)
+		is.Equal(link, statusclient.DownloadLink{URL: "https://portal.example.com/api/v1/attachments/att1/file?exp=1&sig=abc", ExpiresAt: ts("2026-03-01T09:15:00Z")})
+	})
+}
+
+func TestUpdatedSinceIsSentInTheContractsFormat(t *testing.T) {
+	paris := time.FixedZone("Paris", 3600)
+	tests := []struct {
+		name  string
+		since time.Time
+		want  string // the query's updatedSince, "" for absent
+	}{
+		{"zero: no bound", time.Time{}, ""},
+		{"UTC", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), "2026-03-01T09:00:00Z"},
+		{"another zone, in UTC", time.Date(2026, 3, 1, 10, 0, 0, 0, paris), "2026-03-01T09:00:00Z"},
+		{"a fraction, dropped", time.Date(2026, 3, 1, 9, 0, 0, 999_999_999, time.UTC), "2026-03-01T09:00:00Z"},
+	}
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			c, last := contractServer(t)
+			calls := []func() error{
+				func() error {
+					_, _, err := c.ListProjects(ctx, statusclient.ProjectListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListThreads(ctx, statusclient.ThreadListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListThreadMessages(ctx, "t1", statusclient.ThreadMessageListOptions{UpdatedSince: tt.since})
+					return err
+				},
+				func() error {
+					_, _, err := c.ListMessages(ctx, statusclient.MessageListOptions{UpdatedSince: tt.since})
+					return err
+				},
+			}
+			for _, call := range calls {
+				is.NoErr(call())
+				is.Equal(last.URL.Query().Get("updatedSince"), tt.want) // UTC, whole seconds, or absent
+				is.Equal(last.URL.Query().Has("updatedSince"), tt.want != "")
+			}
+		})
+	}
 }
 
 func TestSendsKeyAndUserAgent(t *testing.T) {
@@ -208,6 +346,15 @@ func TestEmptyIDSendsNothing(t *testing.T) {
 		is.True(err != nil)
 	}
 	_, _, err = c.DownloadDeliverable(context.Background(), "")
+	is.True(err != nil)
+	_, _, err = c.GetThread(context.Background(), "")
+	is.True(err != nil)
+	_, _, err = c.ListThreadMessages(context.Background(), "", statusclient.ThreadMessageListOptions{})
+	is.True(err != nil)
+	for _, err := range c.AllThreadMessages(context.Background(), "", statusclient.ThreadMessageListOptions{}) {
+		is.True(err != nil)
+	}
+	_, _, err = c.DownloadAttachment(context.Background(), "")
 	is.True(err != nil)
 	is.Equal(calls, 0) // an empty id could only be a 404
 }

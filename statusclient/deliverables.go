@@ -39,22 +39,29 @@ type DeliverableListOptions struct {
 	ListOptions
 	Status    DeliverableStatus
 	ProjectID string
+	// UpdatedSince, when not zero, keeps only the deliverables updated at
+	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
 }
 
-// DownloadLink is a signed URL to a deliverable's file. A plain GET on URL,
-// without the API key, serves the file until ExpiresAt (15 minutes after it
-// was made); after that it answers 403 LINK_EXPIRED.
+// DownloadLink is a signed URL to a file: a deliverable's (see
+// DownloadDeliverable) or a message attachment's (see DownloadAttachment).
+// A plain GET on URL, without the API key, serves the file until ExpiresAt
+// (15 minutes after it was made); after that it answers 403 LINK_EXPIRED.
 type DownloadLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 // ListDeliverables returns one page of the organization's deliverables,
-// ordered by CreatedAt descending, then by ID.
+// ordered by CreatedAt descending, then by ID; with UpdatedSince, by
+// UpdatedAt ascending, then ID.
 func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptions) ([]Deliverable, *Response, error) {
 	return list[Deliverable](ctx, c, "/deliverables", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
@@ -73,6 +80,7 @@ func (o DeliverableListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
 	setString(q, "projectId", o.ProjectID)
+	setTime(q, "updatedSince", o.UpdatedSince)
 	return q
 }
 

@@ -24,6 +24,35 @@
 //		fmt.Println(inv.Number, inv.AmountDue, inv.Currency)
 //	}
 //
+// # Changes
+//
+// Every item has an UpdatedAt, which the server sets from its own clock
+// whenever a write changes what a client sees. Every list options type has
+// an UpdatedSince: when it is not zero, the list holds only the items with
+// UpdatedAt at or after it, ordered by UpdatedAt ascending, then ID, and
+// Meta.Total counts them. The bound is inclusive: ask again from the
+// largest UpdatedAt you saw and expect the items stamped with it once more
+// (upsert by id). UpdatedSince is sent as the contract's timestamps are
+// written, 2006-01-02T15:04:05Z: in UTC, its fraction of a second dropped
+// (which can only widen the result). A server that tracks no changes
+// refuses it with an *Error of Code CodeInvalidParameter and Param
+// "updatedSince".
+//
+// What disappeared is not in the lists: ListDeletions (and AllDeletions)
+// names it, by type and id, from a time on. A time older than the server
+// keeps (at least 30 days) is an error wrapping ErrResyncRequired: load
+// everything again.
+//
+// Client.Sync does all of this: it keeps a Replica (plain maps by id)
+// equal to what the server shows the key, polling from where it left off:
+//
+//	var r statusclient.Replica
+//	for range time.Tick(time.Minute) {
+//		if _, err := c.Sync(ctx, &r); err != nil {
+//			log.Print(err) // the next Sync goes on from where this one stopped
+//		}
+//	}
+//
 // # Options
 //
 // New takes Option values, the module's one form of options, set on top of

@@ -20,6 +20,13 @@ import (
 // invoices of the organization of the key "example-key", on the enterprise
 // plan (no rate limit), or on plan when one is given.
 func exampleServer(plan ...store.Plan) *httptest.Server {
+	srv, _ := exampleServerAndStore(plan...)
+	return srv
+}
+
+// exampleServerAndStore is exampleServer, and the store it serves, for an
+// example to change.
+func exampleServerAndStore(plan ...store.Plan) (*httptest.Server, *store.Memory) {
 	ctx := context.Background()
 	st := store.NewMemory()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // organizations come from st
@@ -45,7 +52,7 @@ func exampleServer(plan ...store.Plan) *httptest.Server {
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return httptest.NewServer(statusapi.New(st, keys, ratelimit.NewMemory(),
-		statusapi.WithSigningKey([]byte("example signing key, 32 bytes..")), statusapi.WithLogger(quiet)))
+		statusapi.WithSigningKey([]byte("example signing key, 32 bytes..")), statusapi.WithLogger(quiet))), st
 }
 
 // Make a Client with options, and get one item.
@@ -164,4 +171,40 @@ func ExampleErrorCodeOf() {
 	}
 	// Output:
 	// no such project
+}
+
+// Keep a copy of everything the key can see, and bring it up to date by
+// calling Sync again, as a program would on a timer. A Replica is plain
+// maps by id; save it whole (encoding/json) to keep it across runs.
+func ExampleClient_Sync() {
+	srv, st := exampleServerAndStore()
+	defer srv.Close()
+	ctx := context.Background()
+	c := statusclient.New(srv.URL+"/v1", "example-key")
+
+	var r statusclient.Replica // zero: the first Sync loads everything
+	if _, err := c.Sync(ctx, &r); err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%d projects, %d invoices; inv_1 is %s\n", len(r.Projects), len(r.Invoices), r.Invoices["inv_1"].Status)
+
+	// Meanwhile, in the portal: a new project, and inv_1 is paid.
+	paid := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
+	_ = st.PutProject(ctx, store.Project{ID: "prj_web", OrgID: "org_a", Name: "Website", Status: store.ProjectPlanned})
+	_ = st.PutInvoice(ctx, store.Invoice{ID: "inv_1", OrgID: "org_a", Number: "INV-0001", Status: store.InvoicePaid,
+		Currency: "EUR", Total: 150000, IssuedAt: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), DueAt: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC), PaidAt: &paid})
+
+	// Later: the same call, on the same Replica.
+	if _, err := c.Sync(ctx, &r); err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%d projects, %d invoices; inv_1 is %s, paid %s\n", len(r.Projects), len(r.Invoices), r.Invoices["inv_1"].Status,
+		r.Invoices["inv_1"].PaidAt.Format(time.DateOnly))
+	fmt.Println(r.Projects["prj_web"].Name)
+	// Output:
+	// 0 projects, 5 invoices; inv_1 is open
+	// 1 projects, 5 invoices; inv_1 is paid, paid 2026-03-05
+	// Website
 }

@@ -24,6 +24,8 @@ type fakeAPI struct {
 	deliverables []statusclient.Deliverable
 	links        map[string]statusclient.DownloadLink // deliverable id -> link; absent: no file
 	invoices     []statusclient.Invoice
+	threads      []statusclient.Thread  // nil: the server holds no threads, and their routes are 404
+	messages     []statusclient.Message // in the contract's order (CreatedAt, then ID)
 
 	mu       sync.Mutex
 	requests []string // request URIs, in order
@@ -91,10 +93,51 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return matches(r, "status", string(i.Status)) && matches(r, "projectId", pid)
 		}, "status", "projectId")
 	})
+	if f.threads != nil {
+		f.threadRoutes(mux)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NOT_FOUND", "no such route", "")
 	})
 	mux.ServeHTTP(w, r)
+}
+
+// threadRoutes adds the routes of a server that holds threads.
+func (f *fakeAPI) threadRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/threads", func(w http.ResponseWriter, r *http.Request) {
+		servePage(w, r, f.threads, func(t statusclient.Thread) bool {
+			return matches(r, "status", string(t.Status)) && matches(r, "projectId", deref(t.ProjectID))
+		}, "status", "projectId")
+	})
+	mux.HandleFunc("GET /v1/threads/{id}", func(w http.ResponseWriter, r *http.Request) {
+		i := slices.IndexFunc(f.threads, func(t statusclient.Thread) bool { return t.ID == r.PathValue("id") })
+		if i < 0 {
+			writeError(w, http.StatusNotFound, "NOT_FOUND", "no such thread", "")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"data": f.threads[i]})
+	})
+	mux.HandleFunc("GET /v1/threads/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !slices.ContainsFunc(f.threads, func(t statusclient.Thread) bool { return t.ID == id }) {
+			writeError(w, http.StatusNotFound, "NOT_FOUND", "no such thread", "")
+			return
+		}
+		servePage(w, r, f.messages, func(m statusclient.Message) bool { return m.ThreadID == id })
+	})
+	mux.HandleFunc("GET /v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		servePage(w, r, f.messages, func(m statusclient.Message) bool {
+			i := slices.IndexFunc(f.threads, func(t statusclient.Thread) bool { return t.ID == m.ThreadID })
+			return i >= 0 && matches(r, "threadId", m.ThreadID) && matches(r, "projectId", deref(f.threads[i].ProjectID))
+		}, "threadId", "projectId")
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // requestLog returns the request URIs served so far.

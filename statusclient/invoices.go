@@ -32,6 +32,7 @@ type Invoice struct {
 	IssuedAt  time.Time     `json:"issuedAt"`
 	DueAt     time.Time     `json:"dueAt"`
 	PaidAt    *time.Time    `json:"paidAt"` // nil until paid
+	UpdatedAt time.Time     `json:"updatedAt"`
 }
 
 // InvoiceListOptions selects invoices. Zero values leave the server's
@@ -41,6 +42,11 @@ type InvoiceListOptions struct {
 	ListOptions
 	Status    InvoiceStatus
 	ProjectID string
+	// UpdatedSince, when not zero, keeps only the invoices updated at
+	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
@@ -48,7 +54,8 @@ type InvoiceListOptions struct {
 }
 
 // ListInvoices returns one page of the organization's invoices, ordered by
-// IssuedAt descending, then by ID.
+// IssuedAt descending, then by ID; with UpdatedSince, by UpdatedAt
+// ascending, then ID.
 func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]Invoice, *Response, error) {
 	return list[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
@@ -67,5 +74,6 @@ func (o InvoiceListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
 	setString(q, "projectId", o.ProjectID)
+	setTime(q, "updatedSince", o.UpdatedSince)
 	return q
 }

@@ -25,6 +25,7 @@ type Milestone struct {
 	Status      MilestoneStatus `json:"status"`
 	DueAt       time.Time       `json:"dueAt"`
 	CompletedAt *time.Time      `json:"completedAt"` // nil until completed
+	UpdatedAt   time.Time       `json:"updatedAt"`
 }
 
 // MilestoneListOptions selects milestones. Zero values leave the server's
@@ -32,6 +33,11 @@ type Milestone struct {
 type MilestoneListOptions struct {
 	ListOptions
 	Status MilestoneStatus
+	// UpdatedSince, when not zero, keeps only the milestones updated at
+	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
@@ -39,8 +45,8 @@ type MilestoneListOptions struct {
 }
 
 // ListMilestones returns one page of a project's milestones, ordered by
-// DueAt ascending, then by ID. An unknown project is an *Error with Code
-// CodeNotFound.
+// DueAt ascending, then by ID (with UpdatedSince, by UpdatedAt ascending,
+// then ID). An unknown project is an *Error with Code CodeNotFound.
 func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) ([]Milestone, *Response, error) {
 	path, err := milestonesPath(projectID)
 	if err != nil {
@@ -71,5 +77,6 @@ func milestonesPath(projectID string) (string, error) {
 func (o MilestoneListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
+	setTime(q, "updatedSince", o.UpdatedSince)
 	return q
 }

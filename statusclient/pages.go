@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // MaxLimit is the largest page the API serves; a larger Limit is refused
@@ -98,6 +99,24 @@ func failed[T any](err error) iter.Seq2[T, error] {
 func setInt(q url.Values, name string, v int) {
 	if v != 0 {
 		q.Set(name, strconv.Itoa(v))
+	}
+}
+
+// timestampLayout is the contract's one format for timestamps, in query
+// parameters too: RFC 3339 in UTC with Z, whole seconds.
+const timestampLayout = "2006-01-02T15:04:05Z"
+
+// formatTimestamp writes t in the contract's format: in UTC, its fraction
+// of a second dropped, which for an inclusive lower bound can only widen
+// the result, never miss an item.
+func formatTimestamp(t time.Time) string {
+	return t.UTC().Truncate(time.Second).Format(timestampLayout)
+}
+
+// setTime sets the timestamp parameter name to t, unless t is zero.
+func setTime(q url.Values, name string, t time.Time) {
+	if !t.IsZero() {
+		q.Set(name, formatTimestamp(t))
 	}
 }
 

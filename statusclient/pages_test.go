@@ -119,6 +119,54 @@ func TestAllIteratorsWalk(t *testing.T) {
 	is.Equal(len(fake.requestLog()), 6) // two pages of 100 each
 }
 
+func TestThreadIteratorsWalk(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	fake := &fakeAPI{key: "k"}
+	for i := range 150 {
+		id := fmt.Sprintf("%03d", i)
+		fake.threads = append(fake.threads, statusclient.Thread{ID: "t" + id, ProjectID: ptr("p1"), Status: statusclient.ThreadOpen})
+		for _, th := range []string{"t000", "t001"} {
+			fake.messages = append(fake.messages, statusclient.Message{ID: th + "-m" + id, ThreadID: th, Attachments: []statusclient.Attachment{}})
+		}
+	}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	c := statusclient.New(srv.URL+"/v1", "k")
+
+	var threads []string
+	for th, err := range c.AllThreads(ctx, statusclient.ThreadListOptions{ProjectID: "p1"}) {
+		is.NoErr(err)
+		threads = append(threads, th.ID)
+	}
+	is.Equal(len(threads), 150) // every thread
+	is.Equal(threads[149], "t149")
+	var ofThread []string
+	for m, err := range c.AllThreadMessages(ctx, "t001", statusclient.ThreadMessageListOptions{}) {
+		is.NoErr(err)
+		is.Equal(m.ThreadID, "t001") // only the thread's own
+		ofThread = append(ofThread, m.ID)
+	}
+	is.Equal(len(ofThread), 150)
+	var all []string
+	for m, err := range c.AllMessages(ctx, statusclient.MessageListOptions{ProjectID: "p1"}) {
+		is.NoErr(err)
+		all = append(all, m.ID)
+	}
+	is.Equal(len(all), 300)                                                      // every message of every thread
+	is.Equal(len(fake.requestLog()), 2+2+3)                                      // pages of 100 each
+	is.Equal(fake.requestLog()[2], "/v1/threads/t001/messages?limit=100&page=1") // the thread's own route
+}
+
+func TestThreadRoutesOfAServerWithoutThreads(t *testing.T) {
+	is := is.New(t)
+	srv := httptest.NewServer(&fakeAPI{key: "k"})
+	defer srv.Close()
+	_, resp, err := statusclient.New(srv.URL, "k").ListThreads(context.Background(), statusclient.ThreadListOptions{})
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeNotFound) // as an unknown path
+	is.Equal(resp.StatusCode, http.StatusNotFound)
+}
+
 func TestAllStopsWhenTheConsumerBreaks(t *testing.T) {
 	is := is.New(t)
 	fake := &fakeAPI{key: "k", invoices: manyInvoices(1234)}

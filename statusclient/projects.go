@@ -34,6 +34,11 @@ type Project struct {
 type ProjectListOptions struct {
 	ListOptions
 	Status ProjectStatus
+	// UpdatedSince, when not zero, keeps only the projects updated at
+	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
@@ -41,7 +46,8 @@ type ProjectListOptions struct {
 }
 
 // ListProjects returns one page of the organization's projects, ordered by
-// StartedAt descending (projects not started last), then by ID.
+// StartedAt descending (projects not started last), then by ID; with
+// UpdatedSince, by UpdatedAt ascending, then ID.
 func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]Project, *Response, error) {
 	return list[Project](ctx, c, "/projects", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
 }
@@ -59,6 +65,7 @@ func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.
 func (o ProjectListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
+	setTime(q, "updatedSince", o.UpdatedSince)
 	return q
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,8 +17,8 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -28,47 +27,30 @@ import (
 // statusapi.New on the in-memory store, key store and limiter, through
 // httptest: what the client decodes is what the server really sends.
 
-// realAPI is a running handler and what it was built on.
+// realAPI is a running handler, mounted under /api, and what it was built
+// on (internal/apitest): the store and the handler date things by the
+// harness's clock, now.
 type realAPI struct {
+	*apitest.API
 	srv      *httptest.Server
 	st       *store.Memory
 	keys     *auth.Keys
 	files    *files.Memory
 	requests atomic.Int64
-	now      time.Time // the handler's clock; time.Now when zero
-}
-
-// clock is the handler's and the store's clock. The limiter keeps real
-// time, so tests of rate-limit headers leave now zero.
-func (a *realAPI) clock() time.Time {
-	if a.now.IsZero() {
-		return time.Now()
-	}
-	return a.now
+	now      time.Time
 }
 
 // newRealAPI starts the handler with the given limiter options.
 func newRealAPI(t *testing.T, limOpts ...ratelimit.Option) *realAPI {
 	t.Helper()
-	a := &realAPI{files: files.NewMemory()}
-	a.st = store.NewMemory(store.WithClock(a.clock)) // the store dates what is put (UpdatedAt) by the same clock
-	a.keys = auth.NewKeys(auth.NewMemoryKeyStore(a.st))
-	t.Cleanup(func() { _ = a.keys.Close() })
-	var h http.Handler
-	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.requests.Add(1)
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(a.srv.Close)
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", statusapi.New(a.st, a.keys, ratelimit.NewMemory(limOpts...),
-		statusapi.WithPublicURL(a.srv.URL+"/api"),
-		statusapi.WithSigningKey([]byte("a signing key of thirty-two bytes")),
-		statusapi.WithFiles(a.files),
-		statusapi.WithClock(a.clock),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-	)))
-	h = mux
+	api := apitest.New(t, apitest.WithLimiterOptions(limOpts...))
+	a := &realAPI{API: api, st: api.Store, keys: api.Keys, files: api.Files, now: api.Clock.Now()}
+	a.srv = api.Server("/api", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a.requests.Add(1)
+			h.ServeHTTP(w, r)
+		})
+	})
 	return a
 }
 
@@ -159,7 +141,6 @@ func TestRealHandlerFields(t *testing.T) {
 	ctx := context.Background()
 	a := newRealAPI(t)
 	c := a.org(t, "org_a", store.PlanGrowth)
-	a.now = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // dates the download link, and the items put (updatedAt)
 	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	due := time.Date(2026, 6, 30, 17, 0, 0, 0, time.UTC)
 	done := time.Date(2026, 1, 30, 16, 0, 0, 0, time.UTC)
@@ -193,8 +174,8 @@ func TestRealHandlerFields(t *testing.T) {
 	milestones, _, err := c.ListMilestones(ctx, "p1", statusclient.MilestoneListOptions{})
 	is.NoErr(err)
 	is.Equal(milestones, []statusclient.Milestone{
-		{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: due, CompletedAt: &done},
-		{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: due},
+		{ID: "m1", ProjectID: "p1", Name: "Design", Status: statusclient.MilestoneCompleted, DueAt: due, CompletedAt: &done, UpdatedAt: a.now},
+		{ID: "m2", ProjectID: "p1", Name: "Build", Status: statusclient.MilestonePending, DueAt: due, UpdatedAt: a.now},
 	})
 
 	deliverables, _, err := c.ListDeliverables(ctx, statusclient.DeliverableListOptions{ProjectID: "p1"})
@@ -207,8 +188,8 @@ func TestRealHandlerFields(t *testing.T) {
 	invoices, _, err := c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
 	is.NoErr(err)
 	is.Equal(invoices, []statusclient.Invoice{ // issued last, listed first
-		{ID: "i2", Number: "INV-2", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due},
-		{ID: "i1", Number: "INV-1", ProjectID: &pid, Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid},
+		{ID: "i2", Number: "INV-2", Status: statusclient.InvoiceOpen, Currency: "USD", Total: 500, AmountDue: 500, IssuedAt: done, DueAt: due, UpdatedAt: a.now},
+		{ID: "i1", Number: "INV-1", ProjectID: &pid, Status: statusclient.InvoicePaid, Currency: "EUR", Total: 123456, IssuedAt: started, DueAt: due, PaidAt: &paid, UpdatedAt: a.now},
 	})
 
 	link, _, err := c.DownloadDeliverable(ctx, "d1")

@@ -98,3 +98,30 @@ func ExampleMemory_DeleteProject() {
 	// deleted project p1 2026-03-01T10:00:00Z
 	// changed invoice i1 project <nil> 2026-03-01T10:00:00Z
 }
+
+// ExampleMemory_PutMessage puts a thread with a message for the client
+// and an internal note: clients see one message, and the newer note moves
+// neither the count nor the thread's last message time.
+func ExampleMemory_PutMessage() {
+	ctx := context.Background()
+	st := store.NewMemory()
+	at := time.Date(2026, 1, 6, 9, 0, 0, 0, time.UTC)
+	ana := store.Author{Name: "Ana", Side: store.SideAgency}
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
+	must(st.PutThread(ctx, store.Thread{ID: "t1", OrgID: "org_a", Subject: "Launch date", Status: store.ThreadOpen, CreatedAt: at}))
+	must(st.PutMessage(ctx, store.Message{ID: "msg1", OrgID: "org_a", ThreadID: "t1", Author: ana, Body: "Can we move it to March?", CreatedAt: at}))
+	must(st.PutMessage(ctx, store.Message{ID: "note1", OrgID: "org_a", ThreadID: "t1", Author: ana, Body: "They always slip.",
+		Internal: true, CreatedAt: at.Add(time.Hour)}))
+
+	th, err := st.GetThread(ctx, "org_a", "t1")
+	must(err)
+	fmt.Println(th.Subject, th.MessageCount, th.LastMessageAt.Format(time.RFC3339))
+	page, err := st.ListThreadMessages(ctx, "org_a", "t1", store.MessageQuery{PageRequest: store.PageRequest{Page: 1, Limit: store.DefaultLimit}})
+	must(err)
+	for _, m := range page.Items {
+		fmt.Println(m.ID, m.Body)
+	}
+	// Output:
+	// Launch date 1 2026-01-06T09:00:00Z
+	// msg1 Can we move it to March?
+}

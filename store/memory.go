@@ -44,6 +44,12 @@ import (
 // when an item of the same kind and id is put again; ListDeletions refuses
 // (ErrSinceTooOld) a since before the Memory was created, since it knows
 // nothing of what was deleted before.
+//
+// Memory also holds communication threads (Threads, ThreadWriter; see
+// PutThread and PutMessage for how internal content, deletion records and
+// attachment ids are handled). A project's threads go with it; a thread
+// about a milestone, deliverable or invoice that is deleted stays, with a
+// nil About and a new UpdatedAt.
 type Memory struct {
 	now func() time.Time
 
@@ -111,6 +117,7 @@ type tenant struct {
 	milestones   sorted[Milestone]
 	deliverables sorted[Deliverable]
 	invoices     sorted[Invoice]
+	threads      threadStore // and their messages (memory_threads.go)
 
 	deletions []*Deletion               // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
@@ -133,6 +140,7 @@ func newTenant(o Organization) *tenant {
 			func(d *Deliverable) *time.Time { return &d.UpdatedAt }),
 		invoices: newSorted(invoiceOrder, func(i *Invoice) string { return i.ID },
 			func(i *Invoice) *time.Time { return &i.UpdatedAt }),
+		threads: newThreadStore(),
 		deleted: make(map[deletionKey]time.Time),
 	}
 }
@@ -453,11 +461,13 @@ func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
 	m.onDelete = append(m.onDelete, fn)
 }
 
-// DeleteProject removes a project with its milestones and deliverables,
-// recording a Deletion for each (at one time, with the project's id), and
-// takes it from the invoices that named it: they stay, with a nil
-// ProjectID and a new UpdatedAt. It returns an error wrapping ErrNotFound
-// when the organization has no such project.
+// DeleteProject removes a project with its milestones, deliverables and
+// threads (internal ones too) with their messages, recording a Deletion
+// for each that clients could see (at one time, with the project's id),
+// and takes it from the invoices that named it: they stay, with a nil
+// ProjectID and a new UpdatedAt, as do threads about a milestone or
+// deliverable it took, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such project.
 func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -487,13 +497,15 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 		c.ProjectID = nil
 		t.invoices.put(&c, at)
 	}
+	t.deleteProjectThreads(id, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
 
-// DeleteMilestone removes a milestone and records its Deletion. It returns
-// an error wrapping ErrNotFound when the organization has no such
-// milestone.
+// DeleteMilestone removes a milestone and records its Deletion; threads
+// about it stay, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such milestone.
 func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -508,14 +520,16 @@ func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	if gone == nil {
 		return fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
 	}
-	t.record(KindMilestone, id, gone.ProjectID, m.stamp())
+	at := m.stamp()
+	t.record(KindMilestone, id, gone.ProjectID, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
 
-// DeleteDeliverable removes a deliverable and records its Deletion. It
-// returns an error wrapping ErrNotFound when the organization has no such
-// deliverable.
+// DeleteDeliverable removes a deliverable and records its Deletion;
+// threads about it stay, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such deliverable.
 func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -530,14 +544,17 @@ func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error 
 	if gone == nil {
 		return fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
 	}
-	t.record(KindDeliverable, id, gone.ProjectID, m.stamp())
+	at := m.stamp()
+	t.record(KindDeliverable, id, gone.ProjectID, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
 
 // DeleteInvoice removes an invoice and records its Deletion (with no
-// ProjectID for a retainer invoice). It returns an error wrapping
-// ErrNotFound when the organization has no such invoice.
+// ProjectID for a retainer invoice); threads about it stay, with a nil
+// About. It returns an error wrapping ErrNotFound when the organization
+// has no such invoice.
 func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -556,7 +573,9 @@ func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	if gone.ProjectID != nil {
 		projectID = *gone.ProjectID
 	}
-	t.record(KindInvoice, id, projectID, m.stamp())
+	at := m.stamp()
+	t.record(KindInvoice, id, projectID, at)
+	t.dropStaleAbouts(at)
 	m.prune(t)
 	return nil
 }
@@ -572,7 +591,10 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention))
+	// Whole seconds: clients give since in the contract's format, and a
+	// store started at 09:00:00.4 knows everything from 09:00:00 (nothing
+	// was deleted in it before it started).
+	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention)).Truncate(time.Second)
 	if q.Since.Before(horizon) {
 		return Page[Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
 			q.Since.UTC().Format(time.RFC3339Nano), ErrSinceTooOld, horizon.Format(time.RFC3339Nano))

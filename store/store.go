@@ -9,7 +9,9 @@
 // implementation must share: ordering, paging, filters, totals, scoping,
 // not-found and cancellation, and for a store that implements the optional
 // Deleter and Changes, deletes, cascades, UpdatedAt, UpdatedSince and
-// deletion records. Package store depends on the standard library only.
+// deletion records, and for one that implements Threads and ThreadWriter,
+// communication threads and the invisibility of internal content. Package
+// store depends on the standard library only.
 package store
 
 import (

@@ -169,13 +169,19 @@ type ThreadWriter interface {
 // Validate reports the first problem that makes t unfit to be stored: an
 // empty id or organization id, a ProjectID that points at "", an unknown
 // status, an About of another kind than milestone, deliverable or
-// invoice, or with an empty id.
+// invoice, or with an empty id, or an id or an id it refers to that is
+// not Storable.
 func (t Thread) Validate() error {
 	if err := checkOwned("thread", t.ID, t.OrgID); err != nil {
 		return err
 	}
 	if t.ProjectID != nil && *t.ProjectID == "" {
 		return invalid("thread", t.ID, "empty project id (use nil for an organization-wide thread)")
+	}
+	if t.ProjectID != nil {
+		if err := checkStorable("thread", t.ID, "project id", *t.ProjectID); err != nil {
+			return err
+		}
 	}
 	if !t.Status.Valid() {
 		return invalid("thread", t.ID, "status %q is not one of %v", t.Status, ThreadStatuses)
@@ -187,6 +193,9 @@ func (t Thread) Validate() error {
 		if a.ID == "" {
 			return invalid("thread", t.ID, "about.id is empty")
 		}
+		if err := checkStorable("thread", t.ID, "about.id", a.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -194,13 +203,17 @@ func (t Thread) Validate() error {
 // Validate reports the first problem that makes m unfit to be stored: an
 // empty id, organization id or thread id, an author without a name or
 // with an unknown side, or an attachment without an id or file key, or
-// with a negative size, or two attachments with one id.
+// with a negative size, or two attachments with one id, or an id, a
+// thread id, an attachment id or a file key that is not Storable.
 func (m Message) Validate() error {
 	if err := checkOwned("message", m.ID, m.OrgID); err != nil {
 		return err
 	}
 	if m.ThreadID == "" {
 		return invalid("message", m.ID, "empty thread id")
+	}
+	if err := checkStorable("message", m.ID, "thread id", m.ThreadID); err != nil {
+		return err
 	}
 	if m.Author.Name == "" {
 		return invalid("message", m.ID, "author has no name")
@@ -219,6 +232,12 @@ func (m Message) Validate() error {
 			return invalid("message", m.ID, "attachment %q has no file key", a.ID)
 		case a.SizeBytes < 0:
 			return invalid("message", m.ID, "attachment %q has a negative size", a.ID)
+		}
+		if err := checkStorable("message", m.ID, "attachment id", a.ID); err != nil {
+			return err
+		}
+		if err := checkStorable("message", m.ID, "file key", a.FileKey); err != nil {
+			return err
 		}
 		seen[a.ID] = true
 	}

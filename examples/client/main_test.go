@@ -4,19 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/files"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -26,13 +20,10 @@ import (
 func TestRun(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	st := store.NewMemory()
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
-	defer keys.Close()
-	src := files.NewMemory()
-	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
-	key, _, err := keys.Mint(ctx, "org_a", "test", nil)
-	is.NoErr(err)
+	api := apitest.New(t)
+	st, src := api.Store, api.Files
+	api.Org("org_a", store.PlanStarter)
+	key := api.Mint("test", "org_a")
 
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	pid := "p1"
@@ -44,13 +35,7 @@ func TestRun(t *testing.T) {
 	is.NoErr(st.PutDeliverable(ctx, store.Deliverable{ID: "d2", OrgID: "org_a", ProjectID: "p1", Name: "Copy", Status: store.DeliverablePending, CreatedAt: day, UpdatedAt: day}))
 	src.Put("d1", []byte("pdf"))
 
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	mux.Handle("/api/", http.StripPrefix("/api", statusapi.New(st, keys, ratelimit.NewMemory(),
-		statusapi.WithPublicURL(srv.URL+"/api"), statusapi.WithFiles(src),
-		statusapi.WithSigningKey([]byte("test signing key of 32 bytes...")),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))))
+	srv := api.Server("/api", nil) // mounted as in a portal
 
 	var out bytes.Buffer
 	is.NoErr(run(ctx, statusclient.New(srv.URL+"/api/v1", key), &out))
@@ -69,6 +54,6 @@ func TestRun(t *testing.T) {
 	is.Equal(len(rows["60"]), 3)                                                             // the starter plan's budget
 	is.Equal(rows["60"][1], "56")                                                            // four requests spent, as the last answer said
 
-	err = run(ctx, statusclient.New(srv.URL+"/api/v1", "wrong"), io.Discard)
+	err := run(ctx, statusclient.New(srv.URL+"/api/v1", "wrong"), io.Discard)
 	is.True(err != nil) // a bad key is an error, not an empty listing
 }

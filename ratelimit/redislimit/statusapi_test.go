@@ -1,7 +1,6 @@
 package redislimit_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -9,10 +8,9 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -22,23 +20,17 @@ import (
 // refused whichever replica it hits.
 func TestHandlersShareOneRedis(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	prefix := testPrefix(t)
 
-	st := store.NewMemory()
-	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
-	t.Cleanup(func() { keys.Close() })
-	key1, _, err := keys.Mint(ctx, "org_a", "portal", nil)
-	is.NoErr(err)
-	key2, _, err := keys.Mint(ctx, "org_a", "ci", nil)
-	is.NoErr(err)
+	api := apitest.New(t)
+	api.Org("org_a", store.PlanStarter)
+	key1 := api.Mint("portal", "org_a")
+	key2 := api.Mint("ci", "org_a")
 
 	// Two replicas: each its own handler, limiter and Redis connection pool.
 	replica := func() http.Handler {
-		lim := redislimit.New(newClient(t, ""), ratelimit.WithPrefix(prefix),
-			ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed))
-		return statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")))
+		return api.Replica(redislimit.New(newClient(t, ""), ratelimit.WithPrefix(prefix),
+			ratelimit.WithTimeout(5*time.Second), ratelimit.WithOutagePolicy(ratelimit.FailClosed)))
 	}
 	replicas := []http.Handler{replica(), replica()}
 	get := func(i int, key string) *httptest.ResponseRecorder {

@@ -186,7 +186,10 @@ func TestTimeoutOptions(t *testing.T) {
 			"bunstore: WithStatementTimeout: -1s is negative"},
 		{"statement timeout under a millisecond", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(time.Microsecond)) },
 			"bunstore: WithStatementTimeout: 1µs is under a millisecond, which PostgreSQL would read as no timeout"},
-		{"statement timeout zero", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(0), bunstore.WithSchema(""), nil) }, ""},
+		{"statement timeout zero", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(0), nil) }, ""},
+		{"schema empty", func() { bunstore.New(db, bunstore.WithSchema("")) }, ""},
+		{"schema not an identifier", func() { bunstore.New(db, bunstore.WithSchema("Bad Name; DROP")) },
+			`bunstore: WithSchema: "Bad Name; DROP" is not a lower-case identifier such as clientstatus`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

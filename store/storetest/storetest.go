@@ -7,7 +7,9 @@
 // A store that also implements the optional store.Deleter or store.Changes
 // passes their cases too (they are skipped for one that does not): deletes
 // and their cascades, UpdatedAt set by the store, UpdatedSince on every
-// list, and the deletion records.
+// list, and the deletion records. So does a store that implements
+// store.Threads and store.ThreadWriter: the Threads subtests, internal
+// content's invisibility above all.
 //
 // An implementation runs it from its own tests:
 //
@@ -16,7 +18,8 @@
 //	}
 //
 // The suite uses only the public store.Store and store.Writer interfaces
-// (and store.Deleter and store.Changes, found by type assertion), seeds
+// (and store.Deleter, store.Changes, store.Threads and store.ThreadWriter,
+// found by type assertion), seeds
 // every subtest through the Writer with times at second precision, and
 // never assumes an error message.
 package storetest
@@ -74,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Deletions", testDeletions},
 		{"DeletionsSinceTooOld", testDeletionsSinceTooOld},
 		{"ConcurrentChanges", testConcurrentChanges},
+		{"Threads", testThreads},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })

@@ -1,0 +1,284 @@
+// Package apitest builds the status API on in-memory parts for the
+// module's tests: one store.Memory, a key store that reads its
+// organizations, a limiter, a file source, one settable clock shared by
+// all of them, a log buffer, and API keys by name. Every test that needs
+// a running handler builds it here, so that a change to how the parts are
+// wired is made once.
+//
+//	a := apitest.New(t)
+//	a.Org("org_a", store.PlanStarter)
+//	a.Mint("a", "org_a")
+//	res := a.Do("GET", "/v1/projects", "a")
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// SigningKey signs the download links of every test handler, so that two
+// handlers of a test verify each other's links.
+var SigningKey = []byte("0123456789abcdef0123456789abcdef")
+
+// Start is when a test API's clock starts, unless WithStart says otherwise.
+var Start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// API is a status API handler on in-memory parts, and the parts.
+type API struct {
+	Store *store.Memory
+	Keys  *auth.Keys
+	Files *files.Memory
+	// Clock is the store's, the keys' and the handler's clock (the
+	// limiter's windows keep real time unless WithLimiterOptions sets its
+	// clock).
+	Clock *testenv.Clock
+	Logs  *Buffer // what the handler, the keys and the limiter logged
+	// Handler is statusapi.New on the parts, with the options given.
+	Handler http.Handler
+
+	t    testing.TB
+	cfg  config
+	keys map[string]string
+}
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	limiter  ratelimit.Limiter
+	limOpts  []ratelimit.Option
+	apiOpts  []statusapi.Option
+	wrap     func(store.Store) store.Store
+	resolver func(*API) auth.KeyResolver
+	start    time.Time
+	check    func(testing.TB, *http.Request, *httptest.ResponseRecorder)
+}
+
+// WithLimiter makes the handler use lim (a Redis limiter, one that fails)
+// instead of a memory limiter.
+func WithLimiter(lim ratelimit.Limiter) Option { return func(c *config) { c.limiter = lim } }
+
+// WithLimiterOptions configures the memory limiter.
+func WithLimiterOptions(opts ...ratelimit.Option) Option {
+	return func(c *config) { c.limOpts = append(c.limOpts, opts...) }
+}
+
+// WithHandlerOptions adds options of statusapi.New, after the harness's
+// own (signing key, files, clock, logger), so that they win.
+func WithHandlerOptions(opts ...statusapi.Option) Option {
+	return func(c *config) { c.apiOpts = append(c.apiOpts, opts...) }
+}
+
+// WithStoreWrapper makes the handler read wrap(store) instead of the
+// store: a store that fails, blocks or hides an optional interface.
+func WithStoreWrapper(wrap func(store.Store) store.Store) Option {
+	return func(c *config) { c.wrap = wrap }
+}
+
+// WithResolver makes the handler resolve keys with resolver(a) instead of
+// a.Keys: a cache in front, or credentials of the test's own.
+func WithResolver(resolver func(a *API) auth.KeyResolver) Option {
+	return func(c *config) { c.resolver = resolver }
+}
+
+// WithStart starts the clock at t instead of Start.
+func WithStart(t time.Time) Option { return func(c *config) { c.start = t } }
+
+// WithCheck runs check on every response Do and Serve get: an OpenAPI
+// validation, the conventions every response shares.
+func WithCheck(check func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder)) Option {
+	return func(c *config) { c.check = check }
+}
+
+// New builds the API. The store is empty: put organizations with Org and
+// keys with Mint.
+func New(t testing.TB, opts ...Option) *API {
+	t.Helper()
+	cfg := config{start: Start}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	a := &API{
+		Files: files.NewMemory(),
+		Clock: testenv.NewClock(cfg.start),
+		Logs:  &Buffer{},
+		t:     t,
+		cfg:   cfg,
+		keys:  make(map[string]string),
+	}
+	a.Store = store.NewMemory(store.WithClock(a.Clock.Now))
+	logger := a.Logger()
+	a.Keys = auth.NewKeys(auth.NewMemoryKeyStore(a.Store), auth.WithClock(a.Clock.Now), auth.WithLogger(logger))
+	t.Cleanup(func() { _ = a.Keys.Close() })
+	a.Handler = a.NewHandler()
+	return a
+}
+
+// NewHandler returns another handler on the same parts (one with a public
+// URL, say), with the options of New and opts after them. Each has its own
+// memory limiter unless WithLimiter gave one.
+func (a *API) NewHandler(opts ...statusapi.Option) http.Handler {
+	return a.Replica(a.cfg.limiter, opts...)
+}
+
+// Replica returns another handler on the same store and keys, as a
+// second replica of a portal would be, limited by lim (nil: a memory
+// limiter of its own), with the options of New and opts after them.
+func (a *API) Replica(lim ratelimit.Limiter, opts ...statusapi.Option) http.Handler {
+	var st store.Store = a.Store
+	if a.cfg.wrap != nil {
+		st = a.cfg.wrap(st)
+	}
+	var resolver auth.KeyResolver = a.Keys
+	if a.cfg.resolver != nil {
+		resolver = a.cfg.resolver(a)
+	}
+	if lim == nil {
+		lim = ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(a.Logger())}, a.cfg.limOpts...)...)
+	}
+	all := append([]statusapi.Option{
+		statusapi.WithSigningKey(SigningKey),
+		statusapi.WithFiles(a.Files),
+		statusapi.WithClock(a.Clock.Now),
+		statusapi.WithLogger(a.Logger()),
+	}, a.cfg.apiOpts...)
+	return statusapi.New(st, resolver, lim, append(all, opts...)...)
+}
+
+// Logger returns a logger that writes to Logs.
+func (a *API) Logger() *slog.Logger { return slog.New(slog.NewTextHandler(a.Logs, nil)) }
+
+// Org puts an organization on plan that may use the API; its name is its
+// id. It fails the test on error.
+func (a *API) Org(id string, plan store.Plan) store.Organization {
+	a.t.Helper()
+	o := store.Organization{ID: id, Name: id, Plan: plan, RetainerActive: true, APIEnabled: true}
+	a.PutOrg(o)
+	return o
+}
+
+// PutOrg puts o, failing the test on error.
+func (a *API) PutOrg(o store.Organization) {
+	a.t.Helper()
+	if err := a.Store.PutOrganization(context.Background(), o); err != nil {
+		a.t.Fatalf("apitest: put organization %s: %v", o.ID, err)
+	}
+}
+
+// Mint mints a key of the organization, remembered under name for Do,
+// and returns it.
+func (a *API) Mint(name, orgID string) string {
+	a.t.Helper()
+	key, _, err := a.Keys.Mint(context.Background(), orgID, name, nil)
+	if err != nil {
+		a.t.Fatalf("apitest: mint key %q for %s: %v", name, orgID, err)
+	}
+	a.keys[name] = key
+	return key
+}
+
+// SetKey remembers key under name for Do: a key minted otherwise (with
+// an expiry, then revoked) or a credential of the test's own.
+func (a *API) SetKey(name, key string) { a.keys[name] = key }
+
+// Key returns the key remembered under name; the test fails without one.
+func (a *API) Key(name string) string {
+	a.t.Helper()
+	k, ok := a.keys[name]
+	if !ok {
+		a.t.Fatalf("apitest: no key named %q", name)
+	}
+	return k
+}
+
+// Request returns a request to the handler with the named key as its
+// bearer credential ("" for no Authorization header) and extra headers as
+// name, value pairs.
+func (a *API) Request(method, target, key string, headers ...string) *http.Request {
+	a.t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+a.Key(key))
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	return req
+}
+
+// Do sends Request(method, target, key, headers...) to the handler.
+func (a *API) Do(method, target, key string, headers ...string) *httptest.ResponseRecorder {
+	a.t.Helper()
+	return a.Serve(a.Handler, a.Request(method, target, key, headers...))
+}
+
+// Serve sends req to h and runs the check of WithCheck on the response.
+func (a *API) Serve(h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	a.t.Helper()
+	res := httptest.NewRecorder()
+	h.ServeHTTP(res, req)
+	if a.cfg.check != nil {
+		a.cfg.check(a.t, req, res)
+	}
+	return res
+}
+
+// Server starts an HTTP server with a handler mounted under prefix ("" for
+// none) through http.StripPrefix, whose links point back to it, and
+// returns it; the test closes it. wrap, when not nil, wraps the server's
+// whole handler (to count requests, say).
+func (a *API) Server(prefix string, wrap func(http.Handler) http.Handler, opts ...statusapi.Option) *httptest.Server {
+	a.t.Helper()
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	a.t.Cleanup(srv.Close)
+	api := a.NewHandler(append([]statusapi.Option{statusapi.WithPublicURL(srv.URL + prefix)}, opts...)...)
+	if prefix == "" {
+		h = api
+	} else {
+		mux := http.NewServeMux()
+		mux.Handle(prefix+"/", http.StripPrefix(prefix, api))
+		h = mux
+	}
+	if wrap != nil {
+		h = wrap(h)
+	}
+	return srv
+}
+
+// Buffer is a bytes.Buffer safe for the concurrent logging of a handler.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Contains reports whether what was written contains s.
+func (b *Buffer) Contains(s string) bool { return strings.Contains(b.String(), s) }

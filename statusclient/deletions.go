@@ -1,0 +1,123 @@
+package statusclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/url"
+	"time"
+)
+
+// DeletionType is the kind of item a deletion record names.
+type DeletionType string
+
+// The kinds of item that can disappear.
+const (
+	DeletionProject     DeletionType = "project"
+	DeletionMilestone   DeletionType = "milestone"
+	DeletionDeliverable DeletionType = "deliverable"
+	DeletionInvoice     DeletionType = "invoice"
+	DeletionThread      DeletionType = "thread"
+	DeletionMessage     DeletionType = "message"
+)
+
+// Deletion records that an item disappeared from the organization's view
+// at DeletedAt: it was deleted, or deleted with its project (a project
+// takes its milestones, deliverables and threads with it, each recorded),
+// or, for a thread or a message, made internal, which looks the same. The
+// server keeps records at least 30 days, and drops one when an item of the
+// same type and id appears again.
+type Deletion struct {
+	Type      DeletionType `json:"type"`
+	ID        string       `json:"id"`
+	DeletedAt time.Time    `json:"deletedAt"`
+}
+
+// DeletionListOptions selects deletion records.
+type DeletionListOptions struct {
+	ListOptions
+	// Since is required: the records with DeletedAt at or after it
+	// (inclusive: pass the largest DeletedAt you saw, and expect the
+	// records stamped with it again). It is sent in UTC whole seconds,
+	// as UpdatedSince is (see "Changes" in the package documentation). A
+	// zero Since is an error, returned before any request.
+	Since time.Time
+	// Type, when not "", keeps only the records of that kind of item.
+	Type DeletionType
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
+	IfNoneMatch string
+}
+
+// ErrResyncRequired is wrapped by the error of ListDeletions and
+// AllDeletions when the server no longer knows what was deleted since
+// DeletionListOptions.Since: it is older than the records the server keeps
+// (at least 30 days), or older than the server's memory (an in-memory
+// store that restarted). A copy kept in sync from that time can no longer
+// learn what it must drop: load everything again (Client.Sync does so by
+// itself). Test for it with errors.Is; the error also holds the server's
+// *Error (400, CodeInvalidParameter, Param "since"), for errors.As and
+// ErrorCodeOf.
+var ErrResyncRequired = errors.New("statusclient: resync required")
+
+// errNoSince is returned, without a request, for deletions asked with a
+// zero Since: the server requires one.
+var errNoSince = errors.New("statusclient: DeletionListOptions.Since is required")
+
+// ListDeletions returns one page of the records of what disappeared from
+// the organization's view at or after opts.Since, ordered by DeletedAt
+// ascending, then Type, then ID. A Since older than the server keeps is an
+// error wrapping ErrResyncRequired. A server that tracks no changes
+// answers with an *Error of Code CodeNotFound, as an unknown path.
+func (c *Client) ListDeletions(ctx context.Context, opts DeletionListOptions) ([]Deletion, *Response, error) {
+	if opts.Since.IsZero() {
+		return nil, nil, errNoSince
+	}
+	items, resp, err := list[Deletion](ctx, c, "/deletions", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return items, resp, resyncErr(err)
+}
+
+// AllDeletions walks every page of ListDeletions from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each record
+// once. An error is yielded once and ends the walk (an error wrapping
+// ErrResyncRequired when opts.Since is older than the server keeps);
+// breaking out of the loop stops it without further requests.
+func (c *Client) AllDeletions(ctx context.Context, opts DeletionListOptions) iter.Seq2[Deletion, error] {
+	if opts.Since.IsZero() {
+		return failed[Deletion](errNoSince)
+	}
+	records := walk[Deletion](ctx, c, "/deletions", opts.ListOptions, opts.filters())
+	return func(yield func(Deletion, error) bool) {
+		for d, err := range records {
+			if !yield(d, resyncErr(err)) {
+				return
+			}
+		}
+	}
+}
+
+func (o DeletionListOptions) filters() url.Values {
+	q := url.Values{}
+	setTime(q, "since", o.Since)
+	setString(q, "type", string(o.Type))
+	return q
+}
+
+// resyncErr wraps ErrResyncRequired around the server's refusal of a
+// since parameter. The client always writes since in the contract's
+// format, so the server refuses it only for being older than it knows.
+func resyncErr(err error) error {
+	if isParamRefused(err, "since") {
+		return fmt.Errorf("%w: %w", ErrResyncRequired, err)
+	}
+	return err
+}
+
+// isParamRefused reports whether err is the server's 400
+// INVALID_PARAMETER naming param.
+func isParamRefused(err error, param string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == CodeInvalidParameter && e.Param == param
+}

@@ -1,0 +1,547 @@
+package statusclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// Replica is a copy of everything an API key can see, which Client.Sync
+// keeps equal to the server's: plain maps by id, to read as they are. The
+// zero Replica is ready to use; its first Sync loads everything.
+//
+// A Replica is not safe for concurrent use: do not read it while a Sync
+// runs on it. To keep it across runs of a program, save it whole (the maps
+// and the Cursor: encoding/json does) and give it back to Sync.
+type Replica struct {
+	Projects     map[string]Project
+	Milestones   map[string]Milestone
+	Deliverables map[string]Deliverable
+	Invoices     map[string]Invoice
+	Threads      map[string]Thread  // empty from a server that holds no threads
+	Messages     map[string]Message // of every thread, by message id
+
+	// Cursor says where each part of the copy was read up to. Sync alone
+	// changes it; a zero Cursor makes the next Sync load everything.
+	Cursor SyncCursor
+}
+
+// SyncCursor says where Sync left off, one ListCursor per list that it
+// reads: each list is read at its own moment, so a single cursor for all
+// of them could pass over a change made to one list after it was read.
+type SyncCursor struct {
+	// Deletions is the cursor of the deletions feed. Zero before the
+	// first Sync and on a server that tracks no changes: the next Sync
+	// then loads everything.
+	Deletions    ListCursor
+	Projects     ListCursor
+	Milestones   map[string]ListCursor // by project id: milestones are listed per project
+	Deliverables ListCursor
+	Invoices     ListCursor
+	Threads      ListCursor
+	Messages     ListCursor
+	// NoThreads records that the server answered 404 on /v1/threads: it
+	// holds no threads, and Sync no longer asks until its next full load.
+	NoThreads bool
+}
+
+// ListCursor is where the reading of one list left off.
+type ListCursor struct {
+	// Since is the largest UpdatedAt (DeletedAt, for the deletions feed)
+	// seen: the next read asks from it, inclusively. Zero means the list
+	// is read whole, without updatedSince.
+	Since time.Time
+	// ETag is the tag of the answer to that next read, when this read
+	// already got it and it was the whole list; "" otherwise. Sync sends
+	// it as If-None-Match: an unchanged list answers 304, which costs no
+	// rate budget.
+	ETag string
+}
+
+// SyncStats says what a Sync did.
+type SyncStats struct {
+	// Full is true when the Sync loaded everything afresh: the first
+	// Sync of a Replica, one after the server said the cursor was older
+	// than the deletions it keeps (ErrResyncRequired), and every Sync
+	// against a server that tracks no changes (see Client.Sync).
+	Full bool
+	// Upserted counts the items received and written into the replica.
+	// Bounds are inclusive, so an item stamped at a cursor comes again
+	// (unchanged) and counts again.
+	Upserted int
+	// Deleted counts the items removed from the replica.
+	Deleted int
+	// Requests counts the answers received, NotModified those of them
+	// that were 304 Not Modified, which the server does not count against
+	// the rate budget.
+	Requests    int
+	NotModified int
+	// Rate is the organization's rate budget as of the last answer.
+	Rate Rate
+}
+
+// epoch is the updatedSince of a full load from a server that tracks
+// changes: before any item. A load in UpdatedAt order, re-anchored after
+// each page, cannot lose an item that changes while it walks (see
+// readList), where a walk of pages in the lists' own order could.
+var epoch = time.Unix(0, 0).UTC()
+
+// errReload is returned by Sync's incremental steps when only a full load
+// can make the replica equal to the server's again.
+var errReload = errors.New("statusclient: full load needed")
+
+// Sync makes r equal to what the server shows the Client's key, as the
+// contract's sync algorithm says: it applies the deletions recorded since
+// the last Sync, then the changes, and remembers where it left off in
+// r.Cursor. It returns what it did, and an error when it could not finish,
+// naming the list and wrapping the failed call's error (ErrorCodeOf and
+// errors.As work on it): r then holds what was applied so far, each
+// list's cursor where that list left off, and the next Sync completes it.
+//
+// The first Sync of a Replica (zero Cursor) loads everything. So does a
+// Sync whose cursor the server no longer covers (400 on since: see
+// ErrResyncRequired), and every Sync against a server that tracks no
+// changes (404 on /v1/deletions, or updatedSince refused): it then reads
+// every list whole and replaces r's content, and SyncStats.Full says so.
+// A load replaces r only once it has read everything, so an error leaves
+// r as it was. It ends with a read of the deletions made while it ran.
+//
+// Otherwise a Sync reads, each from its own cursor: the deletions feed
+// (and drops what it names), then the projects, the milestones of every
+// project, the deliverables, the invoices, the threads and the messages
+// (and puts what they hold, by id). Every read asks from the largest
+// UpdatedAt it saw the last time, inclusively, so an item stamped at that
+// second comes again; it is put again. Sync also applies the contract's
+// cascades itself: a deleted project takes its milestones, deliverables,
+// threads and their messages from r, and a deleted thread its messages
+// (the server records each of them too). Invoices that named a deleted
+// project come back through the invoice list, with ProjectID nil.
+//
+// Milestones are listed per project, and one can change without its
+// project changing, so Sync reads the milestones of every project, each
+// with its own cursor. A server that answers 404 on /v1/threads holds no
+// threads: Sync records it (SyncCursor.NoThreads) and does not ask again
+// until its next full load.
+//
+// Costs. A full load reads every item once: a page per 100 items of each
+// list, one request per project for its milestones, and one for the
+// deletions. (A little more: after a page, the next asks again from the
+// page's newest UpdatedAt, which an item changing during the walk cannot
+// make it skip; items stamped that same second come twice.) Against a
+// server that tracks no changes, the load's first request, asked with
+// updatedSince, is refused and counts too. A later Sync costs 6 requests (4
+// from a server without threads) plus one per project, and a page more
+// per 100 changes in a list. A list that has not changed since the Sync
+// before answers 304 Not Modified, which the server does not count against
+// the rate budget: Sync sends the ETag of the previous answer when that
+// answer was the whole list and the cursor did not move. So a quiet Sync
+// costs round trips but no budget, from the second quiet one on. Requests
+// are sent one after another.
+//
+// The server's clock is only known from what it stamps, so the deletions
+// feed is read from the largest DeletedAt seen, or the largest UpdatedAt
+// seen by an earlier Sync if larger. The server keeps deletions at least
+// 30 days: in an organization in which nothing the key sees has changed
+// for 30 days, or that has nothing, every Sync is a full load until
+// something changes. An in-memory server that restarted knows no
+// deletions from before: the next Sync is a full load.
+//
+// Sync trusts what the contract promises: that the server stamps
+// UpdatedAt and DeletedAt from one clock, in the order its writes become
+// visible.
+func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
+	if r == nil {
+		return SyncStats{}, errors.New("statusclient: Sync: nil *Replica")
+	}
+	r.init()
+	s := &syncer{c: c}
+	if !r.Cursor.Deletions.Since.IsZero() {
+		err := s.changes(ctx, r)
+		if !errors.Is(err, errReload) {
+			return s.stats, err
+		}
+	}
+	return s.stats, s.load(ctx, r)
+}
+
+// init makes the nil maps of r, as in a zero Replica or one decoded from
+// JSON with an empty map left out.
+func (r *Replica) init() {
+	initMap(&r.Projects)
+	initMap(&r.Milestones)
+	initMap(&r.Deliverables)
+	initMap(&r.Invoices)
+	initMap(&r.Threads)
+	initMap(&r.Messages)
+	initMap(&r.Cursor.Milestones)
+}
+
+func initMap[V any](m *map[string]V) {
+	if *m == nil {
+		*m = make(map[string]V)
+	}
+}
+
+// syncer is one run of Sync.
+type syncer struct {
+	c     *Client
+	stats SyncStats
+}
+
+// saw counts an answer.
+func (s *syncer) saw(resp *Response) {
+	if resp == nil {
+		return
+	}
+	s.stats.Requests++
+	s.stats.Rate = resp.Rate
+	if resp.StatusCode == http.StatusNotModified {
+		s.stats.NotModified++
+	}
+}
+
+// changes is an incremental Sync. It returns errReload when only a full
+// load can make r equal to the server's again.
+func (s *syncer) changes(ctx context.Context, r *Replica) error {
+	cur := &r.Cursor
+	// Every list read before this point was read before the deletions
+	// are: their stamps are a safe lower bound of any deletion still to
+	// come, which keeps the feed's cursor moving when nothing is deleted.
+	seen := cur.newest()
+	next, err := readList(ctx, s, "/deletions", "since", cur.Deletions, func(d Deletion) { s.drop(r, d) })
+	switch {
+	case isParamRefused(err, "since"): // older than the server keeps
+		return errReload
+	case ErrorCodeOf(err) == CodeNotFound: // the server no longer tracks changes
+		return errReload
+	case err != nil:
+		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
+	}
+	if seen.After(next.Since) {
+		next = ListCursor{Since: seen}
+	}
+	cur.Deletions = next
+
+	start := ListCursor{Since: epoch}
+	err = s.lists(ctx, r, start)
+	if isParamRefused(err, "updatedSince") { // the server no longer tracks changes
+		return errReload
+	}
+	return err
+}
+
+// load is a full load: it reads everything into a new Replica and
+// replaces r's content with it once all is read.
+func (s *syncer) load(ctx context.Context, r *Replica) error {
+	s.stats.Full = true
+	deleted := s.stats.Deleted
+	began := time.Now()
+	fresh := loading(ListCursor{Since: epoch})
+	err := s.lists(ctx, fresh, ListCursor{Since: epoch})
+	if isParamRefused(err, "updatedSince") {
+		// A server that tracks no changes: read every list whole, in
+		// its own order, and leave the deletions cursor zero, so that
+		// the next Sync is a full load again.
+		fresh = loading(ListCursor{})
+		err = s.lists(ctx, fresh, ListCursor{})
+	} else if err == nil {
+		err = s.settle(ctx, fresh, time.Since(began))
+	}
+	if err != nil {
+		return err
+	}
+	s.stats.Deleted = deleted + gone(r.Projects, fresh.Projects) + gone(r.Milestones, fresh.Milestones) +
+		gone(r.Deliverables, fresh.Deliverables) + gone(r.Invoices, fresh.Invoices) +
+		gone(r.Threads, fresh.Threads) + gone(r.Messages, fresh.Messages)
+	*r = *fresh
+	return nil
+}
+
+// settle ends a load from a server that tracks changes: it drops from r
+// what was deleted while the load ran, and sets r's deletions cursor.
+//
+// An item deleted after its list was read is stamped after that read, but
+// possibly before items of lists read later: the newest stamp the load
+// saw is no safe start for the deletions. The server's clock when the
+// load began is: every list was read after it. It is only known from the
+// stamps, so settle takes the newest stamp the load saw, which the server
+// set before the load ended, less the time the load took, measured on
+// this machine (whose clock need not agree with the server's), and a
+// second for the stamps' rounding. From a server that knows nothing that
+// old (one that started during that time, or whose newest stamp is older
+// than the 30 days of deletions it keeps), it cannot ask: the next Sync
+// then asks from the newest stamp, as the contract's algorithm does.
+func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) error {
+	newest := r.Cursor.newest()
+	from := newest.Add(-took - time.Second).Truncate(time.Second)
+	if from.Before(epoch) {
+		from = epoch
+	}
+	next, err := readList(ctx, s, "/deletions", "since", ListCursor{Since: from}, func(d Deletion) { s.drop(r, d) })
+	switch {
+	case isParamRefused(err, "since"):
+		next = ListCursor{}
+	case ErrorCodeOf(err) == CodeNotFound:
+		return nil // updatedSince, but no deletions: every Sync is a full load
+	case err != nil:
+		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
+	}
+	// Deletions from now on are stamped after every stamp seen so far.
+	if newest.After(next.Since) {
+		next = ListCursor{Since: newest}
+	}
+	r.Cursor.Deletions = next
+	return nil
+}
+
+// loading returns an empty Replica whose lists are all to be read from
+// start.
+func loading(start ListCursor) *Replica {
+	r := &Replica{Cursor: SyncCursor{Projects: start, Deliverables: start, Invoices: start, Threads: start, Messages: start}}
+	r.init()
+	return r
+}
+
+// gone counts the keys of old that are not in new.
+func gone[V any](old, new map[string]V) int {
+	n := 0
+	for id := range old {
+		if _, ok := new[id]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// lists reads the changes of every list into r, each from its cursor;
+// the milestones of a project without a cursor, from start.
+func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
+	cur := &r.Cursor
+	if err := readInto(ctx, s, "/projects", &cur.Projects, r.Projects); err != nil {
+		return fmt.Errorf("statusclient: Sync: projects: %w", err)
+	}
+	if err := s.milestones(ctx, r, start); err != nil {
+		return err
+	}
+	if err := readInto(ctx, s, "/deliverables", &cur.Deliverables, r.Deliverables); err != nil {
+		return fmt.Errorf("statusclient: Sync: deliverables: %w", err)
+	}
+	if err := readInto(ctx, s, "/invoices", &cur.Invoices, r.Invoices); err != nil {
+		return fmt.Errorf("statusclient: Sync: invoices: %w", err)
+	}
+	if cur.NoThreads {
+		return nil
+	}
+	err := readInto(ctx, s, "/threads", &cur.Threads, r.Threads)
+	if ErrorCodeOf(err) == CodeNotFound {
+		// A server without threads; or one that no longer has them,
+		// whose threads are then no longer to be seen.
+		s.stats.Deleted += len(r.Threads) + len(r.Messages)
+		clear(r.Threads)
+		clear(r.Messages)
+		cur.Threads, cur.Messages, cur.NoThreads = ListCursor{}, ListCursor{}, true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("statusclient: Sync: threads: %w", err)
+	}
+	if err := readInto(ctx, s, "/messages", &cur.Messages, r.Messages); err != nil {
+		return fmt.Errorf("statusclient: Sync: messages: %w", err)
+	}
+	return nil
+}
+
+// milestones reads the milestones of every project of r, each project
+// from its own cursor, or from start for a project without one. A project
+// gone since the projects were read (404) is passed over: its deletion is
+// recorded, for the next Sync. The cursors of projects no longer in r are
+// dropped.
+func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) error {
+	cursors := make(map[string]ListCursor, len(r.Projects))
+	for _, id := range slices.Sorted(maps.Keys(r.Projects)) {
+		cur, ok := r.Cursor.Milestones[id]
+		if !ok {
+			cur = start
+		}
+		path, err := milestonesPath(id)
+		if err == nil {
+			err = readInto(ctx, s, path, &cur, r.Milestones)
+		}
+		if err != nil && ErrorCodeOf(err) != CodeNotFound {
+			return fmt.Errorf("statusclient: Sync: milestones of project %q: %w", id, err)
+		}
+		cursors[id] = cur
+	}
+	r.Cursor.Milestones = cursors
+	return nil
+}
+
+// newest is the largest Since of the cursors of the lists.
+func (c SyncCursor) newest() time.Time {
+	var t time.Time
+	for _, lc := range c.lists() {
+		if lc.Since.After(t) {
+			t = lc.Since
+		}
+	}
+	return t
+}
+
+func (c SyncCursor) lists() []ListCursor {
+	out := []ListCursor{c.Projects, c.Deliverables, c.Invoices, c.Threads, c.Messages}
+	for _, lc := range c.Milestones {
+		out = append(out, lc)
+	}
+	return out
+}
+
+// drop applies a deletion record to r, with the contract's cascades.
+// A record of a type Sync does not know is passed over.
+func (s *syncer) drop(r *Replica, d Deletion) {
+	n := &s.stats.Deleted
+	switch d.Type {
+	case DeletionProject:
+		remove(n, r.Projects, d.ID)
+		delete(r.Cursor.Milestones, d.ID)
+		removeIf(n, r.Milestones, func(m Milestone) bool { return m.ProjectID == d.ID })
+		removeIf(n, r.Deliverables, func(x Deliverable) bool { return x.ProjectID == d.ID })
+		for id, t := range r.Threads {
+			if t.ProjectID != nil && *t.ProjectID == d.ID {
+				s.drop(r, Deletion{Type: DeletionThread, ID: id})
+			}
+		}
+	case DeletionMilestone:
+		remove(n, r.Milestones, d.ID)
+	case DeletionDeliverable:
+		remove(n, r.Deliverables, d.ID)
+	case DeletionInvoice:
+		remove(n, r.Invoices, d.ID)
+	case DeletionThread:
+		remove(n, r.Threads, d.ID)
+		removeIf(n, r.Messages, func(m Message) bool { return m.ThreadID == d.ID })
+	case DeletionMessage:
+		remove(n, r.Messages, d.ID)
+	}
+}
+
+// remove deletes id from m, counting it in n when it was there.
+func remove[V any](n *int, m map[string]V, id string) {
+	if _, ok := m[id]; ok {
+		delete(m, id)
+		*n++
+	}
+}
+
+// removeIf deletes the items of m that match, counting them in n.
+func removeIf[V any](n *int, m map[string]V, match func(V) bool) {
+	for id, v := range m {
+		if match(v) {
+			delete(m, id)
+			*n++
+		}
+	}
+}
+
+// item is what Sync keeps: an id and the stamp lists are ordered by with
+// updatedSince (UpdatedAt). A Deletion is stamped by its DeletedAt.
+type item interface {
+	stamped
+	key() string
+}
+
+type stamped interface {
+	stamp() time.Time
+}
+
+func (v Project) key() string     { return v.ID }
+func (v Milestone) key() string   { return v.ID }
+func (v Deliverable) key() string { return v.ID }
+func (v Invoice) key() string     { return v.ID }
+func (v Thread) key() string      { return v.ID }
+func (v Message) key() string     { return v.ID }
+
+func (v Project) stamp() time.Time     { return v.UpdatedAt }
+func (v Milestone) stamp() time.Time   { return v.UpdatedAt }
+func (v Deliverable) stamp() time.Time { return v.UpdatedAt }
+func (v Invoice) stamp() time.Time     { return v.UpdatedAt }
+func (v Thread) stamp() time.Time      { return v.UpdatedAt }
+func (v Message) stamp() time.Time     { return v.UpdatedAt }
+func (v Deletion) stamp() time.Time    { return v.DeletedAt }
+
+// readInto reads the changes of the list at path from *cur into m, and
+// moves *cur on when the read is complete.
+func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCursor, m map[string]T) error {
+	next, err := readList(ctx, s, path, "updatedSince", *cur, func(v T) {
+		m[v.key()] = v
+		s.stats.Upserted++
+	})
+	if err != nil {
+		return err
+	}
+	*cur = next
+	return nil
+}
+
+// readList reads the list at path from the cursor from and applies each
+// item, MaxLimit a page, and returns the cursor to read from next time.
+//
+// With a cursor (from.Since not zero) it asks for the items stamped at or
+// after from.Since, in the order of their stamps (param is the list's
+// parameter: updatedSince, or since for the deletions feed). After each
+// page it asks again from the newest stamp of the page, from page 1,
+// rather than for the next page: an item that changes during the walk
+// moves to the end of the list, and pages of a fixed query would shift
+// under it, skipping an item. Only a page whose items all share the stamp
+// asked from is followed by the next page of the same query. The next
+// cursor is the newest stamp seen, with the ETag of the last answer when
+// that answer was the whole list and asked from that same stamp: then the
+// next read is the same request, which answers 304 when nothing changed.
+// A 304 to the first request (sent with from.ETag) leaves the cursor.
+//
+// Without a cursor it walks the list's pages in the list's own order,
+// and the next cursor is zero: a whole read again.
+func readList[T stamped](ctx context.Context, s *syncer, path, param string, from ListCursor, apply func(T)) (ListCursor, error) {
+	since, page, etag := from.Since, 1, from.ETag
+	for {
+		q := url.Values{}
+		setTime(q, param, since)
+		items, resp, err := list[T](ctx, s.c, path, ListOptions{Page: page, Limit: MaxLimit}, q, etag)
+		s.saw(resp)
+		if errors.Is(err, ErrNotModified) {
+			return from, nil
+		}
+		if err != nil {
+			return from, err
+		}
+		etag = "" // only the first request can be answered 304
+		newest := since
+		for _, v := range items {
+			apply(v)
+			if v.stamp().After(newest) {
+				newest = v.stamp()
+			}
+		}
+		last := resp.NextPage <= page // none, or one that does not move forward
+		switch {
+		case since.IsZero() && last:
+			return ListCursor{}, nil
+		case since.IsZero():
+			page = resp.NextPage
+		case last:
+			next := ListCursor{Since: newest}
+			if page == 1 && newest.Equal(since) {
+				next.ETag = resp.ETag
+			}
+			return next, nil
+		case newest.After(since):
+			since, page = newest, 1
+		default:
+			page = resp.NextPage
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package statusclient
+
+import (
+	"context"
+	"iter"
+	"net/url"
+	"time"
+)
+
+// ThreadStatus is the state of a thread.
+type ThreadStatus string
+
+// The states of a thread.
+const (
+	ThreadOpen     ThreadStatus = "open"
+	ThreadResolved ThreadStatus = "resolved"
+)
+
+// AuthorSide says which side of the conversation wrote a message.
+type AuthorSide string
+
+// The sides of a conversation.
+const (
+	SideAgency AuthorSide = "agency"
+	SideClient AuthorSide = "client"
+)
+
+// AboutType is the kind of item a thread is about.
+type AboutType string
+
+// The kinds of item a thread can be about.
+const (
+	AboutMilestone   AboutType = "milestone"
+	AboutDeliverable AboutType = "deliverable"
+	AboutInvoice     AboutType = "invoice"
+)
+
+// About points at the item a thread is about, of the same organization.
+type About struct {
+	Type AboutType `json:"type"`
+	ID   string    `json:"id"`
+}
+
+// Thread is a conversation between the agency and the organization,
+// usually about one project. MessageCount and LastMessageAt count only
+// the messages the client can see; UpdatedAt moves when the thread's own
+// fields do and when its messages change (new, edited, deleted).
+type Thread struct {
+	ID            string       `json:"id"`
+	ProjectID     *string      `json:"projectId"` // nil for a thread about the whole account
+	Subject       string       `json:"subject"`
+	Status        ThreadStatus `json:"status"`
+	About         *About       `json:"about"` // nil when about nothing in particular
+	MessageCount  int          `json:"messageCount"`
+	CreatedAt     time.Time    `json:"createdAt"`
+	LastMessageAt *time.Time   `json:"lastMessageAt"` // nil until the thread has a message
+	ResolvedAt    *time.Time   `json:"resolvedAt"`    // nil until resolved
+	UpdatedAt     time.Time    `json:"updatedAt"`
+}
+
+// Author is who wrote a message: a display name and a side, never contact
+// data.
+type Author struct {
+	Name string     `json:"name"`
+	Side AuthorSide `json:"side"`
+}
+
+// Attachment is a file attached to a message, fetched through
+// DownloadAttachment.
+type Attachment struct {
+	ID          string `json:"id"`
+	FileName    string `json:"fileName"`
+	ContentType string `json:"contentType"`
+	SizeBytes   int64  `json:"sizeBytes"`
+}
+
+// Message is one message of a thread. Body is plain text.
+type Message struct {
+	ID          string       `json:"id"`
+	ThreadID    string       `json:"threadId"`
+	Author      Author       `json:"author"`
+	Body        string       `json:"body"`
+	Attachments []Attachment `json:"attachments"` // empty, not nil, when the server sent []
+	CreatedAt   time.Time    `json:"createdAt"`
+	EditedAt    *time.Time   `json:"editedAt"` // nil until edited
+	UpdatedAt   time.Time    `json:"updatedAt"`
+}
+
+// ThreadListOptions selects threads. Zero values leave the server's
+// defaults: page 1, 20 a page, any status, any project. An unknown
+// ProjectID gives an empty list, not an error.
+type ThreadListOptions struct {
+	ListOptions
+	Status    ThreadStatus
+	ProjectID string
+	// UpdatedSince, when not zero, keeps only the threads updated at or
+	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
+	IfNoneMatch string
+}
+
+// ThreadMessageListOptions selects the messages of one thread (see
+// ListThreadMessages). Zero values leave the server's defaults: page 1, 20
+// a page.
+type ThreadMessageListOptions struct {
+	ListOptions
+	// UpdatedSince, when not zero, keeps only the messages updated at or
+	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
+	IfNoneMatch string
+}
+
+// MessageListOptions selects messages across the organization's threads
+// (see ListMessages). Zero values leave the server's defaults: page 1, 20
+// a page, any thread, any project. An unknown ThreadID or ProjectID gives
+// an empty list, not an error.
+type MessageListOptions struct {
+	ListOptions
+	ThreadID  string
+	ProjectID string // the messages of that project's threads
+	// UpdatedSince, when not zero, keeps only the messages updated at or
+	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
+	// bound, sent in UTC whole seconds (see "Changes" in the package
+	// documentation).
+	UpdatedSince time.Time
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the page has not changed since, the call returns
+	// ErrNotModified instead of it. The All... iterators ignore it.
+	IfNoneMatch string
+}
+
+// ListThreads returns one page of the organization's threads, ordered by
+// LastMessageAt descending (threads without a message last), then by ID;
+// with UpdatedSince, by UpdatedAt ascending, then ID.
+//
+// A server that holds no threads answers every thread route (ListThreads,
+// GetThread, ListThreadMessages, ListMessages, DownloadAttachment) with an
+// *Error of Code CodeNotFound, as an unknown path.
+func (c *Client) ListThreads(ctx context.Context, opts ThreadListOptions) ([]Thread, *Response, error) {
+	return list[Thread](ctx, c, "/threads", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+}
+
+// AllThreads walks every page of ListThreads from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each thread
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListThreads and follow Response.NextPage.
+func (c *Client) AllThreads(ctx context.Context, opts ThreadListOptions) iter.Seq2[Thread, error] {
+	return walk[Thread](ctx, c, "/threads", opts.ListOptions, opts.filters())
+}
+
+func (o ThreadListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "status", string(o.Status))
+	setString(q, "projectId", o.ProjectID)
+	setTime(q, "updatedSince", o.UpdatedSince)
+	return q
+}
+
+// GetThread returns one thread. An id of no thread the organization can
+// see is an *Error with Code CodeNotFound.
+func (c *Client) GetThread(ctx context.Context, id string) (Thread, *Response, error) {
+	path, err := itemPath("/threads", id)
+	if err != nil {
+		return Thread{}, nil, err
+	}
+	env, resp, err := get[Thread](ctx, c, request{path: path})
+	return env.Data, resp, err
+}
+
+// ListThreadMessages returns one page of a thread's messages, ordered by
+// CreatedAt ascending, then by ID, so that new messages land on the last
+// page and earlier pages never shift (with UpdatedSince, by UpdatedAt
+// ascending, then ID). An unknown thread is an *Error with Code
+// CodeNotFound.
+func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) ([]Message, *Response, error) {
+	path, err := threadMessagesPath(threadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return list[Message](ctx, c, path, opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+}
+
+// AllThreadMessages walks every page of ListThreadMessages from opts.Page,
+// MaxLimit items a page unless opts.Limit says otherwise, and yields each
+// message once. An error is yielded once and ends the walk (Error.Response
+// holds its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListThreadMessages and follow Response.NextPage.
+func (c *Client) AllThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) iter.Seq2[Message, error] {
+	path, err := threadMessagesPath(threadID)
+	if err != nil {
+		return failed[Message](err)
+	}
+	return walk[Message](ctx, c, path, opts.ListOptions, opts.filters())
+}
+
+func threadMessagesPath(threadID string) (string, error) {
+	path, err := itemPath("/threads", threadID)
+	return path + "/messages", err
+}
+
+func (o ThreadMessageListOptions) filters() url.Values {
+	q := url.Values{}
+	setTime(q, "updatedSince", o.UpdatedSince)
+	return q
+}
+
+// ListMessages returns one page of the organization's messages across its
+// threads, in the order of ListThreadMessages.
+func (c *Client) ListMessages(ctx context.Context, opts MessageListOptions) ([]Message, *Response, error) {
+	return list[Message](ctx, c, "/messages", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+}
+
+// AllMessages walks every page of ListMessages from opts.Page, MaxLimit
+// items a page unless opts.Limit says otherwise, and yields each message
+// once. An error is yielded once and ends the walk (Error.Response holds
+// its Response); breaking out of the loop stops it without further
+// requests. The pages' Responses are not yielded: to watch the rate budget
+// page by page, call ListMessages and follow Response.NextPage.
+func (c *Client) AllMessages(ctx context.Context, opts MessageListOptions) iter.Seq2[Message, error] {
+	return walk[Message](ctx, c, "/messages", opts.ListOptions, opts.filters())
+}
+
+func (o MessageListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "threadId", o.ThreadID)
+	setString(q, "projectId", o.ProjectID)
+	setTime(q, "updatedSince", o.UpdatedSince)
+	return q
+}
+
+// DownloadAttachment returns a fresh signed link to a message attachment's
+// file, exactly as DownloadDeliverable does for a deliverable's. An
+// attachment the organization cannot see is an *Error with Code
+// CodeNotFound.
+func (c *Client) DownloadAttachment(ctx context.Context, id string) (DownloadLink, *Response, error) {
+	path, err := itemPath("/attachments", id)
+	if err != nil {
+		return DownloadLink{}, nil, err
+	}
+	env, resp, err := get[DownloadLink](ctx, c, request{path: path + "/download"})
+	return env.Data, resp, err
+}

@@ -1,0 +1,512 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Memory's communication threads (Threads, ThreadWriter).
+//
+// Each organization keeps every thread and message as put, internal ones
+// included, and beside them what its clients see: the visible threads,
+// with MessageCount, LastMessageAt and UpdatedAt computed, and the
+// visible messages, each kind in list order. Every write ends by settling
+// the threads and messages it touched: it compares what clients saw with
+// what they see now, dates what changed, records what disappeared and
+// forgets the records of what reappeared. Reads look at the visible lists
+// only, so internal content cannot reach an answer.
+
+var (
+	_ Threads      = (*Memory)(nil)
+	_ ThreadWriter = (*Memory)(nil)
+)
+
+// threadStore is one organization's threads and messages.
+type threadStore struct {
+	threads     map[string]*storedThread // every thread, internal ones too
+	messages    map[string]*Message      // every message, internal ones too, as put
+	attachments map[string]string        // the id of the message that has each attachment id
+
+	shown     sorted[Thread]  // the visible threads, as clients see them
+	shownMsgs sorted[Message] // the visible messages of visible threads
+}
+
+// storedThread is a thread as put, with MessageCount, LastMessageAt and
+// UpdatedAt left zero, and the ids of its messages, internal ones too.
+type storedThread struct {
+	Thread
+	messages map[string]bool
+}
+
+func newThreadStore() threadStore {
+	return threadStore{
+		threads:     make(map[string]*storedThread),
+		messages:    make(map[string]*Message),
+		attachments: make(map[string]string),
+		shown: newSorted(threadOrder, func(t *Thread) string { return t.ID },
+			func(t *Thread) *time.Time { return &t.UpdatedAt }),
+		shownMsgs: newSorted(messageOrder, func(m *Message) string { return m.ID },
+			func(m *Message) *time.Time { return &m.UpdatedAt }),
+	}
+}
+
+// PutThread inserts or replaces a thread of an existing organization,
+// whose project (unless ProjectID is nil) and About item (a milestone, a
+// deliverable or an invoice of the organization) exist; otherwise the
+// error wraps ErrNotFound. MessageCount, LastMessageAt and UpdatedAt
+// given are ignored.
+//
+// Marking a thread internal hides it and its messages: each visible one
+// leaves a Deletion (KindThread, KindMessage) with the thread's project.
+// Putting it visible again drops those records and dates the thread and
+// its visible messages anew, so that a client syncing by UpdatedSince
+// gets them back. A put of internal content keeps whatever record its id
+// has: hidden and deleted look the same. When a visible thread moves to
+// another project, its messages are dated anew too, since a key
+// restricted to projects sees them come or go.
+func (m *Memory) PutThread(ctx context.Context, th Thread) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	if err := th.Validate(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, err := m.owner("thread", th.ID, th.OrgID)
+	if err != nil {
+		return err
+	}
+	if th.ProjectID != nil {
+		if err := t.hasProject("thread", th.ID, *th.ProjectID); err != nil {
+			return err
+		}
+	}
+	if a := th.About; a != nil && !t.hasItem(a.Kind, a.ID) {
+		return fmt.Errorf("store: thread %q: about %s %q of organization %q (put it first): %w", th.ID, a.Kind, a.ID, t.org.ID, ErrNotFound)
+	}
+	ts := &t.threads
+	st := ts.threads[th.ID]
+	if st == nil {
+		st = &storedThread{messages: make(map[string]bool)}
+		ts.threads[th.ID] = st
+	}
+	st.Thread = copyThread(th)
+	st.MessageCount, st.LastMessageAt, st.UpdatedAt = 0, nil, time.Time{}
+	t.settle([]string{th.ID}, slices.Collect(maps.Keys(st.messages)), m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// PutMessage inserts or replaces a message of an existing thread of its
+// organization (an internal one too); otherwise the error wraps
+// ErrNotFound. Attachment ids are unique in an organization, so that
+// GetAttachment finds one by id: a message whose attachment has the id
+// of another message's is refused with an error wrapping ErrInvalid. A
+// replacement may keep its own attachment ids, and those it drops are
+// free again. UpdatedAt given is ignored. Messages come back with a
+// non-nil Attachments, empty when there are none, as on the wire.
+//
+// A visible message that is new, changed, deleted, made internal or
+// visible again moves its thread's UpdatedAt (its old thread's too when
+// it moves to another); an internal one moves nothing. Deletion records
+// follow the rules of PutThread.
+func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	if err := msg.Validate(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, err := m.owner("message", msg.ID, msg.OrgID)
+	if err != nil {
+		return err
+	}
+	ts := &t.threads
+	if ts.threads[msg.ThreadID] == nil {
+		return fmt.Errorf("store: message %q: thread %q of organization %q (put it first): %w", msg.ID, msg.ThreadID, t.org.ID, ErrNotFound)
+	}
+	for _, a := range msg.Attachments {
+		if other, ok := ts.attachments[a.ID]; ok && other != msg.ID {
+			return invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
+		}
+	}
+	threadIDs := []string{msg.ThreadID}
+	if old := ts.messages[msg.ID]; old != nil {
+		ts.unlink(old)
+		if old.ThreadID != msg.ThreadID {
+			threadIDs = append(threadIDs, old.ThreadID)
+		}
+	}
+	c := copyMessage(msg)
+	c.UpdatedAt = time.Time{}
+	ts.link(&c)
+	t.settle(threadIDs, []string{msg.ID}, m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// DeleteThread removes a thread, internal or not, with its messages;
+// each of them that clients could see leaves a Deletion. It returns an
+// error wrapping ErrNotFound when the organization has no such thread.
+func (m *Memory) DeleteThread(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.orgs[orgID]
+	if t == nil || t.threads.threads[id] == nil {
+		return fmt.Errorf("store: thread %q: %w", id, ErrNotFound)
+	}
+	t.removeThreads([]string{id}, m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// DeleteMessage removes a message, internal or not; a visible one leaves
+// a Deletion and moves its thread's UpdatedAt. It returns an error
+// wrapping ErrNotFound when the organization has no such message.
+func (m *Memory) DeleteMessage(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Message
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.threads.messages[id]
+	}
+	if gone == nil {
+		return fmt.Errorf("store: message %q: %w", id, ErrNotFound)
+	}
+	t.threads.unlink(gone)
+	t.settle([]string{gone.ThreadID}, []string{id}, m.stamp())
+	m.prune(t)
+	return nil
+}
+
+// ListThreads returns a page of the organization's visible threads; an
+// unknown organization has none.
+func (m *Memory) ListThreads(ctx context.Context, orgID string, q ThreadQuery) (Page[Thread], error) {
+	if err := alive(ctx); err != nil {
+		return Page[Thread]{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var keep func(*Thread) bool
+	if q.Status != "" || q.ProjectID != "" {
+		keep = func(th *Thread) bool {
+			return (q.Status == "" || th.Status == q.Status) &&
+				(q.ProjectID == "" || th.ProjectID != nil && *th.ProjectID == q.ProjectID)
+		}
+	}
+	var items []*Thread
+	if t := m.orgs[orgID]; t != nil {
+		items, keep = t.threads.shown.view(q.UpdatedSince, keep)
+	}
+	return page(items, keep, q.PageRequest, copyThread)
+}
+
+// GetThread returns one of the organization's visible threads, or
+// ErrNotFound.
+func (m *Memory) GetThread(ctx context.Context, orgID, id string) (Thread, error) {
+	if err := alive(ctx); err != nil {
+		return Thread{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if t := m.orgs[orgID]; t != nil {
+		if th, ok := t.threads.shown.byID[id]; ok {
+			return copyThread(*th), nil
+		}
+	}
+	return Thread{}, fmt.Errorf("store: thread %q: %w", id, ErrNotFound)
+}
+
+// ListThreadMessages returns a page of one visible thread's visible
+// messages, or ErrNotFound when the organization has no such visible
+// thread.
+func (m *Memory) ListThreadMessages(ctx context.Context, orgID, threadID string, q MessageQuery) (Page[Message], error) {
+	if err := alive(ctx); err != nil {
+		return Page[Message]{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	t := m.orgs[orgID]
+	if t == nil || !t.threads.shown.has(threadID) {
+		return Page[Message]{}, fmt.Errorf("store: thread %q: %w", threadID, ErrNotFound)
+	}
+	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, func(msg *Message) bool { return msg.ThreadID == threadID })
+	return page(items, keep, q.PageRequest, copyMessage)
+}
+
+// ListMessages returns a page of the organization's visible messages
+// across its visible threads; an unknown organization has none.
+func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery) (Page[Message], error) {
+	if err := alive(ctx); err != nil {
+		return Page[Message]{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	t := m.orgs[orgID]
+	if t == nil {
+		return page[Message](nil, nil, q.PageRequest, copyMessage)
+	}
+	var keep func(*Message) bool
+	if q.ThreadID != "" || q.ProjectID != "" {
+		keep = func(msg *Message) bool {
+			if q.ThreadID != "" && msg.ThreadID != q.ThreadID {
+				return false
+			}
+			return q.ProjectID == "" || t.threads.projectOf(msg.ThreadID) == q.ProjectID
+		}
+	}
+	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, keep)
+	return page(items, keep, q.PageRequest, copyMessage)
+}
+
+// GetAttachment returns an attachment of one of the organization's
+// visible messages, or ErrNotFound.
+func (m *Memory) GetAttachment(ctx context.Context, orgID, id string) (Attachment, error) {
+	if err := alive(ctx); err != nil {
+		return Attachment{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if t := m.orgs[orgID]; t != nil {
+		if msg := t.threads.shownMsgs.byID[t.threads.attachments[id]]; msg != nil {
+			for _, a := range msg.Attachments {
+				if a.ID == id {
+					return a, nil
+				}
+			}
+		}
+	}
+	return Attachment{}, fmt.Errorf("store: attachment %q: %w", id, ErrNotFound)
+}
+
+// hasItem reports whether the organization has the milestone, deliverable
+// or invoice a thread may be about.
+func (t *tenant) hasItem(kind Kind, id string) bool {
+	switch kind {
+	case KindMilestone:
+		return t.milestones.has(id)
+	case KindDeliverable:
+		return t.deliverables.has(id)
+	case KindInvoice:
+		return t.invoices.has(id)
+	}
+	return false
+}
+
+// link stores a message, indexed by its thread and its attachments.
+func (ts *threadStore) link(msg *Message) {
+	ts.messages[msg.ID] = msg
+	ts.threads[msg.ThreadID].messages[msg.ID] = true
+	for _, a := range msg.Attachments {
+		ts.attachments[a.ID] = msg.ID
+	}
+}
+
+// unlink removes a stored message and its index entries.
+func (ts *threadStore) unlink(msg *Message) {
+	delete(ts.messages, msg.ID)
+	if st := ts.threads[msg.ThreadID]; st != nil {
+		delete(st.messages, msg.ID)
+	}
+	for _, a := range msg.Attachments {
+		delete(ts.attachments, a.ID)
+	}
+}
+
+// visible reports whether clients may see a stored message: neither it
+// nor its thread is internal.
+func (ts *threadStore) visible(msg *Message) bool {
+	st := ts.threads[msg.ThreadID]
+	return !msg.Internal && st != nil && !st.Internal
+}
+
+// projectOf returns the project of a thread as clients see it, "" for an
+// organization-wide thread or one they do not see.
+func (ts *threadStore) projectOf(threadID string) string {
+	if th := ts.shown.byID[threadID]; th != nil && th.ProjectID != nil {
+		return *th.ProjectID
+	}
+	return ""
+}
+
+// removeThreads deletes stored threads with their messages and settles
+// what clients see.
+func (t *tenant) removeThreads(ids []string, at time.Time) {
+	ts := &t.threads
+	var msgIDs []string
+	for _, id := range ids {
+		for mid := range ts.threads[id].messages {
+			msgIDs = append(msgIDs, mid)
+			ts.unlink(ts.messages[mid])
+		}
+		delete(ts.threads, id)
+	}
+	t.settle(ids, msgIDs, at)
+}
+
+// deleteProjectThreads removes the project's threads, internal ones too,
+// with their messages: DeleteProject's cascade.
+func (t *tenant) deleteProjectThreads(projectID string, at time.Time) {
+	var ids []string
+	for id, st := range t.threads.threads {
+		if st.ProjectID != nil && *st.ProjectID == projectID {
+			ids = append(ids, id)
+		}
+	}
+	t.removeThreads(ids, at)
+}
+
+// dropStaleAbouts clears the About of every thread about a milestone,
+// deliverable or invoice that no longer exists: the thread stays, as an
+// invoice stays when its project is deleted, and clients see it change.
+// The Delete methods call it after removing items.
+func (t *tenant) dropStaleAbouts(at time.Time) {
+	var ids []string
+	for id, st := range t.threads.threads {
+		if a := st.About; a != nil && !t.hasItem(a.Kind, a.ID) {
+			st.About = nil
+			ids = append(ids, id)
+		}
+	}
+	t.settle(ids, nil, at)
+}
+
+// settle brings what clients see of the threads and messages named in
+// line with what is stored, after a write dated at. msgIDs are the
+// messages the write put or removed, or whose visibility it may have
+// changed; threadIDs are the threads it put or removed, and every thread
+// such a message is in, or was in, so that their counts and UpdatedAt
+// follow.
+//
+// A message that is visible and new, changed or visible again is dated
+// at (so is every visible message of a thread that moved to another
+// project), and its thread with it; one that is no longer visible leaves
+// a deletion record, with the project of the thread clients saw it in,
+// and moves that thread's UpdatedAt. A thread is dated at when its
+// fields as clients see them change or its visible messages do, and
+// leaves a record when it is no longer visible. What is visible drops
+// its record; what is hidden and was not visible before keeps its own,
+// if it has one.
+func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
+	ts := &t.threads
+	touched := make(map[string]bool) // threads whose visible messages changed
+	for _, id := range msgIDs {
+		old := ts.shownMsgs.byID[id]
+		msg := ts.messages[id]
+		if msg == nil || !ts.visible(msg) {
+			if old != nil {
+				t.record(KindMessage, id, ts.projectOf(old.ThreadID), at)
+				ts.shownMsgs.remove(id)
+				touched[old.ThreadID] = true
+			}
+			continue
+		}
+		if old != nil && ts.movedProject(msg.ThreadID) {
+			ts.shownMsgs.remove(id) // so that put dates it anew
+		}
+		v := copyMessage(*msg)
+		ts.shownMsgs.put(&v, at)
+		if ts.shownMsgs.byID[id] != old { // put keeps the old item when nothing changed
+			touched[msg.ThreadID] = true
+			if old != nil {
+				touched[old.ThreadID] = true
+			}
+		}
+		t.forget(KindMessage, id)
+	}
+	for _, id := range threadIDs {
+		old := ts.shown.byID[id]
+		st := ts.threads[id]
+		if st == nil || st.Internal {
+			if old != nil {
+				t.record(KindThread, id, ts.projectOf(id), at)
+				ts.shown.remove(id)
+			}
+			continue
+		}
+		v := copyThread(st.Thread)
+		for mid := range st.messages {
+			if msg := ts.shownMsgs.byID[mid]; msg != nil {
+				v.MessageCount++
+				if v.LastMessageAt == nil || msg.CreatedAt.After(*v.LastMessageAt) {
+					v.LastMessageAt = ptr(msg.CreatedAt)
+				}
+			}
+		}
+		if touched[id] {
+			ts.shown.remove(id) // so that put dates it anew, even if no field of its own changed
+		}
+		ts.shown.put(&v, at)
+		t.forget(KindThread, id)
+	}
+}
+
+// movedProject reports whether a thread clients see is stored with
+// another project than the one they see it in.
+func (ts *threadStore) movedProject(threadID string) bool {
+	th, st := ts.shown.byID[threadID], ts.threads[threadID]
+	if th == nil || st == nil {
+		return false
+	}
+	return (th.ProjectID == nil) != (st.ProjectID == nil) ||
+		th.ProjectID != nil && *th.ProjectID != *st.ProjectID
+}
+
+// threadOrder is ThreadQuery's: LastMessageAt descending, threads without
+// a visible message last, then ID.
+func threadOrder(a, b *Thread) int {
+	switch {
+	case a.LastMessageAt == nil && b.LastMessageAt == nil:
+	case a.LastMessageAt == nil:
+		return 1
+	case b.LastMessageAt == nil:
+		return -1
+	default:
+		if c := b.LastMessageAt.Compare(*a.LastMessageAt); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// messageOrder is MessageQuery's: CreatedAt ascending, then ID.
+func messageOrder(a, b *Message) int {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+func copyThread(t Thread) Thread {
+	t.ProjectID = clonePtr(t.ProjectID)
+	t.About = clonePtr(t.About)
+	t.CreatedAt = kept(t.CreatedAt)
+	t.ResolvedAt = utcPtr(t.ResolvedAt)
+	t.LastMessageAt = utcPtr(t.LastMessageAt)
+	t.UpdatedAt = kept(t.UpdatedAt)
+	return t
+}
+
+// copyMessage also makes Attachments non-nil, so that a message without
+// any has an empty list, as on the wire.
+func copyMessage(m Message) Message {
+	m.Attachments = append([]Attachment{}, m.Attachments...)
+	m.CreatedAt = kept(m.CreatedAt)
+	m.EditedAt = utcPtr(m.EditedAt)
+	m.UpdatedAt = kept(m.UpdatedAt)
+	return m
+}

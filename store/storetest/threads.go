@@ -1,0 +1,1640 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// The cases of the optional store.Threads and store.ThreadWriter: they run
+// for a Subject that implements both and are skipped for one that does
+// not. Those about UpdatedSince and deletion records need store.Changes
+// too, and those about cascades store.Deleter.
+
+// threadSubject is a store with communication threads.
+type threadSubject interface {
+	Subject
+	store.Threads
+	store.ThreadWriter
+}
+
+// testThreads runs the thread cases as subtests.
+func testThreads(t *testing.T, open func(t *testing.T) Subject) {
+	if _, ok := open(t).(threadSubject); !ok {
+		t.Skip("the store does not implement store.Threads and store.ThreadWriter")
+	}
+	openT := func(t *testing.T) threadSubject { return open(t).(threadSubject) }
+	tests := []struct {
+		name string
+		run  func(t *testing.T, open func(t *testing.T) threadSubject)
+	}{
+		{"RoundTrip", testThreadRoundTrip},
+		{"ReturnsCopies", testThreadCopies},
+		{"Lists", testThreadLists},
+		{"Paging", testThreadPaging},
+		{"Replace", testThreadReplace},
+		{"InternalContent", testInternalContent},
+		{"InternalActivityChangesNothing", testInternalActivity},
+		{"Scoping", testThreadScoping},
+		{"NotFound", testThreadNotFound},
+		{"RejectsInvalidItems", testThreadRejectsInvalid},
+		{"UnstorableIDs", testThreadUnstorable},
+		{"Text", testThreadText},
+		{"DeleteThread", testDeleteThread},
+		{"DeleteProject", testThreadDeleteProject},
+		{"DeleteAboutItem", testThreadDeleteAbout},
+		{"DeleteOrganization", testThreadDeleteOrganization},
+		{"UpdatedAt", testThreadUpdatedAt},
+		{"UpdatedSince", testThreadUpdatedSince},
+		{"Deletions", testThreadDeletions},
+		{"CancelledContext", testThreadCancelled},
+		{"ConcurrentUse", testThreadConcurrent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, openT) })
+	}
+}
+
+// threadFixture is the suite's threads and messages, on top of the seed
+// data. Both organizations have a thread t1, a message msg1 and an
+// attachment a1. Its internal content would change every list, count and
+// time were it visible: the internal message mi1 is t1's newest, the
+// internal thread ti the newest of all, and mi2 is t6's only message.
+type threadFixture struct {
+	threads  []store.Thread
+	messages []store.Message
+}
+
+// threadData returns fresh thread data (callers may modify it).
+//
+// org_a's visible threads by LastMessageAt desc, without a visible message
+// last, then id: t2, t1, t5 (t1 and t5 tie), t3, t4, t6. Its visible
+// messages by CreatedAt then id: msg6, msg1, msg2, msg3, msg7 (msg3 and
+// msg7 tie), msg4, msg5. org_b: threads t1, tb; messages msg1.
+func threadData() threadFixture {
+	agency := store.Author{Name: "Ana", Side: store.SideAgency}
+	client := store.Author{Name: "Bo Client", Side: store.SideClient}
+	return threadFixture{
+		threads: []store.Thread{
+			{ID: "t3", OrgID: orgA, ProjectID: ptr("p2"), Subject: "Logo feedback", Status: store.ThreadOpen,
+				About: &store.Ref{Kind: store.KindDeliverable, ID: "d3"}, CreatedAt: day(12, 9)},
+			{ID: "t1", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Launch date", Status: store.ThreadOpen,
+				About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(20, 8),
+				// Computed by the store: what is given is ignored.
+				MessageCount: 99, LastMessageAt: ptr(day(99, 0)), UpdatedAt: day(-5, 0)},
+			{ID: "ti", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Internal: margin", Status: store.ThreadOpen, Internal: true, CreatedAt: day(60, 9)},
+			{ID: "t2", OrgID: orgA, Subject: "Invoice A-0002", Status: store.ThreadResolved,
+				About: &store.Ref{Kind: store.KindInvoice, ID: "i2"}, CreatedAt: day(30, 8), ResolvedAt: ptr(day(31, 10))},
+			{ID: "t6", OrgID: orgA, ProjectID: ptr("p4"), Subject: "Wireframes", Status: store.ThreadOpen,
+				About: &store.Ref{Kind: store.KindDeliverable, ID: "d5"}, CreatedAt: day(2, 9)},
+			{ID: "t4", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Kick-off agenda", Status: store.ThreadOpen, CreatedAt: day(40, 9)},
+			{ID: "t5", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Staging access", Status: store.ThreadResolved,
+				CreatedAt: day(21, 9), ResolvedAt: ptr(day(23, 9))},
+			{ID: "tb", OrgID: orgB, Subject: "Hello", Status: store.ThreadOpen, CreatedAt: day(1, 9)},
+			{ID: "t1", OrgID: orgB, ProjectID: ptr("pb"), Subject: "Checkout copy", Status: store.ThreadOpen,
+				About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(14, 8)},
+		},
+		messages: []store.Message{
+			{ID: "msg3", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "Moved.", CreatedAt: day(22, 9), EditedAt: ptr(day(22, 10))},
+			{ID: "mi1", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "Note: they always slip.", Internal: true, CreatedAt: day(25, 9),
+				Attachments: []store.Attachment{{ID: "ai1", FileName: "margin.xlsx", ContentType: "application/vnd.ms-excel", SizeBytes: 900, FileKey: "org_a/ai1"}}},
+			{ID: "msg1", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "Can we move the launch to March?", CreatedAt: day(20, 9),
+				UpdatedAt: day(-5, 0)},
+			{ID: "msg2", OrgID: orgA, ThreadID: "t1", Author: client, Body: "Yes, see the plan.", CreatedAt: day(20, 11),
+				Attachments: []store.Attachment{{ID: "a1", FileName: "plan.txt", ContentType: "text/plain", SizeBytes: 12, FileKey: "org_a/a1"}}},
+			{ID: "msg7", OrgID: orgA, ThreadID: "t5", Author: agency, Body: "Staging is up.", CreatedAt: day(22, 9)},
+			{ID: "msg5", OrgID: orgA, ThreadID: "t2", Author: agency, Body: "One is the CDN.", CreatedAt: day(31, 9),
+				Attachments: []store.Attachment{
+					{ID: "a2", FileName: `report "final".pdf`, ContentType: "application/pdf", SizeBytes: 0, FileKey: "org_a/a2"},
+					{ID: "a3", FileName: "Größe/店 ü.png", ContentType: "image/png", SizeBytes: 1 << 40, FileKey: "org_a/a3"},
+				}},
+			{ID: "msg4", OrgID: orgA, ThreadID: "t2", Author: client, Body: "Why two lines for hosting?", CreatedAt: day(30, 9)},
+			{ID: "msg6", OrgID: orgA, ThreadID: "t3", Author: client, Body: "Rounder, please.", CreatedAt: day(12, 10)},
+			{ID: "mi2", OrgID: orgA, ThreadID: "t6", Author: agency, Body: "Waiting on them.", Internal: true, CreatedAt: day(50, 9)},
+			{ID: "mi3", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "20% this time.", CreatedAt: day(60, 10),
+				Attachments: []store.Attachment{{ID: "ai2", FileName: "costs.csv", ContentType: "text/csv", SizeBytes: 10, FileKey: "org_a/ai2"}}},
+			{ID: "msg1", OrgID: orgB, ThreadID: "t1", Author: store.Author{Name: "Cy", Side: store.SideClient}, Body: "Shorter copy?", CreatedAt: day(14, 9),
+				Attachments: []store.Attachment{{ID: "a1", FileName: "flow.png", ContentType: "image/png", SizeBytes: 1024, FileKey: "org_b/a1"}}},
+		},
+	}
+}
+
+// threadCounts are the seeded visible threads' MessageCount and
+// LastMessageAt: of their visible messages only.
+var threadCounts = map[string]struct {
+	n    int
+	last *time.Time
+}{
+	orgA + "/t1": {3, ptr(day(22, 9))},
+	orgA + "/t2": {2, ptr(day(31, 9))},
+	orgA + "/t3": {1, ptr(day(12, 10))},
+	orgA + "/t4": {0, nil},
+	orgA + "/t5": {1, ptr(day(22, 9))},
+	orgA + "/t6": {0, nil},
+	orgB + "/t1": {1, ptr(day(14, 9))},
+	orgB + "/tb": {0, nil},
+}
+
+// put writes the threads, then the messages.
+func (f threadFixture) put(t *testing.T, s threadSubject) {
+	t.Helper()
+	for _, th := range f.threads {
+		if err := s.PutThread(ctx, th); err != nil {
+			t.Fatalf("seeding thread %s/%s: %v", th.OrgID, th.ID, err)
+		}
+	}
+	for _, m := range f.messages {
+		if err := s.PutMessage(ctx, m); err != nil {
+			t.Fatalf("seeding message %s/%s: %v", m.OrgID, m.ID, err)
+		}
+	}
+}
+
+// thread returns the seeded thread as clients see it.
+func (f threadFixture) thread(org, id string) store.Thread {
+	th := want(f.threads, org, id, threadKey)
+	c, ok := threadCounts[org+"/"+id]
+	if !ok {
+		panic("storetest: no counts for thread " + org + "/" + id)
+	}
+	th.MessageCount, th.LastMessageAt = c.n, c.last
+	return th
+}
+
+// message returns the seeded message.
+func (f threadFixture) message(org, id string) store.Message {
+	return want(f.messages, org, id, messageKey)
+}
+
+func threadKey(th store.Thread) (string, string)  { return th.OrgID, th.ID }
+func messageKey(m store.Message) (string, string) { return m.OrgID, m.ID }
+
+// seededThreads opens a fresh store and writes the seed data and the
+// thread data into it.
+func seededThreads(t *testing.T, open func(t *testing.T) threadSubject) (threadSubject, threadFixture) {
+	t.Helper()
+	s := open(t)
+	seedData().put(t, s)
+	f := threadData()
+	f.put(t, s)
+	return s, f
+}
+
+// The lists of threads and messages, as ids.
+
+func threadList(s store.Threads, org string, q store.ThreadQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		p, err := s.ListThreads(ctx, org, q)
+		return ids(p.Items, func(th store.Thread) string { return th.ID }), p.Total, err
+	}
+}
+
+func messageList(s store.Threads, org string, q store.MessageQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		p, err := s.ListMessages(ctx, org, q)
+		return ids(p.Items, func(m store.Message) string { return m.ID }), p.Total, err
+	}
+}
+
+func threadMessageList(s store.Threads, org, thread string, q store.MessageQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		p, err := s.ListThreadMessages(ctx, org, thread, q)
+		return ids(p.Items, func(m store.Message) string { return m.ID }), p.Total, err
+	}
+}
+
+// seededThreadLists are the lists of the seeded threads and messages,
+// filtered or not.
+func seededThreadLists(s threadSubject) []list {
+	return []list{
+		{"threads of org_a", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t1", "t5", "t3", "t4", "t6"}},
+		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"threads open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen}), []string{"t1", "t3", "t4", "t6"}},
+		{"threads resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t2", "t5"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t1", "t5", "t4"}},
+		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1", Status: store.ThreadOpen}), []string{"t1", "t4"}},
+		{"threads of p1 resolved", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1", Status: store.ThreadResolved}), []string{"t5"}},
+		{"threads of p2", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2"}), []string{"t3"}},
+		{"threads of p2 resolved (none)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2", Status: store.ThreadResolved}), []string{}},
+		{"threads of p4 (only an internal message)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p4"}), []string{"t6"}},
+		{"threads of p3, a project without any", threadList(s, orgA, store.ThreadQuery{ProjectID: "p3"}), []string{}},
+		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{ProjectID: "nope"}), []string{}},
+		{"threads of org_b's project pb, asked by org_a", threadList(s, orgA, store.ThreadQuery{ProjectID: "pb"}), []string{}},
+		{"threads of org_b pb", threadList(s, orgB, store.ThreadQuery{ProjectID: "pb"}), []string{"t1"}},
+		{"threads of org_b p1 (none)", threadList(s, orgB, store.ThreadQuery{ProjectID: "p1"}), []string{}},
+
+		{"messages of org_a", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "msg4", "msg5"}},
+		{"messages of org_b", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
+		{"messages of t1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1"}), []string{"msg1", "msg2", "msg3"}},
+		{"messages of t2", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{"msg4", "msg5"}},
+		{"messages of t4, a thread without any", messageList(s, orgA, store.MessageQuery{ThreadID: "t4"}), []string{}},
+		{"messages of t6 (only an internal one)", messageList(s, orgA, store.MessageQuery{ThreadID: "t6"}), []string{}},
+		{"messages of ti, an internal thread", messageList(s, orgA, store.MessageQuery{ThreadID: "ti"}), []string{}},
+		{"messages of an unknown thread", messageList(s, orgA, store.MessageQuery{ThreadID: "nope"}), []string{}},
+		{"messages of org_b's thread tb, asked by org_a", messageList(s, orgA, store.MessageQuery{ThreadID: "tb"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7"}},
+		{"messages of p2", messageList(s, orgA, store.MessageQuery{ProjectID: "p2"}), []string{"msg6"}},
+		{"messages of p4 (only an internal one)", messageList(s, orgA, store.MessageQuery{ProjectID: "p4"}), []string{}},
+		{"messages of an unknown project", messageList(s, orgA, store.MessageQuery{ProjectID: "nope"}), []string{}},
+		{"messages of t1 in p1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ProjectID: "p1"}), []string{"msg1", "msg2", "msg3"}},
+		{"messages of t1 in p2 (none)", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ProjectID: "p2"}), []string{}},
+		{"messages of org_b pb", messageList(s, orgB, store.MessageQuery{ProjectID: "pb"}), []string{"msg1"}},
+		{"messages of org_b p1 (none)", messageList(s, orgB, store.MessageQuery{ProjectID: "p1"}), []string{}},
+
+		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3"}},
+		{"thread t2's messages", threadMessageList(s, orgA, "t2", store.MessageQuery{}), []string{"msg4", "msg5"}},
+		{"thread t4's messages (none)", threadMessageList(s, orgA, "t4", store.MessageQuery{}), []string{}},
+		{"thread t6's messages (only an internal one)", threadMessageList(s, orgA, "t6", store.MessageQuery{}), []string{}},
+		{"thread t1's messages, filters ignored", threadMessageList(s, orgA, "t1", store.MessageQuery{ThreadID: "t2", ProjectID: "p2"}), []string{"msg1", "msg2", "msg3"}},
+		{"org_b thread t1's messages", threadMessageList(s, orgB, "t1", store.MessageQuery{}), []string{"msg1"}},
+	}
+}
+
+// getThread returns a thread clients see, failing the test when there is
+// none.
+func getThread(t *testing.T, s store.Threads, org, id string) store.Thread {
+	t.Helper()
+	th, err := s.GetThread(ctx, org, id)
+	if err != nil {
+		t.Fatalf("thread %s/%s: %v", org, id, err)
+	}
+	return th
+}
+
+// getMessage returns a message clients see, failing the test when there
+// is none.
+func getMessage(t *testing.T, s store.Threads, org, id string) store.Message {
+	t.Helper()
+	page, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all})
+	if err != nil {
+		t.Fatalf("messages of %s: %v", org, err)
+	}
+	return find(t, page.Items, id, func(m store.Message) string { return m.ID })
+}
+
+// hidden checks that clients do not see a thread, or a message.
+func hidden(t *testing.T, s store.Threads, org string, kind store.Kind, id string) {
+	t.Helper()
+	is := is.New(t)
+	switch kind {
+	case store.KindThread:
+		_, err := s.GetThread(ctx, org, id)
+		is.True(errors.Is(err, store.ErrNotFound)) // a thread clients do not see is not found
+		_, err = s.ListThreadMessages(ctx, org, id, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // the messages of a thread clients do not see are not found
+		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all})
+		is.NoErr(err)
+		is.True(!slices.Contains(ids(page.Items, func(th store.Thread) string { return th.ID }), id)) // a thread clients do not see is not listed
+	case store.KindMessage:
+		page, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all})
+		is.NoErr(err)
+		is.True(!slices.Contains(ids(page.Items, func(m store.Message) string { return m.ID }), id)) // a message clients do not see is not listed
+	}
+}
+
+// noAttachment checks that an attachment is not found.
+func noAttachment(is *is.I, s store.Threads, org, id string) {
+	is.Helper()
+	_, err := s.GetAttachment(ctx, org, id)
+	is.True(errors.Is(err, store.ErrNotFound)) // the attachment is not found
+}
+
+func testThreadRoundTrip(t *testing.T, open func(t *testing.T) threadSubject) {
+	from := time.Now()
+	s, f := seededThreads(t, open)
+	to := time.Now()
+	for _, th := range f.threads {
+		if th.Internal {
+			continue
+		}
+		t.Run("thread "+th.OrgID+"/"+th.ID, func(t *testing.T) {
+			is := is.New(t)
+			want := f.thread(th.OrgID, th.ID)
+			got, err := s.GetThread(ctx, th.OrgID, th.ID)
+			is.NoErr(err)
+			same(is, got, want) // MessageCount and LastMessageAt are of the visible messages, whatever was given
+			within(is, got.UpdatedAt, from, to)
+			page, err := s.ListThreads(ctx, th.OrgID, store.ThreadQuery{PageRequest: all})
+			is.NoErr(err)
+			listed := find(t, page.Items, th.ID, func(th store.Thread) string { return th.ID })
+			same(is, listed, want)
+			is.True(listed.UpdatedAt.Equal(got.UpdatedAt)) // a list and a get agree on UpdatedAt
+		})
+	}
+	for _, m := range f.messages {
+		if m.Internal || m.ThreadID == "ti" {
+			continue
+		}
+		t.Run("message "+m.OrgID+"/"+m.ID, func(t *testing.T) {
+			is := is.New(t)
+			page, err := s.ListThreadMessages(ctx, m.OrgID, m.ThreadID, store.MessageQuery{PageRequest: all})
+			is.NoErr(err)
+			got := find(t, page.Items, m.ID, func(m store.Message) string { return m.ID })
+			same(is, got, m)
+			is.True(got.Attachments != nil) // a message without attachments has an empty list
+			within(is, got.UpdatedAt, from, to)
+			listed, err := s.ListMessages(ctx, m.OrgID, store.MessageQuery{PageRequest: all})
+			is.NoErr(err)
+			same(is, find(t, listed.Items, m.ID, func(m store.Message) string { return m.ID }), m)
+			for _, a := range m.Attachments {
+				got, err := s.GetAttachment(ctx, m.OrgID, a.ID)
+				is.NoErr(err)
+				is.Equal(got, a) // every field of an attachment comes back as it was put
+			}
+		})
+	}
+}
+
+// testThreadCopies checks that changing what a store returned, or what
+// was put, through pointers and slices, does not change what it stores.
+func testThreadCopies(t *testing.T, open func(t *testing.T) threadSubject) {
+	is := is.New(t)
+	s, f := seededThreads(t, open)
+
+	t1 := getThread(t, s, orgA, "t1")
+	t2 := getThread(t, s, orgA, "t2")
+	msg3 := getMessage(t, s, orgA, "msg3")
+	is.True(t1.ProjectID != nil && t1.About != nil && t1.LastMessageAt != nil && t2.ResolvedAt != nil && msg3.EditedAt != nil) // the seeded pointers come back set
+	*t1.ProjectID = "p2"
+	t1.About.ID = "m2"
+	*t1.LastMessageAt = t1.LastMessageAt.Add(time.Hour)
+	*t2.ResolvedAt = t2.ResolvedAt.Add(time.Hour)
+	same(is, getThread(t, s, orgA, "t1"), f.thread(orgA, "t1")) // the stored thread must not follow the caller's changes
+	same(is, getThread(t, s, orgA, "t2"), f.thread(orgA, "t2")) // the stored thread must not follow the caller's changes
+
+	page, err := s.ListThreadMessages(ctx, orgA, "t2", store.MessageQuery{PageRequest: all})
+	is.NoErr(err)
+	for _, m := range page.Items {
+		for k := range m.Attachments {
+			m.Attachments[k].FileName = "changed"
+		}
+	}
+	*msg3.EditedAt = msg3.EditedAt.Add(time.Hour)
+	same(is, getMessage(t, s, orgA, "msg5"), f.message(orgA, "msg5")) // the stored attachments must not follow the caller's changes
+	same(is, getMessage(t, s, orgA, "msg3"), f.message(orgA, "msg3")) // the stored message must not follow the caller's changes
+
+	// Nor may it follow changes to what was put.
+	th := store.Thread{ID: "t9", OrgID: orgA, ProjectID: ptr("p1"), Subject: "s", Status: store.ThreadResolved,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(3, 9), ResolvedAt: ptr(day(4, 9))}
+	keptT := th
+	keptT.ProjectID, keptT.About, keptT.ResolvedAt = ptr("p1"), &store.Ref{Kind: store.KindMilestone, ID: "m1"}, ptr(day(4, 9))
+	is.NoErr(s.PutThread(ctx, th))
+	*th.ProjectID, th.About.ID, *th.ResolvedAt = "p2", "m2", day(9, 9)
+	m := store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t9", Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "b",
+		CreatedAt: day(3, 9), EditedAt: ptr(day(3, 10)),
+		Attachments: []store.Attachment{{ID: "a9", FileName: "f.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	keptM := m
+	keptM.EditedAt, keptM.Attachments = ptr(day(3, 10)), slices.Clone(m.Attachments)
+	is.NoErr(s.PutMessage(ctx, m))
+	m.Attachments[0].FileName, *m.EditedAt = "changed.txt", day(9, 9)
+	keptT.MessageCount, keptT.LastMessageAt = 1, ptr(day(3, 9))
+	same(is, getThread(t, s, orgA, "t9"), keptT)    // the stored thread must not follow changes to the value put
+	same(is, getMessage(t, s, orgA, "msg9"), keptM) // the stored message must not follow changes to the value put
+	a, err := s.GetAttachment(ctx, orgA, "a9")
+	is.NoErr(err)
+	is.Equal(a, keptM.Attachments[0]) // the stored attachment must not follow changes to the value put
+}
+
+func testThreadLists(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	checkLists(t, s, seededThreadLists(s))
+}
+
+// testThreadPaging walks every list page by page: each item exactly
+// once, in order, with the true total, a page past the end included.
+func testThreadPaging(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	for _, l := range seededThreadLists(s) {
+		walk(t, s, l)
+	}
+}
+
+// testThreadReplace replaces threads and messages: changed sort keys,
+// filters and counts, a message moved to another thread, attachments
+// dropped and their ids taken by another message.
+func testThreadReplace(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	is := is.New(t)
+
+	t3 := f.thread(orgA, "t3")
+	t3.ProjectID, t3.Status, t3.ResolvedAt, t3.Subject, t3.About = ptr("p1"), store.ThreadResolved, ptr(day(13, 9)), "Logo feedback (moved)", nil
+	is.NoErr(s.PutThread(ctx, t3))
+	msg7 := f.message(orgA, "msg7")
+	msg7.ThreadID = "t2" // from t5
+	is.NoErr(s.PutMessage(ctx, msg7))
+	msg5 := f.message(orgA, "msg5")
+	msg5.Body = "One is the CDN (corrected)."
+	msg5.Attachments = []store.Attachment{msg5.Attachments[1], {ID: "a4", FileName: "cdn.txt", ContentType: "text/plain", SizeBytes: 4, FileKey: "org_a/a4"}}
+	is.NoErr(s.PutMessage(ctx, msg5)) // a2 dropped, a3 kept
+	msg4 := f.message(orgA, "msg4")
+	msg4.Attachments = []store.Attachment{{ID: "a2", FileName: "hosting.pdf", ContentType: "application/pdf", SizeBytes: 7, FileKey: "org_a/a2-hosting"}}
+	is.NoErr(s.PutMessage(ctx, msg4)) // a2 is free again
+	msg1 := f.message(orgA, "msg1")
+	msg1.CreatedAt = day(32, 9)
+	is.NoErr(s.PutMessage(ctx, msg1))
+
+	checkLists(t, s, []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t1", "t2", "t3", "t4", "t5", "t6"}},
+		{"threads open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen}), []string{"t1", "t4", "t6"}},
+		{"threads resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t2", "t3", "t5"}},
+		{"threads of p1 (t3 moved in)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t1", "t3", "t4", "t5"}},
+		{"threads of p2 (t3 moved out)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2"}), []string{}},
+		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg2", "msg3", "msg7", "msg4", "msg5", "msg1"}},
+		{"messages of t2 (msg7 moved in)", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{"msg7", "msg4", "msg5"}},
+		{"messages of t5 (msg7 moved out)", messageList(s, orgA, store.MessageQuery{ThreadID: "t5"}), []string{}},
+		{"messages of p1 (t3's moved in, msg7 out)", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg6", "msg2", "msg3", "msg1"}},
+		{"messages of p2", messageList(s, orgA, store.MessageQuery{ProjectID: "p2"}), []string{}},
+		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg2", "msg3", "msg1"}},
+		{"thread t2's messages", threadMessageList(s, orgA, "t2", store.MessageQuery{}), []string{"msg7", "msg4", "msg5"}},
+	})
+
+	t3.MessageCount, t3.LastMessageAt = 1, ptr(day(12, 10))
+	same(is, getThread(t, s, orgA, "t3"), t3) // a replaced thread comes back as put
+	for _, c := range []struct {
+		id   string
+		n    int
+		last *time.Time
+	}{{"t1", 3, ptr(day(32, 9))}, {"t2", 3, ptr(day(31, 9))}, {"t5", 0, nil}} {
+		th := getThread(t, s, orgA, c.id)
+		is.Equal(th.MessageCount, c.n)                 // MessageCount follows messages moved, replaced and re-dated
+		is.True(sameInstant(th.LastMessageAt, c.last)) // LastMessageAt follows messages moved, replaced and re-dated
+	}
+	same(is, getMessage(t, s, orgA, "msg5"), msg5) // a replaced message comes back as put
+	for _, a := range append(slices.Clone(msg5.Attachments), msg4.Attachments...) {
+		got, err := s.GetAttachment(ctx, orgA, a.ID)
+		is.NoErr(err)
+		is.Equal(got, a) // the attachments of the replacements are found, a2 as msg4's now
+	}
+}
+
+// testInternalContent checks that internal threads and messages are
+// invisible, and that they appear and disappear as they are marked.
+func testInternalContent(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	is := is.New(t)
+
+	hidden(t, s, orgA, store.KindThread, "ti")
+	for _, id := range []string{"mi1", "mi2", "mi3"} {
+		hidden(t, s, orgA, store.KindMessage, id)
+	}
+	noAttachment(is, s, orgA, "ai1") // of an internal message
+	noAttachment(is, s, orgA, "ai2") // of a message of an internal thread
+
+	// Made visible, the internal content counts, orders and is found.
+	mi1 := f.message(orgA, "mi1")
+	mi1.Internal = false
+	is.NoErr(s.PutMessage(ctx, mi1))
+	ti := want(f.threads, orgA, "ti", threadKey)
+	ti.Internal = false
+	is.NoErr(s.PutThread(ctx, ti))
+	checkLists(t, s, []list{
+		{"threads with ti visible", threadList(s, orgA, store.ThreadQuery{}), []string{"ti", "t2", "t1", "t5", "t3", "t4", "t6"}},
+		{"messages with mi1 and ti visible", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "mi1", "msg4", "msg5", "mi3"}},
+		{"thread t1's messages with mi1 visible", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3", "mi1"}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
+	})
+	t1 := getThread(t, s, orgA, "t1")
+	is.Equal(t1.MessageCount, 4)                            // a message made visible counts
+	is.True(sameInstant(t1.LastMessageAt, ptr(day(25, 9)))) // a message made visible is the thread's last
+	is.Equal(getThread(t, s, orgA, "ti").MessageCount, 1)   // a thread made visible counts its visible messages
+	for _, id := range []string{"ai1", "ai2"} {
+		_, err := s.GetAttachment(ctx, orgA, id)
+		is.NoErr(err) // the attachments of content made visible are found
+	}
+
+	// Hidden again, with visible content hidden too: a message, and a
+	// thread with its messages.
+	mi1.Internal = true
+	is.NoErr(s.PutMessage(ctx, mi1))
+	ti.Internal = true
+	is.NoErr(s.PutThread(ctx, ti))
+	msg2 := f.message(orgA, "msg2")
+	msg2.Internal = true
+	is.NoErr(s.PutMessage(ctx, msg2))
+	t2 := want(f.threads, orgA, "t2", threadKey)
+	t2.Internal = true
+	is.NoErr(s.PutThread(ctx, t2))
+	checkLists(t, s, []list{
+		{"threads with t2 internal", threadList(s, orgA, store.ThreadQuery{}), []string{"t1", "t5", "t3", "t4", "t6"}},
+		{"threads resolved with t2 internal", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t5"}},
+		{"messages with msg2 and t2 internal", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg3", "msg7"}},
+		{"messages of t2, an internal thread", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{}},
+		{"thread t1's messages with msg2 internal", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg3"}},
+	})
+	hidden(t, s, orgA, store.KindThread, "t2")
+	hidden(t, s, orgA, store.KindThread, "ti")
+	is.Equal(getThread(t, s, orgA, "t1").MessageCount, 2) // a message made internal does not count
+	for _, id := range []string{"a1", "a2", "a3", "ai1", "ai2"} {
+		noAttachment(is, s, orgA, id) // the attachments of hidden content are not found
+	}
+
+	// Visible again, everything is as seeded.
+	msg2.Internal, t2.Internal = false, false
+	is.NoErr(s.PutMessage(ctx, msg2))
+	is.NoErr(s.PutThread(ctx, t2))
+	checkLists(t, s, seededThreadLists(s))
+	for _, id := range []string{"t1", "t2"} {
+		same(is, getThread(t, s, orgA, id), f.thread(orgA, id)) // a thread visible again is as seeded
+	}
+}
+
+// testInternalActivity checks that however much happens in internal
+// content, every answer clients can get stays exactly as it was,
+// UpdatedAt included.
+func testInternalActivity(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	is := is.New(t)
+	// A deletion, so that the deletion records are not trivially empty.
+	is.NoErr(s.DeleteMessage(ctx, orgA, "msg7"))
+	before := snapshot(t, s)
+	time.Sleep(tick)
+
+	agency := store.Author{Name: "Ana", Side: store.SideAgency}
+	threads := []string{"t1", "t4", "t6", "t2"}
+	for n := range 40 {
+		is.NoErr(s.PutMessage(ctx, store.Message{ID: fmt.Sprintf("hx%02d", n), OrgID: orgA, ThreadID: threads[n%len(threads)],
+			Author: agency, Body: "internal note", Internal: true, CreatedAt: day(10+n, n%24),
+			Attachments: []store.Attachment{{ID: fmt.Sprintf("hxa%02d", n), FileName: "n.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}))
+	}
+	for n := range 10 { // edits of internal messages, one moved to another thread
+		is.NoErr(s.PutMessage(ctx, store.Message{ID: fmt.Sprintf("hx%02d", n), OrgID: orgA, ThreadID: threads[(n+1)%len(threads)],
+			Author: agency, Body: "internal note, edited", Internal: true, CreatedAt: day(70, 0), EditedAt: ptr(day(70, 1))}))
+	}
+	mi1 := f.message(orgA, "mi1")
+	mi1.Body, mi1.EditedAt = "Note: edited.", ptr(day(26, 9))
+	is.NoErr(s.PutMessage(ctx, mi1))
+	mi2 := f.message(orgA, "mi2")
+	mi2.ThreadID = "t3"
+	is.NoErr(s.PutMessage(ctx, mi2))
+	for n := range 5 {
+		is.NoErr(s.DeleteMessage(ctx, orgA, fmt.Sprintf("hx%02d", 30+n)))
+	}
+	// An internal thread with messages that are not internal themselves,
+	// edited, moved and deleted; and the seeded one edited.
+	tj := store.Thread{ID: "tj", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Internal", Status: store.ThreadOpen, Internal: true, CreatedAt: day(80, 0)}
+	is.NoErr(s.PutThread(ctx, tj))
+	for n := range 5 {
+		is.NoErr(s.PutMessage(ctx, store.Message{ID: fmt.Sprintf("tjm%d", n), OrgID: orgA, ThreadID: "tj", Author: agency, Body: "x",
+			CreatedAt: day(80, n), Attachments: []store.Attachment{{ID: fmt.Sprintf("tja%d", n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}))
+	}
+	tj.Subject, tj.Status, tj.ProjectID = "Internal, renamed", store.ThreadResolved, ptr("p2")
+	is.NoErr(s.PutThread(ctx, tj))
+	is.NoErr(s.PutMessage(ctx, store.Message{ID: "tjm0", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "moved", CreatedAt: day(81, 0)}))
+	ti := want(f.threads, orgA, "ti", threadKey)
+	ti.Subject, ti.About = "Internal: margin, revised", &store.Ref{Kind: store.KindInvoice, ID: "i1"}
+	is.NoErr(s.PutThread(ctx, ti))
+	is.NoErr(s.DeleteThread(ctx, orgA, "tj"))
+
+	after := snapshot(t, s)
+	is.Equal(len(after), len(before))
+	for k := range before {
+		if after[k] != before[k] {
+			t.Errorf("internal activity changed what clients see:\nbefore: %s\nafter:  %s", before[k], after[k])
+		}
+	}
+}
+
+// snapshot renders everything clients can get from the store's threads:
+// every list, filtered or not, and every item, UpdatedAt included, the
+// internal content's attachments, and on a store.Changes the changes
+// since the seeding and the deletion records.
+func snapshot(t *testing.T, s threadSubject) []string {
+	t.Helper()
+	var out []string
+	add := func(what string, v any, err error) {
+		if err != nil {
+			out = append(out, what+": "+describeErr(err))
+			return
+		}
+		out = append(out, what+": "+render(v))
+	}
+	earliest := time.Time{}
+	for _, org := range []string{orgA, orgB} {
+		threadQueries := []store.ThreadQuery{{}, {Status: store.ThreadOpen}, {Status: store.ThreadResolved}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
+		messageQueries := []store.MessageQuery{{}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
+		for _, id := range []string{"t1", "t2", "t3", "t4", "t5", "t6", "ti", "tj", "tb"} {
+			messageQueries = append(messageQueries, store.MessageQuery{ThreadID: id})
+			th, err := s.GetThread(ctx, org, id)
+			add("thread "+org+"/"+id, th, err)
+			if err == nil && (earliest.IsZero() || th.UpdatedAt.Before(earliest)) {
+				earliest = th.UpdatedAt
+			}
+			page, err := s.ListThreadMessages(ctx, org, id, store.MessageQuery{PageRequest: all})
+			add("messages of thread "+org+"/"+id, page, err)
+		}
+		for _, q := range threadQueries {
+			q.PageRequest = all
+			page, err := s.ListThreads(ctx, org, q)
+			add(fmt.Sprintf("threads %s %+v", org, q), page, err)
+		}
+		for _, q := range messageQueries {
+			q.PageRequest = all
+			page, err := s.ListMessages(ctx, org, q)
+			add(fmt.Sprintf("messages %s %+v", org, q), page, err)
+		}
+		for _, id := range []string{"a1", "a2", "a3", "ai1", "ai2", "hxa00", "hxa39", "tja0"} {
+			a, err := s.GetAttachment(ctx, org, id)
+			add("attachment "+org+"/"+id, a, err)
+		}
+	}
+	c, ok := s.(store.Changes)
+	if !ok {
+		return out
+	}
+	for _, org := range []string{orgA, orgB} {
+		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, UpdatedSince: earliest})
+		add("threads updated since the seeding "+org, page, err)
+		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all, UpdatedSince: earliest})
+		add("messages updated since the seeding "+org, msgs, err)
+		dels, err := c.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: all, Since: earliest})
+		add("deletions since the seeding "+org, dels, err)
+	}
+	return out
+}
+
+// render writes a value as snapshot compares it: a page's total and
+// items, each with every field and its UpdatedAt.
+func render(v any) string {
+	rv := reflect.ValueOf(v)
+	if items := rv.FieldByName("Items"); items.IsValid() {
+		var b strings.Builder
+		fmt.Fprintf(&b, "total %d:", rv.FieldByName("Total").Int())
+		for k := range items.Len() {
+			b.WriteString("\n\t" + render(items.Index(k).Interface()))
+		}
+		return b.String()
+	}
+	s := describe(v)
+	if u := rv.FieldByName("UpdatedAt"); u.IsValid() {
+		s += " UpdatedAt:" + u.Interface().(time.Time).UTC().Format(time.RFC3339Nano)
+	}
+	return s
+}
+
+// describeErr reduces an error to what callers branch on.
+func describeErr(err error) string {
+	if errors.Is(err, store.ErrNotFound) {
+		return "not found"
+	}
+	return "error " + err.Error()
+}
+
+func testThreadScoping(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	is := is.New(t)
+
+	// Colliding ids: each organization gets its own version.
+	for _, c := range []struct{ org, a1Of string }{{orgA, "msg2"}, {orgB, "msg1"}} {
+		org := c.org
+		same(is, getThread(t, s, org, "t1"), f.thread(org, "t1"))       // GetThread returns the asking organization's t1
+		same(is, getMessage(t, s, org, "msg1"), f.message(org, "msg1")) // ListMessages returns the asking organization's msg1
+		a, err := s.GetAttachment(ctx, org, "a1")
+		is.NoErr(err)
+		is.Equal(a, f.message(org, c.a1Of).Attachments[0]) // GetAttachment returns the asking organization's a1
+		page, err := s.ListThreadMessages(ctx, org, "t1", store.MessageQuery{PageRequest: all})
+		is.NoErr(err)
+		for _, m := range page.Items {
+			is.Equal(m.OrgID, org) // ListThreadMessages returns the organization's messages only
+		}
+		threads, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all})
+		is.NoErr(err)
+		for _, th := range threads.Items {
+			is.Equal(th.OrgID, org) // ListThreads returns the organization's threads only
+		}
+		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all})
+		is.NoErr(err)
+		for _, m := range msgs.Items {
+			is.Equal(m.OrgID, org) // ListMessages returns the organization's messages only
+		}
+	}
+
+	// Ids that exist only in the other organization.
+	for _, c := range []struct{ org, thread, attachment string }{{orgB, "t2", "a2"}, {orgA, "tb", "nope"}} {
+		_, err := s.GetThread(ctx, c.org, c.thread)
+		is.True(errors.Is(err, store.ErrNotFound)) // another organization's thread is not found
+		_, err = s.ListThreadMessages(ctx, c.org, c.thread, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // another organization's thread's messages are not found
+		noAttachment(is, s, c.org, c.attachment)
+	}
+	is.True(errors.Is(s.DeleteThread(ctx, orgB, "t2"), store.ErrNotFound))    // deleting another organization's thread
+	is.True(errors.Is(s.DeleteMessage(ctx, orgB, "msg4"), store.ErrNotFound)) // deleting another organization's message
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "tb"), store.ErrNotFound))    // deleting another organization's thread
+	is.NoErr(s.PutMessage(ctx, store.Message{ID: "msg4", OrgID: orgB, ThreadID: "tb", Author: store.Author{Name: "Cy", Side: store.SideClient},
+		Body: "An id like org_a's", CreatedAt: day(2, 9),
+		Attachments: []store.Attachment{{ID: "a2", FileName: "b.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "org_b/a2"}}})) // attachment ids are unique per organization only
+	is.NoErr(s.DeleteMessage(ctx, orgB, "msg4"))
+	checkLists(t, s, seededThreadLists(s)) // the other organization's writes change nothing
+	same(is, getMessage(t, s, orgA, "msg4"), f.message(orgA, "msg4"))
+}
+
+func testThreadNotFound(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	is := is.New(t)
+	for _, org := range []string{orgA, "org_unknown", ""} {
+		_, err := s.GetThread(ctx, org, "nope")
+		is.True(errors.Is(err, store.ErrNotFound)) // GetThread of an unknown id
+		_, err = s.ListThreadMessages(ctx, org, "nope", store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unknown thread
+		noAttachment(is, s, org, "nope")
+		is.True(errors.Is(s.DeleteThread(ctx, org, "nope"), store.ErrNotFound))  // DeleteThread of an unknown id
+		is.True(errors.Is(s.DeleteMessage(ctx, org, "nope"), store.ErrNotFound)) // DeleteMessage of an unknown id
+	}
+	for _, id := range []string{"t1", "tb"} {
+		_, err := s.GetThread(ctx, "org_unknown", id)
+		is.True(errors.Is(err, store.ErrNotFound)) // an unknown organization has no threads
+	}
+	_, err := s.GetThread(ctx, orgA, "msg1")
+	is.True(errors.Is(err, store.ErrNotFound)) // a thread by a message's id
+	noAttachment(is, s, orgA, "msg2")          // an attachment by its message's id
+	_, err = s.ListThreadMessages(ctx, orgA, "p1", store.MessageQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound))                               // a thread by a project's id
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "msg1"), store.ErrNotFound)) // deleting a thread by a message's id
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "t1"), store.ErrNotFound))  // deleting a message by a thread's id
+
+	for _, l := range []list{
+		{"threads", threadList(s, "org_unknown", store.ThreadQuery{}), nil},
+		{"threads of p1", threadList(s, "org_unknown", store.ThreadQuery{ProjectID: "p1"}), nil},
+		{"messages", messageList(s, "org_unknown", store.MessageQuery{}), nil},
+		{"messages of t1", messageList(s, "org_unknown", store.MessageQuery{ThreadID: "t1"}), nil},
+	} {
+		got, total, err := l.fetch(ctx, s, all)
+		is.NoErr(err)             // listing an unknown organization is no error
+		is.Equal(got, []string{}) // an unknown organization lists nothing
+		is.Equal(total, 0)        // an unknown organization has a total of 0
+	}
+
+	// An item is deleted once, a thread's messages with it.
+	is.NoErr(s.DeleteMessage(ctx, orgA, "msg1"))
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "msg1"), store.ErrNotFound)) // a message is deleted once
+	is.NoErr(s.DeleteThread(ctx, orgA, "t3"))
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "t3"), store.ErrNotFound))    // a thread is deleted once
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "msg6"), store.ErrNotFound)) // a message deleted with its thread is gone
+	// Internal content exists for the portal: it deletes it.
+	is.NoErr(s.DeleteMessage(ctx, orgA, "mi1"))
+	is.NoErr(s.DeleteThread(ctx, orgA, "ti"))
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "mi3"), store.ErrNotFound)) // a message deleted with its internal thread is gone
+}
+
+// testThreadRejectsInvalid puts threads and messages that must be
+// refused, and checks that nothing of them is stored. A reference to a
+// missing organization, project, About item or thread (in the same
+// organization) wraps store.ErrNotFound; any other refusal,
+// store.ErrInvalid.
+func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
+	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
+		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	about := func(k store.Kind, id string) *store.Ref { return &store.Ref{Kind: k, ID: id} }
+	withAttachment := func(a store.Attachment) func() error {
+		return func() error { m := okM; m.Attachments = []store.Attachment{a}; return s.PutMessage(ctx, m) }
+	}
+	att := okM.Attachments[0]
+
+	tests := []struct {
+		name     string
+		put      func() error
+		notFound bool // the error must wrap store.ErrNotFound
+	}{
+		{"thread without id", func() error { th := okT; th.ID = ""; return s.PutThread(ctx, th) }, false},
+		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
+		{"thread of unknown organization", func() error { th := okT; th.OrgID = "org_unknown"; return s.PutThread(ctx, th) }, true},
+		{"thread with an empty project id", func() error { th := okT; th.ProjectID = ptr(""); return s.PutThread(ctx, th) }, false},
+		{"thread of unknown project", func() error { th := okT; th.ProjectID = ptr("nope"); return s.PutThread(ctx, th) }, true},
+		{"thread of another organization's project", func() error { th := okT; th.ProjectID = ptr("pb"); return s.PutThread(ctx, th) }, true},
+		{"thread with unknown status", func() error { th := okT; th.Status = "closed"; return s.PutThread(ctx, th) }, false},
+		{"thread without status", func() error { th := okT; th.Status = ""; return s.PutThread(ctx, th) }, false},
+		{"thread about a project", func() error { th := okT; th.About = about(store.KindProject, "p1"); return s.PutThread(ctx, th) }, false},
+		{"thread about a thread", func() error { th := okT; th.About = about(store.KindThread, "t1"); return s.PutThread(ctx, th) }, false},
+		{"thread about an unknown kind", func() error { th := okT; th.About = about("Milestone", "m1"); return s.PutThread(ctx, th) }, false},
+		{"thread about nothing by id", func() error { th := okT; th.About = about(store.KindMilestone, ""); return s.PutThread(ctx, th) }, false},
+		{"thread about an unknown milestone", func() error { th := okT; th.About = about(store.KindMilestone, "nope"); return s.PutThread(ctx, th) }, true},
+		{"thread about a milestone by a deliverable's id", func() error { th := okT; th.About = about(store.KindMilestone, "d1"); return s.PutThread(ctx, th) }, true},
+		{"thread about another organization's milestone", func() error { th := okT; th.About = about(store.KindMilestone, "mb"); return s.PutThread(ctx, th) }, true},
+		{"thread about an unknown deliverable", func() error { th := okT; th.About = about(store.KindDeliverable, "nope"); return s.PutThread(ctx, th) }, true},
+		{"thread about an invoice by a milestone's id", func() error { th := okT; th.About = about(store.KindInvoice, "m1"); return s.PutThread(ctx, th) }, true},
+		{"thread about another organization's invoice", func() error { th := okT; th.About = about(store.KindInvoice, "ib"); return s.PutThread(ctx, th) }, true},
+
+		{"message without id", func() error { m := okM; m.ID = ""; return s.PutMessage(ctx, m) }, false},
+		{"message without organization", func() error { m := okM; m.OrgID = ""; return s.PutMessage(ctx, m) }, false},
+		{"message of unknown organization", func() error { m := okM; m.OrgID = "org_unknown"; return s.PutMessage(ctx, m) }, true},
+		{"message without thread", func() error { m := okM; m.ThreadID = ""; return s.PutMessage(ctx, m) }, false},
+		{"message of unknown thread", func() error { m := okM; m.ThreadID = "nope"; return s.PutMessage(ctx, m) }, true},
+		{"message of another organization's thread", func() error { m := okM; m.ThreadID = "tb"; return s.PutMessage(ctx, m) }, true},
+		{"message of a thread by a message's id", func() error { m := okM; m.ThreadID = "msg1"; return s.PutMessage(ctx, m) }, true},
+		{"message without author name", func() error { m := okM; m.Author.Name = ""; return s.PutMessage(ctx, m) }, false},
+		{"message with unknown author side", func() error { m := okM; m.Author.Side = "staff"; return s.PutMessage(ctx, m) }, false},
+		{"message without author side", func() error { m := okM; m.Author.Side = ""; return s.PutMessage(ctx, m) }, false},
+		{"attachment without id", withAttachment(store.Attachment{FileName: "f", ContentType: "text/plain", FileKey: "k"}), false},
+		{"attachment without file key", withAttachment(store.Attachment{ID: "anew", FileName: "f", ContentType: "text/plain"}), false},
+		{"attachment with negative size", withAttachment(store.Attachment{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: -1, FileKey: "k"}), false},
+		{"two attachments with one id", func() error { m := okM; m.Attachments = []store.Attachment{att, att}; return s.PutMessage(ctx, m) }, false},
+		{"attachment id of another message", func() error { a := att; a.ID = "a1"; return withAttachment(a)() }, false},
+		{"attachment id of another message, among others", func() error {
+			m := okM
+			m.Attachments = []store.Attachment{att, {ID: "a3", FileName: "f", ContentType: "text/plain", FileKey: "k"}}
+			return s.PutMessage(ctx, m)
+		}, false},
+		{"attachment id of an internal message", func() error { a := att; a.ID = "ai1"; return withAttachment(a)() }, false},
+		{"attachment id of a message of an internal thread", func() error { a := att; a.ID = "ai2"; return withAttachment(a)() }, false},
+		{"attachment id of another message, by a message put again", func() error {
+			m := f.message(orgA, "msg4")
+			m.Attachments = []store.Attachment{{ID: "a2", FileName: "f", ContentType: "text/plain", FileKey: "k"}}
+			return s.PutMessage(ctx, m)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.put()
+			is.True(err != nil) // the item must be refused
+			if tt.notFound {
+				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner or reference wraps store.ErrNotFound
+			} else {
+				is.True(errors.Is(err, store.ErrInvalid)) // an invalid item wraps store.ErrInvalid
+			}
+			is.True(!errors.Is(err, store.ErrUnavailable)) // a refusal is never an outage
+		})
+	}
+
+	// Nothing of the refused items was stored, and the seed data is intact.
+	is := is.New(t)
+	for _, org := range []string{orgA, orgB, "org_unknown"} {
+		_, err := s.GetThread(ctx, org, "new")
+		is.True(errors.Is(err, store.ErrNotFound)) // no refused thread is stored
+		noAttachment(is, s, org, "anew")           // no refused attachment is stored
+	}
+	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
+	same(is, getMessage(t, s, orgA, "msg4"), f.message(orgA, "msg4"))
+	a, err := s.GetAttachment(ctx, orgA, "a2")
+	is.NoErr(err)
+	is.Equal(a, f.message(orgA, "msg5").Attachments[0]) // a2 is still msg5's
+
+	// A message put again keeps its own attachment ids.
+	msg2 := f.message(orgA, "msg2")
+	msg2.Attachments[0].FileName = "plan v2.txt"
+	is.NoErr(s.PutMessage(ctx, msg2)) // a message keeps its attachment ids
+	a, err = s.GetAttachment(ctx, orgA, "a1")
+	is.NoErr(err)
+	is.Equal(a, msg2.Attachments[0]) // the attachment put again
+}
+
+// testThreadUnstorable checks that ids no store keeps exactly are refused
+// as invalid, not as missing, and match nothing in reads.
+func testThreadUnstorable(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
+	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
+		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	type put struct {
+		name string
+		put  func() error
+	}
+	var puts []put
+	for _, id := range unstorable("t1") {
+		puts = append(puts,
+			put{fmt.Sprintf("thread %q", id), func() error { th := okT; th.ID = id; return s.PutThread(ctx, th) }},
+			put{fmt.Sprintf("message of thread %q", id), func() error { m := okM; m.ThreadID = id; return s.PutMessage(ctx, m) }})
+	}
+	for _, id := range unstorable("p1") {
+		puts = append(puts, put{fmt.Sprintf("thread of project %q", id), func() error { th := okT; th.ProjectID = ptr(id); return s.PutThread(ctx, th) }})
+	}
+	for _, id := range unstorable("m1") {
+		puts = append(puts, put{fmt.Sprintf("thread about milestone %q", id), func() error {
+			th := okT
+			th.About = &store.Ref{Kind: store.KindMilestone, ID: id}
+			return s.PutThread(ctx, th)
+		}})
+	}
+	for _, id := range unstorable("msg1") {
+		puts = append(puts, put{fmt.Sprintf("message %q", id), func() error { m := okM; m.ID = id; return s.PutMessage(ctx, m) }})
+	}
+	for _, id := range unstorable("a1") {
+		puts = append(puts, put{fmt.Sprintf("attachment %q", id), func() error {
+			m := okM
+			m.Attachments = []store.Attachment{{ID: id, FileName: "f", ContentType: "text/plain", FileKey: "k"}}
+			return s.PutMessage(ctx, m)
+		}})
+	}
+	for _, key := range unstorable("org_a/a1") {
+		puts = append(puts, put{fmt.Sprintf("attachment with file key %q", key), func() error {
+			m := okM
+			m.Attachments = []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", FileKey: key}}
+			return s.PutMessage(ctx, m)
+		}})
+	}
+	for _, org := range unstorable(orgA) {
+		puts = append(puts,
+			put{fmt.Sprintf("thread of organization %q", org), func() error { th := okT; th.OrgID = org; return s.PutThread(ctx, th) }},
+			put{fmt.Sprintf("message of organization %q", org), func() error { m := okM; m.OrgID = org; return s.PutMessage(ctx, m) }})
+	}
+	for _, p := range puts {
+		t.Run(p.name, func(t *testing.T) {
+			is := is.New(t)
+			err := p.put()
+			is.True(errors.Is(err, store.ErrInvalid))   // an unstorable id is invalid
+			is.True(!errors.Is(err, store.ErrNotFound)) // an unstorable id is invalid, not missing
+		})
+	}
+	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
+
+	// Reads by unstorable ids match nothing.
+	is := is.New(t)
+	for _, id := range unstorable("t1") {
+		_, err := s.GetThread(ctx, orgA, id)
+		is.True(errors.Is(err, store.ErrNotFound)) // GetThread of an unstorable id
+		_, err = s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
+		got, total, err := messageList(s, orgA, store.MessageQuery{ThreadID: id})(ctx, s, all)
+		is.NoErr(err)
+		is.Equal(got, []string{}) // a filter by an unstorable thread id matches nothing
+		is.Equal(total, 0)
+	}
+	for _, id := range unstorable("p1") {
+		for _, l := range []list{
+			{"threads", threadList(s, orgA, store.ThreadQuery{ProjectID: id}), nil},
+			{"messages", messageList(s, orgA, store.MessageQuery{ProjectID: id}), nil},
+		} {
+			got, total, err := l.fetch(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(got, []string{}) // a filter by an unstorable project id matches nothing
+			is.Equal(total, 0)
+		}
+	}
+	for _, id := range unstorable("a1") {
+		noAttachment(is, s, orgA, id)
+	}
+	for _, org := range unstorable(orgA) {
+		_, err := s.GetThread(ctx, org, "t1")
+		is.True(errors.Is(err, store.ErrNotFound)) // an unstorable organization id has no threads
+		noAttachment(is, s, org, "a1")
+	}
+}
+
+// testThreadText round-trips text that encodings, escaping and column
+// sizes get wrong: Unicode everywhere, a 100 KB body, and attachment file
+// names with quotes, slashes and non-ASCII.
+func testThreadText(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	is := is.New(t)
+	var b strings.Builder
+	for b.Len() < 100<<10 {
+		b.WriteString("Grüße, 世界 🌍 \"quoted\" 'single' \\back\\slash\ttab\r\nline <b>html</b> &amp; %s %% \u00a0nbsp \u200bzero-width — ")
+	}
+	body := b.String()
+	th := store.Thread{ID: "tü-🧵", OrgID: orgA, ProjectID: ptr("p1"), Subject: `Café "Größe" — 店 🚀 \ / ' ` + "\t\n", Status: store.ThreadOpen, CreatedAt: day(3, 9)}
+	is.NoErr(s.PutThread(ctx, th))
+	names := []string{`report "final".pdf`, `a/b\c.txt`, `../../etc/passwd`, "Größe 店 🚀.png", `semi;colon, comma=x; filename*=UTF-8''evil.txt`, `'single'.txt`, "line\nbreak.txt", " spaced  .txt"}
+	var atts []store.Attachment
+	for n, name := range names {
+		atts = append(atts, store.Attachment{ID: fmt.Sprintf("att-ü-%d", n), FileName: name, ContentType: "text/plain; charset=utf-8", SizeBytes: int64(n), FileKey: "org_a/" + name})
+	}
+	long := store.Message{ID: "msg-long", OrgID: orgA, ThreadID: th.ID, Author: store.Author{Name: `José Ñúñez "JJ" O'Brien 李`, Side: store.SideClient},
+		Body: body, CreatedAt: day(3, 10), Attachments: atts}
+	empty := store.Message{ID: "msg-empty", OrgID: orgA, ThreadID: th.ID, Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "", CreatedAt: day(3, 11)}
+	is.NoErr(s.PutMessage(ctx, long))
+	is.NoErr(s.PutMessage(ctx, empty))
+
+	gotT := getThread(t, s, orgA, th.ID)
+	is.Equal(gotT.Subject, th.Subject) // the subject comes back byte for byte
+	page, err := s.ListThreadMessages(ctx, orgA, th.ID, store.MessageQuery{PageRequest: all})
+	is.NoErr(err)
+	is.Equal(len(page.Items), 2)
+	got := page.Items[0]
+	is.Equal(len(got.Body), len(body)) // the 100 KB body comes back whole
+	is.True(got.Body == body)          // the 100 KB body comes back byte for byte
+	is.Equal(got.Author, long.Author)  // the author comes back byte for byte
+	is.Equal(got.Attachments, atts)    // the attachments come back byte for byte, in order
+	is.Equal(page.Items[1].Body, "")   // an empty body comes back empty
+	for _, a := range atts {
+		gotA, err := s.GetAttachment(ctx, orgA, a.ID)
+		is.NoErr(err)
+		is.Equal(gotA, a) // the attachment's file name comes back byte for byte
+	}
+}
+
+func testDeleteThread(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	is := is.New(t)
+	is.NoErr(s.DeleteThread(ctx, orgA, "t1"))
+	is.NoErr(s.DeleteMessage(ctx, orgA, "msg4"))
+	hidden(t, s, orgA, store.KindThread, "t1")
+	for _, id := range []string{"msg1", "msg2", "msg3", "mi1", "msg4"} {
+		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a deleted message, or one deleted with its thread, is gone
+	}
+	noAttachment(is, s, orgA, "a1")
+	checkLists(t, s, []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t5", "t3", "t4", "t6"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t5", "t4"}},
+		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg7", "msg5"}},
+		{"messages of t1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg7"}},
+		{"org_b's threads (its t1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"org_b's messages (its msg1 stays)", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
+	})
+	t2 := getThread(t, s, orgA, "t2")
+	is.Equal(t2.MessageCount, 1)                            // a deleted message does not count
+	is.True(sameInstant(t2.LastMessageAt, ptr(day(31, 9)))) // LastMessageAt of the messages left
+
+	// The ids of what was deleted are free again, attachment ids too.
+	is.NoErr(s.PutThread(ctx, store.Thread{ID: "t1", OrgID: orgA, Subject: "Again", Status: store.ThreadOpen, CreatedAt: day(5, 0)}))
+	is.NoErr(s.PutMessage(ctx, store.Message{ID: "msg1", OrgID: orgA, ThreadID: "t2", Author: store.Author{Name: "A", Side: store.SideAgency},
+		Body: "again", CreatedAt: day(5, 0), Attachments: []store.Attachment{
+			{ID: "a1", FileName: "f", ContentType: "text/plain", FileKey: "k"},
+			{ID: "ai1", FileName: "g", ContentType: "text/plain", FileKey: "k"},
+		}}))
+	th := getThread(t, s, orgA, "t1")
+	is.Equal(th.MessageCount, 0) // a thread put again does not get back its deleted messages
+	_, err := s.GetAttachment(ctx, orgA, "ai1")
+	is.NoErr(err) // the id of an attachment deleted with its thread is free again
+}
+
+// testThreadDeleteProject checks the cascade: a project's threads,
+// internal ones too, go with it, with their messages; other threads stay,
+// and those about a milestone or deliverable it took lose their About.
+func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	d := deleter(t, s)
+	is := is.New(t)
+	is.NoErr(s.PutThread(ctx, store.Thread{ID: "tx", OrgID: orgA, Subject: "About p1's milestone", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
+	is.NoErr(s.PutThread(ctx, store.Thread{ID: "ty", OrgID: orgA, ProjectID: ptr("p2"), Subject: "About p1's deliverable", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(3, 0)}))
+	time.Sleep(tick)
+	before := map[string]time.Time{}
+	for _, id := range []string{"tx", "ty", "t2", "t3"} {
+		before[id] = getThread(t, s, orgA, id).UpdatedAt
+	}
+	time.Sleep(tick)
+	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
+
+	for _, id := range []string{"t1", "t4", "t5"} {
+		hidden(t, s, orgA, store.KindThread, id)
+		is.True(errors.Is(s.DeleteThread(ctx, orgA, id), store.ErrNotFound)) // a thread deleted with its project is gone
+	}
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound)) // an internal thread deleted with its project is gone
+	for _, id := range []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"} {
+		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a message deleted with its project's thread is gone
+	}
+	noAttachment(is, s, orgA, "a1")
+	checkLists(t, s, []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t3", "t6", "tx", "ty"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{}},
+		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg4", "msg5"}},
+		{"org_b's threads (its p1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+	})
+	for _, id := range []string{"tx", "ty"} {
+		th := getThread(t, s, orgA, id)
+		is.Equal(th.About, nil)                 // a thread about an item deleted with the project stays, about nothing
+		is.True(th.UpdatedAt.After(before[id])) // losing its About moves the thread's UpdatedAt
+	}
+	for _, id := range []string{"t2", "t3"} {
+		is.True(getThread(t, s, orgA, id).UpdatedAt.Equal(before[id])) // a thread the cascade leaves alone keeps its UpdatedAt
+	}
+	is.Equal(getThread(t, s, orgA, "t2").About, &store.Ref{Kind: store.KindInvoice, ID: "i2"}) // an invoice stays, and a thread about it too
+
+	c, ok := s.(store.Changes)
+	if !ok {
+		return
+	}
+	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: before["t3"]})
+	is.NoErr(err)
+	got := map[string]string{}
+	for _, r := range page.Items {
+		if r.Kind == store.KindThread || r.Kind == store.KindMessage {
+			got[string(r.Kind)+" "+r.ID] = r.ProjectID
+		}
+	}
+	is.Equal(got, map[string]string{
+		"thread t1": "p1", "thread t4": "p1", "thread t5": "p1",
+		"message msg1": "p1", "message msg2": "p1", "message msg3": "p1", "message msg7": "p1",
+	}) // the cascade records the visible threads and messages, with the project, and nothing of the internal ones
+}
+
+// testThreadDeleteAbout checks that a thread about a milestone, a
+// deliverable or an invoice that is deleted stays, about nothing.
+func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	d := deleter(t, s)
+	is := is.New(t)
+	for _, c := range []struct {
+		thread string
+		del    func() error
+	}{
+		{"t1", func() error { return d.DeleteMilestone(ctx, orgA, "m1") }},
+		{"t3", func() error { return d.DeleteDeliverable(ctx, orgA, "d3") }},
+		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
+	} {
+		old := getThread(t, s, orgA, c.thread)
+		time.Sleep(tick)
+		is.NoErr(c.del())
+		th := getThread(t, s, orgA, c.thread)
+		is.Equal(th.About, nil)                    // a thread about a deleted item stays, about nothing
+		is.True(th.UpdatedAt.After(old.UpdatedAt)) // losing its About moves the thread's UpdatedAt
+		w := f.thread(orgA, c.thread)
+		w.About = nil
+		same(is, th, w) // only About changes
+	}
+	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1")) // org_b's thread about its d1 is untouched
+
+	// Put again as it was, the thread names a missing item.
+	err := s.PutThread(ctx, want(f.threads, orgA, "t1", threadKey))
+	is.True(errors.Is(err, store.ErrNotFound)) // a thread about a deleted item is refused
+}
+
+func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	d := deleter(t, s)
+	is := is.New(t)
+	is.NoErr(d.DeleteOrganization(ctx, orgA))
+	is.NoErr(s.PutOrganization(ctx, seededOrg(orgA)))
+	checkLists(t, s, []list{
+		{"threads of org_a put again", threadList(s, orgA, store.ThreadQuery{}), []string{}},
+		{"messages of org_a put again", messageList(s, orgA, store.MessageQuery{}), []string{}},
+		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"messages of org_b", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
+	})
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound))   // an internal thread goes with its organization
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "mi1"), store.ErrNotFound)) // an internal message goes with its organization
+	noAttachment(is, s, orgA, "a1")
+	_, err := s.GetAttachment(ctx, orgB, "a1")
+	is.NoErr(err) // org_b's a1 stays
+	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1"))
+}
+
+// seededOrg returns the seeded organization with the id.
+func seededOrg(id string) store.Organization {
+	for _, o := range seedData().orgs {
+		if o.ID == id {
+			return o
+		}
+	}
+	panic("storetest: no seeded organization " + id)
+}
+
+// testThreadUpdatedAt checks when a write moves a thread's and a
+// message's UpdatedAt, and when it must not: internal content moves
+// nothing.
+func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	time.Sleep(tick)
+
+	agency := store.Author{Name: "Ana", Side: store.SideAgency}
+	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
+	ti := want(f.threads, orgA, "ti", threadKey)
+	msg2, msg3, msg5, msg7 := f.message(orgA, "msg2"), f.message(orgA, "msg3"), f.message(orgA, "msg5"), f.message(orgA, "msg7")
+	msg1, mi1, mi2 := f.message(orgA, "msg1"), f.message(orgA, "mi1"), f.message(orgA, "mi2")
+	msg8 := store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "New.", CreatedAt: day(24, 9)}
+
+	at := func(item string) (time.Time, bool) {
+		kind, id, _ := strings.Cut(item, " ")
+		if kind == "thread" {
+			th, err := s.GetThread(ctx, orgA, id)
+			return th.UpdatedAt, err == nil
+		}
+		page, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range page.Items {
+			if m.ID == id {
+				return m.UpdatedAt, true
+			}
+		}
+		return time.Time{}, false
+	}
+	tests := []struct {
+		name    string
+		write   func() error
+		moves   []string // visible before and after, with a new UpdatedAt
+		appears []string // not visible before, dated by the write
+		stays   []string // keep their UpdatedAt
+	}{
+		{"thread put again as it was, in UTC", func() error {
+			th := t1
+			th.CreatedAt, th.UpdatedAt, th.MessageCount, th.LastMessageAt = th.CreatedAt.UTC(), day(99, 0), 7, ptr(day(1, 0))
+			return s.PutThread(ctx, th)
+		}, nil, nil, []string{"thread t1", "message msg1", "message msg2", "message msg3"}},
+		{"message put again as it was", func() error { m := msg2; m.UpdatedAt = day(99, 0); return s.PutMessage(ctx, m) }, nil, nil, []string{"thread t1", "message msg2"}},
+		{"thread subject", func() error { t1.Subject += " (new)"; return s.PutThread(ctx, t1) }, []string{"thread t1"}, nil, []string{"message msg1", "message msg2", "thread t2"}},
+		{"thread resolved", func() error {
+			t1.Status, t1.ResolvedAt = store.ThreadResolved, ptr(day(23, 0))
+			return s.PutThread(ctx, t1)
+		}, []string{"thread t1"}, nil, []string{"message msg3"}},
+		{"thread about nothing", func() error { t1.About = nil; return s.PutThread(ctx, t1) }, []string{"thread t1"}, nil, nil},
+		{"thread created a second earlier", func() error { t1.CreatedAt = t1.CreatedAt.Add(-time.Second); return s.PutThread(ctx, t1) }, []string{"thread t1"}, nil, nil},
+		{"new visible message", func() error { return s.PutMessage(ctx, msg8) }, []string{"thread t1"}, []string{"message msg8"}, []string{"message msg1", "thread t2"}},
+		{"visible message edited", func() error {
+			msg3.Body, msg3.EditedAt = "Moved again.", ptr(day(22, 11))
+			return s.PutMessage(ctx, msg3)
+		}, []string{"thread t1", "message msg3"}, nil, []string{"message msg1"}},
+		{"visible message's file key only", func() error { msg5.Attachments[0].FileKey += ".v2"; return s.PutMessage(ctx, msg5) }, []string{"thread t2", "message msg5"}, nil, []string{"message msg4", "thread t1"}},
+		{"attachment added to a visible message", func() error {
+			msg2.Attachments = append(msg2.Attachments, store.Attachment{ID: "a9", FileName: "more.txt", ContentType: "text/plain", FileKey: "k"})
+			return s.PutMessage(ctx, msg2)
+		}, []string{"thread t1", "message msg2"}, nil, nil},
+		{"visible message made internal", func() error { msg1.Internal = true; return s.PutMessage(ctx, msg1) }, []string{"thread t1"}, nil, []string{"message msg2"}},
+		{"internal message made visible", func() error { mi1.Internal = false; return s.PutMessage(ctx, mi1) }, []string{"thread t1"}, []string{"message mi1"}, []string{"message msg2"}},
+		{"visible message deleted", func() error { return s.DeleteMessage(ctx, orgA, "msg8") }, []string{"thread t1"}, nil, []string{"message msg2"}},
+		{"message moved to another thread", func() error { msg7.ThreadID = "t2"; return s.PutMessage(ctx, msg7) }, []string{"thread t2", "thread t5", "message msg7"}, nil, []string{"thread t1", "message msg5"}},
+		{"thread moved to another project", func() error { t3.ProjectID = ptr("p1"); return s.PutThread(ctx, t3) }, []string{"thread t3", "message msg6"}, nil, []string{"thread t1"}},
+		{"thread made internal", func() error { t2.Internal = true; return s.PutThread(ctx, t2) }, nil, nil, []string{"thread t1", "thread t3"}},
+		{"thread made visible again", func() error { t2.Internal = false; return s.PutThread(ctx, t2) }, nil,
+			[]string{"thread t2", "message msg4", "message msg5", "message msg7"}, []string{"thread t1"}},
+		{"new internal message, the newest", func() error {
+			return s.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "x", Internal: true, CreatedAt: day(90, 0)})
+		}, nil, nil, []string{"thread t1", "thread t2", "message mi1"}},
+		{"internal message edited", func() error {
+			mi2.Body, mi2.EditedAt = "Still waiting.", ptr(day(51, 0))
+			return s.PutMessage(ctx, mi2)
+		}, nil, nil, []string{"thread t6"}},
+		{"internal message moved to another thread", func() error { mi2.ThreadID = "t4"; return s.PutMessage(ctx, mi2) }, nil, nil, []string{"thread t6", "thread t4"}},
+		{"internal message deleted", func() error { return s.DeleteMessage(ctx, orgA, "mi2") }, nil, nil, []string{"thread t4"}},
+		{"internal thread edited", func() error { ti.Subject, ti.ProjectID = "Renamed", ptr("p2"); return s.PutThread(ctx, ti) }, nil, nil, []string{"thread t1", "thread t3"}},
+		{"message put into an internal thread", func() error {
+			return s.PutMessage(ctx, store.Message{ID: "my", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "y", CreatedAt: day(90, 0)})
+		}, nil, nil, []string{"thread t3", "thread t1"}},
+		{"new thread, with an old UpdatedAt given", func() error {
+			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
+		}, nil, []string{"thread t7"}, []string{"thread t1"}},
+		{"new message, with a future UpdatedAt given", func() error {
+			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: time.Now().Add(time.Hour)})
+		}, []string{"thread t7"}, []string{"message msg9"}, []string{"thread t1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			old := map[string]time.Time{}
+			for _, item := range append(slices.Clone(tt.moves), tt.stays...) {
+				u, ok := at(item)
+				if !ok {
+					t.Fatalf("%s is not visible before the write", item)
+				}
+				old[item] = u
+			}
+			time.Sleep(tick)
+			from := time.Now()
+			is.NoErr(tt.write())
+			to := time.Now()
+			for _, item := range append(slices.Clone(tt.moves), tt.appears...) {
+				u, ok := at(item)
+				if !ok {
+					t.Fatalf("%s is not visible after the write", item)
+				}
+				if prev, ok := old[item]; ok {
+					is.True(u.After(prev)) // the write moves UpdatedAt forward
+				}
+				within(is, u, from, to)
+			}
+			for _, item := range tt.stays {
+				u, ok := at(item)
+				if !ok {
+					t.Fatalf("%s is not visible after the write", item)
+				}
+				if !u.Equal(old[item]) {
+					t.Errorf("%s: UpdatedAt moved from %s to %s, want it kept", item, old[item], u)
+				}
+			}
+		})
+	}
+}
+
+// testThreadUpdatedSince changes threads and messages one by one, time
+// apart, and reads every list since the first change: with each filter,
+// page by page, and at its bounds.
+func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject) {
+	from := time.Now()
+	s, f := seededThreads(t, open)
+	changes(t, s)
+	is := is.New(t)
+
+	change := func(write func() error) {
+		t.Helper()
+		time.Sleep(tick)
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t1, t3, t4 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t3", threadKey), want(f.threads, orgA, "t4", threadKey)
+	tb1 := want(f.threads, orgB, "t1", threadKey)
+	msg2 := f.message(orgA, "msg2")
+	change(func() error { t3.Subject += " (changed)"; return s.PutThread(ctx, t3) })
+	since := getThread(t, s, orgA, "t3").UpdatedAt
+	change(func() error {
+		msg2.Body += " (edited)"
+		msg2.EditedAt = ptr(day(21, 0))
+		return s.PutMessage(ctx, msg2)
+	}) // and t1
+	at2 := getMessage(t, s, orgA, "msg2").UpdatedAt
+	change(func() error {
+		t4.Status, t4.ResolvedAt = store.ThreadResolved, ptr(day(41, 0))
+		return s.PutThread(ctx, t4)
+	})
+	change(func() error {
+		return s.PutMessage(ctx, store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t5", Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "b", CreatedAt: day(1, 0)})
+	}) // and t5
+	at4 := getMessage(t, s, orgA, "msg8").UpdatedAt
+	change(func() error { tb1.Subject += " (changed)"; return s.PutThread(ctx, tb1) })
+	change(func() error { t1.Subject += " (changed)"; return s.PutThread(ctx, t1) })
+	last := getThread(t, s, orgA, "t1").UpdatedAt
+	after := last.Add(time.Microsecond)
+
+	lists := []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since}), []string{"t3", "t4", "t5", "t1"}},
+		{"threads open", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, Status: store.ThreadOpen}), []string{"t3", "t1"}},
+		{"threads resolved", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, Status: store.ThreadResolved}), []string{"t4", "t5"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"t4", "t5", "t1"}},
+		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p1", Status: store.ThreadOpen}), []string{"t1"}},
+		{"threads of p2", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p2"}), []string{"t3"}},
+		{"threads of p4 (none changed)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p4"}), []string{}},
+		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "nope"}), []string{}},
+		{"threads since msg2's edit (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at2}), []string{"t4", "t5", "t1"}},
+		{"threads since msg8 (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at4}), []string{"t5", "t1"}},
+		{"threads just after msg8", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at4.Add(time.Microsecond)}), []string{"t1"}},
+		{"threads since the last change (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: last}), []string{"t1"}},
+		{"threads after the last change", threadList(s, orgA, store.ThreadQuery{UpdatedSince: after}), []string{}},
+		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{UpdatedSince: since}), []string{"t1"}},
+		{"threads of an unknown organization", threadList(s, "org_unknown", store.ThreadQuery{UpdatedSince: since}), []string{}},
+
+		{"messages", messageList(s, orgA, store.MessageQuery{UpdatedSince: since}), []string{"msg2", "msg8"}},
+		{"messages of t1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t1"}), []string{"msg2"}},
+		{"messages of t5", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t5"}), []string{"msg8"}},
+		{"messages of t3 (none changed)", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t3"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"msg2", "msg8"}},
+		{"messages of t5 in p1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p1", ThreadID: "t5"}), []string{"msg8"}},
+		{"messages of p2 (none changed)", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p2"}), []string{}},
+		{"messages since msg2's edit (inclusive)", messageList(s, orgA, store.MessageQuery{UpdatedSince: at2}), []string{"msg2", "msg8"}},
+		{"messages just after msg2's edit", messageList(s, orgA, store.MessageQuery{UpdatedSince: at2.Add(time.Microsecond)}), []string{"msg8"}},
+		{"messages after the last change", messageList(s, orgA, store.MessageQuery{UpdatedSince: after}), []string{}},
+		{"messages of org_b (none changed)", messageList(s, orgB, store.MessageQuery{UpdatedSince: since}), []string{}},
+		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{UpdatedSince: since}), []string{"msg2"}},
+		{"thread t5's messages", threadMessageList(s, orgA, "t5", store.MessageQuery{UpdatedSince: since}), []string{"msg8"}},
+		{"thread t3's messages (none changed)", threadMessageList(s, orgA, "t3", store.MessageQuery{UpdatedSince: since}), []string{}},
+		{"thread t1's messages just after msg2's edit", threadMessageList(s, orgA, "t1", store.MessageQuery{UpdatedSince: at2.Add(time.Microsecond)}), []string{}},
+	}
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+
+	// Since before everything: every visible item, in order of change,
+	// ties (the seeding may date several items alike) broken by id.
+	early := from.Add(-clockSkew)
+	threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all, UpdatedSince: early})
+	is.NoErr(err)
+	is.NoErr(inChangeOrder(threads.Items, func(th store.Thread) (time.Time, string) { return th.UpdatedAt, th.ID }))
+	is.Equal(threads.Total, 6)                                                                                        // every visible thread of org_a
+	is.Equal(ids(threads.Items, func(th store.Thread) string { return th.ID })[2:], []string{"t3", "t4", "t5", "t1"}) // the changed threads come last
+	msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all, UpdatedSince: early})
+	is.NoErr(err)
+	is.NoErr(inChangeOrder(msgs.Items, func(m store.Message) (time.Time, string) { return m.UpdatedAt, m.ID }))
+	is.Equal(msgs.Total, 8)                                                                               // every visible message of org_a
+	is.Equal(ids(msgs.Items, func(m store.Message) string { return m.ID })[6:], []string{"msg2", "msg8"}) // the changed messages come last
+}
+
+// testThreadDeletions deletes and hides threads and messages, time apart,
+// and reads the deletion records: what leaves one (visible content that
+// disappears) and what does not (internal content), their projects, and
+// records dropped when the content is visible again.
+func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	c := changes(t, s)
+	is := is.New(t)
+
+	time.Sleep(tick)
+	t4 := want(f.threads, orgA, "t4", threadKey)
+	t4.Subject += " (changed)"
+	is.NoErr(s.PutThread(ctx, t4))
+	since := getThread(t, s, orgA, "t4").UpdatedAt
+
+	msg2 := f.message(orgA, "msg2")
+	t2 := want(f.threads, orgA, "t2", threadKey)
+	from := time.Now()
+	for _, write := range []func() error{
+		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
+		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
+		func() error { msg2.Internal = true; return s.PutMessage(ctx, msg2) }, // a visible message hidden
+		func() error { t2.Internal = true; return s.PutThread(ctx, t2) },      // a thread hidden, with its messages
+		func() error { return s.DeleteThread(ctx, orgA, "t5") },               // a thread, with its message
+		func() error { return s.DeleteThread(ctx, orgA, "ti") },               // an internal thread: no record
+		func() error { return s.DeleteThread(ctx, orgA, "t6") },               // a thread with only an internal message
+		func() error { return s.DeleteMessage(ctx, orgB, "msg1") },            // org_b's
+		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
+		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
+	} {
+		time.Sleep(tick)
+		is.NoErr(write())
+	}
+	to := time.Now()
+
+	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
+	is.NoErr(err)
+	is.NoErr(inFeedOrder(page.Items))
+	feed := ids(page.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID })
+	is.Equal(feed, []string{"message msg3", "message msg2", "message msg4", "message msg5", "thread t2", "message msg7", "thread t5", "thread t6"}) // a record for each visible item that disappeared, none for internal ones
+	projectOf := map[string]string{}
+	for _, r := range page.Items {
+		within(is, r.DeletedAt, from, to)
+		projectOf[string(r.Kind)+" "+r.ID] = r.ProjectID
+	}
+	is.Equal(projectOf, map[string]string{
+		"message msg3": "p1", "message msg2": "p1", "message msg4": "", "message msg5": "", "thread t2": "",
+		"message msg7": "p1", "thread t5": "p1", "thread t6": "p4",
+	}) // each record names the project of the thread
+	is.True(page.Items[2].DeletedAt.Equal(page.Items[4].DeletedAt)) // a thread hidden and its messages are recorded at one time
+	lists := []list{
+		{"threads", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
+		{"messages", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
+		{"of org_b", deletions(c, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
+	}
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+
+	// Visible again, the content drops its records and comes back as
+	// changed; put again while internal, a deleted item keeps its record:
+	// hidden and deleted look the same.
+	back := time.Now()
+	t5 := want(f.threads, orgA, "t5", threadKey)
+	for _, write := range []func() error{
+		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
+		func() error { t2.Internal = false; return s.PutThread(ctx, t2) },
+		func() error { return s.PutMessage(ctx, f.message(orgA, "msg3")) },
+		func() error { t5.Internal = true; return s.PutThread(ctx, t5) },
+		func() error { return s.PutMessage(ctx, f.message(orgA, "msg7")) },
+	} {
+		time.Sleep(tick)
+		is.NoErr(write())
+	}
+	checkLists(t, s, []list{
+		{"records left", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
+		{"threads back", threadList(s, orgA, store.ThreadQuery{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}), []string{"t2", "t1"}},
+		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
+	})
+	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
+		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, time.Now()) // content visible again is dated anew
+	}
+	t5.Internal = false
+	is.NoErr(s.PutThread(ctx, t5))
+	checkLists(t, s, []list{{"records left with t5 visible", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
+	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
+}
+
+func testThreadCancelled(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"ListThreads", func(ctx context.Context) error {
+			_, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
+			return err
+		}},
+		{"GetThread", func(ctx context.Context) error { _, err := s.GetThread(ctx, orgA, "t1"); return err }},
+		{"ListThreadMessages", func(ctx context.Context) error {
+			_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all})
+			return err
+		}},
+		{"ListMessages", func(ctx context.Context) error {
+			_, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all})
+			return err
+		}},
+		{"GetAttachment", func(ctx context.Context) error { _, err := s.GetAttachment(ctx, orgA, "a1"); return err }},
+		{"PutThread", func(ctx context.Context) error {
+			return s.PutThread(ctx, store.Thread{ID: "tc", OrgID: orgA, Subject: "c", Status: store.ThreadOpen, CreatedAt: day(1, 1)})
+		}},
+		{"PutMessage", func(ctx context.Context) error {
+			return s.PutMessage(ctx, store.Message{ID: "mc", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "c", Side: store.SideClient}, CreatedAt: day(1, 1)})
+		}},
+		{"DeleteThread", func(ctx context.Context) error { return s.DeleteThread(ctx, orgA, "t1") }},
+		{"DeleteMessage", func(ctx context.Context) error { return s.DeleteMessage(ctx, orgA, "msg1") }},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			is.True(errors.Is(c.call(cctx), context.Canceled)) // a cancelled context's error is returned, wrapped
+		})
+	}
+	checkLists(t, s, seededThreadLists(s)) // a cancelled write changes nothing
+}
+
+// testThreadConcurrent puts and deletes messages, visible and internal,
+// and hides and shows a thread, while other goroutines read; run it with
+// -race. Every read must see an ordered list, and every write must be
+// counted.
+func testThreadConcurrent(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	is := is.New(t)
+	const writers, readers, each = 4, 4, 20
+
+	errs := make(chan error, (writers+readers+1)*each*8)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t5 := want(f.threads, orgA, "t5", threadKey)
+		for n := range each {
+			t5.Internal = n%2 == 0 && n < each-1
+			if err := s.PutThread(ctx, t5); err != nil {
+				errs <- err
+			}
+		}
+	})
+	for w := range writers {
+		wg.Go(func() {
+			for n := range each {
+				m := store.Message{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "W", Side: store.SideClient},
+					Body: "b", Internal: n%4 == 3, CreatedAt: day(n, w),
+					Attachments: []store.Attachment{{ID: fmt.Sprintf("wa%d-%02d", w, n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}
+				if err := s.PutMessage(ctx, m); err != nil {
+					errs <- err
+				}
+				if n%4 == 0 {
+					if err := s.DeleteMessage(ctx, orgA, m.ID); err != nil {
+						errs <- err
+					}
+				}
+			}
+		})
+	}
+	for r := range readers {
+		wg.Go(func() {
+			for n := range each {
+				page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for k := 1; k < len(page.Items); k++ {
+					a, b := page.Items[k-1], page.Items[k]
+					if a.CreatedAt.After(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.ID >= b.ID {
+						errs <- fmt.Errorf("message %s listed before %s", a.ID, b.ID)
+					}
+				}
+				threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for k := 1; k < len(threads.Items); k++ {
+					a, b := threads.Items[k-1], threads.Items[k]
+					if b.LastMessageAt != nil && (a.LastMessageAt == nil || a.LastMessageAt.Before(*b.LastMessageAt)) {
+						errs <- fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
+					}
+				}
+				msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for _, m := range msgs.Items {
+					if m.ThreadID != "t1" && m.ThreadID != "t4" && m.ThreadID != "t5" {
+						errs <- fmt.Errorf("message %s of thread %s listed for p1", m.ID, m.ThreadID)
+					}
+				}
+				if _, err := s.GetThread(ctx, orgA, "t4"); err != nil {
+					errs <- err
+				}
+				if _, err := s.GetAttachment(ctx, orgA, "a1"); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		is.NoErr(err) // no concurrent call fails
+	}
+
+	visible := writers * each / 2 // of each four: one deleted, one internal
+	page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	is.Equal(page.Total, visible)                               // every visible message kept is listed
+	is.Equal(getThread(t, s, orgA, "t4").MessageCount, visible) // and counted
+	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1)       // a thread hidden and shown again counts its message
+}
+
+// sameInstant reports whether two optional times are both nil or the same
+// instant.
+func sameInstant(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
