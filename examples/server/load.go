@@ -14,7 +14,7 @@ import (
 type backend struct {
 	store store.Store
 	w     store.Writer
-	d     store.Deleter // nil when the store cannot delete: reloads then fail
+	d     store.Deleter
 	keys  auth.KeyStore // reads the organizations that w puts
 	// begin, when not nil, starts a transaction on the store: what is
 	// written through the target it returns (keys included) becomes

@@ -255,8 +255,17 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 	}
 	log.Info("using PostgreSQL", "migrated", true)
 	st := bunstore.New(db)
-	d, _ := any(st).(store.Deleter)
-	return backend{store: st, w: st, d: d, keys: st}, func() { db.Close() }, nil
+	// A reload writes in one transaction, committed under the API's guard.
+	begin := func(ctx context.Context) (target, func() error, func(), error) {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return target{}, nil, nil, err
+		}
+		in := st.WithTx(tx)
+		t := target{Writer: in, Deleter: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}
+		return t, tx.Commit, func() { _ = tx.Rollback() }, nil
+	}
+	return backend{store: st, w: st, d: st, keys: st, begin: begin}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica
