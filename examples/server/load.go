@@ -88,6 +88,9 @@ func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
 // sections are the kinds of item of a dataset, parents first: a change
 // puts an organization before its keys and projects, and a project before
 // what belongs to it. Removals go the other way (see change.apply).
+// Threads and messages will be two entries after invoices, with
+// target.PutThread and target.DeleteThread (and the same for messages)
+// once target embeds store.ThreadWriter, whose methods have these shapes.
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
