@@ -191,6 +191,24 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	return nil
 }
 
+// OnOrganizationChange registers fn, to be called with the id of every
+// organization that PutOrganization replaces with one that differs (its
+// plan, flags or name), once the new one is stored. auth.NewMemoryKeyStore
+// registers one, so that a resolver cache forgets the organization's
+// account at once when its retainer or API access is switched off.
+//
+// fn runs on the putting goroutine, as OnDeleteOrganization's do, with the
+// same rule: it may read the Memory, but must not put or delete an
+// organization. It panics if fn is nil.
+func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
+	if fn == nil {
+		panic("store: OnOrganizationChange needs a function")
+	}
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
+	m.onChange = append(m.onChange, fn)
+}
+
 // Organization returns the organization with that id, or ErrNotFound.
 func (m *Memory) Organization(ctx context.Context, id string) (Organization, error) {
 	if err := alive(ctx); err != nil {
@@ -460,24 +478,6 @@ func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
 	m.orgMu.Lock()
 	defer m.orgMu.Unlock()
 	m.onDelete = append(m.onDelete, fn)
-}
-
-// OnOrganizationChange registers fn, to be called with the id of every
-// organization that PutOrganization replaces with one that differs (its
-// plan, flags or name), once the new one is stored. auth.NewMemoryKeyStore
-// registers one, so that a resolver cache forgets the organization's
-// account at once when its retainer or API access is switched off.
-//
-// fn runs on the putting goroutine, as OnDeleteOrganization's do, with the
-// same rule: it may read the Memory, but must not put or delete an
-// organization. It panics if fn is nil.
-func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
-	if fn == nil {
-		panic("store: OnOrganizationChange needs a function")
-	}
-	m.orgMu.Lock()
-	defer m.orgMu.Unlock()
-	m.onChange = append(m.onChange, fn)
 }
 
 // DeleteProject removes a project with its milestones and deliverables,
