@@ -26,10 +26,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
@@ -42,7 +44,9 @@ import (
 const DefaultQueryTimeout = 3 * time.Second
 
 // Store is a store.Store, a store.Writer and an auth.KeyStore on
-// PostgreSQL. It is safe for concurrent use, as its *bun.DB is.
+// PostgreSQL, and an auth.Invalidations that reports changes to keys and
+// organizations (see Subscribe). It is safe for concurrent use, as its
+// *bun.DB is.
 //
 // Ids are unique per organization: two organizations may each have a
 // project "p1", and neither ever sees the other's. Writes insert or
@@ -60,6 +64,7 @@ const DefaultQueryTimeout = 3 * time.Second
 type Store struct {
 	db      *bun.DB
 	timeout time.Duration
+	notify  *notifier // Subscribe's listening connection
 }
 
 var (
@@ -76,6 +81,8 @@ type Option func(*config)
 // config is what the options of New set, defaults first.
 type config struct {
 	queryTimeout time.Duration
+	logger       *slog.Logger    // WithLogger
+	listenConfig *pgx.ConnConfig // WithListenConfig
 }
 
 // WithQueryTimeout sets how long one Store method may take, from the
@@ -109,7 +116,7 @@ func New(db *bun.DB, opts ...Option) *Store {
 	if c.queryTimeout < 0 {
 		panic(fmt.Sprintf("bunstore: WithQueryTimeout: %v is negative", c.queryTimeout))
 	}
-	return &Store{db: db, timeout: c.queryTimeout}
+	return &Store{db: db, timeout: c.queryTimeout, notify: newNotifier(db, c)}
 }
 
 // query returns ctx bounded by the store's query timeout.
