@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,28 @@ func NewReplica(t testing.TB, st store.Store, ks auth.KeyStore, keyOpts []auth.O
 	r.api = statusapi.New(st, r.Cache, ratelimit.NewMemory(),
 		statusapi.WithLogger(quiet), statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")))
 	return r
+}
+
+// Listening subscribes to inv and waits until it reports
+// auth.AllOrganizations, as a channel does once it listens, so that what
+// a test then sees came through the channel, not through the forgetting
+// that follows a late start. The subscription, which keeps the channel
+// listening, ends with the test.
+func Listening(t testing.TB, inv auth.Invalidations) {
+	t.Helper()
+	up := make(chan struct{})
+	var once sync.Once
+	stop := inv.Subscribe(func(orgID string) {
+		if orgID == auth.AllOrganizations {
+			once.Do(func() { close(up) })
+		}
+	})
+	t.Cleanup(stop)
+	select {
+	case <-up:
+	case <-time.After(Reconnect):
+		t.Fatalf("not listening after %v", Reconnect)
+	}
 }
 
 // Status returns the status of GET /v1/projects with key.
