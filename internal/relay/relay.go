@@ -99,8 +99,10 @@ func (h *Hub) Subscribe(fn func(orgID string)) (stop func()) {
 	})
 }
 
-// report calls every subscriber with orgID.
-func (h *Hub) report(orgID string) {
+// Report calls every subscriber with orgID, at once, on the calling
+// goroutine: for a change made in this process, which need not wait for
+// the channel to bring it back.
+func (h *Hub) Report(orgID string) {
 	h.mu.Lock()
 	fns := make([]func(string), 0, len(h.subs))
 	for _, fn := range h.subs {
@@ -126,8 +128,8 @@ func (h *Hub) run(ctx context.Context, done chan struct{}) {
 				h.log.Info("auth: invalidations are back; caches forget everything they remember, as changes may have been missed", "channel", h.name)
 				down = false
 			}
-			h.report(auth.AllOrganizations)
-		}, h.report)
+			h.Report(auth.AllOrganizations)
+		}, h.Report)
 		if ctx.Err() != nil {
 			return
 		}

@@ -52,9 +52,11 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 // Subscribe makes the Store an auth.Invalidations: fn is called with the id
 // of each organization whose keys or account change in the database, from
 // whichever process or SQL statement (triggers send it on NotifyChannel
-// when the change commits), usually within milliseconds. auth.Keys relays
-// it, so a Cache in front of Keys on this Store forgets a revoked key on
-// every replica with no other wiring.
+// when the change commits), usually within milliseconds; an organization
+// put through this Store is also reported at once, before PutOrganization
+// returns. auth.Keys relays it (and reports its own revocations at once),
+// so a Cache in front of Keys on this Store forgets a revoked key or a
+// changed account on every replica with no other wiring.
 //
 // While anything subscribes, the Store holds one connection of its own
 // (not one of the pool's), opened like the pool's (or from
@@ -68,6 +70,13 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 // ttl as their only bound. See auth.Invalidations for fn's rules.
 func (s *Store) Subscribe(fn func(orgID string)) (stop func()) {
 	return s.notify.hub.Subscribe(fn)
+}
+
+// changed tells the Store's subscribers in this process that the
+// organization changed, at once, for a write made through the Store: the
+// NOTIFY of its trigger follows, for every process, when it commits.
+func (s *Store) changed(orgID string) {
+	s.notify.hub.Report(orgID)
 }
 
 // notifier is the Store's listening side, shared by its copies.

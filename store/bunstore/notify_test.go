@@ -145,6 +145,45 @@ func TestReplicasOutage(t *testing.T) {
 	revoketest.Outage(t, d.a, d.b, d.org.ID, d.proxy.Cut, d.proxy.Restore)
 }
 
+// TestPutOrganizationAtOnce: in the process that puts an organization,
+// its caches see the change from the next request, without waiting for
+// the NOTIFY (here it never comes: the listening connection is cut).
+func TestPutOrganizationAtOnce(t *testing.T) {
+	t.Parallel()
+	schema, dsn := newSchema(t)
+	db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema}))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := bunstore.Migrate(ctx, db); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	direct, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("parse %s: %v", dsn, err)
+	}
+	proxy := testenv.NewProxy(t, net.JoinHostPort(direct.Host, strconv.Itoa(int(direct.Port))))
+	proxy.Cut()
+	host, port, _ := net.SplitHostPort(proxy.Addr())
+	p, _ := strconv.Atoi(port)
+	cut := direct.Copy()
+	cut.Host, cut.Port = host, uint16(p)
+	st := bunstore.New(db, bunstore.WithLogger(quietLog), bunstore.WithListenConfig(cut))
+	acme := store.Organization{ID: newOrgID(), Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
+	if err := st.PutOrganization(ctx, acme); err != nil {
+		t.Fatal(err)
+	}
+	r := revoketest.NewReplica(t, st, st, nil)
+	key, _ := r.Mint(t, acme.ID)
+	revoketest.Want(t, r, key, 200, "the key is served, and cached for an hour")
+	acme.APIEnabled = false
+	if err := st.PutOrganization(ctx, acme); err != nil {
+		t.Fatal(err)
+	}
+	revoketest.Want(t, r, key, 403, "the next request sees the account switched off")
+}
+
 // TestSubscribeReports checks what the triggers report, in commit order:
 // the changes that end a cached answer, and not the others (last-use
 // times, a put that changes nothing). (TRUNCATE, reported as every
@@ -154,7 +193,10 @@ func TestSubscribeReports(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := migrated(t)
-	st := bunstore.New(db, bunstore.WithLogger(quietLog))
+	// st writes, as another process would: what listener hears came
+	// through PostgreSQL, not from st's reports to its own subscribers.
+	st := bunstore.New(db)
+	listener := bunstore.New(db, bunstore.WithLogger(quietLog))
 	org1, org2 := newOrgID(), newOrgID()
 	acme := store.Organization{ID: org1, Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 	is.NoErr(st.PutOrganization(ctx, acme))
@@ -164,7 +206,7 @@ func TestSubscribeReports(t *testing.T) {
 	is.NoErr(err)
 
 	got := make(chan string, 100)
-	stop := st.Subscribe(func(orgID string) {
+	stop := listener.Subscribe(func(orgID string) {
 		if orgID == org1 || orgID == org2 || orgID == auth.AllOrganizations {
 			got <- orgID
 		}

@@ -23,7 +23,9 @@ type organizationRow struct {
 
 // PutOrganization inserts or replaces an organization; replacing keeps
 // everything it owns, and its new plan and flags apply to its keys' next
-// lookup.
+// lookup: at once in this process (it tells the Store's subscribers before
+// it returns), and in the others when the change's NOTIFY reaches them
+// (see Subscribe).
 func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -31,12 +33,15 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	row := organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
-	_, err := s.db.NewInsert().Model(&row).
+	res, err := s.db.NewInsert().Model(&row).
 		On("CONFLICT (id) DO UPDATE").
 		Where("(o.*) IS DISTINCT FROM (EXCLUDED.*)").
 		Exec(ctx)
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("put organization %q", o.ID), err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		s.changed(o.ID)
 	}
 	return nil
 }
