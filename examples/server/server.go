@@ -115,7 +115,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
+	// On PostgreSQL the cache hears every replica's revocations through
+	// the store (LISTEN), on its own connection, which Close gives back.
 	resolver := auth.NewCache(keys)
+	defer resolver.Close()
 	if err := statusapi.Validate(b.store, resolver, lim, opts...); err != nil {
 		return apiError(err)
 	}
@@ -238,7 +241,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 		return backend{}, nil, fmt.Errorf("migrating the database: %w", err)
 	}
 	log.Info("using PostgreSQL", "migrated", true)
-	st := bunstore.New(db)
+	st := bunstore.New(db, bunstore.WithLogger(log))
 	return backend{store: st, w: st, keys: st, files: files.NewMemory()}, func() { db.Close() }, nil
 }
 
