@@ -18,7 +18,10 @@
 //   - envelope: the JSON envelope and the contract's error catalogue.
 //   - auth: who is calling. API keys (minting, hashing, a key store,
 //     caching) and the Principal they resolve to; standard library only.
-//     auth/jwtauth resolves JWTs a portal signs, on golang-jwt.
+//     Caches forget a revoked key or a changed account at once in one
+//     process, and within about a second on replicas sharing PostgreSQL
+//     (store/bunstore LISTENs) or Redis (auth/redisinvalidate, on
+//     go-redis). auth/jwtauth resolves JWTs a portal signs, on golang-jwt.
 //   - ratelimit: per-plan budgets per organization, counted in memory
 //     (standard library only); ratelimit/redislimit counts them in Redis,
 //     on ulule/limiter, shared by replicas; ratelimit/ratelimittest is the

@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// DefaultCacheTTL is the ttl of a Cache given no WithCacheTTL: revoking a
-// key, its expiry, or turning its account's retainer or API access off
-// takes effect within this time.
+// DefaultCacheTTL is the ttl of a Cache given no WithCacheTTL. It bounds
+// how long a change that no Invalidations reported is still served:
+// revoking a key, or turning its account's retainer or API access off,
+// while the channel that reports it is down (or where there is none).
 const DefaultCacheTTL = 30 * time.Second
 
 // DefaultCacheSize is how many credentials a Cache remembers at most.
@@ -20,27 +21,51 @@ const DefaultCacheSize = 10000
 // time, so that a busy client costs no key-store round trip per request.
 //
 // It remembers a principal, and a refusal (ErrInvalidKey), for its ttl
-// (WithCacheTTL). So revoking a key, a key's expiry, or turning an
-// account's retainer or API access off takes effect within the ttl of the
-// change: that is the bound to document to clients and operators. A
-// principal whose Expiry comes sooner (a key's or a JWT's) is dropped at
-// its expiry, not a ttl later; a refusal that also wraps ErrNotYetValid (a
-// JWT before its "nbf") is not remembered. Store failures (ErrUnavailable,
-// ctx errors) are never remembered.
+// (WithCacheTTL), and forgets an organization's principals as soon as an
+// Invalidations reports the organization: the resolver it is given when
+// that is one (Keys, or a Chain holding Keys), and those of
+// WithInvalidations. So revoking a key, deleting an organization or
+// changing its plan, retainer or API access takes effect:
+//
+//   - at once in the process that made the change through Keys or
+//     store.Memory (NewMemoryKeyStore relays the latter): the next request
+//     sees it;
+//   - within about a second on the other replicas, when the change reaches
+//     them through a channel they share: PostgreSQL's LISTEN/NOTIFY
+//     (store/bunstore, which also sees a portal's own SQL) or Redis
+//     pub/sub (auth/redisinvalidate);
+//   - within the ttl otherwise, which is the bound while such a channel is
+//     down. A channel that reconnects reports AllOrganizations, and the
+//     cache then forgets everything, as changes may have been missed.
+//
+// A refusal is not forgotten with its organization (it is remembered by
+// credential only, and a revocation never turns it into an acceptance): a
+// credential refused before it became valid (a key imported after a
+// client tried it) is accepted within the ttl. A principal whose Expiry
+// comes sooner (a key's or a JWT's) is dropped at its expiry, not a ttl
+// later; a refusal that also wraps ErrNotYetValid (a JWT before its
+// "nbf") is not remembered. Store failures (ErrUnavailable, ctx errors)
+// are never remembered. An answer looked up while an invalidation arrived
+// is returned but not remembered, as it may predate the change.
 //
 // Entries are keyed by the SHA-256 of the credential, never the credential.
 // At most DefaultCacheSize (see WithMaxEntries) are kept: when full, expired
 // entries are dropped, then arbitrary ones, so that random credentials
 // cannot grow memory. Each process has its own Cache: replicas do not share
-// it. Cache is safe for concurrent use.
+// it. Cache is safe for concurrent use; Close ends its subscriptions.
 type Cache struct {
 	next KeyResolver
 	ttl  time.Duration
 	max  int
 	now  func() time.Time
+	stop func() // ends the subscriptions
 
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]cacheEntry
+	byOrg   map[string]map[[sha256.Size]byte]struct{} // principals' entries by organization
+	// epoch counts invalidations: an answer looked up across one is not
+	// remembered.
+	epoch uint64
 }
 
 type cacheEntry struct {
@@ -53,30 +78,47 @@ var _ KeyResolver = (*Cache)(nil)
 
 // NewCache returns a Cache in front of r. It reads the options
 // WithCacheTTL (how long an answer is remembered, DefaultCacheTTL by
-// default), WithMaxEntries and WithClock, and ignores the others. It panics
-// if r is nil or an option's value is one no default stands for (see
-// Option).
+// default), WithMaxEntries, WithClock and WithInvalidations, and ignores
+// the others. When r is an Invalidations (Keys is, and so is a Chain), the
+// cache subscribes to it as well, so that auth.NewCache(keys) forgets a
+// key Keys revokes with no other wiring; Close ends the subscriptions. It
+// panics if r is nil or an option's value is one no default stands for
+// (see Option).
 func NewCache(r KeyResolver, opts ...Option) *Cache {
 	if r == nil {
 		panic("auth: NewCache needs a KeyResolver")
 	}
 	c := newConfig(opts)
-	return &Cache{next: r, ttl: c.cacheTTL, max: c.maxEntries, now: c.now, entries: make(map[[sha256.Size]byte]cacheEntry)}
+	cache := &Cache{
+		next:    r,
+		ttl:     c.cacheTTL,
+		max:     c.maxEntries,
+		now:     c.now,
+		entries: make(map[[sha256.Size]byte]cacheEntry),
+		byOrg:   make(map[string]map[[sha256.Size]byte]struct{}),
+	}
+	invs := []any{r}
+	for _, inv := range c.invalidations {
+		invs = append(invs, inv)
+	}
+	cache.stop = subscribeAll(cache.Forget, invs...)
+	return cache
 }
 
 // Resolve answers from the cache when it can, else asks the resolver
 // behind. A principal is remembered until the earlier of ttl and its
-// Expiry; a refusal (ErrInvalidKey) for ttl, unless it wraps
-// ErrNotYetValid.
+// Expiry, or until its organization is reported changed; a refusal
+// (ErrInvalidKey) for ttl, unless it wraps ErrNotYetValid.
 func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, error) {
 	id := sha256.Sum256([]byte(credential))
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.entries[id]
 	if ok && !now.Before(e.until) {
-		delete(c.entries, id)
+		c.drop(id)
 		ok = false
 	}
+	epoch := c.epoch
 	c.mu.Unlock()
 	if ok {
 		return e.p, e.err
@@ -91,10 +133,68 @@ func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, erro
 		until = p.Expiry
 	}
 	c.mu.Lock()
-	c.makeRoom(now)
-	c.entries[id] = cacheEntry{p: p, err: err, until: until}
+	if c.epoch == epoch {
+		c.drop(id)
+		c.makeRoom(now)
+		c.entries[id] = cacheEntry{p: p, err: err, until: until}
+		if err == nil {
+			ids := c.byOrg[p.Org.ID]
+			if ids == nil {
+				ids = make(map[[sha256.Size]byte]struct{})
+				c.byOrg[p.Org.ID] = ids
+			}
+			ids[id] = struct{}{}
+		}
+	}
 	c.mu.Unlock()
 	return p, err
+}
+
+// Forget drops the principals the cache remembers of the organization, so
+// that its next request is looked up again; AllOrganizations drops every
+// entry, refusals included. Refusals are kept otherwise (see Cache). An
+// answer being looked up while Forget runs is not remembered. The cache
+// calls it for each report of its Invalidations; a portal may call it too.
+func (c *Cache) Forget(orgID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	if orgID == AllOrganizations {
+		clear(c.entries)
+		clear(c.byOrg)
+		return
+	}
+	for id := range c.byOrg[orgID] {
+		delete(c.entries, id)
+	}
+	delete(c.byOrg, orgID)
+}
+
+// Close ends the cache's subscriptions to its Invalidations, so that a
+// PostgreSQL or Redis channel that no other cache uses stops listening and
+// gives its connection back. The cache keeps answering, with its ttl as
+// its only bound. Close may be called more than once; it returns nil.
+func (c *Cache) Close() error {
+	c.stop()
+	return nil
+}
+
+// drop removes the entry id, if any, and its place in the index; c.mu is
+// held.
+func (c *Cache) drop(id [sha256.Size]byte) {
+	e, ok := c.entries[id]
+	if !ok {
+		return
+	}
+	delete(c.entries, id)
+	if e.err == nil {
+		if ids := c.byOrg[e.p.Org.ID]; ids != nil {
+			delete(ids, id)
+			if len(ids) == 0 {
+				delete(c.byOrg, e.p.Org.ID)
+			}
+		}
+	}
 }
 
 // makeRoom drops entries until there is room for one more; c.mu is held.
@@ -104,13 +204,13 @@ func (c *Cache) makeRoom(now time.Time) {
 	}
 	for id, e := range c.entries {
 		if !now.Before(e.until) {
-			delete(c.entries, id)
+			c.drop(id)
 		}
 	}
 	for id := range c.entries {
 		if len(c.entries) < c.max {
 			return
 		}
-		delete(c.entries, id)
+		c.drop(id)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,54 +74,196 @@ func mayNotUseAPI(is *is.I, p auth.Principal, err error) {
 	is.True(!p.Org.CanUseAPI()) // the account may no longer use the API
 }
 
-// TestCacheBound shows that revoking a key or ending an account's retainer
-// takes effect within the cache's ttl.
+// accountChanges are the changes a Cache must see: each makes org_a's key
+// refused, or its principal say that it may not use the API, or carry a
+// new plan.
+var accountChanges = []struct {
+	name   string
+	change func(t *testing.T, keys *auth.Keys, ks *testKeyStore, keyID string)
+	check  func(is *is.I, p auth.Principal, err error)
+}{
+	{
+		name: "key revoked",
+		change: func(t *testing.T, keys *auth.Keys, _ *testKeyStore, keyID string) {
+			if err := keys.Revoke(context.Background(), "org_a", keyID); err != nil {
+				t.Fatal(err)
+			}
+		},
+		check: refused,
+	},
+	{"retainer ended", changeAccount(func(a *store.Organization) { a.RetainerActive = false }), mayNotUseAPI},
+	{"API access turned off", changeAccount(func(a *store.Organization) { a.APIEnabled = false }), mayNotUseAPI},
+	{"plan changed", changeAccount(func(a *store.Organization) { a.Plan = store.PlanGrowth }), func(is *is.I, p auth.Principal, err error) {
+		is.NoErr(err)
+		is.Equal(p.Org.Plan, store.PlanGrowth) // the new plan, and so its rate limit
+	}},
+	{
+		name: "organization deleted",
+		change: func(t *testing.T, _ *auth.Keys, ks *testKeyStore, _ string) {
+			if err := ks.orgs.DeleteOrganization(context.Background(), "org_a"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		check: refused,
+	},
+}
+
+func refused(is *is.I, _ auth.Principal, err error) {
+	is.True(errors.Is(err, auth.ErrInvalidKey)) // the key is refused
+}
+
+// TestCacheSeesChangesAtOnce shows that a Cache in front of Keys (alone or
+// in a Chain) on a MemoryKeyStore sees a revocation or an account change
+// from the next request, however long its ttl, with no other wiring.
+func TestCacheSeesChangesAtOnce(t *testing.T) {
+	for _, front := range []struct {
+		name string
+		wrap func(*auth.Keys) auth.KeyResolver
+	}{
+		{"keys", func(k *auth.Keys) auth.KeyResolver { return k }},
+		{"chain", func(k *auth.Keys) auth.KeyResolver { return auth.Chain(refuseAll, k) }},
+	} {
+		for _, tt := range accountChanges {
+			t.Run(front.name+"/"+tt.name, func(t *testing.T) {
+				is := is.New(t)
+				ctx := context.Background()
+				clk := newClock()
+				keys, ks := newKeys(t, auth.WithClock(clk.Now))
+				plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+				is.NoErr(err)
+				c := auth.NewCache(front.wrap(keys), auth.WithCacheTTL(time.Hour), auth.WithClock(clk.Now))
+				t.Cleanup(func() { c.Close() })
+				p, err := c.Resolve(ctx, plain)
+				is.NoErr(err)
+				is.True(p.Org.CanUseAPI()) // allowed before the change
+
+				tt.change(t, keys, ks, rec.ID)
+				p, err = c.Resolve(ctx, plain)
+				tt.check(is, p, err) // seen at once, the clock unmoved
+			})
+		}
+	}
+}
+
+// refuseAll refuses every credential, as a resolver of another kind does.
+var refuseAll = auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+	return auth.Principal{}, fmt.Errorf("%w: not mine", auth.ErrInvalidKey)
+})
+
+// TestCacheBound shows that a change no Invalidations reports (a resolver
+// that reports nothing, or a cache closed) takes effect within the cache's
+// ttl, and not before.
 func TestCacheBound(t *testing.T) {
 	const ttl = 30 * time.Second
-	tests := []struct {
-		name   string
-		change func(t *testing.T, keys *auth.Keys, ks *testKeyStore, keyID string)
-		check  func(is *is.I, p auth.Principal, err error)
+	for _, quiet := range []struct {
+		name  string
+		cache func(*auth.Keys, ...auth.Option) *auth.Cache
 	}{
-		{
-			name: "key revoked",
-			change: func(t *testing.T, keys *auth.Keys, _ *testKeyStore, keyID string) {
-				if err := keys.Revoke(context.Background(), "org_a", keyID); err != nil {
-					t.Fatal(err)
-				}
-			},
-			check: func(is *is.I, _ auth.Principal, err error) {
-				is.True(errors.Is(err, auth.ErrInvalidKey)) // the revoked key is refused
-			},
-		},
-		{"retainer ended", changeAccount(func(a *store.Organization) { a.RetainerActive = false }), mayNotUseAPI},
-		{"API access turned off", changeAccount(func(a *store.Organization) { a.APIEnabled = false }), mayNotUseAPI},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			ctx := context.Background()
-			clk := newClock()
-			keys, ks := newKeys(t, auth.WithClock(clk.Now))
-			plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
-			is.NoErr(err)
-			c := auth.NewCache(keys, auth.WithCacheTTL(ttl), auth.WithClock(clk.Now))
-			p, err := c.Resolve(ctx, plain)
-			is.NoErr(err)
-			is.True(p.Org.CanUseAPI()) // allowed before the change
+		{"resolver that reports nothing", func(k *auth.Keys, opts ...auth.Option) *auth.Cache {
+			return auth.NewCache(auth.ResolverFunc(k.Resolve), opts...)
+		}},
+		{"cache closed", func(k *auth.Keys, opts ...auth.Option) *auth.Cache {
+			c := auth.NewCache(k, opts...)
+			c.Close()
+			return c
+		}},
+	} {
+		for _, tt := range accountChanges {
+			t.Run(quiet.name+"/"+tt.name, func(t *testing.T) {
+				is := is.New(t)
+				ctx := context.Background()
+				clk := newClock()
+				keys, ks := newKeys(t, auth.WithClock(clk.Now))
+				plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+				is.NoErr(err)
+				c := quiet.cache(keys, auth.WithCacheTTL(ttl), auth.WithClock(clk.Now))
+				p, err := c.Resolve(ctx, plain)
+				is.NoErr(err)
+				is.True(p.Org.CanUseAPI()) // allowed before the change
 
-			clk.Advance(10 * time.Second)
-			tt.change(t, keys, ks, rec.ID)
-			clk.Advance(ttl - 10*time.Second - time.Nanosecond)
-			p, err = c.Resolve(ctx, plain)
-			is.NoErr(err)
-			is.True(p.Org.CanUseAPI()) // the cached answer may last until the ttl...
+				clk.Advance(10 * time.Second)
+				tt.change(t, keys, ks, rec.ID)
+				clk.Advance(ttl - 10*time.Second - time.Nanosecond)
+				p, err = c.Resolve(ctx, plain)
+				is.NoErr(err)
+				is.True(p.Org.CanUseAPI())        // the cached answer may last until the ttl...
+				is.Equal(p.Org.Plan, active.Plan) // ...plan included...
 
-			clk.Advance(time.Nanosecond)
-			p, err = c.Resolve(ctx, plain)
-			tt.check(is, p, err) // ...and no longer
-		})
+				clk.Advance(time.Nanosecond)
+				p, err = c.Resolve(ctx, plain)
+				tt.check(is, p, err) // ...and no longer
+			})
+		}
 	}
+}
+
+// TestCacheForget checks what Forget drops: the organization's principals,
+// not another's, nor refusals; AllOrganizations drops everything.
+func TestCacheForget(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	behind := &countingResolver{next: auth.ResolverFunc(func(_ context.Context, cred string) (auth.Principal, error) {
+		org, ok := strings.CutPrefix(cred, "key-of-")
+		if !ok {
+			return auth.Principal{}, fmt.Errorf("%w: unknown", auth.ErrInvalidKey)
+		}
+		return auth.Principal{Org: store.Organization{ID: org}}, nil
+	})}
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Hour))
+	creds := []string{"key-of-org_a", "key-of-org_b", "bad"}
+	resolveAll := func() {
+		for _, cred := range creds {
+			_, _ = c.Resolve(ctx, cred)
+		}
+	}
+	resolveAll()
+	is.Equal(behind.Count(), 3)
+	resolveAll()
+	is.Equal(behind.Count(), 3) // all remembered
+
+	c.Forget("org_a")
+	resolveAll()
+	is.Equal(behind.Count(), 4) // org_a's principal looked up again, org_b's and the refusal remembered
+	c.Forget("org_c")
+	resolveAll()
+	is.Equal(behind.Count(), 4) // an organization the cache does not know changes nothing
+
+	c.Forget(auth.AllOrganizations)
+	resolveAll()
+	is.Equal(behind.Count(), 7) // everything looked up again
+}
+
+// TestCacheForgetsDuringLookup checks that an answer looked up while an
+// invalidation arrives is returned but not remembered: it may have been
+// read before the change.
+func TestCacheForgetsDuringLookup(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	inside, release := make(chan struct{}), make(chan struct{})
+	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		select {
+		case inside <- struct{}{}:
+			<-release
+		default:
+		}
+		return auth.Principal{Org: active}, nil
+	})}
+	c := auth.NewCache(behind, auth.WithCacheTTL(time.Hour))
+	done := make(chan error)
+	go func() {
+		_, err := c.Resolve(ctx, "token")
+		done <- err
+	}()
+	<-inside // the lookup has read the old account
+	c.Forget("org_a")
+	close(release)
+	is.NoErr(<-done)
+	_, err := c.Resolve(ctx, "token")
+	is.NoErr(err)
+	is.Equal(behind.Count(), 2) // the answer of the lookup under way was not remembered
+	_, err = c.Resolve(ctx, "token")
+	is.NoErr(err)
+	is.Equal(behind.Count(), 2) // the next one was
 }
 
 func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {

@@ -12,7 +12,9 @@ import (
 // store is down) is returned at once, so that an outage is never answered
 // as a bad credential. When all refuse, the last refusal is returned.
 // It panics if a resolver is nil. The resolver it returns has a Ping
-// method (see statusapi.Ready) that pings each resolver that has one.
+// method (see statusapi.Ready) that pings each resolver that has one, and
+// is an Invalidations that relays those of its resolvers that are (Keys
+// is), so that a Cache in front of the chain hears them.
 //
 // Put a Cache in front of the chain, not behind it:
 // NewCache(Chain(keys, jwts)). Then a JWT, which the keys' store does not
@@ -45,4 +47,17 @@ func (c chain) Resolve(ctx context.Context, credential string) (Principal, error
 		return Principal{}, notYet
 	}
 	return Principal{}, err
+}
+
+// Subscribe subscribes fn to each resolver of the chain that is an
+// Invalidations, and returns one stop for all.
+func (c chain) Subscribe(fn func(orgID string)) (stop func()) {
+	if fn == nil {
+		panic("auth: Chain's Subscribe needs a function")
+	}
+	rs := make([]any, len(c))
+	for i, r := range c {
+		rs[i] = r
+	}
+	return subscribeAll(fn, rs...)
 }

@@ -55,23 +55,24 @@ func ExampleNewKeys() {
 	// true
 }
 
-// A Cache in front of the keys spares a key-store lookup per request; a
-// revoked key is refused once the cache's ttl has passed.
+// A Cache in front of the keys spares a key-store lookup per request. It
+// hears what Keys revokes, and what store.Memory changes, by itself: the
+// next request is refused, however long the ttl. The ttl bounds only
+// changes that no channel reports (see ExampleWithInvalidations).
 func ExampleNewCache() {
 	ctx := context.Background()
 	st := store.NewMemory()
-	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}); err != nil {
+	acme := store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
+	if err := st.PutOrganization(ctx, acme); err != nil {
 		fmt.Println(err)
 		return
 	}
-	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now } // a test clock; leave WithClock out in production
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st), auth.WithClock(clock))
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	defer keys.Close()
 	resolver := auth.NewCache(keys,
-		auth.WithCacheTTL(10*time.Second), // revocation takes effect within 10s
-		auth.WithMaxEntries(1000),         // credentials remembered at most
-		auth.WithClock(clock))
+		auth.WithCacheTTL(30*time.Second), // the bound when no channel reports a change
+		auth.WithMaxEntries(1000))         // credentials remembered at most
+	defer resolver.Close()
 
 	plaintext, rec, err := keys.Mint(ctx, "org_a", "CI pipeline", nil)
 	if err != nil {
@@ -79,19 +80,52 @@ func ExampleNewCache() {
 		return
 	}
 	p, err := resolver.Resolve(ctx, plaintext)
-	fmt.Println(p.Org.ID, err)
+	fmt.Println(p.Org.ID, p.Org.CanUseAPI(), err)
+
+	acme.RetainerActive = false
+	if err := st.PutOrganization(ctx, acme); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err = resolver.Resolve(ctx, plaintext)
+	fmt.Println("retainer ended:", p.Org.CanUseAPI(), err)
 
 	if err := keys.Revoke(ctx, "org_a", rec.ID); err != nil {
 		fmt.Println(err)
 		return
 	}
 	_, err = resolver.Resolve(ctx, plaintext)
-	fmt.Println("just revoked:", err) // still remembered
-	now = now.Add(10 * time.Second)
-	_, err = resolver.Resolve(ctx, plaintext)
-	fmt.Println("10s later:", errors.Is(err, auth.ErrInvalidKey))
+	fmt.Println("just revoked:", errors.Is(err, auth.ErrInvalidKey))
 	// Output:
-	// org_a <nil>
-	// just revoked: <nil>
-	// 10s later: true
+	// org_a true <nil>
+	// retainer ended: false <nil>
+	// just revoked: true
+}
+
+// A portal that changes organizations in a key store that reports nothing
+// (its own) tells its caches through a Broadcast; Cache.Forget does the
+// same for one cache. Without either, the change is seen once the ttl has
+// passed.
+func ExampleWithInvalidations() {
+	ctx := context.Background()
+	acme := store.Organization{ID: "org_a", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
+	portal := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		return auth.Principal{Org: acme}, nil // the portal's own lookup
+	})
+	changes := auth.NewBroadcast()
+	resolver := auth.NewCache(portal, auth.WithInvalidations(changes))
+	defer resolver.Close()
+
+	p, _ := resolver.Resolve(ctx, "token")
+	fmt.Println(p.Org.CanUseAPI())
+	acme.APIEnabled = false
+	p, _ = resolver.Resolve(ctx, "token")
+	fmt.Println("before Publish:", p.Org.CanUseAPI()) // remembered
+	changes.Publish("org_a")
+	p, _ = resolver.Resolve(ctx, "token")
+	fmt.Println("after Publish:", p.Org.CanUseAPI())
+	// Output:
+	// true
+	// before Publish: true
+	// after Publish: false
 }

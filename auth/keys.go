@@ -36,10 +36,12 @@ const maxNameLen = 200
 //
 // Keys is safe for concurrent use. It never logs a key.
 type Keys struct {
-	store KeyStore
-	now   func() time.Time
-	log   *slog.Logger
-	every time.Duration
+	store   KeyStore
+	now     func() time.Time
+	log     *slog.Logger
+	every   time.Duration
+	revoked *Broadcast // the organizations of revoked keys
+	pub     Publisher  // WithPublisher's, or nil
 
 	mu        sync.Mutex
 	used      map[string]time.Time // key id to last use, not yet written
@@ -47,17 +49,29 @@ type Keys struct {
 	flushing  chan struct{} // closed when the background write ends; nil: none
 }
 
-var _ KeyResolver = (*Keys)(nil)
+var (
+	_ KeyResolver   = (*Keys)(nil)
+	_ Invalidations = (*Keys)(nil)
+)
 
 // NewKeys returns the key lifecycle on ks. It reads the options WithClock,
-// WithLogger and WithFlushInterval, and ignores the others. It panics if ks
-// is nil or an option's value is one no default stands for (see Option).
+// WithLogger, WithFlushInterval and WithPublisher, and ignores the others.
+// It panics if ks is nil or an option's value is one no default stands for
+// (see Option).
 func NewKeys(ks KeyStore, opts ...Option) *Keys {
 	if ks == nil {
 		panic("auth: NewKeys needs a KeyStore")
 	}
 	c := newConfig(opts)
-	k := &Keys{store: ks, now: c.now, log: c.logger, every: c.flushEvery, used: make(map[string]time.Time)}
+	k := &Keys{
+		store:   ks,
+		now:     c.now,
+		log:     c.logger,
+		every:   c.flushEvery,
+		revoked: NewBroadcast(),
+		pub:     c.publisher,
+		used:    make(map[string]time.Time),
+	}
 	k.lastFlush = k.now()
 	return k
 }
@@ -175,10 +189,39 @@ func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
 }
 
 // Revoke revokes the organization's key keyID; ErrKeyNotFound (wrapped)
-// when the organization has no such key. A resolver cache in front may
-// accept the key for up to its ttl (see Cache).
+// when the organization has no such key. Once the store has revoked it,
+// Revoke tells its subscribers (see Subscribe), so that a Cache in front
+// of Keys refuses the key from the next request on, and publishes the
+// organization to the Publisher of WithPublisher, if any, for the caches
+// of other replicas; a failure to publish is logged, not returned, as the
+// key is revoked (those caches then refuse it within their ttl).
 func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
-	return k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC())
+	if err := k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC()); err != nil {
+		return err
+	}
+	k.revoked.Publish(orgID)
+	if k.pub != nil {
+		if err := k.pub.Publish(ctx, orgID); err != nil {
+			k.log.Warn("auth: telling other replicas of a revoked key failed; their caches refuse it within their ttl",
+				"org", orgID, "key_id", keyID, "err", err)
+		}
+	}
+	return nil
+}
+
+// Subscribe registers fn, to be called with the organization of each key
+// that Revoke revokes, at once, on the revoking goroutine; and with what
+// the KeyStore reports, when it is an Invalidations (MemoryKeyStore: its
+// organizations' changes; store/bunstore: its tables' changes, through
+// PostgreSQL), and what the Publisher of WithPublisher reports, when it
+// is one (the other replicas' revocations). See Invalidations for fn's
+// rules. A Cache in front of Keys, or of a Chain holding it, subscribes by
+// itself.
+func (k *Keys) Subscribe(fn func(orgID string)) (stop func()) {
+	if fn == nil {
+		panic("auth: Keys.Subscribe needs a function")
+	}
+	return subscribeAll(fn, k.revoked, k.store, k.pub)
 }
 
 // Resolve returns the Principal of an API key, with the key's expiry as

@@ -13,10 +13,14 @@ import (
 
 // MemoryKeyStore is a KeyStore held in memory, for tests, demos and
 // one-process installs. Like every KeyStore it holds key hashes, never keys.
-// It is safe for concurrent use; the zero value is not usable, call
-// NewMemoryKeyStore.
+// It is an Invalidations that reports the organizations its
+// store.Organizations changes or deletes, when that tells of them (as
+// store.Memory does): Keys relays them, so that a Cache in front of Keys
+// forgets an account switched off at once. It is safe for concurrent use;
+// the zero value is not usable, call NewMemoryKeyStore.
 type MemoryKeyStore struct {
-	orgs store.Organizations
+	orgs    store.Organizations
+	changed *Broadcast // organizations changed or deleted
 
 	mu     sync.RWMutex
 	keys   map[string]Key    // by id
@@ -26,7 +30,10 @@ type MemoryKeyStore struct {
 	dropped map[string]int
 }
 
-var _ KeyStore = (*MemoryKeyStore)(nil)
+var (
+	_ KeyStore      = (*MemoryKeyStore)(nil)
+	_ Invalidations = (*MemoryKeyStore)(nil)
+)
 
 // NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
 // the organizations of orgs, usually the store.Memory the handler reads:
@@ -35,13 +42,16 @@ var _ KeyStore = (*MemoryKeyStore)(nil)
 // When orgs tells of deleted organizations (store.Memory's
 // OnDeleteOrganization), a deleted organization's keys are dropped, so
 // they stop working for good, even if an organization with the same id is
-// put again. It panics if orgs is nil.
+// put again. Deleted organizations, and changed ones when orgs tells of
+// them (store.Memory's OnOrganizationChange), are reported to the
+// MemoryKeyStore's subscribers (see Subscribe). It panics if orgs is nil.
 func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
 	if orgs == nil {
 		panic("auth: NewMemoryKeyStore needs store.Organizations (a store.Memory)")
 	}
 	m := &MemoryKeyStore{
 		orgs:    orgs,
+		changed: NewBroadcast(),
 		keys:    make(map[string]Key),
 		byHash:  make(map[string]string),
 		dropped: make(map[string]int),
@@ -49,13 +59,16 @@ func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
 	if d, ok := orgs.(interface{ OnDeleteOrganization(func(orgID string)) }); ok {
 		d.OnDeleteOrganization(m.dropOrganization)
 	}
+	if c, ok := orgs.(interface{ OnOrganizationChange(func(orgID string)) }); ok {
+		c.OnOrganizationChange(m.changed.Publish)
+	}
 	return m
 }
 
-// dropOrganization forgets the keys of a deleted organization.
+// dropOrganization forgets the keys of a deleted organization, then
+// reports it.
 func (m *MemoryKeyStore) dropOrganization(orgID string) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.dropped[orgID]++
 	for id, k := range m.keys {
 		if k.OrgID == orgID {
@@ -63,6 +76,17 @@ func (m *MemoryKeyStore) dropOrganization(orgID string) {
 			delete(m.keys, id)
 		}
 	}
+	m.mu.Unlock()
+	m.changed.Publish(orgID)
+}
+
+// Subscribe registers fn, to be called with the id of each organization
+// that the store.Organizations deletes or changes, when it tells of them
+// (see NewMemoryKeyStore), on the goroutine that made the change, once it
+// is made. Revocations are reported by Keys, not here. See Invalidations
+// for fn's rules.
+func (m *MemoryKeyStore) Subscribe(fn func(orgID string)) (stop func()) {
+	return m.changed.Subscribe(fn)
 }
 
 // CreateKey stores k. It fails when k has no id, org or hash

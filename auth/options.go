@@ -23,6 +23,10 @@ type config struct {
 	flushEvery time.Duration
 	cacheTTL   time.Duration
 	maxEntries int
+	// invalidations are the channels a Cache listens to besides its
+	// resolver (WithInvalidations).
+	invalidations []Invalidations
+	publisher     Publisher
 }
 
 // newConfig applies opts over the defaults, and panics on a value that no
@@ -88,9 +92,9 @@ func WithFlushInterval(d time.Duration) Option {
 }
 
 // WithCacheTTL sets how long a Cache remembers an answer, which bounds how
-// long a revoked or expired key, or an account turned off, may still be
-// served; 0 means DefaultCacheTTL, and a negative d panics. NewCache reads
-// it.
+// long a revoked key, or an account turned off, may still be served when
+// no Invalidations reports the change (see Cache); 0 means
+// DefaultCacheTTL, and a negative d panics. NewCache reads it.
 func WithCacheTTL(d time.Duration) Option {
 	return func(c *config) {
 		if d == 0 {
@@ -108,5 +112,33 @@ func WithMaxEntries(n int) Option {
 			n = DefaultCacheSize
 		}
 		c.maxEntries = n
+	}
+}
+
+// WithInvalidations makes a Cache forget an organization's principals
+// when inv reports it, besides what its resolver reports (see Cache): for
+// example a store/bunstore Store in front of a JWT resolver that reads
+// organizations from it, or an auth/redisinvalidate Channel. It may be
+// given more than once: the cache listens to each. nil is ignored.
+// NewCache reads it.
+func WithInvalidations(inv Invalidations) Option {
+	return func(c *config) {
+		if inv != nil {
+			c.invalidations = append(c.invalidations, inv)
+		}
+	}
+}
+
+// WithPublisher makes Keys publish each key it revokes to p, so that the
+// caches of other replicas forget it (see auth/redisinvalidate); a failure
+// to publish is logged (WithLogger) and never fails the revocation. When p
+// is also an Invalidations, as a Redis channel is, Keys relays what it
+// reports to its own subscribers, so that a Cache in front of Keys hears
+// the other replicas with no other wiring. nil means none, the default:
+// caches in the same process hear Keys at once without it. NewKeys reads
+// it.
+func WithPublisher(p Publisher) Option {
+	return func(c *config) {
+		c.publisher = p
 	}
 }

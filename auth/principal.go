@@ -19,16 +19,24 @@
 // the standard library and this module only.
 //
 // Chain tries several resolvers (keys, then JWTs); Cache remembers answers
-// for a short ttl (30s by default), which is the bound on how long a
-// revoked or expired key, or an account turned off, may still be served.
+// for a short ttl (30s by default), and forgets an organization's as soon
+// as an Invalidations reports that its keys or account changed: Keys
+// reports its revocations, and relays its KeyStore's reports
+// (MemoryKeyStore: store.Memory's changes; store/bunstore: PostgreSQL
+// NOTIFY from triggers) and its Publisher's (auth/redisinvalidate: Redis
+// pub/sub). So a revocation or an account switched off is seen at once in
+// the process that made it, within about a second on replicas sharing such
+// a channel, and within the ttl while the channel is down.
 //
 //	keys := auth.NewKeys(store)
 //	defer keys.Close()
 //	resolver := auth.NewCache(auth.Chain(keys, jwts), auth.WithCacheTTL(30*time.Second))
+//	defer resolver.Close() // ends its subscriptions
 //
 // NewKeys and NewCache take Option values (WithClock, WithLogger,
-// WithFlushInterval, WithCacheTTL, WithMaxEntries): a zero value means the
-// default, and a negative one panics, naming the option.
+// WithFlushInterval, WithCacheTTL, WithMaxEntries, WithInvalidations,
+// WithPublisher): a zero value means the default, and a negative one
+// panics, naming the option.
 //
 // Errors to branch on: ErrInvalidKey (a credential refused: 401),
 // ErrUnavailable (store.ErrUnavailable: the key store is down, 503),

@@ -58,6 +58,7 @@ type Memory struct {
 	// be put again. It is taken before mu.
 	orgMu    sync.Mutex
 	onDelete []func(orgID string)
+	onChange []func(orgID string)
 
 	mu   sync.RWMutex
 	orgs map[string]*tenant
@@ -170,7 +171,8 @@ func later(a, b time.Time) time.Time {
 func kept(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // PutOrganization inserts or replaces an organization; replacing keeps the
-// items it owns.
+// items it owns. Replacing it with one that differs then calls the
+// functions registered with OnOrganizationChange.
 func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -181,13 +183,38 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	m.orgMu.Lock()
 	defer m.orgMu.Unlock()
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if t, ok := m.orgs[o.ID]; ok {
+	t, ok := m.orgs[o.ID]
+	changed := ok && t.org != o
+	if ok {
 		t.org = o
-		return nil
+	} else {
+		m.orgs[o.ID] = newTenant(o)
 	}
-	m.orgs[o.ID] = newTenant(o)
+	m.mu.Unlock()
+	if changed {
+		for _, fn := range m.onChange {
+			fn(o.ID)
+		}
+	}
 	return nil
+}
+
+// OnOrganizationChange registers fn, to be called with the id of every
+// organization that PutOrganization replaces with one that differs (its
+// plan, flags or name), once the new one is stored. auth.NewMemoryKeyStore
+// registers one, so that a resolver cache forgets the organization's
+// account at once when its retainer or API access is switched off.
+//
+// fn runs on the putting goroutine, as OnDeleteOrganization's do, with the
+// same rule: it may read the Memory, but must not put or delete an
+// organization. It panics if fn is nil.
+func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
+	if fn == nil {
+		panic("store: OnOrganizationChange needs a function")
+	}
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
+	m.onChange = append(m.onChange, fn)
 }
 
 // Organization returns the organization with that id, or ErrNotFound.

@@ -223,3 +223,26 @@ func TestMemoryOnDeleteOrganization(t *testing.T) {
 	is.True(errors.Is(st.DeleteOrganization(ctx, "org_a"), store.ErrNotFound)) // an organization is deleted once
 	is.Equal(called, []string{"org_a"})                                        // the hook is called once per deleted organization
 }
+
+// TestMemoryOnOrganizationChange checks the hooks: called once the new
+// organization is stored, for a replacement that differs, and only then.
+func TestMemoryOnOrganizationChange(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := store.NewMemory()
+	var called []string
+	st.OnOrganizationChange(func(orgID string) {
+		o, err := st.Organization(ctx, orgID)
+		is.NoErr(err)
+		called = append(called, fmt.Sprintf("%s %t", orgID, o.RetainerActive)) // the hook sees the new organization
+	})
+	acme := store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}
+	must(st.PutOrganization(ctx, acme))
+	must(st.PutOrganization(ctx, acme))
+	is.Equal(called, []string(nil)) // neither a new organization nor an unchanged one is a change
+	acme.RetainerActive = false
+	must(st.PutOrganization(ctx, acme))
+	acme.Plan = store.PlanGrowth
+	must(st.PutOrganization(ctx, acme))
+	is.Equal(called, []string{"org_a false", "org_a false"}) // once per change
+}

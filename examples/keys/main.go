@@ -11,8 +11,10 @@
 // portal or the server's data load puts it). -database-url defaults to
 // $DATABASE_URL; -migrate first brings the schema up to date.
 //
-// A revoked key is refused at once by a server without a resolver cache,
-// and within the cache's ttl (auth.DefaultCacheTTL, 30s) by one with it.
+// A revoked key is refused within about a second by every server on that
+// database: the revocation's trigger NOTIFYs their caches (see
+// bunstore.Store.Subscribe). A server whose listening connection is down
+// refuses it within its cache's ttl (auth.DefaultCacheTTL, 30s).
 package main
 
 import (

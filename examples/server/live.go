@@ -29,27 +29,25 @@ import (
 // as the response starts, so a slow client's download never holds a
 // reload up: it goes on sending the bytes it opened before.
 //
-// The resolver and the files are swapped with the data: each reload starts
-// a new resolver cache, so that a key removed or revoked answers 401 at
-// once rather than at the end of auth.DefaultCacheTTL, and the files of
-// the new dataset replace the old ones.
+// The files are swapped with the data, and the resolver cache forgets
+// every answer it remembers, refusals included: a key removed or revoked
+// answers 401 at once, even when the reload revoked it in a transaction
+// whose notice reaches the cache later, and a key new in the file is
+// accepted at once, even if a client tried it before.
 type live struct {
-	mu       sync.RWMutex
-	keys     *auth.Keys // behind every resolver cache
-	resolver atomic.Pointer[auth.Cache]
-	files    atomic.Pointer[files.Memory]
+	mu    sync.RWMutex
+	keys  *auth.Keys  // behind cache
+	cache *auth.Cache // the API's resolver
+	files atomic.Pointer[files.Memory]
 }
 
-var (
-	_ auth.KeyResolver = (*live)(nil)
-	_ files.Source     = (*live)(nil)
-)
+var _ files.Source = (*live)(nil)
 
 // newLive returns the live data of a server whose keys are keys and
-// whose files are content's.
+// whose files are content's. The caller closes its cache.
 func newLive(keys *auth.Keys, content map[string][]byte) *live {
-	l := &live{keys: keys}
-	l.swap(filesOf(content))
+	l := &live{keys: keys, cache: auth.NewCache(keys)}
+	l.files.Store(filesOf(content))
 	return l
 }
 
@@ -62,21 +60,11 @@ func filesOf(content map[string][]byte) *files.Memory {
 	return fm
 }
 
-// swap starts a new resolver cache and makes fm the files served. The
-// caller holds mu for writing, or is the only one to use l.
+// swap makes fm the files served and empties the resolver cache. The
+// caller holds mu for writing.
 func (l *live) swap(fm *files.Memory) {
 	l.files.Store(fm)
-	l.resolver.Store(auth.NewCache(l.keys))
-}
-
-// Resolve resolves an API key through the current resolver cache.
-func (l *live) Resolve(ctx context.Context, credential string) (auth.Principal, error) {
-	return l.resolver.Load().Resolve(ctx, credential)
-}
-
-// Ping pings the key store, for readiness (see statusapi.Ready).
-func (l *live) Ping(ctx context.Context) error {
-	return l.resolver.Load().Ping(ctx)
+	l.cache.Forget(auth.AllOrganizations)
 }
 
 // Open opens a file of the current dataset.

@@ -13,7 +13,8 @@ import (
 // TestOutageLogIsPaced serves from PostgreSQL through a proxy, cuts it,
 // and checks what N failed requests write to the log: one request line
 // each, a warning, and one line from the API saying why, with a count, not
-// a warning and an error per request.
+// a warning and an error per request; and at most one line from the cache's
+// listening connection, whatever its retries.
 func TestOutageLogIsPaced(t *testing.T) {
 	is := is.New(t)
 	u, err := url.Parse(testSchema(t, testenv.PostgresURL(t)))
@@ -30,7 +31,7 @@ func TestOutageLogIsPaced(t *testing.T) {
 		res := call(t, "GET", s.url+"/v1/projects", "key-acme-1")
 		is.Equal(res.status, 503)
 	}
-	var requests, unavailable, other int
+	var requests, unavailable, listening, other int
 	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()[before:]), "\n") {
 		switch {
 		case strings.Contains(line, "msg=request") && strings.Contains(line, "status=503"):
@@ -39,6 +40,8 @@ func TestOutageLogIsPaced(t *testing.T) {
 		case strings.Contains(line, "backend unavailable"):
 			unavailable++
 			is.True(strings.Contains(line, "failed_requests=1")) // the first failed request logs at once
+		case strings.Contains(line, "invalidations"):
+			listening++
 		default:
 			other++
 			t.Logf("unexpected line: %s", line)
@@ -46,5 +49,6 @@ func TestOutageLogIsPaced(t *testing.T) {
 	}
 	is.Equal(requests, n)    // one request line per request
 	is.Equal(unavailable, 1) // one line saying why, for the whole outage so far
+	is.True(listening <= 1)  // at most one from the listening connection
 	is.Equal(other, 0)       // and nothing else
 }

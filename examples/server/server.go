@@ -93,6 +93,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("loading the data: %w", err)
 	}
 	lv := newLive(keys, ds.content)
+	// On PostgreSQL the cache hears every replica's revocations through
+	// the store (LISTEN), on its own connection, which Close gives back.
+	defer lv.cache.Close()
 	lim, closeLimiter, err := openLimiter(startCtx, cfg, log)
 	if err != nil {
 		return err
@@ -123,10 +126,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	opts = append(opts, statusapi.WithSigningKey(signingKey))
-	if err := statusapi.Validate(b.store, lv, lim, opts...); err != nil {
+	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
 		return apiError(err)
 	}
-	api := lv.guard(statusapi.New(b.store, lv, lim, opts...))
+	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with
 	// every other replica of the same Redis.
@@ -135,7 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		readyLim = nil
 	}
 	hc := health{log: log, ready: func(ctx context.Context) error {
-		return statusapi.Ready(ctx, b.store, lv, readyLim)
+		return statusapi.Ready(ctx, b.store, lv.cache, readyLim)
 	}}
 	var metrics *metricsServer
 	if cfg.metricsAddr != "" {
@@ -254,7 +257,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 		return backend{}, nil, fmt.Errorf("migrating the database: %w", err)
 	}
 	log.Info("using PostgreSQL", "migrated", true)
-	st := bunstore.New(db)
+	st := bunstore.New(db, bunstore.WithLogger(log))
 	// A reload writes in one transaction, committed under the API's guard.
 	begin := func(ctx context.Context) (target, func() error, func(), error) {
 		tx, err := db.BeginTx(ctx, nil)

@@ -48,7 +48,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(tables(t, db), want)       // and changes no table
 	applied, err := db.NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, int64(2)) // each migration recorded once
+	is.Equal(applied, int64(migrations(t))) // each migration recorded once
 	_, err = st.Organization(ctx, "org_a")
 	is.NoErr(err) // the data survives
 }
@@ -80,7 +80,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 	applied, err := dbs[0].NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, int64(2)) // each migration ran once
+	is.Equal(applied, int64(migrations(t))) // each migration ran once
 }
 
 // TestMigrateRefusesAPortalsTables checks that Migrate, run in a schema
@@ -197,4 +197,14 @@ func TestMigrateUpgradesData(t *testing.T) {
 	ms, err = st.ListMilestones(ctx, "org_a", "p1", store.MilestoneQuery{PageRequest: page})
 	is.NoErr(err)
 	is.True(ms.Items[0].UpdatedAt.After(after)) // with its triggers in place
+}
+
+// migrations counts the migrations Migrate applies: the up files.
+func migrations(t *testing.T) int {
+	t.Helper()
+	up, err := filepath.Glob("migrations/*.up.sql")
+	if err != nil || len(up) == 0 {
+		t.Fatalf("no migrations found: %v", err)
+	}
+	return len(up)
 }

@@ -29,12 +29,18 @@ func organizationRowOf(o store.Organization) organizationRow {
 
 // PutOrganization inserts or replaces an organization; replacing keeps
 // everything it owns, and its new plan and flags apply to its keys' next
-// lookup.
+// lookup: at once in this process (it tells the Store's subscribers before
+// it returns), and in the others when the change's NOTIFY reaches them
+// (see Subscribe).
 func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	return put(ctx, s, fmt.Sprintf("organization %q", o.ID), []organizationRow{organizationRowOf(o)})
+	if err := put(ctx, s, fmt.Sprintf("organization %q", o.ID), []organizationRow{organizationRowOf(o)}); err != nil {
+		return err
+	}
+	s.changed(o.ID) // this process's caches at once; the others hear the trigger's NOTIFY
+	return nil
 }
 
 // PutOrganizations puts many organizations as PutOrganization does, in one
@@ -49,7 +55,13 @@ func (s *Store) PutOrganizations(ctx context.Context, orgs []store.Organization)
 		}
 		rows[i] = organizationRowOf(o)
 	}
-	return put(ctx, s, fmt.Sprintf("%d organizations", len(orgs)), rows)
+	if err := put(ctx, s, fmt.Sprintf("%d organizations", len(orgs)), rows); err != nil {
+		return err
+	}
+	for _, o := range orgs {
+		s.changed(o.ID)
+	}
+	return nil
 }
 
 // Organization returns the organization with that id; the error wraps
@@ -94,5 +106,6 @@ func (s *Store) DeleteOrganization(ctx context.Context, id string) error {
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return notFound
 	}
+	s.changed(id)
 	return nil
 }

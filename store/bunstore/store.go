@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"reflect"
@@ -40,6 +41,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
@@ -53,9 +55,10 @@ import (
 const DefaultQueryTimeout = 3 * time.Second
 
 // Store is a store.Store, a store.Writer, a store.Deleter, a
-// store.Changes and an auth.KeyStore on PostgreSQL. It is safe for
-// concurrent use when its db is (a *bun.DB is; a transaction is not, see
-// WithTx).
+// store.Changes and an auth.KeyStore on PostgreSQL, and an
+// auth.Invalidations that reports changes to keys and organizations (see
+// Subscribe). It is safe for concurrent use when its db is (a *bun.DB is;
+// a transaction is not, see WithTx).
 //
 // Ids are unique per organization: two organizations may each have a
 // project "p1", and neither ever sees the other's. Writes insert or
@@ -91,7 +94,8 @@ const DefaultQueryTimeout = 3 * time.Second
 type Store struct {
 	db      bun.IDB
 	timeout time.Duration
-	schema  string // of the tables (WithSchema); "" for the search path
+	schema  string    // of the tables (WithSchema); "" for the search path
+	notify  *notifier // Subscribe's listening connection
 }
 
 var (
@@ -110,6 +114,8 @@ type Option func(*config)
 type config struct {
 	queryTimeout time.Duration
 	schema       string
+	logger       *slog.Logger    // WithLogger
+	listenConfig *pgx.ConnConfig // WithListenConfig
 }
 
 // newConfig applies opts to the defaults and checks them.
@@ -156,7 +162,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 		panic("bunstore: New needs a *bun.DB (or a bun.Tx)")
 	}
 	c := newConfig(opts)
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c)}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods

@@ -1,0 +1,203 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/relay"
+)
+
+// NotifyChannel is the PostgreSQL channel on which the store's triggers
+// send the id of an organization whose keys or account changed (see
+// Subscribe), "" for every organization.
+const NotifyChannel = "clientstatus_auth"
+
+// How the listening connection is watched: a quiet connection is pinged
+// after listenIdle, and a ping, a connection or a LISTEN that takes
+// longer than listenTimeout counts as a failure.
+const (
+	listenIdle    = 15 * time.Second
+	listenTimeout = 5 * time.Second
+)
+
+var _ auth.Invalidations = (*Store)(nil)
+
+// WithLogger sets where the Store reports the state of its listening
+// connection (see Subscribe): lost, back, or impossible. nil means
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithListenConfig makes Subscribe listen through a connection of cfg
+// (made by pgx.ParseConfig) instead of one like the pool's: for a pool that
+// goes through PgBouncer in transaction mode, where LISTEN does not work,
+// give the database's own address. nil means one like the pool's.
+func WithListenConfig(cfg *pgx.ConnConfig) Option {
+	return func(c *config) { c.listenConfig = cfg }
+}
+
+// Subscribe makes the Store an auth.Invalidations: fn is called with the id
+// of each organization whose keys or account change in the database, from
+// whichever process or SQL statement (triggers send it on NotifyChannel
+// when the change commits), usually within milliseconds; an organization
+// put through this Store is also reported at once, before PutOrganization
+// returns. auth.Keys relays it (and reports its own revocations at once),
+// so a Cache in front of Keys on this Store forgets a revoked key or a
+// changed account on every replica with no other wiring.
+//
+// While anything subscribes, the Store holds one connection of its own
+// (not one of the pool's), opened like the pool's (or from
+// WithListenConfig), which LISTENs, and is pinged when quiet for 15s. When
+// it fails, the Store logs it once (WithLogger) and reconnects, with a
+// pause doubling from 100ms to 2s: meanwhile caches see changes only
+// within their ttl, and on reconnecting fn is called with
+// auth.AllOrganizations, as changes may have been missed. The last stop
+// closes the connection. A database reached through a driver other than
+// pgx cannot listen: that is logged as an error, and caches keep their
+// ttl as their only bound. See auth.Invalidations for fn's rules.
+func (s *Store) Subscribe(fn func(orgID string)) (stop func()) {
+	return s.notify.hub.Subscribe(fn)
+}
+
+// changed tells the Store's subscribers in this process that the
+// organization changed, at once, for a write made through the Store: the
+// NOTIFY of its trigger follows, for every process, when it commits.
+func (s *Store) changed(orgID string) {
+	s.notify.hub.Report(orgID)
+}
+
+// notifier is the Store's listening side, shared by its copies.
+type notifier struct {
+	db  *sql.DB // nil when the Store's db is not a pool
+	hub *relay.Hub
+
+	mu  sync.Mutex
+	cfg *pgx.ConnConfig // of the listening connection, once known
+}
+
+func newNotifier(db any, c config) *notifier {
+	n := &notifier{db: pool(db), cfg: c.listenConfig}
+	n.hub = relay.New("PostgreSQL LISTEN "+NotifyChannel, c.logger, n.session)
+	return n
+}
+
+// pool returns the *sql.DB behind db, or nil when there is none (a
+// transaction's Store has no pool to listen through).
+func pool(db any) *sql.DB {
+	if d, ok := db.(*bun.DB); ok && d != nil {
+		return d.DB
+	}
+	return nil
+}
+
+// session listens on one connection until it fails or ctx is done.
+func (n *notifier) session(ctx context.Context, up func(), report func(string)) error {
+	cfg, err := n.config(ctx)
+	if err != nil {
+		return err
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, listenTimeout)
+	conn, err := pgx.ConnectConfig(connectCtx, cfg)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("bunstore: listen: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), listenTimeout)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	listenCtx, cancel := context.WithTimeout(ctx, listenTimeout)
+	_, err = conn.Exec(listenCtx, "LISTEN "+NotifyChannel)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("bunstore: listen: %w", err)
+	}
+	up()
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, listenIdle)
+		note, err := conn.WaitForNotification(waitCtx)
+		cancel()
+		switch {
+		case err == nil:
+			report(note.Payload)
+			continue
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !errors.Is(err, context.DeadlineExceeded):
+			return fmt.Errorf("bunstore: listen: %w", err)
+		}
+		// Quiet for listenIdle: a connection that no longer answers (a
+		// server or a network that hangs) would stay quiet for good.
+		pingCtx, cancel := context.WithTimeout(ctx, listenTimeout)
+		err = conn.Ping(pingCtx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("bunstore: listen: ping: %w", err)
+		}
+	}
+}
+
+// config returns the configuration of the listening connection:
+// WithListenConfig's, or that of a connection of the pool, read once. It
+// is a copy that reports notifications to WaitForNotification, and whose
+// context only sets a deadline: a cancel request, which the pool's
+// connections send (see Open), could otherwise cancel the next ping.
+func (n *notifier) config(ctx context.Context) (*pgx.ConnConfig, error) {
+	n.mu.Lock()
+	cfg := n.cfg
+	n.mu.Unlock()
+	if cfg == nil {
+		if n.db == nil {
+			return nil, fmt.Errorf("%w: bunstore: listen: the Store's db is not a *bun.DB (a pool)", relay.ErrGiveUp)
+		}
+		var err error
+		if cfg, err = poolConfig(ctx, n.db); err != nil {
+			return nil, err
+		}
+		n.mu.Lock()
+		n.cfg = cfg
+		n.mu.Unlock()
+	}
+	cfg = cfg.Copy()
+	cfg.OnNotification = nil // pgx then queues them for WaitForNotification
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: pc.Conn()}
+	}
+	return cfg, nil
+}
+
+// poolConfig returns the configuration of db's connections, read from one
+// of them: there is no other way to it through database/sql.
+func poolConfig(ctx context.Context, db *sql.DB) (*pgx.ConnConfig, error) {
+	ctx, cancel := context.WithTimeout(ctx, listenTimeout)
+	defer cancel()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bunstore: listen: %w", err)
+	}
+	defer conn.Close()
+	var cfg *pgx.ConnConfig
+	err = conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("%w: bunstore: listen: the database driver's connection is a %T, not pgx's", relay.ErrGiveUp, driverConn)
+		}
+		cfg = c.Conn().Config() // a copy
+		return nil
+	})
+	return cfg, err
+}
