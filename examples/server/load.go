@@ -14,7 +14,7 @@ import (
 type backend struct {
 	store store.Store
 	w     store.Writer
-	d     store.Deleter // nil when the store cannot delete: reloads then fail
+	d     store.Deleter
 	// tw writes threads and messages; nil when the store holds none
 	// (store.ThreadWriter): a dataset with threads then does not load.
 	tw   store.ThreadWriter
@@ -92,6 +92,9 @@ func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
 // sections are the kinds of item of a dataset, parents first: a change
 // puts an organization before its keys and projects, and a project before
 // what belongs to it. Removals go the other way (see change.apply).
+// Threads and messages go through target.threads, a field rather than an
+// embedded store.ThreadWriter: a store without one (nil) then answers
+// errNoThreads, naming the item, rather than panicking.
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),

@@ -100,9 +100,6 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
 	}
 	warnAbout(r.log, ds)
-	if r.b.d == nil { // bunstore before it could delete
-		return change{}, errors.New("the store cannot delete (store.Deleter): it cannot follow the data file")
-	}
 	c := diff(r.applied, ds)
 	if err := checkKeys(ctx, r.log, r.b.keys, c); err != nil {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)

@@ -258,9 +258,20 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 	}
 	log.Info("using PostgreSQL", "migrated", true)
 	st := bunstore.New(db)
-	d, _ := any(st).(store.Deleter)
+	// tw is nil until bunstore holds threads (store.ThreadWriter).
 	tw, _ := any(st).(store.ThreadWriter)
-	return backend{store: st, w: st, d: d, tw: tw, keys: st}, func() { db.Close() }, nil
+	// A reload writes in one transaction, committed under the API's guard.
+	begin := func(ctx context.Context) (target, func() error, func(), error) {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return target{}, nil, nil, err
+		}
+		in := st.WithTx(tx)
+		t := target{Writer: in, Deleter: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}
+		t.threads, _ = any(in).(store.ThreadWriter)
+		return t, tx.Commit, func() { _ = tx.Rollback() }, nil
+	}
+	return backend{store: st, w: st, d: st, tw: tw, keys: st, begin: begin}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica
