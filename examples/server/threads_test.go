@@ -139,6 +139,15 @@ func TestThreadsFromDataFile(t *testing.T) {
 		is.Equal(read(t, s, "/v1/threads/t1/messages", keyT).ids(t), []string{"msg1"})
 		is.Equal(read(t, s, "/v1/deletions?since="+since.UTC().Format(time.RFC3339), keyT).deletions(t), []string{"message msg3"})
 		is.Equal(read(t, s, "/v1/threads?updatedSince="+since.UTC().Format(time.RFC3339), keyT).ids(t), []string{"t1"}) // its thread changed
+
+		// An attachment moving to another message is refused, changing
+		// nothing, rather than failing halfway through the write.
+		f["messages"][0]["attachments"] = []any{}
+		f["messages"][2]["attachments"] = []map[string]any{{"id": "att1", "fileName": "moved.txt", "content": "x"}}
+		f.write(t, name)
+		err := s.reload(t)
+		is.True(err != nil && strings.Contains(err.Error(), `messages[2] (id "msg4"): attachments[0]: id "att1" was message "msg1"'s`))
+		is.Equal(read(t, s, "/v1/attachments/att1/download", keyT).status, 200) // unchanged
 	})
 }
 
