@@ -68,8 +68,93 @@ func demoData() *dataset {
 		for n := 0; n < o.invoices; n++ {
 			ds.invoices = append(ds.invoices, demoInvoice(o.ID, ds.projects, n, o.invoices))
 		}
+		ds.demoThreads(o.ID)
 	}
 	return ds
+}
+
+// demoThreads gives an organization communication threads: one about a
+// milestone of each of its first two started projects (the second
+// resolved, with an edited message), one about the whole account (its
+// latest invoice), an internal note in the first thread and an internal
+// thread, which clients never see. Some messages carry attachments.
+func (ds *dataset) demoThreads(orgID string) {
+	var started []store.Project
+	for _, p := range ds.projects {
+		if p.OrgID == orgID && p.StartedAt != nil && len(started) < 2 {
+			started = append(started, p)
+		}
+	}
+	short := orgID[len("org_"):]
+	n, att := 0, 0
+	thread := func(projectID *string, subject string, about *store.Ref, at time.Time) *store.Thread {
+		n++
+		ds.threads = append(ds.threads, store.Thread{
+			ID: fmt.Sprintf("thr_%s_%d", short, n), OrgID: orgID, ProjectID: projectID,
+			Subject: subject, Status: store.ThreadOpen, About: about, CreatedAt: at,
+		})
+		return &ds.threads[len(ds.threads)-1]
+	}
+	msgN := 0
+	message := func(t *store.Thread, author store.Author, body string, at time.Time, files int) *store.Message {
+		msgN++
+		m := store.Message{
+			ID: fmt.Sprintf("msg_%s_%d", short, msgN), OrgID: orgID, ThreadID: t.ID,
+			Author: author, Body: body, CreatedAt: at, Attachments: []store.Attachment{},
+		}
+		for range files {
+			f := demoFiles[att%len(demoFiles)]
+			att++
+			content := []byte(f.content)
+			a := store.Attachment{
+				ID: fmt.Sprintf("att_%s_%d", short, att), FileName: f.name, ContentType: f.contentType,
+				SizeBytes: int64(len(content)),
+			}
+			a.FileKey = attachmentKey(orgID, a.ID, content)
+			ds.content[a.FileKey] = content
+			m.Attachments = append(m.Attachments, a)
+		}
+		ds.messages = append(ds.messages, m)
+		return &ds.messages[len(ds.messages)-1]
+	}
+	agency := store.Author{Name: "Ana (project lead)", Side: store.SideAgency}
+	client := store.Author{Name: "Sam", Side: store.SideClient}
+
+	for i, p := range started {
+		at := p.StartedAt.AddDate(0, 0, 20+i)
+		about := &store.Ref{Kind: store.KindMilestone, ID: fmt.Sprintf("ms_%s_%d", p.ID[len("prj_"):], 2)}
+		switch i {
+		case 0:
+			t := thread(ptr(p.ID), p.Name+": build timeline", about, at)
+			message(t, agency, "Here is the plan for the build phase; the first review is in two weeks.", at, 1)
+			message(t, client, "Thanks! Could we see the review notes as a file too?", at.Add(3*time.Hour), 0)
+			internal := message(t, agency, "Note to self: check the hosting budget before we reply.", at.Add(4*time.Hour), 0)
+			internal.Internal = true
+			message(t, agency, "Attached: the review notes and the latest numbers.", at.Add(26*time.Hour), 2)
+		case 1:
+			t := thread(ptr(p.ID), p.Name+": content sign-off", about, at)
+			edited := message(t, client, "The copy looks good, please go ahead.", at, 0)
+			edited.EditedAt = ptr(at.Add(20 * time.Minute))
+			message(t, agency, "Great, scheduled. Closing this thread.", at.Add(2*time.Hour), 0)
+			t.Status, t.ResolvedAt = store.ThreadResolved, ptr(at.Add(2*time.Hour))
+		}
+	}
+	// About the whole account: its latest invoice, when it has one.
+	var about *store.Ref
+	for _, inv := range ds.invoices {
+		if inv.OrgID == orgID {
+			about = &store.Ref{Kind: store.KindInvoice, ID: inv.ID}
+			break
+		}
+	}
+	t := thread(nil, "Billing contact for next year", about, demoEpoch.AddDate(0, 0, -3))
+	message(t, client, "Please send invoices to our new finance address from March.", t.CreatedAt, 0)
+	message(t, agency, "Noted, we will update it before the next invoice.", t.CreatedAt.Add(5*time.Hour), 0)
+	if len(started) > 0 {
+		t := thread(ptr(started[0].ID), "Internal: staffing", nil, demoEpoch.AddDate(0, 0, -1))
+		t.Internal = true
+		message(t, agency, "Agency only: move a developer over for two weeks.", t.CreatedAt, 1)
+	}
 }
 
 func demoProject(orgID string, oi, pi int) store.Project {

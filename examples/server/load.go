@@ -15,7 +15,10 @@ type backend struct {
 	store store.Store
 	w     store.Writer
 	d     store.Deleter
-	keys  auth.KeyStore // reads the organizations that w puts
+	// tw writes threads and messages; nil when the store holds none
+	// (store.ThreadWriter): a dataset with threads then does not load.
+	tw   store.ThreadWriter
+	keys auth.KeyStore // reads the organizations that w puts
 	// begin, when not nil, starts a transaction on the store: what is
 	// written through the target it returns (keys included) becomes
 	// visible at once, when commit returns nil, or never (rollback).
@@ -29,13 +32,14 @@ type backend struct {
 type target struct {
 	store.Writer
 	store.Deleter
-	ks   auth.KeyStore
-	keys *auth.Keys // on ks
+	threads store.ThreadWriter // nil: see backend.tw
+	ks      auth.KeyStore
+	keys    *auth.Keys // on ks
 }
 
 // target returns the backend's own target, whose keys are keys.
 func (b backend) target(keys *auth.Keys) target {
-	return target{Writer: b.w, Deleter: b.d, ks: b.keys, keys: keys}
+	return target{Writer: b.w, Deleter: b.d, threads: b.tw, ks: b.keys, keys: keys}
 }
 
 // ref is the identity of an item of a dataset: its organization and its
@@ -88,9 +92,9 @@ func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
 // sections are the kinds of item of a dataset, parents first: a change
 // puts an organization before its keys and projects, and a project before
 // what belongs to it. Removals go the other way (see change.apply).
-// Threads and messages will be two entries after invoices, with
-// target.PutThread and target.DeleteThread (and the same for messages)
-// once target embeds store.ThreadWriter, whose methods have these shapes.
+// Threads and messages go through target.threads, a field rather than an
+// embedded store.ThreadWriter: a store without one (nil) then answers
+// errNoThreads, naming the item, rather than panicking.
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
@@ -104,6 +108,12 @@ var sections = []section{
 		func(d store.Deliverable) ref { return ref{d.OrgID, d.ID} }, target.PutDeliverable, target.DeleteDeliverable),
 	sectionOf("invoices", func(ds *dataset) []store.Invoice { return ds.invoices },
 		func(i store.Invoice) ref { return ref{i.OrgID, i.ID} }, target.PutInvoice, target.DeleteInvoice),
+	// Threads come after the items they may be about, messages after
+	// their threads.
+	sectionOf("threads", func(ds *dataset) []store.Thread { return ds.threads },
+		func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.putThread, target.deleteThread),
+	sectionOf("messages", func(ds *dataset) []store.Message { return ds.messages },
+		func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.putMessage, target.deleteMessage),
 }
 
 // secret marks a section whose ids are secrets.
@@ -260,4 +270,40 @@ func (t target) revokeKey(ctx context.Context, orgID, key string) error {
 // keys included; a section's remove (the id is the organization's).
 func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
 	return t.DeleteOrganization(ctx, orgID)
+}
+
+// errNoThreads is the error of writing a thread or a message to a store
+// that holds none.
+var errNoThreads = errors.New("this store cannot hold threads and messages (no store.ThreadWriter): remove them from the data file, or use the in-memory store")
+
+// putThread puts a thread through the target's ThreadWriter.
+func (t target) putThread(ctx context.Context, th store.Thread) error {
+	if t.threads == nil {
+		return errNoThreads
+	}
+	return t.threads.PutThread(ctx, th)
+}
+
+// putMessage puts a message through the target's ThreadWriter.
+func (t target) putMessage(ctx context.Context, m store.Message) error {
+	if t.threads == nil {
+		return errNoThreads
+	}
+	return t.threads.PutMessage(ctx, m)
+}
+
+// deleteThread deletes a thread, with its messages.
+func (t target) deleteThread(ctx context.Context, orgID, id string) error {
+	if t.threads == nil {
+		return errNoThreads
+	}
+	return t.threads.DeleteThread(ctx, orgID, id)
+}
+
+// deleteMessage deletes a message.
+func (t target) deleteMessage(ctx context.Context, orgID, id string) error {
+	if t.threads == nil {
+		return errNoThreads
+	}
+	return t.threads.DeleteMessage(ctx, orgID, id)
 }

@@ -54,6 +54,8 @@ func TestDiff(t *testing.T) {
 		"milestones":    `put [] remove []`,
 		"deliverables":  `put [] remove []`,
 		"invoices":      `put [] remove []`,
+		"threads":       `put [] remove []`,
+		"messages":      `put [] remove []`,
 	})
 	is.Equal(c.goneOrgs, map[string]bool{"org_b": true})
 

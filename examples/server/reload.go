@@ -104,6 +104,9 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 	if err := checkKeys(ctx, r.log, r.b.keys, c); err != nil {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
 	}
+	if err := checkAttachments(r.applied, ds); err != nil {
+		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+	}
 	fm := filesOf(ds.content)
 
 	if r.b.begin != nil {
@@ -150,7 +153,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 func dryRun(ctx context.Context, ds *dataset) error {
 	st := store.NewMemory()
 	ks := auth.NewMemoryKeyStore(st)
-	return load(ctx, target{Writer: st, Deleter: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
+	return load(ctx, target{Writer: st, Deleter: st, threads: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
 }
 
 // checkKeys checks the keys c puts against the key store ks, before
@@ -208,4 +211,28 @@ func warnAbout(log *slog.Logger, ds *dataset) {
 	if ids := ds.fileless(); len(ids) > 0 {
 		log.Warn("data file: deliverables with a fileName but no content have no file to serve; their downloads answer 409", "ids", ids)
 	}
+}
+
+// checkAttachments refuses a file in which an attachment id that stays
+// moves to another message of its organization. A change puts before it
+// removes, and a store refuses a message whose attachment id another
+// message still holds, so the move would fail halfway through the write;
+// found here, it changes nothing.
+func checkAttachments(old, ds *dataset) error {
+	type owned struct{ orgID, id string }
+	was := map[owned]string{} // attachment -> its message in old
+	for _, m := range old.messages {
+		for _, a := range m.Attachments {
+			was[owned{m.OrgID, a.ID}] = m.ID
+		}
+	}
+	for i, m := range ds.messages {
+		for j, a := range m.Attachments {
+			if prev, ok := was[owned{m.OrgID, a.ID}]; ok && prev != m.ID {
+				return fmt.Errorf("%s: attachments[%d]: id %q was message %q's: an attachment cannot move to another message on a reload; give it a new id",
+					itemName("messages", i, m.ID), j, a.ID, prev)
+			}
+		}
+	}
+	return nil
 }

@@ -83,6 +83,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer closeBackend()
+	if err := threadsFit(b, cfg, ds, log); err != nil {
+		return err
+	}
 	keys := auth.NewKeys(b.keys, auth.WithLogger(log))
 	defer func() {
 		if err := keys.Close(); err != nil {
@@ -245,7 +248,7 @@ func readDataFile(name string) (*dataset, error) {
 func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, func(), error) {
 	if cfg.databaseURL == "" {
 		st := store.NewMemory()
-		return backend{store: st, w: st, d: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
+		return backend{store: st, w: st, d: st, tw: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)
 	if err != nil {
@@ -258,6 +261,8 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 	}
 	log.Info("using PostgreSQL", "migrated", true)
 	st := bunstore.New(db, bunstore.WithLogger(log))
+	// tw is nil until bunstore holds threads (store.ThreadWriter).
+	tw, _ := any(st).(store.ThreadWriter)
 	// A reload writes in one transaction, committed under the API's guard.
 	begin := func(ctx context.Context) (target, func() error, func(), error) {
 		tx, err := db.BeginTx(ctx, nil)
@@ -266,9 +271,10 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 		}
 		in := st.WithTx(tx)
 		t := target{Writer: in, Deleter: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}
+		t.threads, _ = any(in).(store.ThreadWriter)
 		return t, tx.Commit, func() { _ = tx.Rollback() }, nil
 	}
-	return backend{store: st, w: st, d: st, keys: st, begin: begin}, func() { db.Close() }, nil
+	return backend{store: st, w: st, d: st, tw: tw, keys: st, begin: begin}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica
@@ -293,4 +299,24 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 	log.Info("using Redis for rate limits")
 	return redislimit.New(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
 		ratelimit.WithTimeout(cfg.redisWait), ratelimit.WithOutagePolicy(cfg.redisOutage)), func() { rdb.Close() }, nil
+}
+
+// threadsFit makes ds fit a store without threads (no store.ThreadWriter):
+// a data file that holds threads or messages is refused, naming why, and
+// the demo data is served without its threads, logged once.
+func threadsFit(b backend, cfg config, ds *dataset, log *slog.Logger) error {
+	if b.tw != nil || len(ds.threads)+len(ds.messages) == 0 {
+		return nil
+	}
+	if cfg.dataFile != "" {
+		return fmt.Errorf("data file %s holds threads or messages: %w", cfg.dataFile, errNoThreads)
+	}
+	log.Warn("this store cannot hold threads and messages (no store.ThreadWriter): the demo data is served without them")
+	for _, m := range ds.messages {
+		for _, a := range m.Attachments {
+			delete(ds.content, a.FileKey)
+		}
+	}
+	ds.threads, ds.messages = nil, nil
+	return nil
 }

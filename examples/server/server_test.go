@@ -482,6 +482,28 @@ func TestDemoData(t *testing.T) {
 	file := call(t, "GET", res.json(t)["data"].(map[string]any)["url"].(string), "")
 	is.Equal(file.status, 200)
 	is.True(len(file.body) > 0)
+
+	// Threads: on projects and about the whole account, one resolved, an
+	// internal one and an internal note nowhere to be seen, attachments
+	// to download.
+	key := demoOrgs[0].key
+	threads := call(t, "GET", s.url+"/v1/threads?limit=100", key)
+	is.Equal(threads.status, 200)
+	byID := map[string]map[string]any{}
+	for _, th := range threads.json(t)["data"].([]any) {
+		byID[th.(map[string]any)["id"].(string)] = th.(map[string]any)
+	}
+	is.Equal(len(byID), 3)                            // the internal thread is absent
+	is.Equal(byID["thr_acme_1"]["messageCount"], 3.0) // the internal note is not counted
+	is.Equal(byID["thr_acme_2"]["status"], "resolved")
+	is.Equal(byID["thr_acme_3"]["projectId"], nil) // about the whole account
+	is.Equal(call(t, "GET", s.url+"/v1/threads/thr_acme_4", key).status, 404)
+	msgs := call(t, "GET", s.url+"/v1/threads/thr_acme_2/messages", key).json(t)["data"].([]any)
+	is.True(msgs[0].(map[string]any)["editedAt"] != nil) // an edited message
+	res = call(t, "GET", s.url+"/v1/attachments/att_acme_1/download", key)
+	is.Equal(res.status, 200)
+	is.Equal(string(call(t, "GET", res.json(t)["data"].(map[string]any)["url"].(string), "").body), demoFiles[0].content)
+	is.Equal(call(t, "GET", s.url+"/v1/attachments/att_acme_4/download", key).status, 404) // the internal thread's
 }
 
 // TestDemoDataIsValid runs the demo data through the checks a data file
