@@ -53,7 +53,8 @@ import (
 const DefaultQueryTimeout = 3 * time.Second
 
 // Store is a store.Store, a store.Writer, a store.Deleter, a
-// store.Changes and an auth.KeyStore on PostgreSQL. It is safe for
+// store.Changes, a store.Threads and store.ThreadWriter (threads.go), and
+// an auth.KeyStore on PostgreSQL. It is safe for
 // concurrent use when its db is (a *bun.DB is; a transaction is not, see
 // WithTx).
 //
