@@ -24,8 +24,9 @@ var migrationFiles embed.FS
 const migrateLockID = "clientstatus/bunstore migrate"
 
 // Migrate brings the store's tables up to date: it creates the tables of
-// organizations, API keys, projects, milestones, deliverables and
-// invoices, or adds what a newer version needs. A portal runs it at
+// organizations, API keys, projects, milestones, deliverables, invoices
+// and threads (with their messages and attachments), or adds what a newer
+// version needs. A portal runs it at
 // start-up. With WithSchema (the only option it reads) it creates that
 // schema if need be and works there; without, in the first schema of db's
 // search path.
@@ -109,7 +110,8 @@ func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
 const migrationsTable = "clientstatus_migrations"
 
 // storeTables are the tables Migrate creates.
-var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon"}
+var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon",
+	"threads", "messages", "attachments"}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to

@@ -39,7 +39,8 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(len(tables(t, db)), 0) // the schema starts empty
 
 	is.NoErr(bunstore.Migrate(ctx, db))
-	want := []string{"api_keys", "clientstatus_migrations", "clientstatus_migrations_locks", "deletions", "deliverables", "invoices", "milestones", "organizations", "projects", "sync_horizon"}
+	want := []string{"api_keys", "attachments", "clientstatus_migrations", "clientstatus_migrations_locks", "deletions", "deliverables", "invoices",
+		"messages", "milestones", "organizations", "projects", "sync_horizon", "threads"}
 	is.Equal(tables(t, db), want) // every table, and bun/migrate's bookkeeping
 
 	st := bunstore.New(db)
@@ -156,12 +157,15 @@ func TestMigrateUpgradesData(t *testing.T) {
 	is := is.New(t)
 	db := migrated(t)
 	const changes = "20260401000001_changes.tx"
-	// Back to the first migration's schema, with data.
-	_, err := db.ExecContext(ctx, migration(t, db, changes+".down.sql"))
-	is.NoErr(err)
-	_, err = db.NewDelete().Table("clientstatus_migrations").Where("name = '20260401000001'").Exec(ctx)
-	is.NoErr(err)
-	_, err = db.ExecContext(ctx, `
+	// Back to the first migration's schema, with data: the later
+	// migrations, which build on this one, are rolled back first.
+	for _, name := range []string{"20260701000001_threads.tx", changes} {
+		_, err := db.ExecContext(ctx, migration(t, db, name+".down.sql"))
+		is.NoErr(err)
+		_, err = db.NewDelete().Table("clientstatus_migrations").Where("name = ?", strings.Split(name, "_")[0]).Exec(ctx)
+		is.NoErr(err)
+	}
+	_, err := db.ExecContext(ctx, `
 		INSERT INTO organizations (id, plan) VALUES ('org_a', 'growth');
 		INSERT INTO projects (org_id, id, status, updated_at) VALUES ('org_a', 'p1', 'planned', '2099-01-01Z'), ('org_a', 'p2', 'planned', '2026-01-01Z');
 		INSERT INTO milestones (org_id, id, project_id, status, due_at) VALUES ('org_a', 'm1', 'p1', 'pending', '2026-01-01Z');

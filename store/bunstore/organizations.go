@@ -88,10 +88,10 @@ func (row organizationRow) organization() store.Organization {
 }
 
 // DeleteOrganization deletes an organization and everything it owns: its
-// projects, milestones, deliverables, invoices and API keys (which stop
-// resolving at once), and its deletion records, which no key could read
-// any more. The error wraps store.ErrNotFound when there is no such
-// organization.
+// projects, milestones, deliverables, invoices, threads and API keys
+// (which stop resolving at once), and its deletion records, which no key
+// could read any more. The error wraps store.ErrNotFound when there is no
+// such organization.
 func (s *Store) DeleteOrganization(ctx context.Context, id string) error {
 	notFound := fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
 	if !storable(id) {

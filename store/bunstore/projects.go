@@ -92,10 +92,12 @@ func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project
 }
 
 // DeleteProject deletes one of the organization's projects with its
-// milestones and deliverables; the invoices that named it stay, with a nil
-// ProjectID and a new UpdatedAt. Each item removed leaves a deletion
-// record. The error wraps store.ErrNotFound when the organization has no
-// such project.
+// milestones, deliverables and threads (internal ones too, with their
+// messages); the invoices that named it stay, with a nil ProjectID and a
+// new UpdatedAt, and so do other threads about its milestones or
+// deliverables, about nothing. Each item removed that clients could see
+// leaves a deletion record. The error wraps store.ErrNotFound when the
+// organization has no such project.
 func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
 	return remove[projectRow](ctx, s, "project", "p", orgID, id)
 }

@@ -55,10 +55,11 @@ import (
 const DefaultQueryTimeout = 3 * time.Second
 
 // Store is a store.Store, a store.Writer, a store.Deleter, a
-// store.Changes and an auth.KeyStore on PostgreSQL, and an
-// auth.Invalidations that reports changes to keys and organizations (see
-// Subscribe). It is safe for concurrent use when its db is (a *bun.DB is;
-// a transaction is not, see WithTx).
+// store.Changes, a store.Threads and store.ThreadWriter (threads.go), and
+// an auth.KeyStore on PostgreSQL, and an auth.Invalidations that reports
+// changes to keys and organizations (see Subscribe). It is safe for
+// concurrent use when its db is (a *bun.DB is; a transaction is not, see
+// WithTx).
 //
 // Ids are unique per organization: two organizations may each have a
 // project "p1", and neither ever sees the other's. Writes insert or
@@ -264,7 +265,15 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
-	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
+	// Roll back only what did not commit: under WithTx, tx is a savepoint,
+	// and rolling back to one already released would fail, and with it
+	// the caller's whole transaction.
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
 	in := s.WithTx(tx)
 	for start := 0; start < len(rows); start += maxBatch {
 		if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
@@ -274,6 +283,7 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 	if err := tx.Commit(); err != nil {
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
+	committed = true
 	return nil
 }
 

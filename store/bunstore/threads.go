@@ -1,0 +1,523 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// Communication threads (store.Threads, store.ThreadWriter).
+//
+// The tables threads, messages and attachments hold everything the portal
+// puts, internal content included (migration 20260701000001_threads).
+// Invisibility is the queries': every read names the visibility columns
+// (visibleThread, visibleMessage), and every list reads an index restricted
+// to them, so an internal row is never read, let alone filtered out after
+// the fact. What a client sees of a thread (MessageCount, LastMessageAt,
+// UpdatedAt) is kept in its row by triggers, from its messages that are
+// not internal; the deletion records of content hidden or shown again too.
+
+var (
+	_ store.Threads      = (*Store)(nil)
+	_ store.ThreadWriter = (*Store)(nil)
+)
+
+// The conditions of what clients may see, on the aliases t (threads) and
+// m (messages); the list indexes are restricted to the same.
+const (
+	visibleThread  = "NOT t.internal"
+	visibleMessage = "NOT m.internal AND NOT m.thread_internal"
+)
+
+type threadRow struct {
+	bun.BaseModel `bun:"table:threads,alias:t"`
+	total
+
+	OrgID              string     `bun:"org_id,pk"`
+	ID                 string     `bun:"id,pk"`
+	ProjectID          *string    `bun:"project_id"`
+	Subject            string     `bun:"subject,notnull"`
+	Status             string     `bun:"status,notnull"`
+	AboutMilestoneID   *string    `bun:"about_milestone_id"`
+	AboutDeliverableID *string    `bun:"about_deliverable_id"`
+	AboutInvoiceID     *string    `bun:"about_invoice_id"`
+	Internal           bool       `bun:"internal,notnull"`
+	CreatedAt          time.Time  `bun:"created_at,notnull"`
+	ResolvedAt         *time.Time `bun:"resolved_at"`
+	UpdatedAt          time.Time  `bun:"updated_at,notnull"` // the database's: never written
+
+	// The triggers', from the messages that are not internal: never written.
+	MessageCount      int        `bun:"message_count,scanonly"`
+	LastMessageAt     *time.Time `bun:"last_message_at,scanonly"`
+	MessagesChangedAt *time.Time `bun:"messages_changed_at,scanonly"`
+}
+
+func (row threadRow) thread() store.Thread {
+	th := store.Thread{
+		ID:            row.ID,
+		OrgID:         row.OrgID,
+		ProjectID:     row.ProjectID,
+		Subject:       row.Subject,
+		Status:        store.ThreadStatus(row.Status),
+		Internal:      row.Internal,
+		CreatedAt:     row.CreatedAt.UTC(),
+		ResolvedAt:    utc(row.ResolvedAt),
+		MessageCount:  row.MessageCount,
+		LastMessageAt: utc(row.LastMessageAt),
+		UpdatedAt:     row.UpdatedAt.UTC(),
+	}
+	switch { // at most one is set (the check threads_about_one)
+	case row.AboutMilestoneID != nil:
+		th.About = &store.Ref{Kind: store.KindMilestone, ID: *row.AboutMilestoneID}
+	case row.AboutDeliverableID != nil:
+		th.About = &store.Ref{Kind: store.KindDeliverable, ID: *row.AboutDeliverableID}
+	case row.AboutInvoiceID != nil:
+		th.About = &store.Ref{Kind: store.KindInvoice, ID: *row.AboutInvoiceID}
+	}
+	return th
+}
+
+func threadRowOf(th store.Thread) threadRow {
+	row := threadRow{
+		OrgID:      th.OrgID,
+		ID:         th.ID,
+		ProjectID:  th.ProjectID,
+		Subject:    th.Subject,
+		Status:     string(th.Status),
+		Internal:   th.Internal,
+		CreatedAt:  th.CreatedAt,
+		ResolvedAt: th.ResolvedAt,
+	}
+	if a := th.About; a != nil {
+		id := a.ID
+		switch a.Kind {
+		case store.KindMilestone:
+			row.AboutMilestoneID = &id
+		case store.KindDeliverable:
+			row.AboutDeliverableID = &id
+		case store.KindInvoice:
+			row.AboutInvoiceID = &id
+		}
+	}
+	return row
+}
+
+type messageRow struct {
+	bun.BaseModel `bun:"table:messages,alias:m"`
+	total
+
+	OrgID      string     `bun:"org_id,pk"`
+	ID         string     `bun:"id,pk"`
+	ThreadID   string     `bun:"thread_id,notnull"`
+	AuthorName string     `bun:"author_name,notnull"`
+	AuthorSide string     `bun:"author_side,notnull"`
+	Body       string     `bun:"body,notnull"`
+	Internal   bool       `bun:"internal,notnull"`
+	CreatedAt  time.Time  `bun:"created_at,notnull"`
+	EditedAt   *time.Time `bun:"edited_at"`
+	UpdatedAt  time.Time  `bun:"updated_at,notnull"` // the database's: never written
+
+	// The triggers': its thread's, and when its attachments changed.
+	ThreadInternal       bool       `bun:"thread_internal,scanonly"`
+	ProjectID            *string    `bun:"project_id,scanonly"`
+	AttachmentsChangedAt *time.Time `bun:"attachments_changed_at,scanonly"`
+	// Its attachments, in order, as a list query gathers them (JSON).
+	Attachments []attachmentRow `bun:"attachments,scanonly"`
+}
+
+func (row messageRow) message() store.Message {
+	atts := make([]store.Attachment, len(row.Attachments))
+	for i, a := range row.Attachments {
+		atts[i] = a.attachment()
+	}
+	return store.Message{
+		ID:          row.ID,
+		OrgID:       row.OrgID,
+		ThreadID:    row.ThreadID,
+		Author:      store.Author{Name: row.AuthorName, Side: store.AuthorSide(row.AuthorSide)},
+		Body:        row.Body,
+		Attachments: atts,
+		Internal:    row.Internal,
+		CreatedAt:   row.CreatedAt.UTC(),
+		EditedAt:    utc(row.EditedAt),
+		UpdatedAt:   row.UpdatedAt.UTC(),
+	}
+}
+
+func messageRowOf(m store.Message) messageRow {
+	return messageRow{
+		OrgID:      m.OrgID,
+		ID:         m.ID,
+		ThreadID:   m.ThreadID,
+		AuthorName: m.Author.Name,
+		AuthorSide: string(m.Author.Side),
+		Body:       m.Body,
+		Internal:   m.Internal,
+		CreatedAt:  m.CreatedAt,
+		EditedAt:   m.EditedAt,
+	}
+}
+
+// attachmentRow is a row of attachments, and an element of the JSON list
+// that a message list gathers with to_jsonb (hence the json names).
+type attachmentRow struct {
+	bun.BaseModel `bun:"table:attachments,alias:a"`
+
+	OrgID       string `bun:"org_id,pk" json:"org_id"`
+	ID          string `bun:"id,pk" json:"id"`
+	MessageID   string `bun:"message_id,notnull" json:"message_id"`
+	Ordinal     int    `bun:"ordinal,notnull" json:"ordinal"`
+	FileName    string `bun:"file_name,notnull" json:"file_name"`
+	ContentType string `bun:"content_type,notnull" json:"content_type"`
+	SizeBytes   int64  `bun:"size_bytes,notnull" json:"size_bytes"`
+	FileKey     string `bun:"file_key,notnull" json:"file_key"`
+}
+
+func (row attachmentRow) attachment() store.Attachment {
+	return store.Attachment{ID: row.ID, FileName: row.FileName, ContentType: row.ContentType, SizeBytes: row.SizeBytes, FileKey: row.FileKey}
+}
+
+// PutThread inserts or replaces a thread, internal or not; the error wraps
+// store.ErrNotFound when its organization, its project or its About item
+// (a milestone, deliverable or invoice of the organization) does not
+// exist. MessageCount, LastMessageAt and UpdatedAt given are ignored: they
+// are the database's.
+//
+// Its UpdatedAt moves when a field changes, or when its visible messages
+// do (see PutMessage). Made internal, it and its visible messages leave
+// deletion records, with the project clients saw them in, at the time of
+// the write; visible again, they drop those records and are dated anew,
+// and so are its messages when it moves to another project (a key
+// restricted to projects sees them come or go). A put of internal content
+// keeps whatever record its id has: hidden and deleted look the same.
+// When its About item is deleted, the thread stays, About cleared by the
+// foreign key, with a new UpdatedAt.
+func (s *Store) PutThread(ctx context.Context, th store.Thread) error {
+	if err := th.Validate(); err != nil {
+		return err
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	rows := []threadRow{threadRowOf(th)}
+	u := upsertOf(s.tableOf(rows))
+	_, err := s.newInsert(&rows).ExcludeColumn("updated_at").
+		On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).
+		Exec(ctx)
+	return threadWriteFailure(ctx, fmt.Sprintf("put thread %q", th.ID), err)
+}
+
+// PutMessage inserts or replaces a message of an existing thread of its
+// organization (an internal one too), with its attachments; the error
+// wraps store.ErrNotFound when there is no such thread. Attachment ids are
+// unique in an organization: an attachment with the id of another
+// message's is refused with an error wrapping store.ErrInvalid, and
+// nothing is written. A replacement keeps its own attachment ids, and
+// those it drops are free again. UpdatedAt given is ignored.
+//
+// A message that is not internal moves its thread's UpdatedAt (its old
+// thread's too when it moves to another) when it is new, changed (its
+// attachments included), made internal or visible again; an internal one
+// moves nothing clients see. Everything it changes is dated alike.
+//
+// It is one round trip: two statements sent together, which PostgreSQL
+// runs as one transaction (within the caller's, under WithTx). The first
+// locks the thread, and the one the message leaves, in the order a
+// thread's own writes take their locks (thread, then messages), so that
+// writers to one thread wait for each other rather than deadlock; the
+// second, which sees what they committed meanwhile, writes the message and
+// its attachments.
+func (s *Store) PutMessage(ctx context.Context, m store.Message) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	rows := []messageRow{messageRowOf(m)}
+	u := upsertOf(s.tableOf(rows))
+	upsert := s.newInsert(&rows).ExcludeColumn("updated_at").
+		On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new)
+	n := len(m.Attachments)
+	ids, names, types, sizes, keys := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]int64, 0, n), make([]string, 0, n)
+	for _, a := range m.Attachments {
+		ids, names, types, sizes, keys = append(ids, a.ID), append(names, a.FileName), append(types, a.ContentType), append(sizes, a.SizeBytes), append(keys, a.FileKey)
+	}
+	// The message, the attachments it dropped, and the ones it has;
+	// attachments_of_message is the conflict target, so that another
+	// message's attachment id violates the primary key instead.
+	_, err := s.db.NewRaw(`?; WITH msg AS (?), dropped AS (
+			DELETE FROM ? AS a WHERE a.org_id = ? AND a.message_id = ? AND NOT (a.id = ANY (?::text[])))
+		INSERT INTO ? AS a (org_id, id, message_id, ordinal, file_name, content_type, size_bytes, file_key)
+		SELECT ?, n.id, ?, n.ordinal, n.file_name, n.content_type, n.size_bytes, n.file_key
+		FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[]) WITH ORDINALITY
+			AS n (id, file_name, content_type, size_bytes, file_key, ordinal)
+		ON CONFLICT ON CONSTRAINT attachments_of_message DO UPDATE SET ordinal = EXCLUDED.ordinal,
+			file_name = EXCLUDED.file_name, content_type = EXCLUDED.content_type,
+			size_bytes = EXCLUDED.size_bytes, file_key = EXCLUDED.file_key
+		WHERE (a.ordinal, a.file_name, a.content_type, a.size_bytes, a.file_key)
+			IS DISTINCT FROM (EXCLUDED.ordinal, EXCLUDED.file_name, EXCLUDED.content_type, EXCLUDED.size_bytes, EXCLUDED.file_key)`,
+		s.lockThreads(m.OrgID, m.ID, m.ThreadID),
+		upsert,
+		s.table("attachments"), m.OrgID, m.ID, pgdialect.Array(ids),
+		s.table("attachments"), m.OrgID, m.ID,
+		pgdialect.Array(ids), pgdialect.Array(names), pgdialect.Array(types), pgdialect.Array(sizes), pgdialect.Array(keys),
+	).Exec(ctx)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation && pgErr.ConstraintName == "messages_thread_fkey" {
+		return fmt.Errorf("bunstore: put message %q: thread %q of organization %q (put it first): %w", m.ID, m.ThreadID, m.OrgID, store.ErrNotFound)
+	}
+	return threadWriteFailure(ctx, fmt.Sprintf("put message %q", m.ID), err)
+}
+
+// lockThreads is the statement that locks, in id order, the thread of the
+// organization's message messageID, if any, and the thread threadID, if
+// any ("" for none): what a write of that message changes.
+func (s *Store) lockThreads(orgID, messageID, threadID string) *bun.SelectQuery {
+	ofMessage := s.newSelect((*messageRow)(nil)).Column("m.thread_id").Where("m.org_id = ? AND m.id = ?", orgID, messageID)
+	q := s.db.NewSelect().
+		TableExpr("? AS t", s.table("threads")).
+		Column("t.id").
+		Where("t.org_id = ?", orgID)
+	if threadID == "" {
+		q = q.Where("t.id = (?)", ofMessage)
+	} else {
+		q = q.Where("t.id = ? OR t.id = (?)", threadID, ofMessage)
+	}
+	return q.OrderExpr("t.id").For("NO KEY UPDATE OF t")
+}
+
+// DeleteThread deletes one of the organization's threads, internal or
+// not, with its messages and their attachments; the thread and each
+// message that clients could see leave a deletion record. The error wraps
+// store.ErrNotFound when the organization has no such thread.
+func (s *Store) DeleteThread(ctx context.Context, orgID, id string) error {
+	return remove[threadRow](ctx, s, "thread", "t", orgID, id)
+}
+
+// DeleteMessage deletes one of the organization's messages, internal or
+// not, with its attachments; one that clients could see leaves a deletion
+// record and moves its thread's UpdatedAt. The error wraps
+// store.ErrNotFound when the organization has no such message. Like
+// PutMessage, it locks the thread first, in the same round trip.
+func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
+	notFound := fmt.Errorf("bunstore: message %q: %w", id, store.ErrNotFound)
+	if !storable(orgID, id) {
+		return unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	res, err := s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
+		s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id)).
+		Exec(ctx)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete message %q", id), err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 { // of the last statement, the delete
+		return notFound
+	}
+	return nil
+}
+
+// ListThreads returns a page of the organization's visible threads, the
+// one with the latest visible message first, those without one last,
+// through the index threads_list or, with filters, threads_list_status,
+// threads_list_project or threads_list_project_status; with UpdatedSince,
+// the changed ones, oldest change first, through the threads_changes
+// indexes of the same shapes. Every one of them holds visible threads
+// only.
+func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
+	if !storable(orgID, q.ProjectID) {
+		return none[store.Thread](ctx, q.PageRequest)
+	}
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("t.org_id = ?", orgID).Where(visibleThread)
+		if q.ProjectID != "" {
+			sq = sq.Where("t.project_id = ?", q.ProjectID)
+		}
+		if q.Status != "" {
+			sq = sq.Where("t.status = ?", q.Status)
+		}
+		return since(sq, "t", q.UpdatedSince)
+	}
+	return list(ctx, s, "threads", q.PageRequest, filter, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
+}
+
+// GetThread returns one of the organization's visible threads; the error
+// wraps store.ErrNotFound when it has none with that id, or only an
+// internal one.
+func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, error) {
+	notFound := fmt.Errorf("bunstore: thread %q: %w", id, store.ErrNotFound)
+	if !storable(orgID, id) {
+		return store.Thread{}, unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var row threadRow
+	err := s.newSelect(&row).
+		ColumnExpr("t.*"). // the triggers' columns too
+		Where("t.org_id = ? AND t.id = ?", orgID, id).
+		Where(visibleThread).
+		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Thread{}, notFound
+	}
+	if err != nil {
+		return store.Thread{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("thread %q", id), err)
+	}
+	return row.thread(), nil
+}
+
+// ListThreadMessages returns a page of one of the organization's visible
+// threads' visible messages, oldest first, through the index
+// messages_list_thread (messages_changes_thread with UpdatedSince); the
+// error wraps store.ErrNotFound when the organization has no such visible
+// thread. q.ThreadID and q.ProjectID are ignored.
+//
+// A page with messages proves the thread visible; an empty one takes a
+// second round trip that checks the thread and counts its messages.
+func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
+	notFound := fmt.Errorf("bunstore: thread %q: %w", threadID, store.ErrNotFound)
+	if !storable(orgID, threadID) {
+		return store.Page[store.Message]{}, unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("m.org_id = ? AND m.thread_id = ?", orgID, threadID).Where(visibleMessage)
+		return since(sq, "m", q.UpdatedSince)
+	}
+	what := fmt.Sprintf("list messages of thread %q", threadID)
+	rows, n, err := s.selectMessages(ctx, q.PageRequest, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
+	if err != nil {
+		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
+	}
+	if len(rows) == 0 {
+		var found bool
+		err := s.db.NewSelect().
+			ColumnExpr("EXISTS (?)", s.newSelect((*threadRow)(nil)).
+				ColumnExpr("1").Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread)).
+			ColumnExpr("(?)", filter(s.newSelect((*messageRow)(nil)).ColumnExpr("count(*)"))).
+			Scan(ctx, &found, &n)
+		if err != nil {
+			return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
+		}
+		if !found {
+			return store.Page[store.Message]{}, notFound
+		}
+	}
+	return listed(rows, n, messageRow.message), nil
+}
+
+// ListMessages returns a page of the organization's visible messages of
+// its visible threads, oldest first, through the index messages_list or,
+// with filters, messages_list_thread (by thread, and by thread and
+// project: a thread has one project) or messages_list_project; with
+// UpdatedSince, the changed ones, oldest change first, through the
+// messages_changes indexes of the same shapes. Every one of them holds
+// visible messages only. A page and its total take one round trip (two
+// for an empty page past the first), attachments included.
+func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
+	if !storable(orgID, q.ThreadID, q.ProjectID) {
+		return none[store.Message](ctx, q.PageRequest)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("m.org_id = ?", orgID).Where(visibleMessage)
+		if q.ThreadID != "" {
+			sq = sq.Where("m.thread_id = ?", q.ThreadID)
+		}
+		if q.ProjectID != "" {
+			sq = sq.Where("m.project_id = ?", q.ProjectID)
+		}
+		return since(sq, "m", q.UpdatedSince)
+	}
+	r := q.PageRequest
+	rows, n, err := s.selectMessages(ctx, r, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
+	if err == nil && len(rows) == 0 && r.Page > 1 {
+		var n64 int64
+		n64, err = filter(s.newSelect((*messageRow)(nil))).Count(ctx)
+		n = int(n64)
+	}
+	if err != nil {
+		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("list messages of organization %q", orgID), err)
+	}
+	return listed(rows, n, messageRow.message), nil
+}
+
+// selectMessages is selectPage for messages: one page, in order, with the
+// count of all the rows filter matches (0 when the page is empty), and
+// each message's attachments, gathered for the page's rows only, in one
+// round trip.
+func (s *Store) selectMessages(ctx context.Context, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]messageRow, int, error) {
+	if r.Page < 1 || r.Limit < 1 {
+		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
+	}
+	page := filter(s.newSelect((*messageRow)(nil))).
+		ColumnExpr("m.*").
+		ColumnExpr("count(*) OVER () AS matching").
+		OrderExpr(order).
+		Limit(int64(r.Limit)).
+		Offset(offset(r))
+	rows := make([]messageRow, 0, min(r.Limit, store.MaxLimit))
+	err := s.db.NewSelect().
+		TableExpr("(?) AS m", page).
+		ColumnExpr("m.*").
+		ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
+			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments")).
+		OrderExpr(order).
+		Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return rows, 0, err
+	}
+	return rows, rows[0].matching(), nil
+}
+
+// GetAttachment returns an attachment of one of the organization's visible
+// messages of its visible threads; the error wraps store.ErrNotFound when
+// it has none with that id, or only one of internal content.
+func (s *Store) GetAttachment(ctx context.Context, orgID, id string) (store.Attachment, error) {
+	notFound := fmt.Errorf("bunstore: attachment %q: %w", id, store.ErrNotFound)
+	if !storable(orgID, id) {
+		return store.Attachment{}, unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var row attachmentRow
+	err := s.newSelect(&row).
+		Join("JOIN ? AS m ON m.org_id = a.org_id AND m.id = a.message_id", s.table("messages")).
+		Where("a.org_id = ? AND a.id = ?", orgID, id).
+		Where(visibleMessage).
+		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Attachment{}, notFound
+	}
+	if err != nil {
+		return store.Attachment{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("attachment %q", id), err)
+	}
+	return row.attachment(), nil
+}
+
+// threadWriteFailure is the error of a thread or message write: nil for
+// none; a reference to a missing row wraps store.ErrNotFound, an
+// attachment id of another message store.ErrInvalid, and any other error
+// is failure's.
+func threadWriteFailure(ctx context.Context, what string, err error) error {
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation:
+		return fmt.Errorf("bunstore: %s: an item it names does not exist (put it first): %s: %w", what, pgErr.Detail, store.ErrNotFound)
+	case errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "attachments_pkey":
+		return fmt.Errorf("bunstore: %s: an attachment id is another message's (attachment ids are unique in an organization): %s: %w", what, pgErr.Detail, store.ErrInvalid)
+	}
+	return failure(ctx, store.ErrUnavailable, what, err)
+}
