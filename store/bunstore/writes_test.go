@@ -286,3 +286,20 @@ func BenchmarkPutInvoices(b *testing.B) {
 		})
 	}
 }
+
+// TestPutBatchInCallersTransaction checks that a batch of more than a
+// thousand items written in the caller's transaction (WithTx, a savepoint)
+// leaves that transaction usable and commits with it.
+func TestPutBatchInCallersTransaction(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	tx, err := db.BeginTx(ctx, nil)
+	is.NoErr(err)
+	defer tx.Rollback()
+	is.NoErr(st.WithTx(tx).PutInvoices(ctx, invoicesOf("tx", 1500))) // over a thousand: a savepoint
+	_, err = tx.ExecContext(ctx, "SELECT 1")
+	is.NoErr(err)         // the caller's transaction is still usable
+	is.NoErr(tx.Commit()) // and commits
+	is.Equal(invoiceCount(t, st), 1500)
+}
