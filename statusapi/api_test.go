@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/openapitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
@@ -48,16 +48,17 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
-// testAPI is a handler made by statusapi.New on the real in-memory parts,
-// seeded with the test data, with the API keys of the test accounts.
+// testAPI is a handler made by statusapi.New on the real in-memory parts
+// (internal/apitest, the module's one harness), seeded with the test data,
+// with the API keys of the test accounts.
 type testAPI struct {
 	t       testing.TB
 	handler http.Handler
 	store   *store.Memory
 	keys    *auth.Keys
 	files   *files.Memory
-	clock   *testenv.Clock // shared by the handler and the key resolver
-	logs    *syncBuffer
+	clock   *testenv.Clock // shared by the store, the handler and the key resolver
+	logs    *apitest.Buffer
 	// key holds the plaintext API key of each test key by name: "a" and
 	// "a2" (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
 	// "noretainer", "noapi", "revoked" and "expired" (org_a).
@@ -81,34 +82,23 @@ func newTestAPI(t testing.TB, opts ...statusapi.Option) *testAPI {
 
 func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 	t.Helper()
-	clock := testenv.NewClock(t0)
+	api := apitest.New(t,
+		apitest.WithStart(t0), // items seeded at t0 are updated at t0
+		apitest.WithStoreWrapper(s.wrap),
+		apitest.WithLimiterOptions(s.limits...),
+		apitest.WithHandlerOptions(append([]statusapi.Option{statusapi.WithSigningKey(signingKey)}, opts...)...))
 	a := &testAPI{
-		t:     t,
-		store: store.NewMemory(store.WithClock(clock.Now)), // items seeded at t0 are updated at t0
-		files: files.NewMemory(),
-		clock: clock,
-		logs:  &syncBuffer{},
-		key:   make(map[string]string),
+		t:       t,
+		handler: api.Handler,
+		store:   api.Store,
+		keys:    api.Keys,
+		files:   api.Files,
+		clock:   api.Clock,
+		logs:    api.Logs,
+		key:     make(map[string]string),
 	}
-	ks := auth.NewMemoryKeyStore(a.store)
-	logger := slog.New(slog.NewTextHandler(a.logs, nil))
-	a.keys = auth.NewKeys(ks, auth.WithClock(a.clock.Now), auth.WithLogger(logger))
-	t.Cleanup(func() { _ = a.keys.Close() })
-	seed(t, a, ks)
+	seed(t, a)
 	a.clock.Set(now)
-
-	var st store.Store = a.store
-	if s.wrap != nil {
-		st = s.wrap(st)
-	}
-	lim := ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(logger)}, s.limits...)...)
-	all := append([]statusapi.Option{
-		statusapi.WithSigningKey(signingKey),
-		statusapi.WithFiles(a.files),
-		statusapi.WithClock(a.clock.Now),
-		statusapi.WithLogger(logger),
-	}, opts...)
-	a.handler = statusapi.New(st, a.keys, lim, all...)
 	return a
 }
 
@@ -247,7 +237,7 @@ func ptr[T any](v T) *T { return &v }
 const fileContent = "the deliverable's bytes, 0123456789"
 
 // seed fills the store, key store and files with the test data.
-func seed(t testing.TB, a *testAPI, ks *auth.MemoryKeyStore) {
+func seed(t testing.TB, a *testAPI) {
 	t.Helper()
 	ctx := context.Background()
 	must := func(err error) {
