@@ -24,8 +24,10 @@ type deliverableRow struct {
 	ContentType *string   `bun:"content_type"`
 	SizeBytes   *int64    `bun:"size_bytes"`
 	CreatedAt   time.Time `bun:"created_at,notnull"`
-	UpdatedAt   time.Time `bun:"updated_at,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"` // the database's: never written
 }
+
+func (row deliverableRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row deliverableRow) deliverable() store.Deliverable {
 	return store.Deliverable{
@@ -43,14 +45,8 @@ func (row deliverableRow) deliverable() store.Deliverable {
 	}
 }
 
-// PutDeliverable inserts or replaces a deliverable, with where its file
-// lives (FileKey); the error wraps store.ErrNotFound when its project does
-// not exist in its organization.
-func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
-	if err := d.Validate(); err != nil {
-		return err
-	}
-	return s.put(ctx, fmt.Sprintf("deliverable %q", d.ID), "d", &deliverableRow{
+func deliverableRowOf(d store.Deliverable) deliverableRow {
+	return deliverableRow{
 		OrgID:       d.OrgID,
 		ID:          d.ID,
 		ProjectID:   d.ProjectID,
@@ -61,14 +57,42 @@ func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
 		ContentType: d.ContentType,
 		SizeBytes:   d.SizeBytes,
 		CreatedAt:   d.CreatedAt,
-		UpdatedAt:   d.UpdatedAt,
-	})
+	}
+}
+
+// PutDeliverable inserts or replaces a deliverable, with where its file
+// lives (FileKey); the error wraps store.ErrNotFound when its project does
+// not exist in its organization. Its UpdatedAt is the database's clock,
+// moved only when a field (FileKey included) changes.
+func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	return put(ctx, s, fmt.Sprintf("deliverable %q", d.ID), []deliverableRow{deliverableRowOf(d)})
+}
+
+// PutDeliverables puts many deliverables as PutDeliverable does, in one
+// statement per thousand: either all of them or, on an error, none. It
+// validates every one first, and returns the first invalid one's error
+// without writing any. Of two with the same organization and id, the
+// later wins.
+func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) error {
+	rows := make([]deliverableRow, len(ds))
+	for i, d := range ds {
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		rows[i] = deliverableRowOf(d)
+	}
+	return put(ctx, s, fmt.Sprintf("%d deliverables", len(ds)), rows)
 }
 
 // ListDeliverables returns a page of the organization's deliverables,
 // newest first, through the index deliverables_list or, with filters,
 // deliverables_list_status, deliverables_list_project or
-// deliverables_list_project_status.
+// deliverables_list_project_status; with UpdatedSince, the changed ones,
+// oldest change first, through the deliverables_changes indexes of the
+// same shapes.
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
 	if !storable(orgID, q.ProjectID) {
 		return none[store.Deliverable](ctx, q.PageRequest)
@@ -81,9 +105,9 @@ func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.Deli
 		if q.Status != "" {
 			sq = sq.Where("d.status = ?", q.Status)
 		}
-		return sq
+		return since(sq, "d", q.UpdatedSince)
 	}
-	return list(ctx, s, "deliverables", q.PageRequest, filter, "d.created_at DESC, d.id", deliverableRow.deliverable)
+	return list(ctx, s, "deliverables", q.PageRequest, filter, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)
 }
 
 // GetDeliverable returns one of the organization's deliverables, with where
@@ -92,4 +116,12 @@ func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.Deli
 func (s *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Deliverable, error) {
 	row, err := get[deliverableRow](ctx, s, "deliverable", "d", orgID, id)
 	return row.deliverable(), err
+}
+
+// DeleteDeliverable deletes one of the organization's deliverables,
+// leaving a deletion record (its file, in the file source, is the
+// portal's to remove); the error wraps store.ErrNotFound when it has none
+// with that id.
+func (s *Store) DeleteDeliverable(ctx context.Context, orgID, id string) error {
+	return remove[deliverableRow](ctx, s, "deliverable", "d", orgID, id)
 }

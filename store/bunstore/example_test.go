@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -19,10 +21,11 @@ func Example() {
 		log.Fatal(err) // wraps store.ErrUnavailable when the database cannot be reached
 	}
 	defer db.Close()
-	if err := bunstore.Migrate(ctx, db); err != nil {
+	cs := bunstore.WithSchema("clientstatus") // the store's tables in a schema of their own
+	if err := bunstore.Migrate(ctx, db, cs); err != nil {
 		log.Fatal(err)
 	}
-	st := bunstore.New(db, bunstore.WithQueryTimeout(3*time.Second))
+	st := bunstore.New(db, cs, bunstore.WithQueryTimeout(3*time.Second))
 
 	page, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{
 		PageRequest: store.PageRequest{Page: 1, Limit: store.DefaultLimit},
@@ -32,4 +35,26 @@ func Example() {
 		log.Fatal(err)
 	}
 	log.Printf("%d of %d open invoices", len(page.Items), page.Total)
+}
+
+// A portal writes its own rows and the store's in one transaction, on its
+// own pool: both commit, or neither does.
+func ExampleStore_WithTx() {
+	ctx := context.Background()
+	db, err := bunstore.Open(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	st := bunstore.New(db, bunstore.WithSchema("clientstatus"))
+
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE projects SET title = ? WHERE id = ?", "Site", 42); err != nil {
+			return err // the portal's own projects table, in its own schema
+		}
+		return st.WithTx(tx).PutProject(ctx, store.Project{ID: "42", OrgID: "org_a", Name: "Site", Status: store.ProjectInProgress})
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
 }

@@ -25,7 +25,10 @@ type invoiceRow struct {
 	IssuedAt  time.Time  `bun:"issued_at,notnull"`
 	DueAt     time.Time  `bun:"due_at,notnull"`
 	PaidAt    *time.Time `bun:"paid_at"`
+	UpdatedAt time.Time  `bun:"updated_at,notnull"` // the database's: never written
 }
+
+func (row invoiceRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row invoiceRow) invoice() store.Invoice {
 	return store.Invoice{
@@ -40,17 +43,12 @@ func (row invoiceRow) invoice() store.Invoice {
 		IssuedAt:  row.IssuedAt.UTC(),
 		DueAt:     row.DueAt.UTC(),
 		PaidAt:    utc(row.PaidAt),
+		UpdatedAt: row.UpdatedAt.UTC(),
 	}
 }
 
-// PutInvoice inserts or replaces an invoice; the error wraps
-// store.ErrNotFound when its organization, or the project it names, does
-// not exist.
-func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
-	if err := i.Validate(); err != nil {
-		return err
-	}
-	return s.put(ctx, fmt.Sprintf("invoice %q", i.ID), "i", &invoiceRow{
+func invoiceRowOf(i store.Invoice) invoiceRow {
+	return invoiceRow{
 		OrgID:     i.OrgID,
 		ID:        i.ID,
 		Number:    i.Number,
@@ -62,13 +60,41 @@ func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
 		IssuedAt:  i.IssuedAt,
 		DueAt:     i.DueAt,
 		PaidAt:    i.PaidAt,
-	})
+	}
+}
+
+// PutInvoice inserts or replaces an invoice; the error wraps
+// store.ErrNotFound when its organization, or the project it names, does
+// not exist. Its UpdatedAt is the database's clock, moved only when a
+// field changes.
+func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
+	if err := i.Validate(); err != nil {
+		return err
+	}
+	return put(ctx, s, fmt.Sprintf("invoice %q", i.ID), []invoiceRow{invoiceRowOf(i)})
+}
+
+// PutInvoices puts many invoices as PutInvoice does, in one statement per
+// thousand: either all of them or, on an error, none. It validates every
+// one first, and returns the first invalid one's error without writing
+// any. Of two with the same organization and id, the later wins.
+func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error {
+	rows := make([]invoiceRow, len(invoices))
+	for k, i := range invoices {
+		if err := i.Validate(); err != nil {
+			return err
+		}
+		rows[k] = invoiceRowOf(i)
+	}
+	return put(ctx, s, fmt.Sprintf("%d invoices", len(invoices)), rows)
 }
 
 // ListInvoices returns a page of the organization's invoices, latest issued
 // first, through the index invoices_list or, with filters,
 // invoices_list_status, invoices_list_project or
-// invoices_list_project_status.
+// invoices_list_project_status; with UpdatedSince, the changed ones,
+// oldest change first, through the invoices_changes indexes of the same
+// shapes.
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	if !storable(orgID, q.ProjectID) {
 		return none[store.Invoice](ctx, q.PageRequest)
@@ -81,7 +107,14 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 		if q.Status != "" {
 			sq = sq.Where("i.status = ?", q.Status)
 		}
-		return sq
+		return since(sq, "i", q.UpdatedSince)
 	}
-	return list(ctx, s, "invoices", q.PageRequest, filter, "i.issued_at DESC, i.id", invoiceRow.invoice)
+	return list(ctx, s, "invoices", q.PageRequest, filter, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+}
+
+// DeleteInvoice deletes one of the organization's invoices, leaving a
+// deletion record; the error wraps store.ErrNotFound when it has none with
+// that id.
+func (s *Store) DeleteInvoice(ctx context.Context, orgID, id string) error {
+	return remove[invoiceRow](ctx, s, "invoice", "i", orgID, id)
 }

@@ -67,7 +67,7 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 		LastUsedAt: k.LastUsedAt,
 		RevokedAt:  k.RevokedAt,
 	}
-	_, err := s.db.NewInsert().Model(&row).Exec(ctx)
+	_, err := s.newInsert(&row).Exec(ctx)
 	switch {
 	case isViolation(err, foreignKeyViolation):
 		return fmt.Errorf("bunstore: key %s: organization %q: %w", k.ID, k.OrgID, auth.ErrInvalidKey)
@@ -88,7 +88,7 @@ func (s *Store) Keys(ctx context.Context, orgID string) ([]auth.Key, error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var rows []keyRow
-	err := s.db.NewSelect().Model(&rows).
+	err := s.newSelect(&rows).
 		Where("k.org_id = ?", orgID).
 		OrderExpr("k.created_at DESC, k.id DESC").
 		Scan(ctx)
@@ -112,7 +112,7 @@ func (s *Store) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	res, err := s.db.NewUpdate().Model((*keyRow)(nil)).
+	res, err := s.newUpdate((*keyRow)(nil)).
 		Set("revoked_at = COALESCE(k.revoked_at, ?)", at).
 		Where("k.org_id = ? AND k.id = ?", orgID, keyID).
 		Exec(ctx)
@@ -143,10 +143,10 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (auth.Key, store.Org
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var row keyAccountRow
-	err := s.db.NewSelect().Model(&row).
+	err := s.newSelect(&row).
 		ColumnExpr("k.*").
 		ColumnExpr("o.name, o.plan, o.retainer_active, o.api_enabled").
-		Join("JOIN organizations AS o ON o.id = k.org_id").
+		Join("JOIN ? AS o ON o.id = k.org_id", s.table("organizations")).
 		Where("k.hash = ?", hash).
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -174,7 +174,7 @@ func (s *Store) MarkUsed(ctx context.Context, used map[string]time.Time) error {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	_, err := s.db.NewUpdate().Model((*keyRow)(nil)).
+	_, err := s.newUpdate((*keyRow)(nil)).
 		TableExpr("unnest(?::text[], ?::timestamptz[]) AS u (id, at)", pgdialect.Array(ids), pgdialect.Array(times)).
 		Set("last_used_at = u.at").
 		Where("k.id = u.id").

@@ -23,10 +23,12 @@ var migrationFiles embed.FS
 // migrate one after the other while tests in other schemas do not wait.
 const migrateLockID = "clientstatus/bunstore migrate"
 
-// Migrate brings the schema in db's search path up to date: it creates
-// the tables of organizations, API keys, projects, milestones, deliverables
-// and invoices, or adds what a newer version needs. A portal runs it at
-// start-up.
+// Migrate brings the store's tables up to date: it creates the tables of
+// organizations, API keys, projects, milestones, deliverables and
+// invoices, or adds what a newer version needs. A portal runs it at
+// start-up. With WithSchema (the only option it reads) it creates that
+// schema if need be and works there; without, in the first schema of db's
+// search path.
 //
 // It is safe to run again (applied migrations are skipped) and safe to run
 // from several replicas at once: they take turns under a PostgreSQL
@@ -38,17 +40,32 @@ const migrateLockID = "clientstatus/bunstore migrate"
 // clientstatus_migration_locks of the same schema, apart from a portal's
 // own bun/migrate tables.
 //
-// Give the store a schema of its own (Open's WithSchema, or search_path):
-// its tables have plain names such as projects and organizations. Migrate
+// Give the store a schema of its own (WithSchema, or a search_path): its
+// tables have plain names such as projects and organizations. Migrate
 // refuses to start in a schema that already holds a table of those names
 // that it did not create.
-func Migrate(ctx context.Context, db *bun.DB) error {
+func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
 	migrations := migrate.NewMigrations()
 	if err := migrations.Discover(migrationFiles); err != nil {
 		return fmt.Errorf("bunstore: migrate: %w", err)
 	}
 	if db.Stats().MaxOpenConnections == 1 {
 		return errors.New("bunstore: migrate: db's pool allows one connection, and Migrate needs two (one holds the lock while the other migrates); raise SetMaxOpenConns")
+	}
+	// The schema the migrations fill: WithSchema's, or the search path's.
+	var schema, quoted string
+	err := db.NewRaw("SELECT s, quote_ident(s) FROM coalesce(NULLIF(?, ''), current_schema()) AS s", cfg.schema).Scan(ctx, &schema, &quoted)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, "migrate", err)
+	}
+	if schema == "" {
+		return errors.New("bunstore: migrate: no schema to migrate: db's search_path names none that exists; give one with bunstore.WithSchema")
 	}
 	// The lock is held by one connection taken out of the pool; the
 	// migrator works through the pool while other replicas wait for it.
@@ -57,23 +74,33 @@ func Migrate(ctx context.Context, db *bun.DB) error {
 		return failure(ctx, store.ErrUnavailable, "migrate", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext(current_schema() || ?))", migrateLockID); err != nil {
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext(?::text || ?))", schema, migrateLockID); err != nil {
 		return failure(ctx, store.ErrUnavailable, "migrate: lock", err)
 	}
 	defer func() {
 		// The lock must go even when ctx is done; when it cannot be
 		// released, the session holding it is closed rather than pooled.
-		_, err := conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext(current_schema() || ?))", migrateLockID)
+		_, err := conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext(?::text || ?))", schema, migrateLockID)
 		if err != nil {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 	}()
 
-	if err := checkNoForeignTables(ctx, db); err != nil {
+	if cfg.schema != "" {
+		// Under the lock: two replicas creating it at once would collide.
+		if _, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS ?", bun.Ident(schema)); err != nil {
+			return failure(ctx, store.ErrUnavailable, "migrate: create schema "+schema, err)
+		}
+	}
+	if err := checkNoForeignTables(ctx, db, schema); err != nil {
 		return err
 	}
+	// Each migration starts with SET LOCAL search_path TO {{.Schema}}, and
+	// names the schema where a name must hold whatever the search_path of
+	// the session that later runs it (in a trigger's function).
 	m := migrate.NewMigrator(db, migrations, migrate.WithMarkAppliedOnSuccess(true),
-		migrate.WithTableName(migrationsTable), migrate.WithLocksTableName(migrationsTable+"_locks"))
+		migrate.WithTableName(quoted+"."+migrationsTable), migrate.WithLocksTableName(quoted+"."+migrationsTable+"_locks"),
+		migrate.WithTemplateData(struct{ Schema string }{quoted}))
 	if err := m.Init(ctx); err != nil {
 		return failure(ctx, store.ErrUnavailable, "migrate: init", err)
 	}
@@ -87,17 +114,17 @@ func Migrate(ctx context.Context, db *bun.DB) error {
 const migrationsTable = "clientstatus_migrations"
 
 // storeTables are the tables Migrate creates.
-var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices"}
+var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon"}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to
 // someone else, and CREATE TABLE IF NOT EXISTS would quietly build on them.
-func checkNoForeignTables(ctx context.Context, db *bun.DB) error {
+func checkNoForeignTables(ctx context.Context, db *bun.DB, schema string) error {
 	var clash []string
 	err := db.NewRaw(`SELECT t FROM unnest(?::text[]) AS t
-		WHERE to_regclass(quote_ident(current_schema()) || '.' || quote_ident(t)) IS NOT NULL
-		  AND to_regclass(quote_ident(current_schema()) || '.' || quote_ident(?)) IS NULL
-		ORDER BY t`, pgdialect.Array(storeTables), migrationsTable).Scan(ctx, &clash)
+		WHERE to_regclass(quote_ident(?) || '.' || quote_ident(t)) IS NOT NULL
+		  AND to_regclass(quote_ident(?) || '.' || quote_ident(?)) IS NULL
+		ORDER BY t`, pgdialect.Array(storeTables), schema, schema, migrationsTable).Scan(ctx, &clash)
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, "migrate: check the schema", err)
 	}

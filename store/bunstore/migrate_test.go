@@ -1,11 +1,14 @@
 package bunstore_test
 
 import (
-	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"text/template"
+	"time"
 
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
@@ -36,7 +39,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(len(tables(t, db)), 0) // the schema starts empty
 
 	is.NoErr(bunstore.Migrate(ctx, db))
-	want := []string{"api_keys", "clientstatus_migrations", "clientstatus_migrations_locks", "deliverables", "invoices", "milestones", "organizations", "projects"}
+	want := []string{"api_keys", "clientstatus_migrations", "clientstatus_migrations_locks", "deletions", "deliverables", "invoices", "milestones", "organizations", "projects", "sync_horizon"}
 	is.Equal(tables(t, db), want) // every table, and bun/migrate's bookkeeping
 
 	st := bunstore.New(db)
@@ -45,7 +48,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(tables(t, db), want)       // and changes no table
 	applied, err := db.NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, int64(1)) // each migration recorded once
+	is.Equal(applied, int64(2)) // each migration recorded once
 	_, err = st.Organization(ctx, "org_a")
 	is.NoErr(err) // the data survives
 }
@@ -77,7 +80,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 	applied, err := dbs[0].NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, int64(1)) // the migration ran once
+	is.Equal(applied, int64(2)) // each migration ran once
 }
 
 // TestMigrateRefusesAPortalsTables checks that Migrate, run in a schema
@@ -110,37 +113,88 @@ func TestMigrateWithOneConnection(t *testing.T) {
 	is.True(strings.Contains(err.Error(), "one connection"))
 }
 
-// TestOpenWithSchema checks that WithSchema creates the schema and that
-// Migrate then builds the store there, beside whatever the portal's own
-// schema holds.
-func TestOpenWithSchema(t *testing.T) {
-	t.Parallel()
-	is := is.New(t)
-	schema, dsn := newSchema(t) // dropped when the test ends
-	inner := schema + "_cs"
-	db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema}), bunstore.WithSchema(inner))
-	is.NoErr(err)
-	t.Cleanup(func() {
-		_, _ = db.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS "+inner+" CASCADE")
-		db.Close()
-	})
-	is.NoErr(bunstore.Migrate(ctx, db))
-	var where string
-	is.NoErr(db.NewRaw("SELECT table_schema FROM information_schema.tables WHERE table_name = 'projects' AND table_schema IN (?, ?)", schema, inner).Scan(ctx, &where))
-	is.Equal(where, inner) // WithSchema wins over the URL's search_path
-}
-
 func TestOpenRefusesBadInput(t *testing.T) {
 	is := is.New(t)
 	_, err := bunstore.Open(ctx, "")
 	is.True(err != nil && strings.Contains(err.Error(), "no database URL")) // not libpq's defaults
 	is.True(errors.Is(err, store.ErrInvalid))                               // the caller's mistake, not an outage
-	_, err = bunstore.Open(ctx, "postgres://u:secret@127.0.0.1:1/x", bunstore.WithSchema("Bad Name; DROP"))
-	is.True(err != nil && strings.Contains(err.Error(), "lower-case identifier")) // checked before any connection
-	is.True(errors.Is(err, store.ErrInvalid))
-	is.True(!strings.Contains(err.Error(), "secret"))
 	_, err = bunstore.Open(ctx, "postgres://u:secret@127.0.0.1:notaport/x")
 	is.True(errors.Is(err, store.ErrInvalid))         // a URL that does not parse
 	is.True(!errors.Is(err, store.ErrUnavailable))    // is not an outage
 	is.True(!strings.Contains(err.Error(), "secret")) // and its password is not repeated
+	_, err = bunstore.Open(ctx, "postgres://u:secret@127.0.0.1:1/x?sslmode=disable")
+	is.True(err != nil)                               // nothing listens there
+	is.True(!strings.Contains(err.Error(), "secret")) // and the message keeps the password
+}
+
+// migration renders one of the migration files for db's schema, as
+// Migrate does.
+func migration(t *testing.T, db *bun.DB, file string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("migrations", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema string
+	if err := db.NewRaw("SELECT quote_ident(current_schema())").Scan(ctx, &schema); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := template.Must(template.New(file).Parse(string(text))).Execute(&b, struct{ Schema string }{schema}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestMigrateUpgradesData checks the change-tracking migration on a schema
+// that has data from before it: milestones and invoices get an updated_at,
+// a project's updated_at in the future is brought back to the present, and
+// the data survives. It also runs the migration's down and up files again
+// by hand, as a crash before bun/migrate recorded them would.
+func TestMigrateUpgradesData(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := migrated(t)
+	const changes = "20260401000001_changes.tx"
+	// Back to the first migration's schema, with data.
+	_, err := db.ExecContext(ctx, migration(t, db, changes+".down.sql"))
+	is.NoErr(err)
+	_, err = db.NewDelete().Table("clientstatus_migrations").Where("name = '20260401000001'").Exec(ctx)
+	is.NoErr(err)
+	_, err = db.ExecContext(ctx, `
+		INSERT INTO organizations (id, plan) VALUES ('org_a', 'growth');
+		INSERT INTO projects (org_id, id, status, updated_at) VALUES ('org_a', 'p1', 'planned', '2099-01-01Z'), ('org_a', 'p2', 'planned', '2026-01-01Z');
+		INSERT INTO milestones (org_id, id, project_id, status, due_at) VALUES ('org_a', 'm1', 'p1', 'pending', '2026-01-01Z');
+		INSERT INTO invoices (org_id, id, status, currency, total, amount_due, issued_at, due_at) VALUES ('org_a', 'i1', 'open', 'EUR', 1, 1, '2026-01-01Z', '2026-01-01Z')`)
+	is.NoErr(err)
+
+	before := dbNow(t, db)
+	is.NoErr(bunstore.Migrate(ctx, db))
+	after := dbNow(t, db)
+	st := bunstore.New(db)
+	page := store.PageRequest{Page: 1, Limit: 10}
+	ms, err := st.ListMilestones(ctx, "org_a", "p1", store.MilestoneQuery{PageRequest: page})
+	is.NoErr(err)
+	is.True(len(ms.Items) == 1 && !ms.Items[0].UpdatedAt.Before(before) && !ms.Items[0].UpdatedAt.After(after)) // a milestone's updated_at is the migration's time
+	invs, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: page})
+	is.NoErr(err)
+	is.True(len(invs.Items) == 1 && !invs.Items[0].UpdatedAt.Before(before)) // so is an invoice's
+	p1, err := st.GetProject(ctx, "org_a", "p1")
+	is.NoErr(err)
+	is.True(!p1.UpdatedAt.After(after)) // a time in the future is brought back
+	p2, err := st.GetProject(ctx, "org_a", "p2")
+	is.NoErr(err)
+	is.Equal(p2.UpdatedAt, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) // a past one is kept
+
+	var since time.Time
+	is.NoErr(db.NewRaw("SELECT recording_since FROM sync_horizon").Scan(ctx, &since))
+	_, err = db.ExecContext(ctx, migration(t, db, changes+".up.sql"))
+	is.NoErr(err) // the up file runs again over itself
+	var again time.Time
+	is.NoErr(db.NewRaw("SELECT recording_since FROM sync_horizon").Scan(ctx, &again))
+	is.Equal(again, since) // and keeps when recording began
+	is.NoErr(st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p1", Status: store.MilestoneCompleted, DueAt: p2.UpdatedAt}))
+	ms, err = st.ListMilestones(ctx, "org_a", "p1", store.MilestoneQuery{PageRequest: page})
+	is.NoErr(err)
+	is.True(ms.Items[0].UpdatedAt.After(after)) // with its triggers in place
 }

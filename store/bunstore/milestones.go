@@ -21,7 +21,10 @@ type milestoneRow struct {
 	Status      string     `bun:"status,notnull"`
 	DueAt       time.Time  `bun:"due_at,notnull"`
 	CompletedAt *time.Time `bun:"completed_at"`
+	UpdatedAt   time.Time  `bun:"updated_at,notnull"` // the database's: never written
 }
+
+func (row milestoneRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row milestoneRow) milestone() store.Milestone {
 	return store.Milestone{
@@ -32,29 +35,45 @@ func (row milestoneRow) milestone() store.Milestone {
 		Status:      store.MilestoneStatus(row.Status),
 		DueAt:       row.DueAt.UTC(),
 		CompletedAt: utc(row.CompletedAt),
+		UpdatedAt:   row.UpdatedAt.UTC(),
 	}
+}
+
+func milestoneRowOf(m store.Milestone) milestoneRow {
+	return milestoneRow{OrgID: m.OrgID, ID: m.ID, ProjectID: m.ProjectID, Name: m.Name, Status: string(m.Status), DueAt: m.DueAt, CompletedAt: m.CompletedAt}
 }
 
 // PutMilestone inserts or replaces a milestone; the error wraps
 // store.ErrNotFound when its project does not exist in its organization.
+// Its UpdatedAt is the database's clock, moved only when a field changes.
 func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	return s.put(ctx, fmt.Sprintf("milestone %q", m.ID), "m", &milestoneRow{
-		OrgID:       m.OrgID,
-		ID:          m.ID,
-		ProjectID:   m.ProjectID,
-		Name:        m.Name,
-		Status:      string(m.Status),
-		DueAt:       m.DueAt,
-		CompletedAt: m.CompletedAt,
-	})
+	return put(ctx, s, fmt.Sprintf("milestone %q", m.ID), []milestoneRow{milestoneRowOf(m)})
+}
+
+// PutMilestones puts many milestones as PutMilestone does, in one
+// statement per thousand: either all of them or, on an error, none. It
+// validates every one first, and returns the first invalid one's error
+// without writing any. Of two with the same organization and id, the
+// later wins.
+func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
+	rows := make([]milestoneRow, len(ms))
+	for i, m := range ms {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+		rows[i] = milestoneRowOf(m)
+	}
+	return put(ctx, s, fmt.Sprintf("%d milestones", len(ms)), rows)
 }
 
 // ListMilestones returns a page of one of the organization's projects'
 // milestones, earliest due first, through the index milestones_list
-// (milestones_list_status with a status filter); the error wraps
+// (milestones_list_status with a status filter), or with UpdatedSince the
+// changed ones, oldest change first, through milestones_changes
+// (milestones_changes_status); the error wraps
 // store.ErrNotFound when the organization has no such project.
 //
 // A page with milestones proves the project exists; an empty one takes a
@@ -70,19 +89,19 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 		if q.Status != "" {
 			sq = sq.Where("m.status = ?", q.Status)
 		}
-		return sq
+		return since(sq, "m", q.UpdatedSince)
 	}
 	what := fmt.Sprintf("list milestones of project %q", projectID)
-	rows, n, err := selectPage[milestoneRow](ctx, s.db, q.PageRequest, filter, "m.due_at, m.id")
+	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, order("m", q.UpdatedSince, "m.due_at, m.id"))
 	if err != nil {
 		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
 	if len(rows) == 0 {
 		var found bool
 		err := s.db.NewSelect().
-			ColumnExpr("EXISTS (?)", s.db.NewSelect().Model((*projectRow)(nil)).
+			ColumnExpr("EXISTS (?)", s.newSelect((*projectRow)(nil)).
 				ColumnExpr("1").Where("p.org_id = ? AND p.id = ?", orgID, projectID)).
-			ColumnExpr("(?)", filter(s.db.NewSelect().Model((*milestoneRow)(nil)).ColumnExpr("count(*)"))).
+			ColumnExpr("(?)", filter(s.newSelect((*milestoneRow)(nil)).ColumnExpr("count(*)"))).
 			Scan(ctx, &found, &n)
 		if err != nil {
 			return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
@@ -92,4 +111,11 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 		}
 	}
 	return listed(rows, n, milestoneRow.milestone), nil
+}
+
+// DeleteMilestone deletes one of the organization's milestones, leaving a
+// deletion record; the error wraps store.ErrNotFound when it has none with
+// that id.
+func (s *Store) DeleteMilestone(ctx context.Context, orgID, id string) error {
+	return remove[milestoneRow](ctx, s, "milestone", "m", orgID, id)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,33 +29,13 @@ const DefaultStatementTimeout = 5 * time.Second
 //
 // The rule is Option's: a zero value means the option's default, and a
 // value that no default stands for (a negative timeout) makes Open panic
-// with a message naming the option, as it is a mistake in the code. The
-// exception is a schema name: Open refuses a bad one with an error
-// wrapping store.ErrInvalid, as it does a bad dsn, since a schema is as
-// often deployment configuration (one per environment or tenant) as a
-// literal, and the dsn's search_path, which it replaces, is data too. A nil
+// with a message naming the option, as it is a mistake in the code. A nil
 // OpenOption is ignored.
 type OpenOption func(*openConfig)
 
 type openConfig struct {
 	statementTimeout time.Duration
-	schema           string
 }
-
-// WithSchema makes every connection use the schema name (its search_path),
-// creating it if need be. Give the store a schema of its own when it shares
-// a database with a portal: its tables have plain names such as projects
-// and organizations. It overrides a search_path in the URL; "" means none
-// of its own (the URL's search_path, else the server's default). Open
-// refuses, with an error wrapping store.ErrInvalid, a name that is not a
-// plain lower-case identifier of at most 63 bytes (see OpenOption).
-func WithSchema(name string) OpenOption {
-	return func(c *openConfig) { c.schema = name }
-}
-
-// schemaName is what WithSchema accepts: a lower-case SQL identifier that
-// needs no quoting.
-var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // WithStatementTimeout sets the server-side statement_timeout of every
 // connection: PostgreSQL cancels a statement that runs longer, even when
@@ -78,7 +57,8 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // libpq key=value string, sslmode and the other libpq settings honoured)
 // through the pgx driver, checks that it answers, and returns a *bun.DB
 // for New and Migrate. Unknown URL parameters become run-time parameters:
-// "?search_path=tenant_a" selects a schema.
+// "?search_path=tenant_a" selects a schema (for a store without
+// WithSchema, whose tables are then found there).
 //
 // Every connection is set up so that a slow or lost database costs little:
 // a statement_timeout on the server (DefaultStatementTimeout unless set), a
@@ -91,7 +71,7 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // CancelRequestContextWatcherHandler.
 //
 // Open returns an error wrapping store.ErrInvalid for an empty or
-// malformed dsn or schema name, and one wrapping store.ErrUnavailable when
+// malformed dsn, and one wrapping store.ErrUnavailable when
 // the database cannot be reached; the caller closes the db. It panics on
 // an option's value that no default stands for (see OpenOption).
 func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) {
@@ -112,9 +92,6 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 		// database the environment names: refuse instead.
 		return nil, fmt.Errorf("bunstore: open: %w: no database URL given (is DATABASE_URL set?)", store.ErrInvalid)
 	}
-	if c.schema != "" && !schemaName.MatchString(c.schema) {
-		return nil, fmt.Errorf("bunstore: open: %w schema %q: want a lower-case identifier such as clientstatus", store.ErrInvalid, c.schema)
-	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the URL, password included.
@@ -122,9 +99,6 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	}
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.statementTimeout.Milliseconds(), 10)
-	}
-	if c.schema != "" {
-		cfg.RuntimeParams["search_path"] = c.schema
 	}
 	if _, ok := cfg.RuntimeParams["timezone"]; !ok {
 		cfg.RuntimeParams["timezone"] = "UTC"
@@ -151,13 +125,6 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	if err := sqldb.PingContext(ctx); err != nil {
 		sqldb.Close()
 		return nil, failure(ctx, store.ErrUnavailable, "open", err)
-	}
-	if c.schema != "" {
-		// The name was checked above: it needs no quoting.
-		if _, err := sqldb.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+c.schema); err != nil {
-			sqldb.Close()
-			return nil, failure(ctx, store.ErrUnavailable, "open: create schema "+c.schema, err)
-		}
 	}
 	return bun.NewDB(sqldb, pgdialect.New()), nil
 }

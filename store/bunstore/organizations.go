@@ -21,6 +21,12 @@ type organizationRow struct {
 	APIEnabled     bool   `bun:"api_enabled,notnull"`
 }
 
+func (row organizationRow) key() [2]string { return [2]string{row.ID} }
+
+func organizationRowOf(o store.Organization) organizationRow {
+	return organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
+}
+
 // PutOrganization inserts or replaces an organization; replacing keeps
 // everything it owns, and its new plan and flags apply to its keys' next
 // lookup.
@@ -28,17 +34,22 @@ func (s *Store) PutOrganization(ctx context.Context, o store.Organization) error
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	row := organizationRow{ID: o.ID, Name: o.Name, Plan: string(o.Plan), RetainerActive: o.RetainerActive, APIEnabled: o.APIEnabled}
-	_, err := s.db.NewInsert().Model(&row).
-		On("CONFLICT (id) DO UPDATE").
-		Where("(o.*) IS DISTINCT FROM (EXCLUDED.*)").
-		Exec(ctx)
-	if err != nil {
-		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("put organization %q", o.ID), err)
+	return put(ctx, s, fmt.Sprintf("organization %q", o.ID), []organizationRow{organizationRowOf(o)})
+}
+
+// PutOrganizations puts many organizations as PutOrganization does, in one
+// statement per thousand: either all of them or, on an error, none. It
+// validates every one first, and returns the first invalid one's error
+// without writing any. Of two with the same id, the later wins.
+func (s *Store) PutOrganizations(ctx context.Context, orgs []store.Organization) error {
+	rows := make([]organizationRow, len(orgs))
+	for i, o := range orgs {
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		rows[i] = organizationRowOf(o)
 	}
-	return nil
+	return put(ctx, s, fmt.Sprintf("%d organizations", len(orgs)), rows)
 }
 
 // Organization returns the organization with that id; the error wraps
@@ -50,7 +61,7 @@ func (s *Store) Organization(ctx context.Context, id string) (store.Organization
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var row organizationRow
-	err := s.db.NewSelect().Model(&row).Where("o.id = ?", id).Scan(ctx)
+	err := s.newSelect(&row).Where("o.id = ?", id).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Organization{}, fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
 	}
@@ -62,4 +73,26 @@ func (s *Store) Organization(ctx context.Context, id string) (store.Organization
 
 func (row organizationRow) organization() store.Organization {
 	return store.Organization{ID: row.ID, Name: row.Name, Plan: store.Plan(row.Plan), RetainerActive: row.RetainerActive, APIEnabled: row.APIEnabled}
+}
+
+// DeleteOrganization deletes an organization and everything it owns: its
+// projects, milestones, deliverables, invoices and API keys (which stop
+// resolving at once), and its deletion records, which no key could read
+// any more. The error wraps store.ErrNotFound when there is no such
+// organization.
+func (s *Store) DeleteOrganization(ctx context.Context, id string) error {
+	notFound := fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
+	if !storable(id) {
+		return unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	res, err := s.newDelete((*organizationRow)(nil)).Where("o.id = ?", id).Exec(ctx)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete organization %q", id), err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return notFound
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
@@ -71,16 +72,34 @@ func explain(t *testing.T, db *bun.DB, query string) planNode {
 // times the calling one's rows, that every list shape reads its own index,
 // entered at the organization (no scan of a whole table, no row of another
 // organization read), and that a page and its total take at most two round
-// trips: one when the page has items.
+// trips: one when the page has items. So do the same shapes with
+// UpdatedSince, through the changes index of the shape (updated_at after
+// the filters), entered at the organization and the time.
 //
 // The planner may still sort: the total, count(*) OVER (), reads all the
 // organization's matching rows anyway, and for a few of them a bitmap scan
-// and a sort cost less than walking the index in order.
+// and a sort cost less than walking the index in order. For the same
+// reason a list without UpdatedSince may read the changes index of its
+// shape, which has the same columns first.
 func TestListQueries(t *testing.T) {
 	t.Parallel()
 	db := migrated(t)
 	seed(t, db, "other", 200, 100)
 	seed(t, db, "caller", 1, 100)
+	// The calling organization's rows change after the others'.
+	var since time.Time
+	is.New(t).NoErr(db.NewRaw("SELECT statement_timestamp()").Scan(ctx, &since))
+	for _, table := range []string{"projects", "milestones", "deliverables", "invoices"} {
+		_, err := db.ExecContext(ctx, "UPDATE ? SET name = name WHERE org_id = 'caller_0'", bun.Ident(table))
+		if table == "invoices" {
+			_, err = db.ExecContext(ctx, "UPDATE invoices SET number = number || '.1' WHERE org_id = 'caller_0'")
+		} else if err == nil {
+			_, err = db.ExecContext(ctx, "UPDATE ? SET name = name || ' (changed)' WHERE org_id = 'caller_0'", bun.Ident(table))
+		}
+		is.New(t).NoErr(err)
+	}
+	_, err := db.ExecContext(ctx, "ANALYZE")
+	is.New(t).NoErr(err)
 	rec := &recorder{}
 	db.AddQueryHook(rec)
 	st := bunstore.New(db)
@@ -91,89 +110,157 @@ func TestListQueries(t *testing.T) {
 	tests := []struct {
 		name  string
 		index string // of the page query
-		run   func(store.PageRequest) (int, error)
+		run   func(store.PageRequest, time.Time) (int, error)
 	}{
-		{"projects", "projects_list", func(r store.PageRequest) (int, error) {
-			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r})
+		{"projects", "projects_list", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"projects by status", "projects_list_status", func(r store.PageRequest) (int, error) {
-			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, Status: store.ProjectOnHold})
+		{"projects by status", "projects_list_status", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, Status: store.ProjectOnHold, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"milestones", "milestones_list", func(r store.PageRequest) (int, error) {
-			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}})
+		{"milestones", "milestones_list", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"milestones by status", "milestones_list_status", func(r store.PageRequest) (int, error) {
-			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, Status: store.MilestoneCompleted})
+		{"milestones by status", "milestones_list_status", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, Status: store.MilestoneCompleted, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"deliverables", "deliverables_list", func(r store.PageRequest) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r})
+		{"deliverables", "deliverables_list", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"deliverables by status", "deliverables_list_status", func(r store.PageRequest) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, Status: store.DeliverableApproved})
+		{"deliverables by status", "deliverables_list_status", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, Status: store.DeliverableApproved, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"deliverables by project", "deliverables_list_project", func(r store.PageRequest) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ProjectID: "p3"})
+		{"deliverables by project", "deliverables_list_project", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ProjectID: "p3", UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"deliverables by project and status", "deliverables_list_project_status", func(r store.PageRequest) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, ProjectID: "p3", Status: store.DeliverableInReview})
+		{"deliverables by project and status", "deliverables_list_project_status", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, ProjectID: "p3", Status: store.DeliverableInReview, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"invoices", "invoices_list", func(r store.PageRequest) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r})
+		{"invoices", "invoices_list", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"invoices by status", "invoices_list_status", func(r store.PageRequest) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, Status: store.InvoicePaid})
+		{"invoices by status", "invoices_list_status", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, Status: store.InvoicePaid, UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"invoices by project", "invoices_list_project", func(r store.PageRequest) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ProjectID: "p3"})
+		{"invoices by project", "invoices_list_project", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ProjectID: "p3", UpdatedSince: since})
 			return len(p.Items), err
 		}},
-		{"invoices by project and status", "invoices_list_project_status", func(r store.PageRequest) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, ProjectID: "p4", Status: store.InvoicePaid})
+		{"invoices by project and status", "invoices_list_project_status", func(r store.PageRequest, since time.Time) (int, error) {
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, ProjectID: "p4", Status: store.InvoicePaid, UpdatedSince: since})
 			return len(p.Items), err
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			n, err := tt.run(first)
-			is.NoErr(err)
-			is.True(n > 0) // the first page has items
-			queries := rec.take()
-			is.Equal(len(queries), 1) // a page with items and its total: one round trip
+		changes := strings.Replace(tt.index, "_list", "_changes", 1)
+		for _, since := range []time.Time{{}, since} {
+			name := tt.name
+			if !since.IsZero() {
+				name += " changed"
+			}
+			t.Run(name, func(t *testing.T) {
+				is := is.New(t)
+				n, err := tt.run(first, since)
+				is.NoErr(err)
+				is.True(n > 0) // the first page has items
+				queries := rec.take()
+				is.Equal(len(queries), 1) // a page with items and its total: one round trip
 
+				var index, cond string
+				explain(t, db, queries[0]).walk(func(n planNode) {
+					if n.IndexName != "" {
+						index, cond = n.IndexName, n.IndexCond
+						t.Logf("%s on %s: %s", n.NodeType, n.IndexName, n.IndexCond)
+					}
+				})
+				if since.IsZero() {
+					is.True(index == tt.index || index == changes) // the list shape's own index (or its twin)
+				} else {
+					is.Equal(index, changes)                           // the shape's changes index
+					is.True(strings.Contains(cond, "(updated_at >= ")) // entered at the time too
+				}
+
+				n, err = tt.run(past, since)
+				is.NoErr(err)
+				is.Equal(n, 0) // a page past the end is empty
+				queries = append(queries, rec.take()...)
+				is.True(len(queries) <= 3) // and takes two round trips
+
+				for _, q := range queries {
+					explain(t, db, q).walk(func(n planNode) {
+						if !strings.Contains(n.NodeType, "Scan") || n.NodeType == "Bitmap Heap Scan" {
+							return
+						}
+						is.True(strings.Contains(n.NodeType, "Index"))                       // no scan of a whole table
+						is.True(strings.Contains(n.IndexCond, "(org_id = '"+org+"'::text)")) // only the calling organization's rows are read
+					})
+				}
+			})
+		}
+	}
+}
+
+// TestListDeletionsQuery checks, among 200,000 deletion records of other
+// organizations, that ListDeletions reads its index from the organization
+// on, and answers a page in one round trip (two past the end).
+func TestListDeletionsQuery(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := migrated(t, bunstore.WithStatementTimeout(time.Minute)) // for seeding
+	_, err := db.ExecContext(ctx, `
+		UPDATE sync_horizon SET recording_since = now() - interval '10 days';
+		INSERT INTO deletions (org_id, kind, id, project_id, deleted_at)
+		SELECT 'other_' || (g % 2000), (ARRAY['project', 'milestone', 'deliverable', 'invoice'])[1 + g % 4], 'x' || g, 'p1',
+			now() - (g % 1000) * interval '1 minute'
+		FROM generate_series(0, 199999) AS g;
+		INSERT INTO deletions (org_id, kind, id, project_id, deleted_at)
+		SELECT 'caller_0', (ARRAY['project', 'milestone', 'deliverable', 'invoice'])[1 + g % 4], 'x' || g, 'p1',
+			now() - (g % 1000) * interval '1 minute'
+		FROM generate_series(0, 99) AS g;
+		ANALYZE deletions`)
+	is.NoErr(err)
+	since := dbNow(t, db).Add(-24 * time.Hour)
+	rec := &recorder{}
+	db.AddQueryHook(rec)
+	st := bunstore.New(db)
+
+	for _, tt := range []struct {
+		kind  store.Kind
+		index string
+	}{{"", "deletions_list"}, {store.KindMilestone, "deletions_list_kind"}} {
+		t.Run("kind "+string(tt.kind), func(t *testing.T) {
+			is := is.New(t)
+			page, err := st.ListDeletions(ctx, "caller_0", store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Since: since, Kind: tt.kind})
+			is.NoErr(err)
+			is.True(len(page.Items) > 0) // the first page has records
+			queries := rec.take()
+			is.Equal(len(queries), 1) // a page and its total: one round trip
 			var index string
 			explain(t, db, queries[0]).walk(func(n planNode) {
-				if n.IndexName != "" {
+				if n.Relation == "deletions" {
+					t.Logf("%s on %s: %s", n.NodeType, n.IndexName, n.IndexCond)
+					is.True(strings.Contains(n.NodeType, "Index"))                        // no scan of the whole table
+					is.True(strings.Contains(n.IndexCond, "(org_id = 'caller_0'::text)")) // entered at the organization
 					index = n.IndexName
 				}
 			})
-			is.Equal(index, tt.index) // the list shape's own index
+			is.Equal(index, tt.index) // the shape's own index
 
-			n, err = tt.run(past)
+			page, err = st.ListDeletions(ctx, "caller_0", store.DeletionQuery{PageRequest: store.PageRequest{Page: 50, Limit: 20}, Since: since, Kind: tt.kind})
 			is.NoErr(err)
-			is.Equal(n, 0) // a page past the end is empty
-			queries = append(queries, rec.take()...)
-			is.True(len(queries) <= 3) // and takes two round trips
-
-			for _, q := range queries {
-				explain(t, db, q).walk(func(n planNode) {
-					if !strings.Contains(n.NodeType, "Scan") || n.NodeType == "Bitmap Heap Scan" {
-						return
-					}
-					is.True(strings.Contains(n.NodeType, "Index"))                       // no scan of a whole table
-					is.True(strings.Contains(n.IndexCond, "(org_id = '"+org+"'::text)")) // only the calling organization's rows are read
-				})
-			}
+			is.Equal(len(page.Items), 0) // a page past the end
+			is.True(page.Total > 0)      // with the true total
+			is.Equal(len(rec.take()), 2) // takes two round trips
 		})
 	}
 }

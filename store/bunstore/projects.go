@@ -20,8 +20,10 @@ type projectRow struct {
 	Status    string     `bun:"status,notnull"`
 	StartedAt *time.Time `bun:"started_at"`
 	DueAt     *time.Time `bun:"due_at"`
-	UpdatedAt time.Time  `bun:"updated_at,notnull"`
+	UpdatedAt time.Time  `bun:"updated_at,notnull"` // the database's: never written
 }
+
+func (row projectRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row projectRow) project() store.Project {
 	return store.Project{
@@ -35,26 +37,39 @@ func (row projectRow) project() store.Project {
 	}
 }
 
+func projectRowOf(p store.Project) projectRow {
+	return projectRow{OrgID: p.OrgID, ID: p.ID, Name: p.Name, Status: string(p.Status), StartedAt: p.StartedAt, DueAt: p.DueAt}
+}
+
 // PutProject inserts or replaces a project; the error wraps
-// store.ErrNotFound when its organization does not exist.
+// store.ErrNotFound when its organization does not exist. Its UpdatedAt
+// is the database's clock, moved only when a field changes.
 func (s *Store) PutProject(ctx context.Context, p store.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	return s.put(ctx, fmt.Sprintf("project %q", p.ID), "p", &projectRow{
-		OrgID:     p.OrgID,
-		ID:        p.ID,
-		Name:      p.Name,
-		Status:    string(p.Status),
-		StartedAt: p.StartedAt,
-		DueAt:     p.DueAt,
-		UpdatedAt: p.UpdatedAt,
-	})
+	return put(ctx, s, fmt.Sprintf("project %q", p.ID), []projectRow{projectRowOf(p)})
+}
+
+// PutProjects puts many projects as PutProject does, in one statement per
+// thousand: either all of them or, on an error, none. It validates every
+// one first, and returns the first invalid one's error without writing
+// any. Of two with the same organization and id, the later wins.
+func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
+	rows := make([]projectRow, len(ps))
+	for i, p := range ps {
+		if err := p.Validate(); err != nil {
+			return err
+		}
+		rows[i] = projectRowOf(p)
+	}
+	return put(ctx, s, fmt.Sprintf("%d projects", len(ps)), rows)
 }
 
 // ListProjects returns a page of the organization's projects, latest
 // started first, through the index projects_list (projects_list_status
-// with a status filter).
+// with a status filter); with UpdatedSince, the changed ones, oldest change
+// first, through projects_changes (projects_changes_status).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
 	if !storable(orgID) {
 		return none[store.Project](ctx, q.PageRequest)
@@ -64,9 +79,9 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 		if q.Status != "" {
 			sq = sq.Where("p.status = ?", q.Status)
 		}
-		return sq
+		return since(sq, "p", q.UpdatedSince)
 	}
-	return list(ctx, s, "projects", q.PageRequest, filter, "p.started_at DESC NULLS LAST, p.id", projectRow.project)
+	return list(ctx, s, "projects", q.PageRequest, filter, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
 }
 
 // GetProject returns one of the organization's projects; the error wraps
@@ -74,4 +89,13 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
 	row, err := get[projectRow](ctx, s, "project", "p", orgID, id)
 	return row.project(), err
+}
+
+// DeleteProject deletes one of the organization's projects with its
+// milestones and deliverables; the invoices that named it stay, with a nil
+// ProjectID and a new UpdatedAt. Each item removed leaves a deletion
+// record. The error wraps store.ErrNotFound when the organization has no
+// such project.
+func (s *Store) DeleteProject(ctx context.Context, orgID, id string) error {
+	return remove[projectRow](ctx, s, "project", "p", orgID, id)
 }

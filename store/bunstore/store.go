@@ -3,12 +3,17 @@
 //
 // A portal brings its own *bun.DB, so the store shares its pool, or opens
 // one with Open; it runs Migrate at start-up, then hands New(db) to the
-// handler as its store.Store and to auth as its auth.KeyStore:
+// handler as its store.Store and to auth as its auth.KeyStore. Its tables
+// go in a schema of their own, named in every query, beside the portal's:
 //
 //	db, err := bunstore.Open(ctx, os.Getenv("DATABASE_URL"))
 //	...
-//	if err := bunstore.Migrate(ctx, db); err != nil { ... }
-//	st := bunstore.New(db)
+//	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema("clientstatus")); err != nil { ... }
+//	st := bunstore.New(db, bunstore.WithSchema("clientstatus"))
+//
+// The portal writes through the same Store, in its own transactions when
+// it likes: st.WithTx(tx).PutProject(ctx, p) commits or rolls back with the
+// portal's other writes in tx.
 //
 // Every query is scoped by organization and uses Bun's placeholders, never
 // text pasted into SQL; every list has an index that starts with the
@@ -28,10 +33,13 @@ import (
 	"io"
 	"math"
 	"net"
+	"reflect"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
@@ -41,14 +49,34 @@ import (
 // included, when New is given no WithQueryTimeout.
 const DefaultQueryTimeout = 3 * time.Second
 
-// Store is a store.Store, a store.Writer and an auth.KeyStore on
-// PostgreSQL. It is safe for concurrent use, as its *bun.DB is.
+// Store is a store.Store, a store.Writer, a store.Deleter, a
+// store.Changes and an auth.KeyStore on PostgreSQL. It is safe for
+// concurrent use when its db is (a *bun.DB is; a transaction is not, see
+// WithTx).
 //
 // Ids are unique per organization: two organizations may each have a
 // project "p1", and neither ever sees the other's. Writes insert or
 // replace by (organization, id) and leave a row untouched when nothing in
 // it changes, so loading the same data twice changes nothing. Every time is
 // returned in UTC.
+//
+// Every item's UpdatedAt is the database's: statement_timestamp(), when
+// the statement that changed it began, set by a trigger on insert and on
+// an update that changes another column, and kept by one that changes
+// nothing; the UpdatedAt of an item given to a Put is ignored. The
+// triggers hold for a portal's own SQL on the store's tables too. Every
+// list honours its query's UpdatedSince through an index of its shape
+// ending in (updated_at, id). A change becomes visible when its
+// transaction commits, with the time its statement began: keep the
+// transactions that write short, or a client polling meanwhile may move
+// past their changes.
+//
+// Deletes cascade through the schema's foreign keys (an organization takes
+// everything it owns and its keys; a project its milestones and
+// deliverables, and sets the ProjectID of its invoices to nil), and a
+// trigger records each item removed, however it was deleted, in the table
+// deletions, which ListDeletions reads (see there for how long records
+// are kept).
 //
 // Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
 // in the key methods) for a missing item; store.ErrInvalid for an item or
@@ -58,8 +86,9 @@ const DefaultQueryTimeout = 3 * time.Second
 // in time or cancels the statement. On a deadline they also wrap
 // context.DeadlineExceeded, and on cancellation ctx's error.
 type Store struct {
-	db      *bun.DB
+	db      bun.IDB
 	timeout time.Duration
+	schema  string // of the tables (WithSchema); "" for the search path
 }
 
 var (
@@ -76,6 +105,7 @@ type Option func(*config)
 // config is what the options of New set, defaults first.
 type config struct {
 	queryTimeout time.Duration
+	schema       string
 }
 
 // WithQueryTimeout sets how long one Store method may take, from the
@@ -92,13 +122,16 @@ func WithQueryTimeout(d time.Duration) Option {
 	}
 }
 
-// New returns a Store on db, whose schema Migrate has brought up to date.
-// db should use the pgx driver, as Open's does; a db of the caller's should
-// also set a server-side statement_timeout (see Open). New panics when db
-// is nil or an option's value is one no default stands for.
-func New(db *bun.DB, opts ...Option) *Store {
-	if db == nil {
-		panic("bunstore: New needs a *bun.DB")
+// New returns a Store on db, whose tables Migrate has brought up to date
+// (in the schema given by WithSchema, the same for both). db is usually a
+// *bun.DB, the portal's pool or Open's; it may also be a bun.Tx or a
+// bun.Conn, and every method then runs in it (see WithTx). db should use
+// the pgx driver, as Open's does; a db of the caller's should also set a
+// server-side statement_timeout (see Open). New panics when db is nil or
+// an option's value is one no default stands for.
+func New(db bun.IDB, opts ...Option) *Store {
+	if v := reflect.ValueOf(db); db == nil || v.Kind() == reflect.Pointer && v.IsNil() {
+		panic("bunstore: New needs a *bun.DB (or a bun.Tx)")
 	}
 	c := config{queryTimeout: DefaultQueryTimeout}
 	for _, o := range opts {
@@ -109,7 +142,23 @@ func New(db *bun.DB, opts ...Option) *Store {
 	if c.queryTimeout < 0 {
 		panic(fmt.Sprintf("bunstore: WithQueryTimeout: %v is negative", c.queryTimeout))
 	}
-	return &Store{db: db, timeout: c.queryTimeout}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema}
+}
+
+// WithTx returns a Store like s (same schema and options) whose methods
+// all run in tx, the caller's transaction on the same database: what they
+// write commits or rolls back with the caller's own writes, and they see
+// what tx wrote before. A write of many items that the store would split
+// runs under a savepoint of tx. Like any statement in a PostgreSQL
+// transaction, one that fails (an item whose project does not exist, a
+// timeout) aborts tx: the caller rolls it back.
+//
+// The Store it returns is for tx's lifetime and, as tx, for one goroutine
+// at a time; s itself is unchanged.
+func (s *Store) WithTx(tx bun.Tx) *Store {
+	c := *s
+	c.db = tx
+	return &c
 }
 
 // query returns ctx bounded by the store's query timeout.
@@ -168,23 +217,139 @@ const (
 	uniqueViolation     = "23505"
 )
 
-// put inserts row, or replaces the row with its primary key when anything
-// in it differs; alias is the table's alias in row's model. A reference to
-// a missing organization or project wraps store.ErrNotFound.
-func (s *Store) put(ctx context.Context, what, alias string, row any) error {
+// maxBatch is how many rows one INSERT writes: put splits a longer batch
+// into statements of this many rows, in one transaction.
+const maxBatch = 1000
+
+// keyed is a row of one of the store's tables: key is its primary key, the
+// organization and id.
+type keyed interface{ key() [2]string }
+
+// put inserts rows, or replaces the row with the same key when a column
+// other than updated_at differs, in one statement per maxBatch rows (one
+// transaction, or a savepoint of the Store's, for more). A row that would
+// not change is left as it is, not even rewritten, and so keeps its
+// updated_at, which is the database's (the trigger clientstatus_touch),
+// never the row's. Of rows with the same key the last wins, as if they
+// had been put one by one. The query timeout bounds each statement. A
+// reference to a missing organization or project wraps store.ErrNotFound,
+// and then nothing is written.
+func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
+	rows = lastOfEach(rows)
+	if len(rows) <= maxBatch {
+		return insert(ctx, s, what, rows)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, "put "+what, err)
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
+	in := s.WithTx(tx)
+	for start := 0; start < len(rows); start += maxBatch {
+		if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return failure(ctx, store.ErrUnavailable, "put "+what, err)
+	}
+	return nil
+}
+
+// lastOfEach returns rows without those that a later row of the same key
+// replaces, in their order: PostgreSQL refuses an INSERT ... ON CONFLICT
+// that would update a row twice.
+func lastOfEach[R keyed](rows []R) []R {
+	if len(rows) < 2 {
+		return rows
+	}
+	last := make(map[[2]string]int, len(rows))
+	for i, r := range rows {
+		last[r.key()] = i
+	}
+	if len(last) == len(rows) {
+		return rows
+	}
+	out := make([]R, 0, len(last))
+	for i, r := range rows {
+		if last[r.key()] == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// insert is one statement of put.
+func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
+	if len(rows) == 0 {
+		return nil
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	_, err := s.db.NewInsert().Model(row).
-		On("CONFLICT (org_id, id) DO UPDATE").
-		Where("(?.*) IS DISTINCT FROM (EXCLUDED.*)", bun.Ident(alias)).
-		Exec(ctx)
-	if isViolation(err, foreignKeyViolation) {
-		return fmt.Errorf("bunstore: %s: its organization or project does not exist (put it first): %w", what, store.ErrNotFound)
+	t := s.tableOf(rows)
+	u := upsertOf(t)
+	q := s.newInsert(&rows)
+	if u.updatedAt {
+		q = q.ExcludeColumn("updated_at")
+	}
+	_, err := q.On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).Exec(ctx)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
+		return fmt.Errorf("bunstore: put %s: an organization or project it names does not exist (put it first): %s: %w", what, pgErr.Detail, store.ErrNotFound)
 	}
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
 	return nil
+}
+
+// upsert is what put adds to an INSERT of a table's rows.
+type upsert struct {
+	key       bun.Safe // the conflict target: the primary key's columns
+	old, new  bun.Safe // the columns compared, of the row and of EXCLUDED
+	updatedAt bool     // whether the table has updated_at, which put leaves to the database
+}
+
+// upserts holds the upsert of each table, by *schema.Table.
+var upserts sync.Map
+
+func upsertOf(t *schema.Table) upsert {
+	if u, ok := upserts.Load(t); ok {
+		return u.(upsert)
+	}
+	_, updatedAt := t.FieldMap["updated_at"]
+	u := upsert{key: columns(t.PKs, ""), old: changes(t, string(t.SQLAlias)), new: changes(t, "EXCLUDED"), updatedAt: updatedAt}
+	upserts.Store(t, u)
+	return u
+}
+
+// changes is the row of t's columns that a put compares, all but the
+// key and updated_at, qualified by table (an alias, or EXCLUDED).
+func changes(t *schema.Table, table string) bun.Safe {
+	var data []*schema.Field
+	for _, f := range t.DataFields {
+		if f.Name != "updated_at" {
+			data = append(data, f)
+		}
+	}
+	return "ROW" + columns(data, table) // ROW: even of one column
+}
+
+// columns is the parenthesized list of fields' names, each qualified by
+// table unless it is "".
+func columns(fields []*schema.Field, table string) bun.Safe {
+	b := []byte("(")
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if table != "" {
+			b = append(b, table...)
+			b = append(b, '.')
+		}
+		b = append(b, f.SQLName...)
+	}
+	return bun.Safe(append(b, ')'))
 }
 
 // counted is a row of a page query: it carries the count of all the rows
@@ -203,7 +368,7 @@ func (t total) matching() int { return t.Matching }
 func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	rows, n, err := listPage[R](ctx, s.db, r, filter, order)
+	rows, n, err := listPage[R](ctx, s, r, filter, order)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
@@ -256,7 +421,7 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	err := s.db.NewSelect().Model(&row).
+	err := s.newSelect(&row).
 		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
 		Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -272,24 +437,24 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 // rows that filter matches: in one round trip, or two when the page is past
 // the end. filter applies the WHERE clauses (the organization's first) to a
 // query on R's table; order is the list's ORDER BY.
-func listPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
-	rows, n, err := selectPage[R](ctx, db, r, filter, order)
+func listPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
+	rows, n, err := selectPage[R](ctx, s, r, filter, order)
 	if err != nil || len(rows) > 0 || r.Page == 1 {
 		return rows, n, err
 	}
-	n64, err := filter(db.NewSelect().Model((*R)(nil))).Count(ctx)
+	n64, err := filter(s.newSelect((*R)(nil))).Count(ctx)
 	return rows, int(n64), err
 }
 
 // selectPage is listPage in one round trip: when the page is empty, the
 // count it returns is 0, whatever the true total.
-func selectPage[R counted](ctx context.Context, db bun.IDB, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
+func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
 		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
 	rows := make([]R, 0, min(r.Limit, store.MaxLimit))
-	err := filter(db.NewSelect().Model(&rows)).
+	err := filter(s.newSelect(&rows)).
 		ColumnExpr("?TableAlias.*").
 		ColumnExpr("count(*) OVER () AS matching").
 		OrderExpr(order).
@@ -327,4 +492,22 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// since adds UpdatedSince's filter, when t is not zero, to a list query on
+// the table aliased alias.
+func since(sq *bun.SelectQuery, alias string, t time.Time) *bun.SelectQuery {
+	if t.IsZero() {
+		return sq
+	}
+	return sq.Where("?.updated_at >= ?", bun.Ident(alias), t)
+}
+
+// order is a list's ORDER BY: the contract's for changes (updated_at,
+// then id) when t, its UpdatedSince, is not zero, else the list's own.
+func order(alias string, t time.Time, list string) string {
+	if t.IsZero() {
+		return list
+	}
+	return alias + ".updated_at, " + alias + ".id"
 }

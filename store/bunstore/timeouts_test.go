@@ -179,14 +179,14 @@ func TestTimeoutOptions(t *testing.T) {
 		call func()
 		want string // the panic; "" for none
 	}{
-		{"query timeout zero", func() { bunstore.New(db, bunstore.WithQueryTimeout(0), nil) }, ""},
+		{"query timeout zero", func() { bunstore.New(db, bunstore.WithQueryTimeout(0), bunstore.WithSchema(""), nil) }, ""},
 		{"query timeout negative", func() { bunstore.New(db, bunstore.WithQueryTimeout(-time.Second)) },
 			"bunstore: WithQueryTimeout: -1s is negative"},
 		{"statement timeout negative", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(-time.Second)) },
 			"bunstore: WithStatementTimeout: -1s is negative"},
 		{"statement timeout under a millisecond", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(time.Microsecond)) },
 			"bunstore: WithStatementTimeout: 1µs is under a millisecond, which PostgreSQL would read as no timeout"},
-		{"statement timeout zero", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(0), bunstore.WithSchema(""), nil) }, ""},
+		{"statement timeout zero", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(0), nil) }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

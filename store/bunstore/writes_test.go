@@ -2,6 +2,8 @@ package bunstore_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +102,153 @@ func TestRefusedInput(t *testing.T) {
 			is.True(errors.Is(err, store.ErrInvalid))      // refused for what it holds
 			is.True(errors.Is(err, auth.ErrInvalidInput))  // which auth calls by its own name
 			is.True(!errors.Is(err, store.ErrUnavailable)) // never an outage
+		})
+	}
+}
+
+// invoicesOf returns n valid invoices of org_a, ids prefix0, prefix1...,
+// the first of project p1, the others retainer invoices.
+func invoicesOf(prefix string, n int) []store.Invoice {
+	day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	p1 := "p1"
+	out := make([]store.Invoice, n)
+	for i := range out {
+		out[i] = store.Invoice{ID: fmt.Sprintf("%s%d", prefix, i), OrgID: "org_a", Number: fmt.Sprintf("INV-%d", i),
+			Status: store.InvoiceOpen, Currency: "EUR", Total: int64(i), AmountDue: int64(i), IssuedAt: day, DueAt: day}
+	}
+	if n > 0 {
+		out[0].ProjectID = &p1
+	}
+	return out
+}
+
+// invoiceCount is how many invoices org_a has.
+func invoiceCount(t *testing.T, st *bunstore.Store) int {
+	t.Helper()
+	page, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Total
+}
+
+// TestPutBatch checks the batch writes: every item written, in statements
+// of at most a thousand, with the change detection of one by one.
+func TestPutBatch(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+	rec := &recorder{}
+	db.AddQueryHook(rec)
+
+	batch := invoicesOf("i", 2500)
+	is.NoErr(st.PutInvoices(ctx, batch))
+	inserts := 0
+	for _, q := range rec.take() {
+		if strings.HasPrefix(q, "INSERT") {
+			inserts++
+		}
+	}
+	is.Equal(inserts, 3)                      // 2,500 invoices in three statements
+	is.Equal(invoiceCount(t, st), len(batch)) // every one written
+	before := versions(t, db)
+
+	batch[7].Number = "INV-7 (changed)"
+	is.NoErr(st.PutInvoices(ctx, batch))
+	after := versions(t, db)
+	changed := 0
+	for i := range before {
+		if before[i] != after[i] {
+			changed++
+		}
+	}
+	is.Equal(changed, 1) // the same batch again rewrites only the changed row
+
+	is.NoErr(st.PutInvoices(ctx, nil)) // an empty batch is nothing to do
+	is.NoErr(st.PutProjects(ctx, []store.Project{
+		{ID: "p2", OrgID: "org_a", Name: "First", Status: store.ProjectPlanned},
+		{ID: "p2", OrgID: "org_a", Name: "Second", Status: store.ProjectPlanned},
+	}))
+	p2, err := st.GetProject(ctx, "org_a", "p2")
+	is.NoErr(err)
+	is.Equal(p2.Name, "Second") // of two with the same id, the later wins
+}
+
+// TestPutBatchAllOrNothing checks that a batch with an invalid item, or
+// one naming a project that does not exist, writes nothing, however many
+// statements it takes; and that in a caller's transaction the failed
+// batch leaves the transaction usable when it took a savepoint.
+func TestPutBatchAllOrNothing(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db, st := withOrgAndProject(t)
+
+	batch := invoicesOf("i", 1500)
+	batch[1200].Currency = "euro"
+	err := st.PutInvoices(ctx, batch)
+	is.True(err != nil && strings.Contains(err.Error(), `"i1200"`)) // the invalid item is named
+	is.Equal(invoiceCount(t, st), 0)                                // and nothing written
+
+	batch = invoicesOf("i", 1500)
+	nope := "nope"
+	batch[1400].ProjectID = &nope
+	err = st.PutInvoices(ctx, batch)
+	is.True(errors.Is(err, store.ErrNotFound))                               // a missing project
+	is.True(strings.Contains(err.Error(), "nope"))                           // is named
+	is.Equal(invoiceCount(t, st), 0)                                         // and the first thousand are rolled back
+	is.True(errors.Is(st.PutInvoices(ctx, batch[1300:]), store.ErrNotFound)) // so in one statement
+	is.Equal(invoiceCount(t, st), 0)
+
+	tx, err := db.BeginTx(ctx, nil)
+	is.NoErr(err)
+	defer tx.Rollback()
+	in := st.WithTx(tx)
+	is.NoErr(in.PutProject(ctx, store.Project{ID: "p2", OrgID: "org_a", Status: store.ProjectPlanned}))
+	is.True(errors.Is(in.PutInvoices(ctx, batch), store.ErrNotFound)) // rolled back to its savepoint
+	is.NoErr(in.PutInvoices(ctx, batch[:10]))                         // the transaction goes on
+	is.NoErr(tx.Commit())
+	_, err = st.GetProject(ctx, "org_a", "p2")
+	is.NoErr(err)                     // what came before the failed batch is committed
+	is.Equal(invoiceCount(t, st), 10) // and what came after
+}
+
+// BenchmarkPutInvoices writes 1,000 new invoices per iteration, one by one
+// and as one batch.
+func BenchmarkPutInvoices(b *testing.B) {
+	for _, tt := range []struct {
+		name string
+		put  func(st *bunstore.Store, batch []store.Invoice) error
+	}{
+		{"one by one", func(st *bunstore.Store, batch []store.Invoice) error {
+			for _, i := range batch {
+				if err := st.PutInvoice(ctx, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"batch", func(st *bunstore.Store, batch []store.Invoice) error { return st.PutInvoices(ctx, batch) }},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			db := migrated(b)
+			st := bunstore.New(db)
+			if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanGrowth}); err != nil {
+				b.Fatal(err)
+			}
+			if err := st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Status: store.ProjectPlanned}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				batch := invoicesOf(fmt.Sprintf("b%d-", n), 1000)
+				n++
+				b.StartTimer()
+				if err := tt.put(st, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -7,6 +7,8 @@
 -- organization's rows. Each list has one index per shape, organization
 -- first, then the filters, then the order of the contract.
 
+-- Migrate renders {{.Schema}}: the schema the tables go in.
+SET LOCAL search_path TO {{.Schema}};
 SET LOCAL statement_timeout = 0;
 
 CREATE TABLE IF NOT EXISTS organizations (

@@ -1,0 +1,142 @@
+package bunstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+var (
+	_ store.Changes = (*Store)(nil)
+	_ store.Deleter = (*Store)(nil)
+)
+
+// deletionRow is the record of a removed item, written by the trigger
+// clientstatus_record_deletion when the row goes, whoever deletes it.
+type deletionRow struct {
+	bun.BaseModel `bun:"table:deletions,alias:x"`
+	total
+
+	OrgID     string    `bun:"org_id,pk"`
+	Kind      string    `bun:"kind,pk"`
+	ID        string    `bun:"id,pk"`
+	ProjectID *string   `bun:"project_id"`
+	DeletedAt time.Time `bun:"deleted_at,notnull"`
+}
+
+func (row deletionRow) deletion() store.Deletion {
+	d := store.Deletion{Kind: store.Kind(row.Kind), ID: row.ID, DeletedAt: row.DeletedAt.UTC()}
+	if row.ProjectID != nil {
+		d.ProjectID = *row.ProjectID
+	}
+	return d
+}
+
+// deletionPageRow is a row of ListDeletions' query: the horizon, and a
+// record of the page or, when the page is empty or since is before the
+// horizon, nulls.
+type deletionPageRow struct {
+	Horizon   time.Time `bun:"horizon"`
+	Kind      *string   `bun:"kind"`
+	ID        string    `bun:"id"`
+	ProjectID *string   `bun:"project_id"`
+	DeletedAt time.Time `bun:"deleted_at"`
+	Matching  *int      `bun:"matching"`
+}
+
+// ListDeletions returns a page of the organization's deletion records at
+// or after q.Since, in the order of the contract (DeletedAt, then kind,
+// then id), through the index deletions_list (deletions_list_kind with a
+// Kind), in one round trip (two for an empty page past the first).
+//
+// Records are kept store.DeletionRetention and a day more, then pruned by
+// the statements that delete. The error wraps store.ErrSinceTooOld when
+// q.Since is before the horizon: the later of the database's now minus
+// store.DeletionRetention and when the schema began recording (the
+// migration that added them; the table sync_horizon).
+func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
+	r := q.PageRequest
+	if r.Page < 1 || r.Limit < 1 {
+		return store.Page[store.Deletion]{}, fmt.Errorf("bunstore: list deletions: invalid page request %+v", r)
+	}
+	if !storable(orgID, string(q.Kind)) {
+		return none[store.Deletion](ctx, r)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("x.org_id = ?", orgID)
+		if q.Kind != "" {
+			sq = sq.Where("x.kind = ?", q.Kind)
+		}
+		return sq.Where("x.deleted_at >= ?", q.Since)
+	}
+	page := filter(s.newSelect((*deletionRow)(nil))).
+		ColumnExpr("x.kind, x.id, x.project_id, x.deleted_at").
+		ColumnExpr("count(*) OVER () AS matching").
+		OrderExpr("x.deleted_at, x.kind, x.id").
+		Limit(int64(r.Limit)).
+		Offset(offset(r))
+	var rows []deletionPageRow
+	err := s.db.NewSelect().
+		TableExpr("(SELECT greatest(statement_timestamp() - ? * interval '1 second', h.recording_since) AS horizon FROM ? AS h) AS h",
+			int64(store.DeletionRetention/time.Second), s.table("sync_horizon")).
+		Join("LEFT JOIN LATERAL (?) AS x ON ?::timestamptz >= h.horizon", page, q.Since).
+		ColumnExpr("h.horizon, x.*").
+		Scan(ctx, &rows)
+	what := fmt.Sprintf("list deletions of organization %q", orgID)
+	if err != nil {
+		return store.Page[store.Deletion]{}, failure(ctx, store.ErrUnavailable, what, err)
+	}
+	if len(rows) == 0 {
+		return store.Page[store.Deletion]{}, fmt.Errorf("bunstore: %s: the table sync_horizon is empty (run Migrate)", what)
+	}
+	if q.Since.Before(rows[0].Horizon) {
+		return store.Page[store.Deletion]{}, fmt.Errorf("bunstore: %s: since %s is before %s, the oldest time it knows: %w",
+			what, q.Since.UTC().Format(time.RFC3339Nano), rows[0].Horizon.UTC().Format(time.RFC3339Nano), store.ErrSinceTooOld)
+	}
+	items := make([]store.Deletion, 0, len(rows))
+	n := 0
+	for _, row := range rows {
+		if row.Kind == nil { // the page is empty
+			break
+		}
+		items = append(items, deletionRow{Kind: *row.Kind, ID: row.ID, ProjectID: row.ProjectID, DeletedAt: row.DeletedAt}.deletion())
+		n = *row.Matching
+	}
+	if len(items) == 0 && r.Page > 1 {
+		n64, err := filter(s.newSelect((*deletionRow)(nil))).Count(ctx)
+		if err != nil {
+			return store.Page[store.Deletion]{}, failure(ctx, store.ErrUnavailable, what, err)
+		}
+		n = int(n64)
+	}
+	return store.Page[store.Deletion]{Items: items, Total: n}, nil
+}
+
+// remove deletes the organization's row of R's table (aliased alias) with
+// that id; the error wraps store.ErrNotFound when there is none. The
+// schema's foreign keys cascade, and its triggers record each item that
+// goes.
+func remove[R any](ctx context.Context, s *Store, what, alias, orgID, id string) error {
+	notFound := fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound)
+	if !storable(orgID, id) {
+		return unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	res, err := s.newDelete((*R)(nil)).
+		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
+		Exec(ctx)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete %s %q", what, id), err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return notFound
+	}
+	return nil
+}
