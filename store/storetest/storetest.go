@@ -7,7 +7,10 @@
 // A store that also implements the optional store.Deleter or store.Changes
 // passes their cases too (they are skipped for one that does not): deletes
 // and their cascades, UpdatedAt set by the store, UpdatedSince on every
-// list, and the deletion records.
+// list, and the deletion records. So does one that implements
+// store.Restrictable: OnlyProjects on every list (threads and messages
+// too, for a store that holds them), OnlyKinds and OnlyProjects on the
+// deletion records, each with its totals.
 //
 // An implementation runs it from its own tests:
 //
@@ -74,6 +77,9 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Deletions", testDeletions},
 		{"DeletionsSinceTooOld", testDeletionsSinceTooOld},
 		{"ConcurrentChanges", testConcurrentChanges},
+		{"OnlyProjects", testOnlyProjects},
+		{"DeletionsRestricted", testDeletionsRestricted},
+		{"ThreadsRestricted", testThreadsRestricted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
