@@ -163,6 +163,9 @@ func testDeletionsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 	for _, l := range lists {
 		walk(t, s, l)
 	}
+	_, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since.Add(-400 * 24 * time.Hour),
+		OnlyKinds: []store.Kind{}, OnlyProjects: []string{}})
+	is.True(errors.Is(err, store.ErrSinceTooOld)) // a restriction that keeps nothing still refuses a since too old
 }
 
 // testThreadsRestricted reads threads, messages and attachments restricted
