@@ -60,7 +60,9 @@ type testAPI struct {
 	logs    *syncBuffer
 	// key holds the plaintext API key of each test key by name: "a" and
 	// "a2" (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
-	// "noretainer", "noapi", "revoked" and "expired" (org_a).
+	// "noretainer", "noapi", "revoked" and "expired" (org_a); and org_a's
+	// restricted keys: one per scope, named after it ("invoices:read"),
+	// and "p1 only" and "p2 only", restricted to those projects.
 	key map[string]string
 }
 
@@ -342,6 +344,17 @@ func seed(t testing.TB, a *testAPI, ks *auth.MemoryKeyStore) {
 		}
 		must(a.store.PutInvoice(ctx, inv))
 	}
+
+	restricted := func(name string, r auth.Restriction) {
+		k, _, err := a.keys.MintRestricted(ctx, "org_a", name, nil, r)
+		must(err)
+		a.key[name] = k
+	}
+	for _, s := range auth.AllScopes {
+		restricted(string(s), auth.Restriction{Scopes: []auth.Scope{s}})
+	}
+	restricted("p1 only", auth.Restriction{ProjectIDs: []string{"p1"}})
+	restricted("p2 only", auth.Restriction{ProjectIDs: []string{"p2"}})
 }
 
 func invoiceID(n int) string {

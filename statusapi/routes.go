@@ -3,6 +3,7 @@ package statusapi
 import (
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -41,18 +42,20 @@ func Routes(st store.Store) []string {
 	return out
 }
 
-// table is the one list of the handler's routes.
+// table is the one list of the handler's routes. Each route that takes a
+// key names the scope a restricted key needs for it (see auth.Scope;
+// CONTRACT.md, "Restricted keys").
 func (h *handler) table() []route {
 	all := []route{
-		{"/v1/projects", h.api(h.listProjects)},
-		{"/v1/projects/{id}", h.api(h.getProject)},
-		{"/v1/projects/{id}/milestones", h.api(h.listMilestones)},
-		{"/v1/deliverables", h.api(h.listDeliverables)},
-		{"/v1/deliverables/{id}/download", h.api(h.downloadLink)},
+		{"/v1/projects", h.api(auth.ScopeProjects, h.listProjects)},
+		{"/v1/projects/{id}", h.api(auth.ScopeProjects, h.getProject)},
+		{"/v1/projects/{id}/milestones", h.api(auth.ScopeProjects, h.listMilestones)},
+		{"/v1/deliverables", h.api(auth.ScopeDeliverables, h.listDeliverables)},
+		{"/v1/deliverables/{id}/download", h.api(auth.ScopeDeliverables, h.downloadLink)},
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
 		{"/v1/deliverables/{id}/file", h.serveFile},
-		{"/v1/invoices", h.api(h.listInvoices)},
+		{"/v1/invoices", h.api(auth.ScopeInvoices, h.listInvoices)},
 		// The OpenAPI document: public, like any API description.
 		{"/v1/openapi.json", h.serveOpenAPI},
 	}
