@@ -19,9 +19,9 @@ import (
 // walk is a client's tour of every route of the contract on
 // testdata/contract.json: lists, filters, pages, items, errors, a download
 // and its file. It returns what the client saw, with what differs from one
-// server to the next (request ids, link signatures and expiry, the port)
-// replaced by placeholders (updatedAt too: each store sets it when it
-// writes).
+// server to the next (request ids, link signatures and expiry, the port,
+// updatedAt: the time a store that tracks changes took the item) replaced
+// by placeholders.
 func walk(t *testing.T, s *testServer) []string {
 	t.Helper()
 	const acme, bloom = "key-acme-1", "key-bloom"
@@ -79,7 +79,6 @@ func walk(t *testing.T, s *testServer) []string {
 var (
 	requestIDs = regexp.MustCompile(`"request_id":"[^"]*"`)
 	expiries   = regexp.MustCompile(`"expiresAt":"[^"]*"`)
-	// Each store sets updatedAt from its own clock, when it writes.
 	updates    = regexp.MustCompile(`"updatedAt":"[^"]*"`)
 	signatures = regexp.MustCompile(`\?[^"]*`)
 )

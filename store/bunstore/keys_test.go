@@ -13,6 +13,20 @@ import (
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
+// TestKeyStoreWithSchema runs the key store's suite on a store in a schema
+// of its own, named in every query (see inOwnSchema).
+func TestKeyStoreWithSchema(t *testing.T) {
+	t.Parallel()
+	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(store.Organization)) {
+		st := inOwnSchema(t)
+		return st, func(o store.Organization) {
+			if err := st.PutOrganization(ctx, o); err != nil {
+				t.Fatalf("put organization: %v", err)
+			}
+		}
+	})
+}
+
 func TestKeyStoreConformance(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

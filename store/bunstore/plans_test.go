@@ -83,7 +83,7 @@ func explain(t *testing.T, db *bun.DB, query string) planNode {
 // shape, which has the same columns first.
 func TestListQueries(t *testing.T) {
 	t.Parallel()
-	db := migrated(t, bunstore.WithStatementTimeout(time.Minute)) // for seeding, under a loaded test run
+	db := migrated(t, bunstore.WithStatementTimeout(time.Minute)) // for seeding, with the triggers
 	seed(t, db, "other", 200, 100)
 	seed(t, db, "caller", 1, 100)
 	// The calling organization's rows change after the others'.

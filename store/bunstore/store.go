@@ -25,6 +25,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -34,6 +35,8 @@ import (
 	"math"
 	"net"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -230,12 +233,13 @@ type keyed interface{ key() [2]string }
 // transaction, or a savepoint of the Store's, for more). A row that would
 // not change is left as it is, not even rewritten, and so keeps its
 // updated_at, which is the database's (the trigger clientstatus_touch),
-// never the row's. Of rows with the same key the last wins, as if they
-// had been put one by one. The query timeout bounds each statement. A
+// never the row's. Rows are written in key order, and of rows with the
+// same key the last wins, as if they had been put one by one (see
+// inKeyOrder). The query timeout bounds each statement. A
 // reference to a missing organization or project wraps store.ErrNotFound,
 // and then nothing is written.
 func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
-	rows = lastOfEach(rows)
+	rows = inKeyOrder(rows)
 	if len(rows) <= maxBatch {
 		return insert(ctx, s, what, rows)
 	}
@@ -256,27 +260,30 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 	return nil
 }
 
-// lastOfEach returns rows without those that a later row of the same key
-// replaces, in their order: PostgreSQL refuses an INSERT ... ON CONFLICT
-// that would update a row twice.
-func lastOfEach[R keyed](rows []R) []R {
+// inKeyOrder returns rows sorted by key, without those that a later row
+// of the same key replaces: PostgreSQL refuses an INSERT ... ON CONFLICT
+// that would update a row twice, and rows written in key order lock in
+// key order, so two batches over the same rows wait for each other rather
+// than deadlock. It sorts a copy: the caller's slice is left as it was.
+func inKeyOrder[R keyed](rows []R) []R {
 	if len(rows) < 2 {
 		return rows
 	}
-	last := make(map[[2]string]int, len(rows))
-	for i, r := range rows {
-		last[r.key()] = i
-	}
-	if len(last) == len(rows) {
-		return rows
-	}
-	out := make([]R, 0, len(last))
-	for i, r := range rows {
-		if last[r.key()] == i {
-			out = append(out, r)
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, func(a, b R) int {
+		ka, kb := a.key(), b.key()
+		return cmp.Or(strings.Compare(ka[0], kb[0]), strings.Compare(ka[1], kb[1]))
+	})
+	// Of a run of equal keys, the last is the last given: the sort is
+	// stable.
+	kept := out[:0]
+	for i, r := range out {
+		if i+1 < len(out) && out[i+1].key() == r.key() {
+			continue // a later one replaces it
 		}
+		kept = append(kept, r)
 	}
-	return out
+	return kept
 }
 
 // insert is one statement of put.

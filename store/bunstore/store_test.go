@@ -13,3 +13,21 @@ func TestConformance(t *testing.T) {
 		return bunstore.New(migrated(t))
 	})
 }
+
+// inOwnSchema returns a store in a schema of its own, named in every
+// query, on a pool whose search_path holds only a portal's empty schema:
+// a query that did not name the store's schema would find no table.
+func inOwnSchema(t *testing.T) *bunstore.Store {
+	t.Helper()
+	db := openSchema(t)
+	cs := storeSchema(t, db)
+	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema(cs)); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return bunstore.New(db, bunstore.WithSchema(cs))
+}
+
+func TestConformanceWithSchema(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) storetest.Subject { return inOwnSchema(t) })
+}

@@ -3,7 +3,9 @@ package bunstore_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,6 +212,38 @@ func TestPutBatchAllOrNothing(t *testing.T) {
 	_, err = st.GetProject(ctx, "org_a", "p2")
 	is.NoErr(err)                     // what came before the failed batch is committed
 	is.Equal(invoiceCount(t, st), 10) // and what came after
+}
+
+// TestPutBatchesConcurrently checks that batches over the same rows, given
+// in different orders, wait for each other rather than deadlock.
+func TestPutBatchesConcurrently(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	_, st := withOrgAndProject(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for w := range errs {
+		wg.Go(func() {
+			for round := range 5 {
+				batch := invoicesOf("i", 300)
+				for k := range batch {
+					batch[k].Number = fmt.Sprintf("w%d r%d", w, round) // every row changes
+				}
+				if w%2 == 1 {
+					slices.Reverse(batch)
+				}
+				if err := st.PutInvoices(ctx, batch); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		is.NoErr(err) // no deadlock, whatever the order given
+	}
+	is.Equal(invoiceCount(t, st), 300)
 }
 
 // BenchmarkPutInvoices writes 1,000 new invoices per iteration, one by one

@@ -703,6 +703,7 @@ func inChangeOrder[T any](items []T, key func(T) (time.Time, string)) error {
 // deletions reads a page of deletion records as "kind id" strings.
 func deletions(c store.Changes, org string, q store.DeletionQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // a copy: the list may be fetched by several tests at once
 		q.PageRequest = r
 		p, err := c.ListDeletions(ctx, org, q)
 		return ids(p.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID }), p.Total, err

@@ -17,6 +17,7 @@ type list struct {
 
 func projects(org string, q store.ProjectQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // a copy: the list may be fetched by several tests at once
 		q.PageRequest = r
 		p, err := s.ListProjects(ctx, org, q)
 		return ids(p.Items, func(p store.Project) string { return p.ID }), p.Total, err
@@ -25,6 +26,7 @@ func projects(org string, q store.ProjectQuery) func(context.Context, store.Stor
 
 func milestones(org, project string, q store.MilestoneQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // a copy: the list may be fetched by several tests at once
 		q.PageRequest = r
 		p, err := s.ListMilestones(ctx, org, project, q)
 		return ids(p.Items, func(m store.Milestone) string { return m.ID }), p.Total, err
@@ -33,6 +35,7 @@ func milestones(org, project string, q store.MilestoneQuery) func(context.Contex
 
 func deliverables(org string, q store.DeliverableQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // a copy: the list may be fetched by several tests at once
 		q.PageRequest = r
 		p, err := s.ListDeliverables(ctx, org, q)
 		return ids(p.Items, func(d store.Deliverable) string { return d.ID }), p.Total, err
@@ -41,6 +44,7 @@ func deliverables(org string, q store.DeliverableQuery) func(context.Context, st
 
 func invoices(org string, q store.InvoiceQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // a copy: the list may be fetched by several tests at once
 		q.PageRequest = r
 		p, err := s.ListInvoices(ctx, org, q)
 		return ids(p.Items, func(i store.Invoice) string { return i.ID }), p.Total, err
