@@ -35,6 +35,7 @@ var examples = map[string]string{
 	"/v1/invoices":                   "/v1/invoices",
 	"/v1/deletions":                  "/v1/deletions?since=2026-03-01T09:00:00Z",
 	"/v1/openapi.json":               "", // public: openapi_test.go
+	"/v1/rate_limit":                 "", // keyed but reads no store and costs nothing: usage_test.go
 }
 
 func exampleRequests() []string {

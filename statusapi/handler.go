@@ -224,11 +224,13 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	return cfg, cfg.check()
 }
 
-// discover finds the optional interfaces of the handler's store.
+// discover finds the optional interfaces of the handler's store and
+// limiter.
 func (h *handler) discover() {
 	h.changes, _ = h.st.(store.Changes)
 	h.threads, _ = h.st.(store.Threads)
 	_, h.restrictable = h.st.(store.Restrictable)
+	h.peeker, _ = h.lim.(ratelimit.Peeker)
 }
 
 type handler struct {
@@ -238,6 +240,7 @@ type handler struct {
 	// restrictable says that st applies restricted keys' restrictions in
 	// its queries (store.Restrictable); else such keys are refused.
 	restrictable bool
+	peeker       ratelimit.Peeker // lim, when it can read a budget without spending it; else nil
 	keys         auth.KeyResolver
 	lim          ratelimit.Limiter
 	cfg          config

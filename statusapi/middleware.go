@@ -57,6 +57,28 @@ func (c caller) seesOptional(project *string) error {
 // limit), under the request timeout. scope is the one the route needs,
 // declared in the table of routes; "" for none.
 func (h *handler) api(scope auth.Scope, fn apiFunc) http.HandlerFunc {
+	return h.keyed(fn, func(w http.ResponseWriter, r *http.Request, c *caller) error {
+		if err := h.authorize(w, r, c.Principal, scope); err != nil {
+			return err
+		}
+		var err error
+		c.limit, err = h.rateLimit(w, r, c.Principal)
+		if info := infoOf(w); info != nil {
+			info.RateLimit = c.limit
+		}
+		return err
+	})
+}
+
+// unmetered wraps fn, a route that reads no store and must cost nothing
+// (GET /v1/rate_limit), in authentication only: no scope, no rate limit.
+func (h *handler) unmetered(fn apiFunc) http.HandlerFunc {
+	return h.keyed(fn, nil)
+}
+
+// keyed wraps fn in authentication and then admit, when not nil, under
+// the request timeout, and writes what fn returns or the first error.
+func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Request, c *caller) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 		defer cancel()
@@ -64,14 +86,8 @@ func (h *handler) api(scope auth.Scope, fn apiFunc) http.HandlerFunc {
 		var c caller
 		var err error
 		c.Principal, err = h.authenticate(w, r)
-		if err == nil {
-			err = h.authorize(w, r, c.Principal, scope)
-		}
-		if err == nil {
-			c.limit, err = h.rateLimit(w, r, c.Principal)
-			if info := infoOf(w); info != nil {
-				info.RateLimit = c.limit
-			}
+		if err == nil && admit != nil {
+			err = admit(w, r, &c)
 		}
 		var res response
 		if err == nil {

@@ -33,6 +33,7 @@ var routeScopes = map[string]auth.Scope{
 	"/v1/threads/{id}/messages":      auth.ScopeThreads,
 	"/v1/messages":                   auth.ScopeThreads,
 	"/v1/attachments/{id}/download":  auth.ScopeThreads,
+	"/v1/rate_limit":                 "",
 }
 
 // TestRouteScopes walks every keyed route of the handler's table (through

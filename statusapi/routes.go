@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -29,11 +30,13 @@ func (h *handler) routes() *http.ServeMux {
 
 // Routes returns the path patterns that New registers for st, such as
 // "/v1/projects/{id}": the routes of the first contract, and those of the
-// optional resources st implements. Each answers GET and HEAD. For
+// optional resources st implements, with a limiter that can read a budget
+// without spending it (ratelimit.Peeker: both of the module's limiters
+// can), so GET /v1/rate_limit too. Each answers GET and HEAD. For
 // documentation and tests: package openapi's tests check the document
 // against it.
 func Routes(st store.Store) []string {
-	h := &handler{st: st}
+	h := &handler{st: st, lim: ratelimit.NewMemory()}
 	h.discover()
 	var out []string
 	for _, rt := range h.table() {
@@ -74,4 +77,5 @@ func (h *handler) table() []route {
 var optionalResources = []func(h *handler) []route{
 	deletionRoutes, // deletions.go: store.Changes
 	threadRoutes,   // threads.go: store.Threads
+	usageRoutes,    // usage.go: a ratelimit.Peeker limiter
 }
