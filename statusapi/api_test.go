@@ -161,7 +161,9 @@ func serveVia(t testing.TB, v *openapitest.Validator, h http.Handler, req *http.
 // and TestMain fails a full run that leaves a documented response unseen.
 var spec = openapitest.New()
 
-func TestMain(m *testing.M) { os.Exit(spec.AfterRun(m.Run())) }
+// TestMain also says, on one line, when tests skipped for want of
+// PostgreSQL (see testenv.Main).
+func TestMain(m *testing.M) { os.Exit(testenv.AfterRun(spec.AfterRun(m.Run()))) }
 
 // checkResponse is the single place every response of the tests passes
 // through: it is checked against the OpenAPI document, and for the
