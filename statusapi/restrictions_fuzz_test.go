@@ -33,9 +33,9 @@ import (
 // whole project among them; the key's restriction is a random set of ids
 // (live, deleted or unknown) and a random set of scopes, or none.
 //
-// FuzzRestrictedKey explores seeds on the in-memory store (go test -fuzz
-// FuzzRestrictedKey ./statusapi); TestRestrictedKeyProperty runs fixed
-// seeds on memory and on PostgreSQL.
+// FuzzRestrictedKey explores seeds on the in-memory store (go test -run
+// '^$' -fuzz FuzzRestrictedKey ./statusapi); TestRestrictedKeyProperty
+// runs fixed seeds on memory and on PostgreSQL.
 
 // FuzzRestrictedKey checks the property for any seed, on store.Memory.
 func FuzzRestrictedKey(f *testing.F) {
@@ -47,17 +47,21 @@ func FuzzRestrictedKey(f *testing.F) {
 	})
 }
 
-// TestRestrictedKeyProperty checks the property on 200 seeds in memory
-// and 12 on PostgreSQL (bunstore, in a schema of its own).
+// TestRestrictedKeyProperty checks the property on the same 30 seeds in
+// memory and on PostgreSQL (bunstore, in a schema of its own); the fuzz
+// target explores further.
 func TestRestrictedKeyProperty(t *testing.T) {
+	const seeds = 30
 	t.Run("memory", func(t *testing.T) {
-		for seed := range uint64(200) {
+		t.Parallel()
+		for seed := range uint64(seeds) {
 			checkRestrictedWorld(t, memoryWorld(t), 1000+seed)
 		}
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		open := postgresWorlds(t)
-		for seed := range uint64(12) {
+		for seed := range uint64(seeds) {
 			checkRestrictedWorld(t, open(), 1000+seed)
 		}
 	})
