@@ -15,7 +15,7 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// apiFunc is the handler of an authenticated, rate-limited route. It
+// apiFunc is the handler of an authenticated route (see api, unmetered). It
 // returns its response or an error, and writes nothing: write
 // (conditional.go) writes the response, fail (errors.go) the error.
 type apiFunc func(r *http.Request, c caller) (response, error)
@@ -85,9 +85,14 @@ func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Re
 		r = r.WithContext(ctx)
 		var c caller
 		var err error
-		c.Principal, err = h.authenticate(w, r)
-		if err == nil && admit != nil {
-			err = admit(w, r, &c)
+		c.Principal, err = h.authenticate(r)
+		if err == nil {
+			if info := infoOf(w); info != nil {
+				info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+			}
+			if admit != nil {
+				err = admit(w, r, &c)
+			}
 		}
 		var res response
 		if err == nil {
@@ -102,8 +107,8 @@ func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Re
 }
 
 // authenticate resolves the request's bearer credential to a Principal
-// that may use the API, and tells the observers who called.
-func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Principal, error) {
+// that may use the API.
+func (h *handler) authenticate(r *http.Request) (auth.Principal, error) {
 	cred, ok := bearer(r.Header.Values("Authorization"))
 	if !ok {
 		return auth.Principal{}, envelope.New(envelope.Unauthorized,
@@ -112,9 +117,6 @@ func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (auth.Pri
 	p, err := h.keys.Resolve(r.Context(), cred)
 	if err != nil {
 		return auth.Principal{}, err
-	}
-	if info := infoOf(w); info != nil {
-		info.OrgID, info.KeyID, info.Subject, info.Plan = p.Org.ID, p.KeyID, p.Subject, string(p.Org.Plan)
 	}
 	if !p.Org.CanUseAPI() {
 		return auth.Principal{}, envelope.New(envelope.Forbidden,
