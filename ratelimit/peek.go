@@ -61,18 +61,13 @@ func (l *PlanLimiter) Peek(ctx context.Context, p auth.Principal) (Decision, err
 	if !limited {
 		return Decision{Allowed: true}, nil
 	}
-	pass, probing, err := l.breaker.enter(l.cfg.now(), true)
-	if !pass {
-		return l.outage(ctx, p, err)
-	}
 	cctx, cancel := l.bound(ctx)
 	defer cancel()
-	w, err := call(cctx, l, func(ctx context.Context) (Window, error) {
+	w, ok, d, err := l.guard(ctx, cctx, p, func(ctx context.Context) (Window, error) {
 		return peeker.Peek(ctx, key, rate)
 	})
-	l.breaker.done(probing, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
-	if err != nil {
-		return l.outage(ctx, p, err)
+	if !ok {
+		return d, err
 	}
 	end := w.End
 	if end.IsZero() { // no window in progress: the whole budget
