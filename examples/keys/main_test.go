@@ -48,7 +48,10 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestCreateListRevoke(t *testing.T) {
+// acme returns the URL of a migrated schema of the test's own, and a store
+// on it holding org_a.
+func acme(t *testing.T) (string, *bunstore.Store) {
+	t.Helper()
 	is := is.New(t)
 	ctx := context.Background()
 	dsn := schemaURL(t)
@@ -58,6 +61,13 @@ func TestCreateListRevoke(t *testing.T) {
 	is.NoErr(bunstore.Migrate(ctx, db))
 	st := bunstore.New(db)
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
+	return dsn, st
+}
+
+func TestCreateListRevoke(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dsn, st := acme(t)
 
 	var out, errOut bytes.Buffer
 	is.NoErr(run(ctx, []string{"-database-url", dsn, "create", "-org", "org_a", "-name", "ci", "-expires", "720h"}, &out, &errOut))
@@ -120,13 +130,7 @@ func schemaURL(t *testing.T) string {
 func TestCreateRestricted(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	dsn := schemaURL(t)
-	db, err := bunstore.Open(ctx, dsn)
-	is.NoErr(err)
-	t.Cleanup(func() { db.Close() })
-	is.NoErr(bunstore.Migrate(ctx, db))
-	st := bunstore.New(db)
-	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
+	dsn, st := acme(t)
 	for _, id := range []string{"p1", "p2"} {
 		is.NoErr(st.PutProject(ctx, store.Project{ID: id, OrgID: "org_a", Name: id, Status: store.ProjectPlanned}))
 	}
