@@ -129,3 +129,31 @@ func ExampleWithInvalidations() {
 	// before Publish: true
 	// after Publish: false
 }
+
+// A portal mints a key that reads only the invoices of one project, for a
+// client's accounting tool.
+func ExampleKeys_MintRestricted() {
+	ctx := context.Background()
+	st := store.NewMemory()
+	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true})
+	_ = st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Website", Status: store.ProjectInProgress})
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
+	defer keys.Close()
+
+	plaintext, _, err := keys.MintRestricted(ctx, "org_a", "accounting", nil, auth.Restriction{
+		Scopes:     []auth.Scope{auth.ScopeInvoices},
+		ProjectIDs: []string{"p1"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, _ := keys.Resolve(ctx, plaintext)
+	fmt.Println(p.Allows(auth.ScopeInvoices), p.Allows(auth.ScopeDeliverables), p.AllowsProject("p1"), p.AllowsProject("p2"))
+
+	_, _, err = keys.MintRestricted(ctx, "org_a", "typo", nil, auth.Restriction{ProjectIDs: []string{"p9"}})
+	fmt.Println(errors.Is(err, auth.ErrInvalidInput)) // no such project
+	// Output:
+	// true false true false
+	// true
+}

@@ -84,8 +84,31 @@ func NewKeys(ks KeyStore, opts ...Option) *Keys {
 //
 // The organization must have an account (else the error wraps
 // ErrUnknownOrganization); a name too long or an expiry not in the future
-// is refused with an error wrapping ErrInvalidInput.
+// is refused with an error wrapping ErrInvalidInput. The key reads all of
+// the organization's data: MintRestricted makes one that reads less.
 func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
+	return k.MintRestricted(ctx, orgID, name, expiresAt, Restriction{})
+}
+
+// MintRestricted is Mint for a key that may read only what r allows: some
+// scopes, some projects, or both (see Restriction; the zero Restriction is
+// Mint's). Beside Mint's refusals, it refuses with an error wrapping
+// ErrInvalidInput a restriction that Restriction.Validate refuses, and a
+// project id that is not one of the organization's projects (another
+// organization's included).
+//
+// The projects are checked through the KeyStore's GetProject method
+// (store.Memory's through MemoryKeyStore, bunstore's own). A KeyStore
+// without one, or whose GetProject returns an error wrapping
+// errors.ErrUnsupported, cannot check them: the ids are then stored as
+// given and a warning is logged. That is safe, as an id that names no
+// project matches nothing, but a mistyped id goes unnoticed.
+//
+// The restriction is stored with the key, in a canonical order, and read
+// back once: a KeyStore that does not keep it (one written before
+// restrictions existed) would make a key that reads everything, so the key
+// is then revoked and the error says why.
+func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction) (string, Key, error) {
 	plaintext, err := newKey()
 	if err != nil {
 		return "", Key{}, err
@@ -93,7 +116,7 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 	if expiresAt != nil && !expiresAt.After(k.now()) {
 		return "", Key{}, fmt.Errorf("auth: key for %q: %w expiry %s: it is not in the future", orgID, ErrInvalidInput, expiresAt.UTC().Format(time.RFC3339))
 	}
-	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt)
+	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt, r)
 	if err != nil {
 		return "", Key{}, err
 	}
@@ -110,28 +133,49 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // could never resolve). An organization without an account is
 // ErrUnknownOrganization, as for Mint. Unlike Mint, Import takes an expiry
 // in the past: the key is stored, and refused as expired, as a migrated or
-// demo key may need to be.
+// demo key may need to be. The key reads all of the organization's data:
+// ImportRestricted imports one that reads less.
 func (k *Keys) Import(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
+	return k.ImportRestricted(ctx, orgID, name, plaintext, expiresAt, Restriction{})
+}
+
+// ImportRestricted is Import for a key that may read only what r allows,
+// checked as MintRestricted checks it. Importing a key already stored for
+// the organization with the same restriction returns the stored record;
+// with another one, it is refused with an error wrapping ErrInvalidInput:
+// a key's restriction never changes, so revoke the key and import a new
+// one.
+func (k *Keys) ImportRestricted(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction) (Key, error) {
 	if err := checkCredential(plaintext); err != nil {
 		return Key{}, fmt.Errorf("auth: import key for %q: %w: %w", orgID, ErrInvalidInput, err)
 	}
 	existing, _, err := k.store.LookupKey(ctx, HashKey(plaintext))
 	switch {
 	case err == nil && existing.OrgID == orgID:
+		if err := r.Validate(); err != nil {
+			return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
+		}
+		if !existing.Restriction.equal(r.normalized()) {
+			return Key{}, fmt.Errorf("auth: import key for %q: %w restriction: the key is stored with another one (%s); revoke it and import a new key", orgID, ErrInvalidInput, existing.ID)
+		}
 		return existing, nil
 	case err == nil:
 		return Key{}, fmt.Errorf("auth: import key for %q: %w key: another organization holds it", orgID, ErrInvalidInput)
 	case !errors.Is(err, ErrInvalidKey):
 		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
 	}
-	return k.create(ctx, orgID, name, plaintext, expiresAt)
+	return k.create(ctx, orgID, name, plaintext, expiresAt, r)
 }
 
-func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
+func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction) (Key, error) {
 	name = strings.TrimSpace(name)
 	if len(name) > maxNameLen {
 		return Key{}, fmt.Errorf("auth: key for %q: %w name: longer than %d bytes", orgID, ErrInvalidInput, maxNameLen)
 	}
+	if err := r.Validate(); err != nil {
+		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
+	}
+	r = r.normalized()
 	now := k.now().UTC()
 	if _, err := k.store.Organization(ctx, orgID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -139,17 +183,21 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 		}
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
+	if err := k.checkProjects(ctx, orgID, r.ProjectIDs); err != nil {
+		return Key{}, err
+	}
 	id, err := newKeyID()
 	if err != nil {
 		return Key{}, err
 	}
 	rec := Key{
-		ID:        id,
-		OrgID:     orgID,
-		Name:      name,
-		Prefix:    displayPrefix(plaintext),
-		Hash:      HashKey(plaintext),
-		CreatedAt: now,
+		ID:          id,
+		OrgID:       orgID,
+		Name:        name,
+		Prefix:      displayPrefix(plaintext),
+		Hash:        HashKey(plaintext),
+		CreatedAt:   now,
+		Restriction: r,
 	}
 	if expiresAt != nil {
 		e := expiresAt.UTC()
@@ -158,7 +206,60 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 	if err := k.store.CreateKey(ctx, rec); err != nil {
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
+	if r.Restricted() {
+		if err := k.checkKept(ctx, rec); err != nil {
+			return Key{}, err
+		}
+	}
 	return rec, nil
+}
+
+// projectReader is what a KeyStore implements when it can tell whether an
+// organization has a project (store.Store's GetProject).
+type projectReader interface {
+	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
+}
+
+// checkProjects refuses, with an error wrapping ErrInvalidInput, an id of
+// ids that is not one of the organization's projects, when the key store
+// can tell (see MintRestricted).
+func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	pr, ok := k.store.(projectReader)
+	for _, id := range ids {
+		var err error
+		if ok {
+			_, err = pr.GetProject(ctx, orgID, id)
+		}
+		switch {
+		case !ok || errors.Is(err, errors.ErrUnsupported):
+			k.log.Warn("auth: the key store cannot read projects: a restricted key's project ids are stored unchecked", "org", orgID, "projects", len(ids))
+			return nil
+		case errors.Is(err, store.ErrNotFound):
+			return fmt.Errorf("auth: key for %q: %w project id %q: the organization has no such project", orgID, ErrInvalidInput, id)
+		case err != nil:
+			return fmt.Errorf("auth: key for %q: project %q: %w", orgID, id, err)
+		}
+	}
+	return nil
+}
+
+// checkKept reads rec back from the key store and revokes it when the
+// store did not keep its restriction.
+func (k *Keys) checkKept(ctx context.Context, rec Key) error {
+	stored, _, err := k.store.LookupKey(ctx, rec.Hash)
+	if err != nil {
+		return fmt.Errorf("auth: key %s for %q: reading it back: %w", rec.ID, rec.OrgID, err)
+	}
+	if stored.Restriction.equal(rec.Restriction) {
+		return nil
+	}
+	if err := k.store.RevokeKey(ctx, rec.OrgID, rec.ID, k.now().UTC()); err != nil {
+		return fmt.Errorf("auth: key %s for %q: the key store did not keep its restriction, and revoking it failed: %w", rec.ID, rec.OrgID, err)
+	}
+	return fmt.Errorf("auth: key %s for %q: the key store does not keep restrictions (Key.Scopes, Key.ProjectIDs): the key was revoked", rec.ID, rec.OrgID)
 }
 
 // newKeyID returns "key_" and 16 random hex digits.
@@ -225,7 +326,7 @@ func (k *Keys) Subscribe(fn func(orgID string)) (stop func()) {
 }
 
 // Resolve returns the Principal of an API key, with the key's expiry as
-// its Expiry. It refuses with ErrInvalidKey, before any lookup, a
+// its Expiry and its restriction as its Restriction. It refuses with ErrInvalidKey, before any lookup, a
 // credential that cannot be a key (see Import for the rules), and after the
 // lookup an unknown, revoked or expired key, or one whose organization is
 // gone. A store failure is ErrUnavailable (or ctx's error).
@@ -241,7 +342,7 @@ func (k *Keys) Resolve(ctx context.Context, credential string) (Principal, error
 	if rec.RevokedAt != nil {
 		return Principal{}, fmt.Errorf("%w: revoked", ErrInvalidKey)
 	}
-	p := Principal{Org: org, KeyID: rec.ID}
+	p := Principal{Org: org, KeyID: rec.ID, Restriction: rec.Restriction}
 	if rec.ExpiresAt != nil {
 		if !now.Before(*rec.ExpiresAt) {
 			return Principal{}, fmt.Errorf("%w: expired", ErrInvalidKey)

@@ -29,6 +29,10 @@ type Key struct {
 	ExpiresAt  *time.Time // nil: never expires
 	LastUsedAt *time.Time // nil: never used (recorded in batches)
 	RevokedAt  *time.Time // nil: not revoked
+	// Restriction is what the key may read (its Scopes and ProjectIDs);
+	// the zero value: all of its organization's data. A KeyStore keeps
+	// it as given, nil and empty lists apart.
+	Restriction
 }
 
 // KeyStore keeps key records, and finds the organizations they belong to.
@@ -37,8 +41,9 @@ type Key struct {
 //
 // Implementations are safe for concurrent use, and honour ctx.
 type KeyStore interface {
-	// CreateKey stores a new key record; an error wrapping
-	// ErrInvalidInput when it has no id, organization or hash.
+	// CreateKey stores a new key record, its Restriction included; an
+	// error wrapping ErrInvalidInput when it has no id, organization or
+	// hash.
 	CreateKey(ctx context.Context, k Key) error
 	// Keys lists an organization's keys, newest first, revoked ones included.
 	Keys(ctx context.Context, orgID string) ([]Key, error)

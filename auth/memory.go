@@ -12,7 +12,8 @@ import (
 )
 
 // MemoryKeyStore is a KeyStore held in memory, for tests, demos and
-// one-process installs. Like every KeyStore it holds key hashes, never keys.
+// one-process installs. Like every KeyStore it holds key hashes, never keys,
+// and keeps each key's Restriction.
 // It is an Invalidations that reports the organizations its
 // store.Organizations changes or deletes, when that tells of them (as
 // store.Memory does): Keys relays them, so that a Cache in front of Keys
@@ -192,6 +193,18 @@ func (m *MemoryKeyStore) Organization(ctx context.Context, orgID string) (store.
 	return m.orgs.Organization(ctx, orgID)
 }
 
+// GetProject returns a project from the store.Organizations the
+// MemoryKeyStore reads, when that store has projects (store.Memory does),
+// so that Keys can check a restricted key's project ids; otherwise an
+// error wrapping errors.ErrUnsupported.
+func (m *MemoryKeyStore) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
+	pr, ok := m.orgs.(projectReader)
+	if !ok {
+		return store.Project{}, fmt.Errorf("auth: the key store's organizations hold no projects: %w", errors.ErrUnsupported)
+	}
+	return pr.GetProject(ctx, orgID, id)
+}
+
 // MarkUsed records last-use times; ids it does not know are ignored, and a
 // time older than the stored one changes nothing.
 func (m *MemoryKeyStore) MarkUsed(ctx context.Context, used map[string]time.Time) error {
@@ -212,12 +225,13 @@ func (m *MemoryKeyStore) MarkUsed(ctx context.Context, used map[string]time.Time
 	return nil
 }
 
-// copyKey returns k with its own copies of the times it points to, so that
-// callers cannot change a stored record.
+// copyKey returns k with its own copies of the times and lists it points
+// to, so that callers cannot change a stored record.
 func copyKey(k Key) Key {
 	k.ExpiresAt = copyTime(k.ExpiresAt)
 	k.LastUsedAt = copyTime(k.LastUsedAt)
 	k.RevokedAt = copyTime(k.RevokedAt)
+	k.Restriction = k.Restriction.clone()
 	return k
 }
 

@@ -13,6 +13,11 @@
 // rotates without downtime. "Last used" is kept in memory and written in
 // batches.
 //
+// Restricted keys: MintRestricted and ImportRestricted make a key that
+// reads only part of its organization's data (a Restriction: some Scopes,
+// some ProjectIDs, or both); the Principal carries it and the handler
+// enforces it on every route. A key's restriction never changes.
+//
 // JWTs: package auth/jwtauth resolves tokens a portal signs, with one
 // configured algorithm, a required exp, a checked issuer and audience, and
 // the organization in a claim. It is apart so that package auth depends on
@@ -98,6 +103,11 @@ type Principal struct {
 	// Expiry is when the credential stops being valid (a key's or a
 	// token's expiry); zero when it has none of its own.
 	Expiry time.Time
+	// Restriction is what the credential may read (its Scopes and
+	// ProjectIDs: a key's as minted, a JWT's from its claims); the zero
+	// value: all of the organization's data. The handler enforces it on
+	// every route. Its lists are shared with a Cache: do not change them.
+	Restriction
 }
 
 // KeyResolver resolves the credential of an "Authorization: Bearer <credential>"

@@ -15,21 +15,29 @@ func TestCodeStatus(t *testing.T) {
 	is := is.New(t)
 	// The contract's table of error codes, row by row.
 	want := map[envelope.Code]int{
-		envelope.InvalidParameter: 400,
-		envelope.Unauthorized:     401,
-		envelope.Forbidden:        403,
-		envelope.LinkExpired:      403,
-		envelope.InvalidSignature: 403,
-		envelope.NotFound:         404,
-		envelope.MethodNotAllowed: 405,
-		envelope.FileNotAvailable: 409,
-		envelope.RateLimited:      429,
-		envelope.Internal:         500,
-		envelope.Unavailable:      503,
+		envelope.InvalidParameter:  400,
+		envelope.Unauthorized:      401,
+		envelope.Forbidden:         403,
+		envelope.InsufficientScope: 403,
+		envelope.LinkExpired:       403,
+		envelope.InvalidSignature:  403,
+		envelope.NotFound:          404,
+		envelope.MethodNotAllowed:  405,
+		envelope.FileNotAvailable:  409,
+		envelope.RateLimited:       429,
+		envelope.Internal:          500,
+		envelope.Unavailable:       503,
 	}
 	for code, status := range want {
 		is.Equal(code.Status(), status) // the contract's status for the code
 	}
+	listed := make(map[envelope.Code]int)
+	for _, code := range envelope.Codes {
+		listed[code] = code.Status()
+	}
+	is.Equal(len(envelope.Codes), len(listed)) // Codes lists each code once
+	is.Equal(listed, want)                     // and the whole catalogue
+
 	is.Equal(envelope.Code("SOMETHING_NEW").Status(), 500) // an unknown code is a bug, answered as one
 }
 

@@ -11,18 +11,27 @@ type Code string
 
 // The whole error catalogue of the /v1 contract.
 const (
-	InvalidParameter Code = "INVALID_PARAMETER"  // 400: a query parameter is unknown, repeated, empty or out of range
-	Unauthorized     Code = "UNAUTHORIZED"       // 401: no key, a malformed header, an unknown, revoked or expired key
-	Forbidden        Code = "FORBIDDEN"          // 403: the account has no active retainer or API access is off
-	LinkExpired      Code = "LINK_EXPIRED"       // 403: a signed download link past its expiry
-	InvalidSignature Code = "INVALID_SIGNATURE"  // 403: a signed download link that was changed
-	NotFound         Code = "NOT_FOUND"          // 404: no such item for this organization, or no such route
-	MethodNotAllowed Code = "METHOD_NOT_ALLOWED" // 405: anything but GET or HEAD
-	FileNotAvailable Code = "FILE_NOT_AVAILABLE" // 409: a deliverable with no file attached, or whose file is not available
-	RateLimited      Code = "RATE_LIMITED"       // 429: the organization's plan budget is spent for this window
-	Internal         Code = "INTERNAL"           // 500: a bug; the message never carries internals
-	Unavailable      Code = "UNAVAILABLE"        // 503: the store or the limiter is unreachable or timed out
+	InvalidParameter  Code = "INVALID_PARAMETER"  // 400: a query parameter is unknown, repeated, empty or out of range
+	Unauthorized      Code = "UNAUTHORIZED"       // 401: no key, a malformed header, an unknown, revoked or expired key
+	Forbidden         Code = "FORBIDDEN"          // 403: the account has no active retainer or API access is off
+	InsufficientScope Code = "INSUFFICIENT_SCOPE" // 403: a restricted key without the scope the route needs
+	LinkExpired       Code = "LINK_EXPIRED"       // 403: a signed download link past its expiry
+	InvalidSignature  Code = "INVALID_SIGNATURE"  // 403: a signed download link that was changed
+	NotFound          Code = "NOT_FOUND"          // 404: no such item for this organization, or no such route
+	MethodNotAllowed  Code = "METHOD_NOT_ALLOWED" // 405: anything but GET or HEAD
+	FileNotAvailable  Code = "FILE_NOT_AVAILABLE" // 409: a deliverable with no file attached, or whose file is not available
+	RateLimited       Code = "RATE_LIMITED"       // 429: the organization's plan budget is spent for this window
+	Internal          Code = "INTERNAL"           // 500: a bug; the message never carries internals
+	Unavailable       Code = "UNAVAILABLE"        // 503: the store or the limiter is unreachable or timed out
 )
+
+// Codes lists the whole catalogue, in the contract's order (by status), so
+// that a document or a client can be checked against it without a second
+// hand-written list.
+var Codes = []Code{
+	InvalidParameter, Unauthorized, Forbidden, InsufficientScope, LinkExpired, InvalidSignature,
+	NotFound, MethodNotAllowed, FileNotAvailable, RateLimited, Internal, Unavailable,
+}
 
 // Status is the HTTP status that the contract pairs with c. An unknown code
 // is a programming error and maps to 500.
@@ -32,7 +41,7 @@ func (c Code) Status() int {
 		return http.StatusBadRequest
 	case Unauthorized:
 		return http.StatusUnauthorized
-	case Forbidden, LinkExpired, InvalidSignature:
+	case Forbidden, InsufficientScope, LinkExpired, InvalidSignature:
 		return http.StatusForbidden
 	case NotFound:
 		return http.StatusNotFound

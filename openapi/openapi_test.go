@@ -200,12 +200,6 @@ func TestSecurity(t *testing.T) {
 func TestErrorCodes(t *testing.T) {
 	is := is.New(t)
 	doc := load(t)
-	codes := []envelope.Code{
-		envelope.InvalidParameter, envelope.Unauthorized, envelope.Forbidden,
-		envelope.LinkExpired, envelope.InvalidSignature, envelope.NotFound,
-		envelope.MethodNotAllowed, envelope.FileNotAvailable, envelope.RateLimited,
-		envelope.Internal, envelope.Unavailable,
-	}
 	var want []any
 	statuses := make(map[string]bool)
 	for _, item := range doc.Paths.Map() {
@@ -214,7 +208,7 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 	statuses["405"] = doc.Components.Responses["MethodNotAllowed"] != nil
-	for _, c := range codes {
+	for _, c := range envelope.Codes {
 		want = append(want, string(c))
 		is.True(statuses[strconv.Itoa(c.Status())]) // the code's status is documented
 	}

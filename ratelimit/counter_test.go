@@ -172,3 +172,38 @@ func TestPing(t *testing.T) {
 		is.True(d.Limited && d.Allowed)
 	})
 }
+
+// failingPeeker is a CounterPeeker whose Peek fails.
+type failingPeeker struct{ *spyCounter }
+
+func (failingPeeker) Peek(context.Context, string, ratelimit.Rate) (ratelimit.Window, error) {
+	return ratelimit.Window{}, errors.New("connection refused")
+}
+
+// TestPeekNeedsACounterThatPeeks checks a Counter written before
+// CounterPeeker: Peek says it cannot, for every plan alike, and counts
+// nothing.
+func TestPeekNeedsACounterThatPeeks(t *testing.T) {
+	is := is.New(t)
+	c := newSpyCounter(t)
+	lim := ratelimit.New(c)
+	for _, plan := range []store.Plan{store.PlanStarter, store.PlanEnterprise} {
+		_, err := lim.Peek(context.Background(), principal("org_a", plan, "k1"))
+		is.True(errors.Is(err, ratelimit.ErrCannotPeek)) // plan: cannot peek
+	}
+	is.Equal(len(c.keys), 0) // nothing was counted
+}
+
+// TestPeekDuringAnOutage checks that Peek follows the OutagePolicy, as
+// Allow does.
+func TestPeekDuringAnOutage(t *testing.T) {
+	is := is.New(t)
+	p := principal("org_a", store.PlanStarter, "k1")
+	open := ratelimit.New(failingPeeker{newSpyCounter(t)}, ratelimit.WithLogger(quietLogger()))
+	d, err := open.Peek(context.Background(), p)
+	is.NoErr(err)
+	is.True(d.Allowed && !d.Limited) // fail open: served unlimited, so no figures
+	closed := ratelimit.New(failingPeeker{newSpyCounter(t)}, ratelimit.WithOutagePolicy(ratelimit.FailClosed))
+	_, err = closed.Peek(context.Background(), p)
+	is.True(errors.Is(err, ratelimit.ErrUnavailable)) // fail closed: 503
+}

@@ -39,7 +39,10 @@ type window struct {
 	end   time.Time
 }
 
-var _ NonBlocking = (*memoryCounter)(nil)
+var (
+	_ NonBlocking   = (*memoryCounter)(nil)
+	_ CounterPeeker = (*memoryCounter)(nil)
+)
 
 func newMemoryCounter(now func() time.Time) *memoryCounter {
 	return &memoryCounter{now: now, windows: map[string]window{}}
@@ -80,6 +83,19 @@ func (m *memoryCounter) GiveBack(_ context.Context, key string, _ Rate) error {
 	w.count--
 	m.windows[key] = w
 	return nil
+}
+
+// Peek reports key's window in progress without counting: its count and
+// end, or the zero Window when none is in progress.
+func (m *memoryCounter) Peek(_ context.Context, key string, _ Rate) (Window, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w, ok := m.windows[key]
+	if !ok || !now.Before(w.end) {
+		return Window{}, nil
+	}
+	return Window{Count: w.count, End: w.end}, nil
 }
 
 // sweep forgets the windows that have ended by now. m.mu is held.

@@ -61,18 +61,13 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 	if !ok {
 		return Decision{Allowed: true}, nil
 	}
-	pass, probing, err := l.breaker.enter(l.cfg.now(), true)
-	if !pass {
-		return l.outage(ctx, p, err)
-	}
 	cctx, cancel := l.bound(ctx)
 	defer cancel()
-	w, err := call(cctx, l, func(ctx context.Context) (Window, error) {
+	w, ok, d, err := l.guard(ctx, cctx, p, func(ctx context.Context) (Window, error) {
 		return l.counter.Take(ctx, key, rate)
 	})
-	l.breaker.done(probing, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
-	if err != nil {
-		return l.outage(ctx, p, err)
+	if !ok {
+		return d, err
 	}
 	allowed := w.Count <= rate.Limit
 	if !allowed {
@@ -91,6 +86,26 @@ func (l *PlanLimiter) Allow(ctx context.Context, p auth.Principal) (Decision, er
 		Reset:     ceilSecond(w.End),
 		Window:    rate.Period,
 	}, nil
+}
+
+// guard runs read, a call of the counter for p that may probe it, under
+// the outage breaker and within cctx (l's timeout, see bound): not at all
+// during a backoff; a failure starts one. ok is false when the counter did
+// not answer: d and err are then the OutagePolicy's answer (or ctx's
+// error), to return as they are.
+func (l *PlanLimiter) guard(ctx, cctx context.Context, p auth.Principal, read func(context.Context) (Window, error)) (w Window, ok bool, d Decision, err error) {
+	pass, probing, err := l.breaker.enter(l.cfg.now(), true)
+	if !pass {
+		d, err = l.outage(ctx, p, err)
+		return Window{}, false, d, err
+	}
+	w, err = call(cctx, l, read)
+	l.breaker.done(probing, l.cfg.now(), l.cfg.backoff, err, ctx.Err() != nil)
+	if err != nil {
+		d, err = l.outage(ctx, p, err)
+		return Window{}, false, d, err
+	}
+	return w, true, Decision{}, nil
 }
 
 // Refund gives back one request that Allow counted in the current window,

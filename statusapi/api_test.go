@@ -61,7 +61,9 @@ type testAPI struct {
 	logs    *apitest.Buffer
 	// key holds the plaintext API key of each test key by name: "a" and
 	// "a2" (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
-	// "noretainer", "noapi", "revoked" and "expired" (org_a).
+	// "noretainer", "noapi", "revoked" and "expired" (org_a); and org_a's
+	// restricted keys: one per scope, named after it ("invoices:read"),
+	// and "p1 only" and "p2 only", restricted to those projects.
 	key map[string]string
 }
 
@@ -149,7 +151,9 @@ func serveVia(t testing.TB, v *openapitest.Validator, h http.Handler, req *http.
 // and TestMain fails a full run that leaves a documented response unseen.
 var spec = openapitest.New()
 
-func TestMain(m *testing.M) { os.Exit(spec.AfterRun(m.Run())) }
+// TestMain also says, on one line, when tests skipped for want of
+// PostgreSQL (see testenv.Main).
+func TestMain(m *testing.M) { os.Exit(testenv.AfterRun(spec.AfterRun(m.Run()))) }
 
 // checkResponse is the single place every response of the tests passes
 // through: it is checked against the OpenAPI document, and for the
@@ -332,6 +336,17 @@ func seed(t testing.TB, a *testAPI) {
 		}
 		must(a.store.PutInvoice(ctx, inv))
 	}
+
+	restricted := func(name string, r auth.Restriction) {
+		k, _, err := a.keys.MintRestricted(ctx, "org_a", name, nil, r)
+		must(err)
+		a.key[name] = k
+	}
+	for _, s := range auth.AllScopes {
+		restricted(string(s), auth.Restriction{Scopes: []auth.Scope{s}})
+	}
+	restricted("p1 only", auth.Restriction{ProjectIDs: []string{"p1"}})
+	restricted("p2 only", auth.Restriction{ProjectIDs: []string{"p2"}})
 	seedThreads(t, a.store, a.files, day)
 }
 

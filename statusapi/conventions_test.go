@@ -41,6 +41,7 @@ var examples = map[string]string{
 	"/v1/attachments/{id}/download":  "/v1/attachments/att1/download",
 	"/v1/attachments/{id}/file":      "", // the signed link: threads_test.go
 	"/v1/openapi.json":               "", // public: openapi_test.go
+	"/v1/rate_limit":                 "", // keyed but reads no store and costs nothing: usage_test.go
 }
 
 func exampleRequests() []string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -25,13 +26,17 @@ func deletionRoutes(h *handler) []route {
 	if h.changes == nil {
 		return nil
 	}
-	return []route{{"/v1/deletions", h.api(h.listDeletions)}}
+	// No scope: each key reads the deletions of the kinds its scopes
+	// cover (see deletionKinds).
+	return []route{{"/v1/deletions", h.api("", h.listDeletions)}}
 }
 
 // listDeletions serves GET /v1/deletions?since&type&page&limit: what
 // disappeared from the caller's view at or after since. A since before
 // what the store still knows is 400 naming since: the client must resync
-// in full.
+// in full. A restricted key reads only the records of the kinds its
+// scopes cover and of its projects; a type it may not read is an empty
+// list, as its view holds none.
 func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}})
 	if err != nil {
@@ -49,7 +54,8 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	if kind != "" && !kind.Valid() {
 		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
 	}
-	p, err := h.changes.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind})
+	p, err := h.changes.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
+		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs})
 	if errors.Is(err, store.ErrSinceTooOld) {
 		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the newest updatedAt you saw")
 	}
@@ -57,6 +63,31 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 		return response{}, err
 	}
 	return page(q, p, deletionOut), nil
+}
+
+// scopeOfKind is the scope that reads each kind of item.
+var scopeOfKind = map[store.Kind]auth.Scope{
+	store.KindProject:     auth.ScopeProjects,
+	store.KindMilestone:   auth.ScopeProjects,
+	store.KindDeliverable: auth.ScopeDeliverables,
+	store.KindInvoice:     auth.ScopeInvoices,
+	store.KindThread:      auth.ScopeThreads,
+	store.KindMessage:     auth.ScopeThreads,
+}
+
+// deletionKinds returns the kinds of deletion records p may read: nil for
+// all, when its scopes cover every kind.
+func deletionKinds(p auth.Principal) []store.Kind {
+	kinds := []store.Kind{}
+	for _, k := range store.Kinds {
+		if p.Allows(scopeOfKind[k]) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == len(store.Kinds) {
+		return nil
+	}
+	return kinds
 }
 
 func joinKinds() string {

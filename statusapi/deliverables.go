@@ -46,6 +46,7 @@ func (h *handler) listDeliverables(r *http.Request, c caller) (response, error) 
 		UpdatedSince: q.UpdatedSince,
 		Status:       store.DeliverableStatus(q.Status),
 		ProjectID:    q.ProjectID,
+		OnlyProjects: c.ProjectIDs,
 	})
 	if err != nil {
 		return response{}, err

@@ -35,6 +35,9 @@ func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
 	}
 	id := r.PathValue("id")
 	d, err := h.st.GetDeliverable(r.Context(), c.Org.ID, id)
+	if err == nil {
+		err = c.sees(d.ProjectID)
+	}
 	if err != nil {
 		return response{}, err
 	}

@@ -28,14 +28,23 @@
 //     Authorization header must be "Bearer <key>": the scheme in any case,
 //     one space, one credential. Otherwise, or for a key the KeyResolver
 //     refuses, 401 UNAUTHORIZED with WWW-Authenticate: Bearer; a key of an
-//     account that may not use the API is 403 FORBIDDEN.
+//     account that may not use the API is 403 FORBIDDEN. Then the key's
+//     restriction (auth.Restriction): a route outside its scopes (each
+//     route names its own in routes.go) is 403 INSUFFICIENT_SCOPE with
+//     WWW-Authenticate: Bearer error="insufficient_scope", scope="...";
+//     any restricted key on a store that does not promise to enforce
+//     restrictions (store.Restrictable) is 403 FORBIDDEN, and logged.
 //  5. Rate limit. The organization's budget is taken only now, so 401 and
 //     403 cost nothing. Limited responses (the 429 too) carry the
 //     X-RateLimit-* headers; a spent budget is 429 RATE_LIMITED with
 //     Retry-After.
 //  6. Query parameters, validated as the contract's table says; any
 //     problem is 400 INVALID_PARAMETER naming the parameter.
-//  7. Store, then the response.
+//  7. Store, then the response. A key restricted to projects sees only
+//     their items: the store applies the restriction in its queries
+//     (OnlyProjects), so lists, totals and deletions hold nothing else,
+//     and an item of another project (a get, a project's milestones, a
+//     download link) answers 404 exactly as another organization's id.
 //
 // Steps 4 to 7 together are bounded by WithTimeout. A key store, limiter or
 // store that is unreachable or too slow gives 503 UNAVAILABLE with
@@ -215,21 +224,28 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	return cfg, cfg.check()
 }
 
-// discover finds the optional interfaces of the handler's store.
+// discover finds the optional interfaces of the handler's store and
+// limiter.
 func (h *handler) discover() {
 	h.changes, _ = h.st.(store.Changes)
 	h.threads, _ = h.st.(store.Threads)
+	_, h.restrictable = h.st.(store.Restrictable)
+	h.peeker, _ = h.lim.(ratelimit.Peeker)
 }
 
 type handler struct {
 	st      store.Store
 	changes store.Changes // st, when it tracks changes; else nil
 	threads store.Threads // st, when it holds threads; else nil
-	keys    auth.KeyResolver
-	lim     ratelimit.Limiter
-	cfg     config
-	mux     *http.ServeMux
-	outage  outageLog
+	// restrictable says that st applies restricted keys' restrictions in
+	// its queries (store.Restrictable); else such keys are refused.
+	restrictable bool
+	peeker       ratelimit.Peeker // lim, when it can read a budget without spending it; else nil
+	keys         auth.KeyResolver
+	lim          ratelimit.Limiter
+	cfg          config
+	mux          *http.ServeMux
+	outage       outageLog
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route

@@ -50,6 +50,7 @@ func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
 		UpdatedSince: q.UpdatedSince,
 		Status:       store.InvoiceStatus(q.Status),
 		ProjectID:    q.ProjectID,
+		OnlyProjects: c.ProjectIDs,
 	})
 	if err != nil {
 		return response{}, err

@@ -3,6 +3,7 @@ package statusapi
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -11,9 +12,10 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// apiFunc is the handler of an authenticated, rate-limited route. It
+// apiFunc is the handler of an authenticated route (see api, unmetered). It
 // returns its response or an error, and writes nothing: write
 // (conditional.go) writes the response, fail (errors.go) the error.
 type apiFunc func(r *http.Request, c caller) (response, error)
@@ -25,9 +27,58 @@ type caller struct {
 	limit ratelimit.Decision
 }
 
-// api wraps fn in steps 4 and 5 of the order of processing (authentication,
-// rate limit), under the request timeout.
-func (h *handler) api(fn apiFunc) http.HandlerFunc {
+// errHidden answers an item of a project the caller's key may not see:
+// the store's not found, so that it answers exactly as another
+// organization's id (404 NOT_FOUND, "no such item").
+var errHidden = fmt.Errorf("statusapi: outside the key's projects: %w", store.ErrNotFound)
+
+// sees returns errHidden unless the caller may see the items of project.
+func (c caller) sees(project string) error {
+	if !c.AllowsProject(project) {
+		return errHidden
+	}
+	return nil
+}
+
+// seesOptional is sees for an item that may belong to no project (nil),
+// which a key restricted to projects never sees.
+func (c caller) seesOptional(project *string) error {
+	switch {
+	case c.ProjectIDs == nil:
+		return nil
+	case project == nil:
+		return errHidden
+	}
+	return c.sees(*project)
+}
+
+// api wraps fn, a route that reads the store, in steps 4 and 5 of the
+// order of processing (authentication and the key's restriction, rate
+// limit), under the request timeout. scope is the one the route needs,
+// declared in the table of routes; "" for none.
+func (h *handler) api(scope auth.Scope, fn apiFunc) http.HandlerFunc {
+	return h.keyed(fn, func(w http.ResponseWriter, r *http.Request, c *caller) error {
+		if err := h.authorize(w, r, c.Principal, scope); err != nil {
+			return err
+		}
+		var err error
+		c.limit, err = h.rateLimit(w, r, c.Principal)
+		if info := infoOf(w); info != nil {
+			info.RateLimit = c.limit
+		}
+		return err
+	})
+}
+
+// unmetered wraps fn, a route that reads no store and must cost nothing
+// (GET /v1/rate_limit), in authentication only: no scope, no rate limit.
+func (h *handler) unmetered(fn apiFunc) http.HandlerFunc {
+	return h.keyed(fn, nil)
+}
+
+// keyed wraps fn in authentication and then admit, when not nil, under
+// the request timeout, and writes what fn returns or the first error.
+func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Request, c *caller) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 		defer cancel()
@@ -39,9 +90,8 @@ func (h *handler) api(fn apiFunc) http.HandlerFunc {
 			if info := infoOf(w); info != nil {
 				info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
 			}
-			c.limit, err = h.rateLimit(w, r, c.Principal)
-			if info := infoOf(w); info != nil {
-				info.RateLimit = c.limit
+			if admit != nil {
+				err = admit(w, r, &c)
 			}
 		}
 		var res response
@@ -73,6 +123,27 @@ func (h *handler) authenticate(r *http.Request) (auth.Principal, error) {
 			"API access needs an active retainer and API access enabled on the account; contact the service operator")
 	}
 	return p, nil
+}
+
+// authorize applies p's restriction (see auth.Restriction) to a route that
+// reads the store and needs scope: a route outside p's scopes is 403
+// INSUFFICIENT_SCOPE, with WWW-Authenticate naming the scope (RFC 6750).
+// A restricted key on a store that does not promise to enforce
+// restrictions in its queries (not a store.Restrictable, as a Store
+// written before them) is 403 FORBIDDEN, and logged, rather than shown
+// everything. Both come before the rate limit, so they cost nothing.
+func (h *handler) authorize(w http.ResponseWriter, r *http.Request, p auth.Principal, scope auth.Scope) error {
+	if scope != "" && !p.Allows(scope) {
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, scope))
+		return envelope.Errorf(envelope.InsufficientScope, "this key may not read this route: it needs the scope %s", scope)
+	}
+	if p.Restricted() && !h.restrictable {
+		h.log(r, w, slog.LevelWarn, "statusapi: refused a restricted key: the store does not enforce restrictions (store.Restrictable)",
+			"org", p.Org.ID, "key_id", p.KeyID, "subject", p.Subject)
+		return envelope.New(envelope.Forbidden,
+			"this key is restricted, and this server cannot enforce its restriction; use an unrestricted key or contact the service operator")
+	}
+	return nil
 }
 
 // bearer returns the credential of exactly one "Authorization: Bearer

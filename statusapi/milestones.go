@@ -31,13 +31,18 @@ func milestoneOut(m store.Milestone) milestone {
 }
 
 // listMilestones serves GET /v1/projects/{id}/milestones?page&limit&status;
-// a project the organization does not have is 404.
+// a project the organization does not have, or the key may not see, is
+// 404.
 func (h *handler) listMilestones(r *http.Request, c caller) (response, error) {
 	q, err := listParamsOf(r, listSpec{statuses: strs(store.MilestoneStatuses), since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
-	p, err := h.st.ListMilestones(r.Context(), c.Org.ID, r.PathValue("id"), store.MilestoneQuery{
+	project := r.PathValue("id")
+	if err := c.sees(project); err != nil {
+		return response{}, err
+	}
+	p, err := h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
 		PageRequest:  q.PageRequest,
 		UpdatedSince: q.UpdatedSince,
 		Status:       store.MilestoneStatus(q.Status),

@@ -38,6 +38,7 @@ func (h *handler) listProjects(r *http.Request, c caller) (response, error) {
 		PageRequest:  q.PageRequest,
 		UpdatedSince: q.UpdatedSince,
 		Status:       store.ProjectStatus(q.Status),
+		OnlyProjects: c.ProjectIDs,
 	})
 	if err != nil {
 		return response{}, err
@@ -50,7 +51,11 @@ func (h *handler) getProject(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
 		return response{}, err
 	}
-	pr, err := h.st.GetProject(r.Context(), c.Org.ID, r.PathValue("id"))
+	id := r.PathValue("id")
+	if err := c.sees(id); err != nil {
+		return response{}, err
+	}
+	pr, err := h.st.GetProject(r.Context(), c.Org.ID, id)
 	if err != nil {
 		return response{}, err
 	}

@@ -3,6 +3,8 @@ package statusapi
 import (
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -28,11 +30,13 @@ func (h *handler) routes() *http.ServeMux {
 
 // Routes returns the path patterns that New registers for st, such as
 // "/v1/projects/{id}": the routes of the first contract, and those of the
-// optional resources st implements. Each answers GET and HEAD. For
+// optional resources st implements, with a limiter that can read a budget
+// without spending it (ratelimit.Peeker: both of the module's limiters
+// can), so GET /v1/rate_limit too. Each answers GET and HEAD. For
 // documentation and tests: package openapi's tests check the document
 // against it.
 func Routes(st store.Store) []string {
-	h := &handler{st: st}
+	h := &handler{st: st, lim: ratelimit.NewMemory()}
 	h.discover()
 	var out []string
 	for _, rt := range h.table() {
@@ -41,18 +45,20 @@ func Routes(st store.Store) []string {
 	return out
 }
 
-// table is the one list of the handler's routes.
+// table is the one list of the handler's routes. Each route that takes a
+// key names the scope a restricted key needs for it (see auth.Scope;
+// CONTRACT.md, "Restricted keys").
 func (h *handler) table() []route {
 	all := []route{
-		{"/v1/projects", h.api(h.listProjects)},
-		{"/v1/projects/{id}", h.api(h.getProject)},
-		{"/v1/projects/{id}/milestones", h.api(h.listMilestones)},
-		{"/v1/deliverables", h.api(h.listDeliverables)},
-		{"/v1/deliverables/{id}/download", h.api(h.downloadLink)},
+		{"/v1/projects", h.api(auth.ScopeProjects, h.listProjects)},
+		{"/v1/projects/{id}", h.api(auth.ScopeProjects, h.getProject)},
+		{"/v1/projects/{id}/milestones", h.api(auth.ScopeProjects, h.listMilestones)},
+		{"/v1/deliverables", h.api(auth.ScopeDeliverables, h.listDeliverables)},
+		{"/v1/deliverables/{id}/download", h.api(auth.ScopeDeliverables, h.downloadLink)},
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
 		{"/v1/deliverables/{id}/file", h.serveFile},
-		{"/v1/invoices", h.api(h.listInvoices)},
+		{"/v1/invoices", h.api(auth.ScopeInvoices, h.listInvoices)},
 		// The OpenAPI document: public, like any API description.
 		{"/v1/openapi.json", h.serveOpenAPI},
 	}
@@ -71,4 +77,5 @@ func (h *handler) table() []route {
 var optionalResources = []func(h *handler) []route{
 	deletionRoutes, // deletions.go: store.Changes
 	threadRoutes,   // threads.go: store.Threads
+	usageRoutes,    // usage.go: a ratelimit.Peeker limiter
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -94,11 +95,11 @@ func threadRoutes(h *handler) []route {
 		return nil
 	}
 	return []route{
-		{"/v1/threads", h.api(h.listThreads)},
-		{"/v1/threads/{id}", h.api(h.getThread)},
-		{"/v1/threads/{id}/messages", h.api(h.listThreadMessages)},
-		{"/v1/messages", h.api(h.listMessages)},
-		{"/v1/attachments/{id}/download", h.api(h.attachmentLink)},
+		{"/v1/threads", h.api(auth.ScopeThreads, h.listThreads)},
+		{"/v1/threads/{id}", h.api(auth.ScopeThreads, h.getThread)},
+		{"/v1/threads/{id}/messages", h.api(auth.ScopeThreads, h.listThreadMessages)},
+		{"/v1/messages", h.api(auth.ScopeThreads, h.listMessages)},
+		{"/v1/attachments/{id}/download", h.api(auth.ScopeThreads, h.attachmentLink)},
 		// The signed link, as a deliverable's (see download.go).
 		{"/v1/attachments/{id}/file", h.serveAttachment},
 	}
@@ -115,6 +116,7 @@ func (h *handler) listThreads(r *http.Request, c caller) (response, error) {
 		Status:       store.ThreadStatus(q.Status),
 		ProjectID:    q.ProjectID,
 		UpdatedSince: q.UpdatedSince,
+		OnlyProjects: c.ProjectIDs,
 	})
 	if err != nil {
 		return response{}, err
@@ -122,12 +124,16 @@ func (h *handler) listThreads(r *http.Request, c caller) (response, error) {
 	return page(q, p, threadOut), nil
 }
 
-// getThread serves GET /v1/threads/{id}; an internal thread is 404.
+// getThread serves GET /v1/threads/{id}; an internal thread, or one the
+// key may not see, is 404.
 func (h *handler) getThread(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
 		return response{}, err
 	}
 	t, err := h.threads.GetThread(r.Context(), c.Org.ID, r.PathValue("id"))
+	if err == nil {
+		err = c.seesOptional(t.ProjectID)
+	}
 	if err != nil {
 		return response{}, err
 	}
@@ -145,6 +151,7 @@ func (h *handler) listThreadMessages(r *http.Request, c caller) (response, error
 	p, err := h.threads.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 		PageRequest:  q.PageRequest,
 		UpdatedSince: q.UpdatedSince,
+		OnlyProjects: c.ProjectIDs,
 	})
 	if err != nil {
 		return response{}, err
@@ -164,6 +171,7 @@ func (h *handler) listMessages(r *http.Request, c caller) (response, error) {
 		ThreadID:     q.given[paramThreadID],
 		ProjectID:    q.ProjectID,
 		UpdatedSince: q.UpdatedSince,
+		OnlyProjects: c.ProjectIDs,
 	})
 	if err != nil {
 		return response{}, err
@@ -178,7 +186,11 @@ func (h *handler) attachmentLink(r *http.Request, c caller) (response, error) {
 		return response{}, err
 	}
 	id := r.PathValue("id")
-	if _, err := h.threads.GetAttachment(r.Context(), c.Org.ID, id); err != nil {
+	a, err := h.threads.GetAttachment(r.Context(), c.Org.ID, id)
+	if err == nil {
+		err = c.seesOptional(a.ProjectID)
+	}
+	if err != nil {
 		return response{}, err
 	}
 	return h.link(r, attachmentFiles, c.Org.ID, id), nil

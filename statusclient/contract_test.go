@@ -29,24 +29,13 @@ import (
 // enums are checked against the store's lists (store.ProjectStatuses...),
 // which are what the server validates against.
 
-// notYetServed are codes of the contract (CONTRACT.md) that the client knows
-// and the server's catalogue does not have yet: restricted keys, whose
-// refusal is INSUFFICIENT_SCOPE, are specified but not implemented. The test
-// fails once the catalogue has one of them, so that the entry goes.
-var notYetServed = []string{"INSUFFICIENT_SCOPE"}
-
 func TestErrorCodesAreTheServers(t *testing.T) {
 	is := is.New(t)
 	server := constsOf(t, reflect.TypeFor[envelope.Code]())
 	client := constsOf(t, reflect.TypeFor[statusclient.ErrorCode]())
 	is.True(slices.Contains(server, string(envelope.NotFound)))         // the catalogue was read
 	is.True(slices.Contains(client, string(statusclient.CodeNotFound))) // and the client's codes
-	for _, code := range notYetServed {
-		is.True(!slices.Contains(server, code)) // the server has it now: remove it from notYetServed
-	}
-	want := append(slices.Clone(server), notYetServed...)
-	slices.Sort(want)
-	is.Equal(client, want) // every code of the server's catalogue, and no other
+	is.Equal(client, server)                                            // every code of the server's catalogue, and no other
 }
 
 func TestStatusEnumsAreTheStores(t *testing.T) {

@@ -208,3 +208,26 @@ func ExampleClient_Sync() {
 	// 1 projects, 5 invoices; inv_1 is paid, paid 2026-03-05
 	// Website
 }
+
+// Read the budget without spending it, to pace a batch of requests.
+func ExampleClient_RateLimit() {
+	for _, plan := range []store.Plan{store.PlanStarter, store.PlanEnterprise} {
+		srv := exampleServer(plan)
+		c := statusclient.New(srv.URL+"/v1", "example-key")
+		_, _, _ = c.ListInvoices(context.Background(), statusclient.InvoiceListOptions{})
+		u, _, err := c.RateLimit(context.Background())
+		srv.Close()
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		if u.Limit == nil {
+			fmt.Printf("%s: no rate limit\n", u.Plan)
+			continue
+		}
+		fmt.Printf("%s: %d of %d requests left, reset ahead: %t\n", u.Plan, *u.Remaining, *u.Limit, u.ResetAt.After(time.Now()))
+	}
+	// Output:
+	// starter: 59 of 60 requests left, reset ahead: true
+	// enterprise: no rate limit
+}

@@ -337,3 +337,45 @@ func TestRealHandlerPollingUnchangedListIsFree(t *testing.T) {
 	is.True(changed.ETag != first.ETag) // with a new tag
 	is.Equal(changed.Meta.Total, first.Meta.Total+1)
 }
+
+func TestRealHandlerRateLimit(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := newRealAPI(t)
+	c := a.org(t, "org_s", store.PlanStarter)
+	_, _, err := c.ListProjects(ctx, statusclient.ProjectListOptions{})
+	is.NoErr(err)
+	u, resp, err := c.RateLimit(ctx)
+	is.NoErr(err)
+	is.Equal(u.Plan, "starter")
+	is.True(u.Limit != nil && *u.Limit == 60)
+	is.True(u.Remaining != nil && *u.Remaining == 59) // what the list left
+	is.True(u.ResetAt != nil && u.ResetAt.After(time.Now()))
+	is.True(!resp.Rate.Limited) // reading the budget is not rate limited
+	u, _, err = c.RateLimit(ctx)
+	is.NoErr(err)
+	is.Equal(*u.Remaining, 59) // and spends nothing
+
+	e := a.org(t, "org_e", store.PlanEnterprise)
+	u, _, err = e.RateLimit(ctx)
+	is.NoErr(err)
+	is.Equal(u, statusclient.Usage{Plan: "enterprise"}) // no figures on an unlimited plan
+}
+
+func TestRealHandlerInsufficientScope(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a := newRealAPI(t)
+	a.org(t, "org_a", store.PlanGrowth)
+	key, _, err := a.keys.MintRestricted(ctx, "org_a", "invoices", nil, auth.Restriction{Scopes: []auth.Scope{auth.ScopeInvoices}})
+	is.NoErr(err)
+	c := statusclient.New(a.srv.URL+"/api/v1", key)
+	_, _, err = c.ListInvoices(ctx, statusclient.InvoiceListOptions{})
+	is.NoErr(err) // its scope
+	_, _, err = c.ListProjects(ctx, statusclient.ProjectListOptions{})
+	is.Equal(statusclient.ErrorCodeOf(err), statusclient.CodeInsufficientScope) // not its scope
+	var apiErr *statusclient.Error
+	is.True(errors.As(err, &apiErr))
+	is.Equal(apiErr.StatusCode, http.StatusForbidden)
+	is.Equal(apiErr.Response.Header.Get("WWW-Authenticate"), `Bearer error="insufficient_scope", scope="projects:read"`)
+}

@@ -57,6 +57,14 @@ type DeletionQuery struct {
 	PageRequest
 	Since time.Time // required
 	Kind  Kind      // "" for any
+	// OnlyKinds, when not nil, keeps only records of these kinds (none
+	// when it is empty): those of a key restricted to some scopes (see
+	// Restrictable). It combines with Kind.
+	OnlyKinds []Kind
+	// OnlyProjects, when not nil, keeps only records whose ProjectID is
+	// one of these, never one without (none when it is empty): a key
+	// restricted to projects (see Restrictable).
+	OnlyProjects []string
 }
 
 // Changes is the optional interface of a store that tracks changes, so

@@ -49,6 +49,10 @@ type DeliverableQuery struct {
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
+	// OnlyProjects, when not nil, keeps only the deliverables of these
+	// projects (none when it is empty): a restricted key's (see
+	// Restrictable). It combines with ProjectID.
+	OnlyProjects []string
 }
 
 // Validate reports the first problem that makes d unfit to be stored: an

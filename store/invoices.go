@@ -45,6 +45,10 @@ type InvoiceQuery struct {
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
+	// OnlyProjects, when not nil, keeps only the invoices that name one of
+	// these projects, never a retainer invoice (none when it is empty): a
+	// restricted key's (see Restrictable). It combines with ProjectID.
+	OnlyProjects []string
 }
 
 // Validate reports the first problem that makes i unfit to be stored: an

@@ -33,7 +33,8 @@ import (
 // unfiltered read only the page itself. A read with UpdatedSince scans the
 // organization's items of that kind and sorts those it keeps.
 //
-// Memory tracks changes (Changes) and deletes (Deleter). It dates every
+// Memory honours the restrictions of restricted keys in its queries
+// (Restrictable). It tracks changes (Changes) and deletes (Deleter). It dates every
 // write from its clock (WithClock): a Put sets UpdatedAt when the item is
 // new or differs from the stored one in any other field (FileKey included:
 // a new file is new bytes behind the download link), and keeps it when
@@ -74,6 +75,7 @@ var (
 	_ Organizations = (*Memory)(nil)
 	_ Changes       = (*Memory)(nil)
 	_ Deleter       = (*Memory)(nil)
+	_ Restrictable  = (*Memory)(nil)
 )
 
 // MemoryOption configures NewMemory. Options follow the module's policy:
@@ -344,8 +346,10 @@ func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var keep func(*Project) bool
-	if q.Status != "" {
-		keep = func(p *Project) bool { return p.Status == q.Status }
+	if q.Status != "" || q.OnlyProjects != nil {
+		keep = func(p *Project) bool {
+			return (q.Status == "" || p.Status == q.Status) && InProjects(q.OnlyProjects, p.ID)
+		}
 	}
 	var items []*Project
 	if t := m.orgs[orgID]; t != nil {
@@ -396,9 +400,10 @@ func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q Deliverab
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var keep func(*Deliverable) bool
-	if q.Status != "" || q.ProjectID != "" {
+	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
 		keep = func(d *Deliverable) bool {
-			return (q.Status == "" || d.Status == q.Status) && (q.ProjectID == "" || d.ProjectID == q.ProjectID)
+			return (q.Status == "" || d.Status == q.Status) && (q.ProjectID == "" || d.ProjectID == q.ProjectID) &&
+				InProjects(q.OnlyProjects, d.ProjectID)
 		}
 	}
 	var items []*Deliverable
@@ -432,10 +437,14 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var keep func(*Invoice) bool
-	if q.Status != "" || q.ProjectID != "" {
+	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
 		keep = func(i *Invoice) bool {
-			return (q.Status == "" || i.Status == q.Status) &&
-				(q.ProjectID == "" || i.ProjectID != nil && *i.ProjectID == q.ProjectID)
+			project := ""
+			if i.ProjectID != nil {
+				project = *i.ProjectID
+			}
+			return (q.Status == "" || i.Status == q.Status) && (q.ProjectID == "" || project == q.ProjectID) &&
+				InProjects(q.OnlyProjects, project)
 		}
 	}
 	var items []*Invoice
@@ -444,6 +453,10 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 	}
 	return page(items, keep, q.PageRequest, copyInvoice)
 }
+
+// HonoursRestrictions marks Memory as a store.Restrictable: every list
+// honours OnlyProjects, and ListDeletions OnlyKinds too.
+func (m *Memory) HonoursRestrictions() {}
 
 // DeleteOrganization removes an organization and everything it owns,
 // and leaves no deletion records: an organization that no longer exists
@@ -637,8 +650,11 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 		items = t.deletions[from:]
 	}
 	var keep func(*Deletion) bool
-	if q.Kind != "" {
-		keep = func(d *Deletion) bool { return d.Kind == q.Kind }
+	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil {
+		keep = func(d *Deletion) bool {
+			return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
+				InProjects(q.OnlyProjects, d.ProjectID)
+		}
 	}
 	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d })
 }

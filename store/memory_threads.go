@@ -202,10 +202,15 @@ func (m *Memory) ListThreads(ctx context.Context, orgID string, q ThreadQuery) (
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var keep func(*Thread) bool
-	if q.Status != "" || q.ProjectID != "" {
+	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
 		keep = func(th *Thread) bool {
+			project := ""
+			if th.ProjectID != nil {
+				project = *th.ProjectID
+			}
 			return (q.Status == "" || th.Status == q.Status) &&
-				(q.ProjectID == "" || th.ProjectID != nil && *th.ProjectID == q.ProjectID)
+				(q.ProjectID == "" || project == q.ProjectID) &&
+				InProjects(q.OnlyProjects, project) // an organization-wide thread is in no project
 		}
 	}
 	var items []*Thread
@@ -241,7 +246,7 @@ func (m *Memory) ListThreadMessages(ctx context.Context, orgID, threadID string,
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t := m.orgs[orgID]
-	if t == nil || !t.threads.shown.has(threadID) {
+	if t == nil || !t.threads.shown.has(threadID) || !InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
 		return Page[Message]{}, fmt.Errorf("store: thread %q: %w", threadID, ErrNotFound)
 	}
 	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, func(msg *Message) bool { return msg.ThreadID == threadID })
@@ -261,12 +266,13 @@ func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery)
 		return page[Message](nil, nil, q.PageRequest, copyMessage)
 	}
 	var keep func(*Message) bool
-	if q.ThreadID != "" || q.ProjectID != "" {
+	if q.ThreadID != "" || q.ProjectID != "" || q.OnlyProjects != nil {
 		keep = func(msg *Message) bool {
 			if q.ThreadID != "" && msg.ThreadID != q.ThreadID {
 				return false
 			}
-			return q.ProjectID == "" || t.threads.projectOf(msg.ThreadID) == q.ProjectID
+			project := t.threads.projectOf(msg.ThreadID)
+			return (q.ProjectID == "" || project == q.ProjectID) && InProjects(q.OnlyProjects, project)
 		}
 	}
 	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, keep)
@@ -285,6 +291,9 @@ func (m *Memory) GetAttachment(ctx context.Context, orgID, id string) (Attachmen
 		if msg := t.threads.shownMsgs.byID[t.threads.attachments[id]]; msg != nil {
 			for _, a := range msg.Attachments {
 				if a.ID == id {
+					if project := t.threads.projectOf(msg.ThreadID); project != "" {
+						a.ProjectID = &project // for a key restricted to projects
+					}
 					return a, nil
 				}
 			}

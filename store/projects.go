@@ -39,6 +39,9 @@ type ProjectQuery struct {
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
+	// OnlyProjects, when not nil, keeps only the projects with these ids
+	// (none when it is empty): a restricted key's (see Restrictable).
+	OnlyProjects []string
 }
 
 func oneOf[S comparable](s S, all []S) bool {

@@ -81,6 +81,12 @@ type Attachment struct {
 	// FileKey says where the file lives in the file source. Never sent to
 	// clients.
 	FileKey string
+	// ProjectID is the project of the thread the attachment is in, nil
+	// for an organization-wide thread: set by GetAttachment, so that a key
+	// restricted to projects is refused another's (see Restrictable);
+	// ignored by PutMessage, and never sent to clients. A store that does
+	// not set it hides every attachment from such a key.
+	ProjectID *string
 }
 
 // Message is one message of a thread. Internal marks an agency's note,
@@ -106,6 +112,10 @@ type ThreadQuery struct {
 	Status       ThreadStatus // "" for any
 	ProjectID    string       // "" for any
 	UpdatedSince time.Time    // zero for none (see Changes)
+	// OnlyProjects, when not nil, keeps only the threads of these
+	// projects, never an organization-wide one (none when it is empty): a
+	// restricted key's (see Restrictable). It combines with ProjectID.
+	OnlyProjects []string
 }
 
 // MessageQuery selects messages. They are ordered by CreatedAt ascending,
@@ -116,6 +126,11 @@ type MessageQuery struct {
 	ThreadID     string    // "" for any
 	ProjectID    string    // "" for any: the messages of that project's threads
 	UpdatedSince time.Time // zero for none (see Changes)
+	// OnlyProjects, when not nil, keeps only the messages of threads of
+	// these projects, never of an organization-wide one (none when it is
+	// empty): a restricted key's (see Restrictable). ListThreadMessages
+	// answers ErrNotFound for a thread outside them.
+	OnlyProjects []string
 }
 
 // Threads is the optional interface of a store that holds communication
@@ -142,14 +157,15 @@ type Threads interface {
 	GetThread(ctx context.Context, orgID, id string) (Thread, error)
 	// ListThreadMessages returns a page of one visible thread's visible
 	// messages, or ErrNotFound when the organization has no such visible
-	// thread. q.ThreadID and q.ProjectID are ignored.
+	// thread (or, with q.OnlyProjects, none of those projects').
+	// q.ThreadID and q.ProjectID are ignored.
 	ListThreadMessages(ctx context.Context, orgID, threadID string, q MessageQuery) (Page[Message], error)
 	// ListMessages returns a page of the organization's visible messages
 	// across its visible threads; unknown ThreadID or ProjectID filters
 	// give an empty page.
 	ListMessages(ctx context.Context, orgID string, q MessageQuery) (Page[Message], error)
-	// GetAttachment returns a visible message's attachment, or
-	// ErrNotFound.
+	// GetAttachment returns a visible message's attachment, with the
+	// ProjectID of its thread, or ErrNotFound.
 	GetAttachment(ctx context.Context, orgID, id string) (Attachment, error)
 }
 

@@ -46,6 +46,10 @@ func WithDump(dump func(t *testing.T, ks auth.KeyStore) []byte) Option {
 // fresh store (or one shared but isolated: the suite uses organization ids
 // unique to each subtest) and a function that creates or updates an
 // organization in the store it reads organizations from.
+//
+// The cases of keys restricted to projects need projects: the suite puts
+// them through the key store's PutProject(ctx, store.Project) method, and
+// skips those cases, saying so, for a store without one.
 func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(store.Organization)), opts ...Option) {
 	t.Helper()
 	var cfg config
@@ -72,6 +76,10 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(stor
 		{"DuplicateHash", s.duplicateHash},
 		{"IncompleteRecord", s.incompleteRecord},
 		{"Concurrent", s.concurrent},
+		{"Restrictions", s.restrictions},
+		{"RestrictedToProjects", s.restrictedToProjects},
+		{"ImportRestricted", s.importRestricted},
+		{"RestrictionKeptAsGiven", s.restrictionKept},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.fn)
@@ -470,4 +478,162 @@ func (s suite) concurrent(t *testing.T) {
 	list, err := e.keys.List(ctx, e.org)
 	is.NoErr(err)
 	is.Equal(len(list), 5) // every concurrent mint stored
+}
+
+// restrictions checks that a key's scopes are kept as minted (in the order
+// of auth.AllScopes, each once), come back in List and on the Principal,
+// and that a key minted without a restriction has none (nil lists, not
+// empty ones); and that a refused restriction stores nothing.
+func (s suite) restrictions(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, rec, err := e.keys.MintRestricted(ctx, e.org, "invoices", nil, auth.Restriction{
+		Scopes: []auth.Scope{auth.ScopeInvoices, auth.ScopeProjects, auth.ScopeInvoices},
+	})
+	is.NoErr(err)
+	want := auth.Restriction{Scopes: []auth.Scope{auth.ScopeProjects, auth.ScopeInvoices}}
+	is.Equal(rec.Restriction, want) // canonical order, each scope once
+	p, err := e.keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.Equal(p.Restriction, want) // the principal carries the key's restriction
+	plainAll, _ := e.mint(t, e.org, "all", nil)
+	p, err = e.keys.Resolve(ctx, plainAll)
+	is.NoErr(err)
+	is.True(p.Scopes == nil && p.ProjectIDs == nil) // an unrestricted key has nil lists
+	is.True(!p.Restricted())
+
+	for name, r := range map[string]auth.Restriction{
+		"unknown scope":       {Scopes: []auth.Scope{"invoices:write"}},
+		"empty scopes":        {Scopes: []auth.Scope{}},
+		"empty projects":      {ProjectIDs: []string{}},
+		"empty project id":    {ProjectIDs: []string{""}},
+		"project id with NUL": {ProjectIDs: []string{"p1\x00"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := e.keys.MintRestricted(ctx, e.org, name, nil, r)
+			is.New(t).True(errors.Is(err, auth.ErrInvalidInput)) // refused as the caller's mistake
+		})
+	}
+	list, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(len(list), 2) // the refused keys were not stored
+	for _, k := range list {
+		switch k.ID {
+		case rec.ID:
+			is.Equal(k.Restriction, want) // List shows the restriction
+		default:
+			is.True(k.Scopes == nil && k.ProjectIDs == nil) // and none where there is none
+		}
+	}
+}
+
+// projectWriter is what the suite needs of a key store to put projects.
+type projectWriter interface {
+	PutProject(ctx context.Context, p store.Project) error
+}
+
+// projects puts the projects, or skips the test for a store that cannot.
+func (e *env) projects(t *testing.T, ps ...store.Project) {
+	t.Helper()
+	w, ok := e.ks.(projectWriter)
+	if !ok {
+		t.Skipf("the key store (%T) has no PutProject method: the suite cannot put projects", e.ks)
+	}
+	for _, p := range ps {
+		if err := w.PutProject(context.Background(), p); err != nil {
+			t.Fatalf("put project: %v", err)
+		}
+	}
+}
+
+// restrictedToProjects checks a key restricted to projects: its ids are
+// kept (sorted, each once), and ids of no project of its organization,
+// another organization's included, are refused.
+func (s suite) restrictedToProjects(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	e.projects(t,
+		store.Project{ID: "p1", OrgID: e.org, Name: "One", Status: store.ProjectPlanned},
+		store.Project{ID: "p2", OrgID: e.org, Name: "Two", Status: store.ProjectPlanned},
+		store.Project{ID: "px", OrgID: e.other, Name: "Theirs", Status: store.ProjectPlanned})
+	plain, rec, err := e.keys.MintRestricted(ctx, e.org, "site", nil, auth.Restriction{ProjectIDs: []string{"p2", "p1", "p2"}})
+	is.NoErr(err)
+	is.Equal(rec.ProjectIDs, []string{"p1", "p2"}) // sorted, each once
+	is.True(rec.Scopes == nil)                     // every scope
+	p, err := e.keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.Equal(p.ProjectIDs, []string{"p1", "p2"}) // the principal's projects
+	is.True(p.AllowsProject("p1") && !p.AllowsProject("p3"))
+
+	for name, ids := range map[string][]string{
+		"unknown project":                {"p1", "nope"},
+		"another organization's project": {"px"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := e.keys.MintRestricted(ctx, e.org, name, nil, auth.Restriction{ProjectIDs: ids})
+			is.New(t).True(errors.Is(err, auth.ErrInvalidInput)) // refused as the caller's mistake
+		})
+	}
+	list, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.Equal(len(list), 1) // only the key that was accepted
+	is.Equal(list[0].Restriction, rec.Restriction)
+}
+
+// importRestricted checks that an imported key keeps its restriction, that
+// importing it again with the same one (in any order) changes nothing,
+// and that another restriction is refused rather than ignored.
+func (s suite) importRestricted(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	key := "restricted-key-" + e.org
+	r := auth.Restriction{Scopes: []auth.Scope{auth.ScopeThreads, auth.ScopeDeliverables}}
+	first, err := e.keys.ImportRestricted(ctx, e.org, "demo", key, nil, r)
+	is.NoErr(err)
+	is.Equal(first.Scopes, []auth.Scope{auth.ScopeDeliverables, auth.ScopeThreads})
+	again, err := e.keys.ImportRestricted(ctx, e.org, "demo", key, nil, auth.Restriction{Scopes: []auth.Scope{auth.ScopeDeliverables, auth.ScopeThreads}})
+	is.NoErr(err)
+	is.Equal(again.ID, first.ID) // the same restriction: nothing changes
+	for name, other := range map[string]auth.Restriction{
+		"none":         {},
+		"fewer scopes": {Scopes: []auth.Scope{auth.ScopeThreads}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := e.keys.ImportRestricted(ctx, e.org, "demo", key, nil, other)
+			is.New(t).True(errors.Is(err, auth.ErrInvalidInput)) // a stored key's restriction never changes
+		})
+	}
+	_, err = e.keys.Import(ctx, e.org, "demo", key, nil)
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // Import is ImportRestricted with none
+	p, err := e.keys.Resolve(ctx, key)
+	is.NoErr(err)
+	is.Equal(p.Scopes, first.Scopes) // the stored restriction holds
+}
+
+// restrictionKept stores key records directly: the store keeps a
+// restriction as given, an empty list apart from nil (an empty list
+// allows nothing, nil everything).
+func (s suite) restrictionKept(t *testing.T) {
+	ctx := context.Background()
+	e := s.setup(t)
+	for i, r := range []auth.Restriction{
+		{},
+		{Scopes: []auth.Scope{}, ProjectIDs: []string{}},
+		{Scopes: []auth.Scope{auth.ScopeThreads}, ProjectIDs: []string{"p1", "p \u00e9"}},
+	} {
+		t.Run(fmt.Sprintf("%+v", r), func(t *testing.T) {
+			is := is.New(t)
+			hash := auth.HashKey(fmt.Sprintf("kept-%s-%d", e.org, i))
+			k := auth.Key{ID: fmt.Sprintf("key_%016x", i+1), OrgID: e.org, Hash: hash, CreatedAt: e.clk.Now(), Restriction: r}
+			is.NoErr(e.ks.CreateKey(ctx, k))
+			got, _, err := e.ks.LookupKey(ctx, hash)
+			is.NoErr(err)
+			is.Equal(got.Scopes == nil, r.Scopes == nil)         // nil stays nil, empty stays empty
+			is.Equal(got.ProjectIDs == nil, r.ProjectIDs == nil) // for both lists
+			is.Equal(fmt.Sprint(got.Restriction), fmt.Sprint(r))
+		})
+	}
 }

@@ -20,7 +20,22 @@
 // The times are checked with a leeway for clock skew (DefaultLeeway, see
 // WithLeeway). "sub", optional, becomes the Principal's Subject, for logs;
 // "exp" its Expiry, so a Cache in front forgets the token when it expires.
-// Other claims are ignored.
+//
+// A token may be restricted as an API key is (auth.Restriction), by two
+// optional claims:
+//
+//   - "scope", the scopes it may read, space-separated as in RFC 8693
+//     ("projects:read invoices:read"). Names that are not scopes of the
+//     API (auth.AllScopes) grant nothing and are ignored, so a token whose
+//     scope names none of them may call only the routes that need no
+//     scope. Absent: every scope.
+//   - "project_ids", an array of the project ids it may see (["p1"]);
+//     an empty array sees no project. Absent: every project. The ids are
+//     not looked up: one that names no project matches nothing.
+//
+// A "scope" that is not a string, or a "project_ids" that is not an array
+// of non-empty strings (null included), refuses the token. Other claims
+// are ignored.
 //
 // A portal signs, for example:
 //
@@ -42,6 +57,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -78,8 +94,8 @@ type Config struct {
 
 // Resolver is an auth.KeyResolver of signed JWTs (see the package
 // documentation for what a token must hold). Its Principal has the
-// organization, the "sub" claim as Subject, the "exp" claim as Expiry, and
-// no KeyID. Any failure of the token is auth.ErrInvalidKey; a token before
+// organization, the "sub" claim as Subject, the "exp" claim as Expiry, the
+// "scope" and "project_ids" claims as its Restriction, and no KeyID. Any failure of the token is auth.ErrInvalidKey; a token before
 // its "nbf" also wraps auth.ErrNotYetValid, so that a Cache does not
 // remember the refusal. A failure to look the organization up is
 // auth.ErrUnavailable (or ctx's error), never auth.ErrInvalidKey.
@@ -174,13 +190,56 @@ func (r *Resolver) Resolve(ctx context.Context, token string) (auth.Principal, e
 	if orgID == "" || len(orgID) > maxOrgIDLen {
 		return auth.Principal{}, fmt.Errorf("%w: jwt: no organization in claim %q", auth.ErrInvalidKey, r.orgClaim)
 	}
+	restriction, err := restrictionOf(claims)
+	if err != nil {
+		return auth.Principal{}, err
+	}
 	org, err := r.orgs.Organization(ctx, orgID)
 	if err != nil {
 		return auth.Principal{}, auth.LookupError(ctx, err)
 	}
 	exp, _ := claims.GetExpirationTime() // required and checked by the parser
 	sub, _ := claims.GetSubject()
-	return auth.Principal{Org: org, Subject: sub, Expiry: exp.Time.UTC()}, nil
+	return auth.Principal{Org: org, Subject: sub, Expiry: exp.Time.UTC(), Restriction: restriction}, nil
+}
+
+// The claims of a restricted token (see the package documentation).
+const (
+	scopeClaim    = "scope"
+	projectsClaim = "project_ids"
+)
+
+// restrictionOf reads a token's restriction from its claims.
+func restrictionOf(claims jwt.MapClaims) (auth.Restriction, error) {
+	var r auth.Restriction
+	if v, ok := claims[scopeClaim]; ok {
+		list, isString := v.(string)
+		if !isString {
+			return r, fmt.Errorf("%w: jwt: claim %q is not a string", auth.ErrInvalidKey, scopeClaim)
+		}
+		names := strings.Fields(list)
+		r.Scopes = []auth.Scope{}
+		for _, s := range auth.AllScopes {
+			if slices.Contains(names, string(s)) {
+				r.Scopes = append(r.Scopes, s)
+			}
+		}
+	}
+	if v, ok := claims[projectsClaim]; ok {
+		ids, isArray := v.([]any)
+		if !isArray {
+			return r, fmt.Errorf("%w: jwt: claim %q is not an array", auth.ErrInvalidKey, projectsClaim)
+		}
+		r.ProjectIDs = make([]string, 0, len(ids))
+		for _, id := range ids {
+			s, isString := id.(string)
+			if !isString || s == "" || !store.Storable(s) {
+				return r, fmt.Errorf("%w: jwt: claim %q holds something other than a project id", auth.ErrInvalidKey, projectsClaim)
+			}
+			r.ProjectIDs = append(r.ProjectIDs, s)
+		}
+	}
+	return r, nil
 }
 
 func (r *Resolver) keyFunc(*jwt.Token) (any, error) { return r.key, nil }

@@ -431,3 +431,54 @@ func TestKeysThenJWTs(t *testing.T) {
 		})
 	}
 }
+
+// TestJWTRestriction checks the "scope" and "project_ids" claims: they
+// become the Principal's Restriction; names that are no scope grant
+// nothing; a malformed claim refuses the token.
+func TestJWTRestriction(t *testing.T) {
+	r, err := jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), atNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		claims map[string]any
+		want   auth.Restriction
+		bad    bool // the token is refused
+	}{
+		{"neither: unrestricted", nil, auth.Restriction{}, false},
+		{"scopes, any order, repeated", map[string]any{"scope": "invoices:read projects:read  invoices:read"},
+			auth.Restriction{Scopes: []auth.Scope{auth.ScopeProjects, auth.ScopeInvoices}}, false},
+		{"unknown scope names grant nothing", map[string]any{"scope": "admin invoices:write threads:read"},
+			auth.Restriction{Scopes: []auth.Scope{auth.ScopeThreads}}, false},
+		{"an empty scope allows no scope", map[string]any{"scope": ""}, auth.Restriction{Scopes: []auth.Scope{}}, false},
+		{"projects", map[string]any{"project_ids": []any{"p1", "p2"}}, auth.Restriction{ProjectIDs: []string{"p1", "p2"}}, false},
+		{"no project", map[string]any{"project_ids": []any{}}, auth.Restriction{ProjectIDs: []string{}}, false},
+		{"both", map[string]any{"scope": "deliverables:read", "project_ids": []any{"p1"}},
+			auth.Restriction{Scopes: []auth.Scope{auth.ScopeDeliverables}, ProjectIDs: []string{"p1"}}, false},
+		{"scope as an array", map[string]any{"scope": []any{"projects:read"}}, auth.Restriction{}, true},
+		{"project_ids as a string", map[string]any{"project_ids": "p1"}, auth.Restriction{}, true},
+		{"project_ids null", map[string]any{"project_ids": nil}, auth.Restriction{}, true},
+		{"a project id that is a number", map[string]any{"project_ids": []any{"p1", 2}}, auth.Restriction{}, true},
+		{"an empty project id", map[string]any{"project_ids": []any{""}}, auth.Restriction{}, true},
+		{"a project id with a NUL", map[string]any{"project_ids": []any{"p1\x00"}}, auth.Restriction{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			claims := validClaims()
+			for k, v := range tt.claims {
+				claims[k] = v
+			}
+			p, err := r.Resolve(context.Background(), sign(t, jwt.SigningMethodHS256, hmacSecret, claims))
+			if tt.bad {
+				is.True(errors.Is(err, auth.ErrInvalidKey)) // a malformed restriction refuses the token
+				return
+			}
+			is.NoErr(err)
+			is.Equal(p.Scopes == nil, tt.want.Scopes == nil) // absent and empty differ
+			is.Equal(p.ProjectIDs == nil, tt.want.ProjectIDs == nil)
+			is.Equal(fmt.Sprint(p.Restriction), fmt.Sprint(tt.want))
+		})
+	}
+}

@@ -2,13 +2,17 @@
 // in the PostgreSQL database of the status API: the operator's side of what
 // a client portal does through auth.Keys.
 //
-//	go run ./examples/keys -database-url URL create -org ORG -name NAME [-expires 720h]
+//	go run ./examples/keys -database-url URL create -org ORG -name NAME [-expires 720h] [-scopes invoices:read] [-projects p1,p2]
 //	go run ./examples/keys -database-url URL list -org ORG
 //	go run ./examples/keys -database-url URL revoke -org ORG -id KEY_ID
 //
 // create prints the new key once, alone on standard output; only its hash
 // is stored, so it cannot be shown again. The organization must exist (the
-// portal or the server's data load puts it). -database-url defaults to
+// portal or the server's data load puts it). -scopes and -projects, each a
+// comma-separated list, restrict the key (auth.Restriction): to those
+// scopes (projects:read, deliverables:read, invoices:read, threads:read)
+// and to those projects of the organization; without them it reads all
+// of the organization's data. list shows each key's restriction. -database-url defaults to
 // $DATABASE_URL; -migrate first brings the schema up to date.
 //
 // A revoked key is refused within about a second by every server on that
@@ -25,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -50,7 +55,9 @@ const usage = `usage: keys [-database-url URL] [-migrate] COMMAND [flags]
 
 commands:
   create -org ORG [-name NAME] [-expires 720h|2026-12-31T00:00:00Z]
-         mint a key; the key is printed once, on standard output
+         [-scopes SCOPE,...] [-projects ID,...]
+         mint a key, restricted to those scopes and projects when given;
+         the key is printed once, on standard output
   list   -org ORG
          list the organization's keys (never the keys themselves)
   revoke -org ORG -id KEY_ID
@@ -110,6 +117,8 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 	case "create":
 		keyName := fs.String("name", "", "a name for the key, shown in lists")
 		expires := fs.String("expires", "", "lifetime (720h) or expiry time (RFC 3339); none: never expires")
+		scopes := fs.String("scopes", "", "comma-separated scopes the key may read ("+joinScopes()+"); none: all")
+		projects := fs.String("projects", "", "comma-separated ids of the projects the key may see; none: all")
 		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
@@ -120,8 +129,12 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 		if err != nil {
 			return nil, err
 		}
+		r, err := restriction(fs, *scopes, *projects)
+		if err != nil {
+			return nil, err
+		}
 		return func(ctx context.Context, keys *auth.Keys, stdout, stderr io.Writer) error {
-			return create(ctx, keys, *org, *keyName, exp, stdout, stderr)
+			return create(ctx, keys, *org, *keyName, exp, r, stdout, stderr)
 		}, nil
 	case "list":
 		if err := parseFlags(fs, args); err != nil {
@@ -184,8 +197,49 @@ func expiry(s string, now time.Time) (*time.Time, error) {
 	return &t, nil
 }
 
-func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, stdout, stderr io.Writer) error {
-	plaintext, rec, err := keys.Mint(ctx, org, name, exp)
+// restriction reads -scopes and -projects, which must not be given empty:
+// an empty list would make a key that reads nothing.
+func restriction(fs *flag.FlagSet, scopes, projects string) (auth.Restriction, error) {
+	var r auth.Restriction
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["scopes"] {
+		r.Scopes = []auth.Scope{}
+		for _, s := range commaList(scopes) {
+			r.Scopes = append(r.Scopes, auth.Scope(s))
+		}
+	}
+	if given["projects"] {
+		r.ProjectIDs = commaList(projects)
+	}
+	if err := r.Validate(); err != nil {
+		return r, fmt.Errorf("create: %w", err)
+	}
+	return r, nil
+}
+
+// commaList splits a comma-separated flag value, trimming spaces and
+// dropping empty elements; never nil.
+func commaList(s string) []string {
+	out := []string{}
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func joinScopes() string {
+	names := make([]string, len(auth.AllScopes))
+	for i, s := range auth.AllScopes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, r auth.Restriction, stdout, stderr io.Writer) error {
+	plaintext, rec, err := keys.MintRestricted(ctx, org, name, exp, r)
 	if err != nil {
 		return err
 	}
@@ -193,7 +247,7 @@ func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Ti
 	if rec.ExpiresAt != nil {
 		until = "expires " + rec.ExpiresAt.Format(time.RFC3339)
 	}
-	fmt.Fprintf(stderr, "created %s for %s (%s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, until)
+	fmt.Fprintf(stderr, "created %s for %s (%s, reads %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, until, reads(rec.Restriction))
 	fmt.Fprintln(stdout, plaintext)
 	return nil
 }
@@ -204,12 +258,32 @@ func list(ctx context.Context, keys *auth.Keys, org string, stdout io.Writer) er
 		return err
 	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tPREFIX\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
+	fmt.Fprintln(w, "ID\tNAME\tPREFIX\tCREATED\tEXPIRES\tLAST USED\tREVOKED\tREADS")
 	for _, k := range ks {
-		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Prefix,
-			k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt), when(k.LastUsedAt), when(k.RevokedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Prefix,
+			k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt), when(k.LastUsedAt), when(k.RevokedAt), reads(k.Restriction))
 	}
 	return w.Flush()
+}
+
+// reads says what a key may read: "all", or its scopes and projects, as
+// "scopes=invoices:read projects=p1,p2".
+func reads(r auth.Restriction) string {
+	if !r.Restricted() {
+		return "all"
+	}
+	var parts []string
+	if r.Scopes != nil {
+		names := make([]string, len(r.Scopes))
+		for i, s := range r.Scopes {
+			names[i] = string(s)
+		}
+		parts = append(parts, "scopes="+strings.Join(names, ","))
+	}
+	if r.ProjectIDs != nil {
+		parts = append(parts, "projects="+strings.Join(r.ProjectIDs, ","))
+	}
+	return strings.Join(parts, " ")
 }
 
 func when(t *time.Time) string {

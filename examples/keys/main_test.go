@@ -33,6 +33,9 @@ func TestUsageErrors(t *testing.T) {
 		{"list without org", []string{"-database-url", "postgres://x", "list"}},
 		{"stray argument", []string{"-database-url", "postgres://x", "list", "-org", "a", "extra"}},
 		{"no database", []string{"-database-url", "", "list", "-org", "a"}},
+		{"unknown scope", []string{"-database-url", "postgres://x", "create", "-org", "a", "-scopes", "invoices:write"}},
+		{"empty scopes", []string{"-database-url", "postgres://x", "create", "-org", "a", "-scopes", ","}},
+		{"empty projects", []string{"-database-url", "postgres://x", "create", "-org", "a", "-projects", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +48,10 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestCreateListRevoke(t *testing.T) {
+// acme returns the URL of a migrated schema of the test's own, and a store
+// on it holding org_a.
+func acme(t *testing.T) (string, *bunstore.Store) {
+	t.Helper()
 	is := is.New(t)
 	ctx := context.Background()
 	dsn := schemaURL(t)
@@ -55,6 +61,13 @@ func TestCreateListRevoke(t *testing.T) {
 	is.NoErr(bunstore.Migrate(ctx, db))
 	st := bunstore.New(db)
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
+	return dsn, st
+}
+
+func TestCreateListRevoke(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dsn, st := acme(t)
 
 	var out, errOut bytes.Buffer
 	is.NoErr(run(ctx, []string{"-database-url", dsn, "create", "-org", "org_a", "-name", "ci", "-expires", "720h"}, &out, &errOut))
@@ -112,4 +125,31 @@ func schemaURL(t *testing.T) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+func TestCreateRestricted(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	dsn, st := acme(t)
+	for _, id := range []string{"p1", "p2"} {
+		is.NoErr(st.PutProject(ctx, store.Project{ID: id, OrgID: "org_a", Name: id, Status: store.ProjectPlanned}))
+	}
+
+	var out, errOut bytes.Buffer
+	is.NoErr(run(ctx, []string{"-database-url", dsn, "create", "-org", "org_a", "-name", "accounting",
+		"-scopes", "invoices:read, deliverables:read", "-projects", "p2,p1"}, &out, &errOut))
+	key := strings.TrimSpace(out.String())
+	p, err := auth.NewKeys(st).Resolve(ctx, key)
+	is.NoErr(err)
+	is.Equal(p.Scopes, []auth.Scope{auth.ScopeDeliverables, auth.ScopeInvoices}) // the scopes given
+	is.Equal(p.ProjectIDs, []string{"p1", "p2"})                                 // and the projects
+
+	out.Reset()
+	is.NoErr(run(ctx, []string{"-database-url", dsn, "list", "-org", "org_a"}, &out, &errOut))
+	is.True(strings.Contains(out.String(), "scopes=deliverables:read,invoices:read projects=p1,p2")) // list shows the restriction
+
+	out.Reset()
+	err = run(ctx, []string{"-database-url", dsn, "create", "-org", "org_a", "-projects", "p9"}, &out, &errOut)
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // a project the organization does not have
+	is.Equal(out.Len(), 0)                        // and no key printed
 }

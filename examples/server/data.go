@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -43,6 +44,9 @@ type apiKey struct {
 	Key       string
 	ExpiresAt *time.Time
 	RevokedAt *time.Time
+	// What the key may read: the file's scopes and projectIds; all when
+	// it gives neither.
+	auth.Restriction
 }
 
 // fileKey is where the bytes of a deliverable given with content are kept:
@@ -125,6 +129,9 @@ type (
 		Key       string  `json:"key"`
 		ExpiresAt *string `json:"expiresAt"`
 		RevokedAt *string `json:"revokedAt"`
+		// Optional: absent or null for no restriction; [] is refused.
+		Scopes     []string `json:"scopes"`
+		ProjectIDs []string `json:"projectIds"`
 	}
 	projectJSON struct {
 		ID        string  `json:"id"`
@@ -521,6 +528,16 @@ func parseKey(raw json.RawMessage) (apiKey, error) {
 		return apiKey{}, errors.New("key is required, without spaces")
 	}
 	k := apiKey{OrgID: v.OrgID, Name: v.Name, Key: v.Key}
+	if v.Scopes != nil {
+		k.Scopes = make([]auth.Scope, len(v.Scopes))
+		for i, s := range v.Scopes {
+			k.Scopes[i] = auth.Scope(s)
+		}
+	}
+	k.ProjectIDs = v.ProjectIDs
+	if err := k.Restriction.Validate(); err != nil {
+		return k, err
+	}
 	var err error
 	if k.ExpiresAt, err = optionalTime("expiresAt", v.ExpiresAt); err != nil {
 		return k, err
@@ -762,6 +779,13 @@ func (ds *dataset) check() error {
 			return err
 		}
 		return validate()
+	}
+	for i, k := range ds.keys {
+		for _, id := range k.ProjectIDs {
+			if !projects[owned{k.OrgID, id}] {
+				return fmt.Errorf("%s: projectIds: organization %q has no project %q", itemName("apiKeys", i, ""), k.OrgID, id)
+			}
+		}
 	}
 	for i := range ds.milestones {
 		m := &ds.milestones[i]

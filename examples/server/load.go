@@ -98,10 +98,11 @@ func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
-	secret(sectionOf("apiKeys", func(ds *dataset) []apiKey { return ds.keys },
-		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey)),
 	sectionOf("projects", func(ds *dataset) []store.Project { return ds.projects },
 		func(p store.Project) ref { return ref{p.OrgID, p.ID} }, target.PutProject, target.DeleteProject),
+	// After the projects: a restricted key's projects are checked at import.
+	secret(sectionOf("apiKeys", func(ds *dataset) []apiKey { return ds.keys },
+		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey)),
 	sectionOf("milestones", func(ds *dataset) []store.Milestone { return ds.milestones },
 		func(m store.Milestone) ref { return ref{m.OrgID, m.ID} }, target.PutMilestone, target.DeleteMilestone),
 	sectionOf("deliverables", func(ds *dataset) []store.Deliverable { return ds.deliverables },
@@ -243,7 +244,7 @@ func load(ctx context.Context, t target, ds *dataset) error {
 // when the dataset says it was. Both are idempotent: a key already stored
 // is kept, and revoking keeps the first time.
 func (t target) importKey(ctx context.Context, k apiKey) error {
-	rec, err := t.keys.Import(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
+	rec, err := t.keys.ImportRestricted(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt, k.Restriction)
 	if err != nil || k.RevokedAt == nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,6 +61,7 @@ func TestDiff(t *testing.T) {
 	is.Equal(c.goneOrgs, map[string]bool{"org_b": true})
 
 	c = diff(&dataset{}, ds) // loading is a change from nothing
-	is.Equal(len(c.put[2]), 3)
-	is.Equal(len(c.remove[2]), 0)
+	projects := slices.IndexFunc(sections, func(s section) bool { return s.name == "projects" })
+	is.Equal(len(c.put[projects]), 3)
+	is.Equal(len(c.remove[projects]), 0)
 }

@@ -24,7 +24,7 @@ import (
 // by placeholders.
 func walk(t *testing.T, s *testServer) []string {
 	t.Helper()
-	const acme, bloom = "key-acme-1", "key-bloom"
+	const acme, bloom, p3 = "key-acme-1", "key-bloom", "key-acme-p3-accounting"
 	requests := []struct{ path, key string }{
 		{"/v1/projects", acme},
 		{"/v1/projects?status=on_hold", acme},
@@ -53,6 +53,13 @@ func walk(t *testing.T, s *testServer) []string {
 		{"/v1/projects", "key-acme-revoked"},
 		{"/v1/projects", "key-corvid-retainer-ended"},
 		{"/v1/projects", "key-nobody"},
+		// Restricted to invoices and deliverables of p3.
+		{"/v1/invoices?limit=100", p3},
+		{"/v1/invoices?projectId=p1", p3},
+		{"/v1/deliverables", p3},
+		{"/v1/deliverables/d1/download", p3},
+		{"/v1/projects", p3},
+		{"/v1/projects/p3", p3},
 	}
 	var seen []string
 	for _, r := range requests {
@@ -114,7 +121,12 @@ func TestPostgresAnswersAsMemory(t *testing.T) {
 	defer db.Close()
 	keys, err := bunstore.New(db).Keys(ctx, "org_a")
 	is.NoErr(err)
-	is.Equal(len(keys), 4) // org_a's four keys, once each
+	is.Equal(len(keys), 5) // org_a's five keys, once each
+	for _, k := range keys {
+		if k.Name == "p3 accounting" {
+			is.Equal(k.ProjectIDs, []string{"p3"}) // with the restriction the file gives
+		}
+	}
 }
 
 // TestPostgresFromEnvironment starts on DATABASE_URL, without -data: the

@@ -197,7 +197,7 @@ func TestHealthz(t *testing.T) {
 func TestContract(t *testing.T) {
 	loaded := time.Now()
 	s := startServer(t, nil, "-data", contractFile)
-	const acme, bloom = "key-acme-1", "key-bloom"
+	const acme, bloom, p3 = "key-acme-1", "key-bloom", "key-acme-p3-accounting"
 
 	lists := []struct {
 		name, path, key string
@@ -217,6 +217,9 @@ func TestContract(t *testing.T) {
 		{"invoices of a project", "/v1/invoices?projectId=p3&limit=3", acme, []string{"i24", "i20", "i16"}, 6},
 		{"a page past the end", "/v1/invoices?page=3", acme, []string{}, 25},
 		{"the last page", "/v1/invoices?page=2", acme, []string{"i05", "i04", "i03", "i02", "i01"}, 25},
+		{"invoices of a key restricted to p3", "/v1/invoices", p3, []string{"i24", "i20", "i16", "i12", "i08", "i04"}, 6},
+		{"deliverables of a key restricted to p3", "/v1/deliverables", p3, []string{"d4", "d5"}, 2},
+		{"p1's invoices, asked by a key restricted to p3", "/v1/invoices?projectId=p1", p3, []string{}, 0},
 	}
 	for _, tt := range lists {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,6 +257,8 @@ func TestContract(t *testing.T) {
 		{"empty parameter", "GET", "/v1/invoices?status=", acme, 400, "INVALID_PARAMETER"},
 		{"download without a file", "GET", "/v1/deliverables/d3/download", acme, 409, "FILE_NOT_AVAILABLE"},
 		{"download of another organization's deliverable", "GET", "/v1/deliverables/db1/download", acme, 404, "NOT_FOUND"},
+		{"a route outside the key's scopes", "GET", "/v1/projects", p3, 403, "INSUFFICIENT_SCOPE"},
+		{"download of a deliverable outside the key's projects", "GET", "/v1/deliverables/d1/download", p3, 404, "NOT_FOUND"},
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
@@ -557,6 +562,12 @@ func TestBadDataFile(t *testing.T) {
 			`invoices[0] (id "i01"): project "pc1" belongs to organization "org_c", not "org_a"`},
 		{"key of an unknown organization", edit(func(d map[string]any) { item(d, "apiKeys", 1)["orgId"] = "org_x" }),
 			`apiKeys[1]: unknown organization "org_x"`},
+		{"key with an unknown scope", edit(func(d map[string]any) { item(d, "apiKeys", 4)["scopes"] = []any{"invoices:write"} }),
+			`apiKeys[4]: auth: invalid scope "invoices:write"`},
+		{"key with no scope", edit(func(d map[string]any) { item(d, "apiKeys", 4)["scopes"] = []any{} }),
+			`apiKeys[4]: auth: invalid restriction: an empty list of scopes`},
+		{"key restricted to another organization's project", edit(func(d map[string]any) { item(d, "apiKeys", 4)["projectIds"] = []any{"pc1"} }),
+			`apiKeys[4]: projectIds: organization "org_a" has no project "pc1"`},
 		{"bad status", edit(func(d map[string]any) { item(d, "deliverables", 2)["status"] = "done" }),
 			`deliverables[2] (id "d3"): store: deliverable "d3": status "done"`},
 		{"bad plan", edit(func(d map[string]any) { item(d, "organizations", 1)["plan"] = "gold" }),

@@ -2,7 +2,9 @@
 // whatever its ratelimit.Counter: each plan's budget, exactly, even under
 // concurrent requests; one budget per organization, shared by its keys;
 // unlimited plans; refused requests that cost nothing; a Refund that gives
-// back exactly one request and never makes credit; the Decision's figures.
+// back exactly one request and never makes credit; the Decision's figures;
+// and, for a counter that implements ratelimit.CounterPeeker, a Peek that
+// reads the budget without spending it.
 //
 // A Counter's package runs it from its own tests:
 //
@@ -19,6 +21,7 @@ package ratelimittest
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -52,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...ratelimit.Option) *rateli
 	t.Run("WithRate", func(t *testing.T) { withRate(t, newLimiter) })
 	t.Run("concurrent requests keep the budget", func(t *testing.T) { concurrent(t, newLimiter) })
 	t.Run("refund", func(t *testing.T) { refund(t, newLimiter) })
+	t.Run("peek", func(t *testing.T) { peek(t, newLimiter) })
 }
 
 type opener = func(t *testing.T, opts ...ratelimit.Option) *ratelimit.PlanLimiter
@@ -251,4 +255,47 @@ func refund(t *testing.T, open opener) {
 		is.NoErr(err)
 		is.Equal(d.Remaining, int64(59)) // the refunded request did not count
 	})
+}
+
+// peek checks PlanLimiter.Peek: the figures Allow would give, without
+// spending anything, before the first request, during a window and once
+// the budget is spent; unlimited plans unlimited. A counter that cannot
+// peek makes Peek return ErrCannotPeek, and the case is skipped.
+func peek(t *testing.T, open opener) {
+	is := is.New(t)
+	ctx := context.Background()
+	lim := open(t)
+	p := principal("org_a", store.PlanStarter, "k1")
+	start := time.Now()
+	d, err := lim.Peek(ctx, p)
+	if errors.Is(err, ratelimit.ErrCannotPeek) {
+		t.Skip("the counter does not implement ratelimit.CounterPeeker")
+	}
+	is.NoErr(err)
+	is.True(d.Limited && d.Allowed)                                    // a fresh budget
+	is.Equal(d.Limit, int64(60))                                       // the plan's
+	is.Equal(d.Remaining, int64(60))                                   // whole
+	is.Equal(d.Window, time.Minute)                                    // per minute
+	is.True(!d.Reset.Before(start.Add(time.Minute)))                   // a window opened now would end a minute on
+	is.True(!d.Reset.After(time.Now().Add(time.Minute + time.Second))) // rounded up to the second
+	is.Equal(d.Reset.Nanosecond(), 0)                                  // a whole second
+
+	is.Equal(allowN(t, lim, p, 3), 3)
+	allowed, err := lim.Allow(ctx, p)
+	is.NoErr(err)
+	for range 10 {
+		d, err = lim.Peek(ctx, p)
+		is.NoErr(err)
+		is.Equal(d.Remaining, allowed.Remaining) // what Allow left, however often it is read
+		is.Equal(d.Reset, allowed.Reset)         // the window Allow counted in
+	}
+	is.Equal(allowN(t, lim, p, 100), 56) // peeking spent nothing
+	d, err = lim.Peek(ctx, p)
+	is.NoErr(err)
+	is.True(d.Limited && !d.Allowed) // a spent budget
+	is.Equal(d.Remaining, int64(0))
+
+	d, err = lim.Peek(ctx, principal("org_big", store.PlanEnterprise, "k1"))
+	is.NoErr(err)
+	is.True(d.Allowed && !d.Limited) // an unlimited plan has no figures
 }

@@ -58,8 +58,9 @@ type counter struct {
 }
 
 var (
-	_ ratelimit.Counter = (*counter)(nil)
-	_ ratelimit.Pinger  = (*counter)(nil)
+	_ ratelimit.Counter       = (*counter)(nil)
+	_ ratelimit.CounterPeeker = (*counter)(nil)
+	_ ratelimit.Pinger        = (*counter)(nil)
 )
 
 // Take counts one request in Redis. key is "<prefix>:<plan>:<org id>".
@@ -131,6 +132,32 @@ return 0
 // GiveBack uncounts one request of key's window, if it has one.
 func (c *counter) GiveBack(ctx context.Context, key string, _ ratelimit.Rate) error {
 	return giveBackScript.Run(ctx, c.rdb, []string{key}).Err()
+}
+
+// peekScript reads a counter and the milliseconds left in its window, in
+// one round trip: {0, -1} when there is no window in progress (no key, or
+// one without an expiry, which ulule never leaves).
+var peekScript = redis.NewScript(`
+local v = tonumber(redis.call("get", KEYS[1]))
+local ttl = redis.call("pttl", KEYS[1])
+if not v or ttl < 0 then
+	return {0, -1}
+end
+return {v, ttl}
+`)
+
+// Peek reads key's window in progress without counting in it.
+func (c *counter) Peek(ctx context.Context, key string, _ ratelimit.Rate) (ratelimit.Window, error) {
+	res, err := peekScript.Run(ctx, c.rdb, []string{key}).Int64Slice()
+	if err != nil {
+		return ratelimit.Window{}, err
+	}
+	if len(res) != 2 || res[1] < 0 {
+		return ratelimit.Window{}, nil
+	}
+	// Read after the answer, now is at or past the time Redis measured
+	// the TTL from: the end is the true one or a moment later.
+	return ratelimit.Window{Count: res[0], End: time.Now().Add(time.Duration(res[1]) * time.Millisecond)}, nil
 }
 
 // Ping sends Redis a PING.

@@ -63,6 +63,10 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 	if r.Page < 1 || r.Limit < 1 {
 		return store.Page[store.Deletion]{}, fmt.Errorf("bunstore: list deletions: %w page request %+v", store.ErrInvalid, r)
 	}
+	// A restriction that keeps nothing still asks the database: a since
+	// before the horizon is refused all the same.
+	projects, _ := allowed(q.OnlyProjects)
+	kinds, _ := allowed(q.OnlyKinds)
 	if !storable(orgID, string(q.Kind)) {
 		return none[store.Deletion](ctx, r)
 	}
@@ -73,6 +77,8 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		if q.Kind != "" {
 			sq = sq.Where("x.kind = ?", q.Kind)
 		}
+		sq = restrict(sq, "x.kind", kinds)
+		sq = restrict(sq, "x.project_id", projects)
 		return sq.Where("x.deleted_at >= ?", q.Since)
 	}
 	page := filter(s.newSelect((*deletionRow)(nil))).

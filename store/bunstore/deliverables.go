@@ -94,7 +94,8 @@ func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) err
 // oldest change first, through the deliverables_changes indexes of the
 // same shapes.
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	if !storable(orgID, q.ProjectID) {
+	only, nothing := allowed(q.OnlyProjects)
+	if !storable(orgID, q.ProjectID) || nothing {
 		return none[store.Deliverable](ctx, q.PageRequest)
 	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
@@ -105,6 +106,7 @@ func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.Deli
 		if q.Status != "" {
 			sq = sq.Where("d.status = ?", q.Status)
 		}
+		sq = restrict(sq, "d.project_id", only)
 		return since(sq, "d", q.UpdatedSince)
 	}
 	return list(ctx, s, "deliverables", q.PageRequest, filter, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)

@@ -96,7 +96,8 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // oldest change first, through the invoices_changes indexes of the same
 // shapes.
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	if !storable(orgID, q.ProjectID) {
+	only, nothing := allowed(q.OnlyProjects)
+	if !storable(orgID, q.ProjectID) || nothing {
 		return none[store.Invoice](ctx, q.PageRequest)
 	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
@@ -107,6 +108,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 		if q.Status != "" {
 			sq = sq.Where("i.status = ?", q.Status)
 		}
+		sq = restrict(sq, "i.project_id", only)
 		return since(sq, "i", q.UpdatedSince)
 	}
 	return list(ctx, s, "invoices", q.PageRequest, filter, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)

@@ -27,6 +27,10 @@ type keyRow struct {
 	ExpiresAt  *time.Time `bun:"expires_at"`
 	LastUsedAt *time.Time `bun:"last_used_at"`
 	RevokedAt  *time.Time `bun:"revoked_at"`
+	// The key's restriction: NULL for none, else the scopes or project
+	// ids it allows.
+	Scopes     []string `bun:"scopes,array"`
+	ProjectIDs []string `bun:"project_ids,array"`
 }
 
 func (row keyRow) key() auth.Key {
@@ -40,10 +44,39 @@ func (row keyRow) key() auth.Key {
 		ExpiresAt:  utc(row.ExpiresAt),
 		LastUsedAt: utc(row.LastUsedAt),
 		RevokedAt:  utc(row.RevokedAt),
+		Restriction: auth.Restriction{
+			Scopes:     scopesOf(row.Scopes),
+			ProjectIDs: row.ProjectIDs,
+		},
 	}
 }
 
-// CreateKey stores a new key record. It fails when k has no id,
+// scopesOf converts a key's stored scopes, keeping nil apart from empty.
+func scopesOf(names []string) []auth.Scope {
+	if names == nil {
+		return nil
+	}
+	out := make([]auth.Scope, len(names))
+	for i, n := range names {
+		out[i] = auth.Scope(n)
+	}
+	return out
+}
+
+// scopeNames is scopesOf the other way.
+func scopeNames(scopes []auth.Scope) []string {
+	if scopes == nil {
+		return nil
+	}
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// CreateKey stores a new key record, its restriction included (NULL for a
+// nil list). It fails when k has no id,
 // organization or hash (an error wrapping auth.ErrInvalidInput), when a key
 // with its id or hash exists, and (with an error wrapping
 // auth.ErrInvalidKey) when its organization does not.
@@ -66,6 +99,8 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 		ExpiresAt:  k.ExpiresAt,
 		LastUsedAt: k.LastUsedAt,
 		RevokedAt:  k.RevokedAt,
+		Scopes:     scopeNames(k.Scopes),
+		ProjectIDs: k.ProjectIDs,
 	}
 	_, err := s.newInsert(&row).Exec(ctx)
 	switch {

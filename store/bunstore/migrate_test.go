@@ -13,6 +13,7 @@ import (
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -32,6 +33,16 @@ func tables(t *testing.T, db *bun.DB) []string {
 	return names
 }
 
+// migrations is the number of migrations in the migrations directory.
+func migrations(t *testing.T) int64 {
+	t.Helper()
+	ups, err := filepath.Glob(filepath.Join("migrations", "*.up.sql"))
+	if err != nil || len(ups) == 0 {
+		t.Fatalf("no migrations found: %v", err)
+	}
+	return int64(len(ups))
+}
+
 func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -49,7 +60,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(tables(t, db), want)       // and changes no table
 	applied, err := db.NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, int64(migrations(t))) // each migration recorded once
+	is.Equal(applied, migrations(t)) // each migration recorded once
 	_, err = st.Organization(ctx, "org_a")
 	is.NoErr(err) // the data survives
 }
@@ -81,7 +92,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 	applied, err := dbs[0].NewSelect().Table("clientstatus_migrations").Count(ctx)
 	is.NoErr(err)
-	is.Equal(applied, int64(migrations(t))) // each migration ran once
+	is.Equal(applied, migrations(t)) // each migration ran once
 }
 
 // TestMigrateRefusesAPortalsTables checks that Migrate, run in a schema
@@ -203,12 +214,32 @@ func TestMigrateUpgradesData(t *testing.T) {
 	is.True(ms.Items[0].UpdatedAt.After(after)) // with its triggers in place
 }
 
-// migrations counts the migrations Migrate applies: the up files.
-func migrations(t *testing.T) int {
-	t.Helper()
-	up, err := filepath.Glob("migrations/*.up.sql")
-	if err != nil || len(up) == 0 {
-		t.Fatalf("no migrations found: %v", err)
-	}
-	return len(up)
+// TestMigrateKeyRestrictions runs the key-restriction migration's files
+// again by hand, as a crash before bun/migrate recorded them would: the up
+// file runs over itself, and the down file revokes every restricted key
+// before it drops the restrictions, so that none reads everything after.
+func TestMigrateKeyRestrictions(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := migrated(t)
+	const restrictions = "20260501000001_key_restrictions.tx"
+	_, err := db.ExecContext(ctx, migration(t, db, restrictions+".up.sql"))
+	is.NoErr(err) // the up file runs again over itself
+	st := bunstore.New(db)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: "starter"}))
+	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	is.NoErr(st.CreateKey(ctx, auth.Key{ID: "key_all", OrgID: "org_a", Hash: "h1", CreatedAt: at}))
+	is.NoErr(st.CreateKey(ctx, auth.Key{ID: "key_some", OrgID: "org_a", Hash: "h2", CreatedAt: at,
+		Restriction: auth.Restriction{ProjectIDs: []string{"p1"}}}))
+
+	_, err = db.ExecContext(ctx, migration(t, db, restrictions+".down.sql"))
+	is.NoErr(err)
+	all, _, err := st.LookupKey(ctx, "h1")
+	is.NoErr(err)
+	is.True(all.RevokedAt == nil) // an unrestricted key keeps working
+	some, _, err := st.LookupKey(ctx, "h2")
+	is.NoErr(err)
+	is.True(some.RevokedAt != nil) // a restricted one is revoked, not widened
+	_, err = db.ExecContext(ctx, migration(t, db, restrictions+".up.sql"))
+	is.NoErr(err) // and up again
 }

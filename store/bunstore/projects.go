@@ -71,7 +71,8 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // with a status filter); with UpdatedSince, the changed ones, oldest change
 // first, through projects_changes (projects_changes_status).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	if !storable(orgID) {
+	only, nothing := allowed(q.OnlyProjects)
+	if !storable(orgID) || nothing {
 		return none[store.Project](ctx, q.PageRequest)
 	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
@@ -79,6 +80,7 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 		if q.Status != "" {
 			sq = sq.Where("p.status = ?", q.Status)
 		}
+		sq = restrict(sq, "p.id", only)
 		return since(sq, "p", q.UpdatedSince)
 	}
 	return list(ctx, s, "projects", q.PageRequest, filter, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)

@@ -333,7 +333,8 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // indexes of the same shapes. Every one of them holds visible threads
 // only.
 func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	if !storable(orgID, q.ProjectID) {
+	only, nothing := allowed(q.OnlyProjects)
+	if !storable(orgID, q.ProjectID) || nothing {
 		return none[store.Thread](ctx, q.PageRequest)
 	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
@@ -344,6 +345,7 @@ func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQue
 		if q.Status != "" {
 			sq = sq.Where("t.status = ?", q.Status)
 		}
+		sq = restrict(sq, "t.project_id", only) // an organization-wide thread (NULL) matches none
 		return since(sq, "t", q.UpdatedSince)
 	}
 	return list(ctx, s, "threads", q.PageRequest, filter, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
@@ -384,13 +386,15 @@ func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, 
 // second round trip that checks the thread and counts its messages.
 func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	notFound := fmt.Errorf("bunstore: thread %q: %w", threadID, store.ErrNotFound)
-	if !storable(orgID, threadID) {
+	only, nothing := allowed(q.OnlyProjects)
+	if !storable(orgID, threadID) || nothing {
 		return store.Page[store.Message]{}, unmatched(ctx, notFound)
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("m.org_id = ? AND m.thread_id = ?", orgID, threadID).Where(visibleMessage)
+		sq = restrict(sq, "m.project_id", only)
 		return since(sq, "m", q.UpdatedSince)
 	}
 	what := fmt.Sprintf("list messages of thread %q", threadID)
@@ -401,8 +405,8 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 	if len(rows) == 0 {
 		var found bool
 		err := s.db.NewSelect().
-			ColumnExpr("EXISTS (?)", s.newSelect((*threadRow)(nil)).
-				ColumnExpr("1").Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread)).
+			ColumnExpr("EXISTS (?)", restrict(s.newSelect((*threadRow)(nil)).
+				ColumnExpr("1").Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only)).
 			ColumnExpr("(?)", filter(s.newSelect((*messageRow)(nil)).ColumnExpr("count(*)"))).
 			Scan(ctx, &found, &n)
 		if err != nil {
@@ -424,7 +428,8 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 // visible messages only. A page and its total take one round trip (two
 // for an empty page past the first), attachments included.
 func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	if !storable(orgID, q.ThreadID, q.ProjectID) {
+	only, nothing := allowed(q.OnlyProjects)
+	if !storable(orgID, q.ThreadID, q.ProjectID) || nothing {
 		return none[store.Message](ctx, q.PageRequest)
 	}
 	ctx, cancel := s.query(ctx)
@@ -437,6 +442,7 @@ func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 		if q.ProjectID != "" {
 			sq = sq.Where("m.project_id = ?", q.ProjectID)
 		}
+		sq = restrict(sq, "m.project_id", only)
 		return since(sq, "m", q.UpdatedSince)
 	}
 	r := q.PageRequest
@@ -490,8 +496,13 @@ func (s *Store) GetAttachment(ctx context.Context, orgID, id string) (store.Atta
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	var row attachmentRow
+	var row struct {
+		attachmentRow `bun:",extend"`
+		ProjectID     *string `bun:"project_id,scanonly"` // of the message's thread, for a key restricted to projects
+	}
 	err := s.newSelect(&row).
+		ColumnExpr("a.*").
+		ColumnExpr("m.project_id").
 		Join("JOIN ? AS m ON m.org_id = a.org_id AND m.id = a.message_id", s.table("messages")).
 		Where("a.org_id = ? AND a.id = ?", orgID, id).
 		Where(visibleMessage).
@@ -502,7 +513,9 @@ func (s *Store) GetAttachment(ctx context.Context, orgID, id string) (store.Atta
 	if err != nil {
 		return store.Attachment{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("attachment %q", id), err)
 	}
-	return row.attachment(), nil
+	a := row.attachment()
+	a.ProjectID = row.ProjectID
+	return a, nil
 }
 
 // threadWriteFailure is the error of a thread or message write: nil for

@@ -179,7 +179,7 @@ func TestTimeoutOptions(t *testing.T) {
 		call func()
 		want string // the panic; "" for none
 	}{
-		{"query timeout zero", func() { bunstore.New(db, bunstore.WithQueryTimeout(0), nil) }, ""},
+		{"query timeout zero", func() { bunstore.New(db, bunstore.WithQueryTimeout(0), bunstore.WithSchema(""), nil) }, ""},
 		{"query timeout negative", func() { bunstore.New(db, bunstore.WithQueryTimeout(-time.Second)) },
 			"bunstore: WithQueryTimeout: -1s is negative"},
 		{"statement timeout negative", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(-time.Second)) },

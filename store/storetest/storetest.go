@@ -10,6 +10,10 @@
 // list, and the deletion records. So does a store that implements
 // store.Threads and store.ThreadWriter: the Threads subtests, internal
 // content's invisibility above all.
+// And one that implements
+// store.Restrictable: OnlyProjects on every list (threads and messages
+// too, for a store that holds them), OnlyKinds and OnlyProjects on the
+// deletion records, each with its totals.
 //
 // An implementation runs it from its own tests:
 //
@@ -78,6 +82,9 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"DeletionsSinceTooOld", testDeletionsSinceTooOld},
 		{"ConcurrentChanges", testConcurrentChanges},
 		{"Threads", testThreads},
+		{"OnlyProjects", testOnlyProjects},
+		{"DeletionsRestricted", testDeletionsRestricted},
+		{"ThreadsRestricted", testThreadsRestricted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
