@@ -29,8 +29,15 @@ import (
 // returns its URL and expiry.
 func (a *testAPI) link(id string) (*url.URL, string) {
 	a.t.Helper()
+	return a.downloadLink("/v1/deliverables/" + id + "/download")
+}
+
+// downloadLink asks a download route (a deliverable's, an attachment's)
+// for its link with key "a" and returns the link's URL and expiry.
+func (a *testAPI) downloadLink(route string) (*url.URL, string) {
+	a.t.Helper()
 	is := is.New(a.t)
-	res := a.do("GET", "/v1/deliverables/"+id+"/download", "a")
+	res := a.do("GET", route, "a")
 	is.Equal(res.Code, 200) // download link
 	var body struct {
 		Data map[string]string `json:"data"`

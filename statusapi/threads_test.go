@@ -2,7 +2,6 @@ package statusapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -19,16 +18,7 @@ import (
 // attachmentLink asks for the download link of an attachment with key "a".
 func (a *testAPI) attachmentLink(id string) (*url.URL, string) {
 	a.t.Helper()
-	is := is.New(a.t)
-	res := a.do("GET", "/v1/attachments/"+id+"/download", "a")
-	is.Equal(res.Code, 200) // download link
-	var body struct {
-		Data map[string]string `json:"data"`
-	}
-	is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
-	u, err := url.Parse(body.Data["url"])
-	is.NoErr(err)
-	return u, body.Data["expiresAt"]
+	return a.downloadLink("/v1/attachments/" + id + "/download")
 }
 
 func TestThreads(t *testing.T) {
