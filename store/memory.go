@@ -64,6 +64,10 @@ type Memory struct {
 	mu   sync.RWMutex
 	orgs map[string]*tenant
 	last time.Time // the latest time a write was dated with
+	// seq counts the writes: each one gives its organization's tenant
+	// the next value as its data version (DataVersion), so no value
+	// comes back once an organization is deleted and put again.
+	seq int64
 	// floor is the earliest time ListDeletions answers for: when the
 	// Memory was created, or later once records have been pruned.
 	floor time.Time
@@ -76,6 +80,7 @@ var (
 	_ Changes       = (*Memory)(nil)
 	_ Deleter       = (*Memory)(nil)
 	_ Restrictable  = (*Memory)(nil)
+	_ Versions      = (*Memory)(nil)
 )
 
 // MemoryOption configures NewMemory. Options follow the module's policy:
@@ -116,6 +121,7 @@ func NewMemory(opts ...MemoryOption) *Memory {
 // order, and its deletion records.
 type tenant struct {
 	org          Organization
+	version      int64 // moved by every write (stamp)
 	projects     sorted[Project]
 	milestones   sorted[Milestone]
 	deliverables sorted[Deliverable]
@@ -148,17 +154,26 @@ func newTenant(o Organization) *tenant {
 	}
 }
 
-// stamp returns the time to date a write with: the clock's, in UTC at
-// microsecond precision, but never before the time of an earlier write,
-// so that UpdatedAt and DeletedAt never go back when the clock does. The
-// caller holds mu for writing.
-func (m *Memory) stamp() time.Time {
-	t := kept(m.now())
-	if t.Before(m.last) {
-		t = m.last
+// stamp returns the time to date a write to t with: the clock's, in UTC
+// at microsecond precision, but never before the time of an earlier
+// write, so that UpdatedAt and DeletedAt never go back when the clock
+// does. It moves t's data version. Every write calls it; the caller holds
+// mu for writing.
+func (m *Memory) stamp(t *tenant) time.Time {
+	m.bump(t)
+	at := kept(m.now())
+	if at.Before(m.last) {
+		at = m.last
 	}
-	m.last = t
-	return t
+	m.last = at
+	return at
+}
+
+// bump moves t's data version to a value no tenant had. The caller holds
+// mu for writing.
+func (m *Memory) bump(t *tenant) {
+	m.seq++
+	t.version = m.seq
 }
 
 // later returns the later of a and b.
@@ -187,11 +202,12 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	m.mu.Lock()
 	t, ok := m.orgs[o.ID]
 	changed := ok && t.org != o
-	if ok {
-		t.org = o
-	} else {
-		m.orgs[o.ID] = newTenant(o)
+	if !ok {
+		t = newTenant(o)
+		m.orgs[o.ID] = t
 	}
+	t.org = o
+	m.bump(t)
 	m.mu.Unlock()
 	if changed {
 		for _, fn := range m.onChange {
@@ -247,7 +263,7 @@ func (m *Memory) PutProject(ctx context.Context, p Project) error {
 	if err != nil {
 		return err
 	}
-	t.projects.put(ptr(copyProject(p)), m.stamp())
+	t.projects.put(ptr(copyProject(p)), m.stamp(t))
 	t.forget(KindProject, p.ID)
 	return nil
 }
@@ -269,7 +285,7 @@ func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
 	if err := t.hasProject("milestone", ms.ID, ms.ProjectID); err != nil {
 		return err
 	}
-	t.milestones.put(ptr(copyMilestone(ms)), m.stamp())
+	t.milestones.put(ptr(copyMilestone(ms)), m.stamp(t))
 	t.forget(KindMilestone, ms.ID)
 	return nil
 }
@@ -291,7 +307,7 @@ func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
 	if err := t.hasProject("deliverable", d.ID, d.ProjectID); err != nil {
 		return err
 	}
-	t.deliverables.put(ptr(copyDeliverable(d)), m.stamp())
+	t.deliverables.put(ptr(copyDeliverable(d)), m.stamp(t))
 	t.forget(KindDeliverable, d.ID)
 	return nil
 }
@@ -316,7 +332,7 @@ func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
 			return err
 		}
 	}
-	t.invoices.put(ptr(copyInvoice(i)), m.stamp())
+	t.invoices.put(ptr(copyInvoice(i)), m.stamp(t))
 	t.forget(KindInvoice, i.ID)
 	return nil
 }
@@ -454,6 +470,21 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 	return page(items, keep, q.PageRequest, copyInvoice)
 }
 
+// DataVersion returns the organization's data version (see
+// store.Versions): a counter that every write moves, 0 for an
+// organization that does not exist.
+func (m *Memory) DataVersion(ctx context.Context, orgID string) (int64, error) {
+	if err := alive(ctx); err != nil {
+		return 0, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if t := m.orgs[orgID]; t != nil {
+		return t.version, nil
+	}
+	return 0, nil
+}
+
 // HonoursRestrictions marks Memory as a store.Restrictable: every list
 // honours OnlyProjects, and ListDeletions OnlyKinds too.
 func (m *Memory) HonoursRestrictions() {}
@@ -518,7 +549,7 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	if t == nil || t.projects.remove(id) == nil {
 		return fmt.Errorf("store: project %q: %w", id, ErrNotFound)
 	}
-	at := m.stamp()
+	at := m.stamp(t)
 	t.record(KindProject, id, id, at)
 	for _, ms := range t.milestones.removeAll(func(ms *Milestone) bool { return ms.ProjectID == id }) {
 		t.record(KindMilestone, ms.ID, id, at)
@@ -560,7 +591,7 @@ func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	if gone == nil {
 		return fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
 	}
-	at := m.stamp()
+	at := m.stamp(t)
 	t.record(KindMilestone, id, gone.ProjectID, at)
 	t.dropStaleAbouts(at)
 	m.prune(t)
@@ -584,7 +615,7 @@ func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error 
 	if gone == nil {
 		return fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
 	}
-	at := m.stamp()
+	at := m.stamp(t)
 	t.record(KindDeliverable, id, gone.ProjectID, at)
 	t.dropStaleAbouts(at)
 	m.prune(t)
@@ -613,7 +644,7 @@ func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	if gone.ProjectID != nil {
 		projectID = *gone.ProjectID
 	}
-	at := m.stamp()
+	at := m.stamp(t)
 	t.record(KindInvoice, id, projectID, at)
 	t.dropStaleAbouts(at)
 	m.prune(t)

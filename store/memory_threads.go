@@ -97,7 +97,7 @@ func (m *Memory) PutThread(ctx context.Context, th Thread) error {
 	}
 	st.Thread = copyThread(th)
 	st.MessageCount, st.LastMessageAt, st.UpdatedAt = 0, nil, time.Time{}
-	t.settle([]string{th.ID}, slices.Collect(maps.Keys(st.messages)), m.stamp())
+	t.settle([]string{th.ID}, slices.Collect(maps.Keys(st.messages)), m.stamp(t))
 	m.prune(t)
 	return nil
 }
@@ -147,7 +147,7 @@ func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
 	c := copyMessage(msg)
 	c.UpdatedAt = time.Time{}
 	ts.link(&c)
-	t.settle(threadIDs, []string{msg.ID}, m.stamp())
+	t.settle(threadIDs, []string{msg.ID}, m.stamp(t))
 	m.prune(t)
 	return nil
 }
@@ -165,7 +165,7 @@ func (m *Memory) DeleteThread(ctx context.Context, orgID, id string) error {
 	if t == nil || t.threads.threads[id] == nil {
 		return fmt.Errorf("store: thread %q: %w", id, ErrNotFound)
 	}
-	t.removeThreads([]string{id}, m.stamp())
+	t.removeThreads([]string{id}, m.stamp(t))
 	m.prune(t)
 	return nil
 }
@@ -188,7 +188,7 @@ func (m *Memory) DeleteMessage(ctx context.Context, orgID, id string) error {
 		return fmt.Errorf("store: message %q: %w", id, ErrNotFound)
 	}
 	t.threads.unlink(gone)
-	t.settle([]string{gone.ThreadID}, []string{id}, m.stamp())
+	t.settle([]string{gone.ThreadID}, []string{id}, m.stamp(t))
 	m.prune(t)
 	return nil
 }

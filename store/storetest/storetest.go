@@ -13,7 +13,9 @@
 // And one that implements
 // store.Restrictable: OnlyProjects on every list (threads and messages
 // too, for a store that holds them), OnlyKinds and OnlyProjects on the
-// deletion records, each with its totals.
+// deletion records, each with its totals. And one that implements
+// store.Versions: every write moves the data version, to a value never
+// returned before.
 //
 // An implementation runs it from its own tests:
 //
@@ -85,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"OnlyProjects", testOnlyProjects},
 		{"DeletionsRestricted", testDeletionsRestricted},
 		{"ThreadsRestricted", testThreadsRestricted},
+		{"Versions", testVersions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
