@@ -1,6 +1,7 @@
 package statusapi_test
 
 import (
+	"github.com/clientstatus/clientstatus/statusapi"
 	"net/http/httptest"
 	"testing"
 )
@@ -19,6 +20,41 @@ func BenchmarkListInvoices(b *testing.B) {
 		res := httptest.NewRecorder()
 		api.handler.ServeHTTP(res, req)
 		if res.Code != 200 {
+			b.Fatal(res.Code)
+		}
+	}
+}
+
+// BenchmarkListInvoicesUncached is BenchmarkListInvoices with the response
+// cache off: every request queries the store and encodes the page.
+func BenchmarkListInvoicesUncached(b *testing.B) {
+	api := newTestAPIWith(b, unlimited, statusapi.WithoutResponseCache())
+	req := httptest.NewRequest("GET", "/v1/invoices?limit=20", nil)
+	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	b.ReportAllocs()
+	for b.Loop() {
+		res := httptest.NewRecorder()
+		api.handler.ServeHTTP(res, req)
+		if res.Code != 200 {
+			b.Fatal(res.Code)
+		}
+	}
+}
+
+// BenchmarkRevalidate measures a poll whose page has not changed: a 304
+// from the response cache.
+func BenchmarkRevalidate(b *testing.B) {
+	api := newTestAPIWith(b, unlimited)
+	req := httptest.NewRequest("GET", "/v1/invoices?limit=20", nil)
+	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	first := httptest.NewRecorder()
+	api.handler.ServeHTTP(first, req)
+	req.Header.Set("If-None-Match", first.Header().Get("ETag"))
+	b.ReportAllocs()
+	for b.Loop() {
+		res := httptest.NewRecorder()
+		api.handler.ServeHTTP(res, req)
+		if res.Code != 304 {
 			b.Fatal(res.Code)
 		}
 	}

@@ -5,44 +5,81 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/envelope"
 )
 
-// respond writes a successful JSON response made by write, with a weak
-// ETag, W/"<first 128 bits of the body's SHA-256, in hex>". A request
-// whose If-None-Match lists that tag (weak comparison) or "*" gets 304 Not
-// Modified with the same ETag and no body; refund, when not nil, is then
-// called, so that a revalidation costs the client nothing. Otherwise the
-// response is 200 with the extra headers (Link on lists) and, except for
-// HEAD, the body. HEAD and GET give the same ETag and Content-Length.
-//
-// The tag is computed over the whole body, so it changes whenever an item
-// or the paging does; it needs no version column in the store.
-func respond(w http.ResponseWriter, r *http.Request, write func(http.ResponseWriter), extra http.Header, refund func()) {
-	buf := &bodyBuffer{header: w.Header()}
+// encoded is a JSON answer ready to send: its status (200, or the 500 of a
+// value that would not encode), body, weak ETag and, for a list, its Link
+// header. It is never changed once made, so the response cache shares it
+// between requests.
+type encoded struct {
+	status int
+	body   []byte
+	etag   string
+	link   string // "" for no Link header
+
+	// The header values, made once.
+	etagValue, lengthValue, linkValue []string
+}
+
+// encode runs write, which writes a JSON body with envelope.Write, into a
+// buffer, and tags the body with a weak ETag, W/"<first 128 bits of the
+// body's SHA-256, in hex>". The tag is computed over the whole body, so it
+// changes whenever an item or the paging does; it needs no version column
+// in the store.
+func encode(write func(http.ResponseWriter), link string) *encoded {
+	buf := &bodyBuffer{header: http.Header{}}
 	write(buf)
 	sum := sha256.Sum256(buf.body)
-	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	e := &encoded{status: buf.status, body: buf.body, etag: `W/"` + hex.EncodeToString(sum[:16]) + `"`, link: link}
+	e.etagValue = []string{e.etag}
+	e.lengthValue = []string{strconv.Itoa(len(e.body))}
+	if link != "" {
+		e.linkValue = []string{link}
+	}
+	return e
+}
+
+// jsonContentType is the Content-Type header of every JSON answer.
+var jsonContentType = []string{envelope.ContentType}
+
+// Header values that every cacheable answer carries.
+var (
+	privateNoCache    = []string{"private, no-cache"}
+	varyAuthorization = "Authorization"
+)
+
+// send writes e with its ETag and Cache-Control: private, no-cache. A
+// request whose If-None-Match lists the tag (weak comparison) or "*" gets
+// 304 Not Modified with the same ETag and no body; refund, when not nil,
+// is then called, so that a revalidation costs the client nothing.
+// Otherwise the answer is e's status with the Link header, if any, and,
+// except for HEAD, the body. HEAD and GET give the same ETag and
+// Content-Length.
+func send(w http.ResponseWriter, r *http.Request, e *encoded, refund func()) {
 	hd := w.Header()
-	hd.Set("ETag", etag)
-	hd.Set("Cache-Control", "private, no-cache")
-	hd.Add("Vary", "Authorization")
-	if buf.status == http.StatusOK && matches(r.Header.Values("If-None-Match"), etag) {
+	hd["Etag"] = e.etagValue
+	hd["Cache-Control"] = privateNoCache
+	hd.Add("Vary", varyAuthorization)
+	if e.status == http.StatusOK && matches(r.Header.Values("If-None-Match"), e.etag) {
 		if refund != nil {
 			refund()
 		}
-		hd.Del("Content-Type")
-		hd.Del("Content-Length")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	for k, v := range extra {
-		hd[k] = v
+	hd["Content-Type"] = jsonContentType
+	hd["Content-Length"] = e.lengthValue
+	if e.linkValue != nil {
+		hd["Link"] = e.linkValue
 	}
-	w.WriteHeader(buf.status)
+	w.WriteHeader(e.status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.body)
+		_, _ = w.Write(e.body)
 	}
 }
 
@@ -50,6 +87,9 @@ func respond(w http.ResponseWriter, r *http.Request, write func(http.ResponseWri
 // comma-separated list) names etag or is "*", comparing weakly: W/ is
 // ignored on both sides.
 func matches(ifNoneMatch []string, etag string) bool {
+	if len(ifNoneMatch) == 0 {
+		return false
+	}
 	want := strings.TrimPrefix(etag, "W/")
 	for _, v := range ifNoneMatch {
 		for _, tag := range strings.Split(v, ",") {
@@ -62,8 +102,8 @@ func matches(ifNoneMatch []string, etag string) bool {
 	return false
 }
 
-// bodyBuffer is the ResponseWriter that respond gives write: headers go to
-// the real response, the status and body are kept.
+// bodyBuffer is the ResponseWriter that encode gives write: it keeps the
+// status and body; headers are dropped (send writes its own).
 type bodyBuffer struct {
 	header http.Header
 	status int
@@ -86,19 +126,28 @@ func (b *bodyBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// write writes the response of an authenticated route: a credential
-// as it is, with no cache; anything else through respond, with a list's
-// Link header (see links) and the refund of a 304.
+// write writes the answer of an authenticated route: a credential as it
+// is, with no cache; anything else through send, encoded now (with a
+// list's Link header, see links) unless it comes encoded from the
+// response cache, with the refund of a 304. A fresh 200 is given to the
+// response's keep, for the cache.
 func (h *handler) write(w http.ResponseWriter, r *http.Request, c caller, res response) {
 	if res.noStore {
 		res.body(w, r) // Cache-Control: no-store is already set (ServeHTTP)
 		return
 	}
-	var extra http.Header
-	if res.list != nil {
-		extra = http.Header{"Link": {h.links(r, *res.list, res.total)}}
+	e := res.encoded
+	if e == nil {
+		link := ""
+		if res.list != nil {
+			link = h.links(r, *res.list, res.total)
+		}
+		e = encode(func(w http.ResponseWriter) { res.body(w, nil) }, link)
+		if res.keep != nil && e.status == http.StatusOK {
+			res.keep(e)
+		}
 	}
-	respond(w, r, func(w http.ResponseWriter) { res.body(w, nil) }, extra, h.refund(w, r, c))
+	send(w, r, e, h.refund(w, r, c))
 }
 
 // refund returns the function that gives back the request a 304 took from

@@ -66,6 +66,23 @@
 // no-store and no ETag (a download link is a credential and changes every
 // second). Every response carries X-Content-Type-Options: nosniff.
 //
+// # Response cache
+//
+// With a store that keeps data versions (store.Versions: store.Memory and
+// bunstore do), the handler keeps the encoded answers of the routes that
+// read the store (lists, a project, a thread), with their ETags, in a
+// bounded cache (WithResponseCache, DefaultResponseCacheBytes; off with
+// WithoutResponseCache). Each is keyed by the organization and its data
+// version, the path, the raw query, the public URL and the projects of a
+// restricted key. Authentication, scopes and the rate limit run on every
+// request first; then a request for an answer that has not changed is
+// served from the cache with one version read: no list query and no
+// encoding, for a 200 as for a 304. Every write moves the version, in the
+// store's own transaction (on PostgreSQL by triggers, so plain SQL counts
+// too): the next request on any replica reading that store serves it, so
+// caching trades no freshness. Download links and the deletion feed,
+// which also depend on the time, are never cached.
+//
 // # Paging links
 //
 // List responses carry an RFC 8288 Link header with the first, prev (from
@@ -231,6 +248,10 @@ func (h *handler) discover() {
 	h.threads, _ = h.st.(store.Threads)
 	_, h.restrictable = h.st.(store.Restrictable)
 	h.peeker, _ = h.lim.(ratelimit.Peeker)
+	h.versions, _ = h.st.(store.Versions)
+	if h.versions != nil && h.cfg.cacheBytes > 0 {
+		h.cache = newResponseCache(h.cfg.cacheBytes)
+	}
 }
 
 type handler struct {
@@ -241,6 +262,8 @@ type handler struct {
 	// its queries (store.Restrictable); else such keys are refused.
 	restrictable bool
 	peeker       ratelimit.Peeker // lim, when it can read a budget without spending it; else nil
+	versions     store.Versions   // st, when it has data versions; else nil
+	cache        *responseCache   // the response cache (cache.go); nil without versions, or when off
 	keys         auth.KeyResolver
 	lim          ratelimit.Limiter
 	cfg          config

@@ -2,9 +2,7 @@ package statusapi
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/openapi"
 )
 
@@ -16,13 +14,11 @@ func (h *handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	respond(w, r, func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", envelope.ContentType)
-		w.Header().Set("Content-Length", strconv.Itoa(len(openAPIDocument)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(openAPIDocument)
-	}, nil, nil)
+	send(w, r, openAPIDocument, nil)
 }
 
-// openAPIDocument is read once: openapi.JSON copies on each call.
-var openAPIDocument = openapi.JSON()
+// openAPIDocument is encoded once: openapi.JSON copies on each call.
+var openAPIDocument = encode(func(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(openapi.JSON())
+}, "")

@@ -45,6 +45,7 @@ type config struct {
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
+	cacheBytes  int64 // 0: no response cache
 }
 
 func defaultConfig() config {
@@ -54,6 +55,8 @@ func defaultConfig() config {
 		logger:  slog.Default(),
 		now:     time.Now,
 		timeout: DefaultTimeout,
+
+		cacheBytes: DefaultResponseCacheBytes,
 	}
 }
 
@@ -140,6 +143,29 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// WithResponseCache sets the size in bytes of the response cache (see
+// "Response cache" in the package doc): DefaultResponseCacheBytes unless
+// set, and zero keeps it. The bound counts the encoded bodies, their
+// Link headers and keys, and a fixed overhead per entry; a single answer
+// over a sixteenth of it is not kept. The cache is used only with a store
+// that implements store.Versions (store.Memory and bunstore do). New
+// panics on a negative size.
+func WithResponseCache(maxBytes int64) Option {
+	return func(c *config) {
+		if maxBytes != 0 {
+			c.cacheBytes = maxBytes
+		}
+	}
+}
+
+// WithoutResponseCache turns the response cache off: every request then
+// reads the store and encodes its answer, as with a store that does not
+// implement store.Versions. For comparisons and for stores whose version
+// cannot be trusted.
+func WithoutResponseCache() Option {
+	return func(c *config) { c.cacheBytes = 0 }
+}
+
 // check reports the first option that holds a value no default stands
 // for: New panics with it, Validate returns it.
 func (c *config) check() error {
@@ -160,6 +186,9 @@ func (c *config) check() error {
 	}
 	if c.timeout < 0 {
 		return fmt.Errorf("statusapi: WithTimeout: %v is negative", c.timeout)
+	}
+	if c.cacheBytes < 0 {
+		return fmt.Errorf("statusapi: WithResponseCache: %d bytes is negative (WithoutResponseCache turns it off)", c.cacheBytes)
 	}
 	if c.files == nil {
 		return errors.New("statusapi: WithFiles(nil)")

@@ -20,6 +20,13 @@ type response struct {
 	// noStore marks a credential (a signed download link): no ETag and
 	// no cache may keep it.
 	noStore bool
+
+	// encoded, when not nil, is the answer already encoded (from the
+	// response cache): body and the fields above are unused.
+	encoded *encoded
+	// keep, when not nil, is given the encoded answer once write has
+	// made it, for the response cache.
+	keep func(*encoded)
 }
 
 // item is the response of a route that returns one item.

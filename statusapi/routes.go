@@ -47,18 +47,20 @@ func Routes(st store.Store) []string {
 
 // table is the one list of the handler's routes. Each route that takes a
 // key names the scope a restricted key needs for it (see auth.Scope;
-// CONTRACT.md, "Restricted keys").
+// CONTRACT.md, "Restricted keys"). Routes whose answer is a function of
+// the store's data are cached (see cache.go); links and the deletion feed,
+// which also depend on the time, are not.
 func (h *handler) table() []route {
 	all := []route{
-		{"/v1/projects", h.api(auth.ScopeProjects, h.listProjects)},
-		{"/v1/projects/{id}", h.api(auth.ScopeProjects, h.getProject)},
-		{"/v1/projects/{id}/milestones", h.api(auth.ScopeProjects, h.listMilestones)},
-		{"/v1/deliverables", h.api(auth.ScopeDeliverables, h.listDeliverables)},
+		{"/v1/projects", h.cached(auth.ScopeProjects, h.listProjects)},
+		{"/v1/projects/{id}", h.cached(auth.ScopeProjects, h.getProject)},
+		{"/v1/projects/{id}/milestones", h.cached(auth.ScopeProjects, h.listMilestones)},
+		{"/v1/deliverables", h.cached(auth.ScopeDeliverables, h.listDeliverables)},
 		{"/v1/deliverables/{id}/download", h.api(auth.ScopeDeliverables, h.downloadLink)},
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
 		{"/v1/deliverables/{id}/file", h.serveFile},
-		{"/v1/invoices", h.api(auth.ScopeInvoices, h.listInvoices)},
+		{"/v1/invoices", h.cached(auth.ScopeInvoices, h.listInvoices)},
 		// The OpenAPI document: public, like any API description.
 		{"/v1/openapi.json", h.serveOpenAPI},
 	}

@@ -95,10 +95,10 @@ func threadRoutes(h *handler) []route {
 		return nil
 	}
 	return []route{
-		{"/v1/threads", h.api(auth.ScopeThreads, h.listThreads)},
-		{"/v1/threads/{id}", h.api(auth.ScopeThreads, h.getThread)},
-		{"/v1/threads/{id}/messages", h.api(auth.ScopeThreads, h.listThreadMessages)},
-		{"/v1/messages", h.api(auth.ScopeThreads, h.listMessages)},
+		{"/v1/threads", h.cached(auth.ScopeThreads, h.listThreads)},
+		{"/v1/threads/{id}", h.cached(auth.ScopeThreads, h.getThread)},
+		{"/v1/threads/{id}/messages", h.cached(auth.ScopeThreads, h.listThreadMessages)},
+		{"/v1/messages", h.cached(auth.ScopeThreads, h.listMessages)},
 		{"/v1/attachments/{id}/download", h.api(auth.ScopeThreads, h.attachmentLink)},
 		// The signed link, as a deliverable's (see download.go).
 		{"/v1/attachments/{id}/file", h.serveAttachment},

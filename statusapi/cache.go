@@ -1,0 +1,164 @@
+package statusapi
+
+import (
+	"container/list"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/clientstatus/clientstatus/auth"
+)
+
+// DefaultResponseCacheBytes is the size of the response cache unless
+// WithResponseCache says otherwise: 32 MiB of encoded bodies and their
+// keys, about 5,000 pages of 20 invoices.
+const DefaultResponseCacheBytes = 32 << 20
+
+// The response cache keeps the encoded answers of the routes that read the
+// store (lists and items, not download links nor the deletion feed),
+// keyed by the organization's data version (store.Versions): a request
+// for a page that has not changed since it was last served is answered
+// with the same bytes and ETag, without a store query or any encoding,
+// and its revalidation (304) costs one version read. A write moves the
+// version, so every replica reading the same store serves it on its next
+// request: there is no time during which a cached answer is stale.
+//
+// An entry is keyed by everything the bytes depend on: the organization
+// and its data version, the public URL, the path and the raw query (the
+// Link header is built from them), and the projects a restricted key may
+// see. Scopes are not in the key: they are checked before the cache is
+// read, and the same bytes answer every key allowed the route.
+
+// cacheKey names one cached answer.
+type cacheKey struct {
+	org     string
+	version int64
+	target  string // public URL (when not fixed) + escaped path + "?" + raw query
+	only    string // the caller's project restriction, encoded (onlyKey)
+}
+
+// responseCache is a least-recently-used cache of encoded answers,
+// bounded by the bytes it holds (bodies, links, keys and a fixed
+// overhead per entry). It is safe for concurrent use.
+type responseCache struct {
+	max int64 // bytes; an answer over max/16 is not kept
+
+	mu      sync.Mutex
+	size    int64
+	entries map[cacheKey]*list.Element // of *cacheEntry
+	lru     list.List                  // front: most recently used
+}
+
+type cacheEntry struct {
+	key cacheKey
+	enc *encoded
+}
+
+// entryOverhead is what an entry costs beyond its bytes: the map slot,
+// the list element and the headers' slices, roughly.
+const entryOverhead = 256
+
+func newResponseCache(maxBytes int64) *responseCache {
+	return &responseCache{max: maxBytes, entries: make(map[cacheKey]*list.Element)}
+}
+
+// cost is what e costs the cache under k.
+func cost(k cacheKey, e *encoded) int64 {
+	return int64(len(e.body)+len(e.etag)+len(e.link)+len(k.org)+len(k.target)+len(k.only)) + entryOverhead
+}
+
+// get returns the answer kept under k, or nil.
+func (c *responseCache) get(k cacheKey) *encoded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[k]
+	if !ok {
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*cacheEntry).enc
+}
+
+// put keeps e under k, evicting the least recently used answers to make
+// room; an answer larger than a sixteenth of the cache is not kept, so
+// that a few large pages cannot flush everything else.
+func (c *responseCache) put(k cacheKey, e *encoded) {
+	n := cost(k, e)
+	if n > c.max/16 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[k]; ok { // a concurrent miss kept it first
+		c.lru.MoveToFront(el)
+		return
+	}
+	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, enc: e})
+	c.size += n
+	for c.size > c.max {
+		old := c.lru.Back()
+		ent := old.Value.(*cacheEntry)
+		c.lru.Remove(old)
+		delete(c.entries, ent.key)
+		c.size -= cost(ent.key, ent.enc)
+	}
+}
+
+// cached wraps fn, a route that reads the store, in the response cache
+// (when the handler has one) and then in api: authentication, scope and
+// rate limit come first, on every request, cached or not.
+func (h *handler) cached(scope auth.Scope, fn apiFunc) http.HandlerFunc {
+	if h.cache == nil {
+		return h.api(scope, fn)
+	}
+	return h.api(scope, h.fromCache(fn))
+}
+
+// fromCache returns fn's answer from the cache when the caller's
+// organization has not changed since it was kept, and otherwise runs fn
+// and has write keep its encoded answer. The version is read before fn
+// runs, so an answer is never kept under a version newer than its data.
+func (h *handler) fromCache(fn apiFunc) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		v, err := h.versions.DataVersion(r.Context(), c.Org.ID)
+		if err != nil {
+			return response{}, err
+		}
+		k := cacheKey{org: c.Org.ID, version: v, target: h.target(r), only: onlyKey(c.ProjectIDs)}
+		if e := h.cache.get(k); e != nil {
+			return response{encoded: e}, nil
+		}
+		res, err := fn(r, c)
+		if err == nil && !res.noStore {
+			res.keep = func(e *encoded) { h.cache.put(k, e) }
+		}
+		return res, err
+	}
+}
+
+// target is what the answer to r depends on in r itself: the path and
+// the raw query, and the public URL when it is taken from the request.
+func (h *handler) target(r *http.Request) string {
+	base := ""
+	if h.cfg.publicURL == "" {
+		base = h.publicURL(r)
+	}
+	return base + r.URL.EscapedPath() + "?" + r.URL.RawQuery
+}
+
+// onlyKey encodes a restriction to projects for the cache key: "" for
+// none, else each id with its length, so that no two lists encode alike.
+func onlyKey(ids []string) string {
+	if ids == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte('!')
+	for _, id := range ids {
+		b.WriteString(strconv.Itoa(len(id)))
+		b.WriteByte(':')
+		b.WriteString(id)
+	}
+	return b.String()
+}
