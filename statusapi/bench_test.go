@@ -1,8 +1,15 @@
 package statusapi_test
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +64,60 @@ func BenchmarkRevalidate(b *testing.B) {
 		if res.Code != 304 {
 			b.Fatal(res.Code)
 		}
+	}
+}
+
+// discard is a ResponseWriter that keeps nothing, so that a benchmark
+// measures the handler rather than httptest's recorder.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// BenchmarkCachedPage is the handler's own cost for a page from the
+// response cache, written to a ResponseWriter that keeps nothing: the
+// request id, authentication, the rate limit, the version read, the cache
+// and the headers. Compare BenchmarkStaticBytes, the floor.
+func BenchmarkCachedPage(b *testing.B) {
+	api := newTestAPIWith(b, unlimited)
+	// As the README mounts it: keys behind auth.Cache, a public URL.
+	cache := auth.NewCache(api.keys)
+	b.Cleanup(func() { _ = cache.Close() })
+	h := statusapi.New(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)),
+		statusapi.WithPublicURL("https://portal.example.com/api"), statusapi.WithSigningKey(signingKey))
+	req := httptest.NewRequest("GET", "/v1/invoices?limit=20", nil)
+	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, req)
+	}
+}
+
+// BenchmarkStaticBytes is the floor BenchmarkCachedPage is measured
+// against: a handler that checks the bearer key by its SHA-256 and writes
+// fixed bytes.
+func BenchmarkStaticBytes(b *testing.B) {
+	api := newTestAPIWith(b, unlimited)
+	req := httptest.NewRequest("GET", "/v1/invoices?limit=20", nil)
+	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	body := api.do("GET", "/v1/invoices?limit=20", "a").Body.Bytes()
+	want := sha256.Sum256([]byte(api.key["a"]))
+	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := sha256.Sum256([]byte(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write(body)
+	})
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		static.ServeHTTP(w, req)
 	}
 }

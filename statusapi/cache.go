@@ -34,7 +34,9 @@ const DefaultResponseCacheBytes = 32 << 20
 type cacheKey struct {
 	org     string
 	version int64
-	target  string // public URL (when not fixed) + escaped path + "?" + raw query
+	base    string // the public URL, when taken from the request (else "")
+	path    string // escaped
+	query   string // raw
 	only    string // the caller's project restriction, encoded (onlyKey)
 }
 
@@ -65,7 +67,7 @@ func newResponseCache(maxBytes int64) *responseCache {
 
 // cost is what e costs the cache under k.
 func cost(k cacheKey, e *encoded) int64 {
-	return int64(len(e.body)+len(e.etag)+len(e.link)+len(k.org)+len(k.target)+len(k.only)) + entryOverhead
+	return int64(len(e.body)+len(e.etag)+len(e.link)+len(k.org)+len(k.base)+len(k.path)+len(k.query)+len(k.only)) + entryOverhead
 }
 
 // get returns the answer kept under k, or nil.
@@ -125,7 +127,10 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 		if err != nil {
 			return response{}, err
 		}
-		k := cacheKey{org: c.Org.ID, version: v, target: h.target(r), only: onlyKey(c.ProjectIDs)}
+		k := cacheKey{org: c.Org.ID, version: v, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs)}
+		if h.cfg.publicURL == "" {
+			k.base = h.publicURL(r)
+		}
 		if e := h.cache.get(k); e != nil {
 			return response{encoded: e}, nil
 		}
@@ -135,16 +140,6 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 		}
 		return res, err
 	}
-}
-
-// target is what the answer to r depends on in r itself: the path and
-// the raw query, and the public URL when it is taken from the request.
-func (h *handler) target(r *http.Request) string {
-	base := ""
-	if h.cfg.publicURL == "" {
-		base = h.publicURL(r)
-	}
-	return base + r.URL.EscapedPath() + "?" + r.URL.RawQuery
 }
 
 // onlyKey encodes a restriction to projects for the cache key: "" for

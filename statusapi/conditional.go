@@ -47,10 +47,11 @@ func encode(write func(http.ResponseWriter), link string) *encoded {
 // jsonContentType is the Content-Type header of every JSON answer.
 var jsonContentType = []string{envelope.ContentType}
 
-// Header values that every cacheable answer carries.
+// Header values that every cacheable answer carries, shared (see
+// nosniff).
 var (
 	privateNoCache    = []string{"private, no-cache"}
-	varyAuthorization = "Authorization"
+	varyAuthorization = []string{"Authorization"}
 )
 
 // send writes e with its ETag and Cache-Control: private, no-cache. A
@@ -64,7 +65,11 @@ func send(w http.ResponseWriter, r *http.Request, e *encoded, refund func()) {
 	hd := w.Header()
 	hd["Etag"] = e.etagValue
 	hd["Cache-Control"] = privateNoCache
-	hd.Add("Vary", varyAuthorization)
+	if vary := hd["Vary"]; len(vary) == 0 { // CORS may have set Vary: Origin
+		hd["Vary"] = varyAuthorization
+	} else {
+		hd["Vary"] = append(vary, varyAuthorization...)
+	}
 	if e.status == http.StatusOK && matches(r.Header.Values("If-None-Match"), e.etag) {
 		if refund != nil {
 			refund()

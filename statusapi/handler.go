@@ -16,9 +16,9 @@
 // Every request goes through these steps; the first that fails answers.
 //
 //  1. Request id. A client's X-Request-Id of 1 to 128 characters of
-//     [A-Za-z0-9._:-] is kept, anything else is replaced by 32 random hex
-//     digits. Every response carries it, and every error body repeats it
-//     as error.request_id.
+//     [A-Za-z0-9._:-] is kept, anything else is replaced by 32 hex digits,
+//     unique and unpredictable. Every response carries it, and every
+//     error body repeats it as error.request_id.
 //  2. Recover. A panic is logged with its stack and the request id, and
 //     answered 500 INTERNAL with a generic message.
 //  3. Route. An unknown path is 404 NOT_FOUND, a known path with a method
@@ -169,8 +169,10 @@ package statusapi
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	mrand "math/rand/v2"
 	"net/http"
 	"path"
 	"time"
@@ -275,9 +277,9 @@ type handler struct {
 // handlers (see routes.go) run the rest.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set(envelope.RequestIDHeader, requestID(r))
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Cache-Control", "no-store")
+	hd[envelope.RequestIDHeader] = []string{requestID(r)}
+	hd["X-Content-Type-Options"] = nosniff
+	hd["Cache-Control"] = noStore
 	tw := &trackingWriter{ResponseWriter: w}
 	if tracked, ok := h.observing(r); ok {
 		tw.info.Start = time.Now()
@@ -296,15 +298,33 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(tw, r)
 }
 
+// Header values every response starts with, shared: a header's slice is
+// replaced or appended to (which copies it, its capacity being its
+// length), never written in place.
+var (
+	nosniff = []string{"nosniff"}
+	noStore = []string{"no-store"}
+)
+
 // requestID returns the client's X-Request-Id when it is sane, else a new
-// random one.
+// one (newRequestID).
 func requestID(r *http.Request) string {
 	if ids := r.Header.Values(envelope.RequestIDHeader); len(ids) == 1 && saneRequestID(ids[0]) {
 		return ids[0]
 	}
+	return newRequestID()
+}
+
+// newRequestID returns a new request id: 128 random bits in 32 hex
+// digits, from the runtime's ChaCha8 generator (math/rand/v2), which is
+// seeded from the system's random source and reads no system call per id.
+func newRequestID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	binary.LittleEndian.PutUint64(b[:8], mrand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], mrand.Uint64())
+	var out [32]byte
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }
 
 func saneRequestID(id string) bool {
