@@ -31,6 +31,7 @@ type config struct {
 	redisOutage ratelimit.OutagePolicy
 	logFormat   string
 	metricsAddr string
+	cacheMiB    int // the response cache's size; 0: off
 }
 
 // The environment variables the server reads.
@@ -55,6 +56,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.redisWait, "redis-timeout", ratelimit.DefaultTimeout, "how long a request waits for Redis before the outage policy applies")
 	fs.TextVar(&c.redisOutage, "redis-outage", ratelimit.FailOpen, "when Redis is down or slow: open (serve without limits, log a warning) or closed (503 UNAVAILABLE)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.IntVar(&c.cacheMiB, "response-cache-mb", statusapi.DefaultResponseCacheBytes>>20, "size of the response cache in MiB (encoded answers kept until the data changes); 0 turns it off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`address` to serve Prometheus metrics on, at /metrics, apart from the API; without one, no metrics")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -84,6 +86,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 func (c config) check() error {
 	if c.redisWait <= 0 {
 		return fmt.Errorf("-redis-timeout %v: want a positive duration", c.redisWait)
+	}
+	if c.cacheMiB < 0 {
+		return fmt.Errorf("-response-cache-mb %d: want 0 (off) or a positive size", c.cacheMiB)
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)

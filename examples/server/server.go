@@ -118,6 +118,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		statusapi.WithLinkTTL(cfg.linkTTL),
 		statusapi.WithFiles(lv),
 		statusapi.WithLogger(log),
+		responseCache(cfg.cacheMiB),
 	}
 	signingKey := []byte(cfg.signingKey)
 	if len(signingKey) == 0 {
@@ -319,4 +320,13 @@ func threadsFit(b backend, cfg config, ds *dataset, log *slog.Logger) error {
 	}
 	ds.threads, ds.messages = nil, nil
 	return nil
+}
+
+// responseCache is the option of -response-cache-mb: a cache of that many
+// MiB, or none for 0.
+func responseCache(mib int) statusapi.Option {
+	if mib == 0 {
+		return statusapi.WithoutResponseCache()
+	}
+	return statusapi.WithResponseCache(int64(mib) << 20)
 }

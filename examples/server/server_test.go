@@ -633,6 +633,7 @@ func TestBadFlags(t *testing.T) {
 		{"short signing key", []string{"-signing-key", "short"}, "-signing-key or $CLIENTSTATUS_SIGNING_KEY: statusapi: WithSigningKey: the key is 5 bytes"},
 		{"link ttl under a second", []string{"-link-ttl", "10ms"}, "-link-ttl"},
 		{"public URL not absolute", []string{"-public-url", "portal.example.com"}, "-public-url"},
+		{"negative response cache", []string{"-response-cache-mb", "-1"}, "-response-cache-mb -1"},
 		{"unreachable Redis", []string{"-redis-url", "redis://127.0.0.1:1/0"}, "Redis does not answer"},
 		{"Redis URL of another scheme", []string{"-redis-url", "http://user:secret@host"}, "-redis-url"},
 	}
