@@ -54,8 +54,14 @@ func (w *wrkLoader) describe() string {
 	if v == "" {
 		v = "wrk"
 	}
-	return fmt.Sprintf("%s (`%s`), -t%d -c%d --latency", v, w.path, w.threads, w.conns)
+	return fmt.Sprintf("%s (`%s`), -t%d -c%d --latency --timeout %ds", v, w.path, w.threads, w.conns, wrkTimeout)
 }
+
+// wrkTimeout is wrk's --timeout in seconds: a response slower than that
+// counts as a socket error, which fails the run. wrk's default, 2s, would
+// fail a slow case that is merely slow (a large organization on a busy
+// machine); a figure is wanted for it.
+const wrkTimeout = 10
 
 // measure runs wrk for d, rounded up to whole seconds (wrk's -d takes no
 // fraction), and returns its Requests/sec.
@@ -63,7 +69,7 @@ func (w *wrkLoader) measure(ctx context.Context, url, key string, d time.Duratio
 	secs := max(1, int(math.Ceil(d.Seconds())))
 	cmd := exec.CommandContext(ctx, w.path,
 		"-t"+strconv.Itoa(w.threads), "-c"+strconv.Itoa(w.conns), "-d"+strconv.Itoa(secs)+"s",
-		"--latency", "-H", "Authorization: Bearer "+key, url)
+		"--latency", "--timeout", strconv.Itoa(wrkTimeout)+"s", "-H", "Authorization: Bearer "+key, url)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

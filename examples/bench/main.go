@@ -4,9 +4,11 @@
 // 12).
 //
 // Every measurement is GET /v1/invoices?limit=20 with an enterprise key
-// (no rate limit) over loopback, sent by wrk -t2 -c32 --latency, or, when
-// wrk is not on the PATH (or with -load go), by a load generator built in,
-// as examples/load's; the output says which. Each handler has its own
+// (no rate limit) over loopback, sent by wrk -t2 -c32 --latency (with
+// --timeout 10s, so that a slow case is measured rather than failed), or,
+// when wrk is not on the PATH (or with -load go), by a load generator
+// built in, as examples/load's; the output says which. A response other
+// than 200 (wrk: any "Non-2xx or 3xx" or socket error) fails the run. Each handler has its own
 // http.Server on 127.0.0.1:0 in this process; one server is measured at a
 // time, after a warm-up. The library runs as a server runs it: behind a
 // request log that writes one slog JSON line per request, formatted by
