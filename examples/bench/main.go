@@ -1,0 +1,478 @@
+// Command bench measures the throughput of the status API against two
+// yardsticks, side by side in one process, on data it seeds itself, and
+// prints the ratios as a Markdown table to paste into the README (issue
+// 12).
+//
+// Every measurement is GET /v1/invoices?limit=20 with an enterprise key
+// (no rate limit) over loopback, sent by wrk -t2 -c32 --latency (with
+// --timeout 10s, so that a slow case is measured rather than failed), or,
+// when wrk is not on the PATH (or with -load go), by a load generator
+// built in, as examples/load's; the output says which. A response other
+// than 200 (wrk: any "Non-2xx or 3xx" or socket error) fails the run. Each handler has its own
+// http.Server on 127.0.0.1:0 in this process; one server is measured at a
+// time, after a warm-up. The library runs as a server runs it: behind a
+// request log that writes one slog JSON line per request, formatted by
+// slog.NewJSONHandler and written to io.Discard, so the formatting is
+// counted and no disk is. The yardsticks log nothing:
+//
+//   - static bytes: a bare net/http handler that checks the bearer key by
+//     SHA-256 (a constant-time compare with the stored hash) and writes the
+//     body the library answered to the same request, captured once at
+//     start. It is the floor: what no server can do with less work.
+//   - pgx by hand: a net/http handler on pgxpool that checks the key the
+//     same way, runs the page query (ORDER BY issued_at DESC, id LIMIT
+//     OFFSET) and a count(*) on bunstore's own tables, and encodes the same
+//     envelope with encoding/json. Its answer must be the library's JSON
+//     value, which is checked before measuring.
+//
+// The runs (-run selects them by name):
+//
+//  1. memory-vs-static: the memory store, an organization with 137
+//     invoices, against static bytes; target >= 0.9x.
+//  2. postgres-vs-pgx: bunstore, 137 invoices, against pgx by hand;
+//     target >= 1.0x.
+//  3. postgres-medium-vs-pgx: the same with 10,000 invoices (-medium).
+//  4. flat-memory: page 1 of an organization with 100,000 invoices
+//     (-large) against one with 100; target <= 1.5x.
+//  5. flat-postgres: the same on bunstore.
+//  6. others-postgres: bunstore, 137 invoices of the organization among
+//     -others rows of other organizations in the same tables, against run
+//     2's library side (measured again, in alternation); target <= 1.5x.
+//     It runs only with -others > 0.
+//
+// Runs 2, 3, 5 and 6 need PostgreSQL (-db, default $TEST_DATABASE_URL);
+// without it only runs 1 and 4 run, and the output says why.
+//
+//	go run ./examples/bench                                  # memory only
+//	go run ./examples/bench -db "$TEST_DATABASE_URL" -others 10000000
+//	go run ./examples/bench -run flat -d 10s -rounds 5
+//
+// Reading the table: each run measures two sides, the "clientstatus"
+// column (the subject) and the "yardstick" column (what it is held
+// against), in -rounds rounds that alternate which goes first. A figure is
+// the median of its side's rounds; the ratio is the median of the
+// rounds' own ratios, so one noisy round moves it little. Against a
+// yardstick (runs 1 to 3) the ratio is clientstatus/yardstick: 0.9x means
+// the library serves 90% of the yardstick's requests a second. For
+// flatness (runs 4 to 6) it is small/large: how many times slower the
+// large case is, 1.0x being perfectly flat. "met" compares the ratio with
+// the target. The load generator shares the machine with the servers, so
+// the figures are of this machine, under this load: compare ratios, not
+// requests a second, between machines.
+//
+// PostgreSQL data goes in schemas of its own (-schema, default
+// clientstatus_bench, and clientstatus_bench_others for run 6), made by
+// bunstore.Migrate, through the store's writers (PutOrganization,
+// PutInvoices), the others of run 6 by INSERT ... SELECT generate_series
+// in chunks, then VACUUM ANALYZE. A second run reuses what is there when
+// the counts match; -reseed drops both schemas first. Keys are minted
+// through the library's key stores, valid for a day.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// main runs the benchmark with the command line's flags: the table on
+// standard output, progress on standard error.
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line.
+type config struct {
+	args          []string
+	dsn           string
+	dsnFromEnv    bool
+	d, warmup     time.Duration
+	rounds        int
+	conns, thread int
+	others        int
+	medium, large int
+	load          string
+	run           *regexp.Regexp
+	schema        string
+	reseed        bool
+}
+
+// schemaName is what -schema accepts: a plain lower-case identifier.
+var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,40}$`)
+
+// parse reads the flags.
+func parse(args []string, stderr io.Writer) (config, error) {
+	c := config{args: args}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.dsn, "db", "", "PostgreSQL URL (default $TEST_DATABASE_URL); without one, only the memory runs")
+	fs.DurationVar(&c.d, "d", 5*time.Second, "duration of each measurement (wrk rounds it up to whole seconds)")
+	fs.DurationVar(&c.warmup, "warmup", time.Second, "load sent before each measurement, not counted (0: none)")
+	fs.IntVar(&c.rounds, "rounds", 3, "rounds per run, each measuring both sides, in alternating order")
+	fs.IntVar(&c.conns, "c", 32, "connections")
+	fs.IntVar(&c.thread, "t", 2, "wrk threads (the Go generator ignores it)")
+	fs.IntVar(&c.others, "others", 0, "rows of other organizations for run 6 (0: skip run 6)")
+	fs.IntVar(&c.medium, "medium", 10_000, "invoices of run 3's organization")
+	fs.IntVar(&c.large, "large", 100_000, "invoices of the large organization of runs 4 and 5")
+	fs.StringVar(&c.load, "load", "", "load generator: wrk or go (default: wrk when it is on the PATH, else go)")
+	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all)")
+	fs.StringVar(&c.schema, "schema", "clientstatus_bench", "PostgreSQL schema; run 6 uses <schema>_others")
+	fs.BoolVar(&c.reseed, "reseed", false, "drop the PostgreSQL schemas and seed them again")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["db"] {
+		c.dsn, c.dsnFromEnv = os.Getenv("TEST_DATABASE_URL"), true
+	}
+	var err error
+	if c.run, err = regexp.Compile(*runExpr); err != nil {
+		return c, fmt.Errorf("-run: %w", err)
+	}
+	switch {
+	case c.d <= 0 || c.warmup < 0:
+		return c, errors.New("-d must be > 0 and -warmup >= 0")
+	case c.rounds < 1 || c.conns < 1 || c.thread < 1 || c.conns < c.thread:
+		return c, errors.New("need -rounds >= 1 and -c >= -t >= 1")
+	case c.others < 0 || c.medium < 1 || c.large < 1:
+		return c, errors.New("need -others >= 0, -medium >= 1 and -large >= 1")
+	case c.load != "" && c.load != "wrk" && c.load != "go":
+		return c, fmt.Errorf("-load %q: want wrk or go", c.load)
+	case !schemaName.MatchString(c.schema):
+		return c, fmt.Errorf("-schema %q: want a lower-case identifier", c.schema)
+	}
+	return c, nil
+}
+
+// bench is one invocation: its configuration, its load generator, and the
+// stores and servers it starts as the runs need them.
+type bench struct {
+	cfg      config
+	load     loader
+	progress io.Writer
+	mem      *memoryEnv
+	pg       *pgEnv // the main schema
+	others   *pgEnv // the schema of run 6
+	servers  []*server
+}
+
+// run runs the selected runs and prints the report on out, progress on
+// progress. It returns an error when a run failed, after the table.
+func run(ctx context.Context, args []string, out, progress io.Writer) error {
+	cfg, err := parse(args, progress)
+	if err != nil {
+		return err
+	}
+	b := &bench{cfg: cfg, progress: progress}
+	defer b.close()
+	switch wrkPath, lookErr := exec.LookPath("wrk"); {
+	case cfg.load == "go" || (cfg.load == "" && lookErr != nil):
+		g := newGoLoader(cfg.conns)
+		defer g.close()
+		b.load = g
+	case lookErr != nil:
+		return fmt.Errorf("-load wrk: %w", lookErr)
+	default:
+		b.load = newWrkLoader(wrkPath, cfg.thread, cfg.conns)
+	}
+
+	b.header(out)
+	fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	var notes []string
+	failed := 0
+	for _, r := range runs(cfg) {
+		if !cfg.run.MatchString(r.name) {
+			continue
+		}
+		switch {
+		case r.db && cfg.dsn == "":
+			notes = append(notes, fmt.Sprintf("Run %d (`%s`) skipped: it needs PostgreSQL, and neither -db nor $TEST_DATABASE_URL gives one.", r.n, r.name))
+			continue
+		case r.others && cfg.others == 0:
+			notes = append(notes, fmt.Sprintf("Run %d (`%s`) skipped: -others is 0 (give the rows of other organizations, e.g. -others 10000000).", r.n, r.name))
+			continue
+		}
+		res, err := b.measure(ctx, r)
+		title := fmt.Sprintf("%d. `%s`: %s", r.n, r.name, r.title)
+		if err != nil {
+			failed++
+			fmt.Fprintf(progress, "run %d (%s) FAILED: %v\n", r.n, r.name, err)
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			notes = append(notes, fmt.Sprintf("Run %d (`%s`) FAILED: %s", r.n, r.name, first))
+			fmt.Fprintf(out, "| %s | - | - | - | %s | FAILED |\n", title, r.goal)
+			continue
+		}
+		met := "no"
+		if r.goal.met(res.ratio) {
+			met = "yes"
+		}
+		fmt.Fprintf(out, "| %s | %s | %s | %.2fx | %s | %s |\n", title,
+			cell(res.subject, res.subjectLabel), cell(res.reference, res.referenceLabel), res.ratio, r.goal, met)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(out)
+		for _, n := range notes {
+			fmt.Fprintln(out, "- "+n)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d runs failed", failed)
+	}
+	return nil
+}
+
+// header prints what the figures were measured on and how.
+func (b *bench) header(out io.Writer) {
+	cfg := b.cfg
+	fmt.Fprintln(out, "### clientstatus: examples/bench")
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "- Command: `%s`\n", commandLine(cfg.args))
+	fmt.Fprintf(out, "- %s %s/%s, GOMAXPROCS %d, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintf(out, "- Load: %s\n", b.load.describe())
+	fmt.Fprintf(out, "- Request: `GET %s`, enterprise key (no rate limit), loopback; every server in this process, one measured at a time\n", path)
+	rounds := fmt.Sprintf("median of %d rounds", cfg.rounds)
+	if cfg.rounds == 1 {
+		rounds = "1 round"
+	}
+	fmt.Fprintf(out, "- Each figure: %s of %s after a %s warm-up; the two sides alternate, and the ratio is the median of the rounds' ratios\n", rounds, cfg.d, cfg.warmup)
+	fmt.Fprintln(out, "- clientstatus side: request log on, one slog JSON line per request, formatted and written to io.Discard (no disk); yardsticks: no log")
+	if cfg.dsn != "" {
+		src := "-db"
+		if cfg.dsnFromEnv {
+			src = "$TEST_DATABASE_URL"
+		}
+		fmt.Fprintf(out, "- PostgreSQL: %s (%s), schemas %s and %s_others\n", redact(cfg.dsn), src, cfg.schema, cfg.schema)
+	}
+	fmt.Fprintln(out)
+}
+
+// commandLine is how the command was run, shell-quoted, with a password
+// in -db hidden.
+func commandLine(args []string) string {
+	parts := []string{"go run ./examples/bench"}
+	for i, a := range args {
+		if i > 0 && (args[i-1] == "-db" || args[i-1] == "--db") {
+			a = redact(a)
+		} else if v, ok := strings.CutPrefix(a, "-db="); ok {
+			a = "-db=" + redact(v)
+		}
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// plainArg is an argument the shell takes as it is.
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// shellQuote quotes a for a POSIX shell when it needs it.
+func shellQuote(a string) string {
+	if plainArg.MatchString(a) {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// redact hides the password of a database URL.
+func redact(dsn string) string {
+	if dsn == "" {
+		return ""
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		return "(a database URL)"
+	}
+	return u.Redacted()
+}
+
+// result is a run's figures.
+type result struct {
+	subject, reference           float64
+	subjectLabel, referenceLabel string
+	ratio                        float64
+}
+
+// measure prepares a run and measures its two sides -rounds times, the
+// subject first in odd rounds and second in even ones, each after a
+// warm-up.
+func (b *bench) measure(ctx context.Context, r runDef) (result, error) {
+	fmt.Fprintf(b.progress, "run %d (%s): preparing\n", r.n, r.name)
+	subject, reference, err := r.prepare(ctx, b)
+	if err != nil {
+		return result{}, err
+	}
+	var subj, ref, ratios []float64
+	for round := range b.cfg.rounds {
+		order := []*side{&subject, &reference}
+		if round%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		got := map[*side]float64{}
+		for _, s := range order {
+			if b.cfg.warmup > 0 {
+				if _, err := b.load.measure(ctx, s.url, s.key, b.cfg.warmup); err != nil && !errors.Is(err, errNoneCompleted) {
+					return result{}, fmt.Errorf("warm-up of %s: %w", s.url, err)
+				}
+			}
+			rps, err := b.load.measure(ctx, s.url, s.key, b.cfg.d)
+			if err != nil {
+				return result{}, fmt.Errorf("%s: %w", s.url, err)
+			}
+			got[s] = rps
+		}
+		subj, ref = append(subj, got[&subject]), append(ref, got[&reference])
+		ratios = append(ratios, r.goal.ratio(got[&subject], got[&reference]))
+		fmt.Fprintf(b.progress, "run %d (%s) round %d: clientstatus %s req/s, yardstick %s req/s, ratio %.2fx\n",
+			r.n, r.name, round+1, thousands(got[&subject]), thousands(got[&reference]), ratios[len(ratios)-1])
+	}
+	return result{
+		subject: median(subj), reference: median(ref), ratio: median(ratios),
+		subjectLabel: subject.label, referenceLabel: reference.label,
+	}, nil
+}
+
+// cell is a figure of the table, with its label when it has one.
+func cell(rps float64, label string) string {
+	if label == "" {
+		return thousands(rps)
+	}
+	return thousands(rps) + " (" + label + ")"
+}
+
+// thousands formats x rounded to a whole number, with commas between
+// thousands.
+func thousands(x float64) string {
+	s := strconv.FormatInt(int64(x+0.5), 10)
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// libraryHandler is the library's side: statusapi.New on st and keys, an
+// in-memory limiter (the enterprise plan is unlimited anyway), a public
+// URL and a signing key as a server sets them, behind the request log.
+func libraryHandler(st store.Store, keys auth.KeyResolver) http.Handler {
+	opts := []statusapi.Option{
+		statusapi.WithPublicURL("https://bench.example"),
+		statusapi.WithSigningKey([]byte(rand.Text() + rand.Text())),
+	}
+	// TODO(lead): the response cache switch goes here: a -cache on|off
+	// flag whose "off" appends statusapi.WithoutResponseCache().
+	return logRequests(discardLog(), statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
+}
+
+// memory returns the in-memory environment, made the first time.
+func (b *bench) memory() (*memoryEnv, error) {
+	if b.mem == nil {
+		mem, err := newMemoryEnv()
+		if err != nil {
+			return nil, err
+		}
+		b.mem = mem
+	}
+	return b.mem, nil
+}
+
+// postgres returns the main schema's environment, opened the first time.
+func (b *bench) postgres(ctx context.Context) (*pgEnv, error) {
+	if b.pg == nil {
+		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema, b.cfg.reseed, b.progress)
+		if err != nil {
+			return nil, err
+		}
+		b.pg = pg
+	}
+	return b.pg, nil
+}
+
+// postgresOthers returns run 6's schema's environment, opened the first
+// time.
+func (b *bench) postgresOthers(ctx context.Context) (*pgEnv, error) {
+	if b.others == nil {
+		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_others", b.cfg.reseed, b.progress)
+		if err != nil {
+			return nil, err
+		}
+		b.others = pg
+	}
+	return b.others, nil
+}
+
+// serve starts a yardstick's server, stopped when the bench closes.
+func (b *bench) serve(h http.Handler) (*server, error) {
+	s, err := startServer(h)
+	if err == nil {
+		b.servers = append(b.servers, s)
+	}
+	return s, err
+}
+
+// close stops every server and environment.
+func (b *bench) close() {
+	for _, s := range b.servers {
+		s.close()
+	}
+	if b.mem != nil {
+		b.mem.close()
+	}
+	if b.pg != nil {
+		b.pg.close()
+	}
+	if b.others != nil {
+		b.others.close()
+	}
+}
+
+// server is an http.Server on a loopback port of its own.
+type server struct {
+	srv *http.Server
+	url string // http://127.0.0.1:port
+}
+
+// startServer serves h on 127.0.0.1:0.
+func startServer(h http.Handler) (*server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return &server{srv: srv, url: "http://" + ln.Addr().String()}, nil
+}
+
+// close stops the server, waiting a little for requests in flight.
+func (s *server) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.srv.Shutdown(ctx)
+}

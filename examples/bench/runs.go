@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"time"
+)
+
+// path is the request every measurement sends.
+const path = "/v1/invoices?limit=20"
+
+// Organization sizes that are not flags.
+const (
+	ownInvoices   = 137 // the organization of runs 1, 2 and 6
+	smallInvoices = 100 // the small organization of the flatness runs
+)
+
+// side is one server and organization measured: the URL of the request
+// and a key. label, when set, says in the table which it is.
+type side struct {
+	label string
+	url   string
+	key   string
+}
+
+// goal is a run's target: the ratio at least x (the library against a
+// yardstick) or at most x (how much slower a bigger case is).
+type goal struct {
+	atLeast bool
+	x       float64
+}
+
+// ratio is subject/reference for an at-least goal, reference/subject for
+// an at-most one: in both, how the subject compares to what it is held
+// against, the way the target reads.
+func (g goal) ratio(subject, reference float64) float64 {
+	if g.atLeast {
+		return subject / reference
+	}
+	return reference / subject
+}
+
+// met reports whether ratio r meets the goal.
+func (g goal) met(r float64) bool {
+	if g.atLeast {
+		return r >= g.x
+	}
+	return r <= g.x
+}
+
+// String is the target as the table shows it.
+func (g goal) String() string {
+	if g.atLeast {
+		return fmt.Sprintf(">= %.1fx", g.x)
+	}
+	return fmt.Sprintf("<= %.1fx", g.x)
+}
+
+// runDef is one row of the table: two sides measured in alternation,
+// the subject (the "clientstatus" column) and the reference (the
+// "yardstick" column).
+type runDef struct {
+	n       int
+	name    string // what -run matches
+	title   string
+	db      bool // needs PostgreSQL
+	others  bool // needs -others > 0
+	goal    goal
+	prepare func(ctx context.Context, b *bench) (subject, reference side, err error)
+}
+
+// runs are the runs of the issue, sized by cfg.
+func runs(cfg config) []runDef {
+	return []runDef{
+		{n: 1, name: "memory-vs-static", goal: goal{true, 0.9},
+			title: fmt.Sprintf("memory store, %d invoices, vs static bytes", ownInvoices),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.versusStatic(ctx)
+			}},
+		{n: 2, name: "postgres-vs-pgx", db: true, goal: goal{true, 1.0},
+			title: fmt.Sprintf("PostgreSQL, %d invoices, vs pgx by hand", ownInvoices),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.versusPgx(ctx, ownInvoices)
+			}},
+		{n: 3, name: "postgres-medium-vs-pgx", db: true, goal: goal{true, 1.0},
+			title: fmt.Sprintf("PostgreSQL, %s invoices, vs pgx by hand", thousands(float64(cfg.medium))),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.versusPgx(ctx, cfg.medium)
+			}},
+		{n: 4, name: "flat-memory", goal: goal{false, 1.5},
+			title: fmt.Sprintf("page 1 flat, memory: %d vs %s invoices", smallInvoices, thousands(float64(cfg.large))),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.flat(ctx, false)
+			}},
+		{n: 5, name: "flat-postgres", db: true, goal: goal{false, 1.5},
+			title: fmt.Sprintf("page 1 flat, PostgreSQL: %d vs %s invoices", smallInvoices, thousands(float64(cfg.large))),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.flat(ctx, true)
+			}},
+		{n: 6, name: "others-postgres", db: true, others: true, goal: goal{false, 1.5},
+			title: fmt.Sprintf("PostgreSQL, %d own invoices among %s of others, vs run 2 (flat)", ownInvoices, thousands(float64(cfg.others))),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.amongOthers(ctx)
+			}},
+	}
+}
+
+// libSide is the library's side for an organization's key on a server.
+func libSide(s *server, k orgKey, label string) side {
+	return side{label: label, url: s.url + path, key: k.key}
+}
+
+// versusStatic prepares run 1: the library on memory, and the static
+// yardstick serving the body the library answered once.
+func (b *bench) versusStatic(ctx context.Context) (side, side, error) {
+	mem, err := b.memory()
+	if err != nil {
+		return side{}, side{}, err
+	}
+	k, err := mem.org(ctx, ownInvoices)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	lib := libSide(mem.lib, k, "")
+	body, err := fetch(ctx, lib)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	st, err := b.serve(staticHandler(k.hash, body))
+	if err != nil {
+		return side{}, side{}, err
+	}
+	ref := side{url: st.url + path, key: k.key}
+	if got, err := fetch(ctx, ref); err != nil || !bytes.Equal(got, body) {
+		return side{}, side{}, fmt.Errorf("the static yardstick does not answer the library's bytes (%v)", err)
+	}
+	return lib, ref, nil
+}
+
+// versusPgx prepares runs 2 and 3: the library on PostgreSQL and the pgx
+// yardstick, for the organization with n invoices. Both must answer the
+// same JSON value.
+func (b *bench) versusPgx(ctx context.Context, n int) (side, side, error) {
+	pg, err := b.postgres(ctx)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	k, err := pg.org(ctx, n)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	pool, err := pg.pgxPool(ctx)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	srv, err := b.serve(pgxHandler(pool, pg.schema, k.org, k.hash))
+	if err != nil {
+		return side{}, side{}, err
+	}
+	lib, ref := libSide(pg.lib, k, ""), side{url: srv.url + path, key: k.key}
+	if err := sameJSON(ctx, lib, ref); err != nil {
+		return side{}, side{}, err
+	}
+	return lib, ref, nil
+}
+
+// flat prepares runs 4 and 5: the library for the large organization (the
+// subject) and the small one (the reference), on memory or PostgreSQL.
+func (b *bench) flat(ctx context.Context, postgres bool) (side, side, error) {
+	var (
+		srv          *server
+		small, large orgKey
+		err          error
+	)
+	if postgres {
+		var pg *pgEnv
+		if pg, err = b.postgres(ctx); err != nil {
+			return side{}, side{}, err
+		}
+		srv = pg.lib
+		if small, err = pg.org(ctx, smallInvoices); err == nil {
+			large, err = pg.org(ctx, b.cfg.large)
+		}
+	} else {
+		var mem *memoryEnv
+		if mem, err = b.memory(); err != nil {
+			return side{}, side{}, err
+		}
+		srv = mem.lib
+		if small, err = mem.org(ctx, smallInvoices); err == nil {
+			large, err = mem.org(ctx, b.cfg.large)
+		}
+	}
+	if err != nil {
+		return side{}, side{}, err
+	}
+	subject := libSide(srv, large, thousands(float64(b.cfg.large))+" invoices")
+	reference := libSide(srv, small, fmt.Sprintf("%d invoices", smallInvoices))
+	for _, s := range []side{subject, reference} {
+		if _, err := fetch(ctx, s); err != nil {
+			return side{}, side{}, err
+		}
+	}
+	return subject, reference, nil
+}
+
+// amongOthers prepares run 6: the library for the organization with 137
+// invoices in the schema where others hold -others rows (the subject),
+// and run 2's library side, measured again in alternation (the reference).
+func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
+	pg, err := b.postgres(ctx)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	own, err := pg.org(ctx, ownInvoices)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	others, err := b.postgresOthers(ctx)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	k, err := others.withOthers(ctx, ownInvoices, b.cfg.others)
+	if err != nil {
+		return side{}, side{}, err
+	}
+	subject := libSide(others.lib, k, "+"+thousands(float64(b.cfg.others))+" others")
+	reference := libSide(pg.lib, own, "run 2's side")
+	for _, s := range []side{subject, reference} {
+		if _, err := fetch(ctx, s); err != nil {
+			return side{}, side{}, err
+		}
+	}
+	return subject, reference, nil
+}
+
+// fetch sends the side's request once and returns the body of its 200.
+func fetch(ctx context.Context, s side) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: status %d: %s", s.url, resp.StatusCode, body)
+	}
+	return body, nil
+}
+
+// sameJSON checks that two sides answer the same JSON value (the bytes
+// may differ in layout).
+func sameJSON(ctx context.Context, a, b side) error {
+	ab, err := fetch(ctx, a)
+	if err != nil {
+		return err
+	}
+	bb, err := fetch(ctx, b)
+	if err != nil {
+		return err
+	}
+	var av, bv any
+	if err := json.Unmarshal(ab, &av); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(bb, &bv); err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(av, bv) {
+		return fmt.Errorf("the yardstick's answer differs from the library's:\nlibrary:   %.400s\nyardstick: %.400s", ab, bb)
+	}
+	return nil
+}

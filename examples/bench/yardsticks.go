@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/clientstatus/clientstatus/envelope"
+)
+
+// The yardsticks are what a careful hand would write for the one request
+// measured, with none of the library's generality: they set the bar the
+// library is measured against. Neither logs.
+
+// keyHash is the SHA-256 of an API key, as the key store keeps it.
+type keyHash [sha256.Size]byte
+
+// hashOf decodes a stored hex hash (auth.Key.Hash).
+func hashOf(stored string) (keyHash, error) {
+	var h keyHash
+	b, err := hex.DecodeString(stored)
+	if err != nil || len(b) != len(h) {
+		return h, fmt.Errorf("stored key hash %q is not a hex SHA-256", stored)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// authorized reports whether r carries "Bearer <key>" (the scheme in any
+// case) whose SHA-256 is want, compared in constant time.
+func authorized(r *http.Request, want keyHash) bool {
+	scheme, credential, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(credential))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// unauthorized answers 401 as the contract does, in a few fixed bytes.
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", "Bearer")
+	writeJSON(w, http.StatusUnauthorized, []byte(`{"error":{"code":"UNAUTHORIZED","message":"missing or invalid API key"}}`+"\n"))
+}
+
+// writeJSON writes body with status, the contract's Content-Type and a
+// Content-Length, as the library does (without a Content-Length, a body
+// over 2 KB would go out chunked).
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", envelope.ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// staticHandler is the "static bytes" yardstick: it checks the key and
+// writes body, the library's answer to the same request captured once.
+// It is the least a server can do for the request: the gap to it is the
+// whole cost of the library (routing, parameters, store, JSON, ETag, Link,
+// request id, the request log) and of nothing else.
+func staticHandler(want keyHash, body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !authorized(r, want) {
+			unauthorized(w)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+// invoiceJSON is an invoice on the wire, as the contract has it.
+type invoiceJSON struct {
+	ID        string  `json:"id"`
+	Number    string  `json:"number"`
+	ProjectID *string `json:"projectId"`
+	Status    string  `json:"status"`
+	Currency  string  `json:"currency"`
+	Total     int64   `json:"total"`
+	AmountDue int64   `json:"amountDue"`
+	IssuedAt  string  `json:"issuedAt"`
+	DueAt     string  `json:"dueAt"`
+	PaidAt    *string `json:"paidAt"`
+	UpdatedAt string  `json:"updatedAt"`
+}
+
+// listJSON is the envelope of a list.
+type listJSON struct {
+	Data []invoiceJSON `json:"data"`
+	Meta metaJSON      `json:"meta"`
+}
+
+// metaJSON is a list's paging information.
+type metaJSON struct {
+	Page    int `json:"page"`
+	PerPage int `json:"per_page"`
+	Total   int `json:"total"`
+}
+
+// wireTime formats t as the contract does: RFC 3339, UTC, to the second.
+func wireTime(t time.Time) string {
+	return t.UTC().Truncate(time.Second).Format(time.RFC3339)
+}
+
+// invoiceColumns are the columns of bunstore's invoices table that an
+// invoice on the wire shows (store/bunstore/migrations).
+const invoiceColumns = "id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at, updated_at"
+
+// pgxHandler is the "pgx by hand" yardstick: GET /v1/invoices of one
+// organization, straight from bunstore's tables in schema through
+// pgxpool with pgx's defaults (prepared statements, cached), key checked
+// as staticHandler does. It runs the page query and the count one after
+// the other, and encodes the envelope with encoding/json. It reads page
+// and limit and nothing else: no validation beyond what keeps the SQL
+// sane, no ETag, no Link, no request id.
+func pgxHandler(pool *pgxpool.Pool, schema, orgID string, want keyHash) http.Handler {
+	table := pgx.Identifier{schema, "invoices"}.Sanitize()
+	pageSQL := "SELECT " + invoiceColumns + " FROM " + table +
+		" WHERE org_id = $1 ORDER BY issued_at DESC, id LIMIT $2 OFFSET $3"
+	countSQL := "SELECT count(*) FROM " + table + " WHERE org_id = $1"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !authorized(r, want) {
+			unauthorized(w)
+			return
+		}
+		page, limit, ok := pageParams(r)
+		if !ok {
+			writeJSON(w, http.StatusBadRequest, []byte(`{"error":{"code":"INVALID_PARAMETER","message":"bad page or limit"}}`+"\n"))
+			return
+		}
+		body, err := invoicePage(r.Context(), pool, pageSQL, countSQL, orgID, page, limit)
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, []byte(`{"error":{"code":"UNAVAILABLE","message":"try again"}}`+"\n"))
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+// pageParams reads page (default 1) and limit (default 20, at most 100).
+func pageParams(r *http.Request) (page, limit int, ok bool) {
+	q := r.URL.Query()
+	page, limit = 1, 20
+	var err error
+	if s := q.Get("page"); s != "" {
+		if page, err = strconv.Atoi(s); err != nil || page < 1 {
+			return 0, 0, false
+		}
+	}
+	if s := q.Get("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > 100 {
+			return 0, 0, false
+		}
+	}
+	return page, limit, true
+}
+
+// invoicePage runs the two queries and encodes the envelope.
+func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, orgID string, page, limit int) ([]byte, error) {
+	rows, err := pool.Query(ctx, pageSQL, orgID, limit, (page-1)*limit)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]invoiceJSON, 0, limit)
+	for rows.Next() {
+		var (
+			it                   invoiceJSON
+			issued, due, updated time.Time
+			paid                 *time.Time
+		)
+		if err := rows.Scan(&it.ID, &it.Number, &it.ProjectID, &it.Status, &it.Currency, &it.Total, &it.AmountDue,
+			&issued, &due, &paid, &updated); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		it.IssuedAt, it.DueAt, it.UpdatedAt = wireTime(issued), wireTime(due), wireTime(updated)
+		if paid != nil {
+			s := wireTime(*paid)
+			it.PaidAt = &s
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var total int
+	if err := pool.QueryRow(ctx, countSQL, orgID).Scan(&total); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(listJSON{Data: items, Meta: metaJSON{Page: page, PerPage: limit, Total: total}}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
