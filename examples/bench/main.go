@@ -60,6 +60,12 @@
 // the figures are of this machine, under this load: compare ratios, not
 // requests a second, between machines.
 //
+// The library runs with its response cache (statusapi.WithResponseCache,
+// on by default), as a portal runs it: wrk asks for the same page again
+// and again, so every request after the first is a cache hit, which is
+// what a polling dashboard gets while the data does not change.
+// -cache=false measures every request as a miss: a query and an encoding.
+//
 // PostgreSQL data goes in schemas of its own (-schema, default
 // clientstatus_bench, and clientstatus_bench_others for run 6), made by
 // bunstore.Migrate, through the store's writers (PutOrganization,
@@ -116,6 +122,8 @@ type config struct {
 	run           *regexp.Regexp
 	schema        string
 	reseed        bool
+	noCache       bool   // -cache=false: the library without its response cache
+	cpuProfile    string // -cpuprofile: where to write a CPU profile of the runs
 }
 
 // schemaName is what -schema accepts: a plain lower-case identifier.
@@ -139,9 +147,12 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all)")
 	fs.StringVar(&c.schema, "schema", "clientstatus_bench", "PostgreSQL schema; run 6 uses <schema>_others")
 	fs.BoolVar(&c.reseed, "reseed", false, "drop the PostgreSQL schemas and seed them again")
+	cache := fs.Bool("cache", true, "the library's response cache (-cache=false: every request queries the store and encodes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process during the runs to this `file` (go tool pprof)")
+	c.noCache = !*cache
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -262,6 +273,11 @@ func (b *bench) header(out io.Writer) {
 	}
 	fmt.Fprintf(out, "- Each figure: %s of %s after a %s warm-up; the two sides alternate, and the ratio is the median of the rounds' ratios\n", rounds, cfg.d, cfg.warmup)
 	fmt.Fprintln(out, "- clientstatus side: request log on, one slog JSON line per request, formatted and written to io.Discard (no disk); yardsticks: no log")
+	if cfg.noCache {
+		fmt.Fprintln(out, "- clientstatus side: response cache off (-cache=false): every request queries the store and encodes")
+	} else {
+		fmt.Fprintln(out, "- clientstatus side: response cache on (the default; -cache=false turns it off)")
+	}
 	if cfg.dsn != "" {
 		src := "-db"
 		if cfg.dsnFromEnv {
@@ -380,21 +396,23 @@ func thousands(x float64) string {
 
 // libraryHandler is the library's side: statusapi.New on st and keys, an
 // in-memory limiter (the enterprise plan is unlimited anyway), a public
-// URL and a signing key as a server sets them, behind the request log.
-func libraryHandler(st store.Store, keys auth.KeyResolver) http.Handler {
+// URL and a signing key as a server sets them, and the response cache
+// unless noCache, behind the request log.
+func libraryHandler(st store.Store, keys auth.KeyResolver, noCache bool) http.Handler {
 	opts := []statusapi.Option{
 		statusapi.WithPublicURL("https://bench.example"),
 		statusapi.WithSigningKey([]byte(rand.Text() + rand.Text())),
 	}
-	// TODO(lead): the response cache switch goes here: a -cache on|off
-	// flag whose "off" appends statusapi.WithoutResponseCache().
+	if noCache {
+		opts = append(opts, statusapi.WithoutResponseCache())
+	}
 	return logRequests(discardLog(), statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
 }
 
 // memory returns the in-memory environment, made the first time.
 func (b *bench) memory() (*memoryEnv, error) {
 	if b.mem == nil {
-		mem, err := newMemoryEnv()
+		mem, err := newMemoryEnv(b.cfg.noCache)
 		if err != nil {
 			return nil, err
 		}
@@ -406,7 +424,7 @@ func (b *bench) memory() (*memoryEnv, error) {
 // postgres returns the main schema's environment, opened the first time.
 func (b *bench) postgres(ctx context.Context) (*pgEnv, error) {
 	if b.pg == nil {
-		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema, b.cfg.reseed, b.progress)
+		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema, b.cfg.reseed, b.cfg.noCache, b.progress)
 		if err != nil {
 			return nil, err
 		}
@@ -419,7 +437,7 @@ func (b *bench) postgres(ctx context.Context) (*pgEnv, error) {
 // time.
 func (b *bench) postgresOthers(ctx context.Context) (*pgEnv, error) {
 	if b.others == nil {
-		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_others", b.cfg.reseed, b.progress)
+		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_others", b.cfg.reseed, b.cfg.noCache, b.progress)
 		if err != nil {
 			return nil, err
 		}

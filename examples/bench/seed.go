@@ -164,11 +164,11 @@ type memoryEnv struct {
 }
 
 // newMemoryEnv returns an empty store and starts the library on it.
-func newMemoryEnv() (*memoryEnv, error) {
+func newMemoryEnv(noCache bool) (*memoryEnv, error) {
 	st := store.NewMemory()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	cache := auth.NewCache(keys)
-	lib, err := startServer(libraryHandler(st, cache))
+	lib, err := startServer(libraryHandler(st, cache, noCache))
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ type pgEnv struct {
 
 // openPostgres migrates schema (after dropping it, with reseed) and starts
 // the library on it.
-func openPostgres(ctx context.Context, dsn, schema string, reseed bool, progress io.Writer) (*pgEnv, error) {
+func openPostgres(ctx context.Context, dsn, schema string, reseed, noCache bool, progress io.Writer) (*pgEnv, error) {
 	db, err := bunstore.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func openPostgres(ctx context.Context, dsn, schema string, reseed bool, progress
 	e.st = bunstore.New(db, bunstore.WithSchema(schema))
 	e.keys = auth.NewKeys(e.st)
 	e.cache = auth.NewCache(e.keys)
-	if e.lib, err = startServer(libraryHandler(e.st, e.cache)); err != nil {
+	if e.lib, err = startServer(libraryHandler(e.st, e.cache, noCache)); err != nil {
 		e.close()
 		return nil, err
 	}
