@@ -19,7 +19,6 @@ var (
 // clientstatus_record_deletion when the row goes, whoever deletes it.
 type deletionRow struct {
 	bun.BaseModel `bun:"table:deletions,alias:x"`
-	total
 
 	OrgID     string    `bun:"org_id,pk"`
 	Kind      string    `bun:"kind,pk"`
@@ -36,22 +35,23 @@ func (row deletionRow) deletion() store.Deletion {
 	return d
 }
 
-// deletionPageRow is a row of ListDeletions' query: the horizon, and a
+// deletionPageRow is a row of ListDeletions' query: the horizon, the count
+// of matching records (null when since is before the horizon), and a
 // record of the page or, when the page is empty or since is before the
 // horizon, nulls.
 type deletionPageRow struct {
 	Horizon   time.Time `bun:"horizon"`
+	Matching  *int      `bun:"matching"`
 	Kind      *string   `bun:"kind"`
 	ID        string    `bun:"id"`
 	ProjectID *string   `bun:"project_id"`
 	DeletedAt time.Time `bun:"deleted_at"`
-	Matching  *int      `bun:"matching"`
 }
 
 // ListDeletions returns a page of the organization's deletion records at
 // or after q.Since, in the order of the contract (DeletedAt, then kind,
 // then id), through the index deletions_list (deletions_list_kind with a
-// Kind), in one round trip (two for an empty page past the first).
+// Kind), in one round trip, the total counted from the same index.
 //
 // Records are kept store.DeletionRetention and a day more, then pruned by
 // the statements that delete. The error wraps store.ErrSinceTooOld when
@@ -83,7 +83,6 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 	}
 	page := filter(s.newSelect((*deletionRow)(nil))).
 		ColumnExpr("x.kind, x.id, x.project_id, x.deleted_at").
-		ColumnExpr("count(*) OVER () AS matching").
 		OrderExpr("x.deleted_at, x.kind, x.id").
 		Limit(int64(r.Limit)).
 		Offset(offset(r))
@@ -94,7 +93,11 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		TableExpr("(SELECT date_trunc('second', greatest(statement_timestamp() - ? * interval '1 second', h.recording_since)) AS horizon FROM ? AS h) AS h",
 			int64(store.DeletionRetention/time.Second), s.table("sync_horizon")).
 		Join("LEFT JOIN LATERAL (?) AS x ON ?::timestamptz >= h.horizon", page, q.Since).
-		ColumnExpr("h.horizon, x.*").
+		// The count only when since is within the horizon: an InitPlan
+		// runs when first needed.
+		ColumnExpr("h.horizon, CASE WHEN ?::timestamptz >= h.horizon THEN (?) END AS matching, x.*",
+			q.Since, filter(s.newSelect((*deletionRow)(nil)).ColumnExpr("count(*)"))).
+		OrderExpr("x.deleted_at, x.kind, x.id").
 		Scan(ctx, &rows)
 	what := fmt.Sprintf("list deletions of organization %q", orgID)
 	if err != nil {
@@ -108,20 +111,15 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 			what, q.Since.UTC().Format(time.RFC3339Nano), rows[0].Horizon.UTC().Format(time.RFC3339Nano), store.ErrSinceTooOld)
 	}
 	items := make([]store.Deletion, 0, len(rows))
-	n := 0
 	for _, row := range rows {
 		if row.Kind == nil { // the page is empty
 			break
 		}
 		items = append(items, deletionRow{Kind: *row.Kind, ID: row.ID, ProjectID: row.ProjectID, DeletedAt: row.DeletedAt}.deletion())
-		n = *row.Matching
 	}
-	if len(items) == 0 && r.Page > 1 {
-		n64, err := filter(s.newSelect((*deletionRow)(nil))).Count(ctx)
-		if err != nil {
-			return store.Page[store.Deletion]{}, failure(ctx, store.ErrUnavailable, what, err)
-		}
-		n = int(n64)
+	n := 0
+	if rows[0].Matching != nil {
+		n = *rows[0].Matching
 	}
 	return store.Page[store.Deletion]{Items: items, Total: n}, nil
 }

@@ -25,8 +25,8 @@ const migrateLockID = "clientstatus/bunstore migrate"
 
 // Migrate brings the store's tables up to date: it creates the tables of
 // organizations, API keys, projects, milestones, deliverables, invoices
-// and threads (with their messages and attachments), or adds what a newer
-// version needs. A portal runs it at
+// and threads (with their messages and attachments), and the
+// organizations' data versions, or adds what a newer version needs. A portal runs it at
 // start-up. With WithSchema (the only option it reads) it creates that
 // schema if need be and works there; without, in the first schema of db's
 // search path.
@@ -111,7 +111,7 @@ const migrationsTable = "clientstatus_migrations"
 
 // storeTables are the tables Migrate creates.
 var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon",
-	"threads", "messages", "attachments"}
+	"threads", "messages", "attachments", "data_versions"}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to

@@ -18,8 +18,9 @@
 // Every query is scoped by organization and uses Bun's placeholders, never
 // text pasted into SQL; every list has an index that starts with the
 // organization and follows the list's order, so a page costs the same
-// however many rows other organizations have. A page and its total take at
-// most two round trips. Each method runs under a deadline (WithQueryTimeout)
+// however many rows other organizations have. A page and its total take one
+// round trip: the page read in the index's order, up to its limit, and the
+// total counted from an index alone. Each method runs under a deadline (WithQueryTimeout)
 // and the server under statement_timeout (see Open), so a slow or lost
 // database answers store.ErrUnavailable promptly.
 package bunstore
@@ -55,9 +56,10 @@ import (
 const DefaultQueryTimeout = 3 * time.Second
 
 // Store is a store.Store, a store.Writer, a store.Deleter, a
-// store.Changes, a store.Threads and store.ThreadWriter (threads.go), and
-// an auth.KeyStore on PostgreSQL, and an auth.Invalidations that reports
-// changes to keys and organizations (see Subscribe). It is safe for
+// store.Changes, a store.Threads and store.ThreadWriter (threads.go), a
+// store.Versions (versions.go), and an auth.KeyStore on PostgreSQL, and an
+// auth.Invalidations that reports changes to keys and organizations (see
+// Subscribe). It is safe for
 // concurrent use when its db is (a *bun.DB is; a transaction is not, see
 // WithTx).
 //
@@ -387,22 +389,30 @@ func columns(fields []*schema.Field, table string) bun.Safe {
 }
 
 // counted is a row of a page query: it carries the count of all the rows
-// the query matches.
-type counted interface{ matching() int }
+// the query matches, and whether it is a row of the page at all (see
+// selectPage).
+type counted interface {
+	matching() int
+	listed() bool
+}
 
-// total is the column of a page query that counts all matching rows.
+// total is the columns of a page query that count all matching rows and
+// tell the rows of the page from the one row of an empty page, whose
+// table columns are null.
 type total struct {
-	Matching int `bun:"matching,scanonly"`
+	Matching int  `bun:"matching,scanonly"`
+	Listed   bool `bun:"listed,scanonly"`
 }
 
 func (t total) matching() int { return t.Matching }
+func (t total) listed() bool  { return t.Listed }
 
 // list runs a list method: one page of R's table, filtered and ordered,
 // converted to items, under the store's query timeout.
 func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	rows, n, err := listPage[R](ctx, s, r, filter, order)
+	rows, n, err := selectPage[R](ctx, s, r, filter, order)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
@@ -467,38 +477,57 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 	return row, nil
 }
 
-// listPage returns the rows of one page, in order, and the count of all
-// rows that filter matches: in one round trip, or two when the page is past
-// the end. filter applies the WHERE clauses (the organization's first) to a
-// query on R's table; order is the list's ORDER BY.
-func listPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
-	rows, n, err := selectPage[R](ctx, s, r, filter, order)
-	if err != nil || len(rows) > 0 || r.Page == 1 {
-		return rows, n, err
-	}
-	n64, err := filter(s.newSelect((*R)(nil))).Count(ctx)
-	return rows, int(n64), err
-}
-
-// selectPage is listPage in one round trip: when the page is empty, the
-// count it returns is 0, whatever the true total.
+// selectPage returns the rows of one page, in order, and the count of all
+// rows that filter matches, in one round trip. filter applies the WHERE
+// clauses (the organization's first) to a query on R's table; order is the
+// list's ORDER BY, on the table's alias.
+//
+// The count is a query of its own over the same filter, which an index of
+// the list's shape answers without reading the table (an index-only scan,
+// where the visibility map allows), while the page walks the list's index
+// in order and stops at its limit; count(*) OVER () would read every
+// matching row, all its columns, before returning the first. The page is
+// joined to the count's one row (LEFT JOIN LATERAL), so that a page with no
+// rows, past the end, is that one row with the count and null columns
+// (listed false), and still has its total.
 func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
 		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
-	rows := make([]R, 0, min(r.Limit, store.MaxLimit))
-	err := filter(s.newSelect(&rows)).
+	alias := bun.Ident(s.tableOf((*R)(nil)).Alias)
+	page := filter(s.newSelect((*R)(nil))).
 		ColumnExpr("?TableAlias.*").
-		ColumnExpr("count(*) OVER () AS matching").
+		ColumnExpr("true AS listed").
 		OrderExpr(order).
 		Limit(int64(r.Limit)).
-		Offset(offset(r)).
-		Scan(ctx)
+		Offset(offset(r))
+	rows := make([]R, 0, min(r.Limit, store.MaxLimit)+1)
+	err := s.db.NewSelect().
+		TableExpr("(?) AS c", counting(s, (*R)(nil), filter)).
+		Join("LEFT JOIN LATERAL (?) AS ? ON true", page, alias).
+		ColumnExpr("?.*, c.matching", alias).
+		OrderExpr(order).
+		Scan(ctx, &rows)
 	if err != nil || len(rows) == 0 {
-		return rows, 0, err
+		return rows[:0], 0, err
 	}
-	return rows, rows[0].matching(), nil
+	return paged(rows), rows[0].matching(), nil
+}
+
+// counting is the query that counts the rows of model's table that filter
+// matches, as the column matching.
+func counting(s *Store, model any, filter func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+	return filter(s.newSelect(model)).ColumnExpr("count(*) AS matching")
+}
+
+// paged returns the rows of a page query that are rows of the page: none
+// when its one row only carries the count.
+func paged[R counted](rows []R) []R {
+	if len(rows) == 1 && !rows[0].listed() {
+		return rows[:0]
+	}
+	return rows
 }
 
 // offset is the number of rows before the page; a page too far to count

@@ -383,7 +383,7 @@ func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, 
 // thread. q.ThreadID and q.ProjectID are ignored.
 //
 // A page with messages proves the thread visible; an empty one takes a
-// second round trip that checks the thread and counts its messages.
+// second round trip that checks the thread.
 func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	notFound := fmt.Errorf("bunstore: thread %q: %w", threadID, store.ErrNotFound)
 	only, nothing := allowed(q.OnlyProjects)
@@ -407,8 +407,7 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 		err := s.db.NewSelect().
 			ColumnExpr("EXISTS (?)", restrict(s.newSelect((*threadRow)(nil)).
 				ColumnExpr("1").Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only)).
-			ColumnExpr("(?)", filter(s.newSelect((*messageRow)(nil)).ColumnExpr("count(*)"))).
-			Scan(ctx, &found, &n)
+			Scan(ctx, &found)
 		if err != nil {
 			return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
 		}
@@ -425,8 +424,8 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 // project: a thread has one project) or messages_list_project; with
 // UpdatedSince, the changed ones, oldest change first, through the
 // messages_changes indexes of the same shapes. Every one of them holds
-// visible messages only. A page and its total take one round trip (two
-// for an empty page past the first), attachments included.
+// visible messages only. A page and its total take one round trip,
+// attachments included.
 func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, q.ThreadID, q.ProjectID) || nothing {
@@ -445,13 +444,7 @@ func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 		sq = restrict(sq, "m.project_id", only)
 		return since(sq, "m", q.UpdatedSince)
 	}
-	r := q.PageRequest
-	rows, n, err := s.selectMessages(ctx, r, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
-	if err == nil && len(rows) == 0 && r.Page > 1 {
-		var n64 int64
-		n64, err = filter(s.newSelect((*messageRow)(nil))).Count(ctx)
-		n = int(n64)
-	}
+	rows, n, err := s.selectMessages(ctx, q.PageRequest, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
 	if err != nil {
 		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("list messages of organization %q", orgID), err)
 	}
@@ -459,31 +452,31 @@ func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 }
 
 // selectMessages is selectPage for messages: one page, in order, with the
-// count of all the rows filter matches (0 when the page is empty), and
-// each message's attachments, gathered for the page's rows only, in one
-// round trip.
+// count of all the rows filter matches, and each message's attachments,
+// gathered for the page's rows only, in one round trip.
 func (s *Store) selectMessages(ctx context.Context, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]messageRow, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
 	page := filter(s.newSelect((*messageRow)(nil))).
 		ColumnExpr("m.*").
-		ColumnExpr("count(*) OVER () AS matching").
+		ColumnExpr("true AS listed").
 		OrderExpr(order).
 		Limit(int64(r.Limit)).
 		Offset(offset(r))
-	rows := make([]messageRow, 0, min(r.Limit, store.MaxLimit))
+	rows := make([]messageRow, 0, min(r.Limit, store.MaxLimit)+1)
 	err := s.db.NewSelect().
-		TableExpr("(?) AS m", page).
-		ColumnExpr("m.*").
+		TableExpr("(?) AS c", counting(s, (*messageRow)(nil), filter)).
+		Join("LEFT JOIN LATERAL (?) AS m ON true", page).
+		ColumnExpr("m.*, c.matching").
 		ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
 			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments")).
 		OrderExpr(order).
 		Scan(ctx, &rows)
 	if err != nil || len(rows) == 0 {
-		return rows, 0, err
+		return rows[:0], 0, err
 	}
-	return rows, rows[0].matching(), nil
+	return paged(rows), rows[0].matching(), nil
 }
 
 // GetAttachment returns an attachment of one of the organization's visible
