@@ -94,6 +94,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/accesslog"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -406,7 +407,7 @@ func libraryHandler(st store.Store, keys auth.KeyResolver, noCache bool) http.Ha
 	if noCache {
 		opts = append(opts, statusapi.WithoutResponseCache())
 	}
-	return logRequests(discardLog(), statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
+	return accesslog.Handler(discardLog(), statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
 }
 
 // memory returns the in-memory environment, made the first time.
