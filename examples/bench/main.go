@@ -39,9 +39,14 @@
 //     -others rows of other organizations in the same tables, against run
 //     2's library side (measured again, in alternation); target <= 1.5x.
 //     It runs only with -others > 0.
+//  7. memory-vs-static-headers: run 1 against static bytes sent with the
+//     library's own response headers (ETag, Cache-Control, Vary, Link,
+//     X-Request-Id, X-Content-Type-Options), which the contract asks
+//     for: the part of run 1's gap that is the headers' cost, to the
+//     server and to the load generator on the same cores.
 //
 // Runs 2, 3, 5 and 6 need PostgreSQL (-db, default $TEST_DATABASE_URL);
-// without it only runs 1 and 4 run, and the output says why.
+// without it only runs 1, 4 and 7 run, and the output says why.
 //
 //	go run ./examples/bench                                  # memory only
 //	go run ./examples/bench -db "$TEST_DATABASE_URL" -others 10000000
@@ -52,7 +57,7 @@
 // against), in -rounds rounds that alternate which goes first. A figure is
 // the median of its side's rounds; the ratio is the median of the
 // rounds' own ratios, so one noisy round moves it little. Against a
-// yardstick (runs 1 to 3) the ratio is clientstatus/yardstick: 0.9x means
+// yardstick (runs 1 to 3, and 7) the ratio is clientstatus/yardstick: 0.9x means
 // the library serves 90% of the yardstick's requests a second. For
 // flatness (runs 4 to 6) it is small/large: how many times slower the
 // large case is, 1.0x being perfectly flat. "met" compares the ratio with

@@ -80,7 +80,7 @@ func runs(cfg config) []runDef {
 		{n: 1, name: "memory-vs-static", goal: goal{true, 0.9},
 			title: fmt.Sprintf("memory store, %d invoices, vs static bytes", ownInvoices),
 			prepare: func(ctx context.Context, b *bench) (side, side, error) {
-				return b.versusStatic(ctx)
+				return b.versusStatic(ctx, false)
 			}},
 		{n: 2, name: "postgres-vs-pgx", db: true, goal: goal{true, 1.0},
 			title: fmt.Sprintf("PostgreSQL, %d invoices, vs pgx by hand", ownInvoices),
@@ -107,6 +107,11 @@ func runs(cfg config) []runDef {
 			prepare: func(ctx context.Context, b *bench) (side, side, error) {
 				return b.amongOthers(ctx)
 			}},
+		{n: 7, name: "memory-vs-static-headers", goal: goal{true, 0.9},
+			title: fmt.Sprintf("memory store, %d invoices, vs static bytes with the library's headers", ownInvoices),
+			prepare: func(ctx context.Context, b *bench) (side, side, error) {
+				return b.versusStatic(ctx, true)
+			}},
 	}
 }
 
@@ -115,9 +120,10 @@ func libSide(s *server, k orgKey, label string) side {
 	return side{label: label, url: s.url + path, key: k.key}
 }
 
-// versusStatic prepares run 1: the library on memory, and the static
-// yardstick serving the body the library answered once.
-func (b *bench) versusStatic(ctx context.Context) (side, side, error) {
+// versusStatic prepares runs 1 and 7: the library on memory, and the
+// static yardstick serving the body the library answered once, and with
+// withHeaders the library's headers too.
+func (b *bench) versusStatic(ctx context.Context, withHeaders bool) (side, side, error) {
 	mem, err := b.memory()
 	if err != nil {
 		return side{}, side{}, err
@@ -127,11 +133,14 @@ func (b *bench) versusStatic(ctx context.Context) (side, side, error) {
 		return side{}, side{}, err
 	}
 	lib := libSide(mem.lib, k, "")
-	body, err := fetch(ctx, lib)
+	body, hd, err := fetchWithHeaders(ctx, lib)
 	if err != nil {
 		return side{}, side{}, err
 	}
-	st, err := b.serve(staticHandler(k.hash, body))
+	if !withHeaders {
+		hd = nil
+	}
+	st, err := b.serve(staticHandler(k.hash, body, hd))
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -241,26 +250,32 @@ func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
 
 // fetch sends the side's request once and returns the body of its 200.
 func fetch(ctx context.Context, s side) ([]byte, error) {
+	body, _, err := fetchWithHeaders(ctx, s)
+	return body, err
+}
+
+// fetchWithHeaders is fetch, with the response's headers.
+func fetchWithHeaders(ctx context.Context, s side) ([]byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+s.key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: status %d: %s", s.url, resp.StatusCode, body)
+		return nil, nil, fmt.Errorf("GET %s: status %d: %s", s.url, resp.StatusCode, body)
 	}
-	return body, nil
+	return body, resp.Header, nil
 }
 
 // sameJSON checks that two sides answer the same JSON value (the bytes
