@@ -1,41 +1,18 @@
 -- Migrate renders {{.Schema}}: the schema the tables are in.
 SET LOCAL search_path TO {{.Schema}};
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON organizations;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON organizations;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON organizations;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON organizations;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON projects;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON projects;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON projects;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON projects;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON milestones;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON milestones;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON milestones;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON milestones;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON deliverables;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON deliverables;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON deliverables;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON deliverables;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON invoices;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON invoices;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON invoices;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON invoices;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON threads;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON threads;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON threads;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON threads;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON messages;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON messages;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON messages;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON messages;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON attachments;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON attachments;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON attachments;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON attachments;
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON deletions;
-DROP TRIGGER IF EXISTS clientstatus_version_update ON deletions;
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON deletions;
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON deletions;
+DO $$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['organizations', 'projects', 'milestones', 'deliverables', 'invoices',
+		'threads', 'messages', 'attachments', 'deletions'] LOOP
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_insert ON %I', t);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_update ON %I', t);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_delete ON %I', t);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_truncate ON %I', t);
+	END LOOP;
+END
+$$;
 DROP FUNCTION IF EXISTS clientstatus_bump_versions(), clientstatus_bump_organization_versions(), clientstatus_bump_all_versions();
 DROP TABLE IF EXISTS data_versions;
 DROP SEQUENCE IF EXISTS data_version_seq;

@@ -106,122 +106,32 @@ $$;
 -- statement run outside any trigger, a portal's own SQL: forget_deletion
 -- runs a DELETE for every row put, and a statement trigger fires even
 -- when its statement deletes nothing.
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON organizations;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON organizations REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_organization_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON organizations;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON organizations REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_organization_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON organizations;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON organizations REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_organization_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON organizations;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON organizations
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON projects;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON projects REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON projects;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON projects REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON projects;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON projects REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON projects;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON projects
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON milestones;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON milestones REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON milestones;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON milestones REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON milestones;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON milestones REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON milestones;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON milestones
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON deliverables;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON deliverables REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON deliverables;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON deliverables REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON deliverables;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON deliverables REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON deliverables;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON deliverables
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON invoices;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON invoices REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON invoices;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON invoices REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON invoices;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON invoices REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON invoices;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON invoices
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON threads;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON threads REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON threads;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON threads REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON threads;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON threads REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON threads;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON threads
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON messages;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON messages REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON messages;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON messages REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON messages;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON messages REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON messages;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON messages
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON attachments;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON attachments REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON attachments;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON attachments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON attachments;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON attachments REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON attachments;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON attachments
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
-
-DROP TRIGGER IF EXISTS clientstatus_version_insert ON deletions;
-CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON deletions REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT
-	WHEN (pg_trigger_depth() < 1) EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_update ON deletions;
-CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON deletions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT
-	WHEN (pg_trigger_depth() < 1) EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_delete ON deletions;
-CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON deletions REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT
-	WHEN (pg_trigger_depth() < 1) EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_versions();
-DROP TRIGGER IF EXISTS clientstatus_version_truncate ON deletions;
-CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON deletions
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions();
+-- Four triggers on each table, made in a loop: t is the table, bump the
+-- function that moves its organizations' versions, guard the condition
+-- under which its triggers fire (deletions': only outside a trigger).
+DO $$
+DECLARE
+	t text;
+	bump text;
+	guard text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['organizations', 'projects', 'milestones', 'deliverables', 'invoices',
+		'threads', 'messages', 'attachments', 'deletions'] LOOP
+		bump := CASE t WHEN 'organizations' THEN 'clientstatus_bump_organization_versions'
+			ELSE 'clientstatus_bump_versions' END;
+		guard := CASE t WHEN 'deletions' THEN 'WHEN (pg_trigger_depth() < 1)' ELSE '' END;
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_insert ON %I', t);
+		EXECUTE format('CREATE TRIGGER clientstatus_version_insert AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows '
+			'FOR EACH STATEMENT %s EXECUTE FUNCTION {{.Schema}}.%I()', t, guard, bump);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_update ON %I', t);
+		EXECUTE format('CREATE TRIGGER clientstatus_version_update AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows '
+			'FOR EACH STATEMENT %s EXECUTE FUNCTION {{.Schema}}.%I()', t, guard, bump);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_delete ON %I', t);
+		EXECUTE format('CREATE TRIGGER clientstatus_version_delete AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows '
+			'FOR EACH STATEMENT %s EXECUTE FUNCTION {{.Schema}}.%I()', t, guard, bump);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_version_truncate ON %I', t);
+		EXECUTE format('CREATE TRIGGER clientstatus_version_truncate AFTER TRUNCATE ON %I '
+			'FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_bump_all_versions()', t);
+	END LOOP;
+END
+$$;
