@@ -150,7 +150,10 @@
 // One place writes every response (write, in conditional.go: envelope,
 // ETag, 304 and its rate-limit refund, Link, cache headers) and one maps
 // every error (fail, in errors.go). So a route of an existing noun is one
-// function plus one line in routes.go.
+// function plus one line in routes.go: h.cached(scope, fn) when its answer
+// is a function of the organization's data (the response cache keeps it
+// until the data version moves), h.api(scope, fn) when it also depends on
+// the time (a signed link, the deletion feed).
 //
 // A new resource (threads, say) must not grow store.Store, which would
 // break every Store a portal wrote itself. It comes as a small interface
