@@ -12,7 +12,7 @@ import (
 
 // DefaultResponseCacheBytes is the size of the response cache unless
 // WithResponseCache says otherwise: 32 MiB of encoded bodies and their
-// keys, about 5,000 pages of 20 invoices.
+// keys, about 6,000 pages of 20 invoices.
 const DefaultResponseCacheBytes = 32 << 20
 
 // The response cache keeps the encoded answers of the routes that read the
