@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 // ContentType is the Content-Type of every response body.
@@ -75,8 +76,10 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 // body. A value that cannot be marshalled is a bug: it is answered with a
 // generic INTERNAL error instead. HTML characters are not escaped.
 func Write(w http.ResponseWriter, r *http.Request, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := buffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
 	// Download URLs hold '&': keep it readable for curl users rather than
 	// escaped as \u0026 (the body is JSON, never HTML).
 	enc.SetEscapeHTML(false)
@@ -93,5 +96,19 @@ func Write(w http.ResponseWriter, r *http.Request, status int, v any) {
 	w.WriteHeader(status)
 	if r == nil || r.Method != http.MethodHead {
 		_, _ = w.Write(body)
+	}
+}
+
+// buffers hold the encoding buffers of Write, which a list of 100 items
+// grows to tens of kilobytes: reused, they cost no allocation per answer.
+// Write passes the bytes to the ResponseWriter, which copies them (an
+// io.Writer must not keep what it is given).
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBuffer gives buf back to buffers, unless it grew past 1 MiB (a
+// rare, huge answer is not kept alive for the next small one).
+func putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		buffers.Put(buf)
 	}
 }
