@@ -61,7 +61,10 @@
 // the library serves 90% of the yardstick's requests a second. For
 // flatness (runs 4 to 6) it is small/large: how many times slower the
 // large case is, 1.0x being perfectly flat. "met" compares the ratio with
-// the target. The load generator shares the machine with the servers, so
+// the target. The last column is the process's CPU time per request served
+// while each side was measured (clientstatus / yardstick, medians): the
+// servers' own cost, which the load generator's share of the cores does
+// not blur. The load generator shares the machine with the servers, so
 // the figures are of this machine, under this load: compare ratios, not
 // requests a second, between machines.
 //
@@ -96,6 +99,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -219,8 +224,8 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	}
 
 	b.header(out)
-	fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met | server CPU µs/request |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
 	var notes []string
 	failed := 0
 	for _, r := range runs(cfg) {
@@ -242,15 +247,16 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 			fmt.Fprintf(progress, "run %d (%s) FAILED: %v\n", r.n, r.name, err)
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			notes = append(notes, fmt.Sprintf("Run %d (`%s`) FAILED: %s", r.n, r.name, first))
-			fmt.Fprintf(out, "| %s | - | - | - | %s | FAILED |\n", title, r.goal)
+			fmt.Fprintf(out, "| %s | - | - | - | %s | FAILED | - |\n", title, r.goal)
 			continue
 		}
 		met := "no"
 		if r.goal.met(res.ratio) {
 			met = "yes"
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %.2fx | %s | %s |\n", title,
-			cell(res.subject, res.subjectLabel), cell(res.reference, res.referenceLabel), res.ratio, r.goal, met)
+		fmt.Fprintf(out, "| %s | %s | %s | %.2fx | %s | %s | %.1f / %.1f |\n", title,
+			cell(res.subject, res.subjectLabel), cell(res.reference, res.referenceLabel), res.ratio, r.goal, met,
+			res.subjectCPU, res.referenceCPU)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(out)
@@ -337,6 +343,10 @@ type result struct {
 	subject, reference           float64
 	subjectLabel, referenceLabel string
 	ratio                        float64
+	// The process's CPU time per request served while a side was
+	// measured, in µs (median of the rounds): the servers' own cost,
+	// whatever share of the cores the load generator took.
+	subjectCPU, referenceCPU float64
 }
 
 // measure prepares a run and measures its two sides -rounds times, the
@@ -348,33 +358,36 @@ func (b *bench) measure(ctx context.Context, r runDef) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	var subj, ref, ratios []float64
+	var subj, ref, ratios, subjCPU, refCPU []float64
 	for round := range b.cfg.rounds {
 		order := []*side{&subject, &reference}
 		if round%2 == 1 {
 			order[0], order[1] = order[1], order[0]
 		}
-		got := map[*side]float64{}
+		got, cpu := map[*side]float64{}, map[*side]float64{}
 		for _, s := range order {
 			if b.cfg.warmup > 0 {
 				if _, err := b.load.measure(ctx, s.url, s.key, b.cfg.warmup); err != nil && !errors.Is(err, errNoneCompleted) {
 					return result{}, fmt.Errorf("warm-up of %s: %w", s.url, err)
 				}
 			}
+			before := usage()
 			rps, err := b.load.measure(ctx, s.url, s.key, b.cfg.d)
 			if err != nil {
 				return result{}, fmt.Errorf("%s: %w", s.url, err)
 			}
-			got[s] = rps
+			got[s], cpu[s] = rps, usage().perRequest(before)
 		}
 		subj, ref = append(subj, got[&subject]), append(ref, got[&reference])
+		subjCPU, refCPU = append(subjCPU, cpu[&subject]), append(refCPU, cpu[&reference])
 		ratios = append(ratios, r.goal.ratio(got[&subject], got[&reference]))
-		fmt.Fprintf(b.progress, "run %d (%s) round %d: clientstatus %s req/s, yardstick %s req/s, ratio %.2fx\n",
-			r.n, r.name, round+1, thousands(got[&subject]), thousands(got[&reference]), ratios[len(ratios)-1])
+		fmt.Fprintf(b.progress, "run %d (%s) round %d: clientstatus %s req/s (%.1f µs CPU each), yardstick %s req/s (%.1f µs), ratio %.2fx\n",
+			r.n, r.name, round+1, thousands(got[&subject]), cpu[&subject], thousands(got[&reference]), cpu[&reference], ratios[len(ratios)-1])
 	}
 	return result{
 		subject: median(subj), reference: median(ref), ratio: median(ratios),
 		subjectLabel: subject.label, referenceLabel: reference.label,
+		subjectCPU: median(subjCPU), referenceCPU: median(refCPU),
 	}, nil
 }
 
@@ -483,13 +496,47 @@ type server struct {
 	url string // http://127.0.0.1:port
 }
 
-// startServer serves h on 127.0.0.1:0.
+// served counts the requests every server of the process has answered:
+// one server is loaded at a time, so its growth during a measurement is
+// that server's.
+var served atomic.Int64
+
+// cpuSample is the process's CPU time (user and system) and the requests
+// served, at one moment.
+type cpuSample struct {
+	cpu      time.Duration
+	requests int64
+}
+
+// usage samples the process's CPU time and requests served.
+func usage() cpuSample {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cpuSample{cpu: cpu, requests: served.Load()}
+}
+
+// perRequest is the CPU time per request served since before, in µs; 0
+// when none was.
+func (s cpuSample) perRequest(before cpuSample) float64 {
+	n := s.requests - before.requests
+	if n <= 0 {
+		return 0
+	}
+	return float64(s.cpu-before.cpu) / float64(time.Microsecond) / float64(n)
+}
+
+// startServer serves h on 127.0.0.1:0, counting its requests in served.
 func startServer(h http.Handler) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		served.Add(1)
+	})
+	srv := &http.Server{Handler: counted, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return &server{srv: srv, url: "http://" + ln.Addr().String()}, nil
 }

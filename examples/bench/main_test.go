@@ -43,7 +43,7 @@ func TestMemoryRuns(t *testing.T) {
 	is.NoErr(err) // no run failed
 	is.True(strings.Contains(out, "GOMAXPROCS"))
 	is.True(strings.Contains(out, "Load: built-in Go load generator"))
-	is.True(strings.Contains(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met |"))
+	is.True(strings.Contains(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met | server CPU µs/request |"))
 	is.True(strings.Contains(out, "| 1. `memory-vs-static`: memory store, 137 invoices, vs static bytes | "))
 	is.True(strings.Contains(out, "| 4. `flat-memory`: page 1 flat, memory: 100 vs 2,000 invoices | "))
 	is.True(strings.Contains(out, "| 7. `memory-vs-static-headers`: memory store, 137 invoices, vs static bytes with the library's headers | "))
