@@ -111,7 +111,8 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 		sq = restrict(sq, "i.project_id", only)
 		return since(sq, "i", q.UpdatedSince)
 	}
-	return list(ctx, s, "invoices", q.PageRequest, filter, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "invoice", status: string(q.Status), project: q.ProjectID, only: only})
+	return list(ctx, s, "invoices", q.PageRequest, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
 }
 
 // DeleteInvoice deletes one of the organization's invoices, leaving a

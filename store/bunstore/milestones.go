@@ -92,7 +92,8 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 		return since(sq, "m", q.UpdatedSince)
 	}
 	what := fmt.Sprintf("list milestones of project %q", projectID)
-	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, order("m", q.UpdatedSince, "m.due_at, m.id"))
+	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "milestone", status: string(q.Status), project: projectID})
+	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, count, order("m", q.UpdatedSince, "m.due_at, m.id"))
 	if err != nil {
 		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
