@@ -92,7 +92,8 @@ func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) err
 // deliverables_list_status, deliverables_list_project or
 // deliverables_list_project_status; with UpdatedSince, the changed ones,
 // oldest change first, through the deliverables_changes indexes of the
-// same shapes.
+// same shapes. Its total is summed from item_counts, or with UpdatedSince
+// counted (see selectPage).
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, q.ProjectID) || nothing {

@@ -94,7 +94,8 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // invoices_list_status, invoices_list_project or
 // invoices_list_project_status; with UpdatedSince, the changed ones,
 // oldest change first, through the invoices_changes indexes of the same
-// shapes.
+// shapes. Its total is summed from item_counts, or with UpdatedSince
+// counted (see selectPage).
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, q.ProjectID) || nothing {

@@ -74,7 +74,9 @@ func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
 // (milestones_list_status with a status filter), or with UpdatedSince the
 // changed ones, oldest change first, through milestones_changes
 // (milestones_changes_status); the error wraps
-// store.ErrNotFound when the organization has no such project.
+// store.ErrNotFound when the organization has no such project. Its total
+// is summed from item_counts, or with UpdatedSince counted (see
+// selectPage).
 //
 // A page with milestones proves the project exists; an empty one takes a
 // second round trip that checks the project.
