@@ -92,7 +92,8 @@ func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) err
 // deliverables_list_status, deliverables_list_project or
 // deliverables_list_project_status; with UpdatedSince, the changed ones,
 // oldest change first, through the deliverables_changes indexes of the
-// same shapes.
+// same shapes. Its total is summed from item_counts, or with UpdatedSince
+// counted (see selectPage).
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, q.ProjectID) || nothing {
@@ -109,7 +110,8 @@ func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.Deli
 		sq = restrict(sq, "d.project_id", only)
 		return since(sq, "d", q.UpdatedSince)
 	}
-	return list(ctx, s, "deliverables", q.PageRequest, filter, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)
+	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "deliverable", status: string(q.Status), project: q.ProjectID, only: only})
+	return list(ctx, s, "deliverables", q.PageRequest, filter, count, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)
 }
 
 // GetDeliverable returns one of the organization's deliverables, with where

@@ -94,7 +94,8 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // invoices_list_status, invoices_list_project or
 // invoices_list_project_status; with UpdatedSince, the changed ones,
 // oldest change first, through the invoices_changes indexes of the same
-// shapes.
+// shapes. Its total is summed from item_counts, or with UpdatedSince
+// counted (see selectPage).
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, q.ProjectID) || nothing {
@@ -111,7 +112,8 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 		sq = restrict(sq, "i.project_id", only)
 		return since(sq, "i", q.UpdatedSince)
 	}
-	return list(ctx, s, "invoices", q.PageRequest, filter, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "invoice", status: string(q.Status), project: q.ProjectID, only: only})
+	return list(ctx, s, "invoices", q.PageRequest, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
 }
 
 // DeleteInvoice deletes one of the organization's invoices, leaving a

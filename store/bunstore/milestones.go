@@ -74,7 +74,9 @@ func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
 // (milestones_list_status with a status filter), or with UpdatedSince the
 // changed ones, oldest change first, through milestones_changes
 // (milestones_changes_status); the error wraps
-// store.ErrNotFound when the organization has no such project.
+// store.ErrNotFound when the organization has no such project. Its total
+// is summed from item_counts, or with UpdatedSince counted (see
+// selectPage).
 //
 // A page with milestones proves the project exists; an empty one takes a
 // second round trip that checks the project.
@@ -92,7 +94,8 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 		return since(sq, "m", q.UpdatedSince)
 	}
 	what := fmt.Sprintf("list milestones of project %q", projectID)
-	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, order("m", q.UpdatedSince, "m.due_at, m.id"))
+	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "milestone", status: string(q.Status), project: projectID})
+	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, count, order("m", q.UpdatedSince, "m.due_at, m.id"))
 	if err != nil {
 		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}

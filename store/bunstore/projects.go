@@ -69,7 +69,8 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // ListProjects returns a page of the organization's projects, latest
 // started first, through the index projects_list (projects_list_status
 // with a status filter); with UpdatedSince, the changed ones, oldest change
-// first, through projects_changes (projects_changes_status).
+// first, through projects_changes (projects_changes_status). Its total is
+// summed from item_counts, or with UpdatedSince counted (see selectPage).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID) || nothing {
@@ -83,7 +84,8 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 		sq = restrict(sq, "p.id", only)
 		return since(sq, "p", q.UpdatedSince)
 	}
-	return list(ctx, s, "projects", q.PageRequest, filter, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
+	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "project", status: string(q.Status), only: only})
+	return list(ctx, s, "projects", q.PageRequest, filter, count, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
 }
 
 // GetProject returns one of the organization's projects; the error wraps

@@ -20,8 +20,11 @@
 // organization and follows the list's order, so a page costs the same
 // however many rows other organizations have. A page and its total take one
 // round trip: the page read in the index's order, up to its limit, and the
-// total counted from an index alone. Each method runs under a deadline (WithQueryTimeout)
-// and the server under statement_timeout (see Open), so a slow or lost
+// total summed from the table item_counts, which triggers keep (a few rows
+// per organization, however many items it has; see selectPage), or, with
+// UpdatedSince and for threads, messages and deletions, counted from an
+// index alone. Each method runs under a deadline (WithQueryTimeout) and
+// the server under statement_timeout (see Open), so a slow or lost
 // database answers store.ErrUnavailable promptly.
 package bunstore
 
@@ -408,11 +411,13 @@ func (t total) matching() int { return t.Matching }
 func (t total) listed() bool  { return t.Listed }
 
 // list runs a list method: one page of R's table, filtered and ordered,
-// converted to items, under the store's query timeout.
-func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
+// converted to items, under the store's query timeout. count is the
+// query of its total, or nil to count the rows filter matches (see
+// selectPage).
+func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	rows, n, err := selectPage[R](ctx, s, r, filter, order)
+	rows, n, err := selectPage[R](ctx, s, r, filter, count, order)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
@@ -480,20 +485,28 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 // selectPage returns the rows of one page, in order, and the count of all
 // rows that filter matches, in one round trip. filter applies the WHERE
 // clauses (the organization's first) to a query on R's table; order is the
-// list's ORDER BY, on the table's alias.
+// list's ORDER BY, on the table's alias; count is the query of the total,
+// one row with the column matching (see tallied), or nil for one that
+// counts the rows filter matches (see counting).
 //
-// The count is a query of its own over the same filter, which an index of
+// The page walks the list's index in order and stops at its limit. The
+// total is a query of its own: a sum of the few rows of item_counts that
+// hold the filter's counts, kept by triggers, so that it costs the same
+// however many items there are; or, for a filter item_counts cannot
+// answer (UpdatedSince), a count over the same filter, which an index of
 // the list's shape answers without reading the table (an index-only scan,
-// where the visibility map allows), while the page walks the list's index
-// in order and stops at its limit; count(*) OVER () would read every
-// matching row, all its columns, before returning the first. The page is
-// joined to the count's one row (LEFT JOIN LATERAL), so that a page with no
-// rows, past the end, is that one row with the count and null columns
-// (listed false), and still has its total.
-func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]R, int, error) {
+// where the visibility map allows) but entry by entry. count(*) OVER ()
+// would read every matching row, all its columns, before returning the
+// first. The page is joined to the total's one row (LEFT JOIN LATERAL), so
+// that a page with no rows, past the end, is that one row with the total
+// and null columns (listed false), and still has its total.
+func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
 		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
+	}
+	if count == nil {
+		count = counting(s, (*R)(nil), filter)
 	}
 	alias := bun.Ident(s.tableOf((*R)(nil)).Alias)
 	page := filter(s.newSelect((*R)(nil))).
@@ -504,7 +517,7 @@ func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, f
 		Offset(offset(r))
 	rows := make([]R, 0, min(r.Limit, store.MaxLimit)+1)
 	err := s.db.NewSelect().
-		TableExpr("(?) AS c", counting(s, (*R)(nil), filter)).
+		TableExpr("(?) AS c", count).
 		Join("LEFT JOIN LATERAL (?) AS ? ON true", page, alias).
 		ColumnExpr("?.*, c.matching", alias).
 		OrderExpr(order).
@@ -519,6 +532,47 @@ func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, f
 // matches, as the column matching.
 func counting(s *Store, model any, filter func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
 	return filter(s.newSelect(model)).ColumnExpr("count(*) AS matching")
+}
+
+// tally is a list's filter as item_counts holds it: the organization's
+// items of one kind, and of one status, one project, or some projects
+// when those are not zero. Every item has a status and, in item_counts, a
+// project: its own id for a project, the empty string for an invoice of
+// none.
+type tally struct {
+	kind    string   // project, milestone, deliverable or invoice
+	status  string   // "" for any
+	project string   // "" for any
+	only    []string // nil for any: a restriction (see allowed)
+}
+
+// tallied is the query of the total of t's items of the organization, as
+// the column matching (see selectPage): the sum of their counts in
+// item_counts, which the migration 20260901000001_counts backfills and
+// its triggers keep, a few rows of its primary key read however many
+// items there are. It is nil when since is not zero: item_counts knows
+// nothing of UpdatedSince, and the rows are counted.
+func (s *Store) tallied(orgID string, since time.Time, t tally) *bun.SelectQuery {
+	if !since.IsZero() {
+		return nil
+	}
+	q := s.db.NewSelect().
+		TableExpr("? AS ic", s.table("item_counts")).
+		ColumnExpr("coalesce(sum(ic.n), 0)::bigint AS matching").
+		Where("ic.org_id = ? AND ic.kind = ?", orgID, t.kind)
+	if t.status != "" {
+		q = q.Where("ic.status = ?", t.status)
+	}
+	if t.project != "" {
+		q = q.Where("ic.project_id = ?", t.project)
+	}
+	if t.only != nil {
+		// '' is an invoice of no project, which a restriction never lets
+		// through (its project_id is NULL), however it is spelt.
+		only := slices.DeleteFunc(slices.Clone(t.only), func(id string) bool { return id == "" })
+		q = restrict(q, "ic.project_id", only)
+	}
+	return q
 }
 
 // paged returns the rows of a page query that are rows of the page: none

@@ -348,7 +348,7 @@ func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQue
 		sq = restrict(sq, "t.project_id", only) // an organization-wide thread (NULL) matches none
 		return since(sq, "t", q.UpdatedSince)
 	}
-	return list(ctx, s, "threads", q.PageRequest, filter, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
+	return list(ctx, s, "threads", q.PageRequest, filter, nil, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
 }
 
 // GetThread returns one of the organization's visible threads; the error
