@@ -158,11 +158,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all)")
 	fs.StringVar(&c.schema, "schema", "clientstatus_bench", "PostgreSQL schema; run 6 uses <schema>_others")
 	fs.BoolVar(&c.reseed, "reseed", false, "drop the PostgreSQL schemas and seed them again")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process during the runs to this `file` (go tool pprof)")
 	cache := fs.Bool("cache", true, "the library's response cache (-cache=false: every request queries the store and encodes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process during the runs to this `file` (go tool pprof)")
 	c.noCache = !*cache
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())

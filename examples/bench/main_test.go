@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +41,8 @@ func runBench(t *testing.T, args ...string) (string, string, error) {
 
 func TestMemoryRuns(t *testing.T) {
 	is := is.New(t)
-	out, progress, err := runBench(t, slices.Concat(brief, []string{"-run", "memory", "-db", ""})...)
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
+	out, progress, err := runBench(t, slices.Concat(brief, []string{"-run", "memory", "-db", "", "-cpuprofile", profile})...)
 	is.NoErr(err) // no run failed
 	is.True(strings.Contains(out, "GOMAXPROCS"))
 	is.True(strings.Contains(out, "Load: built-in Go load generator"))
@@ -50,6 +53,9 @@ func TestMemoryRuns(t *testing.T) {
 	is.True(!strings.Contains(out, "FAILED"))
 	is.True(!strings.Contains(out, "postgres")) // -run memory selects no PostgreSQL run
 	is.True(!strings.Contains(progress, "FAILED"))
+	info, err := os.Stat(profile)
+	is.NoErr(err)            // -cpuprofile writes the profile
+	is.True(info.Size() > 0) // not empty
 }
 
 func TestPostgresSkippedWithoutDatabase(t *testing.T) {
