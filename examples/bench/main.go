@@ -97,6 +97,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -209,6 +210,17 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	cfg, err := parse(args, progress)
 	if err != nil {
 		return err
+	}
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	b := &bench{cfg: cfg, progress: progress}
 	defer b.close()
