@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -185,4 +186,56 @@ func TestWithoutResponseCache(t *testing.T) {
 
 	err := statusapi.Validate(api.store, api.keys, ratelimit.NewMemory(), statusapi.WithResponseCache(-1))
 	is.True(err != nil && strings.Contains(err.Error(), "WithResponseCache")) // a negative size is refused
+}
+
+// TestCacheConvergesUnderConcurrentWrites polls one page from several
+// goroutines while another writes to it: whatever the interleaving (an
+// answer encoded from data newer than the version it is kept under, say),
+// the first request after the last write serves the last write, on every
+// poller.
+func TestCacheConvergesUnderConcurrentWrites(t *testing.T) {
+	is := is.New(t)
+	api := newTestAPIWith(t, unlimited)
+	ctx := context.Background()
+	page, err := api.store.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	inv := page.Items[0]
+
+	get := func() string {
+		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
+		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		res := httptest.NewRecorder()
+		api.handler.ServeHTTP(res, req)
+		if res.Code != 200 {
+			t.Errorf("status %d", res.Code)
+		}
+		return res.Body.String()
+	}
+	stop := make(chan struct{})
+	var pollers sync.WaitGroup
+	for range 4 {
+		pollers.Add(1)
+		go func() {
+			defer pollers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					get()
+				}
+			}
+		}()
+	}
+	const writes = 300
+	for n := 1; n <= writes; n++ {
+		inv.AmountDue = int64(n)
+		is.NoErr(api.store.PutInvoice(ctx, inv))
+	}
+	close(stop)
+	pollers.Wait()
+	want := fmt.Sprintf(`"amountDue":%d,`, writes)
+	for range 4 {
+		is.True(strings.Contains(get(), want)) // every request after the last write serves it
+	}
 }
