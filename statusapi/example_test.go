@@ -98,3 +98,42 @@ func ExampleNew_mounted() {
 	// 200 https://portal.example.com/api/v1/deliverables/d1/file
 	// 200 attachment; filename=logo.svg <svg/>
 }
+
+// A client that polls revalidates with the ETag it was given: while the
+// organization's data does not change, the answer is 304 from the
+// response cache (no query, and no rate-limit budget spent); the next
+// request after a write gets the new page.
+func ExampleWithResponseCache() {
+	st, keys, src, key := exampleParts()
+	defer keys.Close()
+	h := statusapi.New(st, keys, ratelimit.NewMemory(),
+		statusapi.WithSigningKey([]byte("a secret of at least 32 bytes!!!")),
+		statusapi.WithPublicURL("https://portal.example.com/api"),
+		statusapi.WithFiles(src),
+		statusapi.WithResponseCache(8<<20)) // 8 MiB; the default is 32 MiB
+	poll := func(etag string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", "/v1/projects", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		res := httptest.NewRecorder()
+		h.ServeHTTP(res, req)
+		return res
+	}
+
+	first := poll("")
+	etag := first.Header().Get("ETag")
+	again := poll(etag)
+	fmt.Println(first.Code, again.Code, again.Header().Get("X-RateLimit-Remaining"))
+
+	// The portal renames the project: the next poll gets it.
+	p, _ := st.GetProject(context.Background(), "org_acme", "p1")
+	p.Name = "Website v2"
+	_ = st.PutProject(context.Background(), p)
+	changed := poll(etag)
+	fmt.Println(changed.Code, strings.Contains(changed.Body.String(), "Website v2"))
+	// Output:
+	// 200 304 59
+	// 200 true
+}
