@@ -73,8 +73,9 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 //
 // With headers (run 7), it also sends the library's own response headers
 // (ETag, Cache-Control, Vary, Link, X-Request-Id...), as they were once:
-// the contract's headers cost the server and the load generator too, and
-// this run shows how much of the gap to run 1's yardstick they are.
+// the API's documented headers cost the server and the load generator
+// too, and this run shows how much of the gap to run 1's yardstick they
+// are.
 func staticHandler(want keyHash, body []byte, headers http.Header) http.Handler {
 	headers = headers.Clone()
 	for _, name := range []string{"Date", "Content-Type", "Content-Length"} {
