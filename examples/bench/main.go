@@ -41,9 +41,9 @@
 //     It runs only with -others > 0.
 //  7. memory-vs-static-headers: run 1 against static bytes sent with the
 //     library's own response headers (ETag, Cache-Control, Vary, Link,
-//     X-Request-Id, X-Content-Type-Options), which the API documents
-//     in its OpenAPI document: the part of run 1's gap that is the headers' cost, to the
-//     server and to the load generator on the same cores.
+//     X-Request-Id, X-Content-Type-Options), which the API documents in
+//     its OpenAPI document: the part of run 1's gap that is the headers'
+//     cost, to the server and to the load generator on the same cores.
 //
 // Runs 2, 3, 5 and 6 need PostgreSQL (-db, default $TEST_DATABASE_URL);
 // without it only runs 1, 4 and 7 run, and the output says why.
