@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,11 +241,14 @@ func TestCacheForgetsDuringLookup(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	inside, release := make(chan struct{}), make(chan struct{})
+	// The first lookup waits for the test, inside; the later ones answer
+	// at once. (A non-blocking send here would let the first lookup run
+	// through before the test waits for it, and both would hang.)
+	var first atomic.Bool
 	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
-		select {
-		case inside <- struct{}{}:
+		if first.CompareAndSwap(false, true) {
+			inside <- struct{}{}
 			<-release
-		default:
 		}
 		return auth.Principal{Org: active}, nil
 	})}
