@@ -26,22 +26,10 @@ import (
 // the store, and in plain SQL as a portal's own code would (an update, a
 // delete). Each write is served by both on their next request.
 func TestCacheFreshOnPostgres(t *testing.T) {
-	dsn := testenv.PostgresURL(t)
 	is := is.New(t)
 	ctx := context.Background()
-	schema := fmt.Sprintf("statusapi_fresh_%08x", rand.Uint32())
-	cs := bunstore.WithSchema(schema)
-	open := func() *bun.DB {
-		db, err := bunstore.Open(ctx, dsn)
-		is.NoErr(err)
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	db1, db2 := open(), open()
-	t.Cleanup(func() {
-		_, _ = db1.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS ? CASCADE", bun.Ident(schema))
-	})
-	is.NoErr(bunstore.Migrate(ctx, db1, cs))
+	db1, schema, cs := migratedSchema(t, "statusapi_fresh")
+	db2 := openDatabase(t) // a second pool, as another replica has
 	st1, st2 := bunstore.New(db1, cs), bunstore.New(db2, cs)
 	var _ store.Versions = st1 // else the handlers would have no cache to test
 
@@ -99,4 +87,33 @@ func TestCacheFreshOnPostgres(t *testing.T) {
 
 	is.NoErr(st1.DeleteInvoice(ctx, "org_a", "i4"))
 	served("a delete through the store", func(b string) bool { return strings.Contains(b, `"total":3`) })
+}
+
+// openDatabase opens the test database (TEST_DATABASE_URL, else t skips),
+// closed when t ends.
+func openDatabase(t *testing.T) *bun.DB {
+	t.Helper()
+	db, err := bunstore.Open(context.Background(), testenv.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// migratedSchema opens the test database and migrates a schema of its
+// own, prefix and a random suffix, dropped when t ends. It returns the
+// database, the schema's name and the option that gives it to bunstore.
+func migratedSchema(t *testing.T, prefix string) (*bun.DB, string, bunstore.Option) {
+	t.Helper()
+	db := openDatabase(t)
+	schema := fmt.Sprintf("%s_%08x", prefix, rand.Uint32())
+	t.Cleanup(func() {
+		_, _ = db.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS ? CASCADE", bun.Ident(schema))
+	})
+	cs := bunstore.WithSchema(schema)
+	if err := bunstore.Migrate(context.Background(), db, cs); err != nil {
+		t.Fatal(err)
+	}
+	return db, schema, cs
 }

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
@@ -92,21 +90,8 @@ func memoryWorld(t *testing.T) world {
 // its own in one migrated schema, dropped when t ends. Deletes come after
 // the first whole second after the migration, since.
 func postgresWorlds(t *testing.T) func() world {
-	dsn := testenv.PostgresURL(t)
-	ctx := context.Background()
-	db, err := bunstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("statusapi_fuzz_%08x", rand.Uint32())
-	t.Cleanup(func() {
-		_, _ = db.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS ? CASCADE", bun.Ident(schema))
-		db.Close()
-	})
-	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema(schema)); err != nil {
-		t.Fatal(err)
-	}
-	st := bunstore.New(db, bunstore.WithSchema(schema))
+	db, _, schema := migratedSchema(t, "statusapi_fuzz")
+	st := bunstore.New(db, schema)
 	since := time.Now().Truncate(time.Second).Add(time.Second)
 	time.Sleep(time.Until(since) + 10*time.Millisecond) // the database's clock is this machine's
 	n := 0
