@@ -67,7 +67,11 @@ func newResponseCache(maxBytes int64) *responseCache {
 
 // cost is what e costs the cache under k.
 func cost(k cacheKey, e *encoded) int64 {
-	return int64(len(e.body)+len(e.etag)+len(e.link)+len(k.org)+len(k.base)+len(k.path)+len(k.query)+len(k.only)) + entryOverhead
+	n := len(e.body) + len(e.etag) + len(k.org) + len(k.base) + len(k.path) + len(k.query) + len(k.only)
+	if e.linkValue != nil {
+		n += len(e.linkValue[0])
+	}
+	return int64(n) + entryOverhead
 }
 
 // get returns the answer kept under k, or nil.

@@ -20,9 +20,8 @@ type encoded struct {
 	status int
 	body   []byte
 	etag   string
-	link   string // "" for no Link header
 
-	// The header values, made once.
+	// The header values, made once; linkValue is nil for no Link header.
 	etagValue, lengthValue, linkValue []string
 }
 
@@ -35,7 +34,7 @@ func encode(write func(http.ResponseWriter), link string) *encoded {
 	buf := &bodyBuffer{header: http.Header{}}
 	write(buf)
 	sum := sha256.Sum256(buf.body)
-	e := &encoded{status: buf.status, body: buf.body, etag: `W/"` + hex.EncodeToString(sum[:16]) + `"`, link: link}
+	e := &encoded{status: buf.status, body: buf.body, etag: `W/"` + hex.EncodeToString(sum[:16]) + `"`}
 	e.etagValue = []string{e.etag}
 	e.lengthValue = []string{strconv.Itoa(len(e.body))}
 	if link != "" {
