@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -90,6 +91,15 @@ func (p PageRequest) Offset() int { return (p.Page - 1) * p.Limit }
 type Page[T any] struct {
 	Items []T
 	Total int
+	// SyncedThrough is set by a store that tracks changes (Changes) on a
+	// list asked with UpdatedSince and on every page of deletions, and is
+	// zero otherwise. It is a time, to the second, such that every write
+	// this page could not see yet (a transaction in flight, whatever its
+	// length or the locks it waits on) has or will get an UpdatedAt (or
+	// DeletedAt) at or after it: a client that asks again from it misses
+	// nothing. With nothing in flight it is the store's current second.
+	// See CONTRACT.md, "Changes and deletions" (meta.syncedThrough).
+	SyncedThrough time.Time
 }
 
 // Storable reports whether every store keeps s exactly: s is valid UTF-8
