@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,9 +21,10 @@ import (
 // organization, and for milestones, deliverables and project invoices its
 // project in the same organization, to be put first (otherwise the error
 // wraps ErrNotFound), and insert or replace it by (organization, id).
-// Memory stores and returns copies, with every time in UTC at microsecond
-// precision (what PostgreSQL keeps, so that both stores answer alike), so
-// callers never share its data.
+// Memory stores and returns copies, with every time in UTC truncated to
+// the second (what the wire shows, and what bunstore keeps, so that both
+// stores answer alike and every order, with its tie-breaks, is the order
+// of the values a client sees), so callers never share its data.
 //
 // A list asked for a page below 1 or a limit below 1 returns an error
 // wrapping ErrInvalid (the handler never asks for one); a page past the end
@@ -64,6 +66,10 @@ type Memory struct {
 	mu   sync.RWMutex
 	orgs map[string]*tenant
 	last time.Time // the latest time a write was dated with
+	// synced is the latest second (Unix) a page answered as its
+	// SyncedThrough: no later write is dated before it. Lists hold mu
+	// for reading only, so it is atomic.
+	synced atomic.Int64
 	// seq counts the writes: each one gives its organization's tenant
 	// the next value as its data version (DataVersion), so no value
 	// comes back once an organization is deleted and put again.
@@ -155,18 +161,39 @@ func newTenant(o Organization) *tenant {
 }
 
 // stamp returns the time to date a write to t with: the clock's, in UTC
-// at microsecond precision, but never before the time of an earlier
-// write, so that UpdatedAt and DeletedAt never go back when the clock
-// does. It moves t's data version. Every write calls it; the caller holds
-// mu for writing.
+// truncated to the second, but never before the time of an earlier write
+// nor a SyncedThrough already answered, so that UpdatedAt and DeletedAt
+// never go back when the clock does. It moves t's data version. Every
+// write calls it; the caller holds mu for writing.
 func (m *Memory) stamp(t *tenant) time.Time {
 	m.bump(t)
-	at := kept(m.now())
-	if at.Before(m.last) {
-		at = m.last
-	}
+	at := later(m.current(), m.last)
 	m.last = at
 	return at
+}
+
+// current is the clock's second, never before a SyncedThrough already
+// answered.
+func (m *Memory) current() time.Time {
+	return later(kept(m.now()), time.Unix(m.synced.Load(), 0).UTC())
+}
+
+// syncedThrough is Page.SyncedThrough of a list asked with since (zero
+// for none, which has none): the store's current stamp second. Memory
+// writes are atomic under mu, which the caller holds (for reading at
+// least), so no write is in flight: every later write is dated at or
+// after it, since stamp never goes before it.
+func (m *Memory) syncedThrough(since time.Time) time.Time {
+	if since.IsZero() {
+		return time.Time{}
+	}
+	at := later(m.current(), m.last)
+	for {
+		old := m.synced.Load()
+		if at.Unix() <= old || m.synced.CompareAndSwap(old, at.Unix()) {
+			return at
+		}
+	}
 }
 
 // bump moves t's data version to a value no tenant had. The caller holds
@@ -184,8 +211,10 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
-// kept is t as Memory keeps it: in UTC, truncated to the microsecond.
-func kept(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+// kept is t as Memory keeps it: in UTC, truncated to the second, as the
+// wire shows it (issue 26: sorting by the kept value is sorting by the
+// wire's, so the documented tie-breaks apply to equal seconds).
+func kept(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // PutOrganization inserts or replaces an organization; replacing keeps the
 // items it owns. Replacing it with one that differs then calls the
@@ -371,7 +400,7 @@ func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery)
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.projects.view(q.UpdatedSince, keep)
 	}
-	return page(items, keep, q.PageRequest, copyProject)
+	return page(items, keep, q.PageRequest, copyProject, m.syncedThrough(q.UpdatedSince))
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
@@ -405,7 +434,7 @@ func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q 
 		return ms.ProjectID == projectID && (q.Status == "" || ms.Status == q.Status)
 	}
 	items, keep := t.milestones.view(q.UpdatedSince, keep)
-	return page(items, keep, q.PageRequest, copyMilestone)
+	return page(items, keep, q.PageRequest, copyMilestone, m.syncedThrough(q.UpdatedSince))
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
@@ -426,7 +455,7 @@ func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q Deliverab
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.deliverables.view(q.UpdatedSince, keep)
 	}
-	return page(items, keep, q.PageRequest, copyDeliverable)
+	return page(items, keep, q.PageRequest, copyDeliverable, m.syncedThrough(q.UpdatedSince))
 }
 
 // GetDeliverable returns one of the organization's deliverables, or
@@ -467,7 +496,7 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.invoices.view(q.UpdatedSince, keep)
 	}
-	return page(items, keep, q.PageRequest, copyInvoice)
+	return page(items, keep, q.PageRequest, copyInvoice, m.syncedThrough(q.UpdatedSince))
 }
 
 // DataVersion returns the organization's data version (see
@@ -687,7 +716,7 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 				InProjects(q.OnlyProjects, d.ProjectID)
 		}
 	}
-	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d })
+	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since))
 }
 
 // record adds a deletion record to the organization's feed, in its place.
@@ -841,8 +870,9 @@ func (s *sorted[T]) view(since time.Time, keep func(*T) bool) ([]*T, func(*T) bo
 }
 
 // page returns the requested page of the items keep accepts (all when keep
-// is nil), copied, and how many it accepts in all.
-func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T) (Page[T], error) {
+// is nil), copied, and how many it accepts in all, with synced as its
+// SyncedThrough.
+func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T, synced time.Time) (Page[T], error) {
 	if r.Page < 1 || r.Limit < 1 {
 		return Page[T]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
 	}
@@ -857,7 +887,7 @@ func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T)
 				out = append(out, copyItem(*v))
 			}
 		}
-		return Page[T]{Items: out, Total: len(items)}, nil
+		return Page[T]{Items: out, Total: len(items), SyncedThrough: synced}, nil
 	}
 	total := 0
 	for _, v := range items {
@@ -869,7 +899,7 @@ func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T)
 		}
 		total++
 	}
-	return Page[T]{Items: out, Total: total}, nil
+	return Page[T]{Items: out, Total: total, SyncedThrough: synced}, nil
 }
 
 func projectOrder(a, b *Project) int {
@@ -909,7 +939,7 @@ func invoiceOrder(a, b *Invoice) int {
 }
 
 // The copy functions return an item that shares no pointer with their
-// argument, with every time in UTC at microsecond precision (kept). Memory
+// argument, with every time in UTC truncated to the second (kept). Memory
 // copies on the way in and out.
 
 func copyProject(p Project) Project {

@@ -14,8 +14,20 @@ import (
 	"github.com/matryer/is"
 )
 
+// TestMemoryConformance runs the suite on a Memory whose clock it moves
+// (storetest.Clocked): its pauses between writes that must be dated apart
+// (a second, the stamps' precision) take no real time.
 func TestMemoryConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Subject { return store.NewMemory() })
+	storetest.Run(t, func(t *testing.T) storetest.Subject {
+		clock := testenv.NewClock(time.Now())
+		return clockedMemory{store.NewMemory(store.WithClock(clock.Now)), clock}
+	})
+}
+
+// clockedMemory is a Memory with the clock it dates its writes from.
+type clockedMemory struct {
+	*store.Memory
+	*testenv.Clock
 }
 
 // BenchmarkMemoryListInvoices reads pages of an organization holding 10,000
@@ -128,7 +140,7 @@ func TestMemoryPages(t *testing.T) {
 }
 
 // TestMemoryClock checks what the conformance suite cannot without the
-// store's clock: times come from WithClock, at microsecond precision in
+// store's clock: times come from WithClock, truncated to the second in
 // UTC, never go back, and deletion records are answered from the Memory's
 // creation and for DeletionRetention.
 func TestMemoryClock(t *testing.T) {
@@ -149,9 +161,9 @@ func TestMemoryClock(t *testing.T) {
 		return st.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Since: since})
 	}
 
-	created := time.Date(2026, 3, 1, 14, 0, 0, 123456000, time.UTC)
+	created := time.Date(2026, 3, 1, 14, 0, 0, 0, time.UTC)
 	p1 := put("p1", "Site")
-	is.Equal(p1.UpdatedAt, created) // UpdatedAt is the clock's time, in UTC, at microsecond precision
+	is.Equal(p1.UpdatedAt, created) // UpdatedAt is the clock's time, in UTC, truncated to the second
 
 	clock.Set(start.Add(-time.Hour)) // the clock steps back
 	p1 = put("p1", "Site v2")
@@ -166,6 +178,7 @@ func TestMemoryClock(t *testing.T) {
 	page, err := deletions(created)
 	is.NoErr(err) // since the Memory was created is known
 	is.Equal(page.Total, 0)
+	is.Equal(page.SyncedThrough, created) // the current stamp second, which never went back
 
 	clock.Set(start.Add(time.Minute))
 	is.NoErr(st.DeleteProject(ctx, "org_a", "p2"))
@@ -179,7 +192,7 @@ func TestMemoryClock(t *testing.T) {
 	_, err = deletions(created)
 	is.True(errors.Is(err, store.ErrSinceTooOld)) // since older than DeletionRetention is too old
 	is.NoErr(st.DeleteProject(ctx, "org_a", "p1"))
-	recent := clock.Now().Add(-store.DeletionRetention).UTC().Truncate(time.Microsecond)
+	recent := clock.Now().Add(-store.DeletionRetention).UTC().Truncate(time.Second)
 	page, err = deletions(recent)
 	is.NoErr(err)           // since DeletionRetention ago is known
 	is.Equal(page.Total, 1) // only the recent deletion is left
@@ -201,8 +214,8 @@ func TestMemoryOptions(t *testing.T) {
 	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
 	p, err := st.GetProject(ctx, "org_a", "p1")
 	is.NoErr(err)
-	is.True(!p.UpdatedAt.Before(before.Truncate(time.Microsecond))) // the default clock is time.Now
-	is.True(!p.UpdatedAt.After(time.Now()))                         // the default clock is time.Now
+	is.True(!p.UpdatedAt.Before(before.Truncate(time.Second))) // the default clock is time.Now
+	is.True(!p.UpdatedAt.After(time.Now()))                    // the default clock is time.Now
 }
 
 // TestMemoryOnDeleteOrganization checks the hooks: called once per
@@ -245,4 +258,41 @@ func TestMemoryOnOrganizationChange(t *testing.T) {
 	acme.Plan = store.PlanGrowth
 	must(st.PutOrganization(ctx, acme))
 	is.Equal(called, []string{"org_a false", "org_a false"}) // once per change
+}
+
+// TestMemorySyncedThrough checks Page.SyncedThrough: the current stamp
+// second on every list asked with UpdatedSince and every deletions page,
+// zero on other lists, and no later write dated before it, even when the
+// clock steps back.
+func TestMemorySyncedThrough(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 14, 0, 0, 700_000_000, time.UTC)
+	clock := testenv.NewClock(start)
+	st := store.NewMemory(store.WithClock(clock.Now))
+	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
+	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
+	all := store.PageRequest{Page: 1, Limit: 10}
+
+	page, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all})
+	is.NoErr(err)
+	is.True(page.SyncedThrough.IsZero()) // no UpdatedSince: no SyncedThrough
+
+	clock.Advance(time.Minute)
+	since := start.Truncate(time.Second)
+	page, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: since})
+	is.NoErr(err)
+	is.Equal(page.SyncedThrough, since.Add(time.Minute)) // the clock's second
+	threads, err := st.ListMessages(ctx, "org_nobody", store.MessageQuery{PageRequest: all, UpdatedSince: since})
+	is.NoErr(err)
+	is.Equal(threads.SyncedThrough, since.Add(time.Minute)) // on every list, even of an unknown organization
+
+	clock.Set(start) // the clock steps back: no write is dated before what was answered
+	must(st.PutProject(ctx, store.Project{ID: "p2", OrgID: "org_a", Name: "App", Status: store.ProjectPlanned}))
+	p2, err := st.GetProject(ctx, "org_a", "p2")
+	is.NoErr(err)
+	is.True(!p2.UpdatedAt.Before(page.SyncedThrough)) // a later write is at or after SyncedThrough
+	dels, err := st.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: all, Since: since})
+	is.NoErr(err)
+	is.Equal(dels.SyncedThrough, since.Add(time.Minute)) // never goes back either
 }

@@ -100,9 +100,11 @@ var ctx = context.Background()
 var all = store.PageRequest{Page: 1, Limit: store.MaxLimit}
 
 func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
-	from := time.Now()
-	s, f := seeded(t, open)
-	updated := updatedAtCheck(s, from, time.Now())
+	s := open(t)
+	from := now(s)
+	f := seedData()
+	f.put(t, s)
+	updated := updatedAtCheck(s, from, now(s))
 	for _, want := range f.projects {
 		t.Run("project "+want.OrgID+"/"+want.ID, func(t *testing.T) {
 			is := is.New(t)

@@ -312,9 +312,12 @@ func noAttachment(is *is.I, s store.Threads, org, id string) {
 }
 
 func testThreadRoundTrip(t *testing.T, open func(t *testing.T) threadSubject) {
-	from := time.Now()
-	s, f := seededThreads(t, open)
-	to := time.Now()
+	s := open(t)
+	from := now(s)
+	seedData().put(t, s)
+	f := threadData()
+	f.put(t, s)
+	to := now(s)
 	for _, th := range f.threads {
 		if th.Internal {
 			continue
@@ -559,7 +562,7 @@ func testInternalActivity(t *testing.T, open func(t *testing.T) threadSubject) {
 	// A deletion, so that the deletion records are not trivially empty.
 	is.NoErr(s.DeleteMessage(ctx, orgA, "msg7"))
 	before := snapshot(t, s)
-	time.Sleep(tick)
+	pass(s)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	threads := []string{"t1", "t4", "t6", "t2"}
@@ -1074,12 +1077,12 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "ty", OrgID: orgA, ProjectID: ptr("p2"), Subject: "About p1's deliverable", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(3, 0)}))
-	time.Sleep(tick)
+	pass(s)
 	before := map[string]time.Time{}
 	for _, id := range []string{"tx", "ty", "t2", "t3"} {
 		before[id] = getThread(t, s, orgA, id).UpdatedAt
 	}
-	time.Sleep(tick)
+	pass(s)
 	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
 
 	for _, id := range []string{"t1", "t4", "t5"} {
@@ -1140,7 +1143,7 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) 
 		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
 	} {
 		old := getThread(t, s, orgA, c.thread)
-		time.Sleep(tick)
+		pass(s)
 		is.NoErr(c.del())
 		th := getThread(t, s, orgA, c.thread)
 		is.Equal(th.About, nil)                    // a thread about a deleted item stays, about nothing
@@ -1191,7 +1194,7 @@ func seededOrg(id string) store.Organization {
 // nothing.
 func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 	s, f := seededThreads(t, open)
-	time.Sleep(tick)
+	pass(s)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
@@ -1272,7 +1275,7 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
 		}, nil, []string{"thread t7"}, []string{"thread t1"}},
 		{"new message, with a future UpdatedAt given", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: time.Now().Add(time.Hour)})
+			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: now(s).Add(time.Hour)})
 		}, []string{"thread t7"}, []string{"message msg9"}, []string{"thread t1"}},
 	}
 	for _, tt := range tests {
@@ -1286,10 +1289,10 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 				}
 				old[item] = u
 			}
-			time.Sleep(tick)
-			from := time.Now()
+			pass(s)
+			from := now(s)
 			is.NoErr(tt.write())
-			to := time.Now()
+			to := now(s)
 			for _, item := range append(slices.Clone(tt.moves), tt.appears...) {
 				u, ok := at(item)
 				if !ok {
@@ -1317,14 +1320,17 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 // apart, and reads every list since the first change: with each filter,
 // page by page, and at its bounds.
 func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject) {
-	from := time.Now()
-	s, f := seededThreads(t, open)
+	s := open(t)
+	from := now(s)
+	seedData().put(t, s)
+	f := threadData()
+	f.put(t, s)
 	changes(t, s)
 	is := is.New(t)
 
 	change := func(write func() error) {
 		t.Helper()
-		time.Sleep(tick)
+		pass(s)
 		if err := write(); err != nil {
 			t.Fatal(err)
 		}
@@ -1415,7 +1421,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	c := changes(t, s)
 	is := is.New(t)
 
-	time.Sleep(tick)
+	pass(s)
 	t4 := want(f.threads, orgA, "t4", threadKey)
 	t4.Subject += " (changed)"
 	is.NoErr(s.PutThread(ctx, t4))
@@ -1423,7 +1429,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 
 	msg2 := f.message(orgA, "msg2")
 	t2 := want(f.threads, orgA, "t2", threadKey)
-	from := time.Now()
+	from := now(s)
 	for _, write := range []func() error{
 		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
@@ -1436,10 +1442,10 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
 	} {
-		time.Sleep(tick)
+		pass(s)
 		is.NoErr(write())
 	}
-	to := time.Now()
+	to := now(s)
 
 	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
@@ -1469,7 +1475,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	// Visible again, the content drops its records and comes back as
 	// changed; put again while internal, a deleted item keeps its record:
 	// hidden and deleted look the same.
-	back := time.Now()
+	back := now(s)
 	t5 := want(f.threads, orgA, "t5", threadKey)
 	for _, write := range []func() error{
 		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
@@ -1478,7 +1484,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { t5.Internal = true; return s.PutThread(ctx, t5) },
 		func() error { return s.PutMessage(ctx, f.message(orgA, "msg7")) },
 	} {
-		time.Sleep(tick)
+		pass(s)
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{
@@ -1487,7 +1493,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
 	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
-		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, time.Now()) // content visible again is dated anew
+		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, now(s)) // content visible again is dated anew
 	}
 	t5.Internal = false
 	is.NoErr(s.PutThread(ctx, t5))
