@@ -34,7 +34,7 @@ const DefaultResponseCacheBytes = 32 << 20
 type cacheKey struct {
 	org     string
 	version int64
-	base    string // the public URL, when taken from the request (else "")
+	base    string // the public URL, when it varies by request (else "")
 	path    string // escaped
 	query   string // raw
 	only    string // the caller's project restriction, encoded (onlyKey)

@@ -1,8 +1,8 @@
 package statusapi_test
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -153,7 +153,8 @@ func TestOpenAPIDocument(t *testing.T) {
 	api := newTestAPI(t)
 	res := api.do("GET", "/v1/openapi.json", "") // no key needed
 	is.Equal(res.Code, 200)
-	is.True(bytes.Equal(res.Body.Bytes(), openapi.JSON())) // the embedded document
+	is.Equal(withoutServers(t, res.Body.Bytes()), withoutServers(t, openapi.JSON())) // the embedded document
+	is.Equal(servers(t, res.Body.Bytes()), []string{"/"})                            // relative to the document, without a public URL
 	is.Equal(res.Header().Get("Content-Type"), "application/json; charset=utf-8")
 	is.Equal(res.Header().Get("X-RateLimit-Limit"), "") // no rate limit
 	etag := res.Header().Get("ETag")
@@ -182,4 +183,29 @@ func TestFileNotModified(t *testing.T) {
 	res = api.fetch("GET", u, "If-Modified-Since", "Sun, 01 Feb 2026 12:00:00 GMT")
 	is.Equal(res.Code, 304) // unchanged since
 	is.Equal(res.Body.Len(), 0)
+}
+
+// withoutServers is an OpenAPI document decoded, without its servers.
+func withoutServers(t *testing.T, doc []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatalf("the document does not decode: %v", err)
+	}
+	delete(m, "servers")
+	return m
+}
+
+// servers lists the URLs of an OpenAPI document's servers.
+func servers(t *testing.T, doc []byte) []string {
+	t.Helper()
+	var m struct{ Servers []struct{ URL string } }
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatalf("the document does not decode: %v", err)
+	}
+	var urls []string
+	for _, s := range m.Servers {
+		urls = append(urls, s.URL)
+	}
+	return urls
 }

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
@@ -87,27 +86,6 @@ func (h *handler) sign(kind fileKind, org, id, expires string) string {
 	mac := hmac.New(sha256.New, h.cfg.signingKey)
 	_, _ = io.WriteString(mac, kind.macPrefix+strconv.Itoa(len(org))+":"+org+"\n"+strconv.Itoa(len(id))+":"+id+"\n"+expires)
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// publicURL is WithPublicURL, or else the request's own scheme, host and
-// mount prefix: what the request line's path has before the path the
-// handler sees (http.StripPrefix leaves RequestURI as it came).
-func (h *handler) publicURL(r *http.Request) string {
-	if h.cfg.publicURL != "" {
-		return h.cfg.publicURL
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	prefix := ""
-	if path, _, _ := strings.Cut(r.RequestURI, "?"); strings.HasPrefix(path, "/") {
-		prefix = strings.TrimSuffix(path, r.URL.EscapedPath())
-		if prefix == path { // not a suffix: the path was rewritten otherwise
-			prefix = ""
-		}
-	}
-	return scheme + "://" + r.Host + prefix
 }
 
 var errBadSignature = envelope.New(envelope.InvalidSignature, "the download link is not valid; ask for a new one")

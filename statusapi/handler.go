@@ -197,8 +197,8 @@ import (
 // they answer 404 like any unknown path.
 //
 // The handler answers paths starting with /v1/. To serve it under a prefix,
-// wrap it in http.StripPrefix and set WithPublicURL to the prefixed
-// address, so the links it makes point back to it. It is safe for
+// wrap it in http.StripPrefix; links then keep the prefix (root-relative
+// links without WithPublicURL, see there). It is safe for
 // concurrent use.
 func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) http.Handler {
 	cfg, err := configure(st, keys, lim, opts)
@@ -210,8 +210,8 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 		_, _ = rand.Read(cfg.signingKey)
 		cfg.logger.Warn("statusapi: no signing key set (WithSigningKey): using a random one; download links will not verify on other replicas or after a restart")
 	}
-	if cfg.publicURL == "" {
-		cfg.logger.Warn("statusapi: no public URL set (WithPublicURL): links are built from each request's Host header and path")
+	if cfg.publicURL == "" && cfg.publicURLFunc == nil {
+		cfg.logger.Info("statusapi: no public URL set (WithPublicURL, WithPublicURLFunc): links are root-relative, from each request's mount prefix")
 	}
 	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
 	h.discover()
@@ -274,6 +274,7 @@ type handler struct {
 	cfg          config
 	mux          *http.ServeMux
 	outage       outageLog
+	docs         openAPIDocs // the served OpenAPI document, per public URL
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route
@@ -286,7 +287,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tw := &trackingWriter{ResponseWriter: w}
 	if tracked, ok := h.observing(r); ok {
 		tw.info.Start = time.Now()
-		defer h.observe(tw, r, tracked)
+		defer func() { h.observe(tw, r, tracked) }() // r as served, with its pattern
 	}
 	defer h.recover(tw, r)
 	if h.cors(tw, r) {
@@ -296,6 +297,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// with a plain-text redirect; no client of ours sends one.
 	if r.URL.Path != path.Clean(r.URL.Path) {
 		h.notFound(tw, r)
+		return
+	}
+	r, err := h.resolvePublicURL(r)
+	if err != nil {
+		h.fail(tw, r, err)
 		return
 	}
 	h.mux.ServeHTTP(tw, r)

@@ -35,13 +35,17 @@ const (
 type Option func(*config)
 
 type config struct {
-	publicURL  string
-	signingKey []byte
-	linkTTL    time.Duration
-	files      files.Source
-	logger     *slog.Logger
-	now        func() time.Time
-	timeout    time.Duration
+	publicURL string
+	// publicURLFunc is WithPublicURLFunc's function; publicURLFuncSet
+	// tells a nil one given from none.
+	publicURLFunc    func(*http.Request) (*url.URL, error)
+	publicURLFuncSet bool
+	signingKey       []byte
+	linkTTL          time.Duration
+	files            files.Source
+	logger           *slog.Logger
+	now              func() time.Time
+	timeout          time.Duration
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
@@ -61,19 +65,26 @@ func defaultConfig() config {
 }
 
 // WithPublicURL sets the address at which clients reach the handler, for
-// the links it makes (signed download URLs): the URL that corresponds to
-// the handler's root, without the /v1 segment, such as
+// the links it makes (signed download URLs, paging Link headers) and the
+// served OpenAPI document's servers: the URL that corresponds to the
+// handler's root, without the /v1 segment, such as
 // "https://portal.example.com/api" when the handler is mounted with
-// http.StripPrefix("/api", h). A trailing slash is dropped.
+// http.StripPrefix("/api", h). A trailing slash is dropped. A portal
+// that serves several domains (white-label portals) uses
+// WithPublicURLFunc instead.
 //
 // New panics on a URL that is not absolute http(s) or carries a query or
 // fragment.
 //
-// Without it, links are built from each request: https when the request
-// came over TLS, else http; its Host header; and the path it was mounted
-// under, taken from the request line (so http.StripPrefix keeps working).
-// That is wrong behind a proxy that terminates TLS or rewrites paths, and
-// trusts the Host header: New logs a warning. Set it in production.
+// Without either, links are root-relative: the mount prefix taken from
+// the request line (so http.StripPrefix keeps working) and the path,
+// such as "/api/v1/deliverables/d1/file?...", which a client resolves
+// against the URL it called, as RFC 3986 says; the served OpenAPI
+// document's server is the prefix alone ("/" at the root). The request's
+// Host header and scheme are never used: a client or a misconfigured
+// proxy could set them to anything, and a signed link on an attacker's
+// host would hand it a credential. Behind a proxy that rewrites paths
+// other than by stripping a prefix, set a public URL.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }
@@ -177,8 +188,16 @@ func (c *config) check() error {
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		if err != nil || checkPublicURL(u) != nil {
 			return fmt.Errorf("statusapi: WithPublicURL(%q): want an absolute http(s) URL without query or fragment, such as https://portal.example.com/api", c.publicURL)
+		}
+	}
+	if c.publicURLFuncSet {
+		switch {
+		case c.publicURLFunc == nil:
+			return errors.New("statusapi: WithPublicURLFunc(nil)")
+		case c.publicURL != "":
+			return errors.New("statusapi: WithPublicURL and WithPublicURLFunc both given; use one")
 		}
 	}
 	if c.linkTTL < time.Second {

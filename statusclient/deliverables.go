@@ -54,6 +54,8 @@ type DeliverableListOptions struct {
 // DownloadDeliverable) or a message attachment's (see DownloadAttachment).
 // A plain GET on URL, without the API key, serves the file until ExpiresAt
 // (15 minutes after it was made); after that it answers 403 LINK_EXPIRED.
+// URL is always absolute: a server without a configured public URL sends
+// a root-relative link, which the client resolves against its base URL.
 type DownloadLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expiresAt"`
@@ -92,6 +94,23 @@ func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLi
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}
-	env, resp, err := get[DownloadLink](ctx, c, request{path: path + "/download"})
-	return env.Data, resp, err
+	return c.downloadLink(ctx, path+"/download")
+}
+
+// downloadLink GETs a download route (path below /v1) and returns its
+// link made absolute: a server without a public URL sends a root-relative
+// one ("/api/v1/deliverables/d1/file?..."), which is resolved against the
+// client's base URL, as RFC 3986 resolves it against the URL called.
+func (c *Client) downloadLink(ctx context.Context, path string) (DownloadLink, *Response, error) {
+	env, resp, err := get[DownloadLink](ctx, c, request{path: path})
+	if err != nil {
+		return env.Data, resp, err
+	}
+	link := env.Data
+	if ref, perr := url.Parse(link.URL); perr == nil && !ref.IsAbs() {
+		if base, berr := url.Parse(c.base + path); berr == nil {
+			link.URL = base.ResolveReference(ref).String()
+		}
+	}
+	return link, resp, nil
 }

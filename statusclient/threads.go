@@ -250,6 +250,5 @@ func (c *Client) DownloadAttachment(ctx context.Context, id string) (DownloadLin
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}
-	env, resp, err := get[DownloadLink](ctx, c, request{path: path + "/download"})
-	return env.Data, resp, err
+	return c.downloadLink(ctx, path+"/download")
 }
