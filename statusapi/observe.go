@@ -72,7 +72,16 @@ type trackKey struct{}
 //	r, info := statusapi.Track(r)
 //	next.ServeHTTP(w, r)
 //	log.Info("api", "route", info.Route, "org", info.OrgID, "status", info.Status)
+//
+// Track nests: on a request that an outer layer already tracks (a
+// portal's access log around otelstatus.Middleware, which calls Track
+// itself, or the other way round), it returns r as it is and the same
+// RequestInfo, so every layer reads the one the handler fills. A layer
+// must therefore read it, not change it.
 func Track(r *http.Request) (*http.Request, *RequestInfo) {
+	if info, ok := r.Context().Value(trackKey{}).(*RequestInfo); ok {
+		return r, info
+	}
 	info := new(RequestInfo)
 	return r.WithContext(context.WithValue(r.Context(), trackKey{}, info)), info
 }
