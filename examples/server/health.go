@@ -1,32 +1,27 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/statusapi"
 )
-
-// readyTimeout bounds one readiness check: longer than the store's query
-// timeout, so that a slow database is reported as such.
-const readyTimeout = 5 * time.Second
 
 // health answers the server's own routes, /healthz and /readyz, beside
 // the API. Like the API's, every answer carries X-Request-Id.
 type health struct {
-	// ready is statusapi.Ready on the server's parts.
-	ready func(context.Context) error
-	log   *slog.Logger
+	// ready is statusapi.Readiness on the server's parts: it answers
+	// /readyz and logs why a part is not ready.
+	ready http.Handler
 }
 
 // serveHTTP answers path, /healthz or /readyz.
 func (h health) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/readyz" {
+		h.ready.ServeHTTP(w, r)
+		return
+	}
 	w.Header().Set(envelope.RequestIDHeader, requestID(r))
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -34,50 +29,9 @@ func (h health) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		envelope.WriteError(w, r, envelope.New(envelope.MethodNotAllowed, "use GET or HEAD"))
 		return
 	}
-	if r.URL.Path == "/healthz" {
-		// Liveness: the process runs and serves HTTP, whatever its
-		// services do. Restarting it would not bring PostgreSQL back.
-		envelope.Write(w, r, http.StatusOK, map[string]string{"status": "ok"})
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-	defer cancel()
-	err := h.ready(ctx)
-	if err == nil {
-		envelope.Write(w, r, http.StatusOK, map[string]string{"status": "ready"})
-		return
-	}
-	// The log says why; the body only which part, never an address or a
-	// driver's message.
-	parts := failedParts(err)
-	h.log.WarnContext(r.Context(), "not ready", "failed", parts, "err", err,
-		"request_id", w.Header().Get(envelope.RequestIDHeader))
-	body := struct {
-		Status string   `json:"status"`
-		Failed []string `json:"failed"`
-	}{"unavailable", parts}
-	envelope.Write(w, r, http.StatusServiceUnavailable, body)
-}
-
-// failedParts returns the names of the parts that Ready's error says
-// failed ("store", "key store", "limiter"), or "readiness check" when it
-// names none (the check itself timed out).
-func failedParts(err error) []string {
-	var parts []string
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
-		var pe *statusapi.PartError
-		if errors.As(e, &pe) {
-			parts = append(parts, pe.Part)
-		}
-	}
-	if len(parts) == 0 {
-		parts = []string{"readiness check"}
-	}
-	return parts
+	// Liveness: the process runs and serves HTTP, whatever its services
+	// do. Restarting it would not bring PostgreSQL back.
+	envelope.Write(w, r, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // requestID returns the client's X-Request-Id when it is sane, as the API

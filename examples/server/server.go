@@ -142,9 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.redisOutage == ratelimit.FailOpen {
 		readyLim = nil
 	}
-	hc := health{log: log, ready: func(ctx context.Context) error {
-		return statusapi.Ready(ctx, b.store, lv.cache, readyLim)
-	}}
+	hc := health{ready: statusapi.Readiness(b.store, lv.cache, readyLim, log)}
 	var metrics *metricsServer
 	if cfg.metricsAddr != "" {
 		if metrics, err = newMetricsServer(cfg.metricsAddr, log); err != nil {
