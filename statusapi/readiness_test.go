@@ -54,7 +54,7 @@ func TestReadiness(t *testing.T) {
 		is.Equal(res.Body.String(), `{"status":"unavailable"}`+"\n") // neither the part nor why
 		log := logs.String()
 		is.True(strings.Contains(log, `level=WARN msg="statusapi: not ready"`))
-		is.True(strings.Contains(log, `failed=[store]`))                    // the part
+		is.True(strings.Contains(log, `failed=[store]`))                     // the part
 		is.True(strings.Contains(log, "dial tcp 10.0.0.7:5432: connection")) // and why
 		is.True(strings.Contains(log, "request_id=probe-1"))
 	})
