@@ -329,7 +329,9 @@ func (k *Keys) Subscribe(fn func(orgID string)) (stop func()) {
 // its Expiry and its restriction as its Restriction. It refuses with ErrInvalidKey, before any lookup, a
 // credential that cannot be a key (see Import for the rules), and after the
 // lookup an unknown, revoked or expired key, or one whose organization is
-// gone. A store failure is ErrUnavailable (or ctx's error).
+// gone; a revoked or expired key's refusal is a *KeyError naming it
+// (ErrRevoked, ErrExpired). A store failure is ErrUnavailable (or ctx's
+// error).
 func (k *Keys) Resolve(ctx context.Context, credential string) (Principal, error) {
 	if err := checkCredential(credential); err != nil {
 		return Principal{}, err
@@ -340,12 +342,12 @@ func (k *Keys) Resolve(ctx context.Context, credential string) (Principal, error
 	}
 	now := k.now()
 	if rec.RevokedAt != nil {
-		return Principal{}, fmt.Errorf("%w: revoked", ErrInvalidKey)
+		return Principal{}, &KeyError{KeyID: rec.ID, OrgID: org.ID, Err: ErrRevoked}
 	}
 	p := Principal{Org: org, KeyID: rec.ID, Restriction: rec.Restriction}
 	if rec.ExpiresAt != nil {
 		if !now.Before(*rec.ExpiresAt) {
-			return Principal{}, fmt.Errorf("%w: expired", ErrInvalidKey)
+			return Principal{}, &KeyError{KeyID: rec.ID, OrgID: org.ID, Err: ErrExpired}
 		}
 		p.Expiry = *rec.ExpiresAt
 	}

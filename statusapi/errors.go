@@ -17,7 +17,8 @@ import (
 //
 //   - an *envelope.Error is written as it is;
 //   - store.ErrNotFound is 404 NOT_FOUND;
-//   - auth.ErrInvalidKey is 401 UNAUTHORIZED;
+//   - auth.ErrInvalidKey is 401 UNAUTHORIZED; a revoked or expired key
+//     (auth.KeyError) is logged with its id (see logRefusedKey);
 //   - store.ErrUnavailable, auth.ErrUnavailable, ratelimit.ErrUnavailable
 //     and context.DeadlineExceeded (the request's timeout) are 503
 //     UNAVAILABLE, logged at most once per UnavailableLogInterval with
@@ -35,6 +36,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrNotFound):
 		e = envelope.New(envelope.NotFound, "no such item")
 	case errors.Is(err, auth.ErrInvalidKey):
+		h.logRefusedKey(w, r, err)
 		e = envelope.New(envelope.Unauthorized, "the API key is invalid, revoked or expired")
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, auth.ErrUnavailable),
 		errors.Is(err, ratelimit.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

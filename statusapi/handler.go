@@ -274,6 +274,7 @@ type handler struct {
 	cfg          config
 	mux          *http.ServeMux
 	outage       outageLog
+	refused      refusedKeys // paces the lines about revoked and expired keys
 	docs         openAPIDocs // the served OpenAPI document, per public URL
 }
 
