@@ -65,9 +65,11 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 // pause doubling from 100ms to 2s: meanwhile caches see changes only
 // within their ttl, and on reconnecting fn is called with
 // auth.AllOrganizations, as changes may have been missed. The last stop
-// closes the connection. A database reached through a driver other than
-// pgx cannot listen: that is logged as an error, and caches keep their
-// ttl as their only bound. See auth.Invalidations for fn's rules.
+// closes the connection. A *bun.DB on pgx listens through a pgx
+// connection; one on Bun's own pgdriver through a pgdriver.Listener,
+// pinged by a NOTIFY through the pool when quiet; New refuses any other
+// driver unless WithListenConfig names a database to listen to through
+// pgx. See auth.Invalidations for fn's rules.
 func (s *Store) Subscribe(fn func(orgID string)) (stop func()) {
 	return s.notify.hub.Subscribe(fn)
 }
@@ -81,15 +83,18 @@ func (s *Store) changed(orgID string) {
 
 // notifier is the Store's listening side, shared by its copies.
 type notifier struct {
-	db  *sql.DB // nil when the Store's db is not a pool
-	hub *relay.Hub
+	db     *sql.DB // nil when the Store's db is not a pool
+	bun    *bun.DB // the same, as Bun's; nil likewise
+	driver listenDriver
+	hub    *relay.Hub
 
 	mu  sync.Mutex
 	cfg *pgx.ConnConfig // of the listening connection, once known
 }
 
-func newNotifier(db any, c config) *notifier {
-	n := &notifier{db: pool(db), cfg: c.listenConfig}
+func newNotifier(db any, c config, driver listenDriver) *notifier {
+	n := &notifier{db: pool(db), cfg: c.listenConfig, driver: driver}
+	n.bun, _ = db.(*bun.DB)
 	n.hub = relay.New("PostgreSQL LISTEN "+NotifyChannel, c.logger, n.session)
 	return n
 }
@@ -105,6 +110,9 @@ func pool(db any) *sql.DB {
 
 // session listens on one connection until it fails or ctx is done.
 func (n *notifier) session(ctx context.Context, up func(), report func(string)) error {
+	if n.driver == listenPgdriver {
+		return n.pgdriverSession(ctx, up, report)
+	}
 	cfg, err := n.config(ctx)
 	if err != nil {
 		return err

@@ -159,16 +159,23 @@ func WithQueryTimeout(d time.Duration) Option {
 // New returns a Store on db, whose tables Migrate has brought up to date
 // (in the schema given by WithSchema, the same for both). db is usually a
 // *bun.DB, the portal's pool or Open's; it may also be a bun.Tx or a
-// bun.Conn, and every method then runs in it (see WithTx). db should use
-// the pgx driver, as Open's does; a db of the caller's should also set a
-// server-side statement_timeout (see Open). New panics when db is nil or
-// an option's value is one no default stands for.
+// bun.Conn, and every method then runs in it (see WithTx). A *bun.DB must
+// use the pgx driver, as Open's does, or Bun's own pgdriver: the Store
+// LISTENs through it for revocations (see Subscribe); a db of the
+// caller's should also set a server-side statement_timeout (see Open).
+// New panics when db is nil, when it is a *bun.DB on any other driver and
+// WithListenConfig is not given (the message names the drivers to use),
+// or when an option's value is one no default stands for.
 func New(db bun.IDB, opts ...Option) *Store {
 	if v := reflect.ValueOf(db); db == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 		panic("bunstore: New needs a *bun.DB (or a bun.Tx)")
 	}
 	c := newConfig(opts)
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c)}
+	driver, err := driverOf(db, c)
+	if err != nil {
+		panic(err.Error())
+	}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver)}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods
