@@ -95,7 +95,9 @@ func TestNewRefusesADriverItCannotListenThrough(t *testing.T) {
 
 	for _, open := range []func() *sql.DB{
 		func() *sql.DB { d, _ := sql.Open("pgx", "postgres://u@127.0.0.1:1/x"); return d },
-		func() *sql.DB { return sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN("postgres://u@127.0.0.1:1/x"))) },
+		func() *sql.DB {
+			return sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN("postgres://u@127.0.0.1:1/x")))
+		},
 	} {
 		db := bun.NewDB(open(), pgdialect.New())
 		t.Cleanup(func() { db.Close() })
