@@ -3,9 +3,12 @@ package clientstatus_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -26,7 +29,8 @@ import (
 
 // The README's Go snippets are the functions below, word for word: the
 // test TestREADMESnippets checks that every Go block of the README that
-// starts with "func " is in this file, and the other tests run them, so the
+// starts with "func " is in this file (or, for chi and echo, in
+// examples/mounting/mounting.go), and the other tests run them, so the
 // README cannot show code that does not compile or does not work.
 
 // mountInMemory is the README's "Mount it in your Go server" snippet.
@@ -127,6 +131,66 @@ func TestMountOnPostgres(t *testing.T) {
 	is.Equal(res.Header().Get("X-RateLimit-Limit"), "300") // limited through Redis
 }
 
+// mountWithNetHTTP is the README's "Mounting" snippet for net/http.
+func mountWithNetHTTP(mux *http.ServeMux, api, ready http.Handler) {
+	mux.Handle("/api/", http.StripPrefix("/api", api)) // the handler sees /v1/...
+	mux.Handle("GET /readyz", ready)                   // statusapi.Readiness(st, keys, lim, logger)
+}
+
+// whiteLabel is the README's "Mounting" snippet for one domain per client.
+func whiteLabel(domains map[string]string) statusapi.Option {
+	return statusapi.WithPublicURLFunc(func(r *http.Request) (*url.URL, error) {
+		base, ok := domains[r.Host] // the portal's own list: never r.Host itself
+		if !ok {
+			return nil, statusapi.ErrUnknownHost // 404 NOT_FOUND
+		}
+		return url.Parse(base)
+	})
+}
+
+func TestMounting(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := store.NewMemory()
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme",
+		Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}))
+	is.NoErr(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_acme", Name: "Site", Status: store.ProjectInProgress}))
+	for i := range 3 {
+		is.NoErr(st.PutInvoice(ctx, store.Invoice{ID: fmt.Sprintf("i%d", i), OrgID: "org_acme", Number: fmt.Sprintf("INV-%d", i),
+			Status: store.InvoiceOpen, Currency: "EUR"}))
+	}
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
+	defer keys.Close()
+	key, _, err := keys.Mint(ctx, "org_acme", "CI dashboard", nil)
+	is.NoErr(err)
+	lim := ratelimit.NewMemory()
+	logs := slog.New(slog.NewTextHandler(io.Discard, nil))
+	signing := statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef"))
+	do := func(h http.Handler, target string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", target, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res := httptest.NewRecorder()
+		h.ServeHTTP(res, req)
+		return res
+	}
+
+	mux := http.NewServeMux()
+	mountWithNetHTTP(mux, statusapi.New(st, keys, lim, signing, statusapi.WithLogger(logs)),
+		statusapi.Readiness(st, keys, lim, logs))
+	res := do(mux, "https://evil.example/api/v1/invoices?limit=1")
+	is.Equal(res.Code, 200)
+	is.True(strings.HasPrefix(res.Header().Get("Link"), "</api/v1/invoices?")) // root-relative: never the request's host
+	is.Equal(do(mux, "/readyz").Body.String(), `{"status":"ready"}`+"\n")
+
+	api := statusapi.New(st, keys, lim, signing, statusapi.WithLogger(logs), whiteLabel(map[string]string{
+		"status.acme.example": "https://status.acme.example/api",
+	}))
+	res = do(api, "http://status.acme.example/v1/invoices?limit=1")
+	is.Equal(res.Code, 200)
+	is.True(strings.HasPrefix(res.Header().Get("Link"), "<https://status.acme.example/api/v1/invoices?")) // the client's domain
+	is.Equal(do(api, "http://evil.example/v1/invoices").Code, 404)                                        // a domain of no client
+}
+
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // goBlock is a fenced Go block of the README that holds a function.
@@ -138,6 +202,11 @@ func TestREADMESnippets(t *testing.T) {
 	is.NoErr(err)
 	source, err := os.ReadFile("readme_test.go")
 	is.NoErr(err)
+	// The snippets for chi and echo live in a module of their own, so
+	// that neither becomes a dependency of this one; .ci/run tests it.
+	mounting, err := os.ReadFile("examples/mounting/mounting.go")
+	is.NoErr(err)
+	source = append(source, mounting...)
 	blocks := goBlock.FindAllSubmatch(readme, -1)
 	is.True(len(blocks) >= 1) // the README shows its snippets as functions
 	for _, b := range blocks {
