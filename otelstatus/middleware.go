@@ -10,7 +10,9 @@
 //		otelstatus.WithTracerProvider(tp), otelstatus.WithMeterProvider(mp)))
 //
 // Middleware learns the route, the caller and the outcome from the handler
-// through statusapi.Track, wherever the handler is mounted inside it.
+// through statusapi.Track, wherever the handler is mounted inside it. Track
+// nests, so a portal's own middleware using Track, around Middleware or
+// inside it, reads the same RequestInfo.
 //
 // # Spans
 //
