@@ -273,7 +273,7 @@ type handler struct {
 	lim          ratelimit.Limiter
 	cfg          config
 	mux          *http.ServeMux
-	outage       outageLog
+	outage       pacer       // paces the unavailable lines (outage.go)
 	refused      refusedKeys // paces the lines about revoked and expired keys
 	docs         openAPIDocs // the served OpenAPI document, per public URL
 }

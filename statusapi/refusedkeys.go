@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -17,16 +16,12 @@ import (
 // the line before (refused_requests).
 const RefusedKeyLogInterval = time.Minute
 
-// refusedKeys paces the lines of logRefusedKey, per key id. It holds one
-// entry per known key that was refused, so it is bounded by the keys the
-// portal made, not by what clients send. The zero value is ready.
+// refusedKeys paces the lines of logRefusedKey, one pacer per key id. It
+// holds one entry per known key that was refused, so it is bounded by
+// the keys the portal made, not by what clients send. The zero value is
+// ready.
 type refusedKeys struct {
-	byID sync.Map // key id to *refusedKey
-}
-
-type refusedKey struct {
-	last    atomic.Int64 // when the last line was logged, Unix ns; 0: never
-	refused atomic.Int64 // requests refused since that line
+	byID sync.Map // key id to *pacer
 }
 
 // logRefusedKey logs, at Info, a request refused for a key the key
@@ -42,22 +37,16 @@ func (h *handler) logRefusedKey(w http.ResponseWriter, r *http.Request, err erro
 	}
 	v, ok := h.refused.byID.Load(ke.KeyID)
 	if !ok {
-		v, _ = h.refused.byID.LoadOrStore(ke.KeyID, new(refusedKey))
+		v, _ = h.refused.byID.LoadOrStore(ke.KeyID, new(pacer))
 	}
-	k := v.(*refusedKey)
-	k.refused.Add(1)
-	now := h.cfg.now().UnixNano()
-	last := k.last.Load()
-	if last != 0 && now-last < int64(RefusedKeyLogInterval) {
+	n := v.(*pacer).tick(h.cfg.now(), RefusedKeyLogInterval)
+	if n == 0 {
 		return
-	}
-	if !k.last.CompareAndSwap(last, now) {
-		return // another request is logging this key
 	}
 	reason := "revoked"
 	if errors.Is(err, auth.ErrExpired) {
 		reason = "expired"
 	}
 	h.log(r, w, slog.LevelInfo, "statusapi: refused a "+reason+" API key",
-		"key_id", ke.KeyID, "org_id", ke.OrgID, "refused_requests", k.refused.Swap(0))
+		"key_id", ke.KeyID, "org_id", ke.OrgID, "refused_requests", n)
 }
