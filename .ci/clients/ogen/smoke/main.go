@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -57,7 +58,9 @@ func main() {
 		log.Fatal("listDeliverables: no deliverable with a file")
 	}
 	link := must[*api.DownloadLinkResponseHeaders](c.DownloadDeliverable(ctx, api.DownloadDeliverableParams{ID: withFile.ID}))
-	q := link.Response.Data.URL.Query()
+	u, err := url.Parse(link.Response.Data.URL) // a uri-reference: ogen keeps it a string
+	check(err)
+	q := u.Query()
 	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
 	check(err)
 	file := api.GetDeliverableFileParams{ID: withFile.ID, Org: q.Get("org"), Expires: expires, Signature: q.Get("signature")}
