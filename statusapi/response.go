@@ -35,13 +35,14 @@ func item(v any) response {
 }
 
 // page is the response of a list route: the page's items converted to
-// their wire form, and the total.
+// their wire form, the total and, for a page of changes, syncedThrough
+// (see listParams.meta).
 func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
 	items := make([]W, len(p.Items))
 	for i, it := range p.Items {
 		items[i] = wire(it)
 	}
-	meta := q.meta(p.Total)
+	meta := q.meta(p.Total, p.SyncedThrough)
 	return response{
 		body:  func(w http.ResponseWriter, r *http.Request) { envelope.WriteList(w, r, items, meta) },
 		list:  &q,
