@@ -21,4 +21,4 @@ func (h *handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 var openAPIDocument = encode(func(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(openapi.JSON())
-}, "")
+}, "", "")

@@ -16,6 +16,9 @@ type response struct {
 
 	list  *listParams // the parameters of a list; nil for an item
 	total int         // the count of all items matching a list's filters
+	// syncedThrough is the meta.syncedThrough of a page of changes, as
+	// written, "" for none: left out of the ETag (see encode).
+	syncedThrough string
 
 	// noStore marks a credential (a signed download link): no ETag and
 	// no cache may keep it.
@@ -47,6 +50,8 @@ func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
 		body:  func(w http.ResponseWriter, r *http.Request) { envelope.WriteList(w, r, items, meta) },
 		list:  &q,
 		total: p.Total,
+
+		syncedThrough: meta.SyncedThrough,
 	}
 }
 
