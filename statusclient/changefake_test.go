@@ -170,7 +170,8 @@ func (tx *lateTx) del(typ statusclient.DeletionType, id string) {
 	tx.dels = append(tx.dels, deletionKey{typ, id})
 }
 
-// commit makes the transaction's writes seen, stamped when it began.
+// commit makes the transaction's writes seen, stamped when it began. A
+// deletion of an item not there (any more) does nothing.
 func (tx *lateTx) commit() {
 	f := tx.f
 	f.mu.Lock()
@@ -179,10 +180,32 @@ func (tx *lateTx) commit() {
 	f.now = tx.stamp
 	f.putLocked(tx.puts...)
 	for _, d := range tx.dels {
-		f.remove(d.typ, d.id)
+		if f.has(d.typ, d.id) {
+			f.remove(d.typ, d.id)
+		}
 	}
 	f.now = now
 	delete(f.open, tx)
+}
+
+// has reports whether the fake holds the item of that type and id.
+func (f *changeAPI) has(typ statusclient.DeletionType, id string) bool {
+	var ok bool
+	switch typ {
+	case statusclient.DeletionProject:
+		_, ok = f.projects[id]
+	case statusclient.DeletionMilestone:
+		_, ok = f.milestones[id]
+	case statusclient.DeletionDeliverable:
+		_, ok = f.deliverables[id]
+	case statusclient.DeletionInvoice:
+		_, ok = f.invoices[id]
+	case statusclient.DeletionThread:
+		_, ok = f.threads[id]
+	case statusclient.DeletionMessage:
+		_, ok = f.messages[id]
+	}
+	return ok
 }
 
 // syncedThrough is the meta.syncedThrough of a page of changes answered
