@@ -6,12 +6,16 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusclient"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // TestSyncLateCommit runs the schedule on the fake: a transaction
@@ -58,7 +62,7 @@ func TestSyncLateCommit(t *testing.T) {
 				is.True(!hasC) // the old rule misses C forever
 				return
 			}
-			is.True(hasC)  // fetched by the next Sync
+			is.True(hasC)   // fetched by the next Sync
 			is.True(!hasM3) // and the deletion applied
 			f.equal(t, &r)
 		})
@@ -163,4 +167,152 @@ func TestSyncLateCommitsRandom(t *testing.T) {
 		}
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { f.equal(t, &r) })
 	}
+}
+
+// lateStore is the in-memory store behind the real handler, with
+// invoices written by a transaction that has not committed yet: hidden
+// from every list until commit, while their stamp, taken at the write,
+// holds the store's SyncedThrough back, as a late-committing writer on
+// PostgreSQL does. A commit moves the data version, as a real one.
+type lateStore struct {
+	*store.Memory
+	now func() time.Time
+
+	mu      sync.Mutex
+	hidden  map[string]time.Time // invoice id: its stamp
+	commits int64
+}
+
+// write puts inv in a transaction still open: stamped now, hidden.
+func (s *lateStore) write(ctx context.Context, inv store.Invoice) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hidden[inv.ID] = s.now()
+	return s.Memory.PutInvoice(ctx, inv)
+}
+
+// commit makes the open transaction's invoices seen.
+func (s *lateStore) commit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.hidden)
+	s.commits++
+}
+
+func (s *lateStore) DataVersion(ctx context.Context, org string) (int64, error) {
+	v, err := s.Memory.DataVersion(ctx, org)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return v + s.commits, err
+}
+
+// through is the SyncedThrough of a page of changes: the store's, or the
+// current second, or the stamp of a hidden write if older.
+func (s *lateStore) through(t time.Time) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.IsZero() {
+		t = s.now()
+	}
+	for _, at := range s.hidden {
+		if at.Before(t) {
+			t = at
+		}
+	}
+	return t.Truncate(time.Second)
+}
+
+func lateSynced[T any](s *lateStore, changes bool, p store.Page[T], err error) (store.Page[T], error) {
+	if err == nil && changes {
+		p.SyncedThrough = s.through(p.SyncedThrough)
+	}
+	return p, err
+}
+
+func (s *lateStore) ListInvoices(ctx context.Context, org string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
+	p, err := s.Memory.ListInvoices(ctx, org, q)
+	s.mu.Lock()
+	p.Items = slices.DeleteFunc(p.Items, func(i store.Invoice) bool {
+		_, hidden := s.hidden[i.ID]
+		if hidden {
+			p.Total--
+		}
+		return hidden
+	})
+	s.mu.Unlock()
+	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *lateStore) ListProjects(ctx context.Context, org string, q store.ProjectQuery) (store.Page[store.Project], error) {
+	p, err := s.Memory.ListProjects(ctx, org, q)
+	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *lateStore) ListMilestones(ctx context.Context, org, project string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	p, err := s.Memory.ListMilestones(ctx, org, project, q)
+	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *lateStore) ListDeliverables(ctx context.Context, org string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
+	p, err := s.Memory.ListDeliverables(ctx, org, q)
+	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *lateStore) ListThreads(ctx context.Context, org string, q store.ThreadQuery) (store.Page[store.Thread], error) {
+	p, err := s.Memory.ListThreads(ctx, org, q)
+	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *lateStore) ListMessages(ctx context.Context, org string, q store.MessageQuery) (store.Page[store.Message], error) {
+	p, err := s.Memory.ListMessages(ctx, org, q)
+	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *lateStore) ListDeletions(ctx context.Context, org string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
+	p, err := s.Memory.ListDeletions(ctx, org, q)
+	return lateSynced(s, true, p, err)
+}
+
+// TestSyncLateCommitThroughTheHandler runs the schedule through
+// the real handler (its response cache included), on a store that
+// reports an older syncedThrough while a transaction is open: invoice C
+// is stamped, then B is written and committed, the client syncs and sees
+// B only; C commits, stamped before B, and the next Sync fetches it.
+func TestSyncLateCommitThroughTheHandler(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	var st *lateStore
+	api := apitest.New(t, apitest.WithStoreWrapper(func(s store.Store) store.Store {
+		if st == nil {
+			st = &lateStore{Memory: s.(*store.Memory), hidden: map[string]time.Time{}}
+		}
+		return st
+	}))
+	st.now = api.Clock.Now
+	srv := api.Server("", nil)
+	api.Org("org_a", store.PlanEnterprise)
+	c := statusclient.New(srv.URL+"/v1", api.Mint("a", "org_a"))
+	day := api.Clock.Now()
+	invoice := func(id string) store.Invoice {
+		return store.Invoice{ID: id, OrgID: "org_a", Number: id, Status: store.InvoiceOpen, Currency: "EUR", IssuedAt: day, DueAt: day}
+	}
+	is.NoErr(st.PutInvoice(ctx, invoice("A")))
+	var r statusclient.Replica
+	_, err := c.Sync(ctx, &r)
+	is.NoErr(err)
+
+	api.Clock.Advance(time.Minute)
+	is.NoErr(st.write(ctx, invoice("C"))) // stamped now, not committed
+	api.Clock.Advance(2 * time.Second)
+	is.NoErr(st.PutInvoice(ctx, invoice("B"))) // stamped later, committed first
+	_, err = c.Sync(ctx, &r)
+	is.NoErr(err)
+	is.Equal(ids(r.Invoices), []string{"A", "B"})
+
+	api.Clock.Advance(time.Second)
+	st.commit()
+	_, err = c.Sync(ctx, &r)
+	is.NoErr(err)
+	is.Equal(ids(r.Invoices), []string{"A", "B", "C"})                   // C fetched
+	is.True(r.Invoices["C"].UpdatedAt.Before(r.Invoices["B"].UpdatedAt)) // though stamped before B
 }
