@@ -181,3 +181,20 @@ func TestSyncedThroughAndRevalidation(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncedThroughOnMemory reads the in-memory store's own
+// syncedThrough: with nothing in flight, the current second, on every
+// page of changes.
+func TestSyncedThroughOnMemory(t *testing.T) {
+	is := is.New(t)
+	a := newTestAPIWith(t, unlimited)
+	a.clock.Advance(1500 * time.Millisecond)
+	want := at(a.clock.Now())
+	for _, target := range []string{"/v1/projects?updatedSince=", "/v1/projects/p1/milestones?updatedSince=", "/v1/deliverables?updatedSince=",
+		"/v1/invoices?updatedSince=", "/v1/threads?updatedSince=", "/v1/threads/t1/messages?updatedSince=", "/v1/messages?updatedSince=",
+		"/v1/deletions?since="} {
+		res := a.do("GET", target+at(t0), "a")
+		is.Equal(res.Code, 200)
+		is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], want) // the store's current second: target
+	}
+}
