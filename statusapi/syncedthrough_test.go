@@ -132,7 +132,7 @@ func TestSyncedThroughOnEveryPageOfChanges(t *testing.T) {
 	res := a.do("GET", "/v1/deletions?since="+at(t0), "invoices:read") // a restricted key
 	is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], at(through))
 
-	st.set(time.Time{}) // a store that breaks its promise
+	st.set(time.Time{})                                                    // a store that breaks its promise
 	res = a.do("GET", "/v1/invoices?updatedSince="+at(t0)+"&limit=3", "a") // not an answer cached before
 	_, there := metaOf(t, res.Body.Bytes())["syncedThrough"]
 	is.True(!there) // no time is made up
