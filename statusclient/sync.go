@@ -114,10 +114,11 @@ var errReload = errors.New("statusclient: full load needed")
 // left off in r.Cursor: the smallest meta.syncedThrough of the pages it
 // walked, never the largest UpdatedAt it saw, so a write whose
 // transaction committed after a later one, with an earlier UpdatedAt, is
-// still fetched by the next Sync. It returns what it did, and an error when it could not finish,
-// naming the list and wrapping the failed call's error (ErrorCodeOf and
-// errors.As work on it): r then holds what was applied so far, each
-// list's cursor where that list left off, and the next Sync completes it.
+// still fetched by the next Sync. It returns what it did, and an error
+// when it could not finish, naming the list and wrapping the failed
+// call's error (ErrorCodeOf and errors.As work on it): r then holds what
+// was applied so far, each list's cursor where that list left off, and
+// the next Sync completes it.
 //
 // The first Sync of a Replica (zero Cursor) loads everything. So does a
 // Sync whose cursor the server no longer covers (400 on since: see
@@ -147,11 +148,13 @@ var errReload = errors.New("statusclient: full load needed")
 // SyncCursor.OutOfScope and SyncStats.OutOfScope, and not asked again
 // until the next full load; the Replica holds none of its items. The
 // deletions feed holds only the kinds the key may read (the server
-// filters it). Sync also applies the contract's
-// cascades itself: a deleted project takes its milestones, deliverables,
-// threads and their messages from r, and a deleted thread its messages
-// (the server records each of them too). Invoices that named a deleted
-// project come back through the invoice list, with ProjectID nil.
+// filters it).
+//
+// Sync also applies the contract's cascades itself: a deleted project
+// takes its milestones, deliverables, threads and their messages from r,
+// and a deleted thread its messages (the server records each of them
+// too). Invoices that named a deleted project come back through the
+// invoice list, with ProjectID nil.
 //
 // Milestones are listed per project, and one can change without its
 // project changing, so Sync reads the milestones of every project, each
