@@ -24,6 +24,24 @@ const DefaultResponseCacheBytes = 32 << 20
 // version, so every replica reading the same store serves it on its next
 // request: there is no time during which a cached answer is stale.
 //
+// A page of changes (a list asked with updatedSince) carries
+// meta.syncedThrough, a time that the store computed with the data of that
+// page: every write the page could not see has, or will get, an updatedAt
+// at or after it. Serving the same bytes later keeps that true, whenever
+// it is served: the writes a page cannot see are fixed by its data, not by
+// the time it is read, so a syncedThrough that was right for those data
+// stays right for them; it only grows older than the store's own, which
+// costs a client a few items fetched twice, never a missed one. What the
+// cache must not do is pair a syncedThrough with data other than those it
+// was computed with, and it cannot: the bytes are encoded once, from one
+// store.Page holding both, and kept whole. Nor does it keep an answer
+// under a version newer than its data (see fromCache), so a write that
+// commits after the page was read moves the version and is served on the
+// next request, with a syncedThrough of its own. A 304 stays as cheap as
+// before: one version read and the cached ETag, which covers syncedThrough
+// with the rest of the body; the client then keeps the syncedThrough of
+// the body it has, which is right for the same reason.
+//
 // An entry is keyed by everything the bytes depend on: the organization
 // and its data version, the public URL, the path and the raw query (the
 // Link header is built from them), and the projects a restricted key may

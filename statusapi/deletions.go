@@ -50,6 +50,7 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
+	q.sync = true // every page of deletions carries syncedThrough
 	kind := store.Kind(q.given[paramType])
 	if kind != "" && !kind.Valid() {
 		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
@@ -57,7 +58,7 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	p, err := h.changes.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs})
 	if errors.Is(err, store.ErrSinceTooOld) {
-		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the newest updatedAt you saw")
+		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the smallest meta.syncedThrough of its pages")
 	}
 	if err != nil {
 		return response{}, err

@@ -56,7 +56,10 @@
 // # Caching and revalidation
 //
 // Successful JSON responses (lists, a project, the OpenAPI document) carry
-// a weak ETag computed from the body, Cache-Control: private, no-cache and
+// a weak ETag computed from the body (all of it but the meta.syncedThrough
+// of a page of changes, which follows the clock: a client answered 304
+// keeps the older one, still right for the same items), Cache-Control:
+// private, no-cache and
 // Vary: Authorization: a client's own cache may keep them but must
 // revalidate each use (so a revoked key or a changed item is seen at
 // once), and a shared cache never stores them. A GET or HEAD whose
