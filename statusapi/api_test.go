@@ -278,6 +278,8 @@ func seed(t testing.TB, a *testAPI) {
 	mint("noapi", "org_noapi", nil)
 	must(a.keys.Revoke(ctx, "org_a", mint("revoked", "org_a", nil)))
 	mint("expired", "org_a", ptr(t0.Add(time.Minute))) // expired at now
+	must(a.store.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: "org_a", URL: "https://hooks.example.com/a",
+		Types: []string{"*"}, ProjectIDs: []string{"p1"}, Enabled: true, Secret: []byte("sealed secret")})) // webhooks_test.go
 
 	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
 	cet := time.FixedZone("CET", 3600)

@@ -26,22 +26,24 @@ var routes = exampleRequests()
 // examples are requests that succeed with key "a", by route pattern; ""
 // for the routes that take no key.
 var examples = map[string]string{
-	"/v1/projects":                   "/v1/projects",
-	"/v1/projects/{id}":              "/v1/projects/p1",
-	"/v1/projects/{id}/milestones":   "/v1/projects/p1/milestones",
-	"/v1/deliverables":               "/v1/deliverables",
-	"/v1/deliverables/{id}/download": "/v1/deliverables/d1/download",
-	"/v1/deliverables/{id}/file":     "", // the signed link: download_test.go
-	"/v1/invoices":                   "/v1/invoices",
-	"/v1/deletions":                  "/v1/deletions?since=2026-03-01T09:00:00Z",
-	"/v1/threads":                    "/v1/threads",
-	"/v1/threads/{id}":               "/v1/threads/t1",
-	"/v1/threads/{id}/messages":      "/v1/threads/t1/messages",
-	"/v1/messages":                   "/v1/messages",
-	"/v1/attachments/{id}/download":  "/v1/attachments/att1/download",
-	"/v1/attachments/{id}/file":      "", // the signed link: threads_test.go
-	"/v1/openapi.json":               "", // public: openapi_test.go
-	"/v1/rate_limit":                 "", // keyed but reads no store and costs nothing: usage_test.go
+	"/v1/projects":                          "/v1/projects",
+	"/v1/projects/{id}":                     "/v1/projects/p1",
+	"/v1/projects/{id}/milestones":          "/v1/projects/p1/milestones",
+	"/v1/deliverables":                      "/v1/deliverables",
+	"/v1/deliverables/{id}/download":        "/v1/deliverables/d1/download",
+	"/v1/deliverables/{id}/file":            "", // the signed link: download_test.go
+	"/v1/invoices":                          "/v1/invoices",
+	"/v1/deletions":                         "/v1/deletions?since=2026-03-01T09:00:00Z",
+	"/v1/threads":                           "/v1/threads",
+	"/v1/threads/{id}":                      "/v1/threads/t1",
+	"/v1/threads/{id}/messages":             "/v1/threads/t1/messages",
+	"/v1/messages":                          "/v1/messages",
+	"/v1/attachments/{id}/download":         "/v1/attachments/att1/download",
+	"/v1/attachments/{id}/file":             "", // the signed link: threads_test.go
+	"/v1/openapi.json":                      "", // public: openapi_test.go
+	"/v1/rate_limit":                        "", // keyed but reads no store and costs nothing: usage_test.go
+	"/v1/webhook_endpoints":                 "/v1/webhook_endpoints",
+	"/v1/webhook_endpoints/{id}/deliveries": "/v1/webhook_endpoints/we_1/deliveries",
 }
 
 func exampleRequests() []string {
