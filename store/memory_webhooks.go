@@ -222,6 +222,16 @@ func (m *Memory) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from
 		w.jobs[k] = &j
 	}
 	e.Cursor = to
+	// What is past WebhookRetention goes, a page of events at a time.
+	horizon := now.Add(-WebhookRetention)
+	log := w.deliveries[[2]string{orgID, endpointID}]
+	n, _ := slices.BinarySearchFunc(log, horizon, func(d WebhookDelivery, t time.Time) int { return d.AttemptedAt.Compare(t) })
+	w.deliveries[[2]string{orgID, endpointID}] = log[n:]
+	for k, j := range w.jobs {
+		if k[0] == orgID && k[1] == endpointID && j.Due.IsZero() && j.QueuedAt.Before(horizon) {
+			delete(w.jobs, k)
+		}
+	}
 	return nil
 }
 
@@ -253,8 +263,8 @@ func (m *Memory) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int,
 	return out, nil
 }
 
-// FinishWebhookAttempt implements WebhookQueue. Attempts older than
-// WebhookRetention are dropped from the log as new ones come.
+// FinishWebhookAttempt implements WebhookQueue. Attempts and finished jobs
+// older than WebhookRetention are dropped by EnqueueWebhookJobs.
 func (m *Memory) FinishWebhookAttempt(ctx context.Context, job WebhookJob, d WebhookDelivery, o WebhookOutcome) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -267,10 +277,7 @@ func (m *Memory) FinishWebhookAttempt(ctx context.Context, job WebhookJob, d Web
 	if !ok {
 		return fmt.Errorf("store: webhook endpoint %s: %w", job.EndpointID, ErrNotFound)
 	}
-	log := w.deliveries[k]
-	horizon := d.AttemptedAt.Add(-WebhookRetention)
-	n, _ := slices.BinarySearchFunc(log, horizon, func(d WebhookDelivery, t time.Time) int { return d.AttemptedAt.Compare(t) })
-	w.deliveries[k] = append(log[n:], d)
+	w.deliveries[k] = append(w.deliveries[k], d)
 	j, ok := w.jobs[[3]string{job.OrgID, job.EndpointID, job.EventID}]
 	if !ok || j.Claim != job.Claim {
 		return nil // the claim expired and another caller has the job

@@ -117,7 +117,11 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 		if err != nil && loop.Err() == nil {
 			d.cfg.logger.Warn("webhook: listing endpoints", "err", err)
 		}
+		// The attempts of this pass read the endpoints as listed: a
+		// change of URL or secret applies from the next pass on.
+		current := map[[2]string]store.WebhookEndpoint{}
 		for _, e := range endpoints {
+			current[[2]string{e.OrgID, e.ID}] = e
 			if !watched[e.OrgID] {
 				watched[e.OrgID] = true
 				go forward(d.ev.WatchEvents(loop, e.OrgID), wake)
@@ -141,7 +145,8 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 						<-slots
 						signal(wake)
 					}()
-					d.attempt(attempts, j)
+					e, ok := current[[2]string{j.OrgID, j.EndpointID}]
+					d.attempt(attempts, j, e, ok)
 				})
 			}
 			if len(jobs) < free {

@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/eventfake"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
@@ -38,7 +39,7 @@ func (a attempts) next(t *testing.T) webhook.Attempt {
 // clock the test moves, and a dispatcher running on them.
 type fixture struct {
 	st       *store.Memory
-	ev       *events
+	ev       *eventfake.Events
 	clk      *clock
 	eps      *webhook.Endpoints
 	attempts attempts
@@ -46,7 +47,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts ...webhook.Option) *fixture {
 	t.Helper()
-	f := &fixture{st: store.NewMemory(), ev: newEvents(), clk: newClock(), attempts: make(attempts, 10000)}
+	f := &fixture{st: store.NewMemory(), ev: eventfake.New(), clk: newClock(), attempts: make(attempts, 10000)}
 	if err := f.st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "A", Plan: "starter"}); err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +83,10 @@ func TestDeliverSigned(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t, webhook.WithAllowLocal(true))
 	rc := newReceiver(t)
-	f.ev.add("org_a", invoicePaid("p1")) // before the endpoint: not delivered
+	f.ev.Add("org_a", invoicePaid("p1")) // before the endpoint: not delivered
 	e, secret := f.create(t, webhook.Settings{URL: rc.URL + "/hook"})
 	is.True(e.Secret == nil) // the secret is never returned but once
-	want := f.ev.add("org_a", invoicePaid("p1"))
+	want := f.ev.Add("org_a", invoicePaid("p1"))
 
 	r := rc.next(t)
 	is.Equal(r.header.Get("webhook-id"), want.ID)
@@ -117,7 +118,7 @@ func TestRefusedWithoutAllowLocal(t *testing.T) {
 	eps := webhook.NewEndpoints(f.st, f.ev, testKey, webhook.WithAllowLocal(true))
 	_, _, err := eps.Create(context.Background(), "org_a", webhook.Settings{URL: strings.Replace(rc.URL, "http:", "https:", 1)})
 	is.NoErr(err)
-	f.ev.add("org_a", invoicePaid("p1"))
+	f.ev.Add("org_a", invoicePaid("p1"))
 	a := f.attempts.next(t)
 	is.Equal(a.Error, webhook.ErrorRefusedAddress) // 127.0.0.1 is not public
 	is.Equal(a.StatusCode, 0)
@@ -143,7 +144,7 @@ func TestRetries(t *testing.T) {
 		return 200
 	})
 	e, _ := f.create(t, webhook.Settings{URL: rc.URL})
-	want := f.ev.add("org_a", invoicePaid("p1"))
+	want := f.ev.Add("org_a", invoicePaid("p1"))
 	first := rc.next(t)
 	is.Equal(f.attempts.next(t).Error, "status")
 	f.clk.Add(45 * time.Second) // before the first delay (1 min, less 20% at most)
@@ -173,7 +174,7 @@ func TestGoneDisables(t *testing.T) {
 	rc := newReceiver(t)
 	rc.setAnswer(func(*http.Request) int { return http.StatusGone })
 	e, _ := f.create(t, webhook.Settings{URL: rc.URL})
-	f.ev.add("org_a", invoicePaid("p1"))
+	f.ev.Add("org_a", invoicePaid("p1"))
 	rc.next(t)
 	f.attempts.next(t)
 	got, err := f.eps.Get(context.Background(), "org_a", e.ID)
@@ -193,7 +194,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 		return http.StatusFound
 	})
 	f.create(t, webhook.Settings{URL: rc.URL})
-	f.ev.add("org_a", invoicePaid("p1"))
+	f.ev.Add("org_a", invoicePaid("p1"))
 	rc.next(t)
 	a := f.attempts.next(t)
 	is.Equal(a.Error, webhook.ErrorRedirect)
@@ -207,11 +208,11 @@ func TestMatching(t *testing.T) {
 	rc := newReceiver(t)
 	f.create(t, webhook.Settings{URL: rc.URL, Types: []string{"invoice.paid", "deliverable.created"},
 		Restriction: auth.Restriction{Scopes: []auth.Scope{auth.ScopeInvoices}, ProjectIDs: []string{"p1"}}})
-	f.ev.add("org_a", invoicePaid("p2"))                                                                                   // another project
-	f.ev.add("org_a", invoicePaid(""))                                                                                     // no project
-	f.ev.add("org_a", store.Event{Type: "invoice.created", Kind: store.KindInvoice, ItemID: "i", ProjectID: "p1"})         // another type
-	f.ev.add("org_a", store.Event{Type: "deliverable.created", Kind: store.KindDeliverable, ItemID: "d", ProjectID: "p1"}) // outside the scopes
-	want := f.ev.add("org_a", invoicePaid("p1"))
+	f.ev.Add("org_a", invoicePaid("p2"))                                                                                   // another project
+	f.ev.Add("org_a", invoicePaid(""))                                                                                     // no project
+	f.ev.Add("org_a", store.Event{Type: "invoice.created", Kind: store.KindInvoice, ItemID: "i", ProjectID: "p1"})         // another type
+	f.ev.Add("org_a", store.Event{Type: "deliverable.created", Kind: store.KindDeliverable, ItemID: "d", ProjectID: "p1"}) // outside the scopes
+	want := f.ev.Add("org_a", invoicePaid("p1"))
 	r := rc.next(t)
 	is.Equal(r.header.Get("webhook-id"), want.ID) // only the event the endpoint may see
 	rc.none(t, func() { time.Sleep(20 * time.Millisecond) })
@@ -225,7 +226,7 @@ func TestRotation(t *testing.T) {
 	secret, err := f.eps.RotateSecret(context.Background(), "org_a", e.ID)
 	is.NoErr(err)
 	is.True(secret != old)
-	f.ev.add("org_a", invoicePaid("p1"))
+	f.ev.Add("org_a", invoicePaid("p1"))
 	r := rc.next(t)
 	is.Equal(len(strings.Fields(r.header.Get("webhook-signature"))), 2) // both, during the overlap
 	_, err = statusclient.VerifyWebhook(secret, r.header, r.body, f.clk.Now())
@@ -234,7 +235,7 @@ func TestRotation(t *testing.T) {
 	is.NoErr(err) // and so does the old one, for 24 hours
 
 	f.clk.Add(webhook.RotationOverlap)
-	f.ev.add("org_a", invoicePaid("p1"))
+	f.ev.Add("org_a", invoicePaid("p1"))
 	r = rc.next(t)
 	is.Equal(len(strings.Fields(r.header.Get("webhook-signature"))), 1) // the old one no longer signs
 	_, err = statusclient.VerifyWebhook(old, r.header, r.body, f.clk.Now())
@@ -246,7 +247,7 @@ func TestRedeliver(t *testing.T) {
 	f := newFixture(t, webhook.WithAllowLocal(true))
 	rc := newReceiver(t)
 	e, _ := f.create(t, webhook.Settings{URL: rc.URL})
-	want := f.ev.add("org_a", invoicePaid("p1"))
+	want := f.ev.Add("org_a", invoicePaid("p1"))
 	rc.next(t)
 	f.attempts.next(t)
 	is.NoErr(f.eps.Redeliver(context.Background(), "org_a", e.ID, want.ID))
