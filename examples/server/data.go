@@ -29,6 +29,7 @@ type dataset struct {
 	invoices     []store.Invoice
 	threads      []store.Thread
 	messages     []store.Message
+	webhooks     []webhookEndpoint // webhooks.go
 	// content maps a deliverable's or an attachment's FileKey (see
 	// contentKey and attachmentKey) to its file's bytes.
 	content map[string][]byte
@@ -115,6 +116,7 @@ type (
 		Invoices      []json.RawMessage `json:"invoices"`
 		Threads       []json.RawMessage `json:"threads"`
 		Messages      []json.RawMessage `json:"messages"`
+		Webhooks      []json.RawMessage `json:"webhookEndpoints"`
 	}
 	orgJSON struct {
 		ID             string `json:"id"`
@@ -251,6 +253,7 @@ func parseData(r io.Reader) (*dataset, error) {
 		{"invoices", f.Invoices, &invoiceJSON{}},
 		{"threads", f.Threads, &threadJSON{}},
 		{"messages", f.Messages, &messageJSON{}},
+		{"webhookEndpoints", f.Webhooks, &webhookJSON{}},
 	} {
 		ds.ignored = append(ds.ignored, unknownFields(sec.name, sec.raws, sec.v)...)
 	}
@@ -278,6 +281,9 @@ func parseData(r io.Reader) (*dataset, error) {
 		return nil, err
 	}
 	if ds.threads, err = items("threads", f.Threads, parseThread); err != nil {
+		return nil, err
+	}
+	if ds.webhooks, err = items("webhookEndpoints", f.Webhooks, parseWebhook); err != nil {
 		return nil, err
 	}
 	msgs, err := items("messages", f.Messages, parseMessage)

@@ -135,6 +135,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return apiError(err)
 	}
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
+	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log)
+	if err != nil {
+		return err
+	}
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with
 	// every other replica of the same Redis.
@@ -196,6 +200,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancelShut()
 	if err := srv.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := wh.stop(shutCtx); err != nil {
+		log.Warn("webhook attempts still in flight were left to other replicas", "err", err)
 	}
 	if metrics != nil {
 		if err := metrics.shutdown(shutCtx); err != nil {
