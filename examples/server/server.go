@@ -135,10 +135,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return apiError(err)
 	}
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
-	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log)
-	if err != nil {
-		return err
-	}
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with
 	// every other replica of the same Redis.
@@ -156,6 +152,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		api = otelstatus.Middleware(api, otelstatus.WithMeterProvider(metrics.provider))
 	}
 
+	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log, metrics)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
 		Handler:           accesslog.Handler(log, routes(api, hc)),
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"encoding/json"
-
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
 )
@@ -80,10 +80,11 @@ type webhooks struct{ d *webhook.Dispatcher }
 
 // startWebhooks registers the data file's endpoints (those not yet in the
 // store; a reload does not change them) and starts the dispatcher, whose
-// secrets are sealed under a key derived from the signing key. On a store
+// secrets are sealed under a key derived from the signing key, its
+// attempts counted on the metrics server when there is one. On a store
 // without an event feed (store.Events) or without webhook endpoints, it
 // logs that webhooks are off.
-func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset, signingKey []byte, log *slog.Logger) (webhooks, error) {
+func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
 	ws, okW := st.(webhook.Store)
 	ev, okE := st.(store.Events)
 	if !okW || !okE {
@@ -93,6 +94,9 @@ func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset,
 		return webhooks{}, nil
 	}
 	opts := []webhook.Option{webhook.WithAllowLocal(cfg.webhookAllowLocal), webhook.WithSchedule(cfg.webhookRetries), webhook.WithLogger(log)}
+	if metrics != nil {
+		opts = append(opts, webhook.WithObserver(otelstatus.WebhookObserver(otelstatus.WithMeterProvider(metrics.provider))))
+	}
 	if cfg.webhookAllowLocal {
 		log.Warn("webhooks may be delivered over http and to local and private addresses (-webhooks-allow-local): for development only")
 	}

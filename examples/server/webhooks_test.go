@@ -34,6 +34,6 @@ func TestWebhookEndpointsFile(t *testing.T) {
 	is.Equal(ds.webhooks[0].Settings.URL, "https://hooks.example.com/a")
 	is.Equal(len(ds.ignored), 0) // every field is known
 	_, err = parseData(strings.NewReader(strings.Replace(file, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "hunter2", 1)))
-	is.True(err != nil)                               // a secret that is not whsec_ is refused
+	is.True(err != nil)                                // a secret that is not whsec_ is refused
 	is.True(!strings.Contains(err.Error(), "hunter2")) // and never echoed
 }
