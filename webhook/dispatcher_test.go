@@ -299,3 +299,98 @@ func TestEndpointsAPI(t *testing.T) {
 	_, err = f.eps.Get(ctx, "org_a", "we_1")
 	is.True(errors.Is(err, store.ErrNotFound))
 }
+
+// TestReceiverDownThenBack: a receiver down for a while (503, then no
+// answer at all) gets every event once it is back, on the schedule.
+func TestReceiverDownThenBack(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true))
+	rc := newReceiver(t)
+	down := true
+	rc.setAnswer(func(*http.Request) int {
+		if down {
+			return 503
+		}
+		return 200
+	})
+	f.create(t, webhook.Settings{URL: rc.URL})
+	const events = 20
+	want := map[string]bool{}
+	for range events {
+		want[f.ev.Add("org_a", invoicePaid("p1")).ID] = true
+	}
+	for range events { // the first attempts fail
+		rc.next(t)
+		is.Equal(f.attempts.next(t).Error, "status")
+	}
+	f.clk.Add(2 * time.Minute) // the second attempts, still down
+	for range events {
+		rc.next(t)
+		f.attempts.next(t)
+	}
+	rc.setAnswer(func(*http.Request) int { return 200 })
+	f.clk.Add(2 * time.Hour) // back: the third attempts succeed
+	got := map[string]bool{}
+	for range events {
+		r := rc.next(t)
+		got[r.header.Get("webhook-id")] = true
+		is.Equal(f.attempts.next(t).Error, "")
+	}
+	is.Equal(got, want) // every event arrived
+	f.clk.Add(24 * time.Hour)
+	rc.none(t, func() { time.Sleep(20 * time.Millisecond) }) // and none again
+}
+
+// TestDisabledAfterFiveDays: an endpoint failing for DisableAfter is
+// disabled.
+func TestDisabledAfterFiveDays(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true), webhook.WithSchedule([]time.Duration{24 * time.Hour, 24 * time.Hour, 24 * time.Hour, 24 * time.Hour, 24 * time.Hour, 24 * time.Hour}))
+	rc := newReceiver(t)
+	rc.setAnswer(func(*http.Request) int { return 500 })
+	e, _ := f.create(t, webhook.Settings{URL: rc.URL})
+	f.ev.Add("org_a", invoicePaid("p1"))
+	for range 5 { // at 0, 30, 60, 90 and 120 hours: 5 days
+		rc.next(t)
+		f.attempts.next(t)
+		f.clk.Add(30 * time.Hour)
+	}
+	got, err := f.eps.Get(context.Background(), "org_a", e.ID)
+	is.NoErr(err)
+	is.True(!got.Enabled)
+	is.Equal(got.DisabledReason, webhook.ReasonFailing)
+	rc.none(t, func() { time.Sleep(20 * time.Millisecond) }) // no sixth attempt
+}
+
+// TestRetryAfter: a Retry-After longer than the scheduled delay is
+// honoured.
+func TestRetryAfter(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true), webhook.WithSchedule([]time.Duration{time.Second, 10 * time.Minute}))
+	rc := newReceiver(t)
+	first := true
+	rc.setAnswer(func(r *http.Request) int {
+		if first {
+			first = false
+			return 429
+		}
+		return 200
+	})
+	rc.Config.Handler = retryAfter(rc.Config.Handler)
+	f.create(t, webhook.Settings{URL: rc.URL})
+	f.ev.Add("org_a", invoicePaid("p1"))
+	rc.next(t)
+	f.attempts.next(t)
+	f.clk.Add(30 * time.Second) // past the schedule's 1 s, before Retry-After's 60 s
+	rc.none(t, func() { time.Sleep(20 * time.Millisecond) })
+	f.clk.Add(31 * time.Second)
+	rc.next(t)
+	is.Equal(f.attempts.next(t).Error, "")
+}
+
+func retryAfter(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		h.ServeHTTP(w, r)
+	})
+}
