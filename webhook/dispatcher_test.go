@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -393,4 +394,53 @@ func retryAfter(h http.Handler) http.Handler {
 		w.Header().Set("Retry-After", "60")
 		h.ServeHTTP(w, r)
 	})
+}
+
+// TestStop: a stop waits for the attempt in flight, and one whose grace
+// runs out abandons it unrecorded, for another replica once its claim
+// expires.
+func TestStop(t *testing.T) {
+	for _, graceful := range []bool{true, false} {
+		t.Run(fmt.Sprint("graceful=", graceful), func(t *testing.T) {
+			is := is.New(t)
+			st := store.NewMemory()
+			is.NoErr(st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "A", Plan: "starter"}))
+			ev := eventfake.New()
+			rc := newReceiver(t)
+			arrived, release := make(chan struct{}), make(chan struct{})
+			rc.setAnswer(func(*http.Request) int {
+				close(arrived)
+				<-release
+				return 200
+			})
+			obs := make(attempts, 10)
+			opts := []webhook.Option{webhook.WithAllowLocal(true), webhook.WithObserver(obs), webhook.WithPollInterval(2 * time.Millisecond)}
+			e, _, err := webhook.NewEndpoints(st, ev, testKey, opts...).Create(context.Background(), "org_a", webhook.Settings{URL: rc.URL})
+			is.NoErr(err)
+			d := webhook.NewDispatcher(st, ev, testKey, opts...)
+			d.Start(context.Background())
+			ev.Add("org_a", invoicePaid("p1"))
+			<-arrived
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := make(chan error)
+			go func() { stopped <- d.Stop(ctx) }()
+			if graceful {
+				close(release)
+				is.NoErr(<-stopped) // it waited for the attempt
+				is.Equal(obs.next(t).Error, "")
+			} else {
+				cancel()
+				is.True(errors.Is(<-stopped, context.Canceled)) // the grace ran out
+				close(release)
+			}
+			cancel()
+			p, err := st.ListWebhookDeliveries(context.Background(), "org_a", e.ID, store.WebhookDeliveryQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}})
+			is.NoErr(err)
+			if graceful {
+				is.Equal(p.Total, 1) // recorded
+			} else {
+				is.Equal(p.Total, 0) // abandoned, unrecorded: the claim expires and it is made again
+			}
+		})
+	}
 }
