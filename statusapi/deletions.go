@@ -66,30 +66,9 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	return page(q, p, deletionOut), nil
 }
 
-// scopeOfKind is the scope that reads each kind of item.
-var scopeOfKind = map[store.Kind]auth.Scope{
-	store.KindProject:     auth.ScopeProjects,
-	store.KindMilestone:   auth.ScopeProjects,
-	store.KindDeliverable: auth.ScopeDeliverables,
-	store.KindInvoice:     auth.ScopeInvoices,
-	store.KindThread:      auth.ScopeThreads,
-	store.KindMessage:     auth.ScopeThreads,
-}
-
 // deletionKinds returns the kinds of deletion records p may read: nil for
-// all, when its scopes cover every kind.
-func deletionKinds(p auth.Principal) []store.Kind {
-	kinds := []store.Kind{}
-	for _, k := range store.Kinds {
-		if p.Allows(scopeOfKind[k]) {
-			kinds = append(kinds, k)
-		}
-	}
-	if len(kinds) == len(store.Kinds) {
-		return nil
-	}
-	return kinds
-}
+// all, when its scopes cover every kind (auth.Restriction.Kinds).
+func deletionKinds(p auth.Principal) []store.Kind { return p.Kinds() }
 
 func joinKinds() string {
 	out := ""
