@@ -370,6 +370,18 @@ func (s failStore) ListMessages(context.Context, string, store.MessageQuery) (st
 func (s failStore) GetAttachment(context.Context, string, string) (store.Attachment, error) {
 	return store.Attachment{}, s.err
 }
+func (s failStore) GetProjects(context.Context, string, []string) ([]store.Project, error) {
+	return nil, s.err
+}
+func (s failStore) GetMilestone(context.Context, string, string) (store.Milestone, error) {
+	return store.Milestone{}, s.err
+}
+func (s failStore) GetInvoice(context.Context, string, string) (store.Invoice, error) {
+	return store.Invoice{}, s.err
+}
+func (s failStore) GetMessage(context.Context, string, string, []string) (store.Message, error) {
+	return store.Message{}, s.err
+}
 
 // blockingStore answers every read only when ctx is done.
 type blockingStore struct{ store.Store }
@@ -413,6 +425,18 @@ func (b blockingStore) ListMessages(ctx context.Context, _ string, _ store.Messa
 }
 func (b blockingStore) GetAttachment(ctx context.Context, _, _ string) (store.Attachment, error) {
 	return store.Attachment{}, b.wait(ctx)
+}
+func (b blockingStore) GetProjects(ctx context.Context, _ string, _ []string) ([]store.Project, error) {
+	return nil, b.wait(ctx)
+}
+func (b blockingStore) GetMilestone(ctx context.Context, _, _ string) (store.Milestone, error) {
+	return store.Milestone{}, b.wait(ctx)
+}
+func (b blockingStore) GetInvoice(ctx context.Context, _, _ string) (store.Invoice, error) {
+	return store.Invoice{}, b.wait(ctx)
+}
+func (b blockingStore) GetMessage(ctx context.Context, _, _ string, _ []string) (store.Message, error) {
+	return store.Message{}, b.wait(ctx)
 }
 
 // TestStoreFailures runs every route, the signed file link included,
