@@ -29,6 +29,12 @@ var examples = map[string]string{
 	"/v1/projects":                   "/v1/projects",
 	"/v1/projects/{id}":              "/v1/projects/p1",
 	"/v1/projects/{id}/milestones":   "/v1/projects/p1/milestones",
+	"/v1/milestones/{id}":            "/v1/milestones/m1",
+	"/v1/deliverables/{id}":          "/v1/deliverables/d1",
+	"/v1/invoices/{id}":              "/v1/invoices/i24",
+	"/v1/invoices/{id}/document":     "/v1/invoices/i24/document",
+	"/v1/invoices/{id}/file":         "", // the signed link: items_test.go
+	"/v1/messages/{id}":              "/v1/messages/msg1",
 	"/v1/deliverables":               "/v1/deliverables",
 	"/v1/deliverables/{id}/download": "/v1/deliverables/d1/download",
 	"/v1/deliverables/{id}/file":     "", // the signed link: download_test.go
@@ -96,7 +102,7 @@ var wireKeys = map[string][]string{
 	"/v1/projects":               {"id", "name", "status", "startedAt", "dueAt", "updatedAt"},
 	"/v1/projects/p1/milestones": {"id", "projectId", "name", "status", "dueAt", "completedAt", "updatedAt"},
 	"/v1/deliverables":           {"id", "projectId", "name", "status", "fileName", "contentType", "sizeBytes", "createdAt", "updatedAt"},
-	"/v1/invoices":               {"id", "number", "projectId", "status", "currency", "total", "amountDue", "issuedAt", "dueAt", "paidAt", "updatedAt"},
+	"/v1/invoices":               {"id", "number", "projectId", "status", "currency", "total", "amountDue", "issuedAt", "dueAt", "paidAt", "documentAvailable", "updatedAt"},
 }
 
 var timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)
@@ -291,7 +297,7 @@ func TestUnknownRoutes(t *testing.T) {
 	api := newTestAPI(t)
 	for _, path := range []string{
 		"/", "/v1", "/v1/", "/v2/projects", "/v1/nope", "/v1/projects/", "/v1/projects/p1/",
-		"/v1/projects/p1/nope", "/v1//projects", "/v1/projects/../invoices", "/v1/deliverables/d1",
+		"/v1/projects/p1/nope", "/v1//projects", "/v1/projects/../invoices", "/v1/deliverables/d1/nope",
 		"/V1/projects", "/favicon.ico",
 	} {
 		for _, key := range []string{"a", ""} {
@@ -460,7 +466,8 @@ func TestStoreFailures(t *testing.T) {
 			api := newTestAPIWith(t, setup{wrap: func(store.Store) store.Store { return tc.st }},
 				statusapi.WithTimeout(10*time.Millisecond))
 			attachment, _ := healthy.attachmentLink("att1")
-			for _, target := range append(routes, link.RequestURI(), attachment.RequestURI()) {
+			document, _ := healthy.downloadLink("/v1/invoices/i24/document")
+			for _, target := range append(routes, link.RequestURI(), attachment.RequestURI(), document.RequestURI()) {
 				is := is.New(t)
 				res := api.do("GET", target, "a", "X-Request-Id", "fail-1")
 				is.Equal(res.Code, tc.status) // status of target
