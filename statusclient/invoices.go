@@ -104,6 +104,5 @@ func (c *Client) InvoiceDocument(ctx context.Context, id string) (DownloadLink, 
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}
-	env, resp, err := get[DownloadLink](ctx, c, request{path: path + "/document"})
-	return env.Data, resp, err
+	return c.downloadLink(ctx, path+"/document")
 }
