@@ -3,7 +3,6 @@ package storetest
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
@@ -16,9 +15,11 @@ import (
 // restriction to projects.
 
 func testSingleItems(t *testing.T, open func(t *testing.T) Subject) {
-	from := time.Now()
-	s, f := seeded(t, open)
-	updated := updatedAtCheck(s, from, time.Now())
+	s := open(t)
+	from := now(s)
+	f := seedData()
+	f.put(t, s)
+	updated := updatedAtCheck(s, from, now(s))
 	for _, want := range f.milestones {
 		t.Run("milestone "+want.OrgID+"/"+want.ID, func(t *testing.T) {
 			is := is.New(t)
@@ -121,9 +122,12 @@ func testGetProjects(t *testing.T, open func(t *testing.T) Subject) {
 }
 
 func testGetMessage(t *testing.T, open func(t *testing.T) threadSubject) {
-	from := time.Now()
-	s, f := seededThreads(t, open)
-	to := time.Now()
+	s := open(t)
+	from := now(s)
+	seedData().put(t, s)
+	f := threadData()
+	f.put(t, s)
+	to := now(s)
 	for _, msg := range f.messages {
 		visible := !msg.Internal && !want(f.threads, msg.OrgID, msg.ThreadID, threadKey).Internal
 		t.Run("message "+msg.OrgID+"/"+msg.ID, func(t *testing.T) {
