@@ -46,7 +46,8 @@ const DefaultResponseCacheBytes = 32 << 20
 // and its data version, the public URL, the path and the raw query (the
 // Link header is built from them), and the projects a restricted key may
 // see. Scopes are not in the key: they are checked before the cache is
-// read, and the same bytes answer every key allowed the route.
+// read, and the same bytes answer every key allowed the route; but for
+// whether the key may read projects, which expand=project depends on.
 
 // cacheKey names one cached answer.
 type cacheKey struct {
@@ -56,6 +57,9 @@ type cacheKey struct {
 	path    string // escaped
 	query   string // raw
 	only    string // the caller's project restriction, encoded (onlyKey)
+	// projects says whether the caller may read projects: expand=project
+	// embeds them only then (expand.go), the one answer a scope changes.
+	projects bool
 }
 
 // responseCache is a least-recently-used cache of encoded answers,
@@ -149,7 +153,7 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 		if err != nil {
 			return response{}, err
 		}
-		k := cacheKey{org: c.Org.ID, version: v, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs)}
+		k := cacheKey{org: c.Org.ID, version: v, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs), projects: c.Allows(auth.ScopeProjects)}
 		if h.cfg.publicURL == "" {
 			k.base = h.publicURL(r)
 		}

@@ -36,6 +36,11 @@ var routeScopes = map[string]auth.Scope{
 	"/v1/rate_limit":                        "",
 	"/v1/webhook_endpoints":                 auth.ScopeWebhooks,
 	"/v1/webhook_endpoints/{id}/deliveries": auth.ScopeWebhooks,
+	"/v1/milestones/{id}":                   auth.ScopeProjects,
+	"/v1/deliverables/{id}":                 auth.ScopeDeliverables,
+	"/v1/invoices/{id}":                     auth.ScopeInvoices,
+	"/v1/invoices/{id}/document":            auth.ScopeInvoices,
+	"/v1/messages/{id}":                     auth.ScopeThreads,
 }
 
 // TestRouteScopes walks every keyed route of the handler's table (through
@@ -75,7 +80,8 @@ func TestRouteScopes(t *testing.T) {
 			// Every example names items of p1.
 			is.Equal(api.do("GET", target, "p1 only").Code, 200) // a key restricted to p1 sees p1's items
 			other := api.do("GET", target, "p2 only")
-			if strings.Contains(target, "/p1") || strings.Contains(target, "/d1") || strings.Contains(target, "/t1") || strings.Contains(target, "/att1") || strings.Contains(target, "/we_1") {
+			if strings.Contains(target, "/p1") || strings.Contains(target, "/d1") || strings.Contains(target, "/t1") || strings.Contains(target, "/att1") ||
+				strings.Contains(target, "/m1") || strings.Contains(target, "/i24") || strings.Contains(target, "/msg1") || strings.Contains(target, "/we_1") {
 				is.Equal(other.Code, 404) // an item of another project answers as one that does not exist
 				is.Equal(errorOf(t, other).Error.Code, "NOT_FOUND")
 			} else {

@@ -115,6 +115,13 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	return listed(rows, n, milestoneRow.milestone), nil
 }
 
+// GetMilestone returns one of the organization's milestones; the error
+// wraps store.ErrNotFound when it has none with that id.
+func (s *Store) GetMilestone(ctx context.Context, orgID, id string) (store.Milestone, error) {
+	row, err := get[milestoneRow](ctx, s, "milestone", "m", orgID, id)
+	return row.milestone(), err
+}
+
 // DeleteMilestone deletes one of the organization's milestones, leaving a
 // deletion record; the error wraps store.ErrNotFound when it has none with
 // that id.

@@ -95,6 +95,39 @@ func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project
 	return row.project(), err
 }
 
+// GetProjects returns those of the organization's projects whose ids are
+// in ids, in the order of ids, each once, in one query through the
+// primary key; ids it has no project of (or that are not storable) are
+// skipped.
+func (s *Store) GetProjects(ctx context.Context, orgID string, ids []string) ([]store.Project, error) {
+	want, nothing := allowed(ids)
+	if !storable(orgID) || nothing {
+		if err := unmatched(ctx, nil); err != nil {
+			return nil, err
+		}
+		return []store.Project{}, nil
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var rows []projectRow
+	err := restrict(s.newSelect(&rows).Where("p.org_id = ?", orgID), "p.id", want).Scan(ctx)
+	if err != nil {
+		return nil, failure(ctx, store.ErrUnavailable, fmt.Sprintf("projects of organization %q", orgID), err)
+	}
+	byID := make(map[string]store.Project, len(rows))
+	for _, row := range rows {
+		byID[row.ID] = row.project()
+	}
+	out := make([]store.Project, 0, len(rows))
+	for _, id := range want {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+			delete(byID, id) // each once
+		}
+	}
+	return out, nil
+}
+
 // DeleteProject deletes one of the organization's projects with its
 // milestones, deliverables and threads (internal ones too, with their
 // messages); the invoices that named it stay, with a nil ProjectID and a

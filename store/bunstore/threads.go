@@ -451,6 +451,36 @@ func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 	return listed(rows, n, messageRow.message), nil
 }
 
+// GetMessage returns one of the organization's visible messages of its
+// visible threads, with its attachments, in one query; the error wraps
+// store.ErrNotFound when it has none with that id, only one of internal
+// content, or, with onlyProjects not nil, only one of a thread outside
+// them.
+func (s *Store) GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (store.Message, error) {
+	notFound := fmt.Errorf("bunstore: message %q: %w", id, store.ErrNotFound)
+	only, nothing := allowed(onlyProjects)
+	if !storable(orgID, id) || nothing {
+		return store.Message{}, unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var row messageRow
+	err := restrict(s.newSelect(&row).
+		ColumnExpr("m.*").
+		ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
+			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments")).
+		Where("m.org_id = ? AND m.id = ?", orgID, id).
+		Where(visibleMessage), "m.project_id", only).
+		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Message{}, notFound
+	}
+	if err != nil {
+		return store.Message{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("message %q", id), err)
+	}
+	return row.message(), nil
+}
+
 // selectMessages is selectPage for messages: one page, in order, with the
 // count of all the rows filter matches, and each message's attachments,
 // gathered for the page's rows only, in one round trip.
