@@ -119,7 +119,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 		return since(sq, "i", q.UpdatedSince)
 	}
 	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "invoice", status: string(q.Status), project: q.ProjectID, only: only})
-	return list(ctx, s, "invoices", q.PageRequest, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+	return list(ctx, s, "invoices", q.PageRequest, q.UpdatedSince, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
 }
 
 // GetInvoice returns one of the organization's invoices, with where its

@@ -85,7 +85,7 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 		return since(sq, "p", q.UpdatedSince)
 	}
 	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "project", status: string(q.Status), only: only})
-	return list(ctx, s, "projects", q.PageRequest, filter, count, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
+	return list(ctx, s, "projects", q.PageRequest, q.UpdatedSince, filter, count, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
 }
 
 // GetProject returns one of the organization's projects; the error wraps
