@@ -106,7 +106,9 @@ type invoiceJSON struct {
 	IssuedAt  string  `json:"issuedAt"`
 	DueAt     string  `json:"dueAt"`
 	PaidAt    *string `json:"paidAt"`
-	UpdatedAt string  `json:"updatedAt"`
+	// DocumentAvailable: document_key is not empty.
+	DocumentAvailable bool   `json:"documentAvailable"`
+	UpdatedAt         string `json:"updatedAt"`
 }
 
 // listJSON is the envelope of a list.
@@ -129,7 +131,7 @@ func wireTime(t time.Time) string {
 
 // invoiceColumns are the columns of bunstore's invoices table that an
 // invoice on the wire shows (store/bunstore/migrations).
-const invoiceColumns = "id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at, updated_at"
+const invoiceColumns = "id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at, document_key <> '', updated_at"
 
 // pgxHandler is the "pgx by hand" yardstick: GET /v1/invoices of one
 // organization, straight from bunstore's tables in schema through
@@ -194,7 +196,7 @@ func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, org
 			paid                 *time.Time
 		)
 		if err := rows.Scan(&it.ID, &it.Number, &it.ProjectID, &it.Status, &it.Currency, &it.Total, &it.AmountDue,
-			&issued, &due, &paid, &updated); err != nil {
+			&issued, &due, &paid, &it.DocumentAvailable, &updated); err != nil {
 			rows.Close()
 			return nil, err
 		}
