@@ -251,6 +251,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 func (h *handler) discover() {
 	h.changes, _ = h.st.(store.Changes)
 	h.threads, _ = h.st.(store.Threads)
+	h.events, _ = h.st.(store.Events)
 	_, h.restrictable = h.st.(store.Restrictable)
 	h.peeker, _ = h.lim.(ratelimit.Peeker)
 	h.versions, _ = h.st.(store.Versions)
@@ -263,6 +264,8 @@ type handler struct {
 	st      store.Store
 	changes store.Changes // st, when it tracks changes; else nil
 	threads store.Threads // st, when it holds threads; else nil
+	events  store.Events  // st, when it keeps events; else nil
+	streams streamSlots   // the open live event streams (stream.go)
 	// restrictable says that st applies restricted keys' restrictions in
 	// its queries (store.Restrictable); else such keys are refused.
 	restrictable bool

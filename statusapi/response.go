@@ -16,6 +16,9 @@ type response struct {
 
 	list  *listParams // the parameters of a list; nil for an item
 	total int         // the count of all items matching a list's filters
+	// link is the Link header of an answer that is not a paged list
+	// (the event feed's rel="next"); "" for none.
+	link string
 
 	// noStore marks a credential (a signed download link): no ETag and
 	// no cache may keep it.

@@ -80,4 +80,5 @@ var optionalResources = []func(h *handler) []route{
 	deletionRoutes, // deletions.go: store.Changes
 	threadRoutes,   // threads.go: store.Threads
 	usageRoutes,    // usage.go: a ratelimit.Peeker limiter
+	eventRoutes,    // events.go: store.Events
 }
