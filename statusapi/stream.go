@@ -154,6 +154,7 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	// A server-wide ReadTimeout must not end the stream; a write timeout
 	// is set per write (send).
 	_ = s.rc.SetReadDeadline(time.Time{})
+	wake := s.h.events.WatchEvents(ctx, s.c.Org.ID) // before the backlog: no event falls between
 	s.w.WriteHeader(http.StatusOK)
 	if err := s.write(nil); err != nil { // the headers, at once
 		if errors.Is(err, http.ErrNotSupported) {
@@ -167,7 +168,6 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	if len(first.Events) == streamPage && s.follow(ctx) != nil {
 		return
 	}
-	wake := s.h.events.WatchEvents(ctx, s.c.Org.ID)
 	poll := time.NewTicker(StreamPoll)
 	defer poll.Stop()
 	heartbeat := time.NewTicker(StreamHeartbeat)
