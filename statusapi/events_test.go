@@ -84,9 +84,9 @@ func TestEventFeed(t *testing.T) {
 	is.Equal(l.Meta.PerPage, 2)
 	is.Equal(l.Meta.Total, 6) // all the events after after
 	is.Equal(res.Header().Get("Link"), `<http://example.com/v1/events?after=evt_2&limit=2>; rel="next"`)
-	is.True(res.Header().Get("ETag") != "")                                         // revalidated as any list
-	is.True(strings.Contains(res.Header().Get("Vary"), "Accept"))                   // the URL also streams
-	is.Equal(res.Header().Get("Cache-Control"), "private, no-cache")                // as any list
+	is.True(res.Header().Get("ETag") != "")                                                               // revalidated as any list
+	is.True(strings.Contains(res.Header().Get("Vary"), "Accept"))                                         // the URL also streams
+	is.Equal(res.Header().Get("Cache-Control"), "private, no-cache")                                      // as any list
 	is.Equal(a.Do("GET", "/v1/events?limit=2", "a", "If-None-Match", res.Header().Get("ETag")).Code, 304) // unchanged
 
 	res = a.Do("GET", "/v1/events?after=evt_2&limit=2", "a")

@@ -350,7 +350,7 @@ func TestStreamEnds(t *testing.T) {
 			is.Equal(s.opened(), "")
 			start := time.Now()
 			es.add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
-			<-s.done // never read
+			<-s.done                                                  // never read
 			is.Equal(time.Since(start), statusapi.StreamWriteTimeout) // dropped, not buffered for
 		})
 	})
