@@ -11,17 +11,18 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/apitest"
+	"github.com/clientstatus/clientstatus/internal/eventtest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
 // newEventAPI is a test API on an eventStore, with org_a on the
 // enterprise plan (no rate limit to trip over) and its key "a".
-func newEventAPI(t *testing.T, opts ...apitest.Option) (*apitest.API, *eventStore) {
-	var es *eventStore
+func newEventAPI(t *testing.T, opts ...apitest.Option) (*apitest.API, *eventtest.Store) {
+	var es *eventtest.Store
 	a := apitest.New(t, append([]apitest.Option{apitest.WithStoreWrapper(func(st store.Store) store.Store {
 		if es == nil {
-			es = newEventStore(st.(*store.Memory))
+			es = eventtest.New(st.(*store.Memory))
 		}
 		return es
 	})}, opts...)...)
@@ -73,8 +74,8 @@ func ids(l eventList) []string {
 func TestEventFeed(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
-	es.add("org_a", someEvents()...)
-	es.add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "pb", ProjectID: "pb", CreatedAt: eventAt})
+	es.Add("org_a", someEvents()...)
+	es.Add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "pb", ProjectID: "pb", CreatedAt: eventAt})
 
 	res := a.Do("GET", "/v1/events?limit=2", "a")
 	is.Equal(res.Code, 200)
@@ -104,7 +105,7 @@ func TestEventFeed(t *testing.T) {
 func TestEventJSON(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
-	es.add("org_a", someEvents()...)
+	es.Add("org_a", someEvents()...)
 	res := a.Do("GET", "/v1/events", "a")
 	is.Equal(res.Code, 200)
 	var body struct {
@@ -128,7 +129,7 @@ func TestEventJSON(t *testing.T) {
 func TestEventFeedTypes(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
-	es.add("org_a", someEvents()...)
+	es.Add("org_a", someEvents()...)
 	l := decodeEvents(t, a.Do("GET", "/v1/events?type=invoice.paid,deliverable.deleted", "a").Body.String())
 	is.Equal(ids(l), []string{"evt_3", "evt_6"})
 	is.Equal(l.Meta.Total, 2)
@@ -149,8 +150,8 @@ func TestEventFeedTypes(t *testing.T) {
 func TestEventFeedParams(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
-	es.add("org_a", someEvents()...)
-	es.expired["evt_1"] = true
+	es.Add("org_a", someEvents()...)
+	es.Expired["evt_1"] = true
 	for _, tc := range []struct{ query, param string }{
 		{"after=evt_99", "after"},
 		{"after=evt_1", "after"}, // expired
@@ -173,7 +174,7 @@ func TestEventFeedParams(t *testing.T) {
 func TestEventFeedRestrictedKeys(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
-	es.add("org_a", someEvents()...)
+	es.Add("org_a", someEvents()...)
 	for _, p := range []string{"p1", "p2"} {
 		is.NoErr(a.Store.PutProject(context.Background(), store.Project{ID: p, OrgID: "org_a", Name: p, Status: store.ProjectInProgress}))
 	}
@@ -204,7 +205,7 @@ func TestNoEventRoutes(t *testing.T) {
 	a.Mint("a", "org_a")
 	is.Equal(a.Do("GET", "/v1/events", "a").Code, 404)
 	is.True(!contains(statusapi.Routes(a.Store), "/v1/events"))
-	is.True(contains(statusapi.Routes(newEventStore(a.Store)), "/v1/events"))
+	is.True(contains(statusapi.Routes(eventtest.New(a.Store)), "/v1/events"))
 }
 
 func contains(list []string, s string) bool {

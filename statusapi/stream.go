@@ -156,7 +156,15 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	_ = s.rc.SetReadDeadline(time.Time{})
 	wake := s.h.events.WatchEvents(ctx, s.c.Org.ID) // before the backlog: no event falls between
 	s.w.WriteHeader(http.StatusOK)
-	if err := s.write(nil); err != nil { // the headers, at once
+	// The headers at once, with the cursor the stream starts after as a
+	// frame without data: a client that reconnects before any event
+	// (EventSource too) resumes from it with Last-Event-ID, and misses
+	// nothing that came meanwhile.
+	var cursor []byte
+	if s.q.After != "" {
+		cursor = []byte("id: " + s.q.After + "\n\n")
+	}
+	if err := s.write(cursor); err != nil {
 		if errors.Is(err, http.ErrNotSupported) {
 			s.h.log(s.r, s.w, slog.LevelError, "statusapi: the response writer cannot flush (give it an Unwrap method): the event stream ends")
 		}

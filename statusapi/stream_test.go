@@ -135,9 +135,9 @@ func TestStreamBacklogThenLive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
 		a, es := newEventAPI(t)
-		es.add("org_a", someEvents()...)
+		es.Add("org_a", someEvents()...)
 		s := startStream(t, a, a.Handler, "/v1/events?after=evt_4")
-		is.Equal(s.opened(), "") // the headers, flushed at once
+		is.Equal(s.opened(), "id: evt_4\n\n") // the headers, flushed at once, with the cursor
 		is.Equal(s.w.code, 200)
 		is.Equal(s.w.header.Get("Content-Type"), "text/event-stream")
 		is.Equal(s.w.header.Get("Cache-Control"), "no-cache")
@@ -150,11 +150,11 @@ func TestStreamBacklogThenLive(t *testing.T) {
 			`{"id":"evt_6","type":"deliverable.deleted","createdAt":"2026-03-01T09:00:01Z","data":{"object":"deliverable","id":"d1","projectId":"p2","previousStatus":null}}`+"\n\n")
 
 		start := time.Now()
-		es.add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_1", PreviousStatus: "open", CreatedAt: eventAt})
+		es.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_1", PreviousStatus: "open", CreatedAt: eventAt})
 		is.Equal(frameIDs(s.next()), []string{"evt_7"})
 		is.Equal(time.Since(start), time.Duration(0)) // woken by the store, not by the poll
-		es.add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "pb", CreatedAt: eventAt})
-		es.add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+		es.Add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "pb", CreatedAt: eventAt})
+		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 		is.Equal(frameIDs(s.next()), []string{"evt_9"}) // never another organization's
 
 		s.cancel()
@@ -167,23 +167,24 @@ func TestStreamCursor(t *testing.T) {
 		name    string
 		target  string
 		headers []string
+		cursor  string
 		want    []string
 	}{
-		{"neither: only new events", "/v1/events", nil, []string{"evt_7"}},
-		{"after", "/v1/events?after=evt_5", nil, []string{"evt_6"}},
-		{"Last-Event-ID", "/v1/events", []string{"Last-Event-ID", "evt_4"}, []string{"evt_5", "evt_6"}},
-		{"Last-Event-ID wins", "/v1/events?after=evt_1", []string{"Last-Event-ID", "evt_5"}, []string{"evt_6"}},
-		{"type", "/v1/events?after=evt_1&type=invoice.paid,project.created", nil, []string{"evt_3"}},
+		{"neither: only new events", "/v1/events", nil, "id: evt_6\n\n", []string{"evt_7"}},
+		{"after", "/v1/events?after=evt_5", nil, "id: evt_5\n\n", []string{"evt_6"}},
+		{"Last-Event-ID", "/v1/events", []string{"Last-Event-ID", "evt_4"}, "id: evt_4\n\n", []string{"evt_5", "evt_6"}},
+		{"Last-Event-ID wins", "/v1/events?after=evt_1", []string{"Last-Event-ID", "evt_5"}, "id: evt_5\n\n", []string{"evt_6"}},
+		{"type", "/v1/events?after=evt_1&type=invoice.paid,project.created", nil, "id: evt_1\n\n", []string{"evt_3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				is := is.New(t)
 				a, es := newEventAPI(t)
-				es.add("org_a", someEvents()...)
+				es.Add("org_a", someEvents()...)
 				s := startStream(t, a, a.Handler, tc.target, tc.headers...)
-				is.Equal(s.opened(), "") // the headers
+				is.Equal(s.opened(), tc.cursor) // the headers, and the cursor
 				if tc.name == "neither: only new events" {
-					es.add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+					es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 				}
 				is.Equal(frameIDs(s.next()), tc.want)
 				s.cancel()
@@ -196,7 +197,7 @@ func TestStreamCursor(t *testing.T) {
 func TestStreamRefusals(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
-	es.add("org_a", someEvents()...)
+	es.Add("org_a", someEvents()...)
 	stream := func(target string, headers ...string) *httptest.ResponseRecorder {
 		return a.Do("GET", target, "a", append([]string{"Accept", "text/event-stream"}, headers...)...)
 	}
@@ -280,12 +281,12 @@ func TestStreamPolls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
 		a, es := newEventAPI(t)
-		es.silent = true
+		es.Silent = true
 		s := startStream(t, a, a.Handler, "/v1/events")
 		is.Equal(s.opened(), "")
 		time.Sleep(300 * time.Millisecond) // fake time: within the first poll's second
 		start := time.Now()
-		es.add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 		is.Equal(frameIDs(s.next()), []string{"evt_1"})
 		is.Equal(time.Since(start), 700*time.Millisecond) // at the next poll
 		s.cancel()
@@ -349,7 +350,7 @@ func TestStreamEnds(t *testing.T) {
 			s := startStream(t, a, a.Handler, "/v1/events")
 			is.Equal(s.opened(), "")
 			start := time.Now()
-			es.add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+			es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 			<-s.done                                                  // never read
 			is.Equal(time.Since(start), statusapi.StreamWriteTimeout) // dropped, not buffered for
 		})
@@ -364,7 +365,7 @@ func TestStreamShutdown(t *testing.T) {
 	stop, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	a, es := newEventAPI(t, apitest.WithHandlerOptions(statusapi.WithShutdown(stop)))
-	es.add("org_a", someEvents()...)
+	es.Add("org_a", someEvents()...)
 	srv := httptest.NewUnstartedServer(a.Handler)
 	srv.Config.RegisterOnShutdown(endStreams)
 	srv.Config.WriteTimeout = time.Millisecond // the stream sets a deadline per write instead
@@ -383,6 +384,12 @@ func TestStreamShutdown(t *testing.T) {
 	is.Equal(res.Header.Get("X-Accel-Buffering"), "no")
 	br := bufio.NewReader(res.Body)
 	line, err := br.ReadString('\n')
+	is.NoErr(err)
+	is.Equal(line, "id: evt_5\n") // the cursor
+	line, err = br.ReadString('\n')
+	is.NoErr(err)
+	is.Equal(line, "\n")
+	line, err = br.ReadString('\n')
 	is.NoErr(err)
 	is.Equal(line, "id: evt_6\n") // the backlog, flushed through the handler's writers
 

@@ -1,4 +1,7 @@
-package statusapi_test
+// Package eventtest is a store.Memory with events a test adds itself
+// (store.Events), for the tests of the event feed and stream in statusapi
+// and statusclient, apart from how a store makes its events.
+package eventtest
 
 import (
 	"context"
@@ -9,30 +12,34 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// eventStore is a store.Memory with events the test adds itself
-// (store.Events), for the handler's tests of the feed and the stream,
-// apart from how a store makes them.
-type eventStore struct {
+// Store is a store.Memory whose events are those its test adds. It is
+// safe for concurrent use.
+type Store struct {
 	*store.Memory
 
 	mu       sync.Mutex
 	events   map[string][]store.Event // by organization, oldest first
-	expired  map[string]bool          // ids no longer kept
 	watchers map[string][]chan struct{}
-	silent   bool // WatchEvents never wakes: the stream must poll
-	n        int
+	// Silent, when set before any Add, makes WatchEvents never wake:
+	// readers must poll.
+	Silent bool
+	// Expired holds ids no longer kept: an After naming one is
+	// store.ErrUnknownCursor. Set it before the store is read.
+	Expired map[string]bool
+	n       int
 }
 
-var _ store.Events = (*eventStore)(nil)
+var _ store.Events = (*Store)(nil)
 
-func newEventStore(m *store.Memory) *eventStore {
-	return &eventStore{Memory: m, events: map[string][]store.Event{}, expired: map[string]bool{},
+// New returns a Store on m, with no events.
+func New(m *store.Memory) *Store {
+	return &Store{Memory: m, events: map[string][]store.Event{}, Expired: map[string]bool{},
 		watchers: map[string][]chan struct{}{}}
 }
 
-// add appends events of org, numbering their ids evt_1, evt_2..., and
+// Add appends events of org, numbering their ids evt_1, evt_2..., and
 // wakes its watchers. It returns the events as added.
-func (s *eventStore) add(org string, events ...store.Event) []store.Event {
+func (s *Store) Add(org string, events ...store.Event) []store.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range events {
@@ -40,7 +47,7 @@ func (s *eventStore) add(org string, events ...store.Event) []store.Event {
 		events[i].ID = fmt.Sprintf("evt_%d", s.n)
 		s.events[org] = append(s.events[org], events[i])
 	}
-	if !s.silent {
+	if !s.Silent {
 		for _, ch := range s.watchers[org] {
 			select {
 			case ch <- struct{}{}:
@@ -51,14 +58,15 @@ func (s *eventStore) add(org string, events ...store.Event) []store.Event {
 	return events
 }
 
-func (s *eventStore) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
+// ListEvents implements store.Events.
+func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	all := s.events[orgID]
 	from := 0
 	if q.After != "" {
 		i := slices.IndexFunc(all, func(e store.Event) bool { return e.ID == q.After })
-		if i < 0 || s.expired[q.After] {
+		if i < 0 || s.Expired[q.After] {
 			return store.EventPage{}, fmt.Errorf("fake: %q: %w", q.After, store.ErrUnknownCursor)
 		}
 		from = i + 1
@@ -79,7 +87,8 @@ func (s *eventStore) ListEvents(ctx context.Context, orgID string, q store.Event
 	return p, nil
 }
 
-func (s *eventStore) LatestEvent(ctx context.Context, orgID string) (string, error) {
+// LatestEvent implements store.Events.
+func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if all := s.events[orgID]; len(all) > 0 {
@@ -88,7 +97,8 @@ func (s *eventStore) LatestEvent(ctx context.Context, orgID string) (string, err
 	return "", nil
 }
 
-func (s *eventStore) WatchEvents(ctx context.Context, orgID string) <-chan struct{} {
+// WatchEvents implements store.Events.
+func (s *Store) WatchEvents(ctx context.Context, orgID string) <-chan struct{} {
 	ch := make(chan struct{}, 1)
 	s.mu.Lock()
 	s.watchers[orgID] = append(s.watchers[orgID], ch)
