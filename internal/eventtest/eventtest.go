@@ -111,3 +111,10 @@ func (s *Store) WatchEvents(ctx context.Context, orgID string) <-chan struct{} {
 	})
 	return ch
 }
+
+// Watched reports whether a reader watches org's events (an open stream).
+func (s *Store) Watched(org string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.watchers[org]) > 0
+}
