@@ -3,6 +3,10 @@ package statusapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +29,8 @@ func newEventAPI(t *testing.T, opts ...apitest.Option) (*apitest.API, *eventtest
 			es = eventtest.New(st.(*store.Memory))
 		}
 		return es
+	}), apitest.WithCheck(func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
+		checkResponse(t, spec, req, res)
 	})}, opts...)...)
 	a.Org("org_a", store.PlanEnterprise)
 	a.Mint("a", "org_a")
@@ -200,12 +206,52 @@ func TestEventFeedRestrictedKeys(t *testing.T) {
 // unknown one.
 func TestNoEventRoutes(t *testing.T) {
 	is := is.New(t)
-	a := apitest.New(t)
+	type plain struct{ store.Store } // hides every optional interface
+	a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store { return plain{st} }),
+		apitest.WithCheck(func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
+			checkResponse(t, spec, req, res)
+		}))
 	a.Org("org_a", store.PlanEnterprise)
 	a.Mint("a", "org_a")
 	is.Equal(a.Do("GET", "/v1/events", "a").Code, 404)
-	is.True(!contains(statusapi.Routes(a.Store), "/v1/events"))
+	is.True(!contains(statusapi.Routes(plain{a.Store}), "/v1/events"))
 	is.True(contains(statusapi.Routes(eventtest.New(a.Store)), "/v1/events"))
+}
+
+// TestEventFeedFailures: an organization without API access is 403, a
+// spent budget 429, a store that is down 503, one that fails otherwise
+// 500, on the feed as on the stream.
+func TestEventFeedFailures(t *testing.T) {
+	is := is.New(t)
+	a, es := newEventAPI(t)
+	o := a.Org("org_off", store.PlanStarter)
+	o.APIEnabled = false
+	a.PutOrg(o)
+	a.Mint("off", "org_off")
+	a.Org("org_s", store.PlanStarter)
+	a.Mint("s", "org_s")
+	for _, accept := range []string{"application/json", "text/event-stream"} {
+		is.Equal(a.Do("GET", "/v1/events", "off", "Accept", accept).Code, 403)
+	}
+	for range 60 { // the starter budget, spent without the document's check (slow under -race)
+		res := httptest.NewRecorder()
+		a.Handler.ServeHTTP(res, a.Request("GET", "/v1/events", "s"))
+		is.Equal(res.Code, 200)
+	}
+	is.Equal(a.Do("GET", "/v1/events", "s").Code, 429)
+	is.Equal(a.Do("GET", "/v1/events", "s", "Accept", "text/event-stream").Code, 429) // a stream counts as a request
+
+	es.Fail = fmt.Errorf("fake: %w", store.ErrUnavailable)
+	for _, accept := range []string{"application/json", "text/event-stream"} {
+		res := a.Do("GET", "/v1/events", "a", "Accept", accept)
+		is.Equal(res.Code, 503)
+		is.Equal(res.Header().Get("Retry-After"), "1")
+	}
+	es.Fail = errors.New("fake: broken")
+	for _, accept := range []string{"application/json", "text/event-stream"} {
+		is.Equal(a.Do("GET", "/v1/events", "a", "Accept", accept).Code, 500)
+	}
+	is.True(!strings.Contains(a.Logs.String(), a.Key("a"))) // no key in the logs
 }
 
 func contains(list []string, s string) bool {

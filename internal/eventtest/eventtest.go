@@ -26,7 +26,9 @@ type Store struct {
 	// Expired holds ids no longer kept: an After naming one is
 	// store.ErrUnknownCursor. Set it before the store is read.
 	Expired map[string]bool
-	n       int
+	// Fail, when set, is the error of every ListEvents and LatestEvent.
+	Fail error
+	n    int
 }
 
 var _ store.Events = (*Store)(nil)
@@ -62,6 +64,9 @@ func (s *Store) Add(org string, events ...store.Event) []store.Event {
 func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return store.EventPage{}, s.Fail
+	}
 	all := s.events[orgID]
 	from := 0
 	if q.After != "" {
@@ -91,6 +96,9 @@ func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.Fail != nil {
+		return "", s.Fail
+	}
 	if all := s.events[orgID]; len(all) > 0 {
 		return all[len(all)-1].ID, nil
 	}
