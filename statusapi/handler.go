@@ -89,6 +89,29 @@
 // page 2), next (when a later page has items) and last pages, built from
 // the public URL (see WithPublicURL) and the request's own parameters.
 //
+// # Events
+//
+// With a store that keeps events (store.Events), GET /v1/events serves
+// them (events.go): after, type (a comma list of valid types) and limit;
+// a restricted key reads the events of the kinds its scopes cover and of
+// its projects (the store's OnlyKinds and OnlyProjects); meta.page is 1
+// and Link rel="next" carries the next after. It is never response-cached.
+// The same URL with Accept: text/event-stream is the live stream
+// (stream.go): the request is admitted as any other (one request of the
+// rate limit), its parameters and cursor are checked, then it holds one of
+// its organization's MaxStreamsPerOrganization slots in this process (the
+// next is 429 RATE_LIMITED, Retry-After StreamRetryAfter) and sends the
+// backlog, then new events when the store wakes it or every StreamPoll,
+// with a ": ping" every StreamHeartbeat. It checks its key through the
+// KeyResolver every StreamPoll and ends when the key fails or its
+// organization may no longer use the API; it ends when a write takes
+// longer than StreamWriteTimeout (each write sets its own deadline,
+// overriding a server's WriteTimeout), when the client goes, and when the
+// context of WithShutdown is done: give it one that the server's
+// RegisterOnShutdown cancels, or http.Server.Shutdown waits for the
+// streams. Observers see a stream once, when it ends, with its whole
+// duration and bytes.
+//
 // # Routes without a key
 //
 // GET /v1/openapi.json serves the API's OpenAPI document (package
