@@ -51,32 +51,6 @@ func someEvents() []store.Event {
 	}
 }
 
-type eventList struct {
-	Data []map[string]any `json:"data"`
-	Meta struct {
-		Page    int `json:"page"`
-		PerPage int `json:"per_page"`
-		Total   int `json:"total"`
-	} `json:"meta"`
-}
-
-func decodeEvents(t *testing.T, body string) eventList {
-	t.Helper()
-	var l eventList
-	if err := json.Unmarshal([]byte(body), &l); err != nil {
-		t.Fatalf("decoding %s: %v", body, err)
-	}
-	return l
-}
-
-func ids(l eventList) []string {
-	var out []string
-	for _, e := range l.Data {
-		out = append(out, e["id"].(string))
-	}
-	return out
-}
-
 func TestEventFeed(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
@@ -85,8 +59,8 @@ func TestEventFeed(t *testing.T) {
 
 	res := a.Do("GET", "/v1/events?limit=2", "a")
 	is.Equal(res.Code, 200)
-	l := decodeEvents(t, res.Body.String())
-	is.Equal(ids(l), []string{"evt_1", "evt_2"}) // oldest first, another organization's never
+	l := listOf(t, res)
+	is.Equal(l.ids(), []string{"evt_1", "evt_2"}) // oldest first, another organization's never
 	is.Equal(l.Meta.Page, 1)
 	is.Equal(l.Meta.PerPage, 2)
 	is.Equal(l.Meta.Total, 6) // all the events after after
@@ -97,12 +71,12 @@ func TestEventFeed(t *testing.T) {
 	is.Equal(a.Do("GET", "/v1/events?limit=2", "a", "If-None-Match", res.Header().Get("ETag")).Code, 304) // unchanged
 
 	res = a.Do("GET", "/v1/events?after=evt_2&limit=2", "a")
-	l = decodeEvents(t, res.Body.String())
-	is.Equal(ids(l), []string{"evt_3", "evt_4"})
+	l = listOf(t, res)
+	is.Equal(l.ids(), []string{"evt_3", "evt_4"})
 	is.Equal(l.Meta.Total, 4)
 
 	res = a.Do("GET", "/v1/events?after=evt_6", "a")
-	l = decodeEvents(t, res.Body.String())
+	l = listOf(t, res)
 	is.Equal(len(l.Data), 0)
 	is.Equal(res.Header().Get("Link"), `<http://example.com/v1/events?after=evt_6>; rel="next"`) // an empty page does not go back
 	is.Equal(res.Body.String(), `{"data":[],"meta":{"page":1,"per_page":20,"total":0}}`+"\n")
@@ -136,8 +110,8 @@ func TestEventFeedTypes(t *testing.T) {
 	is := is.New(t)
 	a, es := newEventAPI(t)
 	es.Add("org_a", someEvents()...)
-	l := decodeEvents(t, a.Do("GET", "/v1/events?type=invoice.paid,deliverable.deleted", "a").Body.String())
-	is.Equal(ids(l), []string{"evt_3", "evt_6"})
+	l := listOf(t, a.Do("GET", "/v1/events?type=invoice.paid,deliverable.deleted", "a"))
+	is.Equal(l.ids(), []string{"evt_3", "evt_6"})
 	is.Equal(l.Meta.Total, 2)
 	res := a.Do("GET", "/v1/events?type=invoice.paid&after=evt_3", "a")
 	is.Equal(res.Header().Get("Link"), `<http://example.com/v1/events?after=evt_3&type=invoice.paid>; rel="next"`)
@@ -194,10 +168,10 @@ func TestEventFeedRestrictedKeys(t *testing.T) {
 	mint("threads-p2", auth.Restriction{Scopes: []auth.Scope{auth.ScopeThreads}, ProjectIDs: []string{"p2"}})
 	mint("nothing", auth.Restriction{Scopes: []auth.Scope{auth.ScopeDeliverables}, ProjectIDs: []string{"p1"}})
 
-	is.Equal(ids(decodeEvents(t, a.Do("GET", "/v1/events", "invoices").Body.String())), []string{"evt_2", "evt_3", "evt_4"})
-	is.Equal(ids(decodeEvents(t, a.Do("GET", "/v1/events", "p1").Body.String())), []string{"evt_1", "evt_2", "evt_3"}) // not the retainer invoice
-	is.Equal(ids(decodeEvents(t, a.Do("GET", "/v1/events", "threads-p2").Body.String())), []string{"evt_5"})
-	l := decodeEvents(t, a.Do("GET", "/v1/events", "nothing").Body.String())
+	is.Equal(listOf(t, a.Do("GET", "/v1/events", "invoices")).ids(), []string{"evt_2", "evt_3", "evt_4"})
+	is.Equal(listOf(t, a.Do("GET", "/v1/events", "p1")).ids(), []string{"evt_1", "evt_2", "evt_3"}) // not the retainer invoice
+	is.Equal(listOf(t, a.Do("GET", "/v1/events", "threads-p2")).ids(), []string{"evt_5"})
+	l := listOf(t, a.Do("GET", "/v1/events", "nothing"))
 	is.Equal(len(l.Data), 0) // events need no scope of their own: none readable is an empty feed, not a 403
 	is.Equal(l.Meta.Total, 0)
 }
