@@ -400,3 +400,31 @@ func TestStreamShutdown(t *testing.T) {
 	is.True(err == nil || errors.Is(err, io.ErrUnexpectedEOF)) // the stream ended
 	is.True(strings.HasPrefix(string(rest), "event: deliverable.deleted\n"))
 }
+
+// TestStreamObserved: observers see a stream once, when it ends, with its
+// route, caller, status, bytes and whole duration.
+func TestStreamObserved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		var mu sync.Mutex
+		var seen []statusapi.RequestInfo
+		a, _ := newEventAPI(t, apitest.WithHandlerOptions(statusapi.WithObserver(func(_ *http.Request, info statusapi.RequestInfo) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, info)
+		})))
+		s := startStream(t, a, a.Handler, "/v1/events")
+		is.Equal(s.opened(), "")
+		is.Equal(s.next(), ": ping\n\n")
+		s.cancel()
+		<-s.done
+		mu.Lock()
+		defer mu.Unlock()
+		is.Equal(len(seen), 1) // once, at the end
+		is.Equal(seen[0].Route, "/v1/events")
+		is.Equal(seen[0].OrgID, "org_a")
+		is.Equal(seen[0].Status, 200)
+		is.Equal(seen[0].Bytes, int64(len(": ping\n\n")))
+		is.Equal(seen[0].Duration, statusapi.StreamHeartbeat)
+	})
+}
