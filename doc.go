@@ -29,6 +29,10 @@
 //   - store: the domain types and the Store interface, with an in-memory
 //     Store; store/storetest is the conformance suite every Store passes;
 //     store/bunstore is the PostgreSQL Store on Bun.
+//   - webhook: webhooks: the portal's API to an organization's endpoints,
+//     and the dispatcher that delivers events to them, signed as Standard
+//     Webhooks specifies, retried, shared by replicas, to public addresses
+//     only (standard library and this module).
 //   - files: where deliverables' bytes come from (memory, an fs.FS).
 //   - openapi: the OpenAPI 3.1 document of /v1, embedded.
 //   - statusclient: a typed Go client for /v1, standard library only.

@@ -17,10 +17,11 @@ const (
 	ScopeDeliverables Scope = "deliverables:read" // deliverables and their download links
 	ScopeInvoices     Scope = "invoices:read"     // invoices
 	ScopeThreads      Scope = "threads:read"      // threads, messages and their attachments
+	ScopeWebhooks     Scope = "webhooks:read"     // the organization's webhook endpoints and their deliveries
 )
 
 // AllScopes lists every scope, in the contract's order.
-var AllScopes = []Scope{ScopeProjects, ScopeDeliverables, ScopeInvoices, ScopeThreads}
+var AllScopes = []Scope{ScopeProjects, ScopeDeliverables, ScopeInvoices, ScopeThreads, ScopeWebhooks}
 
 // Valid reports whether s is one of AllScopes.
 func (s Scope) Valid() bool { return slices.Contains(AllScopes, s) }

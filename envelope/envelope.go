@@ -28,6 +28,13 @@ type Meta struct {
 	Page    int `json:"page"`     // the page served, from 1
 	PerPage int `json:"per_page"` // the effective limit
 	Total   int `json:"total"`    // all items matching the filters
+	// SyncedThrough is set on a list answered with updatedSince and on
+	// every page of /v1/deletions (a timestamp in the contract's format):
+	// every write the answer could not see yet has, or will get, an
+	// updatedAt (deletedAt) at or after it. It is left out of every other
+	// list: meta is not an item, and a key that cannot mean anything
+	// there is better absent than null.
+	SyncedThrough string `json:"syncedThrough,omitempty"`
 }
 
 type itemBody struct {

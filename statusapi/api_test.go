@@ -278,6 +278,8 @@ func seed(t testing.TB, a *testAPI) {
 	mint("noapi", "org_noapi", nil)
 	must(a.keys.Revoke(ctx, "org_a", mint("revoked", "org_a", nil)))
 	mint("expired", "org_a", ptr(t0.Add(time.Minute))) // expired at now
+	must(a.store.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: "org_a", URL: "https://hooks.example.com/a",
+		Types: []string{"*"}, ProjectIDs: []string{"p1"}, Enabled: true, Secret: []byte("sealed secret")})) // webhooks_test.go
 
 	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
 	cet := time.FixedZone("CET", 3600)
@@ -334,6 +336,13 @@ func seed(t testing.TB, a *testAPI) {
 			inv.PaidAt = ptr(day(-29 + n))
 			inv.AmountDue = 0
 		}
+		switch n {
+		case 24, 20: // a project invoice's and a retainer invoice's document
+			inv.DocumentKey = "invoices/" + inv.ID + ".pdf"
+			a.files.Put(inv.DocumentKey, []byte(invoiceDocument))
+		case 23: // a document the file source does not have
+			inv.DocumentKey = "invoices/missing.pdf"
+		}
 		must(a.store.PutInvoice(ctx, inv))
 	}
 
@@ -349,6 +358,9 @@ func seed(t testing.TB, a *testAPI) {
 	restricted("p2 only", auth.Restriction{ProjectIDs: []string{"p2"}})
 	seedThreads(t, a.store, a.files, day)
 }
+
+// invoiceDocument is the content of invoices i24's and i20's documents.
+const invoiceDocument = "%PDF-1.7 the invoice"
 
 // attachmentName is attachment att1's file name: quotes, a slash and
 // non-ASCII, to be served intact and safely.

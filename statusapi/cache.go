@@ -24,11 +24,30 @@ const DefaultResponseCacheBytes = 32 << 20
 // version, so every replica reading the same store serves it on its next
 // request: there is no time during which a cached answer is stale.
 //
+// A page of changes (a list asked with updatedSince) carries
+// meta.syncedThrough, a time that the store computed with the data of that
+// page: every write the page could not see has, or will get, an updatedAt
+// at or after it. Serving the same bytes later keeps that true, whenever
+// it is served: the writes a page cannot see are fixed by its data, not by
+// the time it is read, so a syncedThrough that was right for those data
+// stays right for them; it only grows older than the store's own, which
+// costs a client a few items fetched twice, never a missed one. What the
+// cache must not do is pair a syncedThrough with data other than those it
+// was computed with, and it cannot: the bytes are encoded once, from one
+// store.Page holding both, and kept whole. Nor does it keep an answer
+// under a version newer than its data (see fromCache), so a write that
+// commits after the page was read moves the version and is served on the
+// next request, with a syncedThrough of its own. A 304 stays as cheap as
+// before: one version read and the cached ETag, which covers syncedThrough
+// with the rest of the body; the client then keeps the syncedThrough of
+// the body it has, which is right for the same reason.
+//
 // An entry is keyed by everything the bytes depend on: the organization
 // and its data version, the public URL, the path and the raw query (the
 // Link header is built from them), and the projects a restricted key may
 // see. Scopes are not in the key: they are checked before the cache is
-// read, and the same bytes answer every key allowed the route.
+// read, and the same bytes answer every key allowed the route; but for
+// whether the key may read projects, which expand=project depends on.
 
 // cacheKey names one cached answer.
 type cacheKey struct {
@@ -38,6 +57,9 @@ type cacheKey struct {
 	path    string // escaped
 	query   string // raw
 	only    string // the caller's project restriction, encoded (onlyKey)
+	// projects says whether the caller may read projects: expand=project
+	// embeds them only then (expand.go), the one answer a scope changes.
+	projects bool
 }
 
 // responseCache is a least-recently-used cache of encoded answers,
@@ -131,7 +153,7 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 		if err != nil {
 			return response{}, err
 		}
-		k := cacheKey{org: c.Org.ID, version: v, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs)}
+		k := cacheKey{org: c.Org.ID, version: v, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs), projects: c.Allows(auth.ScopeProjects)}
 		if h.cfg.publicURL == "" {
 			k.base = h.publicURL(r)
 		}

@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
@@ -30,10 +31,27 @@ type encoded struct {
 // body's SHA-256, in hex>". The tag is computed over the whole body, so it
 // changes whenever an item or the paging does; it needs no version column
 // in the store.
-func encode(write func(http.ResponseWriter), link string) *encoded {
+//
+// Only untag, when not "", is left out of the tag: the meta.syncedThrough
+// of a page of changes (its last key, so its last occurrence), which
+// follows the clock. Two answers that differ in it alone hold the same
+// items and paging, and are equivalent, as a weak tag says: a client
+// answered 304 keeps the older syncedThrough of the body it has, which
+// was right for those very items (every write they do not show is
+// stamped at or after it) and is still, as they did not change; an older
+// syncedThrough costs the client items fetched twice, never one missed.
+// So an unchanged page of changes, and the deletions feed, revalidate
+// with a 304 (refunded) rather than a new body every second.
+func encode(write func(http.ResponseWriter), link, untag string) *encoded {
 	buf := &bodyBuffer{header: http.Header{}}
 	write(buf)
 	sum := sha256.Sum256(buf.body)
+	if i := bytes.LastIndex(buf.body, []byte(untag)); untag != "" && i >= 0 {
+		h := sha256.New()
+		h.Write(buf.body[:i])
+		h.Write(buf.body[i+len(untag):])
+		h.Sum(sum[:0])
+	}
 	e := &encoded{status: buf.status, body: buf.body, etag: `W/"` + hex.EncodeToString(sum[:16]) + `"`}
 	e.etagValue = []string{e.etag}
 	e.lengthValue = []string{strconv.Itoa(len(e.body))}
@@ -146,7 +164,11 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, c caller, res re
 		if res.list != nil {
 			link = h.links(r, *res.list, res.total)
 		}
-		e = encode(func(w http.ResponseWriter) { res.body(w, nil) }, link)
+		untag := ""
+		if res.syncedThrough != "" {
+			untag = `,"syncedThrough":"` + res.syncedThrough + `"`
+		}
+		e = encode(func(w http.ResponseWriter) { res.body(w, nil) }, link, untag)
 		if res.keep != nil && e.status == http.StatusOK {
 			res.keep(e)
 		}

@@ -19,12 +19,12 @@ import (
 var weakETag = regexp.MustCompile(`^W/"[0-9a-f]{32}"$`)
 
 // jsonRoutes are the routes whose successful answers carry an ETag: every
-// route but the download links, which are credentials; and a list with a
-// filter.
+// route but the download links (invoice documents' too), which are
+// credentials; and a list with a filter.
 var jsonRoutes = func() []string {
 	out := []string{"/v1/invoices?status=paid"}
 	for _, r := range routes {
-		if !strings.HasSuffix(r, "/download") {
+		if !strings.HasSuffix(r, "/download") && !strings.HasSuffix(r, "/document") {
 			out = append(out, r)
 		}
 	}

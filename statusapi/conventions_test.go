@@ -26,22 +26,30 @@ var routes = exampleRequests()
 // examples are requests that succeed with key "a", by route pattern; ""
 // for the routes that take no key.
 var examples = map[string]string{
-	"/v1/projects":                   "/v1/projects",
-	"/v1/projects/{id}":              "/v1/projects/p1",
-	"/v1/projects/{id}/milestones":   "/v1/projects/p1/milestones",
-	"/v1/deliverables":               "/v1/deliverables",
-	"/v1/deliverables/{id}/download": "/v1/deliverables/d1/download",
-	"/v1/deliverables/{id}/file":     "", // the signed link: download_test.go
-	"/v1/invoices":                   "/v1/invoices",
-	"/v1/deletions":                  "/v1/deletions?since=2026-03-01T09:00:00Z",
-	"/v1/threads":                    "/v1/threads",
-	"/v1/threads/{id}":               "/v1/threads/t1",
-	"/v1/threads/{id}/messages":      "/v1/threads/t1/messages",
-	"/v1/messages":                   "/v1/messages",
-	"/v1/attachments/{id}/download":  "/v1/attachments/att1/download",
-	"/v1/attachments/{id}/file":      "", // the signed link: threads_test.go
-	"/v1/openapi.json":               "", // public: openapi_test.go
-	"/v1/rate_limit":                 "", // keyed but reads no store and costs nothing: usage_test.go
+	"/v1/projects":                          "/v1/projects",
+	"/v1/projects/{id}":                     "/v1/projects/p1",
+	"/v1/projects/{id}/milestones":          "/v1/projects/p1/milestones",
+	"/v1/deliverables":                      "/v1/deliverables",
+	"/v1/deliverables/{id}/download":        "/v1/deliverables/d1/download",
+	"/v1/deliverables/{id}/file":            "", // the signed link: download_test.go
+	"/v1/invoices":                          "/v1/invoices",
+	"/v1/deletions":                         "/v1/deletions?since=2026-03-01T09:00:00Z",
+	"/v1/threads":                           "/v1/threads",
+	"/v1/threads/{id}":                      "/v1/threads/t1",
+	"/v1/threads/{id}/messages":             "/v1/threads/t1/messages",
+	"/v1/messages":                          "/v1/messages",
+	"/v1/attachments/{id}/download":         "/v1/attachments/att1/download",
+	"/v1/attachments/{id}/file":             "", // the signed link: threads_test.go
+	"/v1/openapi.json":                      "", // public: openapi_test.go
+	"/v1/rate_limit":                        "", // keyed but reads no store and costs nothing: usage_test.go
+	"/v1/webhook_endpoints":                 "/v1/webhook_endpoints",
+	"/v1/webhook_endpoints/{id}/deliveries": "/v1/webhook_endpoints/we_1/deliveries",
+	"/v1/milestones/{id}":                   "/v1/milestones/m1",
+	"/v1/deliverables/{id}":                 "/v1/deliverables/d1",
+	"/v1/invoices/{id}":                     "/v1/invoices/i24",
+	"/v1/invoices/{id}/document":            "/v1/invoices/i24/document",
+	"/v1/invoices/{id}/file":                "", // the signed link: items_test.go
+	"/v1/messages/{id}":                     "/v1/messages/msg1",
 }
 
 func exampleRequests() []string {
@@ -74,9 +82,14 @@ func TestContentTypeAndEnvelope(t *testing.T) {
 			isList := strings.HasSuffix(base, "s") // /v1/projects, /v1/threads/t1/messages; not /v1/projects/p1 nor .../download
 			if isList {
 				is.Equal(len(body), 2) // a list has data and meta only
-				var meta map[string]int
+				var meta map[string]any
 				is.NoErr(json.Unmarshal(body["meta"], &meta))
-				is.Equal(len(meta), 3) // meta has page, per_page, total
+				keys := 3 // meta has page, per_page, total
+				if strings.Contains(path, "since=") || strings.Contains(path, "Since=") {
+					keys = 4 // and syncedThrough on a page of changes
+					is.True(meta["syncedThrough"] != nil)
+				}
+				is.Equal(len(meta), keys)
 				is.True(body["data"][0] == '[')
 			} else {
 				is.Equal(len(body), 1) // a single item has data only
@@ -91,7 +104,7 @@ var wireKeys = map[string][]string{
 	"/v1/projects":               {"id", "name", "status", "startedAt", "dueAt", "updatedAt"},
 	"/v1/projects/p1/milestones": {"id", "projectId", "name", "status", "dueAt", "completedAt", "updatedAt"},
 	"/v1/deliverables":           {"id", "projectId", "name", "status", "fileName", "contentType", "sizeBytes", "createdAt", "updatedAt"},
-	"/v1/invoices":               {"id", "number", "projectId", "status", "currency", "total", "amountDue", "issuedAt", "dueAt", "paidAt", "updatedAt"},
+	"/v1/invoices":               {"id", "number", "projectId", "status", "currency", "total", "amountDue", "issuedAt", "dueAt", "paidAt", "documentAvailable", "updatedAt"},
 }
 
 var timestampRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$`)
@@ -286,7 +299,7 @@ func TestUnknownRoutes(t *testing.T) {
 	api := newTestAPI(t)
 	for _, path := range []string{
 		"/", "/v1", "/v1/", "/v2/projects", "/v1/nope", "/v1/projects/", "/v1/projects/p1/",
-		"/v1/projects/p1/nope", "/v1//projects", "/v1/projects/../invoices", "/v1/deliverables/d1",
+		"/v1/projects/p1/nope", "/v1//projects", "/v1/projects/../invoices", "/v1/deliverables/d1/nope",
 		"/V1/projects", "/favicon.ico",
 	} {
 		for _, key := range []string{"a", ""} {
@@ -365,6 +378,18 @@ func (s failStore) ListMessages(context.Context, string, store.MessageQuery) (st
 func (s failStore) GetAttachment(context.Context, string, string) (store.Attachment, error) {
 	return store.Attachment{}, s.err
 }
+func (s failStore) GetProjects(context.Context, string, []string) ([]store.Project, error) {
+	return nil, s.err
+}
+func (s failStore) GetMilestone(context.Context, string, string) (store.Milestone, error) {
+	return store.Milestone{}, s.err
+}
+func (s failStore) GetInvoice(context.Context, string, string) (store.Invoice, error) {
+	return store.Invoice{}, s.err
+}
+func (s failStore) GetMessage(context.Context, string, string, []string) (store.Message, error) {
+	return store.Message{}, s.err
+}
 
 // blockingStore answers every read only when ctx is done.
 type blockingStore struct{ store.Store }
@@ -409,6 +434,18 @@ func (b blockingStore) ListMessages(ctx context.Context, _ string, _ store.Messa
 func (b blockingStore) GetAttachment(ctx context.Context, _, _ string) (store.Attachment, error) {
 	return store.Attachment{}, b.wait(ctx)
 }
+func (b blockingStore) GetProjects(ctx context.Context, _ string, _ []string) ([]store.Project, error) {
+	return nil, b.wait(ctx)
+}
+func (b blockingStore) GetMilestone(ctx context.Context, _, _ string) (store.Milestone, error) {
+	return store.Milestone{}, b.wait(ctx)
+}
+func (b blockingStore) GetInvoice(ctx context.Context, _, _ string) (store.Invoice, error) {
+	return store.Invoice{}, b.wait(ctx)
+}
+func (b blockingStore) GetMessage(ctx context.Context, _, _ string, _ []string) (store.Message, error) {
+	return store.Message{}, b.wait(ctx)
+}
 
 // TestStoreFailures runs every route, the signed file link included,
 // against a store that fails: an unexpected error is 500 INTERNAL with its
@@ -431,7 +468,8 @@ func TestStoreFailures(t *testing.T) {
 			api := newTestAPIWith(t, setup{wrap: func(store.Store) store.Store { return tc.st }},
 				statusapi.WithTimeout(10*time.Millisecond))
 			attachment, _ := healthy.attachmentLink("att1")
-			for _, target := range append(routes, link.RequestURI(), attachment.RequestURI()) {
+			document, _ := healthy.downloadLink("/v1/invoices/i24/document")
+			for _, target := range append(routes, link.RequestURI(), attachment.RequestURI(), document.RequestURI()) {
 				is := is.New(t)
 				res := api.do("GET", target, "a", "X-Request-Id", "fail-1")
 				is.Equal(res.Code, tc.status) // status of target

@@ -50,6 +50,7 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
+	q.sync = true // every page of deletions carries syncedThrough
 	kind := store.Kind(q.given[paramType])
 	if kind != "" && !kind.Valid() {
 		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
@@ -57,7 +58,7 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	p, err := h.changes.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs})
 	if errors.Is(err, store.ErrSinceTooOld) {
-		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the newest updatedAt you saw")
+		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the smallest meta.syncedThrough of its pages")
 	}
 	if err != nil {
 		return response{}, err
@@ -65,30 +66,9 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	return page(q, p, deletionOut), nil
 }
 
-// scopeOfKind is the scope that reads each kind of item.
-var scopeOfKind = map[store.Kind]auth.Scope{
-	store.KindProject:     auth.ScopeProjects,
-	store.KindMilestone:   auth.ScopeProjects,
-	store.KindDeliverable: auth.ScopeDeliverables,
-	store.KindInvoice:     auth.ScopeInvoices,
-	store.KindThread:      auth.ScopeThreads,
-	store.KindMessage:     auth.ScopeThreads,
-}
-
 // deletionKinds returns the kinds of deletion records p may read: nil for
-// all, when its scopes cover every kind.
-func deletionKinds(p auth.Principal) []store.Kind {
-	kinds := []store.Kind{}
-	for _, k := range store.Kinds {
-		if p.Allows(scopeOfKind[k]) {
-			kinds = append(kinds, k)
-		}
-	}
-	if len(kinds) == len(store.Kinds) {
-		return nil
-	}
-	return kinds
-}
+// all, when its scopes cover every kind (auth.Restriction.Kinds).
+func deletionKinds(p auth.Principal) []store.Kind { return p.Kinds() }
 
 func joinKinds() string {
 	out := ""

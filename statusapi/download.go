@@ -58,6 +58,7 @@ type fileKind struct {
 var (
 	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable"}
 	attachmentFiles  = fileKind{path: "attachments", macPrefix: "v1 attachment\n", noun: "attachment"}
+	invoiceDocuments = fileKind{path: "invoices", macPrefix: "v1 invoice\n", noun: "invoice"}
 )
 
 // link is the response of a download route: a signed link to the file of
@@ -81,7 +82,8 @@ var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no
 var errFileMissing = envelope.New(envelope.FileNotAvailable, "the attached file is not available; quote the request id to the service operator")
 
 // sign returns the signature of a link (see the format in the package
-// doc; an attachment's starts "v1 attachment\n" instead of "v1\n").
+// doc; an attachment's starts "v1 attachment\n" instead of "v1\n", an
+// invoice document's "v1 invoice\n").
 func (h *handler) sign(kind fileKind, org, id, expires string) string {
 	mac := hmac.New(sha256.New, h.cfg.signingKey)
 	_, _ = io.WriteString(mac, kind.macPrefix+strconv.Itoa(len(org))+":"+org+"\n"+strconv.Itoa(len(id))+":"+id+"\n"+expires)

@@ -8,46 +8,9 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/eventwire"
 	"github.com/clientstatus/clientstatus/store"
 )
-
-// event is an Event on the wire. Its data has the same keys in every
-// event of a kind: object, id, projectId (null for none) and
-// previousStatus (null unless the event is a change of status, typed by
-// the new status); a message's also threadId.
-type event struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	CreatedAt string    `json:"createdAt"`
-	Data      eventData `json:"data"`
-}
-
-type eventData struct {
-	Object         string  `json:"object"`
-	ID             string  `json:"id"`
-	ProjectID      *string `json:"projectId"`
-	ThreadID       *string `json:"threadId,omitempty"` // set on every message's, on no other kind's
-	PreviousStatus *string `json:"previousStatus"`
-}
-
-func eventOut(e store.Event) event {
-	out := event{ID: e.ID, Type: e.Type, CreatedAt: timestamp(e.CreatedAt), Data: eventData{
-		Object: string(e.Kind), ID: e.ItemID, ProjectID: nullString(e.ProjectID), PreviousStatus: nullString(e.PreviousStatus),
-	}}
-	if e.Kind == store.KindMessage {
-		thread := e.ThreadID
-		out.Data.ThreadID = &thread
-	}
-	return out
-}
-
-// nullString is nil for "", which is sent as null.
-func nullString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
 
 // eventRoutes are the routes of a store that keeps events (store.Events);
 // none on any other.
@@ -169,9 +132,9 @@ func (h *handler) listEvents(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	items := make([]event, len(pg.Events))
+	items := make([]eventwire.Event, len(pg.Events))
 	for i, e := range pg.Events {
-		items[i] = eventOut(e)
+		items[i] = eventwire.From(e)
 	}
 	meta := envelope.Meta{Page: 1, PerPage: p.limit, Total: pg.Total}
 	return response{

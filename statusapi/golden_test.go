@@ -24,6 +24,7 @@ func TestGoldenBodies(t *testing.T) {
 		{"milestones.json", "/v1/projects/p1/milestones"},
 		{"deliverables.json", "/v1/deliverables"},
 		{"invoices.json", "/v1/invoices?limit=5&page=4"},
+		{"invoice.json", "/v1/invoices/i24?expand=project"},
 		{"invalid_parameter.json", "/v1/invoices?limit=101"},
 		{"not_found.json", "/v1/projects/pb"},
 		{"unknown_route.json", "/v1/nope"},

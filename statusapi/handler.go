@@ -56,7 +56,10 @@
 // # Caching and revalidation
 //
 // Successful JSON responses (lists, a project, the OpenAPI document) carry
-// a weak ETag computed from the body, Cache-Control: private, no-cache and
+// a weak ETag computed from the body (all of it but the meta.syncedThrough
+// of a page of changes, which follows the clock: a client answered 304
+// keeps the older one, still right for the same items), Cache-Control:
+// private, no-cache and
 // Vary: Authorization: a client's own cache may keep them but must
 // revalidate each use (so a revoked key or a changed item is seen at
 // once), and a shared cache never stores them. A GET or HEAD whose
@@ -121,7 +124,9 @@
 // # Query parameters
 //
 // Each route accepts only its own parameters: page, limit and status on
-// every list, projectId too on deliverables and invoices, none elsewhere.
+// every list, projectId too on deliverables and invoices, expand on the
+// milestone, deliverable, invoice and thread routes (lists and single
+// items: expand.go), none elsewhere.
 // An unknown, repeated or empty parameter is refused, as is a value out of
 // range; names and values are case-sensitive. page (from 1) and limit (1
 // to 100, default 20) are plain decimal digits: no sign, no leading zero,
@@ -144,7 +149,11 @@
 //
 //	"v1\n" + len(org) + ":" + org + "\n" + len(id) + ":" + id + "\n" + expires
 //
-// (lengths in decimal). The organization is in the MAC because the store
+// (lengths in decimal); an attachment's link (/v1/attachments/{id}/file)
+// signs "v1 attachment\n" in place of "v1\n", and an invoice document's
+// (GET /v1/invoices/{id}/document, served at /v1/invoices/{id}/file as
+// application/pdf) "v1 invoice\n", so that no link opens another kind of
+// file. The organization is in the MAC because the store
 // is scoped by organization and the file route has no key to name one; the
 // lengths keep ids that contain a newline from forging another pair; "v1"
 // lets the format change without accepting old links by accident. expires

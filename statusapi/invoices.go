@@ -1,8 +1,10 @@
 package statusapi
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -20,7 +22,11 @@ type invoice struct {
 	IssuedAt  string  `json:"issuedAt"`
 	DueAt     string  `json:"dueAt"`
 	PaidAt    *string `json:"paidAt"`
-	UpdatedAt string  `json:"updatedAt"`
+	// DocumentAvailable says whether GET /v1/invoices/{id}/document has
+	// a document to link to.
+	DocumentAvailable bool     `json:"documentAvailable"`
+	UpdatedAt         string   `json:"updatedAt"`
+	Project           expanded `json:"project,omitzero"` // expand=project only
 }
 
 func invoiceOut(i store.Invoice) invoice {
@@ -35,13 +41,23 @@ func invoiceOut(i store.Invoice) invoice {
 		IssuedAt:  timestamp(i.IssuedAt),
 		DueAt:     timestamp(i.DueAt),
 		PaidAt:    nullTime(i.PaidAt),
-		UpdatedAt: timestamp(i.UpdatedAt),
+
+		DocumentAvailable: i.HasDocument(),
+		UpdatedAt:         timestamp(i.UpdatedAt),
 	}
 }
 
-// listInvoices serves GET /v1/invoices?page&limit&status&projectId.
+// invoiceExpanded is invoiceOut with the project of expand=project.
+func invoiceExpanded(i store.Invoice, project expanded) invoice {
+	out := invoiceOut(i)
+	out.Project = project
+	return out
+}
+
+// listInvoices serves GET
+// /v1/invoices?page&limit&status&projectId&updatedSince&expand.
 func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: h.changes != nil})
+	q, asked, err := expandableList(r, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
@@ -55,5 +71,67 @@ func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	return page(q, p, invoiceOut), nil
+	return expandedPage(h, r, c, asked, q, p, invoiceProject, invoiceExpanded)
+}
+
+// getInvoice serves GET /v1/invoices/{id}?expand; a retainer invoice or
+// one of a project the key may not see is 404 to a key restricted to
+// projects.
+func (h *handler) getInvoice(r *http.Request, c caller) (response, error) {
+	asked, err := itemExpand(r)
+	if err != nil {
+		return response{}, err
+	}
+	i, err := h.visibleInvoice(r, c)
+	if err != nil {
+		return response{}, err
+	}
+	return expandedItem(h, r, c, asked, i, invoiceProject, invoiceExpanded)
+}
+
+// visibleInvoice reads the invoice of the path that the caller may see.
+func (h *handler) visibleInvoice(r *http.Request, c caller) (store.Invoice, error) {
+	i, err := h.st.GetInvoice(r.Context(), c.Org.ID, r.PathValue("id"))
+	if err == nil {
+		err = c.seesOptional(i.ProjectID)
+	}
+	return i, err
+}
+
+// errNoDocument answers an invoice without a document, as errNoFile a
+// deliverable without a file.
+var errNoDocument = envelope.New(envelope.FileNotAvailable, "this invoice has no document")
+
+// invoiceDocumentLink serves GET /v1/invoices/{id}/document: a signed
+// link to the invoice's document, exactly as a deliverable's download
+// (download.go).
+func (h *handler) invoiceDocumentLink(r *http.Request, c caller) (response, error) {
+	if err := noParams(r); err != nil {
+		return response{}, err
+	}
+	i, err := h.visibleInvoice(r, c)
+	if err != nil {
+		return response{}, err
+	}
+	if !i.HasDocument() {
+		return response{}, errNoDocument
+	}
+	return h.link(r, invoiceDocuments, c.Org.ID, i.ID), nil
+}
+
+// serveInvoiceDocument serves GET /v1/invoices/{id}/file, the signed
+// link: the document as a PDF named after the invoice's number. An
+// invoice deleted since the link was made is 404, one whose document was
+// taken away 409.
+func (h *handler) serveInvoiceDocument(w http.ResponseWriter, r *http.Request) {
+	h.serveSigned(w, r, invoiceDocuments, func(ctx context.Context, org, id string) (servedFile, error) {
+		i, err := h.st.GetInvoice(ctx, org, id)
+		if err != nil {
+			return servedFile{}, err
+		}
+		if !i.HasDocument() {
+			return servedFile{}, errNoDocument
+		}
+		return servedFile{key: i.DocumentKey, name: "invoice-" + i.Number + ".pdf", contentType: "application/pdf"}, nil
+	})
 }

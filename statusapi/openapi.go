@@ -49,7 +49,7 @@ func (d *openAPIDocs) get(base string) *encoded {
 	e := encode(func(w http.ResponseWriter) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(doc)
-	}, "")
+	}, "", "")
 	d.docs[base] = e
 	return e
 }

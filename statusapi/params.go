@@ -94,6 +94,9 @@ type listParams struct {
 	ProjectID    string            // "" for any
 	UpdatedSince time.Time         // zero for none
 	given        map[string]string // the query as given, for links
+	// sync is true for a page of changes (a list asked with updatedSince,
+	// a page of deletions): its meta carries syncedThrough.
+	sync bool
 }
 
 // listSpec says which parameters a list route takes beside page and
@@ -159,6 +162,7 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		if p.UpdatedSince, err = parseTimestamp(paramUpdatedSince, v); err != nil {
 			return listParams{}, err
 		}
+		p.sync = true
 	}
 	return p, nil
 }
@@ -194,8 +198,18 @@ func plainInt(s string) (int, bool) {
 	return n, err == nil
 }
 
-func (p listParams) meta(total int) envelope.Meta {
-	return envelope.Meta{Page: p.Page, PerPage: p.Limit, Total: total}
+// meta is the meta of a page of the list p asks for: total, and for a
+// page of changes (p.sync) the store's SyncedThrough. A store that tracks
+// changes fills it on every such page (store.Page); one that leaves it
+// zero breaks that promise, and the key is left out rather than made up:
+// no later time is known to be safe. It is left out of every other list
+// (see envelope.Meta), even when a store fills it there.
+func (p listParams) meta(total int, syncedThrough time.Time) envelope.Meta {
+	m := envelope.Meta{Page: p.Page, PerPage: p.Limit, Total: total}
+	if p.sync && !syncedThrough.IsZero() {
+		m.SyncedThrough = timestamp(syncedThrough)
+	}
+	return m
 }
 
 // links returns the RFC 8288 Link header of a page of a list: first,

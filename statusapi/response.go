@@ -19,6 +19,9 @@ type response struct {
 	// link is the Link header of an answer that is not a paged list
 	// (the event feed's rel="next"); "" for none.
 	link string
+	// syncedThrough is the meta.syncedThrough of a page of changes, as
+	// written, "" for none: left out of the ETag (see encode).
+	syncedThrough string
 
 	// noStore marks a credential (a signed download link): no ETag and
 	// no cache may keep it.
@@ -38,17 +41,20 @@ func item(v any) response {
 }
 
 // page is the response of a list route: the page's items converted to
-// their wire form, and the total.
+// their wire form, the total and, for a page of changes, syncedThrough
+// (see listParams.meta).
 func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
 	items := make([]W, len(p.Items))
 	for i, it := range p.Items {
 		items[i] = wire(it)
 	}
-	meta := q.meta(p.Total)
+	meta := q.meta(p.Total, p.SyncedThrough)
 	return response{
 		body:  func(w http.ResponseWriter, r *http.Request) { envelope.WriteList(w, r, items, meta) },
 		list:  &q,
 		total: p.Total,
+
+		syncedThrough: meta.SyncedThrough,
 	}
 }
 

@@ -21,19 +21,26 @@ import (
 // the handler and the OpenAPI document to it, and fails for a route
 // missing here.
 var routeScopes = map[string]auth.Scope{
-	"/v1/projects":                   auth.ScopeProjects,
-	"/v1/projects/{id}":              auth.ScopeProjects,
-	"/v1/projects/{id}/milestones":   auth.ScopeProjects,
-	"/v1/deliverables":               auth.ScopeDeliverables,
-	"/v1/deliverables/{id}/download": auth.ScopeDeliverables,
-	"/v1/invoices":                   auth.ScopeInvoices,
-	"/v1/deletions":                  "",
-	"/v1/threads":                    auth.ScopeThreads,
-	"/v1/threads/{id}":               auth.ScopeThreads,
-	"/v1/threads/{id}/messages":      auth.ScopeThreads,
-	"/v1/messages":                   auth.ScopeThreads,
-	"/v1/attachments/{id}/download":  auth.ScopeThreads,
-	"/v1/rate_limit":                 "",
+	"/v1/projects":                          auth.ScopeProjects,
+	"/v1/projects/{id}":                     auth.ScopeProjects,
+	"/v1/projects/{id}/milestones":          auth.ScopeProjects,
+	"/v1/deliverables":                      auth.ScopeDeliverables,
+	"/v1/deliverables/{id}/download":        auth.ScopeDeliverables,
+	"/v1/invoices":                          auth.ScopeInvoices,
+	"/v1/deletions":                         "",
+	"/v1/threads":                           auth.ScopeThreads,
+	"/v1/threads/{id}":                      auth.ScopeThreads,
+	"/v1/threads/{id}/messages":             auth.ScopeThreads,
+	"/v1/messages":                          auth.ScopeThreads,
+	"/v1/attachments/{id}/download":         auth.ScopeThreads,
+	"/v1/rate_limit":                        "",
+	"/v1/webhook_endpoints":                 auth.ScopeWebhooks,
+	"/v1/webhook_endpoints/{id}/deliveries": auth.ScopeWebhooks,
+	"/v1/milestones/{id}":                   auth.ScopeProjects,
+	"/v1/deliverables/{id}":                 auth.ScopeDeliverables,
+	"/v1/invoices/{id}":                     auth.ScopeInvoices,
+	"/v1/invoices/{id}/document":            auth.ScopeInvoices,
+	"/v1/messages/{id}":                     auth.ScopeThreads,
 }
 
 // TestRouteScopes walks every keyed route of the handler's table (through
@@ -73,7 +80,8 @@ func TestRouteScopes(t *testing.T) {
 			// Every example names items of p1.
 			is.Equal(api.do("GET", target, "p1 only").Code, 200) // a key restricted to p1 sees p1's items
 			other := api.do("GET", target, "p2 only")
-			if strings.Contains(target, "/p1") || strings.Contains(target, "/d1") || strings.Contains(target, "/t1") || strings.Contains(target, "/att1") {
+			if strings.Contains(target, "/p1") || strings.Contains(target, "/d1") || strings.Contains(target, "/t1") || strings.Contains(target, "/att1") ||
+				strings.Contains(target, "/m1") || strings.Contains(target, "/i24") || strings.Contains(target, "/msg1") || strings.Contains(target, "/we_1") {
 				is.Equal(other.Code, 404) // an item of another project answers as one that does not exist
 				is.Equal(errorOf(t, other).Error.Code, "NOT_FOUND")
 			} else {

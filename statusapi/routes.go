@@ -55,12 +55,17 @@ func (h *handler) table() []route {
 		{"/v1/projects", h.cached(auth.ScopeProjects, h.listProjects)},
 		{"/v1/projects/{id}", h.cached(auth.ScopeProjects, h.getProject)},
 		{"/v1/projects/{id}/milestones", h.cached(auth.ScopeProjects, h.listMilestones)},
+		{"/v1/milestones/{id}", h.cached(auth.ScopeProjects, h.getMilestone)},
 		{"/v1/deliverables", h.cached(auth.ScopeDeliverables, h.listDeliverables)},
+		{"/v1/deliverables/{id}", h.cached(auth.ScopeDeliverables, h.getDeliverable)},
 		{"/v1/deliverables/{id}/download", h.api(auth.ScopeDeliverables, h.downloadLink)},
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
 		{"/v1/deliverables/{id}/file", h.serveFile},
 		{"/v1/invoices", h.cached(auth.ScopeInvoices, h.listInvoices)},
+		{"/v1/invoices/{id}", h.cached(auth.ScopeInvoices, h.getInvoice)},
+		{"/v1/invoices/{id}/document", h.api(auth.ScopeInvoices, h.invoiceDocumentLink)},
+		{"/v1/invoices/{id}/file", h.serveInvoiceDocument}, // signed, as a deliverable's
 		// The OpenAPI document: public, like any API description.
 		{"/v1/openapi.json", h.serveOpenAPI},
 	}
@@ -81,4 +86,5 @@ var optionalResources = []func(h *handler) []route{
 	threadRoutes,   // threads.go: store.Threads
 	usageRoutes,    // usage.go: a ratelimit.Peeker limiter
 	eventRoutes,    // events.go: store.Events
+	webhookRoutes,  // webhooks.go: store.WebhookEndpoints
 }

@@ -2,7 +2,6 @@ package statusapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/eventwire"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -254,7 +254,7 @@ func (s *stream) send(pg store.EventPage) error {
 	}
 	s.buf = s.buf[:0]
 	for _, e := range pg.Events {
-		data, err := json.Marshal(eventOut(e))
+		data, err := eventwire.Encode(e)
 		if err != nil {
 			return err
 		}

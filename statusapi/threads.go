@@ -10,16 +10,17 @@ import (
 
 // thread is a Thread on the wire.
 type thread struct {
-	ID            string  `json:"id"`
-	ProjectID     *string `json:"projectId"`
-	Subject       string  `json:"subject"`
-	Status        string  `json:"status"`
-	About         *about  `json:"about"`
-	MessageCount  int     `json:"messageCount"`
-	CreatedAt     string  `json:"createdAt"`
-	LastMessageAt *string `json:"lastMessageAt"`
-	ResolvedAt    *string `json:"resolvedAt"`
-	UpdatedAt     string  `json:"updatedAt"`
+	ID            string   `json:"id"`
+	ProjectID     *string  `json:"projectId"`
+	Subject       string   `json:"subject"`
+	Status        string   `json:"status"`
+	About         *about   `json:"about"`
+	MessageCount  int      `json:"messageCount"`
+	CreatedAt     string   `json:"createdAt"`
+	LastMessageAt *string  `json:"lastMessageAt"`
+	ResolvedAt    *string  `json:"resolvedAt"`
+	UpdatedAt     string   `json:"updatedAt"`
+	Project       expanded `json:"project,omitzero"` // expand=project only
 }
 
 // about is what a thread is about.
@@ -43,6 +44,13 @@ func threadOut(t store.Thread) thread {
 	if t.About != nil {
 		out.About = &about{Type: string(t.About.Kind), ID: t.About.ID}
 	}
+	return out
+}
+
+// threadExpanded is threadOut with the project of expand=project.
+func threadExpanded(t store.Thread, project expanded) thread {
+	out := threadOut(t)
+	out.Project = project
 	return out
 }
 
@@ -99,15 +107,17 @@ func threadRoutes(h *handler) []route {
 		{"/v1/threads/{id}", h.cached(auth.ScopeThreads, h.getThread)},
 		{"/v1/threads/{id}/messages", h.cached(auth.ScopeThreads, h.listThreadMessages)},
 		{"/v1/messages", h.cached(auth.ScopeThreads, h.listMessages)},
+		{"/v1/messages/{id}", h.cached(auth.ScopeThreads, h.getMessage)},
 		{"/v1/attachments/{id}/download", h.api(auth.ScopeThreads, h.attachmentLink)},
 		// The signed link, as a deliverable's (see download.go).
 		{"/v1/attachments/{id}/file", h.serveAttachment},
 	}
 }
 
-// listThreads serves GET /v1/threads?page&limit&status&projectId&updatedSince.
+// listThreads serves GET
+// /v1/threads?page&limit&status&projectId&updatedSince&expand.
 func (h *handler) listThreads(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{statuses: strs(store.ThreadStatuses), project: true, since: h.changes != nil})
+	q, asked, err := expandableList(r, listSpec{statuses: strs(store.ThreadStatuses), project: true, since: h.changes != nil})
 	if err != nil {
 		return response{}, err
 	}
@@ -121,13 +131,14 @@ func (h *handler) listThreads(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	return page(q, p, threadOut), nil
+	return expandedPage(h, r, c, asked, q, p, threadProject, threadExpanded)
 }
 
-// getThread serves GET /v1/threads/{id}; an internal thread, or one the
-// key may not see, is 404.
+// getThread serves GET /v1/threads/{id}?expand; an internal thread, or
+// one the key may not see, is 404.
 func (h *handler) getThread(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
+	asked, err := itemExpand(r)
+	if err != nil {
 		return response{}, err
 	}
 	t, err := h.threads.GetThread(r.Context(), c.Org.ID, r.PathValue("id"))
@@ -137,7 +148,7 @@ func (h *handler) getThread(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	return item(threadOut(t)), nil
+	return expandedItem(h, r, c, asked, t, threadProject, threadExpanded)
 }
 
 // listThreadMessages serves GET
@@ -177,6 +188,20 @@ func (h *handler) listMessages(r *http.Request, c caller) (response, error) {
 		return response{}, err
 	}
 	return page(q, p, messageOut), nil
+}
+
+// getMessage serves GET /v1/messages/{id}: an internal message, one of
+// an internal thread, or one the key may not see (the store applies its
+// projects: a message names none) is 404.
+func (h *handler) getMessage(r *http.Request, c caller) (response, error) {
+	if err := noParams(r); err != nil {
+		return response{}, err
+	}
+	m, err := h.threads.GetMessage(r.Context(), c.Org.ID, r.PathValue("id"), c.ProjectIDs)
+	if err != nil {
+		return response{}, err
+	}
+	return item(messageOut(m)), nil
 }
 
 // attachmentLink serves GET /v1/attachments/{id}/download: a signed link,

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,10 +29,19 @@ import (
 // gives the invoices that named it a nil ProjectID and a new UpdatedAt; a
 // thread's UpdatedAt, MessageCount and LastMessageAt follow its messages.
 // Lists page and refuse parameters as fakeAPI's do (servePage), with ETags
-// and 304s.
+// and 304s. Every page of changes carries meta.syncedThrough: the current
+// second, or the stamp of the oldest transaction still open (begin), whose
+// writes are stamped when it begins and seen when it commits, as a
+// PostgreSQL writer whose transaction commits after a later one.
 type changeAPI struct {
 	noChanges bool // a server that tracks no changes: no updatedSince, no /v1/deletions
 	noThreads bool // a server without threads: their routes are 404
+	// noSyncedThrough makes a server older than the sync rule: no
+	// meta.syncedThrough.
+	noSyncedThrough bool
+	// denied lists the routes (by path prefix) out of the key's scopes:
+	// 403 INSUFFICIENT_SCOPE, and no deletion records of their kinds.
+	denied []string
 	// after, when set, is called after each answer, with the request's
 	// URI: a test changes the data in the middle of a Sync with it.
 	after func(uri string)
@@ -47,6 +57,7 @@ type changeAPI struct {
 	threads      map[string]statusclient.Thread
 	messages     map[string]statusclient.Message
 	deletions    map[deletionKey]statusclient.Deletion
+	open         map[*lateTx]bool // transactions begun, not committed
 	requests     []string
 	mux          *http.ServeMux
 }
@@ -77,6 +88,7 @@ func newChangeAPI(start time.Time, opts ...func(*changeAPI)) *changeAPI {
 		threads:      map[string]statusclient.Thread{},
 		messages:     map[string]statusclient.Message{},
 		deletions:    map[deletionKey]statusclient.Deletion{},
+		open:         map[*lateTx]bool{},
 	}
 	for _, o := range opts {
 		o(f)
@@ -95,11 +107,26 @@ func (f *changeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, uri)
 	w.Header().Set("X-Request-Id", "req-"+strconv.Itoa(len(f.requests)))
-	f.mux.ServeHTTP(w, r)
+	if f.deniedPath(r.URL.Path) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope"`)
+		writeError(w, http.StatusForbidden, "INSUFFICIENT_SCOPE", "this key may not read this", "")
+	} else {
+		f.mux.ServeHTTP(w, r)
+	}
 	f.mu.Unlock()
 	if f.after != nil {
 		f.after(uri)
 	}
+}
+
+// deniedPath reports whether path is out of the key's scopes (denied).
+func (f *changeAPI) deniedPath(path string) bool {
+	for _, p := range f.denied {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // tick moves the store's clock on.
@@ -118,6 +145,84 @@ func (f *changeAPI) requestLog() []string {
 	return out
 }
 
+// lateTx is a transaction of the fake: its writes are stamped when it
+// begins and seen by clients when it commits.
+type lateTx struct {
+	f     *changeAPI
+	stamp time.Time
+	puts  []any
+	dels  []deletionKey
+}
+
+// begin opens a transaction stamped now.
+func (f *changeAPI) begin() *lateTx {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tx := &lateTx{f: f, stamp: f.now}
+	f.open[tx] = true
+	return tx
+}
+
+// put and del write in the transaction, unseen until it commits.
+func (tx *lateTx) put(items ...any) { tx.puts = append(tx.puts, items...) }
+
+func (tx *lateTx) del(typ statusclient.DeletionType, id string) {
+	tx.dels = append(tx.dels, deletionKey{typ, id})
+}
+
+// commit makes the transaction's writes seen, stamped when it began. A
+// deletion of an item not there (any more) does nothing.
+func (tx *lateTx) commit() {
+	f := tx.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now
+	f.now = tx.stamp
+	f.putLocked(tx.puts...)
+	for _, d := range tx.dels {
+		if f.has(d.typ, d.id) {
+			f.remove(d.typ, d.id)
+		}
+	}
+	f.now = now
+	delete(f.open, tx)
+}
+
+// has reports whether the fake holds the item of that type and id.
+func (f *changeAPI) has(typ statusclient.DeletionType, id string) bool {
+	var ok bool
+	switch typ {
+	case statusclient.DeletionProject:
+		_, ok = f.projects[id]
+	case statusclient.DeletionMilestone:
+		_, ok = f.milestones[id]
+	case statusclient.DeletionDeliverable:
+		_, ok = f.deliverables[id]
+	case statusclient.DeletionInvoice:
+		_, ok = f.invoices[id]
+	case statusclient.DeletionThread:
+		_, ok = f.threads[id]
+	case statusclient.DeletionMessage:
+		_, ok = f.messages[id]
+	}
+	return ok
+}
+
+// syncedThrough is the meta.syncedThrough of a page of changes answered
+// now: the current second, or the stamp of the oldest open transaction.
+func (f *changeAPI) syncedThrough() time.Time {
+	if f.noSyncedThrough {
+		return time.Time{}
+	}
+	t := f.now
+	for tx := range f.open {
+		if tx.stamp.Before(t) {
+			t = tx.stamp
+		}
+	}
+	return t.UTC().Truncate(time.Second)
+}
+
 // put inserts or replaces items, as a portal's write: each is stamped
 // now unless it is as it was, and drops the deletion record of its type
 // and id. A milestone or deliverable needs its project, a message its
@@ -125,6 +230,10 @@ func (f *changeAPI) requestLog() []string {
 func (f *changeAPI) put(items ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.putLocked(items...)
+}
+
+func (f *changeAPI) putLocked(items ...any) {
 	for _, v := range items {
 		switch v := v.(type) {
 		case statusclient.Project:
@@ -365,7 +474,11 @@ func serveChanges[M ~map[string]V, V any](f *changeAPI, w http.ResponseWriter, r
 			})
 		}
 	}
-	servePage(w, r, items, func(V) bool { return true }, filters...)
+	var through time.Time
+	if r.URL.Query().Has("updatedSince") {
+		through = f.syncedThrough()
+	}
+	servePageSynced(w, r, items, func(V) bool { return true }, through, filters...)
 }
 
 func (f *changeAPI) serveDeletions(w http.ResponseWriter, r *http.Request) {
@@ -389,14 +502,25 @@ func (f *changeAPI) serveDeletions(w http.ResponseWriter, r *http.Request) {
 	}
 	var records []statusclient.Deletion
 	for _, d := range f.deletions {
-		if !d.DeletedAt.Before(since) && matches(r, "type", string(d.Type)) {
+		if !d.DeletedAt.Before(since) && matches(r, "type", string(d.Type)) && !f.deniedPath(deletionPath[d.Type]) {
 			records = append(records, d)
 		}
 	}
 	slices.SortFunc(records, func(a, b statusclient.Deletion) int {
 		return cmp.Or(a.DeletedAt.Compare(b.DeletedAt), cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
 	})
-	servePage(w, r, records, func(statusclient.Deletion) bool { return true }, "since", "type")
+	servePageSynced(w, r, records, func(statusclient.Deletion) bool { return true }, f.syncedThrough(), "since", "type")
+}
+
+// deletionPath is the list route of each kind of deletion record, for
+// the scopes of denied (milestones are read with the projects).
+var deletionPath = map[statusclient.DeletionType]string{
+	statusclient.DeletionProject:     "/v1/projects",
+	statusclient.DeletionMilestone:   "/v1/projects",
+	statusclient.DeletionDeliverable: "/v1/deliverables",
+	statusclient.DeletionInvoice:     "/v1/invoices",
+	statusclient.DeletionThread:      "/v1/threads",
+	statusclient.DeletionMessage:     "/v1/threads",
 }
 
 // itemID reads the ID field of any of the client's item types.

@@ -38,8 +38,8 @@ type Deletion struct {
 type DeletionListOptions struct {
 	ListOptions
 	// Since is required: the records with DeletedAt at or after it
-	// (inclusive: pass the largest DeletedAt you saw, and expect the
-	// records stamped with it again). It is sent in UTC whole seconds,
+	// (inclusive: pass the smallest Meta.SyncedThrough of the pages you
+	// walked, and expect some records again). It is sent in UTC whole seconds,
 	// as UpdatedSince is (see "Changes" in the package documentation). A
 	// zero Since is an error, returned before any request.
 	Since time.Time

@@ -30,6 +30,9 @@ type Deliverable struct {
 	SizeBytes   *int64            `json:"sizeBytes"`   // nil until a file is attached
 	CreatedAt   time.Time         `json:"createdAt"`
 	UpdatedAt   time.Time         `json:"updatedAt"`
+	// Project is the deliverable's project, asked with ExpandProject;
+	// nil otherwise, or for a project the key may not see.
+	Project *ProjectRef `json:"project,omitempty"`
 }
 
 // DeliverableListOptions selects deliverables. Zero values leave the
@@ -48,10 +51,13 @@ type DeliverableListOptions struct {
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
+	// Expand, when ExpandProject, fills each deliverable's Project.
+	Expand Expand
 }
 
 // DownloadLink is a signed URL to a file: a deliverable's (see
-// DownloadDeliverable) or a message attachment's (see DownloadAttachment).
+// DownloadDeliverable), a message attachment's (see DownloadAttachment)
+// or an invoice's document (see InvoiceDocument).
 // A plain GET on URL, without the API key, serves the file until ExpiresAt
 // (15 minutes after it was made); after that it answers 403 LINK_EXPIRED.
 // URL is always absolute: a server without a configured public URL sends
@@ -83,7 +89,16 @@ func (o DeliverableListOptions) filters() url.Values {
 	setString(q, "status", string(o.Status))
 	setString(q, "projectId", o.ProjectID)
 	setTime(q, "updatedSince", o.UpdatedSince)
+	setString(q, "expand", string(o.Expand))
 	return q
+}
+
+// GetDeliverable returns one deliverable, exactly as ListDeliverables has
+// it. An id of no deliverable the key can see is an *Error with Code
+// CodeNotFound. opts, when given, may ask for its project
+// (ExpandProject).
+func (c *Client) GetDeliverable(ctx context.Context, id string, opts ...ItemOptions) (Deliverable, *Response, error) {
+	return getItem[Deliverable](ctx, c, "/deliverables", id, opts)
 }
 
 // DownloadDeliverable returns a fresh signed link to a deliverable's file.

@@ -30,9 +30,13 @@
 // whenever a write changes what a client sees. Every list options type has
 // an UpdatedSince: when it is not zero, the list holds only the items with
 // UpdatedAt at or after it, ordered by UpdatedAt ascending, then ID, and
-// Meta.Total counts them. The bound is inclusive: ask again from the
-// largest UpdatedAt you saw and expect the items stamped with it once more
-// (upsert by id). UpdatedSince is sent as the contract's timestamps are
+// Meta.Total counts them. Each page of such a list, and each page of
+// deletions, carries Meta.SyncedThrough: every write the page could not
+// see yet is stamped at or after it. Ask again from the smallest
+// SyncedThrough of the pages you walked, not from the largest UpdatedAt
+// you saw (a transaction that commits late can carry an earlier one), and
+// expect some items once more: the bound is inclusive (upsert by id).
+// UpdatedSince is sent as the contract's timestamps are
 // written, 2006-01-02T15:04:05Z: in UTC, its fraction of a second dropped
 // (which can only widen the result). A server that tracks no changes
 // refuses it with an *Error of Code CodeInvalidParameter and Param

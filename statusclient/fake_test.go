@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/clientstatus/clientstatus/statusclient"
 )
@@ -156,6 +157,12 @@ func matches(r *http.Request, param, v string) bool {
 // servePage answers a list route as the contract says: page >= 1, limit
 // 1..100 (default 20), no unknown, repeated or empty parameter.
 func servePage[T any](w http.ResponseWriter, r *http.Request, all []T, keep func(T) bool, filters ...string) {
+	servePageSynced(w, r, all, keep, time.Time{}, filters...)
+}
+
+// servePageSynced is servePage with meta.syncedThrough, unless through is
+// zero.
+func servePageSynced[T any](w http.ResponseWriter, r *http.Request, all []T, keep func(T) bool, through time.Time, filters ...string) {
 	page, limit := 1, 20
 	for name, vs := range r.URL.Query() {
 		if len(vs) != 1 || vs[0] == "" {
@@ -197,9 +204,12 @@ func servePage[T any](w http.ResponseWriter, r *http.Request, all []T, keep func
 	}
 	body, _ := json.Marshal(map[string]any{
 		"data": data,
-		"meta": map[string]int{"page": page, "per_page": limit, "total": len(kept)},
+		"meta": meta(page, limit, len(kept), through),
 	})
-	etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256(body))
+	// The tag leaves syncedThrough out, as the handler's: it follows the
+	// clock, and an unchanged page revalidates with a 304.
+	tagged, _ := json.Marshal(map[string]any{"data": data, "meta": meta(page, limit, len(kept), time.Time{})})
+	etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256(tagged))
 	w.Header().Set("ETag", etag)
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
@@ -207,6 +217,15 @@ func servePage[T any](w http.ResponseWriter, r *http.Request, all []T, keep func
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(body)
+}
+
+// meta is a list's meta, with syncedThrough unless through is zero.
+func meta(page, limit, total int, through time.Time) map[string]any {
+	m := map[string]any{"page": page, "per_page": limit, "total": total}
+	if !through.IsZero() {
+		m["syncedThrough"] = through.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	return m
 }
 
 func writeError(w http.ResponseWriter, status int, code, message, param string) {

@@ -32,7 +32,14 @@ type Invoice struct {
 	IssuedAt  time.Time     `json:"issuedAt"`
 	DueAt     time.Time     `json:"dueAt"`
 	PaidAt    *time.Time    `json:"paidAt"` // nil until paid
-	UpdatedAt time.Time     `json:"updatedAt"`
+	// DocumentAvailable says whether InvoiceDocument has a document (the
+	// invoice's PDF) to link to.
+	DocumentAvailable bool      `json:"documentAvailable"`
+	UpdatedAt         time.Time `json:"updatedAt"`
+	// Project is the invoice's project, asked with ExpandProject; nil
+	// otherwise, for a retainer invoice, or for a project the key may
+	// not see.
+	Project *ProjectRef `json:"project,omitempty"`
 }
 
 // InvoiceListOptions selects invoices. Zero values leave the server's
@@ -51,6 +58,8 @@ type InvoiceListOptions struct {
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
+	// Expand, when ExpandProject, fills each invoice's Project.
+	Expand Expand
 }
 
 // ListInvoices returns one page of the organization's invoices, ordered by
@@ -75,5 +84,25 @@ func (o InvoiceListOptions) filters() url.Values {
 	setString(q, "status", string(o.Status))
 	setString(q, "projectId", o.ProjectID)
 	setTime(q, "updatedSince", o.UpdatedSince)
+	setString(q, "expand", string(o.Expand))
 	return q
+}
+
+// GetInvoice returns one invoice, exactly as ListInvoices has it. An id
+// of no invoice the key can see is an *Error with Code CodeNotFound.
+// opts, when given, may ask for its project (ExpandProject).
+func (c *Client) GetInvoice(ctx context.Context, id string, opts ...ItemOptions) (Invoice, *Response, error) {
+	return getItem[Invoice](ctx, c, "/invoices", id, opts)
+}
+
+// InvoiceDocument returns a fresh signed link to an invoice's document
+// (its PDF), exactly as DownloadDeliverable does for a deliverable's
+// file. An invoice without one (DocumentAvailable false) is an *Error
+// with Code CodeFileNotAvailable (409); an unknown one, CodeNotFound.
+func (c *Client) InvoiceDocument(ctx context.Context, id string) (DownloadLink, *Response, error) {
+	path, err := itemPath("/invoices", id)
+	if err != nil {
+		return DownloadLink{}, nil, err
+	}
+	return c.downloadLink(ctx, path+"/document")
 }

@@ -26,6 +26,9 @@ type Milestone struct {
 	DueAt       time.Time       `json:"dueAt"`
 	CompletedAt *time.Time      `json:"completedAt"` // nil until completed
 	UpdatedAt   time.Time       `json:"updatedAt"`
+	// Project is the milestone's project, asked with ExpandProject; nil
+	// otherwise, or for a project the key may not see.
+	Project *ProjectRef `json:"project,omitempty"`
 }
 
 // MilestoneListOptions selects milestones. Zero values leave the server's
@@ -42,6 +45,8 @@ type MilestoneListOptions struct {
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
+	// Expand, when ExpandProject, fills each milestone's Project.
+	Expand Expand
 }
 
 // ListMilestones returns one page of a project's milestones, ordered by
@@ -78,5 +83,14 @@ func (o MilestoneListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
 	setTime(q, "updatedSince", o.UpdatedSince)
+	setString(q, "expand", string(o.Expand))
 	return q
+}
+
+// GetMilestone returns one milestone, exactly as ListMilestones has it.
+// An id of no milestone the key can see is an *Error with Code
+// CodeNotFound. opts, when given, may ask for its project
+// (ExpandProject).
+func (c *Client) GetMilestone(ctx context.Context, id string, opts ...ItemOptions) (Milestone, *Response, error) {
+	return getItem[Milestone](ctx, c, "/milestones", id, opts)
 }

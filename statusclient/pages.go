@@ -43,6 +43,14 @@ type Meta struct {
 	Page    int `json:"page"`     // the page served, from 1
 	PerPage int `json:"per_page"` // the effective limit
 	Total   int `json:"total"`    // all items matching the filters, whatever the page
+	// SyncedThrough is set on a page of changes (a list asked with
+	// UpdatedSince, a page of deletions) by a server that follows the
+	// contract's sync rule, and zero otherwise: every write this page
+	// could not see yet has, or will get, an UpdatedAt (DeletedAt) at or
+	// after it. A client keeping a copy asks again from the smallest
+	// SyncedThrough of the pages it walked, not from the largest
+	// UpdatedAt it saw (see Client.Sync).
+	SyncedThrough time.Time `json:"syncedThrough,omitzero"`
 }
 
 // list fetches one page of the list route at path: the paging of lo, the

@@ -72,10 +72,5 @@ func (o ProjectListOptions) filters() url.Values {
 // GetProject returns one project. An id of no project of the organization
 // (including another organization's) is an *Error with Code CodeNotFound.
 func (c *Client) GetProject(ctx context.Context, id string) (Project, *Response, error) {
-	path, err := itemPath("/projects", id)
-	if err != nil {
-		return Project{}, nil, err
-	}
-	env, resp, err := get[Project](ctx, c, request{path: path})
-	return env.Data, resp, err
+	return getItem[Project](ctx, c, "/projects", id, nil)
 }

@@ -48,13 +48,23 @@ type SyncCursor struct {
 	// NoThreads records that the server answered 404 on /v1/threads: it
 	// holds no threads, and Sync no longer asks until its next full load.
 	NoThreads bool
+	// OutOfScope names the lists the key may not read, sorted: those the
+	// server answered 403 INSUFFICIENT_SCOPE ("projects", which holds the
+	// milestones too, "deliverables", "invoices", "threads",
+	// "messages"). Sync no longer asks them until its next full load, and
+	// the Replica holds none of their items. A key's scopes are fixed when
+	// it is minted; use a new Replica (or a zero Cursor) with a new key.
+	OutOfScope []string
 }
 
 // ListCursor is where the reading of one list left off.
 type ListCursor struct {
-	// Since is the largest UpdatedAt (DeletedAt, for the deletions feed)
-	// seen: the next read asks from it, inclusively. Zero means the list
-	// is read whole, without updatedSince.
+	// Since is where the next read asks from, inclusively: the smallest
+	// meta.syncedThrough of the pages the last read walked (see
+	// Client.Sync); or, when that read found nothing new, the Since it
+	// asked from, kept; or, from a server that sends no syncedThrough,
+	// the largest UpdatedAt (DeletedAt, for the deletions feed) seen.
+	// Zero means the list is read whole, without updatedSince.
 	Since time.Time
 	// ETag is the tag of the answer to that next read, when this read
 	// already got it and it was the whole list; "" otherwise. Sync sends
@@ -83,6 +93,9 @@ type SyncStats struct {
 	NotModified int
 	// Rate is the organization's rate budget as of the last answer.
 	Rate Rate
+	// OutOfScope is the Replica's SyncCursor.OutOfScope after the Sync:
+	// the lists the key may not read, which Sync passed over.
+	OutOfScope []string
 }
 
 // epoch is the updatedSince of a full load from a server that tracks
@@ -97,11 +110,15 @@ var errReload = errors.New("statusclient: full load needed")
 
 // Sync makes r equal to what the server shows the Client's key, as the
 // contract's sync algorithm says: it applies the deletions recorded since
-// the last Sync, then the changes, and remembers where it left off in
-// r.Cursor. It returns what it did, and an error when it could not finish,
-// naming the list and wrapping the failed call's error (ErrorCodeOf and
-// errors.As work on it): r then holds what was applied so far, each
-// list's cursor where that list left off, and the next Sync completes it.
+// the last Sync, then the changes (upsert by id), and remembers where it
+// left off in r.Cursor: the smallest meta.syncedThrough of the pages it
+// walked, never the largest UpdatedAt it saw, so a write whose
+// transaction committed after a later one, with an earlier UpdatedAt, is
+// still fetched by the next Sync. It returns what it did, and an error
+// when it could not finish, naming the list and wrapping the failed
+// call's error (ErrorCodeOf and errors.As work on it): r then holds what
+// was applied so far, each list's cursor where that list left off, and
+// the next Sync completes it.
 //
 // The first Sync of a Replica (zero Cursor) loads everything. So does a
 // Sync whose cursor the server no longer covers (400 on since: see
@@ -114,13 +131,30 @@ var errReload = errors.New("statusclient: full load needed")
 // Otherwise a Sync reads, each from its own cursor: the deletions feed
 // (and drops what it names), then the projects, the milestones of every
 // project, the deliverables, the invoices, the threads and the messages
-// (and puts what they hold, by id). Every read asks from the largest
-// UpdatedAt it saw the last time, inclusively, so an item stamped at that
-// second comes again; it is put again. Sync also applies the contract's
-// cascades itself: a deleted project takes its milestones, deliverables,
-// threads and their messages from r, and a deleted thread its messages
-// (the server records each of them too). Invoices that named a deleted
-// project come back through the invoice list, with ProjectID nil.
+// (and puts what they hold, by id). Every read asks, inclusively, from
+// the smallest syncedThrough of the pages that list's last read walked:
+// each list has its own cursor, which the contract's rule allows, since
+// a syncedThrough speaks of every write the page could not see, and the
+// smallest of one list's pages covers that list's writes. An item may
+// come twice; it is put again. A read that finds nothing new keeps the
+// cursor it asked from (any cursor at or before a syncedThrough is safe),
+// so that the next read is the same request and can answer 304. From a
+// server that sends no syncedThrough (one older than this rule), a list's
+// cursor is the largest UpdatedAt it saw, as that server's contract
+// said.
+//
+// A key restricted to some scopes syncs what it may read: a list the
+// server refuses with 403 INSUFFICIENT_SCOPE is passed over, named in
+// SyncCursor.OutOfScope and SyncStats.OutOfScope, and not asked again
+// until the next full load; the Replica holds none of its items. The
+// deletions feed holds only the kinds the key may read (the server
+// filters it).
+//
+// Sync also applies the contract's cascades itself: a deleted project
+// takes its milestones, deliverables, threads and their messages from r,
+// and a deleted thread its messages (the server records each of them
+// too). Invoices that named a deleted project come back through the
+// invoice list, with ProjectID nil.
 //
 // Milestones are listed per project, and one can change without its
 // project changing, so Sync reads the milestones of every project, each
@@ -135,25 +169,30 @@ var errReload = errors.New("statusclient: full load needed")
 // make it skip; items stamped that same second come twice.) Against a
 // server that tracks no changes, the load's first request, asked with
 // updatedSince, is refused and counts too. A later Sync costs 6 requests (4
-// from a server without threads) plus one per project, and a page more
-// per 100 changes in a list. A list that has not changed since the Sync
-// before answers 304 Not Modified, which the server does not count against
-// the rate budget: Sync sends the ETag of the previous answer when that
-// answer was the whole list and the cursor did not move. So a quiet Sync
-// costs round trips but no budget, from the second quiet one on. Requests
-// are sent one after another.
+// from a server without threads, fewer for a key restricted to some
+// scopes) plus one per project, and a page more per 100 changes in a
+// list, and items changed since the smallest syncedThrough come again. A
+// list that has not changed since the Sync before answers 304 Not
+// Modified, which the server does not count against the rate budget: Sync
+// sends the ETag of the previous answer when that answer was the whole
+// list and the cursor did not move. So a quiet Sync costs round trips and
+// one request of budget: the deletions feed's, which Sync asks without an
+// ETag so that its syncedThrough, and the feed's cursor, move with the
+// server's clock. Requests are sent one after another.
 //
-// The server's clock is only known from what it stamps, so the deletions
-// feed is read from the largest DeletedAt seen, or the largest UpdatedAt
-// seen by an earlier Sync if larger. The server keeps deletions at least
-// 30 days: in an organization in which nothing the key sees has changed
-// for 30 days, or that has nothing, every Sync is a full load until
-// something changes. An in-memory server that restarted knows no
-// deletions from before: the next Sync is a full load.
+// The deletions feed is read from the smallest syncedThrough of its
+// pages the last time, which moves with the server's clock even when
+// nothing is deleted. (From a server that sends no syncedThrough, from
+// the largest DeletedAt seen, or the largest UpdatedAt seen by an earlier
+// Sync if larger: in an organization in which nothing the key sees has
+// changed for the 30 days the server keeps deletions, every Sync is then
+// a full load until something changes.) An in-memory server that
+// restarted knows no deletions from before: the next Sync is a full
+// load.
 //
 // Sync trusts what the contract promises: that the server stamps
-// UpdatedAt and DeletedAt from one clock, in the order its writes become
-// visible.
+// UpdatedAt and DeletedAt from one clock, and that every write a page
+// could not see is stamped at or after its syncedThrough.
 func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 	if r == nil {
 		return SyncStats{}, errors.New("statusclient: Sync: nil *Replica")
@@ -163,10 +202,13 @@ func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 	if !r.Cursor.Deletions.Since.IsZero() {
 		err := s.changes(ctx, r)
 		if !errors.Is(err, errReload) {
+			s.stats.OutOfScope = slices.Clone(r.Cursor.OutOfScope)
 			return s.stats, err
 		}
 	}
-	return s.stats, s.load(ctx, r)
+	err := s.load(ctx, r)
+	s.stats.OutOfScope = slices.Clone(r.Cursor.OutOfScope)
+	return s.stats, err
 }
 
 // init makes the nil maps of r, as in a zero Replica or one decoded from
@@ -191,6 +233,21 @@ func initMap[V any](m *map[string]V) {
 type syncer struct {
 	c     *Client
 	stats SyncStats
+	// through is the smallest syncedThrough of the pages of changes
+	// walked so far; unsynced is true once such a page came without one
+	// (a server older than the rule).
+	through  time.Time
+	unsynced bool
+}
+
+// synced notes the syncedThrough of a page of changes.
+func (s *syncer) synced(t time.Time) {
+	switch {
+	case t.IsZero():
+		s.unsynced = true
+	case s.through.IsZero() || t.Before(s.through):
+		s.through = t
+	}
 }
 
 // saw counts an answer.
@@ -209,11 +266,12 @@ func (s *syncer) saw(resp *Response) {
 // load can make r equal to the server's again.
 func (s *syncer) changes(ctx context.Context, r *Replica) error {
 	cur := &r.Cursor
-	// Every list read before this point was read before the deletions
-	// are: their stamps are a safe lower bound of any deletion still to
-	// come, which keeps the feed's cursor moving when nothing is deleted.
+	// From a server without syncedThrough: every list read before this
+	// point was read before the deletions are, and their stamps are a
+	// safe lower bound of any deletion still to come, which keeps the
+	// feed's cursor moving when nothing is deleted.
 	seen := cur.newest()
-	next, err := readList(ctx, s, "/deletions", "since", cur.Deletions, func(d Deletion) { s.drop(r, d) })
+	next, err := readList(ctx, s, "/deletions", "since", cur.Deletions, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"): // older than the server keeps
 		return errReload
@@ -222,7 +280,7 @@ func (s *syncer) changes(ctx context.Context, r *Replica) error {
 	case err != nil:
 		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
 	}
-	if seen.After(next.Since) {
+	if s.unsynced && seen.After(next.Since) {
 		next = ListCursor{Since: seen}
 	}
 	cur.Deletions = next
@@ -265,24 +323,31 @@ func (s *syncer) load(ctx context.Context, r *Replica) error {
 // settle ends a load from a server that tracks changes: it drops from r
 // what was deleted while the load ran, and sets r's deletions cursor.
 //
-// An item deleted after its list was read is stamped after that read, but
-// possibly before items of lists read later: the newest stamp the load
-// saw is no safe start for the deletions. The server's clock when the
-// load began is: every list was read after it. It is only known from the
-// stamps, so settle takes the newest stamp the load saw, which the server
-// set before the load ended, less the time the load took, measured on
-// this machine (whose clock need not agree with the server's), and a
-// second for the stamps' rounding. From a server that knows nothing that
-// old (one that started during that time, or whose newest stamp is older
-// than the 30 days of deletions it keeps), it cannot ask: the next Sync
-// then asks from the newest stamp, as the contract's algorithm does.
+// Every deletion that a page of the load could not see is stamped at or
+// after that page's syncedThrough: settle reads the deletions from the
+// smallest syncedThrough of the load's pages, and the feed's cursor is
+// then the smallest of its own pages.
+//
+// From a server that sends no syncedThrough, the server's clock when the
+// load began is a safe start, as every list was read after it. It is
+// only known from the stamps, so settle takes the newest stamp the load
+// saw, which the server set before the load ended, less the time the
+// load took, measured on this machine (whose clock need not agree with
+// the server's), and a second for the stamps' rounding; the feed's
+// cursor is then the newest stamp seen. From a server that knows nothing
+// that old (one that started during that time, or whose newest stamp is
+// older than the 30 days of deletions it keeps), it cannot ask: the next
+// Sync is a full load again.
 func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) error {
 	newest := r.Cursor.newest()
 	from := newest.Add(-took - time.Second).Truncate(time.Second)
+	if !s.unsynced && !s.through.IsZero() {
+		from = s.through
+	}
 	if from.Before(epoch) {
 		from = epoch
 	}
-	next, err := readList(ctx, s, "/deletions", "since", ListCursor{Since: from}, func(d Deletion) { s.drop(r, d) })
+	next, err := readList(ctx, s, "/deletions", "since", ListCursor{Since: from}, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"):
 		next = ListCursor{}
@@ -291,8 +356,9 @@ func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) err
 	case err != nil:
 		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
 	}
-	// Deletions from now on are stamped after every stamp seen so far.
-	if newest.After(next.Since) {
+	// From a server without syncedThrough: deletions from now on are
+	// stamped after every stamp seen so far.
+	if s.unsynced && newest.After(next.Since) {
 		next = ListCursor{Since: newest}
 	}
 	r.Cursor.Deletions = next
@@ -319,25 +385,28 @@ func gone[V any](old, new map[string]V) int {
 }
 
 // lists reads the changes of every list into r, each from its cursor;
-// the milestones of a project without a cursor, from start.
+// the milestones of a project without a cursor, from start. A list out
+// of the key's scopes is passed over (see scoped).
 func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
 	cur := &r.Cursor
-	if err := readInto(ctx, s, "/projects", &cur.Projects, r.Projects); err != nil {
-		return fmt.Errorf("statusclient: Sync: projects: %w", err)
-	}
-	if err := s.milestones(ctx, r, start); err != nil {
+	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, "/projects", &cur.Projects, r.Projects) }); err != nil {
 		return err
 	}
-	if err := readInto(ctx, s, "/deliverables", &cur.Deliverables, r.Deliverables); err != nil {
-		return fmt.Errorf("statusclient: Sync: deliverables: %w", err)
+	if !slices.Contains(cur.OutOfScope, "projects") { // the milestones need the same scope
+		if err := s.milestones(ctx, r, start); err != nil {
+			return err
+		}
 	}
-	if err := readInto(ctx, s, "/invoices", &cur.Invoices, r.Invoices); err != nil {
-		return fmt.Errorf("statusclient: Sync: invoices: %w", err)
+	if err := s.scoped(r, "deliverables", func() error { return readInto(ctx, s, "/deliverables", &cur.Deliverables, r.Deliverables) }); err != nil {
+		return err
+	}
+	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
+		return err
 	}
 	if cur.NoThreads {
 		return nil
 	}
-	err := readInto(ctx, s, "/threads", &cur.Threads, r.Threads)
+	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, "/threads", &cur.Threads, r.Threads) })
 	if ErrorCodeOf(err) == CodeNotFound {
 		// A server without threads; or one that no longer has them,
 		// whose threads are then no longer to be seen.
@@ -348,10 +417,51 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("statusclient: Sync: threads: %w", err)
+		return err
 	}
-	if err := readInto(ctx, s, "/messages", &cur.Messages, r.Messages); err != nil {
-		return fmt.Errorf("statusclient: Sync: messages: %w", err)
+	return s.scoped(r, "messages", func() error { return readInto(ctx, s, "/messages", &cur.Messages, r.Messages) })
+}
+
+// scoped runs read, the reading of the list name, unless r's cursor says
+// the key may not read it. When the server refuses it with 403
+// INSUFFICIENT_SCOPE, the list is recorded as out of scope, emptied, and
+// passed over: the key syncs what it may read. Any other error is
+// returned, naming the list.
+func (s *syncer) scoped(r *Replica, name string, read func() error) error {
+	if slices.Contains(r.Cursor.OutOfScope, name) {
+		return nil
+	}
+	err := read()
+	if ErrorCodeOf(err) != CodeInsufficientScope {
+		if err != nil {
+			return fmt.Errorf("statusclient: Sync: %s: %w", name, err)
+		}
+		return nil
+	}
+	r.Cursor.OutOfScope = append(r.Cursor.OutOfScope, name)
+	slices.Sort(r.Cursor.OutOfScope)
+	switch name {
+	case "projects":
+		s.stats.Deleted += len(r.Projects) + len(r.Milestones)
+		clear(r.Projects)
+		clear(r.Milestones)
+		r.Cursor.Projects, r.Cursor.Milestones = ListCursor{}, map[string]ListCursor{}
+	case "deliverables":
+		s.stats.Deleted += len(r.Deliverables)
+		clear(r.Deliverables)
+		r.Cursor.Deliverables = ListCursor{}
+	case "invoices":
+		s.stats.Deleted += len(r.Invoices)
+		clear(r.Invoices)
+		r.Cursor.Invoices = ListCursor{}
+	case "threads":
+		s.stats.Deleted += len(r.Threads)
+		clear(r.Threads)
+		r.Cursor.Threads = ListCursor{}
+	case "messages":
+		s.stats.Deleted += len(r.Messages)
+		clear(r.Messages)
+		r.Cursor.Messages = ListCursor{}
 	}
 	return nil
 }
@@ -476,7 +586,7 @@ func (v Deletion) stamp() time.Time    { return v.DeletedAt }
 // readInto reads the changes of the list at path from *cur into m, and
 // moves *cur on when the read is complete.
 func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCursor, m map[string]T) error {
-	next, err := readList(ctx, s, path, "updatedSince", *cur, func(v T) {
+	next, err := readList(ctx, s, path, "updatedSince", *cur, true, func(v T) {
 		m[v.key()] = v
 		s.stats.Upserted++
 	})
@@ -497,16 +607,29 @@ func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCurs
 // rather than for the next page: an item that changes during the walk
 // moves to the end of the list, and pages of a fixed query would shift
 // under it, skipping an item. Only a page whose items all share the stamp
-// asked from is followed by the next page of the same query. The next
-// cursor is the newest stamp seen, with the ETag of the last answer when
-// that answer was the whole list and asked from that same stamp: then the
-// next read is the same request, which answers 304 when nothing changed.
-// A 304 to the first request (sent with from.ETag) leaves the cursor.
+// asked from is followed by the next page of the same query. An item
+// whose write a page could not see is stamped at or after that page's
+// syncedThrough, so the next cursor is the smallest syncedThrough of the
+// pages walked (from a server that sends none, the newest stamp seen).
+// When stay is true and the read found nothing (one page, no item), the
+// next cursor is from.Since itself, unless a syncedThrough is older:
+// asking again from a cursor at or before the syncedThrough misses
+// nothing, and the next read is then the same request. The next cursor
+// then carries the ETag of the last answer when that answer was the whole
+// list and asked from that same cursor: the next read answers 304 when
+// nothing changed, and a 304 to the first request (sent with from.ETag)
+// leaves the cursor. The deletions feed neither stays nor keeps an ETag
+// (but from a server without syncedThrough): its cursor must move with
+// the server's clock, to stay within the 30 days of records the server
+// keeps, and a 304 tells no new syncedThrough.
 //
 // Without a cursor it walks the list's pages in the list's own order,
 // and the next cursor is zero: a whole read again.
-func readList[T stamped](ctx context.Context, s *syncer, path, param string, from ListCursor, apply func(T)) (ListCursor, error) {
+func readList[T stamped](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
 	since, page, etag := from.Since, 1, from.ETag
+	newest := since
+	var through time.Time // the smallest syncedThrough of the pages walked
+	synced, found := true, false
 	for {
 		q := url.Values{}
 		setTime(q, param, since)
@@ -519,11 +642,21 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 			return from, err
 		}
 		etag = "" // only the first request can be answered 304
-		newest := since
 		for _, v := range items {
 			apply(v)
 			if v.stamp().After(newest) {
 				newest = v.stamp()
+			}
+		}
+		found = found || len(items) > 0
+		if !since.IsZero() {
+			st := resp.Meta.SyncedThrough
+			s.synced(st)
+			switch {
+			case st.IsZero():
+				synced = false
+			case through.IsZero() || st.Before(through):
+				through = st
 			}
 		}
 		last := resp.NextPage <= page // none, or one that does not move forward
@@ -534,7 +667,13 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 			page = resp.NextPage
 		case last:
 			next := ListCursor{Since: newest}
-			if page == 1 && newest.Equal(since) {
+			if synced {
+				next.Since = through
+			}
+			if stay && !found && page == 1 && !next.Since.Before(from.Since) {
+				next.Since = from.Since
+			}
+			if (stay || !synced) && page == 1 && next.Since.Equal(since) {
 				next.ETag = resp.ETag
 			}
 			return next, nil

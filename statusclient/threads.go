@@ -56,6 +56,10 @@ type Thread struct {
 	LastMessageAt *time.Time   `json:"lastMessageAt"` // nil until the thread has a message
 	ResolvedAt    *time.Time   `json:"resolvedAt"`    // nil until resolved
 	UpdatedAt     time.Time    `json:"updatedAt"`
+	// Project is the thread's project, asked with ExpandProject; nil
+	// otherwise, for a thread about the whole account, or for a project
+	// the key may not see.
+	Project *ProjectRef `json:"project,omitempty"`
 }
 
 // Author is who wrote a message: a display name and a side, never contact
@@ -102,6 +106,8 @@ type ThreadListOptions struct {
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
 	IfNoneMatch string
+	// Expand, when ExpandProject, fills each thread's Project.
+	Expand Expand
 }
 
 // ThreadMessageListOptions selects the messages of one thread (see
@@ -165,18 +171,22 @@ func (o ThreadListOptions) filters() url.Values {
 	setString(q, "status", string(o.Status))
 	setString(q, "projectId", o.ProjectID)
 	setTime(q, "updatedSince", o.UpdatedSince)
+	setString(q, "expand", string(o.Expand))
 	return q
 }
 
 // GetThread returns one thread. An id of no thread the organization can
-// see is an *Error with Code CodeNotFound.
-func (c *Client) GetThread(ctx context.Context, id string) (Thread, *Response, error) {
-	path, err := itemPath("/threads", id)
-	if err != nil {
-		return Thread{}, nil, err
-	}
-	env, resp, err := get[Thread](ctx, c, request{path: path})
-	return env.Data, resp, err
+// see is an *Error with Code CodeNotFound. opts, when given, may ask for
+// its project (ExpandProject).
+func (c *Client) GetThread(ctx context.Context, id string, opts ...ItemOptions) (Thread, *Response, error) {
+	return getItem[Thread](ctx, c, "/threads", id, opts)
+}
+
+// GetMessage returns one message, exactly as ListMessages has it. An id
+// of no message the key can see (an agency's internal note included) is
+// an *Error with Code CodeNotFound.
+func (c *Client) GetMessage(ctx context.Context, id string) (Message, *Response, error) {
+	return getItem[Message](ctx, c, "/messages", id, nil)
 }
 
 // ListThreadMessages returns one page of a thread's messages, ordered by

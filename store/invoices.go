@@ -33,8 +33,15 @@ type Invoice struct {
 	IssuedAt  time.Time
 	DueAt     time.Time
 	PaidAt    *time.Time // nil until paid
-	UpdatedAt time.Time  // set by a store that tracks changes (see Changes)
+	// DocumentKey says where the invoice's document (its PDF) lives in
+	// the file source, as a deliverable's FileKey; "" when it has none.
+	// Never sent to clients.
+	DocumentKey string
+	UpdatedAt   time.Time // set by a store that tracks changes (see Changes)
 }
+
+// HasDocument reports whether the invoice has a document.
+func (i Invoice) HasDocument() bool { return i.DocumentKey != "" }
 
 // InvoiceQuery selects invoices. They are ordered by IssuedAt descending,
 // then by ID ascending.
@@ -53,7 +60,7 @@ type InvoiceQuery struct {
 
 // Validate reports the first problem that makes i unfit to be stored: an
 // empty id or organization id, a ProjectID that points at "", any of them
-// not Storable, an unknown
+// or the document key not Storable, an unknown
 // status, a currency that is not three upper-case letters, or a negative
 // amount. Whether the project exists is for the Writer to check.
 func (i Invoice) Validate() error {
@@ -67,6 +74,9 @@ func (i Invoice) Validate() error {
 		if err := checkStorable("invoice", i.ID, "project id", *i.ProjectID); err != nil {
 			return err
 		}
+	}
+	if err := checkStorable("invoice", i.ID, "document key", i.DocumentKey); err != nil {
+		return err
 	}
 	if !i.Status.Valid() {
 		return invalid("invoice", i.ID, "status %q is not one of %v", i.Status, InvoiceStatuses)

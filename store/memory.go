@@ -77,6 +77,8 @@ type Memory struct {
 	// floor is the earliest time ListDeletions answers for: when the
 	// Memory was created, or later once records have been pruned.
 	floor time.Time
+
+	webhooks memoryWebhooks // memory_webhooks.go
 }
 
 var (

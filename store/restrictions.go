@@ -12,14 +12,15 @@ import "slices"
 //     DeletionQuery (Changes), ThreadQuery and MessageQuery (Threads;
 //     ListThreadMessages answers ErrNotFound for a thread outside them);
 //   - OnlyKinds on DeletionQuery;
-//   - the ProjectID of the Attachment that Threads.GetAttachment returns.
+//   - the ProjectID of the Attachment that Threads.GetAttachment returns;
+//   - the onlyProjects of Threads.GetMessage.
 //
 // statusapi serves a key restricted to projects only from a store that
 // implements it, and refuses such a key (403 FORBIDDEN) on any other: a
 // Store written before restrictions existed ignores the fields and would
 // show everything. store.Memory and store/bunstore implement it; storetest
-// checks the promise. Gets need nothing of the store: each item names its
-// project, and the handler checks it.
+// checks the promise. Other gets need nothing of the store: each item
+// names its project, and the handler checks it.
 type Restrictable interface {
 	// HonoursRestrictions does nothing: implementing it is the promise.
 	HonoursRestrictions()

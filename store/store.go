@@ -57,9 +57,16 @@ type Store interface {
 	ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error)
 	// GetProject returns one project, or ErrNotFound.
 	GetProject(ctx context.Context, orgID, id string) (Project, error)
+	// GetProjects returns the organization's projects whose ids are in
+	// ids, in one read, in the order of ids, each once; an id it has no
+	// project of is skipped, not an error. It serves expand=project: the
+	// projects of a page of items.
+	GetProjects(ctx context.Context, orgID string, ids []string) ([]Project, error)
 	// ListMilestones returns a page of one project's milestones, or
 	// ErrNotFound when the organization has no such project.
 	ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error)
+	// GetMilestone returns one milestone, or ErrNotFound.
+	GetMilestone(ctx context.Context, orgID, id string) (Milestone, error)
 	// ListDeliverables returns a page of the organization's deliverables.
 	// An unknown ProjectID filter gives an empty page, not an error.
 	ListDeliverables(ctx context.Context, orgID string, q DeliverableQuery) (Page[Deliverable], error)
@@ -68,6 +75,9 @@ type Store interface {
 	// ListInvoices returns a page of the organization's invoices.
 	// An unknown ProjectID filter gives an empty page, not an error.
 	ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error)
+	// GetInvoice returns one invoice, with where its document lives, or
+	// ErrNotFound.
+	GetInvoice(ctx context.Context, orgID, id string) (Invoice, error)
 }
 
 // PageRequest selects one page of a list. The handler validates it before a

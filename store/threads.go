@@ -164,6 +164,12 @@ type Threads interface {
 	// across its visible threads; unknown ThreadID or ProjectID filters
 	// give an empty page.
 	ListMessages(ctx context.Context, orgID string, q MessageQuery) (Page[Message], error)
+	// GetMessage returns one visible message of a visible thread, or
+	// ErrNotFound. A message does not name its project, so the store
+	// applies a restricted key's projects itself: with onlyProjects not
+	// nil, a message of a thread outside them, or of an
+	// organization-wide thread, is ErrNotFound too (see Restrictable).
+	GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (Message, error)
 	// GetAttachment returns a visible message's attachment, with the
 	// ProjectID of its thread, or ErrNotFound.
 	GetAttachment(ctx context.Context, orgID, id string) (Attachment, error)

@@ -32,6 +32,9 @@ type config struct {
 	logFormat   string
 	metricsAddr string
 	cacheMiB    int // the response cache's size; 0: off
+	// webhooks.go
+	webhookRetries    []time.Duration // nil: webhook.DefaultSchedule
+	webhookAllowLocal bool
 }
 
 // The environment variables the server reads.
@@ -58,6 +61,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&c.cacheMiB, "response-cache-mb", statusapi.DefaultResponseCacheBytes>>20, "size of the response cache in MiB (encoded answers kept until the data changes); 0 turns it off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`address` to serve Prometheus metrics on, at /metrics, apart from the API; without one, no metrics")
+	webhookFlags(fs, &c)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err

@@ -29,6 +29,7 @@ type dataset struct {
 	invoices     []store.Invoice
 	threads      []store.Thread
 	messages     []store.Message
+	webhooks     []webhookEndpoint // webhooks.go
 	// content maps a deliverable's or an attachment's FileKey (see
 	// contentKey and attachmentKey) to its file's bytes.
 	content map[string][]byte
@@ -115,6 +116,7 @@ type (
 		Invoices      []json.RawMessage `json:"invoices"`
 		Threads       []json.RawMessage `json:"threads"`
 		Messages      []json.RawMessage `json:"messages"`
+		Webhooks      []json.RawMessage `json:"webhookEndpoints"`
 	}
 	orgJSON struct {
 		ID             string `json:"id"`
@@ -178,6 +180,7 @@ type (
 		DueAt     *string `json:"dueAt"`
 		PaidAt    *string `json:"paidAt"`
 		UpdatedAt *string `json:"updatedAt"` // optional: see updatedAt
+		Document  *string `json:"document"`  // optional: the document's bytes (documents.go)
 	}
 	threadJSON struct {
 		ID         string          `json:"id"`
@@ -251,6 +254,7 @@ func parseData(r io.Reader) (*dataset, error) {
 		{"invoices", f.Invoices, &invoiceJSON{}},
 		{"threads", f.Threads, &threadJSON{}},
 		{"messages", f.Messages, &messageJSON{}},
+		{"webhookEndpoints", f.Webhooks, &webhookJSON{}},
 	} {
 		ds.ignored = append(ds.ignored, unknownFields(sec.name, sec.raws, sec.v)...)
 	}
@@ -274,10 +278,17 @@ func parseData(r io.Reader) (*dataset, error) {
 	for _, dc := range withContent {
 		ds.deliverables = append(ds.deliverables, dc.Deliverable)
 	}
-	if ds.invoices, err = items("invoices", f.Invoices, parseInvoice); err != nil {
+	withDocs, err := items("invoices", f.Invoices, parseInvoice)
+	if err != nil {
 		return nil, err
 	}
+	for _, ii := range withDocs {
+		ds.invoices = append(ds.invoices, ii.Invoice)
+	}
 	if ds.threads, err = items("threads", f.Threads, parseThread); err != nil {
+		return nil, err
+	}
+	if ds.webhooks, err = items("webhookEndpoints", f.Webhooks, parseWebhook); err != nil {
 		return nil, err
 	}
 	msgs, err := items("messages", f.Messages, parseMessage)
@@ -295,6 +306,11 @@ func parseData(r io.Reader) (*dataset, error) {
 	for i, dc := range withContent {
 		if dc.content != nil {
 			ds.attach(i, []byte(*dc.content))
+		}
+	}
+	for i, ii := range withDocs {
+		if ii.document != nil {
+			ds.attachDocument(i, []byte(*ii.document))
 		}
 	}
 	for i, mi := range msgs {
@@ -626,36 +642,41 @@ func parseDeliverable(raw json.RawMessage) (deliverableItem, error) {
 	return item, nil // validated by check, once its organization is known
 }
 
-func parseInvoice(raw json.RawMessage) (store.Invoice, error) {
+func parseInvoice(raw json.RawMessage) (invoiceItem, error) {
 	var v invoiceJSON
 	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return store.Invoice{}, err
+		return invoiceItem{}, err
 	}
-	i := store.Invoice{
+	item := invoiceItem{document: v.Document}
+	i := &item.Invoice
+	*i = store.Invoice{
 		ID: v.ID, OrgID: v.OrgID, Number: v.Number, ProjectID: v.ProjectID,
 		Status: store.InvoiceStatus(v.Status), Currency: v.Currency,
 	}
+	if v.Document != nil && *v.Document == "" {
+		return item, errors.New("document is empty: leave it out for an invoice without one")
+	}
 	if v.Number == "" {
-		return i, errors.New("number is required")
+		return item, errors.New("number is required")
 	}
 	if v.Total == nil || v.AmountDue == nil {
-		return i, errors.New("total and amountDue are required (integer minor units)")
+		return item, errors.New("total and amountDue are required (integer minor units)")
 	}
 	i.Total, i.AmountDue = *v.Total, *v.AmountDue
 	var err error
 	if i.IssuedAt, err = requiredTime("issuedAt", v.IssuedAt); err != nil {
-		return i, err
+		return item, err
 	}
 	if i.DueAt, err = requiredTime("dueAt", v.DueAt); err != nil {
-		return i, err
+		return item, err
 	}
 	if i.PaidAt, err = optionalTime("paidAt", v.PaidAt); err != nil {
-		return i, err
+		return item, err
 	}
 	if i.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
-		return i, err
+		return item, err
 	}
-	return i, i.Validate()
+	return item, i.Validate()
 }
 
 func requireName(name string) error {

@@ -67,6 +67,9 @@ func demoData() *dataset {
 		}
 		for n := 0; n < o.invoices; n++ {
 			ds.invoices = append(ds.invoices, demoInvoice(o.ID, ds.projects, n, o.invoices))
+			if inv := ds.invoices[len(ds.invoices)-1]; inv.Status != store.InvoiceDraft {
+				ds.attachDocument(len(ds.invoices)-1, demoDocument(inv))
+			}
 		}
 		ds.demoThreads(o.ID)
 	}

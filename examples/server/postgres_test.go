@@ -60,6 +60,18 @@ func walk(t *testing.T, s *testServer) []string {
 		{"/v1/deliverables/d1/download", p3},
 		{"/v1/projects", p3},
 		{"/v1/projects/p3", p3},
+		// Single items, expand=project and invoice documents.
+		{"/v1/milestones/m1", acme},
+		{"/v1/milestones/m1?expand=project", acme},
+		{"/v1/deliverables/d1?expand=project", acme},
+		{"/v1/deliverables/d1", bloom},
+		{"/v1/invoices/i02?expand=project", acme},
+		{"/v1/invoices/i01?expand=project", acme},
+		{"/v1/invoices?limit=3&expand=project", acme},
+		{"/v1/invoices?expand=owner", acme},
+		{"/v1/invoices/i02", p3},
+		{"/v1/invoices/i01/document", acme},
+		{"/v1/deliverables?projectId=p3&expand=project", p3},
 	}
 	var seen []string
 	for _, r := range requests {
@@ -80,6 +92,13 @@ func walk(t *testing.T, s *testServer) []string {
 		file := call(t, "GET", link.Data.URL, "")
 		seen = append(seen, fmt.Sprintf("file %s -> %d %s %q", id, file.status, file.header.Get("Content-Type"), file.body))
 	}
+	res := call(t, "GET", s.url+"/v1/invoices/i02/document", acme)
+	var link struct{ Data struct{ URL string } }
+	if err := json.Unmarshal(res.body, &link); err != nil || link.Data.URL == "" {
+		t.Fatalf("invoice document: no link in %s", res.body)
+	}
+	file := call(t, "GET", link.Data.URL, "")
+	seen = append(seen, fmt.Sprintf("document i02 -> %d %s %q", file.status, file.header.Get("Content-Type"), file.body))
 	return seen
 }
 

@@ -157,6 +157,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		api = otelstatus.Middleware(api, otelstatus.WithMeterProvider(metrics.provider))
 	}
 
+	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log, metrics)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
 		Handler:           accesslog.Handler(log, routes(api, hc)),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -202,6 +207,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer cancelShut()
 	if err := srv.Shutdown(shutCtx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := wh.stop(shutCtx); err != nil {
+		log.Warn("webhook attempts still in flight were left to other replicas", "err", err)
 	}
 	if metrics != nil {
 		if err := metrics.shutdown(shutCtx); err != nil {

@@ -72,6 +72,11 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
+	what := fmt.Sprintf("list deletions of organization %q", orgID)
+	synced, err := s.syncedThrough(ctx, q.Since.Add(time.Nanosecond)) // set even for a zero since
+	if err != nil {
+		return store.Page[store.Deletion]{}, failure(ctx, store.ErrUnavailable, what, err)
+	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("x.org_id = ?", orgID)
 		if q.Kind != "" {
@@ -87,7 +92,7 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		Limit(int64(r.Limit)).
 		Offset(offset(r))
 	var rows []deletionPageRow
-	err := s.db.NewSelect().
+	err = s.db.NewSelect().
 		// Whole seconds, as clients give since: nothing was deleted in the
 		// second the recording began before it began.
 		TableExpr("(SELECT date_trunc('second', greatest(statement_timestamp() - ? * interval '1 second', h.recording_since)) AS horizon FROM ? AS h) AS h",
@@ -99,7 +104,6 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 			q.Since, filter(s.newSelect((*deletionRow)(nil)).ColumnExpr("count(*)"))).
 		OrderExpr("x.deleted_at, x.kind, x.id").
 		Scan(ctx, &rows)
-	what := fmt.Sprintf("list deletions of organization %q", orgID)
 	if err != nil {
 		return store.Page[store.Deletion]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
@@ -121,7 +125,7 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 	if rows[0].Matching != nil {
 		n = *rows[0].Matching
 	}
-	return store.Page[store.Deletion]{Items: items, Total: n}, nil
+	return store.Page[store.Deletion]{Items: items, Total: n, SyncedThrough: synced}, nil
 }
 
 // remove deletes the organization's row of R's table (aliased alias) with

@@ -111,7 +111,7 @@ func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.Deli
 		return since(sq, "d", q.UpdatedSince)
 	}
 	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "deliverable", status: string(q.Status), project: q.ProjectID, only: only})
-	return list(ctx, s, "deliverables", q.PageRequest, filter, count, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)
+	return list(ctx, s, "deliverables", q.PageRequest, q.UpdatedSince, filter, count, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)
 }
 
 // GetDeliverable returns one of the organization's deliverables, with where

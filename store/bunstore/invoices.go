@@ -25,48 +25,54 @@ type invoiceRow struct {
 	IssuedAt  time.Time  `bun:"issued_at,notnull"`
 	DueAt     time.Time  `bun:"due_at,notnull"`
 	PaidAt    *time.Time `bun:"paid_at"`
-	UpdatedAt time.Time  `bun:"updated_at,notnull"` // the database's: never written
+	// DocumentKey is where the invoice's document lives in the file
+	// source, '' for none (migration 20261002000001_invoice_documents).
+	DocumentKey string    `bun:"document_key,notnull"`
+	UpdatedAt   time.Time `bun:"updated_at,notnull"` // the database's: never written
 }
 
 func (row invoiceRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row invoiceRow) invoice() store.Invoice {
 	return store.Invoice{
-		ID:        row.ID,
-		OrgID:     row.OrgID,
-		Number:    row.Number,
-		ProjectID: row.ProjectID,
-		Status:    store.InvoiceStatus(row.Status),
-		Currency:  row.Currency,
-		Total:     row.Total,
-		AmountDue: row.AmountDue,
-		IssuedAt:  row.IssuedAt.UTC(),
-		DueAt:     row.DueAt.UTC(),
-		PaidAt:    utc(row.PaidAt),
-		UpdatedAt: row.UpdatedAt.UTC(),
+		ID:          row.ID,
+		OrgID:       row.OrgID,
+		Number:      row.Number,
+		ProjectID:   row.ProjectID,
+		Status:      store.InvoiceStatus(row.Status),
+		Currency:    row.Currency,
+		Total:       row.Total,
+		AmountDue:   row.AmountDue,
+		IssuedAt:    row.IssuedAt.UTC(),
+		DueAt:       row.DueAt.UTC(),
+		PaidAt:      utc(row.PaidAt),
+		DocumentKey: row.DocumentKey,
+		UpdatedAt:   row.UpdatedAt.UTC(),
 	}
 }
 
 func invoiceRowOf(i store.Invoice) invoiceRow {
 	return invoiceRow{
-		OrgID:     i.OrgID,
-		ID:        i.ID,
-		Number:    i.Number,
-		ProjectID: i.ProjectID,
-		Status:    string(i.Status),
-		Currency:  i.Currency,
-		Total:     i.Total,
-		AmountDue: i.AmountDue,
-		IssuedAt:  i.IssuedAt,
-		DueAt:     i.DueAt,
-		PaidAt:    i.PaidAt,
+		OrgID:       i.OrgID,
+		ID:          i.ID,
+		Number:      i.Number,
+		ProjectID:   i.ProjectID,
+		Status:      string(i.Status),
+		Currency:    i.Currency,
+		Total:       i.Total,
+		AmountDue:   i.AmountDue,
+		IssuedAt:    i.IssuedAt,
+		DueAt:       i.DueAt,
+		PaidAt:      i.PaidAt,
+		DocumentKey: i.DocumentKey,
 	}
 }
 
-// PutInvoice inserts or replaces an invoice; the error wraps
-// store.ErrNotFound when its organization, or the project it names, does
-// not exist. Its UpdatedAt is the database's clock, moved only when a
-// field changes.
+// PutInvoice inserts or replaces an invoice, with where its document
+// lives (DocumentKey); the error wraps store.ErrNotFound when its
+// organization, or the project it names, does not exist. Its UpdatedAt is
+// the database's clock, moved only when a field (DocumentKey included)
+// changes.
 func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
 	if err := i.Validate(); err != nil {
 		return err
@@ -113,7 +119,15 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 		return since(sq, "i", q.UpdatedSince)
 	}
 	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "invoice", status: string(q.Status), project: q.ProjectID, only: only})
-	return list(ctx, s, "invoices", q.PageRequest, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+	return list(ctx, s, "invoices", q.PageRequest, q.UpdatedSince, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+}
+
+// GetInvoice returns one of the organization's invoices, with where its
+// document lives; the error wraps store.ErrNotFound when it has none with
+// that id.
+func (s *Store) GetInvoice(ctx context.Context, orgID, id string) (store.Invoice, error) {
+	row, err := get[invoiceRow](ctx, s, "invoice", "i", orgID, id)
+	return row.invoice(), err
 }
 
 // DeleteInvoice deletes one of the organization's invoices, leaving a

@@ -95,6 +95,10 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	}
 	what := fmt.Sprintf("list milestones of project %q", projectID)
 	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "milestone", status: string(q.Status), project: projectID})
+	synced, err := s.syncedThrough(ctx, q.UpdatedSince)
+	if err != nil {
+		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
+	}
 	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, count, order("m", q.UpdatedSince, "m.due_at, m.id"))
 	if err != nil {
 		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
@@ -112,7 +116,16 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 			return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
 		}
 	}
-	return listed(rows, n, milestoneRow.milestone), nil
+	p := listed(rows, n, milestoneRow.milestone)
+	p.SyncedThrough = synced
+	return p, nil
+}
+
+// GetMilestone returns one of the organization's milestones; the error
+// wraps store.ErrNotFound when it has none with that id.
+func (s *Store) GetMilestone(ctx context.Context, orgID, id string) (store.Milestone, error) {
+	row, err := get[milestoneRow](ctx, s, "milestone", "m", orgID, id)
+	return row.milestone(), err
 }
 
 // DeleteMilestone deletes one of the organization's milestones, leaving a

@@ -85,7 +85,7 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 		return since(sq, "p", q.UpdatedSince)
 	}
 	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "project", status: string(q.Status), only: only})
-	return list(ctx, s, "projects", q.PageRequest, filter, count, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
+	return list(ctx, s, "projects", q.PageRequest, q.UpdatedSince, filter, count, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
 }
 
 // GetProject returns one of the organization's projects; the error wraps
@@ -93,6 +93,39 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
 	row, err := get[projectRow](ctx, s, "project", "p", orgID, id)
 	return row.project(), err
+}
+
+// GetProjects returns those of the organization's projects whose ids are
+// in ids, in the order of ids, each once, in one query through the
+// primary key; ids it has no project of (or that are not storable) are
+// skipped.
+func (s *Store) GetProjects(ctx context.Context, orgID string, ids []string) ([]store.Project, error) {
+	want, nothing := allowed(ids)
+	if !storable(orgID) || nothing {
+		if err := unmatched(ctx, nil); err != nil {
+			return nil, err
+		}
+		return []store.Project{}, nil
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var rows []projectRow
+	err := restrict(s.newSelect(&rows).Where("p.org_id = ?", orgID), "p.id", want).Scan(ctx)
+	if err != nil {
+		return nil, failure(ctx, store.ErrUnavailable, fmt.Sprintf("projects of organization %q", orgID), err)
+	}
+	byID := make(map[string]store.Project, len(rows))
+	for _, row := range rows {
+		byID[row.ID] = row.project()
+	}
+	out := make([]store.Project, 0, len(rows))
+	for _, id := range want {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+			delete(byID, id) // each once
+		}
+	}
+	return out, nil
 }
 
 // DeleteProject deletes one of the organization's projects with its

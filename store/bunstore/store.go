@@ -418,17 +418,24 @@ func (t total) matching() int { return t.Matching }
 func (t total) listed() bool  { return t.Listed }
 
 // list runs a list method: one page of R's table, filtered and ordered,
-// converted to items, under the store's query timeout. count is the
+// converted to items, under the store's query timeout, with its
+// SyncedThrough when since (its UpdatedSince) is not zero. count is the
 // query of its total, or nil to count the rows filter matches (see
 // selectPage).
-func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
+func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, since time.Time, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
+	synced, err := s.syncedThrough(ctx, since)
+	if err != nil {
+		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
+	}
 	rows, n, err := selectPage[R](ctx, s, r, filter, count, order)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
-	return listed(rows, n, item), nil
+	p := listed(rows, n, item)
+	p.SyncedThrough = synced
+	return p, nil
 }
 
 // storable reports whether a read that compares these values (ids and

@@ -348,7 +348,7 @@ func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQue
 		sq = restrict(sq, "t.project_id", only) // an organization-wide thread (NULL) matches none
 		return since(sq, "t", q.UpdatedSince)
 	}
-	return list(ctx, s, "threads", q.PageRequest, filter, nil, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
+	return list(ctx, s, "threads", q.PageRequest, q.UpdatedSince, filter, nil, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
 }
 
 // GetThread returns one of the organization's visible threads; the error
@@ -398,6 +398,10 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 		return since(sq, "m", q.UpdatedSince)
 	}
 	what := fmt.Sprintf("list messages of thread %q", threadID)
+	synced, err := s.syncedThrough(ctx, q.UpdatedSince)
+	if err != nil {
+		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list messages", err)
+	}
 	rows, n, err := s.selectMessages(ctx, q.PageRequest, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
 	if err != nil {
 		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
@@ -415,7 +419,9 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 			return store.Page[store.Message]{}, notFound
 		}
 	}
-	return listed(rows, n, messageRow.message), nil
+	p := listed(rows, n, messageRow.message)
+	p.SyncedThrough = synced
+	return p, nil
 }
 
 // ListMessages returns a page of the organization's visible messages of
@@ -444,11 +450,47 @@ func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 		sq = restrict(sq, "m.project_id", only)
 		return since(sq, "m", q.UpdatedSince)
 	}
+	synced, err := s.syncedThrough(ctx, q.UpdatedSince)
+	if err != nil {
+		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list messages", err)
+	}
 	rows, n, err := s.selectMessages(ctx, q.PageRequest, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
 	if err != nil {
 		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("list messages of organization %q", orgID), err)
 	}
-	return listed(rows, n, messageRow.message), nil
+	p := listed(rows, n, messageRow.message)
+	p.SyncedThrough = synced
+	return p, nil
+}
+
+// GetMessage returns one of the organization's visible messages of its
+// visible threads, with its attachments, in one query; the error wraps
+// store.ErrNotFound when it has none with that id, only one of internal
+// content, or, with onlyProjects not nil, only one of a thread outside
+// them.
+func (s *Store) GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (store.Message, error) {
+	notFound := fmt.Errorf("bunstore: message %q: %w", id, store.ErrNotFound)
+	only, nothing := allowed(onlyProjects)
+	if !storable(orgID, id) || nothing {
+		return store.Message{}, unmatched(ctx, notFound)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var row messageRow
+	err := restrict(s.newSelect(&row).
+		ColumnExpr("m.*").
+		ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
+			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments")).
+		Where("m.org_id = ? AND m.id = ?", orgID, id).
+		Where(visibleMessage), "m.project_id", only).
+		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Message{}, notFound
+	}
+	if err != nil {
+		return store.Message{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("message %q", id), err)
+	}
+	return row.message(), nil
 }
 
 // selectMessages is selectPage for messages: one page, in order, with the

@@ -302,7 +302,7 @@ func TestThreadsMigrationRunsAgain(t *testing.T) {
 	var triggers int
 	is.NoErr(db.NewRaw(`SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal
 		AND tgrelid IN ('threads'::regclass, 'messages'::regclass, 'attachments'::regclass)`).Scan(ctx, &triggers))
-	is.Equal(triggers, 7+8+1+3*4) // each once: the threads migration's, and the four a table of 20260801000001_versions
+	is.Equal(triggers, 7+8+1+3*4+2) // each once: the threads migration's, the four a table of 20260801000001_versions, and clientstatus_seconds on threads and messages
 }
 
 func ptr[T any](v T) *T { return &v }

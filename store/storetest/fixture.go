@@ -91,8 +91,10 @@ func seedData() fixture {
 		// org_b: ib, i1.
 		invoices: []store.Invoice{
 			{ID: "i4", OrgID: orgA, Number: "A-0004", ProjectID: ptr("p2"), Status: store.InvoiceDraft, Currency: "EUR", Total: 50000, AmountDue: 50000, IssuedAt: day(5, 9), DueAt: day(35, 9)},
-			{ID: "i1", OrgID: orgA, Number: "A-0001", ProjectID: ptr("p1"), Status: store.InvoicePaid, Currency: "USD", Total: 120000, AmountDue: 0, IssuedAt: day(10, 9), DueAt: day(40, 9), PaidAt: ptr(day(20, 14))},
-			{ID: "i5", OrgID: orgA, Number: "A-0005", Status: store.InvoiceVoid, Currency: "USD", Total: 1999, AmountDue: 0, IssuedAt: day(1, 9), DueAt: day(31, 9)},
+			{ID: "i1", OrgID: orgA, Number: "A-0001", ProjectID: ptr("p1"), Status: store.InvoicePaid, Currency: "USD", Total: 120000, AmountDue: 0, IssuedAt: day(10, 9), DueAt: day(40, 9), PaidAt: ptr(day(20, 14)),
+				DocumentKey: "org_a/invoices/A-0001.pdf"},
+			{ID: "i5", OrgID: orgA, Number: "A-0005", Status: store.InvoiceVoid, Currency: "USD", Total: 1999, AmountDue: 0, IssuedAt: day(1, 9), DueAt: day(31, 9),
+				DocumentKey: "org_a/retainer 2026-01 (Größe).pdf"},
 			{ID: "i3", OrgID: orgA, Number: "A-0003", ProjectID: ptr("p1"), Status: store.InvoiceOpen, Currency: "USD", Total: 80000, AmountDue: 30000, IssuedAt: day(30, 9), DueAt: day(60, 9)},
 			{ID: "i2", OrgID: orgA, Number: "A-0002", Status: store.InvoiceOpen, Currency: "EUR", Total: 250000, AmountDue: 250000, IssuedAt: day(30, 9), DueAt: day(45, 9)},
 			{ID: "i6", OrgID: orgA, Number: "A-0006", ProjectID: ptr("p2"), Status: store.InvoicePaid, Currency: "EUR", Total: 0, AmountDue: 0, IssuedAt: day(40, 9), DueAt: day(40, 9), PaidAt: ptr(day(40, 9))},

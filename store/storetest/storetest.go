@@ -68,6 +68,8 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"FarPages", testFarPages},
 		{"Scoping", testScoping},
 		{"NotFound", testNotFound},
+		{"SingleItems", testSingleItems},
+		{"GetProjects", testGetProjects},
 		{"RejectsInvalidItems", testRejectsInvalid},
 		{"UnstorableIDsMatchNothing", testUnstorableReads},
 		{"RejectsUnstorableIDs", testUnstorableWrites},

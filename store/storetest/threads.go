@@ -46,6 +46,7 @@ func testThreads(t *testing.T, open func(t *testing.T) Subject) {
 		{"InternalActivityChangesNothing", testInternalActivity},
 		{"Scoping", testThreadScoping},
 		{"NotFound", testThreadNotFound},
+		{"GetMessage", testGetMessage},
 		{"RejectsInvalidItems", testThreadRejectsInvalid},
 		{"UnstorableIDs", testThreadUnstorable},
 		{"Text", testThreadText},

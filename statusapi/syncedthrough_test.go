@@ -1,0 +1,200 @@
+package statusapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// syncedStore is the in-memory store with a SyncedThrough the test sets:
+// every page of changes (a list asked with UpdatedSince, a page of
+// deletions) reports it, as a store with a transaction in flight since
+// then would.
+type syncedStore struct {
+	*store.Memory
+	mu      sync.Mutex
+	through time.Time
+}
+
+func (s *syncedStore) set(t time.Time) { s.mu.Lock(); s.through = t; s.mu.Unlock() }
+
+// synced sets p's SyncedThrough on a page of changes.
+func synced[T any](s *syncedStore, changes bool, p store.Page[T], err error) (store.Page[T], error) {
+	if err == nil && changes {
+		s.mu.Lock()
+		p.SyncedThrough = s.through
+		s.mu.Unlock()
+	}
+	return p, err
+}
+
+func (s *syncedStore) ListProjects(ctx context.Context, org string, q store.ProjectQuery) (store.Page[store.Project], error) {
+	p, err := s.Memory.ListProjects(ctx, org, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListMilestones(ctx context.Context, org, project string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	p, err := s.Memory.ListMilestones(ctx, org, project, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListDeliverables(ctx context.Context, org string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
+	p, err := s.Memory.ListDeliverables(ctx, org, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListInvoices(ctx context.Context, org string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
+	p, err := s.Memory.ListInvoices(ctx, org, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListThreads(ctx context.Context, org string, q store.ThreadQuery) (store.Page[store.Thread], error) {
+	p, err := s.Memory.ListThreads(ctx, org, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListThreadMessages(ctx context.Context, org, thread string, q store.MessageQuery) (store.Page[store.Message], error) {
+	p, err := s.Memory.ListThreadMessages(ctx, org, thread, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListMessages(ctx context.Context, org string, q store.MessageQuery) (store.Page[store.Message], error) {
+	p, err := s.Memory.ListMessages(ctx, org, q)
+	return synced(s, !q.UpdatedSince.IsZero(), p, err)
+}
+
+func (s *syncedStore) ListDeletions(ctx context.Context, org string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
+	p, err := s.Memory.ListDeletions(ctx, org, q)
+	return synced(s, true, p, err)
+}
+
+// newSyncedAPI is a test API on a syncedStore, which it returns too.
+func newSyncedAPI(t *testing.T, opts ...statusapi.Option) (*testAPI, *syncedStore) {
+	var st *syncedStore
+	a := newTestAPIWith(t, setup{
+		limits: unlimited.limits,
+		wrap: func(s store.Store) store.Store {
+			st = &syncedStore{Memory: s.(*store.Memory)}
+			return st
+		},
+	}, opts...)
+	return a, st
+}
+
+// metaOf returns the raw meta of a list answer.
+func metaOf(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	var l struct {
+		Meta map[string]any `json:"meta"`
+	}
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatal(err)
+	}
+	return l.Meta
+}
+
+// TestSyncedThroughOnEveryPageOfChanges asks every list with and without
+// updatedSince, and every page of the deletions: meta.syncedThrough is
+// there, in the contract's format, exactly on the pages of changes.
+func TestSyncedThroughOnEveryPageOfChanges(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	a, st := newSyncedAPI(t)
+	through := now.Add(-90 * time.Second)
+	st.set(through.Add(400 * time.Millisecond)) // sent to the second
+	is.NoErr(a.store.DeleteInvoice(ctx, "org_a", "i01"))
+	is.NoErr(a.store.DeleteDeliverable(ctx, "org_a", "d1"))
+
+	for _, path := range []string{"/v1/projects", "/v1/projects/p1/milestones", "/v1/deliverables", "/v1/invoices",
+		"/v1/threads", "/v1/threads/t1/messages", "/v1/messages"} {
+		res := a.do("GET", path+"?updatedSince="+at(t0), "a")
+		is.Equal(res.Code, 200)
+		is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], at(through)) // on a list of changes: path
+		res = a.do("GET", path+"?updatedSince="+at(t0)+"&page=9", "a")
+		is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], at(through)) // on every page, past the end too
+		res = a.do("GET", path, "a")
+		is.Equal(res.Code, 200)
+		_, there := metaOf(t, res.Body.Bytes())["syncedThrough"]
+		is.True(!there) // left out of a list without updatedSince, though the store filled it
+	}
+	for _, q := range []string{"", "&limit=1", "&limit=1&page=2", "&page=5", "&type=invoice"} {
+		res := a.do("GET", "/v1/deletions?since="+at(t0)+q, "a")
+		is.Equal(res.Code, 200)
+		is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], at(through)) // on every page of deletions
+	}
+	res := a.do("GET", "/v1/deletions?since="+at(t0), "invoices:read") // a restricted key
+	is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], at(through))
+
+	st.set(time.Time{})                                                    // a store that breaks its promise
+	res = a.do("GET", "/v1/invoices?updatedSince="+at(t0)+"&limit=3", "a") // not an answer cached before
+	_, there := metaOf(t, res.Body.Bytes())["syncedThrough"]
+	is.True(!there) // no time is made up
+}
+
+// TestSyncedThroughAndRevalidation shows that syncedThrough, which
+// follows the store's clock, costs no 304: the ETag leaves it out. With
+// the response cache, an answer is served again with the syncedThrough it
+// was computed with until the data change; without it, each answer has
+// the store's new one, and the same ETag.
+func TestSyncedThroughAndRevalidation(t *testing.T) {
+	for _, cached := range []bool{true, false} {
+		t.Run(map[bool]string{true: "cached", false: "not cached"}[cached], func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			var opts []statusapi.Option
+			if !cached {
+				opts = append(opts, statusapi.WithoutResponseCache())
+			}
+			a, st := newSyncedAPI(t, opts...)
+			first, second := now.Add(-time.Minute), now
+			st.set(first)
+			target := "/v1/projects?updatedSince=" + at(t0)
+			one := a.do("GET", target, "a")
+			st.set(second)
+			two := a.do("GET", target, "a")
+			is.Equal(two.Header().Get("ETag"), one.Header().Get("ETag")) // the same items: the same tag
+			want := at(second)
+			if cached {
+				want = at(first) // the cached answer, with the syncedThrough of its data
+			}
+			is.Equal(metaOf(t, two.Body.Bytes())["syncedThrough"], want)
+			is.Equal(a.do("GET", target, "a", "If-None-Match", one.Header().Get("ETag")).Code, 304) // revalidates
+			is.Equal(a.do("GET", "/v1/deletions?since="+at(t0), "a", "If-None-Match",
+				a.do("GET", "/v1/deletions?since="+at(t0), "a").Header().Get("ETag")).Code, 304) // the deletions too
+
+			a.clock.Advance(time.Second)
+			p, err := a.store.GetProject(ctx, "org_a", "p2")
+			is.NoErr(err)
+			p.Name += ", renamed"
+			is.NoErr(a.store.PutProject(ctx, p))
+			three := a.do("GET", target, "a", "If-None-Match", one.Header().Get("ETag"))
+			is.Equal(three.Code, 200)                                            // a change is a new body
+			is.Equal(metaOf(t, three.Body.Bytes())["syncedThrough"], at(second)) // with the syncedThrough of its data
+			is.True(three.Header().Get("ETag") != one.Header().Get("ETag"))
+		})
+	}
+}
+
+// TestSyncedThroughOnMemory reads the in-memory store's own
+// syncedThrough: with nothing in flight, the current second, on every
+// page of changes.
+func TestSyncedThroughOnMemory(t *testing.T) {
+	is := is.New(t)
+	a := newTestAPIWith(t, unlimited)
+	a.clock.Advance(1500 * time.Millisecond)
+	want := at(a.clock.Now())
+	for _, target := range []string{"/v1/projects?updatedSince=", "/v1/projects/p1/milestones?updatedSince=", "/v1/deliverables?updatedSince=",
+		"/v1/invoices?updatedSince=", "/v1/threads?updatedSince=", "/v1/threads/t1/messages?updatedSince=", "/v1/messages?updatedSince=",
+		"/v1/deletions?since="} {
+		res := a.do("GET", target+at(t0), "a")
+		is.Equal(res.Code, 200)
+		is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], want) // the store's current second: target
+	}
+}

@@ -1,0 +1,54 @@
+package statusclient
+
+import (
+	"context"
+	"net/url"
+)
+
+// Expand names what the server embeds in each item of an answer
+// (CONTRACT.md, "Invoice documents and expansion").
+type Expand string
+
+// ExpandProject embeds each milestone's, deliverable's, invoice's or
+// thread's project (its Project field) in the same answer: one request
+// instead of one per project. An item of no project, or of one the key
+// may not see (a key without projects:read sees none), keeps a nil
+// Project.
+const ExpandProject Expand = "project"
+
+// ProjectRef is a project as ExpandProject embeds it in an item.
+type ProjectRef struct {
+	ID     string        `json:"id"`
+	Name   string        `json:"name"`
+	Status ProjectStatus `json:"status"`
+}
+
+// ItemOptions are the options of a call that returns one item (GetMilestone,
+// GetDeliverable, GetInvoice, GetThread). Those calls take at most one;
+// the zero value asks for the item alone.
+type ItemOptions struct {
+	// Expand, when ExpandProject, fills the item's Project.
+	Expand Expand
+	// IfNoneMatch is the Response.ETag of an earlier answer to the same
+	// call: when the item has not changed since, the call returns
+	// ErrNotModified instead of it.
+	IfNoneMatch string
+}
+
+// getItem GETs prefix/id with the options of opts[0], if any.
+func getItem[T any](ctx context.Context, c *Client, prefix, id string, opts []ItemOptions) (T, *Response, error) {
+	var zero T
+	path, err := itemPath(prefix, id)
+	if err != nil {
+		return zero, nil, err
+	}
+	r := request{path: path}
+	if len(opts) > 0 {
+		if opts[0].Expand != "" {
+			r.query = url.Values{"expand": {string(opts[0].Expand)}}
+		}
+		r.ifNoneMatch = opts[0].IfNoneMatch
+	}
+	env, resp, err := get[T](ctx, c, r)
+	return env.Data, resp, err
+}

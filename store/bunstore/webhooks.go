@@ -1,0 +1,431 @@
+package bunstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+var (
+	_ store.WebhookEndpoints = (*Store)(nil)
+	_ store.WebhookQueue     = (*Store)(nil)
+)
+
+// endpointRow is a row of webhook_endpoints.
+type endpointRow struct {
+	OrgID               string     `bun:"org_id"`
+	ID                  string     `bun:"id"`
+	URL                 string     `bun:"url"`
+	Types               []string   `bun:"types,array"`
+	Scopes              []string   `bun:"scopes,array"`
+	ProjectIDs          []string   `bun:"project_ids,array"`
+	Enabled             bool       `bun:"enabled"`
+	DisabledReason      string     `bun:"disabled_reason"`
+	Secret              []byte     `bun:"secret"`
+	PreviousSecret      []byte     `bun:"previous_secret"`
+	PreviousSecretUntil *time.Time `bun:"previous_secret_until"`
+	Cursor              string     `bun:"event_cursor"`
+	FailingSince        *time.Time `bun:"failing_since"`
+	CreatedAt           time.Time  `bun:"created_at"`
+	UpdatedAt           time.Time  `bun:"updated_at"`
+}
+
+const endpointColumns = "org_id, id, url, types, scopes, project_ids, enabled, disabled_reason, secret, previous_secret, " +
+	"previous_secret_until, event_cursor, failing_since, created_at, updated_at"
+
+func (r endpointRow) endpoint() store.WebhookEndpoint {
+	e := store.WebhookEndpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Types: r.Types, Scopes: r.Scopes, ProjectIDs: r.ProjectIDs,
+		Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: r.Secret, PreviousSecret: r.PreviousSecret,
+		Cursor: r.Cursor, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	if r.PreviousSecretUntil != nil {
+		e.PreviousSecretUntil = r.PreviousSecretUntil.UTC()
+	}
+	if r.FailingSince != nil {
+		e.FailingSince = r.FailingSince.UTC()
+	}
+	return e
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// array is a text[] parameter: NULL for nil.
+func array(s []string) any {
+	if s == nil {
+		return nil
+	}
+	return pgdialect.Array(s)
+}
+
+func endpointNotFound(id string) error {
+	return fmt.Errorf("bunstore: webhook endpoint %q: %w", id, store.ErrNotFound)
+}
+
+// CreateWebhookEndpoint implements store.WebhookEndpoints. Its CreatedAt
+// and UpdatedAt are the database's.
+func (s *Store) CreateWebhookEndpoint(ctx context.Context, e store.WebhookEndpoint) error {
+	if !storable(e.OrgID, e.ID, e.URL) {
+		return fmt.Errorf("bunstore: webhook endpoint %q: %w: not valid UTF-8 without NUL", e.ID, store.ErrInvalid)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO ? (org_id, id, url, types, scopes, project_ids, enabled, disabled_reason, secret,
+		previous_secret, previous_secret_until, event_cursor, failing_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.table("webhook_endpoints"), e.OrgID, e.ID, e.URL, pgdialect.Array(e.Types), array(e.Scopes), array(e.ProjectIDs),
+		e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret, nullTime(e.PreviousSecretUntil), e.Cursor, nullTime(e.FailingSince))
+	switch {
+	case isViolation(err, uniqueViolation):
+		return fmt.Errorf("bunstore: webhook endpoint %q: %w", e.ID, store.ErrConflict)
+	case isViolation(err, foreignKeyViolation):
+		return fmt.Errorf("bunstore: organization %q: %w", e.OrgID, store.ErrNotFound)
+	case err != nil:
+		return failure(ctx, store.ErrUnavailable, "create webhook endpoint", err)
+	}
+	return nil
+}
+
+// getEndpoint reads one endpoint through db, locked FOR UPDATE when lock.
+func (s *Store) getEndpoint(ctx context.Context, db bun.IDB, orgID, id string, lock bool) (store.WebhookEndpoint, error) {
+	if !storable(orgID, id) {
+		return store.WebhookEndpoint{}, endpointNotFound(id)
+	}
+	suffix := ""
+	if lock {
+		suffix = " FOR UPDATE"
+	}
+	var rows []endpointRow
+	err := db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? AND id = ?"+suffix,
+		s.table("webhook_endpoints"), orgID, id).Scan(ctx, &rows)
+	if err != nil {
+		return store.WebhookEndpoint{}, failure(ctx, store.ErrUnavailable, "webhook endpoint", err)
+	}
+	if len(rows) == 0 {
+		return store.WebhookEndpoint{}, endpointNotFound(id)
+	}
+	return rows[0].endpoint(), nil
+}
+
+// GetWebhookEndpoint implements store.WebhookEndpoints.
+func (s *Store) GetWebhookEndpoint(ctx context.Context, orgID, id string) (store.WebhookEndpoint, error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	return s.getEndpoint(ctx, s.db, orgID, id, false)
+}
+
+// ListWebhookEndpoints implements store.WebhookEndpoints.
+func (s *Store) ListWebhookEndpoints(ctx context.Context, orgID string, q store.PageRequest) (store.Page[store.WebhookEndpoint], error) {
+	if !storable(orgID) {
+		return none[store.WebhookEndpoint](ctx, q)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var rows []endpointRow
+	var total int
+	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ?", s.table("webhook_endpoints"), orgID).Scan(ctx, &total)
+	if err == nil {
+		err = s.db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
+			s.table("webhook_endpoints"), orgID, q.Limit, offset(q)).Scan(ctx, &rows)
+	}
+	if err != nil {
+		return store.Page[store.WebhookEndpoint]{}, failure(ctx, store.ErrUnavailable, "list webhook endpoints", err)
+	}
+	p := store.Page[store.WebhookEndpoint]{Items: make([]store.WebhookEndpoint, len(rows)), Total: total}
+	for i, r := range rows {
+		p.Items[i] = r.endpoint()
+	}
+	return p, nil
+}
+
+// UpdateWebhookEndpoint implements store.WebhookEndpoints: fn runs with
+// the endpoint's row locked (FOR UPDATE), in one transaction with the
+// write.
+func (s *Store) UpdateWebhookEndpoint(ctx context.Context, orgID, id string, fn func(*store.WebhookEndpoint) error) (store.WebhookEndpoint, error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var out store.WebhookEndpoint
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		e, err := s.getEndpoint(ctx, tx, orgID, id, true)
+		if err != nil {
+			return err
+		}
+		if err := fn(&e); err != nil {
+			return err
+		}
+		var rows []endpointRow
+		err = tx.NewRaw(`UPDATE ? SET url = ?, types = ?, scopes = ?, project_ids = ?, enabled = ?, disabled_reason = ?,
+			secret = ?, previous_secret = ?, previous_secret_until = ?, failing_since = ?,
+			updated_at = greatest(statement_timestamp(), updated_at)
+			WHERE org_id = ? AND id = ? RETURNING `+endpointColumns,
+			s.table("webhook_endpoints"), e.URL, pgdialect.Array(e.Types), array(e.Scopes), array(e.ProjectIDs), e.Enabled,
+			e.DisabledReason, e.Secret, e.PreviousSecret, nullTime(e.PreviousSecretUntil), nullTime(e.FailingSince),
+			orgID, id).Scan(ctx, &rows)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, "update webhook endpoint", err)
+		}
+		out = rows[0].endpoint()
+		return nil
+	})
+	return out, err
+}
+
+// DeleteWebhookEndpoint implements store.WebhookEndpoints; its jobs and
+// deliveries go with it (ON DELETE CASCADE).
+func (s *Store) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) error {
+	if !storable(orgID, id) {
+		return endpointNotFound(id)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, "DELETE FROM ? WHERE org_id = ? AND id = ?", s.table("webhook_endpoints"), orgID, id)
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, "delete webhook endpoint", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return endpointNotFound(id)
+	}
+	return nil
+}
+
+// deliveryRow is a row of webhook_deliveries.
+type deliveryRow struct {
+	ID          string    `bun:"id"`
+	EndpointID  string    `bun:"endpoint_id"`
+	EventID     string    `bun:"event_id"`
+	EventType   string    `bun:"event_type"`
+	Attempt     int       `bun:"attempt"`
+	AttemptedAt time.Time `bun:"attempted_at"`
+	StatusCode  *int      `bun:"status_code"`
+	Error       *string   `bun:"error"`
+	DurationUs  int64     `bun:"duration_us"`
+}
+
+// ListWebhookDeliveries implements store.WebhookEndpoints.
+func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, endpointID string, q store.WebhookDeliveryQuery) (store.Page[store.WebhookDelivery], error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	if _, err := s.getEndpoint(ctx, s.db, orgID, endpointID, false); err != nil {
+		return store.Page[store.WebhookDelivery]{}, err
+	}
+	var rows []deliveryRow
+	var total int
+	t := s.table("webhook_deliveries")
+	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ? AND endpoint_id = ? AND attempted_at >= ?", t, orgID, endpointID, q.Since).Scan(ctx, &total)
+	if err == nil {
+		err = s.db.NewRaw(`SELECT id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, error, duration_us
+			FROM ? WHERE org_id = ? AND endpoint_id = ? AND attempted_at >= ? ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?`,
+			t, orgID, endpointID, q.Since, q.Limit, offset(q.PageRequest)).Scan(ctx, &rows)
+	}
+	if err != nil {
+		return store.Page[store.WebhookDelivery]{}, failure(ctx, store.ErrUnavailable, "list webhook deliveries", err)
+	}
+	p := store.Page[store.WebhookDelivery]{Items: make([]store.WebhookDelivery, len(rows)), Total: total}
+	for i, r := range rows {
+		d := store.WebhookDelivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
+			Attempt: r.Attempt, AttemptedAt: r.AttemptedAt.UTC(), Duration: time.Duration(r.DurationUs) * time.Microsecond}
+		if r.StatusCode != nil {
+			d.StatusCode = *r.StatusCode
+		}
+		if r.Error != nil {
+			d.Error = *r.Error
+		}
+		p.Items[i] = d
+	}
+	return p, nil
+}
+
+// EnabledWebhookEndpoints implements store.WebhookQueue.
+func (s *Store) EnabledWebhookEndpoints(ctx context.Context) ([]store.WebhookEndpoint, error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	var rows []endpointRow
+	err := s.db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE enabled ORDER BY org_id, id", s.table("webhook_endpoints")).Scan(ctx, &rows)
+	if err != nil {
+		return nil, failure(ctx, store.ErrUnavailable, "enabled webhook endpoints", err)
+	}
+	out := make([]store.WebhookEndpoint, len(rows))
+	for i, r := range rows {
+		out[i] = r.endpoint()
+	}
+	return out, nil
+}
+
+// EnqueueWebhookJobs implements store.WebhookQueue, in one transaction:
+// it locks the endpoint's row (FOR UPDATE SKIP LOCKED: a replica that
+// finds it locked leaves the work to the one holding it, ErrConflict),
+// checks its cursor, inserts the jobs (an event already queued is
+// skipped) and moves the cursor; it also drops the endpoint's attempts and
+// finished jobs older than store.WebhookRetention.
+func (s *Store) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from, to string, jobs []store.WebhookJob) error {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []endpointRow
+		err := tx.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? AND id = ? FOR UPDATE SKIP LOCKED",
+			s.table("webhook_endpoints"), orgID, endpointID).Scan(ctx, &rows)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, "queue webhooks", err)
+		}
+		if len(rows) == 0 || rows[0].Cursor != from || !rows[0].Enabled {
+			return fmt.Errorf("bunstore: webhook endpoint %q: locked, moved or disabled: %w", endpointID, store.ErrConflict)
+		}
+		if len(jobs) > 0 {
+			ids, types, bodies, queued := make([]string, len(jobs)), make([]string, len(jobs)), make([][]byte, len(jobs)), make([]time.Time, len(jobs))
+			dues := make([]time.Time, len(jobs))
+			for i, j := range jobs {
+				ids[i], types[i], bodies[i], queued[i], dues[i] = j.EventID, j.EventType, j.Body, j.QueuedAt, j.Due
+				if queued[i].IsZero() {
+					queued[i] = time.Now()
+				}
+				if dues[i].IsZero() {
+					dues[i] = queued[i]
+				}
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO ? (org_id, endpoint_id, event_id, event_type, body, due, queued_at)
+				SELECT ?, ?, u.id, u.type, u.body, u.due, u.queued FROM unnest(?::text[], ?::text[], ?::bytea[], ?::timestamptz[], ?::timestamptz[]) AS u (id, type, body, due, queued)
+				ON CONFLICT DO NOTHING`,
+				s.table("webhook_jobs"), orgID, endpointID, pgdialect.Array(ids), pgdialect.Array(types), pgdialect.Array(bodies),
+				pgdialect.Array(dues), pgdialect.Array(queued))
+			if err != nil {
+				return failure(ctx, store.ErrUnavailable, "queue webhooks", err)
+			}
+		}
+		_, err = tx.ExecContext(ctx, "UPDATE ? SET event_cursor = ? WHERE org_id = ? AND id = ?", s.table("webhook_endpoints"), to, orgID, endpointID)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, "queue webhooks", err)
+		}
+		// What is past store.WebhookRetention goes, a page of events at
+		// a time rather than on every attempt.
+		horizon := time.Now().Add(-store.WebhookRetention)
+		if _, err := tx.ExecContext(ctx, "DELETE FROM ? WHERE org_id = ? AND endpoint_id = ? AND attempted_at < ?",
+			s.table("webhook_deliveries"), orgID, endpointID, horizon); err != nil {
+			return failure(ctx, store.ErrUnavailable, "prune webhook attempts", err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM ? WHERE org_id = ? AND endpoint_id = ? AND due IS NULL AND queued_at < ?",
+			s.table("webhook_jobs"), orgID, endpointID, horizon); err != nil {
+			return failure(ctx, store.ErrUnavailable, "prune webhook jobs", err)
+		}
+		return nil
+	})
+}
+
+// jobRow is a row of webhook_jobs.
+type jobRow struct {
+	OrgID      string    `bun:"org_id"`
+	EndpointID string    `bun:"endpoint_id"`
+	EventID    string    `bun:"event_id"`
+	EventType  string    `bun:"event_type"`
+	Body       []byte    `bun:"body"`
+	Attempts   int       `bun:"attempts"`
+	Due        time.Time `bun:"due"`
+	QueuedAt   time.Time `bun:"queued_at"`
+	Claim      string    `bun:"claim"`
+}
+
+// ClaimWebhookJobs implements store.WebhookQueue: in one statement, the
+// due jobs of enabled endpoints are locked FOR UPDATE SKIP LOCKED (so
+// replicas claiming at once take different jobs), marked with a claim
+// token of this call and made due again when the claim expires; the
+// statement commits before any attempt is made.
+func (s *Store) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]store.WebhookJob, error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	token := newToken()
+	var rows []jobRow
+	err := s.db.NewRaw(`UPDATE ? AS j SET claim = ?, due = ?
+		FROM (SELECT j.org_id, j.endpoint_id, j.event_id FROM ? AS j
+			JOIN ? AS e ON e.org_id = j.org_id AND e.id = j.endpoint_id AND e.enabled
+			WHERE j.due <= ? ORDER BY j.due LIMIT ? FOR UPDATE OF j SKIP LOCKED) AS c
+		WHERE j.org_id = c.org_id AND j.endpoint_id = c.endpoint_id AND j.event_id = c.event_id
+		RETURNING j.org_id, j.endpoint_id, j.event_id, j.event_type, j.body, j.attempts, j.due, j.queued_at, j.claim`,
+		s.table("webhook_jobs"), token, now.Add(claim), s.table("webhook_jobs"), s.table("webhook_endpoints"), now, limit).Scan(ctx, &rows)
+	if err != nil {
+		return nil, failure(ctx, store.ErrUnavailable, "claim webhooks", err)
+	}
+	out := make([]store.WebhookJob, len(rows))
+	for i, r := range rows {
+		out[i] = store.WebhookJob{OrgID: r.OrgID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
+			Body: r.Body, Attempts: r.Attempts, Due: r.Due.UTC(), QueuedAt: r.QueuedAt.UTC(), Claim: r.Claim}
+	}
+	return out, nil
+}
+
+func newToken() string {
+	b := make([]byte, 12)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// FinishWebhookAttempt implements store.WebhookQueue, in one transaction:
+// the attempt is logged and, when the job's claim still holds,
+// the job and the endpoint updated.
+func (s *Store) FinishWebhookAttempt(ctx context.Context, job store.WebhookJob, d store.WebhookDelivery, o store.WebhookOutcome) error {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var status, failed any
+		if d.StatusCode != 0 {
+			status = d.StatusCode
+		}
+		if d.Error != "" {
+			failed = d.Error
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO ? (org_id, endpoint_id, id, event_id, event_type, attempt, attempted_at, status_code, error, duration_us)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			s.table("webhook_deliveries"), job.OrgID, job.EndpointID, d.ID, d.EventID, d.EventType, d.Attempt, d.AttemptedAt,
+			status, failed, d.Duration.Microseconds())
+		if isViolation(err, foreignKeyViolation) {
+			return endpointNotFound(job.EndpointID)
+		}
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, "log webhook attempt", err)
+		}
+		res, err := tx.ExecContext(ctx, "UPDATE ? SET attempts = ?, due = ?, claim = '' WHERE org_id = ? AND endpoint_id = ? AND event_id = ? AND claim = ?",
+			s.table("webhook_jobs"), d.Attempt, nullTime(o.Retry), job.OrgID, job.EndpointID, job.EventID, job.Claim)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, "finish webhook job", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return nil // the claim expired and another replica has the job
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE ? SET
+			failing_since = CASE WHEN ? THEN NULL ELSE coalesce(failing_since, ?) END,
+			enabled = enabled AND ? = '',
+			disabled_reason = CASE WHEN enabled AND ? <> '' THEN ? ELSE disabled_reason END,
+			updated_at = CASE WHEN enabled AND ? <> '' THEN greatest(statement_timestamp(), updated_at) ELSE updated_at END
+			WHERE org_id = ? AND id = ?`,
+			s.table("webhook_endpoints"), o.Success, d.AttemptedAt, o.Disable, o.Disable, o.Disable, o.Disable, job.OrgID, job.EndpointID)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, "finish webhook job", err)
+		}
+		return nil
+	})
+}
+
+// RequeueWebhookJob implements store.WebhookQueue.
+func (s *Store) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventID string, now time.Time) error {
+	if !storable(orgID, endpointID, eventID) {
+		return endpointNotFound(endpointID)
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	res, err := s.db.ExecContext(ctx, "UPDATE ? SET due = ?, claim = '', queued_at = ? WHERE org_id = ? AND endpoint_id = ? AND event_id = ? AND queued_at >= ?",
+		s.table("webhook_jobs"), now, now, orgID, endpointID, eventID, now.Add(-store.WebhookRetention))
+	if err != nil {
+		return failure(ctx, store.ErrUnavailable, "redeliver webhook", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("bunstore: webhook endpoint %q: event %q: %w", endpointID, eventID, store.ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/clientstatus/clientstatus/internal/eventwire"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// Dispatcher delivers an organization's events to its webhook endpoints.
+// It runs beside the handler, in every replica: replicas on one store
+// share the work, so each event reaches each endpoint once (at least once
+// when a replica dies in the middle of an attempt: another makes it again
+// once the claim expires).
+//
+// Each pass, woken by the store's events (store.Events.WatchEvents) or by
+// its poll interval, it queues the new events of every enabled endpoint
+// (moving the endpoint's cursor in the same write, so two replicas never
+// queue one event twice), then claims due deliveries and makes their
+// attempts, WithConcurrency at a time. A failed attempt is retried on the
+// schedule (WithSchedule), a 410 Gone disables the endpoint at once, and
+// DisableAfter of failures disables it too.
+//
+// It never logs a secret or a response body, and stores neither.
+type Dispatcher struct {
+	st     Store
+	ev     store.Events
+	seal   sealer
+	cfg    config
+	client *http.Client
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // the running pass loop's
+	abort   context.CancelFunc // the in-flight attempts'
+	done    chan struct{}
+	running bool
+}
+
+// NewDispatcher returns a dispatcher of the endpoints kept in st, whose
+// secrets are sealed with key (the key given to NewEndpoints), of the
+// events of ev. Start or Run it.
+func NewDispatcher(st Store, ev store.Events, key []byte, opts ...Option) *Dispatcher {
+	if st == nil || ev == nil {
+		panic("webhook: NewDispatcher: nil store or events")
+	}
+	cfg := newConfig(opts)
+	return &Dispatcher{st: st, ev: ev, seal: newSealer(key), cfg: cfg, client: newClient(cfg)}
+}
+
+// Start runs the dispatcher in the background until Stop. Its context
+// only carries values: cancel nothing through it, call Stop.
+func (d *Dispatcher) Start(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.running {
+		panic("webhook: Dispatcher started twice")
+	}
+	ctx = context.WithoutCancel(ctx)
+	loop, cancel := context.WithCancel(ctx)
+	attempts, abort := context.WithCancel(ctx)
+	d.cancel, d.abort, d.done, d.running = cancel, abort, make(chan struct{}), true
+	go func() {
+		defer close(d.done)
+		d.run(loop, attempts)
+	}()
+}
+
+// Stop stops a started dispatcher gracefully: it starts no new attempt
+// and waits for those in flight until ctx is done, then abandons them
+// (their deliveries stay claimed until the claim expires, then any replica
+// makes them again). It returns ctx's error when it had to abandon any.
+func (d *Dispatcher) Stop(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.running {
+		return nil
+	}
+	d.running = false
+	d.cancel()
+	select {
+	case <-d.done:
+		d.abort()
+		return nil
+	case <-ctx.Done():
+		d.abort()
+		<-d.done
+		return ctx.Err()
+	}
+}
+
+// Run runs the dispatcher until ctx is done, then waits for the attempts
+// in flight (each bounded by its timeout) and returns nil. Use Start and
+// Stop to bound that wait.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	attempts, abort := context.WithCancel(context.WithoutCancel(ctx))
+	defer abort()
+	d.run(ctx, attempts)
+	return nil
+}
+
+// run is the pass loop: it returns once loop is done and every attempt it
+// started has ended (attempts runs them).
+func (d *Dispatcher) run(loop, attempts context.Context) {
+	wake := make(chan struct{}, 1)
+	watched := map[string]bool{}
+	slots := make(chan struct{}, d.cfg.concurrency)
+	var inflight sync.WaitGroup
+	defer inflight.Wait()
+	tick := time.NewTicker(d.cfg.poll)
+	defer tick.Stop()
+	for {
+		endpoints, err := d.st.EnabledWebhookEndpoints(loop)
+		if err != nil && loop.Err() == nil {
+			d.cfg.logger.Warn("webhook: listing endpoints", "err", err)
+		}
+		// The attempts of this pass read the endpoints as listed: a
+		// change of URL or secret applies from the next pass on.
+		current := map[[2]string]store.WebhookEndpoint{}
+		for _, e := range endpoints {
+			current[[2]string{e.OrgID, e.ID}] = e
+			if !watched[e.OrgID] {
+				watched[e.OrgID] = true
+				go forward(d.ev.WatchEvents(loop, e.OrgID), wake)
+			}
+			if err := d.enqueue(loop, e); err != nil && loop.Err() == nil {
+				d.cfg.logger.Warn("webhook: queueing events", "org", e.OrgID, "endpoint", e.ID, "err", err)
+			}
+		}
+		for free := cap(slots) - len(slots); free > 0 && loop.Err() == nil; free = cap(slots) - len(slots) {
+			jobs, err := d.st.ClaimWebhookJobs(loop, d.cfg.now(), free, d.cfg.claim)
+			if err != nil {
+				if loop.Err() == nil {
+					d.cfg.logger.Warn("webhook: claiming deliveries", "err", err)
+				}
+				break
+			}
+			for _, j := range jobs {
+				slots <- struct{}{}
+				inflight.Go(func() {
+					defer func() {
+						<-slots
+						signal(wake)
+					}()
+					e, ok := current[[2]string{j.OrgID, j.EndpointID}]
+					d.attempt(attempts, j, e, ok)
+				})
+			}
+			if len(jobs) < free {
+				break
+			}
+		}
+		select {
+		case <-loop.Done():
+			return
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func forward(from <-chan struct{}, to chan struct{}) {
+	for range from {
+		signal(to)
+	}
+}
+
+// enqueue queues for e the events after its cursor that it receives, a
+// page at a time, each page in one write with the cursor's move. When
+// another replica moved the cursor first, it leaves the rest to it.
+func (d *Dispatcher) enqueue(ctx context.Context, e store.WebhookEndpoint) error {
+	for {
+		p, err := d.ev.ListEvents(ctx, e.OrgID, store.EventQuery{After: e.Cursor, Limit: store.MaxLimit})
+		if errors.Is(err, store.ErrUnknownCursor) {
+			// Disabled for longer than events are kept: what was
+			// missed is gone; start again from the newest event.
+			latest, err := d.ev.LatestEvent(ctx, e.OrgID)
+			if err != nil {
+				return err
+			}
+			d.cfg.logger.Warn("webhook: endpoint's cursor expired; delivering from the newest event", "org", e.OrgID, "endpoint", e.ID)
+			return ignoreConflict(d.st.EnqueueWebhookJobs(ctx, e.OrgID, e.ID, e.Cursor, latest, nil))
+		}
+		if err != nil {
+			return err
+		}
+		if len(p.Events) == 0 || p.Last == e.Cursor {
+			return nil
+		}
+		var jobs []store.WebhookJob
+		now := d.cfg.now()
+		for _, ev := range p.Events {
+			if !matches(e, ev) {
+				continue
+			}
+			body, err := eventwire.Encode(ev)
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, store.WebhookJob{EventID: ev.ID, EventType: ev.Type, Body: body, Due: now, QueuedAt: now})
+		}
+		err = d.st.EnqueueWebhookJobs(ctx, e.OrgID, e.ID, e.Cursor, p.Last, jobs)
+		if err != nil {
+			return ignoreConflict(err)
+		}
+		e.Cursor = p.Last
+		if len(p.Events) < store.MaxLimit {
+			return nil
+		}
+	}
+}
+
+func ignoreConflict(err error) error {
+	if errors.Is(err, store.ErrConflict) {
+		return nil
+	}
+	return err
+}

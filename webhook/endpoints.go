@@ -1,0 +1,307 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// Store is what webhooks need of a store: the endpoints and their log,
+// and the queue of deliveries. store.Memory and store/bunstore implement
+// it.
+type Store interface {
+	store.WebhookEndpoints
+	store.WebhookQueue
+}
+
+// RotationOverlap is how long an endpoint's previous secret still signs
+// after RotateSecret: both signatures are sent, so the receiver can move
+// to the new secret at its pace.
+const RotationOverlap = 24 * time.Hour
+
+// The reasons an endpoint is disabled (store.WebhookEndpoint's
+// DisabledReason, served as disabledReason).
+const (
+	ReasonDisabled = "disabled"           // by the portal
+	ReasonGone     = "gone"               // the endpoint answered 410 Gone
+	ReasonFailing  = "failing_for_5_days" // no attempt succeeded for DisableAfter
+)
+
+// ErrInvalid is returned (wrapped, and wrapping store.ErrInvalid) for
+// settings the portal may not give an endpoint; the message says which.
+var ErrInvalid = fmt.Errorf("webhook: %w", store.ErrInvalid)
+
+// Settings are an endpoint's settings as the portal gives them.
+type Settings struct {
+	// ID names the endpoint in its organization; a new random one
+	// ("we_...") when empty.
+	ID string
+	// URL is where events are POSTed: https, unless WithAllowLocal.
+	URL string
+	// Types are the event types delivered: ["*"] for all (the default,
+	// when nil), or types such as "invoice.paid".
+	Types []string
+	// Restriction narrows the events delivered as a restricted key's
+	// (scopes and projects); its zero value narrows nothing.
+	Restriction auth.Restriction
+	// Secret is the signing secret ("whsec_" and base64); a new random
+	// one when empty.
+	Secret string
+}
+
+// Update changes some of an endpoint's settings: nil fields keep theirs.
+type Update struct {
+	URL         *string
+	Types       []string
+	Restriction *auth.Restriction
+	// Enabled enables or disables the endpoint. Enabling clears its
+	// disabledReason and its run of failures.
+	Enabled *bool
+}
+
+// Endpoints is the portal's API to an organization's webhook endpoints.
+// The endpoints it returns hold no secret: a secret is shown once, by
+// Create and RotateSecret. It is safe for concurrent use.
+type Endpoints struct {
+	st   Store
+	ev   store.Events
+	seal sealer
+	cfg  config
+}
+
+// NewEndpoints returns the portal's API to endpoints kept in st, whose
+// secrets are sealed with key (KeySize bytes; see DeriveKey). ev is the
+// store's event feed: a new endpoint receives the events after the newest
+// one at its creation. It reads the options WithAllowLocal and WithClock.
+func NewEndpoints(st Store, ev store.Events, key []byte, opts ...Option) *Endpoints {
+	if st == nil || ev == nil {
+		panic("webhook: NewEndpoints: nil store or events")
+	}
+	return &Endpoints{st: st, ev: ev, seal: newSealer(key), cfg: newConfig(opts)}
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// checkURL refuses a URL that no delivery would be made to.
+func (c config) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Hostname() == "" {
+		return invalid("url %q: want an absolute https URL", raw)
+	}
+	if u.Scheme != "https" && !(c.allowLocal && u.Scheme == "http") {
+		return invalid("url %q: only https URLs are allowed", raw)
+	}
+	if u.User != nil {
+		return invalid("url: credentials in the URL are not allowed (sign with the secret instead)")
+	}
+	if u.Fragment != "" || len(raw) > 2048 || !store.Storable(raw) {
+		return invalid("url: no fragment, at most 2048 bytes of valid UTF-8")
+	}
+	return nil
+}
+
+func checkTypes(types []string) error {
+	if len(types) == 0 {
+		return invalid("types: give [\"*\"] for every event, or a list of types")
+	}
+	for _, t := range types {
+		if t == "*" {
+			if len(types) > 1 {
+				return invalid("types: \"*\" stands alone")
+			}
+			continue
+		}
+		kind, action, ok := strings.Cut(t, ".")
+		if !ok || !store.Kind(kind).Valid() || action == "" || strings.ContainsAny(action, ". ") || !store.Storable(t) {
+			return invalid("types: %q is not an event type such as invoice.paid", t)
+		}
+	}
+	return nil
+}
+
+func checkRestriction(r auth.Restriction) error {
+	if err := r.Validate(); err != nil {
+		return invalid("%v", err)
+	}
+	return nil
+}
+
+// Create registers an endpoint and returns it with its secret, which is
+// shown this once: the endpoint keeps it sealed and never returns it.
+// Errors wrap ErrInvalid for bad settings, store.ErrConflict for an id in
+// use and store.ErrNotFound for an unknown organization.
+func (s *Endpoints) Create(ctx context.Context, orgID string, in Settings) (store.WebhookEndpoint, string, error) {
+	if in.ID == "" {
+		in.ID = newID("we_")
+	}
+	if in.Types == nil {
+		in.Types = []string{"*"}
+	}
+	if in.Secret == "" {
+		in.Secret = NewSecret()
+	}
+	if !store.Storable(in.ID) || len(in.ID) > 255 {
+		return store.WebhookEndpoint{}, "", invalid("id %q: at most 255 bytes of valid UTF-8", in.ID)
+	}
+	if !ValidSecret(in.Secret) {
+		return store.WebhookEndpoint{}, "", invalid("secret: %v", errSecret)
+	}
+	for _, err := range []error{s.cfg.checkURL(in.URL), checkTypes(in.Types), checkRestriction(in.Restriction)} {
+		if err != nil {
+			return store.WebhookEndpoint{}, "", err
+		}
+	}
+	latest, err := s.ev.LatestEvent(ctx, orgID)
+	if err != nil {
+		return store.WebhookEndpoint{}, "", err
+	}
+	e := store.WebhookEndpoint{ID: in.ID, OrgID: orgID, URL: in.URL, Types: slices.Clone(in.Types),
+		Scopes: scopeStrings(in.Restriction.Scopes), ProjectIDs: slices.Clone(in.Restriction.ProjectIDs),
+		Enabled: true, Secret: s.seal.seal(orgID, in.ID, in.Secret), Cursor: latest}
+	if err := s.st.CreateWebhookEndpoint(ctx, e); err != nil {
+		return store.WebhookEndpoint{}, "", err
+	}
+	got, err := s.Get(ctx, orgID, in.ID)
+	return got, in.Secret, err
+}
+
+// Get returns one endpoint, without its secret.
+func (s *Endpoints) Get(ctx context.Context, orgID, id string) (store.WebhookEndpoint, error) {
+	e, err := s.st.GetWebhookEndpoint(ctx, orgID, id)
+	return withoutSecrets(e), err
+}
+
+// List returns a page of the organization's endpoints, oldest first,
+// without their secrets.
+func (s *Endpoints) List(ctx context.Context, orgID string, q store.PageRequest) (store.Page[store.WebhookEndpoint], error) {
+	p, err := s.st.ListWebhookEndpoints(ctx, orgID, q)
+	for i := range p.Items {
+		p.Items[i] = withoutSecrets(p.Items[i])
+	}
+	return p, err
+}
+
+// Update changes an endpoint's settings (see Update) and returns it.
+func (s *Endpoints) Update(ctx context.Context, orgID, id string, u Update) (store.WebhookEndpoint, error) {
+	if u.URL != nil {
+		if err := s.cfg.checkURL(*u.URL); err != nil {
+			return store.WebhookEndpoint{}, err
+		}
+	}
+	if u.Types != nil {
+		if err := checkTypes(u.Types); err != nil {
+			return store.WebhookEndpoint{}, err
+		}
+	}
+	if u.Restriction != nil {
+		if err := checkRestriction(*u.Restriction); err != nil {
+			return store.WebhookEndpoint{}, err
+		}
+	}
+	e, err := s.st.UpdateWebhookEndpoint(ctx, orgID, id, func(e *store.WebhookEndpoint) error {
+		if u.URL != nil {
+			e.URL = *u.URL
+		}
+		if u.Types != nil {
+			e.Types = slices.Clone(u.Types)
+		}
+		if u.Restriction != nil {
+			e.Scopes, e.ProjectIDs = scopeStrings(u.Restriction.Scopes), slices.Clone(u.Restriction.ProjectIDs)
+		}
+		switch {
+		case u.Enabled == nil:
+		case *u.Enabled:
+			e.Enabled, e.DisabledReason, e.FailingSince = true, "", time.Time{}
+		case e.Enabled:
+			e.Enabled, e.DisabledReason = false, ReasonDisabled
+		}
+		return nil
+	})
+	return withoutSecrets(e), err
+}
+
+// RotateSecret gives an endpoint a new random secret and returns it, shown
+// this once. For RotationOverlap the previous secret still signs too (both
+// signatures are sent); a rotation within that time ends the overlap of
+// the one before.
+func (s *Endpoints) RotateSecret(ctx context.Context, orgID, id string) (string, error) {
+	secret := NewSecret()
+	now := s.cfg.now()
+	_, err := s.st.UpdateWebhookEndpoint(ctx, orgID, id, func(e *store.WebhookEndpoint) error {
+		e.PreviousSecret, e.PreviousSecretUntil = e.Secret, now.Add(RotationOverlap)
+		e.Secret = s.seal.seal(orgID, id, secret)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// Delete deletes an endpoint, its queued deliveries and its log.
+func (s *Endpoints) Delete(ctx context.Context, orgID, id string) error {
+	return s.st.DeleteWebhookEndpoint(ctx, orgID, id)
+}
+
+// Redeliver queues an event again for an endpoint that it was queued for
+// (within store.WebhookRetention), to be delivered at once with the next
+// attempt number: after the receiver lost it, or the endpoint gave up.
+// store.ErrNotFound when the endpoint never had the event.
+func (s *Endpoints) Redeliver(ctx context.Context, orgID, id, eventID string) error {
+	return s.st.RequeueWebhookJob(ctx, orgID, id, eventID, s.cfg.now())
+}
+
+func withoutSecrets(e store.WebhookEndpoint) store.WebhookEndpoint {
+	e.Secret, e.PreviousSecret = nil, nil
+	return e
+}
+
+func scopeStrings(scopes []auth.Scope) []string {
+	if scopes == nil {
+		return nil
+	}
+	out := make([]string, len(scopes))
+	for i, sc := range scopes {
+		out[i] = string(sc)
+	}
+	return out
+}
+
+// restriction is the auth.Restriction of an endpoint's scopes and
+// projects.
+func restriction(e store.WebhookEndpoint) auth.Restriction {
+	r := auth.Restriction{ProjectIDs: e.ProjectIDs}
+	if e.Scopes != nil {
+		r.Scopes = []auth.Scope{}
+		for _, sc := range e.Scopes {
+			r.Scopes = append(r.Scopes, auth.Scope(sc))
+		}
+	}
+	return r
+}
+
+// matches reports whether an endpoint receives an event: of one of its
+// types, of a kind its scopes read, in its projects.
+func matches(e store.WebhookEndpoint, ev store.Event) bool {
+	if !slices.Contains(e.Types, "*") && !slices.Contains(e.Types, ev.Type) {
+		return false
+	}
+	r := restriction(e)
+	return r.Allows(auth.ScopeOfKind(ev.Kind)) && store.InProjects(r.ProjectIDs, ev.ProjectID)
+}
+
+func newID(prefix string) string {
+	b := make([]byte, 12)
+	rand.Read(b) // never fails (crypto/rand)
+	return prefix + hex.EncodeToString(b)
+}

@@ -1,0 +1,147 @@
+package webhook
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// DeliveryTimeout is how long an attempt may take, from dialing to the
+// answer's status: a 2xx within it is a success.
+const DeliveryTimeout = 15 * time.Second
+
+// Option configures NewDispatcher and NewEndpoints. Options follow the
+// module's rule: a nil option, or a zero value, keeps the default, and a
+// value no default stands for (a negative duration) panics naming the
+// option.
+type Option func(*config)
+
+type config struct {
+	schedule    []time.Duration
+	allowLocal  bool
+	now         func() time.Time
+	poll        time.Duration
+	claim       time.Duration
+	concurrency int
+	timeout     time.Duration
+	observer    Observer
+	logger      *slog.Logger
+}
+
+func newConfig(opts []Option) config {
+	c := config{schedule: DefaultSchedule, now: time.Now, poll: time.Second, claim: time.Minute,
+		concurrency: 16, timeout: DeliveryTimeout, observer: nopObserver{}, logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
+func positive(name string, d time.Duration) {
+	if d < 0 {
+		panic(fmt.Sprintf("webhook: %s: negative duration %v", name, d))
+	}
+}
+
+// WithSchedule sets the delays between attempts (DefaultSchedule unless
+// set): len(s)+1 attempts in all, each delay moved by 10 to 20 per cent of
+// jitter. The example server's -webhook-retries sets it for tests.
+func WithSchedule(s []time.Duration) Option {
+	for _, d := range s {
+		if d <= 0 {
+			panic(fmt.Sprintf("webhook: WithSchedule: delay %v is not positive", d))
+		}
+	}
+	return func(c *config) {
+		if s != nil {
+			c.schedule = append([]time.Duration(nil), s...)
+		}
+	}
+}
+
+// WithAllowLocal, for development only, lets endpoints use http and lets
+// deliveries connect to any address, loopback and private ones included.
+// Off by default: only https URLs, and only public addresses, checked on
+// the address actually dialed.
+func WithAllowLocal(allow bool) Option { return func(c *config) { c.allowLocal = allow } }
+
+// WithClock sets the clock that dates attempts and decides when retries
+// are due (time.Now unless set).
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithPollInterval sets how often the dispatcher looks for new events and
+// due retries without being woken (1 s unless set): the bound on delivery
+// latency while the store's notifications are down.
+func WithPollInterval(d time.Duration) Option {
+	positive("WithPollInterval", d)
+	return func(c *config) {
+		if d > 0 {
+			c.poll = d
+		}
+	}
+}
+
+// WithClaimExpiry sets how long a claimed delivery stays with the replica
+// that claimed it (1 minute unless set): when that replica dies, another
+// delivers it after this long. It must exceed the attempt's timeout; a
+// shorter one lets two replicas deliver one attempt at once.
+func WithClaimExpiry(d time.Duration) Option {
+	positive("WithClaimExpiry", d)
+	return func(c *config) {
+		if d > 0 {
+			c.claim = d
+		}
+	}
+}
+
+// WithConcurrency sets how many attempts one dispatcher makes at once (16
+// unless set).
+func WithConcurrency(n int) Option {
+	if n < 0 {
+		panic("webhook: WithConcurrency: negative")
+	}
+	return func(c *config) {
+		if n > 0 {
+			c.concurrency = n
+		}
+	}
+}
+
+// WithTimeout sets how long an attempt may take (DeliveryTimeout unless
+// set).
+func WithTimeout(d time.Duration) Option {
+	positive("WithTimeout", d)
+	return func(c *config) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithObserver sets what is told of every attempt (nothing unless set);
+// package otelstatus has one.
+func WithObserver(o Observer) Option {
+	return func(c *config) {
+		if o != nil {
+			c.observer = o
+		}
+	}
+}
+
+// WithLogger sets where the dispatcher logs what goes wrong with the store
+// (nothing unless set). It never logs a secret or a response body.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
