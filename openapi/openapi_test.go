@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/eventtest"
 	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -120,8 +121,10 @@ func TestExamples(t *testing.T) {
 }
 
 // routes are the handler's routes on the in-memory store, which has every
-// optional resource: statusapi's one table of them.
-var routes = statusapi.Routes(store.NewMemory())
+// optional resource: statusapi's one table of them. eventtest adds
+// store.Events for a build whose store.Memory does not keep events yet
+// (it changes nothing once it does).
+var routes = statusapi.Routes(eventtest.New(store.NewMemory()))
 
 func TestEveryRouteIsDocumented(t *testing.T) {
 	is := is.New(t)

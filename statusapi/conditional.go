@@ -160,7 +160,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, c caller, res re
 	}
 	e := res.encoded
 	if e == nil {
-		link := ""
+		link := res.link
 		if res.list != nil {
 			link = h.links(r, *res.list, res.total)
 		}

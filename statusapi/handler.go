@@ -92,6 +92,29 @@
 // page 2), next (when a later page has items) and last pages, built from
 // the public URL (see WithPublicURL) and the request's own parameters.
 //
+// # Events
+//
+// With a store that keeps events (store.Events), GET /v1/events serves
+// them (events.go): after, type (a comma list of valid types) and limit;
+// a restricted key reads the events of the kinds its scopes cover and of
+// its projects (the store's OnlyKinds and OnlyProjects); meta.page is 1
+// and Link rel="next" carries the next after. It is never response-cached.
+// The same URL with Accept: text/event-stream is the live stream
+// (stream.go): the request is admitted as any other (one request of the
+// rate limit), its parameters and cursor are checked, then it holds one of
+// its organization's MaxStreamsPerOrganization slots in this process (the
+// next is 429 RATE_LIMITED, Retry-After StreamRetryAfter) and sends the
+// backlog, then new events when the store wakes it or every StreamPoll,
+// with a ": ping" every StreamHeartbeat. It checks its key through the
+// KeyResolver every StreamPoll and ends when the key fails or its
+// organization may no longer use the API; it ends when a write takes
+// longer than StreamWriteTimeout (each write sets its own deadline,
+// overriding a server's WriteTimeout), when the client goes, and when the
+// context of WithShutdown is done: give it one that the server's
+// RegisterOnShutdown cancels, or http.Server.Shutdown waits for the
+// streams. Observers see a stream once, when it ends, with its whole
+// duration and bytes.
+//
 // # Routes without a key
 //
 // GET /v1/openapi.json serves the API's OpenAPI document (package
@@ -260,6 +283,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 func (h *handler) discover() {
 	h.changes, _ = h.st.(store.Changes)
 	h.threads, _ = h.st.(store.Threads)
+	h.events, _ = h.st.(store.Events)
 	_, h.restrictable = h.st.(store.Restrictable)
 	h.peeker, _ = h.lim.(ratelimit.Peeker)
 	h.versions, _ = h.st.(store.Versions)
@@ -272,6 +296,8 @@ type handler struct {
 	st      store.Store
 	changes store.Changes // st, when it tracks changes; else nil
 	threads store.Threads // st, when it holds threads; else nil
+	events  store.Events  // st, when it keeps events; else nil
+	streams streamSlots   // the open live event streams (stream.go)
 	// restrictable says that st applies restricted keys' restrictions in
 	// its queries (store.Restrictable); else such keys are refused.
 	restrictable bool

@@ -57,7 +57,13 @@ func (c caller) seesOptional(project *string) error {
 // limit), under the request timeout. scope is the one the route needs,
 // declared in the table of routes; "" for none.
 func (h *handler) api(scope auth.Scope, fn apiFunc) http.HandlerFunc {
-	return h.keyed(fn, func(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return h.keyed(fn, h.admit(scope))
+}
+
+// admit returns the admission of a route that needs scope: the key's
+// restriction, then the rate limit (steps 4 and 5 after authentication).
+func (h *handler) admit(scope auth.Scope) func(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
 		if err := h.authorize(w, r, c.Principal, scope); err != nil {
 			return err
 		}
@@ -67,7 +73,7 @@ func (h *handler) api(scope auth.Scope, fn apiFunc) http.HandlerFunc {
 			info.RateLimit = c.limit
 		}
 		return err
-	})
+	}
 }
 
 // unmetered wraps fn, a route that reads no store and must cost nothing
@@ -83,17 +89,7 @@ func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Re
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 		defer cancel()
 		r = r.WithContext(ctx)
-		var c caller
-		var err error
-		c.Principal, err = h.authenticate(r)
-		if err == nil {
-			if info := infoOf(w); info != nil {
-				info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
-			}
-			if admit != nil {
-				err = admit(w, r, &c)
-			}
-		}
+		c, err := h.callerOf(w, r, admit)
 		var res response
 		if err == nil {
 			res, err = fn(r, c)
@@ -104,6 +100,24 @@ func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Re
 		}
 		h.write(w, r, c, res)
 	}
+}
+
+// callerOf authenticates r, notes who called in the RequestInfo, and runs
+// admit, when not nil.
+func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit func(w http.ResponseWriter, r *http.Request, c *caller) error) (caller, error) {
+	var c caller
+	var err error
+	c.Principal, err = h.authenticate(r)
+	if err != nil {
+		return c, err
+	}
+	if info := infoOf(w); info != nil {
+		info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+	}
+	if admit != nil {
+		err = admit(w, r, &c)
+	}
+	return c, err
 }
 
 // authenticate resolves the request's bearer credential to a Principal

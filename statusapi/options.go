@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,7 +50,8 @@ type config struct {
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
-	cacheBytes  int64 // 0: no response cache
+	cacheBytes  int64           // 0: no response cache
+	shutdown    context.Context // nil: streams end only with their requests
 }
 
 func defaultConfig() config {
@@ -175,6 +177,24 @@ func WithResponseCache(maxBytes int64) Option {
 // cannot be trusted.
 func WithoutResponseCache() Option {
 	return func(c *config) { c.cacheBytes = 0 }
+}
+
+// WithShutdown ends the handler's live event streams (GET /v1/events
+// with Accept: text/event-stream) when ctx is done. http.Server.Shutdown
+// waits for every handler to return but cancels no request, so without it
+// a server with an open stream waits for its Shutdown context to expire.
+// Cancel ctx when the server shuts down:
+//
+//	stop, endStreams := context.WithCancel(context.Background())
+//	srv := &http.Server{Handler: statusapi.New(st, keys, lim, statusapi.WithShutdown(stop))}
+//	srv.RegisterOnShutdown(endStreams)
+//
+// Other requests are not affected: they finish as Shutdown lets them. A
+// client following a stream with Last-Event-ID resumes on another
+// replica, or on this one once it is back. nil keeps the default: streams
+// end only when their request does.
+func WithShutdown(ctx context.Context) Option {
+	return func(c *config) { c.shutdown = ctx }
 }
 
 // check reports the first option that holds a value no default stands

@@ -23,6 +23,7 @@ const (
 	paramSince        = "since"
 	paramType         = "type"
 	paramThreadID     = "threadId"
+	paramAfter        = "after"
 )
 
 // timestampLayout is the one format of the contract's timestamps, in
@@ -136,13 +137,8 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		return listParams{}, err
 	}
 	p := listParams{PageRequest: store.PageRequest{Page: 1, Limit: store.DefaultLimit}, given: q}
-	if v, ok := q[paramLimit]; ok {
-		n, ok := plainInt(v)
-		if !ok || n < 1 || n > store.MaxLimit {
-			return listParams{}, envelope.InvalidParam(paramLimit,
-				fmt.Sprintf("limit must be a whole number from 1 to %d", store.MaxLimit))
-		}
-		p.Limit = n
+	if p.Limit, err = limitOf(q); err != nil {
+		return listParams{}, err
 	}
 	if v, ok := q[paramPage]; ok {
 		n, ok := plainInt(v)
@@ -169,6 +165,21 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		p.sync = true
 	}
 	return p, nil
+}
+
+// limitOf parses the limit of a query: a whole number from 1 to
+// store.MaxLimit, store.DefaultLimit when not given.
+func limitOf(q map[string]string) (int, error) {
+	v, ok := q[paramLimit]
+	if !ok {
+		return store.DefaultLimit, nil
+	}
+	n, ok := plainInt(v)
+	if !ok || n < 1 || n > store.MaxLimit {
+		return 0, envelope.InvalidParam(paramLimit,
+			fmt.Sprintf("limit must be a whole number from 1 to %d", store.MaxLimit))
+	}
+	return n, nil
 }
 
 // plainInt parses a positive decimal integer written in digits only, with

@@ -16,6 +16,9 @@ type response struct {
 
 	list  *listParams // the parameters of a list; nil for an item
 	total int         // the count of all items matching a list's filters
+	// link is the Link header of an answer that is not a paged list
+	// (the event feed's rel="next"); "" for none.
+	link string
 	// syncedThrough is the meta.syncedThrough of a page of changes, as
 	// written, "" for none: left out of the ETag (see encode).
 	syncedThrough string

@@ -85,5 +85,6 @@ var optionalResources = []func(h *handler) []route{
 	deletionRoutes, // deletions.go: store.Changes
 	threadRoutes,   // threads.go: store.Threads
 	usageRoutes,    // usage.go: a ratelimit.Peeker limiter
+	eventRoutes,    // events.go: store.Events
 	webhookRoutes,  // webhooks.go: store.WebhookEndpoints
 }

@@ -37,7 +37,7 @@ func ExampleVerifyWebhook() {
 	})
 
 	// What a delivery sends (package webhook signs it on the portal's side).
-	body := []byte(`{"id":"evt_1","type":"invoice.paid","createdAt":"2026-03-01T09:00:00Z","data":{"object":"invoice","id":"inv_1","projectId":"prj_1","previousStatus":"open","threadId":null}}`)
+	body := []byte(`{"id":"evt_1","type":"invoice.paid","createdAt":"2026-03-01T09:00:00Z","data":{"object":"invoice","id":"inv_1","projectId":"prj_1","previousStatus":"open"}}`)
 	now := time.Now()
 	sig, _ := webhook.Sign(secret, "evt_1", now, body)
 	for _, signature := range []string{sig, sig, "v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc="} {

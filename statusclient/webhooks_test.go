@@ -16,7 +16,7 @@ import (
 func TestVerifyWebhook(t *testing.T) {
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	at := time.Unix(1614265330, 0)
-	body := []byte(`{"id":"evt_1","type":"thread.resolved","createdAt":"2021-02-25T15:02:10Z","data":{"object":"thread","id":"t1","projectId":null,"previousStatus":"open","threadId":null}}`)
+	body := []byte(`{"id":"evt_1","type":"thread.resolved","createdAt":"2021-02-25T15:02:10Z","data":{"object":"thread","id":"t1","projectId":null,"previousStatus":"open"}}`)
 	sig, err := webhook.Sign(secret, "evt_1", at, body)
 	if err != nil {
 		t.Fatal(err)

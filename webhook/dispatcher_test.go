@@ -96,7 +96,7 @@ func TestDeliverSigned(t *testing.T) {
 	is.Equal(ev.ID, want.ID)
 	is.Equal(ev.Type, "invoice.paid")
 	is.Equal(*ev.Data.ProjectID, "p1")
-	is.Equal(string(r.body), `{"id":"`+want.ID+`","type":"invoice.paid","createdAt":"2026-03-01T09:00:00Z","data":{"object":"invoice","id":"inv_1","projectId":"p1","previousStatus":"open","threadId":null}}`)
+	is.Equal(string(r.body), `{"id":"`+want.ID+`","type":"invoice.paid","createdAt":"2026-03-01T09:00:00Z","data":{"object":"invoice","id":"inv_1","projectId":"p1","previousStatus":"open"}}`)
 	is.Equal(r.header.Get("Content-Type"), "application/json")
 
 	a := f.attempts.next(t)

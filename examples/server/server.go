@@ -114,12 +114,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if publicURL == "" {
 		publicURL = defaultPublicURL(ln.Addr())
 	}
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
 	opts := []statusapi.Option{
 		statusapi.WithPublicURL(publicURL),
 		statusapi.WithLinkTTL(cfg.linkTTL),
 		statusapi.WithFiles(lv),
 		statusapi.WithLogger(log),
 		responseCache(cfg.cacheMiB),
+		// Live event streams end when the server shuts down (below:
+		// RegisterOnShutdown), so that Shutdown does not wait for them.
+		statusapi.WithShutdown(streams),
 	}
 	signingKey := []byte(cfg.signingKey)
 	if len(signingKey) == 0 {
@@ -166,6 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(endStreams)
 	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
 	if metrics != nil {

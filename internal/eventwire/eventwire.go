@@ -21,22 +21,24 @@ type Event struct {
 }
 
 // Data is an event's thin data: what changed, for the client to read
-// itself. Every event carries the same keys, whatever its kind: a key that
-// does not apply is null (projectId of what belongs to no project,
-// previousStatus of anything but a change of status, threadId of anything
-// but a message).
+// itself. Every event of a kind carries the same keys: object, id,
+// projectId (null for what belongs to no project) and previousStatus (null
+// unless the event is a change of status, typed by the new status); a
+// message's also threadId (CONTRACT.md: "messages also carry
+// data.threadId"), so that each kind's schema in the OpenAPI document
+// holds.
 type Data struct {
 	Object         string  `json:"object"`
 	ID             string  `json:"id"`
 	ProjectID      *string `json:"projectId"`
+	ThreadID       *string `json:"threadId,omitempty"` // on every message's, on no other kind's
 	PreviousStatus *string `json:"previousStatus"`
-	ThreadID       *string `json:"threadId"`
 }
 
 // From returns e as it goes on the wire; its time is in UTC to the second
 // (RFC 3339), as every time of the API.
 func From(e store.Event) Event {
-	return Event{
+	out := Event{
 		ID:        e.ID,
 		Type:      e.Type,
 		CreatedAt: e.CreatedAt.UTC().Truncate(time.Second).Format(time.RFC3339),
@@ -45,9 +47,13 @@ func From(e store.Event) Event {
 			ID:             e.ItemID,
 			ProjectID:      nullable(e.ProjectID),
 			PreviousStatus: nullable(e.PreviousStatus),
-			ThreadID:       nullable(e.ThreadID),
 		},
 	}
+	if e.Kind == store.KindMessage {
+		thread := e.ThreadID
+		out.Data.ThreadID = &thread
+	}
+	return out
 }
 
 // Encode returns the event JSON of e, without a trailing newline: the

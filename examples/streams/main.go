@@ -1,0 +1,206 @@
+// Command streams measures the cost of open live event streams (GET
+// /v1/events with Accept: text/event-stream) on one handler: it serves
+// statusapi on in-memory parts on a loopback port, opens -n streams to it
+// (-n/5 organizations, five streams each, the most one may hold), and
+// reports the memory they hold and the CPU the process uses while they
+// idle (polls every second, heartbeats every 15 seconds, nothing to send),
+// then makes one write in each organization and reports how long each
+// stream took to carry its event. It measures; it asserts nothing.
+//
+//	go run ./examples/streams -n 1000 -idle 20s
+//
+// The clients are raw TCP connections in the same process that read
+// nothing once the headers came (the kernel keeps the heartbeats): the
+// memory and CPU reported are the server's. The key resolver is an
+// auth.Cache, as in production, so the key check every second is a
+// cache hit.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/eventtest"
+	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "streams:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("streams", flag.ContinueOnError)
+	n := fs.Int("n", 1000, "streams to open (five per organization)")
+	idle := fs.Duration("idle", 20*time.Second, "how long to measure the idle streams")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	mem := store.NewMemory()
+	var st store.Store = mem
+	var fake *eventtest.Store
+	if _, ok := st.(store.Events); !ok {
+		// store.Memory keeps no events in this build: a test store whose
+		// events this program adds.
+		fake = eventtest.New(mem)
+		st = fake
+	}
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(mem))
+	defer keys.Close()
+	resolver := auth.NewCache(keys)
+	defer resolver.Close()
+	orgs := (*n + statusapi.MaxStreamsPerOrganization - 1) / statusapi.MaxStreamsPerOrganization
+	var creds []string
+	for i := range orgs {
+		id := fmt.Sprintf("org_%04d", i)
+		if err := mem.PutOrganization(ctx, store.Organization{ID: id, Name: id, Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}); err != nil {
+			return err
+		}
+		key, _, err := keys.Mint(ctx, id, "streams", nil)
+		if err != nil {
+			return err
+		}
+		creds = append(creds, key)
+	}
+
+	stop, endStreams := context.WithCancel(ctx)
+	defer endStreams()
+	h := statusapi.New(st, resolver, ratelimit.NewMemory(), statusapi.WithShutdown(stop),
+		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")),
+		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(endStreams)
+	go func() { _ = srv.Serve(ln) }()
+
+	before := measure()
+	conns := make([]*bufio.Reader, 0, *n)
+	opened := time.Now()
+	for i := range *n {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return fmt.Errorf("stream %d: %w (raise ulimit -n?)", i, err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n",
+			creds[i/statusapi.MaxStreamsPerOrganization])
+		br := bufio.NewReaderSize(c, 512)
+		status, err := br.ReadString('\n')
+		if err != nil || !strings.Contains(status, " 200 ") {
+			return fmt.Errorf("stream %d: %q %v", i, status, err)
+		}
+		for { // the headers
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return err
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		conns = append(conns, br)
+	}
+	fmt.Fprintf(out, "opened %d streams (%d organizations) in %v\n", *n, orgs, time.Since(opened).Round(time.Millisecond))
+
+	time.Sleep(2 * time.Second) // let the polls start
+	open := measure()
+	cpu0, wall0 := cpuTime(), time.Now()
+	time.Sleep(*idle)
+	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+	perStream := func(a, b uint64) float64 { return float64(int64(b)-int64(a)) / float64(*n) / 1024 }
+	fmt.Fprintf(out, "memory per stream: %.1f KiB of Go heap+stacks, %.1f KiB resident; %d goroutines for %d streams\n",
+		perStream(before.goMem, open.goMem), perStream(before.rss, open.rss), open.goroutines-before.goroutines, *n)
+	fmt.Fprintf(out, "idle: %v of CPU over %v: %.1f%% of one core (%.0f µs per stream per second)\n",
+		cpu.Round(time.Millisecond), wall.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds(),
+		1e6*cpu.Seconds()/wall.Seconds()/float64(*n))
+
+	// One event per organization; each stream reads its frame.
+	wrote := time.Now()
+	for i := range orgs {
+		id := fmt.Sprintf("org_%04d", i)
+		if fake != nil {
+			fake.Add(id, store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p1", ProjectID: "p1", CreatedAt: wrote})
+		} else if err := mem.PutProject(ctx, store.Project{ID: "p1", OrgID: id, Name: "P", Status: store.ProjectPlanned}); err != nil {
+			return err
+		}
+	}
+	added := time.Since(wrote)
+	var lat []time.Duration
+	for i, br := range conns {
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("stream %d: %w", i, err)
+			}
+			if strings.HasPrefix(line, "data: ") || strings.Contains(line, "data: ") {
+				lat = append(lat, time.Since(wrote))
+				break
+			}
+		}
+	}
+	slices.Sort(lat)
+	fmt.Fprintf(out, "one write in each of %d organizations (%v to write them all) reached all %d streams: min %v, p50 %v, max %v (read in order, so an upper bound)\n",
+		orgs, added.Round(time.Microsecond), len(lat), lat[0].Round(time.Microsecond), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+
+	shut, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	began := time.Now()
+	if err := srv.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	fmt.Fprintf(out, "http.Server.Shutdown with %d open streams: %v\n", *n, time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+type sample struct {
+	goMem, rss uint64
+	goroutines int
+}
+
+func measure() sample {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return sample{goMem: m.HeapInuse + m.StackInuse, rss: rss(), goroutines: runtime.NumGoroutine()}
+}
+
+// rss is the resident set of the process, from /proc (0 elsewhere).
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, resident uint64
+	fmt.Sscan(string(b), &size, &resident)
+	return resident * uint64(os.Getpagesize())
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
