@@ -53,9 +53,10 @@ const docsCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe
 	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // docsPageTemplate is the reference page. Redoc reads its options from
-// the attributes of <redoc> (kebab-case): the 200 and 201 responses start
-// expanded, and the examples three levels deep (an item of a list). The <noscript> text points
-// a reader without JavaScript at the document itself.
+// the attributes of <redoc> (kebab-case): the 200 and 201 responses
+// start expanded, and the examples three levels deep (an item of a
+// list). The <noscript> text points a reader without JavaScript at the
+// document itself.
 var docsPageTemplate = template.Must(template.New("docs").Parse(`<!doctype html>
 <html lang="en">
 <head>

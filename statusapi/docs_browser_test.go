@@ -78,7 +78,9 @@ func TestDocsInBrowser(t *testing.T) {
 	_ = os.Remove(screenshot) // a stale one must not pass for this run's
 	netLog := filepath.Join(dir, "net.json")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Minutes, not seconds: on a loaded machine (go test ./... runs
+	// packages in parallel) Chromium is slow to start and render.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
