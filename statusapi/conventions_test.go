@@ -41,6 +41,8 @@ var examples = map[string]string{
 	"/v1/attachments/{id}/download":         "/v1/attachments/att1/download",
 	"/v1/attachments/{id}/file":             "", // the signed link: threads_test.go
 	"/v1/openapi.json":                      "", // public: openapi_test.go
+	"/v1/docs":                              "", // public, HTML: docs_test.go
+	"/v1/docs/redoc.standalone.js":          "", // public, JavaScript: docs_test.go
 	"/v1/rate_limit":                        "", // keyed but reads no store and costs nothing: usage_test.go
 	"/v1/webhook_endpoints":                 "/v1/webhook_endpoints",
 	"/v1/webhook_endpoints/{id}/deliveries": "/v1/webhook_endpoints/we_1/deliveries",

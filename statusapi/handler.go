@@ -118,8 +118,10 @@
 // # Routes without a key
 //
 // GET /v1/openapi.json serves the API's OpenAPI document (package
-// openapi), and GET /v1/deliverables/{id}/file a signed download link (see
-// below); neither needs a key nor counts against a rate limit.
+// openapi), GET /v1/docs the reference page that renders it in a browser
+// (docs.go; its script is served by the handler too, nothing comes from
+// another origin), and GET /v1/deliverables/{id}/file a signed download
+// link (see below); none needs a key or counts against a rate limit.
 //
 // # Query parameters
 //

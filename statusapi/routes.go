@@ -68,6 +68,9 @@ func (h *handler) table() []route {
 		{"/v1/invoices/{id}/file", h.serveInvoiceDocument}, // signed, as a deliverable's
 		// The OpenAPI document: public, like any API description.
 		{"/v1/openapi.json", h.serveOpenAPI},
+		// The reference page and its script (docs.go): public too.
+		{"/v1/docs", h.serveDocs},
+		{"/v1/docs/redoc.standalone.js", h.serveDocsScript},
 	}
 	for _, resource := range optionalResources {
 		all = append(all, resource(h)...)
