@@ -254,6 +254,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 func (h *handler) discover() {
 	h.changes, _ = h.st.(store.Changes)
 	h.threads, _ = h.st.(store.Threads)
+	h.requestLog, _ = h.st.(store.RequestLog)
 	_, h.restrictable = h.st.(store.Restrictable)
 	h.peeker, _ = h.lim.(ratelimit.Peeker)
 	h.versions, _ = h.st.(store.Versions)
@@ -266,6 +267,8 @@ type handler struct {
 	st      store.Store
 	changes store.Changes // st, when it tracks changes; else nil
 	threads store.Threads // st, when it holds threads; else nil
+	// requestLog is st, when it keeps a request log; else nil.
+	requestLog store.RequestLog
 	// restrictable says that st applies restricted keys' restrictions in
 	// its queries (store.Restrictable); else such keys are refused.
 	restrictable bool
@@ -366,6 +369,9 @@ type trackingWriter struct {
 	status  int
 	bytes   int64
 	info    RequestInfo
+	// keyed says that a key (or token) was accepted: the request is one
+	// for the request log (see recordRequest).
+	keyed bool
 }
 
 func (w *trackingWriter) WriteHeader(code int) {

@@ -87,8 +87,9 @@ func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Re
 		var err error
 		c.Principal, err = h.authenticate(r)
 		if err == nil {
-			if info := infoOf(w); info != nil {
-				info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+			if tw, ok := w.(*trackingWriter); ok {
+				tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+				tw.keyed = true
 			}
 			if admit != nil {
 				err = admit(w, r, &c)

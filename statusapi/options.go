@@ -49,7 +49,8 @@ type config struct {
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
-	cacheBytes  int64 // 0: no response cache
+	cacheBytes  int64            // 0: no response cache
+	recorder    *RequestRecorder // WithRequestLog; nil: requests are not recorded
 }
 
 func defaultConfig() config {

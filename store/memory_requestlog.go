@@ -52,12 +52,12 @@ type keyUsage struct {
 }
 
 // requestOrder is the reverse of the list's order: oldest first, then
-// by id, then as appended.
+// by id descending, then as appended.
 func requestOrder(a, b *storedRequest) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.ID, b.ID); c != 0 {
+	if c := strings.Compare(b.ID, a.ID); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.seq, b.seq)

@@ -68,8 +68,8 @@ func (rec RequestRecord) Validate() error {
 func (rec RequestRecord) IsError() bool { return rec.Status >= 400 }
 
 // RequestLogQuery selects an organization's records of the last
-// RequestLogRetention, newest first (CreatedAt descending), then by ID
-// descending, then in the reverse order they were appended.
+// RequestLogRetention, newest first (CreatedAt descending, to the
+// microsecond), then by ID, then the last appended first.
 type RequestLogQuery struct {
 	PageRequest
 	// Status, when not 0, keeps only the records of this status.
