@@ -44,6 +44,7 @@ var examples = map[string]string{
 	"/v1/rate_limit":                        "", // keyed but reads no store and costs nothing: usage_test.go
 	"/v1/webhook_endpoints":                 "/v1/webhook_endpoints",
 	"/v1/webhook_endpoints/{id}/deliveries": "/v1/webhook_endpoints/we_1/deliveries",
+	"/v1/request_logs":                      "/v1/request_logs",
 }
 
 func exampleRequests() []string {

@@ -294,6 +294,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tw := &trackingWriter{ResponseWriter: w}
 	if tracked, ok := h.observing(r); ok {
 		tw.info.Start = time.Now()
+		if h.cfg.recorder != nil {
+			tw.arrived = h.cfg.now() // the request log's createdAt, on the handler's clock
+		}
 		defer func() { h.observe(tw, r, tracked) }() // r as served, with its pattern
 	}
 	defer h.recover(tw, r)
@@ -370,8 +373,9 @@ type trackingWriter struct {
 	bytes   int64
 	info    RequestInfo
 	// keyed says that a key (or token) was accepted: the request is one
-	// for the request log (see recordRequest).
-	keyed bool
+	// for the request log (see recordRequest), which dates it arrived.
+	keyed   bool
+	arrived time.Time
 }
 
 func (w *trackingWriter) WriteHeader(code int) {

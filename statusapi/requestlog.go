@@ -38,7 +38,7 @@ func (h *handler) recordRequest(w *trackingWriter, r *http.Request, info *Reques
 			ID: info.RequestID, OrgID: info.OrgID, KeyID: info.KeyID,
 			Method: r.Method, Path: r.URL.EscapedPath(), Route: info.Route,
 			Status: info.Status, ErrorCode: info.ErrorCode,
-			Duration: info.Duration, CreatedAt: info.Start,
+			Duration: info.Duration, CreatedAt: w.arrived,
 		},
 		rawQuery: r.URL.RawQuery,
 	})

@@ -36,6 +36,7 @@ var routeScopes = map[string]auth.Scope{
 	"/v1/rate_limit":                        "",
 	"/v1/webhook_endpoints":                 auth.ScopeWebhooks,
 	"/v1/webhook_endpoints/{id}/deliveries": auth.ScopeWebhooks,
+	"/v1/request_logs":                      auth.ScopeLogs,
 }
 
 // TestRouteScopes walks every keyed route of the handler's table (through
