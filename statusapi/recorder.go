@@ -70,6 +70,7 @@ type RequestRecorder struct {
 
 	mu     sync.Mutex
 	buf    []pendingRequest
+	spare  []pendingRequest // a written buffer, emptied, for the next one
 	closed bool
 
 	dropped, lost atomic.Int64
@@ -228,8 +229,18 @@ func (rr *RequestRecorder) run() {
 func (rr *RequestRecorder) Flush(ctx context.Context) error {
 	rr.mu.Lock()
 	pending := rr.buf
-	rr.buf = nil
+	rr.buf, rr.spare = rr.spare, nil
 	rr.mu.Unlock()
+	defer func() {
+		// The buffer is used again (no allocation on the request path
+		// once both have grown), without what it referred to.
+		clear(pending)
+		rr.mu.Lock()
+		if rr.spare == nil {
+			rr.spare = pending[:0]
+		}
+		rr.mu.Unlock()
+	}()
 	var first error
 	for batch := range slices.Chunk(pending, rr.cfg.batch) {
 		records := make([]store.RequestRecord, len(batch))

@@ -51,9 +51,14 @@ func (rec RequestRecord) Validate() error {
 	if rec.ID == "" || rec.OrgID == "" {
 		return invalid("request record", rec.ID, "empty request id or organization id")
 	}
-	for _, s := range append([]string{rec.ID, rec.OrgID, rec.KeyID, rec.Method, rec.Path, rec.Route, rec.ErrorCode}, rec.Query...) {
+	for _, s := range [...]string{rec.ID, rec.OrgID, rec.KeyID, rec.Method, rec.Path, rec.Route, rec.ErrorCode} {
 		if !Storable(s) {
 			return invalid("request record", rec.ID, "a field %q holds a NUL or is not valid UTF-8", s)
+		}
+	}
+	for _, s := range rec.Query {
+		if !Storable(s) {
+			return invalid("request record", rec.ID, "a query parameter name %q holds a NUL or is not valid UTF-8", s)
 		}
 	}
 	if rec.Status < 100 || rec.Status > 599 || rec.Duration < 0 {
