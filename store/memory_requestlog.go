@@ -250,8 +250,9 @@ func (m *Memory) forgetRequests(orgID string) {
 	delete(m.requests.orgs, orgID)
 }
 
-// copyRequest returns rec with a Query of its own, never nil, and its time
-// (in UTC) and duration at microsecond precision, as PostgreSQL keeps them.
+// copyRequest returns rec with a Query of its own, never nil, its time in
+// UTC to the second and its duration to the microsecond, as bunstore
+// keeps them.
 func copyRequest(rec RequestRecord) RequestRecord {
 	rec.Query = append(make([]string, 0, len(rec.Query)), rec.Query...)
 	rec.CreatedAt = kept(rec.CreatedAt)

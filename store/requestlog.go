@@ -39,7 +39,8 @@ type RequestRecord struct {
 	// ErrorCode is the envelope's error.code, "" on success.
 	ErrorCode string
 	Duration  time.Duration
-	// CreatedAt is when the request arrived.
+	// CreatedAt is when the request arrived; stores keep it to the
+	// second, as the wire shows it.
 	CreatedAt time.Time
 }
 
@@ -73,8 +74,8 @@ func (rec RequestRecord) Validate() error {
 func (rec RequestRecord) IsError() bool { return rec.Status >= 400 }
 
 // RequestLogQuery selects an organization's records of the last
-// RequestLogRetention, newest first (CreatedAt descending, to the
-// microsecond), then by ID, then the last appended first.
+// RequestLogRetention, newest first (CreatedAt descending, to the second
+// as the wire shows it), then by ID, then the last appended first.
 type RequestLogQuery struct {
 	PageRequest
 	// Status, when not 0, keeps only the records of this status.

@@ -84,7 +84,7 @@ func (s *Store) AppendRequests(ctx context.Context, records []store.RequestRecor
 		), logged AS (
 			INSERT INTO ? (org_id, id, key_id, method, path, route, query, status, error_code, duration_us, created_at)
 			SELECT r.org_id, r.id, r.key_id, r.method, r.path, r.route,
-				ARRAY(SELECT jsonb_array_elements_text(r.query::jsonb)), r.status, r.error_code, r.duration_us, r.created_at
+				ARRAY(SELECT jsonb_array_elements_text(r.query::jsonb)), r.status, r.error_code, r.duration_us, date_trunc('second', r.created_at)
 			FROM r
 		)
 		INSERT INTO ? AS u (org_id, key_id, day, requests, errors, last_used_at)

@@ -13,8 +13,8 @@ import (
 
 // The cases of the optional store.RequestLog: they run for a Subject that
 // implements it and are skipped for one that does not. Times are the
-// real clock's, as a store dates retention from its own (a Memory's
-// default, PostgreSQL's now()).
+// store's clock's (see Clocked; PostgreSQL's now()), as a store dates
+// retention from its own.
 
 // requestLogOf returns s as a store.RequestLog, or skips the test.
 func requestLogOf(t *testing.T, s Subject) store.RequestLog {
@@ -46,7 +46,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	l := requestLogOf(t, s)
 	is := is.New(t)
 	seedData().put(t, s)
-	now := time.Now().UTC().Truncate(time.Second)
+	now := now(s).UTC().Truncate(time.Second)
 
 	is.NoErr(l.AppendRequests(ctx, nil)) // an empty batch writes nothing
 
@@ -56,7 +56,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	r3 := request("req_3", now.Add(-1*time.Minute), 500)
 	r3.ErrorCode = "INTERNAL"
 	r3.KeyID = "k2"
-	dup := request("req_3", now.Add(-1*time.Minute), 200) // a client's own id, twice, at the same time
+	dup := request("req_3", now.Add(-1*time.Minute+time.Millisecond), 200) // a client's own id, twice, in the same second
 	old := request("req_old", now.Add(-store.RequestLogRetention-time.Hour), 200)
 	other := request("req_b", now.Add(-time.Minute), 200)
 	other.OrgID = orgB
@@ -110,7 +110,8 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(p.Items[0], r2) // every field as appended, a nil Query as empty
 	p, err = l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 500})
 	is.NoErr(err)
-	is.Equal(p.Items[0], r3)
+	r3.CreatedAt = r3.CreatedAt.Truncate(time.Second)
+	is.Equal(p.Items[0], r3) // to the second, as the wire shows it
 
 	// An invalid record fails its batch, and nothing of it is written.
 	bad := request("req_bad", now, 200)
@@ -125,7 +126,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	is.NoErr(err)
 	is.Equal(u.KeyID, "k1")
 	is.Equal(len(u.Days), store.UsageDays) // every day, zero ones too
-	is.Equal(u.Days[len(u.Days)-1].Day, store.UsageDay(time.Now()))
+	is.Equal(u.Days[len(u.Days)-1].Day, store.UsageDay(now))
 	is.True(slices.IsSortedFunc(u.Days, func(a, b store.DayUsage) int { return a.Day.Compare(b.Day) })) // oldest first
 	var requests, errs int64
 	for _, d := range u.Days {
