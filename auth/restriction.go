@@ -18,10 +18,11 @@ const (
 	ScopeInvoices     Scope = "invoices:read"     // invoices
 	ScopeThreads      Scope = "threads:read"      // threads, messages and their attachments
 	ScopeWebhooks     Scope = "webhooks:read"     // the organization's webhook endpoints and their deliveries
+	ScopeLogs         Scope = "logs:read"         // the request log
 )
 
 // AllScopes lists every scope, in the contract's order.
-var AllScopes = []Scope{ScopeProjects, ScopeDeliverables, ScopeInvoices, ScopeThreads, ScopeWebhooks}
+var AllScopes = []Scope{ScopeProjects, ScopeDeliverables, ScopeInvoices, ScopeThreads, ScopeWebhooks, ScopeLogs}
 
 // Valid reports whether s is one of AllScopes.
 func (s Scope) Valid() bool { return slices.Contains(AllScopes, s) }

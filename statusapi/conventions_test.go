@@ -52,6 +52,7 @@ var examples = map[string]string{
 	"/v1/invoices/{id}/document":            "/v1/invoices/i24/document",
 	"/v1/invoices/{id}/file":                "", // the signed link: items_test.go
 	"/v1/messages/{id}":                     "/v1/messages/msg1",
+	"/v1/request_logs":                      "/v1/request_logs",
 }
 
 func exampleRequests() []string {

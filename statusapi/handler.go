@@ -286,6 +286,7 @@ func (h *handler) discover() {
 	h.changes, _ = h.st.(store.Changes)
 	h.threads, _ = h.st.(store.Threads)
 	h.events, _ = h.st.(store.Events)
+	h.requestLog, _ = h.st.(store.RequestLog)
 	_, h.restrictable = h.st.(store.Restrictable)
 	h.peeker, _ = h.lim.(ratelimit.Peeker)
 	h.versions, _ = h.st.(store.Versions)
@@ -300,6 +301,8 @@ type handler struct {
 	threads store.Threads // st, when it holds threads; else nil
 	events  store.Events  // st, when it keeps events; else nil
 	streams streamSlots   // the open live event streams (stream.go)
+	// requestLog is st, when it keeps a request log; else nil.
+	requestLog store.RequestLog
 	// restrictable says that st applies restricted keys' restrictions in
 	// its queries (store.Restrictable); else such keys are refused.
 	restrictable bool
@@ -325,6 +328,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tw := &trackingWriter{ResponseWriter: w}
 	if tracked, ok := h.observing(r); ok {
 		tw.info.Start = time.Now()
+		if h.cfg.recorder != nil {
+			tw.arrived = h.cfg.now() // the request log's createdAt, on the handler's clock
+		}
 		defer func() { h.observe(tw, r, tracked) }() // r as served, with its pattern
 	}
 	defer h.recover(tw, r)
@@ -400,6 +406,10 @@ type trackingWriter struct {
 	status  int
 	bytes   int64
 	info    RequestInfo
+	// keyed says that a key (or token) was accepted: the request is one
+	// for the request log (see recordRequest), which dates it arrived.
+	keyed   bool
+	arrived time.Time
 }
 
 func (w *trackingWriter) WriteHeader(code int) {

@@ -111,8 +111,9 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit func(w 
 	if err != nil {
 		return c, err
 	}
-	if info := infoOf(w); info != nil {
-		info.OrgID, info.KeyID, info.Subject, info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+	if tw, ok := w.(*trackingWriter); ok {
+		tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+		tw.keyed = true
 	}
 	if admit != nil {
 		err = admit(w, r, &c)

@@ -89,7 +89,7 @@ func Track(r *http.Request) (*http.Request, *RequestInfo) {
 // observing reports whether anyone reads the requests' RequestInfo.
 func (h *handler) observing(r *http.Request) (*RequestInfo, bool) {
 	tracked, _ := r.Context().Value(trackKey{}).(*RequestInfo)
-	return tracked, tracked != nil || len(h.cfg.observers) > 0
+	return tracked, tracked != nil || len(h.cfg.observers) > 0 || h.cfg.recorder != nil
 }
 
 // observe completes the RequestInfo kept by w and hands it to the
@@ -116,6 +116,7 @@ func (h *handler) observe(w *trackingWriter, r *http.Request, tracked *RequestIn
 	for _, fn := range h.cfg.observers {
 		fn(r, info)
 	}
+	h.recordRequest(w, r, &info)
 }
 
 // infoOf returns the RequestInfo being built for the request w answers,

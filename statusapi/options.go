@@ -50,8 +50,9 @@ type config struct {
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
-	cacheBytes  int64           // 0: no response cache
-	shutdown    context.Context // nil: streams end only with their requests
+	cacheBytes  int64            // 0: no response cache
+	shutdown    context.Context  // nil: streams end only with their requests
+	recorder    *RequestRecorder // WithRequestLog; nil: requests are not recorded
 }
 
 func defaultConfig() config {

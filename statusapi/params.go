@@ -150,7 +150,7 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		}
 		p.Page = n
 	}
-	if v, ok := q[paramStatus]; ok {
+	if v, ok := q[paramStatus]; ok && len(statuses) > 0 { // else a route's own (spec.extra)
 		if !contains(statuses, v) {
 			return listParams{}, envelope.InvalidParam(paramStatus,
 				"status must be one of "+strings.Join(statuses, ", "))

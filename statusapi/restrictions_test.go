@@ -41,6 +41,7 @@ var routeScopes = map[string]auth.Scope{
 	"/v1/invoices/{id}":                     auth.ScopeInvoices,
 	"/v1/invoices/{id}/document":            auth.ScopeInvoices,
 	"/v1/messages/{id}":                     auth.ScopeThreads,
+	"/v1/request_logs":                      auth.ScopeLogs,
 }
 
 // TestRouteScopes walks every keyed route of the handler's table (through

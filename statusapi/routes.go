@@ -85,9 +85,10 @@ func (h *handler) table() []route {
 // 404 like any unknown path and a Store written against an older
 // store.Store keeps compiling and working.
 var optionalResources = []func(h *handler) []route{
-	deletionRoutes, // deletions.go: store.Changes
-	threadRoutes,   // threads.go: store.Threads
-	usageRoutes,    // usage.go: a ratelimit.Peeker limiter
-	eventRoutes,    // events.go: store.Events
-	webhookRoutes,  // webhooks.go: store.WebhookEndpoints
+	deletionRoutes,   // deletions.go: store.Changes
+	threadRoutes,     // threads.go: store.Threads
+	usageRoutes,      // usage.go: a ratelimit.Peeker limiter
+	eventRoutes,      // events.go: store.Events
+	webhookRoutes,    // webhooks.go: store.WebhookEndpoints
+	requestLogRoutes, // requestlog.go: store.RequestLog
 }

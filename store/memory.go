@@ -79,6 +79,7 @@ type Memory struct {
 	floor time.Time
 
 	webhooks memoryWebhooks // memory_webhooks.go
+	requests requestLogs    // the request log (memory_requestlog.go)
 }
 
 var (
@@ -122,7 +123,9 @@ func NewMemory(opts ...MemoryOption) *Memory {
 		}
 	}
 	created := kept(c.now())
-	return &Memory{now: c.now, orgs: make(map[string]*tenant), floor: created}
+	m := &Memory{now: c.now, orgs: make(map[string]*tenant), floor: created}
+	m.onDelete = append(m.onDelete, m.forgetRequests)
+	return m
 }
 
 // tenant is one organization and everything it owns, each kind in list

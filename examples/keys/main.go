@@ -10,7 +10,8 @@
 // is stored, so it cannot be shown again. The organization must exist (the
 // portal or the server's data load puts it). -scopes and -projects, each a
 // comma-separated list, restrict the key (auth.Restriction): to those
-// scopes (projects:read, deliverables:read, invoices:read, threads:read)
+// scopes (projects:read, deliverables:read, invoices:read, threads:read,
+// webhooks:read, logs:read)
 // and to those projects of the organization; without them it reads all
 // of the organization's data. list shows each key's restriction. -database-url defaults to
 // $DATABASE_URL; -migrate first brings the schema up to date.

@@ -14,7 +14,8 @@ import (
 // and checks what N failed requests write to the log: one request line
 // each, a warning, and one line from the API saying why, with a count, not
 // a warning and an error per request; and at most one line from the cache's
-// listening connection, whatever its retries.
+// listening connection, whatever its retries, and from the request log,
+// whose batches are lost meanwhile.
 func TestOutageLogIsPaced(t *testing.T) {
 	is := is.New(t)
 	u, err := url.Parse(testSchema(t, testenv.PostgresURL(t)))
@@ -31,7 +32,7 @@ func TestOutageLogIsPaced(t *testing.T) {
 		res := call(t, "GET", s.url+"/v1/projects", "key-acme-1")
 		is.Equal(res.status, 503)
 	}
-	var requests, unavailable, listening, other int
+	var requests, unavailable, listening, reqlog, other int
 	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()[before:]), "\n") {
 		switch {
 		case strings.Contains(line, "msg=request") && strings.Contains(line, "status=503"):
@@ -42,6 +43,8 @@ func TestOutageLogIsPaced(t *testing.T) {
 			is.True(strings.Contains(line, "failed_requests=1")) // the first failed request logs at once
 		case strings.Contains(line, "invalidations"):
 			listening++
+		case strings.Contains(line, "request log: records lost"):
+			reqlog++
 		default:
 			other++
 			t.Logf("unexpected line: %s", line)
@@ -50,5 +53,6 @@ func TestOutageLogIsPaced(t *testing.T) {
 	is.Equal(requests, n)    // one request line per request
 	is.Equal(unavailable, 1) // one line saying why, for the whole outage so far
 	is.True(listening <= 1)  // at most one from the listening connection
+	is.True(reqlog <= 1)     // at most one from the request log, with a count
 	is.Equal(other, 0)       // and nothing else
 }

@@ -139,6 +139,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
 		return apiError(err)
 	}
+	if rl, ok := b.store.(store.RequestLog); ok {
+		// The request log and the usage per key: in memory, or on
+		// PostgreSQL shared by the replicas. Deferred here, Close runs
+		// after the HTTP server's Shutdown and before the store closes,
+		// so the last requests are written.
+		rec := statusapi.NewRequestRecorder(rl, statusapi.WithRecorderLogger(log))
+		defer func() {
+			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+			defer cancel()
+			if err := rec.Close(closeCtx); err != nil {
+				log.Warn("request log: writing the last requests", "err", err)
+			}
+		}()
+		opts = append(opts, statusapi.WithRequestLog(rec))
+	}
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with

@@ -51,7 +51,8 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 
 	is.NoErr(bunstore.Migrate(ctx, db))
 	want := []string{"api_keys", "attachments", "clientstatus_migrations", "clientstatus_migrations_locks", "data_versions", "deletions", "deliverables", "invoices",
-		"item_counts", "messages", "milestones", "organizations", "projects", "sync_horizon", "threads"}
+		"item_counts", "key_usage", "messages", "milestones", "organizations", "projects", "request_logs", "sync_horizon", "threads",
+		"webhook_deliveries", "webhook_endpoints", "webhook_jobs"}
 	is.Equal(tables(t, db), want) // every table, and bun/migrate's bookkeeping
 
 	st := bunstore.New(db)

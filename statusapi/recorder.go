@@ -1,0 +1,345 @@
+package statusapi
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// Defaults of a RequestRecorder.
+const (
+	// DefaultRecorderBuffer is how many requests a RequestRecorder holds
+	// between two writes; past it, requests are not recorded (Dropped
+	// counts them) rather than wait.
+	DefaultRecorderBuffer = 10_000
+	// DefaultRecorderBatch is the most records one write to the sink
+	// holds; a buffer that reaches it is written at once.
+	DefaultRecorderBatch = 500
+	// DefaultRecorderFlushInterval is how often the buffer is written
+	// when it does not fill up first.
+	DefaultRecorderFlushInterval = time.Second
+	// DefaultRecorderPruneInterval is how often the recorder runs the
+	// sink's retention job (store.RequestLog.PruneRequestLogs).
+	DefaultRecorderPruneInterval = time.Hour
+)
+
+// Bounds of what one record keeps of a request: a path is cut at
+// maxLoggedPath bytes, at most maxLoggedParams query parameter names are
+// kept, each cut at maxLoggedParam bytes.
+const (
+	maxLoggedPath   = 2048
+	maxLoggedParams = 32
+	maxLoggedParam  = 128
+)
+
+// RequestRecorder records the requests of authenticated callers into a
+// store.RequestLog: the request log of GET /v1/request_logs and the usage
+// per key (CONTRACT.md, "Request log"). Give it to New with
+// WithRequestLog; one recorder may serve several handlers.
+//
+// The cost on the request path is one append to a bounded buffer under a
+// mutex: a full buffer drops the record (Dropped counts it) and never
+// makes a request wait. A goroutine, started by NewRequestRecorder, writes
+// the buffer to the sink in batches (every FlushInterval, or as soon as a
+// batch is full) and runs the sink's retention job every PruneInterval.
+// A batch the sink refuses is lost, counted by Lost and logged (at most
+// once a minute, with the count).
+//
+// A record holds the request id, organization, key id, method, path
+// (without the query), route pattern, the names of the query parameters
+// (never their values), status, error code, duration and time: never a
+// key, a token, a query value or a body. Requests to the request log
+// itself, to the public routes (the OpenAPI document, signed file links)
+// and requests refused before a caller was known (401, 403 FORBIDDEN,
+// unknown paths) are not recorded.
+//
+// Close stops it: call it when the server shuts down, after the HTTP
+// server has stopped, so that the last requests are written.
+type RequestRecorder struct {
+	sink store.RequestLog
+	cfg  recorderConfig
+
+	mu     sync.Mutex
+	buf    []pendingRequest
+	spare  []pendingRequest // a written buffer, emptied, for the next one
+	closed bool
+
+	dropped, lost atomic.Int64
+
+	wake chan struct{} // a batch is full
+	stop chan struct{} // closed by Close
+	done chan struct{} // closed when the flusher returns
+	once sync.Once
+
+	logMu    sync.Mutex
+	loggedAt time.Time // when a lost batch was last logged
+	unlogged int64     // records lost since
+}
+
+// pendingRequest is a request waiting in the buffer: its record, and its
+// raw query, from which the flusher takes the names off the request path.
+type pendingRequest struct {
+	rec      store.RequestRecord
+	rawQuery string
+}
+
+// RecorderOption configures NewRequestRecorder. As every option of the
+// module, a zero value keeps the default and a negative one panics.
+type RecorderOption func(*recorderConfig)
+
+type recorderConfig struct {
+	buffer, batch int
+	flush, prune  time.Duration
+	logger        *slog.Logger
+}
+
+// WithRecorderBuffer sets how many requests wait in the buffer at most
+// (DefaultRecorderBuffer).
+func WithRecorderBuffer(n int) RecorderOption {
+	return func(c *recorderConfig) { c.buffer = keep(c.buffer, n, "WithRecorderBuffer") }
+}
+
+// WithRecorderBatch sets the most records of one write
+// (DefaultRecorderBatch).
+func WithRecorderBatch(n int) RecorderOption {
+	return func(c *recorderConfig) { c.batch = keep(c.batch, n, "WithRecorderBatch") }
+}
+
+// WithRecorderFlushInterval sets how often the buffer is written
+// (DefaultRecorderFlushInterval).
+func WithRecorderFlushInterval(d time.Duration) RecorderOption {
+	return func(c *recorderConfig) { c.flush = keep(c.flush, d, "WithRecorderFlushInterval") }
+}
+
+// WithRecorderPruneInterval sets how often the sink's retention job runs
+// (DefaultRecorderPruneInterval).
+func WithRecorderPruneInterval(d time.Duration) RecorderOption {
+	return func(c *recorderConfig) { c.prune = keep(c.prune, d, "WithRecorderPruneInterval") }
+}
+
+// WithRecorderLogger sets where failed writes are logged (slog.Default()
+// unless set; nil keeps it).
+func WithRecorderLogger(l *slog.Logger) RecorderOption {
+	return func(c *recorderConfig) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// keep returns v, or old when v is zero; it panics, naming the option,
+// when v is negative.
+func keep[T int | time.Duration](old, v T, option string) T {
+	switch {
+	case v < 0:
+		panic(fmt.Sprintf("statusapi: %s: %v is negative", option, v))
+	case v == 0:
+		return old
+	}
+	return v
+}
+
+// NewRequestRecorder returns a recorder writing into sink (usually the
+// handler's store, as store.Memory and bunstore implement
+// store.RequestLog) and starts its flusher. It panics when sink is nil or
+// an option is given a negative value. Close it on shutdown.
+func NewRequestRecorder(sink store.RequestLog, opts ...RecorderOption) *RequestRecorder {
+	if sink == nil {
+		panic("statusapi: NewRequestRecorder needs a store.RequestLog")
+	}
+	cfg := recorderConfig{
+		buffer: DefaultRecorderBuffer, batch: DefaultRecorderBatch,
+		flush: DefaultRecorderFlushInterval, prune: DefaultRecorderPruneInterval,
+		logger: slog.Default(),
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	rr := &RequestRecorder{
+		sink: sink, cfg: cfg,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go rr.run()
+	return rr
+}
+
+// record appends a request to the buffer, or counts it dropped when the
+// buffer is full or the recorder closed. It never waits for the sink.
+func (rr *RequestRecorder) record(p pendingRequest) {
+	rr.mu.Lock()
+	if rr.closed || len(rr.buf) >= rr.cfg.buffer {
+		rr.mu.Unlock()
+		rr.dropped.Add(1)
+		return
+	}
+	rr.buf = append(rr.buf, p)
+	full := len(rr.buf) == rr.cfg.batch
+	rr.mu.Unlock()
+	if full {
+		select {
+		case rr.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run is the flusher: it writes the buffer every flush interval or when
+// a batch is full, prunes every prune interval, and returns on Close.
+func (rr *RequestRecorder) run() {
+	defer close(rr.done)
+	flush := time.NewTicker(rr.cfg.flush)
+	defer flush.Stop()
+	prune := time.NewTicker(rr.cfg.prune)
+	defer prune.Stop()
+	for {
+		select {
+		case <-rr.stop:
+			return
+		case <-flush.C:
+		case <-rr.wake:
+		case <-prune.C:
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			if _, err := rr.sink.PruneRequestLogs(ctx); err != nil {
+				rr.cfg.logger.Warn("statusapi: request log: retention job failed", "err", err.Error())
+			}
+			cancel()
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = rr.Flush(ctx) // counted and logged by Flush
+		cancel()
+	}
+}
+
+// Flush writes what the buffer holds now to the sink, in batches, and
+// returns the first error (the batches it could not write are lost, and
+// counted by Lost). The flusher calls it on its own; a portal or a test
+// calls it to see the requests answered so far in the log at once.
+func (rr *RequestRecorder) Flush(ctx context.Context) error {
+	rr.mu.Lock()
+	pending := rr.buf
+	rr.buf, rr.spare = rr.spare, nil
+	rr.mu.Unlock()
+	defer func() {
+		// The buffer is used again (no allocation on the request path
+		// once both have grown), without what it referred to.
+		clear(pending)
+		rr.mu.Lock()
+		if rr.spare == nil {
+			rr.spare = pending[:0]
+		}
+		rr.mu.Unlock()
+	}()
+	var first error
+	for batch := range slices.Chunk(pending, rr.cfg.batch) {
+		records := make([]store.RequestRecord, len(batch))
+		for i, p := range batch {
+			records[i] = finished(p)
+		}
+		if err := rr.sink.AppendRequests(ctx, records); err != nil {
+			rr.lost.Add(int64(len(records)))
+			rr.logLost(len(records), err)
+			first = cmp.Or(first, err)
+		}
+	}
+	return first
+}
+
+// logLost logs a batch the sink refused, at most once a minute, with the
+// number of records lost since the last line.
+func (rr *RequestRecorder) logLost(n int, err error) {
+	rr.logMu.Lock()
+	defer rr.logMu.Unlock()
+	rr.unlogged += int64(n)
+	if now := time.Now(); rr.loggedAt.IsZero() || now.Sub(rr.loggedAt) >= time.Minute {
+		rr.cfg.logger.Error("statusapi: request log: records lost, the sink refused them",
+			"records", rr.unlogged, "err", err.Error())
+		rr.loggedAt, rr.unlogged = now, 0
+	}
+}
+
+// Close stops recording (later requests are dropped and counted), stops
+// the flusher and writes what the buffer holds, within ctx. It returns
+// the error of that last write, or ctx's when it is done first; calling
+// it again does nothing and returns nil.
+func (rr *RequestRecorder) Close(ctx context.Context) error {
+	first := false
+	rr.once.Do(func() {
+		first = true
+		rr.mu.Lock()
+		rr.closed = true
+		rr.mu.Unlock()
+		close(rr.stop)
+	})
+	if !first {
+		return nil
+	}
+	select {
+	case <-rr.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return rr.Flush(ctx)
+}
+
+// Dropped returns how many requests were not recorded because the buffer
+// was full or the recorder closed.
+func (rr *RequestRecorder) Dropped() int64 { return rr.dropped.Load() }
+
+// Lost returns how many records the sink refused to write.
+func (rr *RequestRecorder) Lost() int64 { return rr.lost.Load() }
+
+// finished completes a pending request's record: the names of its query
+// parameters, and every text made storable (valid UTF-8 without NUL) and
+// bounded.
+func finished(p pendingRequest) store.RequestRecord {
+	rec := p.rec
+	rec.Query = queryNames(p.rawQuery)
+	rec.Path = storableText(rec.Path, maxLoggedPath)
+	rec.ID = storableText(rec.ID, len(rec.ID))
+	rec.KeyID = storableText(rec.KeyID, len(rec.KeyID))
+	return rec
+}
+
+// queryNames returns the names of the parameters of a raw query, decoded,
+// sorted and each once, bounded as a record keeps them; never a value.
+func queryNames(raw string) []string {
+	names := []string{}
+	for raw != "" {
+		var part string
+		part, raw, _ = strings.Cut(raw, "&")
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if name != "" {
+			names = append(names, storableText(name, maxLoggedParam))
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	return names[:min(len(names), maxLoggedParams)]
+}
+
+// storableText returns s cut at max bytes, with invalid UTF-8 (a cut rune
+// too) replaced and NULs removed: text every store keeps exactly.
+func storableText(s string, max int) string {
+	if len(s) > max {
+		s = s[:max]
+	}
+	if store.Storable(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}

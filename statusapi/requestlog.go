@@ -1,0 +1,131 @@
+package statusapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// requestLogRoute is the path of the request log, whose own requests are
+// not recorded.
+const requestLogRoute = "/v1/request_logs"
+
+// WithRequestLog makes the handler record the requests of authenticated
+// callers with rec (see RequestRecorder): its sink, normally the handler's
+// own store, is then what GET /v1/request_logs lists and what the portal
+// reads the usage per key from (store.RequestLog). nil keeps the default:
+// nothing is recorded.
+//
+// GET /v1/request_logs itself is served whenever the handler's store
+// implements store.RequestLog, with or without a recorder here: replicas
+// sharing one database all list what any of them recorded.
+func WithRequestLog(rec *RequestRecorder) Option {
+	return func(c *config) { c.recorder = rec }
+}
+
+// recordRequest hands the request w answered to the recorder, when there
+// is one and a caller was authenticated, unless it was a request for the
+// request log itself.
+func (h *handler) recordRequest(w *trackingWriter, r *http.Request, info *RequestInfo) {
+	if h.cfg.recorder == nil || !w.keyed || info.Route == requestLogRoute {
+		return
+	}
+	h.cfg.recorder.record(pendingRequest{
+		rec: store.RequestRecord{
+			ID: info.RequestID, OrgID: info.OrgID, KeyID: info.KeyID,
+			Method: r.Method, Path: r.URL.EscapedPath(), Route: info.Route,
+			Status: info.Status, ErrorCode: info.ErrorCode,
+			Duration: info.Duration, CreatedAt: w.arrived,
+		},
+		rawQuery: r.URL.RawQuery,
+	})
+}
+
+// requestLogItem is a RequestRecord on the wire.
+type requestLogItem struct {
+	ID         string   `json:"id"`
+	Method     string   `json:"method"`
+	Path       string   `json:"path"`
+	Route      string   `json:"route"`
+	Query      []string `json:"query"`
+	Status     int      `json:"status"`
+	ErrorCode  *string  `json:"errorCode"`
+	KeyID      *string  `json:"keyId"`
+	DurationMs int64    `json:"durationMs"`
+	CreatedAt  string   `json:"createdAt"`
+}
+
+func requestLogOut(rec store.RequestRecord) requestLogItem {
+	out := requestLogItem{
+		ID: rec.ID, Method: rec.Method, Path: rec.Path, Route: rec.Route, Query: rec.Query,
+		Status: rec.Status, DurationMs: rec.Duration.Milliseconds(), CreatedAt: timestamp(rec.CreatedAt),
+	}
+	if out.Query == nil {
+		out.Query = []string{}
+	}
+	if rec.ErrorCode != "" {
+		out.ErrorCode = &rec.ErrorCode
+	}
+	if rec.KeyID != "" {
+		out.KeyID = &rec.KeyID
+	}
+	return out
+}
+
+// requestLogRoutes is GET /v1/request_logs, for a store that keeps a
+// request log (store.RequestLog); none on any other. It is not cached:
+// its answer changes with every request of the organization.
+func requestLogRoutes(h *handler) []route {
+	if h.requestLog == nil {
+		return nil
+	}
+	return []route{{requestLogRoute, h.api(auth.ScopeLogs, h.listRequestLogs)}}
+}
+
+// listRequestLogs serves GET /v1/request_logs?page&limit&status: the
+// organization's requests of the last 7 days, newest first. status is an
+// HTTP status (three digits) or a class, 4xx or 5xx. A restricted key
+// (scopes or projects) sees only its own requests; a restricted
+// credential that is no stored key (a JWT) has none.
+func (h *handler) listRequestLogs(r *http.Request, c caller) (response, error) {
+	q, err := listParamsOf(r, listSpec{extra: []string{paramStatus}})
+	if err != nil {
+		return response{}, err
+	}
+	sq := store.RequestLogQuery{PageRequest: q.PageRequest}
+	if v, ok := q.given[paramStatus]; ok {
+		if sq.Status, sq.Class, err = statusFilter(v); err != nil {
+			return response{}, err
+		}
+	}
+	if c.Restricted() {
+		if c.KeyID == "" {
+			return page(q, store.Page[store.RequestRecord]{Items: []store.RequestRecord{}}, requestLogOut), nil
+		}
+		sq.KeyID = c.KeyID
+	}
+	p, err := h.requestLog.ListRequestLogs(r.Context(), c.Org.ID, sq)
+	if err != nil {
+		return response{}, err
+	}
+	return page(q, p, requestLogOut), nil
+}
+
+// statusFilter parses the status filter of the request log: "4xx" or
+// "5xx" (a class), or an HTTP status from 100 to 599 in three digits.
+func statusFilter(v string) (status, class int, err error) {
+	switch v {
+	case "4xx":
+		return 0, 4, nil
+	case "5xx":
+		return 0, 5, nil
+	}
+	n, convErr := strconv.Atoi(v)
+	if convErr != nil || len(v) != 3 || v[0] < '1' || v[0] > '5' || n < 100 || n > 599 {
+		return 0, 0, envelope.InvalidParam(paramStatus, "status must be an HTTP status such as 404, or 4xx or 5xx")
+	}
+	return n, 0, nil
+}

@@ -1,0 +1,261 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Memory's request log and usage per key (RequestLog).
+//
+// Each organization keeps its records oldest first, in the reverse of the
+// list's order, so that a batch of new records is appended at the end and
+// old ones leave from the front. Memory keeps at most
+// MemoryRequestLogLimit records per organization: past it, the oldest go
+// first. An organization's records and usage go with it when it is
+// deleted.
+
+var _ RequestLog = (*Memory)(nil)
+
+// MemoryRequestLogLimit is the most records of requests a Memory keeps
+// per organization, whatever their age: past it, the oldest are dropped.
+const MemoryRequestLogLimit = 100_000
+
+// requestLogs is a Memory's request log. Its lock is taken before the
+// Memory's own (mu), never after.
+type requestLogs struct {
+	mu   sync.Mutex
+	seq  int64 // counts the records appended: the last tie-breaker
+	orgs map[string]*orgRequests
+}
+
+// orgRequests is one organization's records and usage.
+type orgRequests struct {
+	records []*storedRequest // oldest first (requestOrder)
+	usage   map[string]*keyUsage
+}
+
+type storedRequest struct {
+	RequestRecord
+	seq int64
+}
+
+// keyUsage is one key's counts by day and latest request.
+type keyUsage struct {
+	days map[time.Time]*DayUsage
+	last time.Time
+}
+
+// requestOrder is the reverse of the list's order: oldest first, then
+// by id descending, then as appended.
+func requestOrder(a, b *storedRequest) int {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(b.ID, a.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// AppendRequests adds records (see RequestLog). The records of an
+// organization the Memory does not hold are dropped.
+func (m *Memory) AppendRequests(ctx context.Context, records []RequestRecord) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	if err := ValidateRequests(records); err != nil {
+		return fmt.Errorf("store: append requests: %w", err)
+	}
+	l := &m.requests
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	horizon := m.now().Add(-RequestLogRetention)
+	for _, rec := range records {
+		if m.orgs[rec.OrgID] == nil {
+			continue
+		}
+		if l.orgs == nil {
+			l.orgs = make(map[string]*orgRequests)
+		}
+		o := l.orgs[rec.OrgID]
+		if o == nil {
+			o = &orgRequests{usage: make(map[string]*keyUsage)}
+			l.orgs[rec.OrgID] = o
+		}
+		l.seq++
+		s := &storedRequest{RequestRecord: copyRequest(rec), seq: l.seq}
+		i, _ := slices.BinarySearchFunc(o.records, s, requestOrder) // near the end: new records are late
+		o.records = slices.Insert(o.records, i, s)
+		if s.KeyID != "" {
+			o.count(s.RequestRecord)
+		}
+		o.trim(horizon)
+	}
+	return nil
+}
+
+// count adds rec to its key's usage.
+func (o *orgRequests) count(rec RequestRecord) {
+	u := o.usage[rec.KeyID]
+	if u == nil {
+		u = &keyUsage{days: make(map[time.Time]*DayUsage)}
+		o.usage[rec.KeyID] = u
+	}
+	day := UsageDay(rec.CreatedAt)
+	d := u.days[day]
+	if d == nil {
+		d = &DayUsage{Day: day}
+		u.days[day] = d
+	}
+	d.Requests++
+	if rec.IsError() {
+		d.Errors++
+	}
+	if rec.CreatedAt.After(u.last) {
+		u.last = rec.CreatedAt
+	}
+}
+
+// trim drops the records before horizon and those past
+// MemoryRequestLogLimit, oldest first.
+func (o *orgRequests) trim(horizon time.Time) int {
+	n := 0
+	for n < len(o.records) && (o.records[n].CreatedAt.Before(horizon) || len(o.records)-n > MemoryRequestLogLimit) {
+		o.records[n] = nil
+		n++
+	}
+	o.records = o.records[n:]
+	return n
+}
+
+// ListRequestLogs returns a page of the organization's records of the last
+// RequestLogRetention, newest first (see RequestLog).
+func (m *Memory) ListRequestLogs(ctx context.Context, orgID string, q RequestLogQuery) (Page[RequestRecord], error) {
+	if err := alive(ctx); err != nil {
+		return Page[RequestRecord]{}, err
+	}
+	r := q.PageRequest
+	if r.Page < 1 || r.Limit < 1 {
+		return Page[RequestRecord]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
+	}
+	offset := math.MaxInt // a page too far to compute is past the end
+	if r.Page-1 <= math.MaxInt/r.Limit {
+		offset = r.Offset()
+	}
+	horizon := m.now().Add(-RequestLogRetention)
+	l := &m.requests
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := Page[RequestRecord]{Items: []RequestRecord{}}
+	o := l.orgs[orgID]
+	if o == nil {
+		return out, nil
+	}
+	for i := len(o.records) - 1; i >= 0; i-- {
+		rec := &o.records[i].RequestRecord
+		if rec.CreatedAt.Before(horizon) {
+			break
+		}
+		if !q.matches(rec) {
+			continue
+		}
+		if out.Total >= offset && len(out.Items) < r.Limit {
+			out.Items = append(out.Items, copyRequest(*rec))
+		}
+		out.Total++
+	}
+	return out, nil
+}
+
+// KeyUsage returns the usage of one of the organization's keys over the
+// last UsageDays days of the Memory's clock (see RequestLog).
+func (m *Memory) KeyUsage(ctx context.Context, orgID, keyID string) (Usage, error) {
+	if err := alive(ctx); err != nil {
+		return Usage{}, err
+	}
+	out := Usage{KeyID: keyID, Days: usageDays(m.now())}
+	l := &m.requests
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	o := l.orgs[orgID]
+	if o == nil || o.usage[keyID] == nil {
+		return out, nil
+	}
+	u := o.usage[keyID]
+	for i, d := range out.Days {
+		if got := u.days[d.Day]; got != nil {
+			out.Days[i] = *got
+		}
+	}
+	if !u.last.Before(out.Days[0].Day) {
+		last := u.last.Truncate(time.Minute)
+		out.LastUsedAt = &last
+	}
+	return out, nil
+}
+
+// usageDays returns UsageDays days with zero counts, oldest first, the
+// day of now last.
+func usageDays(now time.Time) []DayUsage {
+	today := UsageDay(now)
+	days := make([]DayUsage, UsageDays)
+	for i := range days {
+		days[i].Day = today.AddDate(0, 0, i-(UsageDays-1))
+	}
+	return days
+}
+
+// PruneRequestLogs deletes the records older than RequestLogRetention and
+// the usage of days before the last UsageDays (see RequestLog).
+func (m *Memory) PruneRequestLogs(ctx context.Context) (int, error) {
+	if err := alive(ctx); err != nil {
+		return 0, err
+	}
+	now := m.now()
+	horizon, first := now.Add(-RequestLogRetention), usageDays(now)[0].Day
+	l := &m.requests
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, o := range l.orgs {
+		n += o.trim(horizon)
+		for key, u := range o.usage {
+			for day := range u.days {
+				if day.Before(first) {
+					delete(u.days, day)
+					n++
+				}
+			}
+			if len(u.days) == 0 {
+				delete(o.usage, key)
+			}
+		}
+	}
+	return n, nil
+}
+
+// forgetRequests drops an organization's records and usage: the Memory
+// calls it when the organization is deleted.
+func (m *Memory) forgetRequests(orgID string) {
+	m.requests.mu.Lock()
+	defer m.requests.mu.Unlock()
+	delete(m.requests.orgs, orgID)
+}
+
+// copyRequest returns rec with a Query of its own, never nil, its time in
+// UTC to the second and its duration to the microsecond, as bunstore
+// keeps them.
+func copyRequest(rec RequestRecord) RequestRecord {
+	rec.Query = append(make([]string, 0, len(rec.Query)), rec.Query...)
+	rec.CreatedAt = kept(rec.CreatedAt)
+	rec.Duration = rec.Duration.Truncate(time.Microsecond)
+	return rec
+}

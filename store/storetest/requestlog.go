@@ -1,0 +1,173 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// The cases of the optional store.RequestLog: they run for a Subject that
+// implements it and are skipped for one that does not. Times are the
+// store's clock's (see Clocked; PostgreSQL's now()), as a store dates
+// retention from its own.
+
+// requestLogOf returns s as a store.RequestLog, or skips the test.
+func requestLogOf(t *testing.T, s Subject) store.RequestLog {
+	t.Helper()
+	l, ok := s.(store.RequestLog)
+	if !ok {
+		t.Skip("the store does not implement store.RequestLog")
+	}
+	return l
+}
+
+// request is a record of org_a's key k1 at, with status.
+func request(id string, at time.Time, status int) store.RequestRecord {
+	rec := store.RequestRecord{
+		ID: id, OrgID: orgA, KeyID: "k1", Method: "GET", Path: "/v1/invoices/inv_1", Route: "/v1/invoices/{id}",
+		Query: []string{"expand", "limit"}, Status: status, Duration: 1500 * time.Microsecond, CreatedAt: at,
+	}
+	if status >= 400 {
+		rec.ErrorCode = "NOT_FOUND"
+	}
+	return rec
+}
+
+// testRequestLog appends batches and reads them back: order, paging,
+// filters, retention, scoping, the usage per key, validation and the
+// deletion of an organization.
+func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	l := requestLogOf(t, s)
+	is := is.New(t)
+	seedData().put(t, s)
+	now := now(s).UTC().Truncate(time.Second)
+
+	is.NoErr(l.AppendRequests(ctx, nil)) // an empty batch writes nothing
+
+	r1 := request("req_1", now.Add(-3*time.Minute), 200)
+	r2 := request("req_2", now.Add(-2*time.Minute), 404)
+	r2.Query = nil
+	r3 := request("req_3", now.Add(-1*time.Minute), 500)
+	r3.ErrorCode = "INTERNAL"
+	r3.KeyID = "k2"
+	dup := request("req_3", now.Add(-1*time.Minute+time.Millisecond), 200) // a client's own id, twice, in the same second
+	old := request("req_old", now.Add(-store.RequestLogRetention-time.Hour), 200)
+	other := request("req_b", now.Add(-time.Minute), 200)
+	other.OrgID = orgB
+	ghost := request("req_ghost", now, 200)
+	ghost.OrgID = "org_nobody"
+	is.NoErr(l.AppendRequests(ctx, []store.RequestRecord{r1, r2, old, other, ghost}))
+	is.NoErr(l.AppendRequests(ctx, []store.RequestRecord{r3, dup}))
+
+	list := func(q store.RequestLogQuery) ([]string, int) {
+		t.Helper()
+		if q.Page == 0 {
+			q.PageRequest = store.PageRequest{Page: 1, Limit: store.MaxLimit}
+		}
+		p, err := l.ListRequestLogs(ctx, orgA, q)
+		is.NoErr(err) // listing requests
+		var ids []string
+		for _, rec := range p.Items {
+			ids = append(ids, fmt.Sprintf("%s/%d", rec.ID, rec.Status))
+		}
+		return ids, p.Total
+	}
+	ids, total := list(store.RequestLogQuery{})
+	is.Equal(ids, []string{"req_3/200", "req_3/500", "req_2/404", "req_1/200"}) // newest first; the same id and time: the last appended first
+	is.Equal(total, 4)                                                          // older than the retention, another or an unknown organization: not listed
+
+	// Paging walks each record once.
+	var walked []string
+	for page := 1; page <= 3; page++ {
+		got, n := list(store.RequestLogQuery{PageRequest: store.PageRequest{Page: page, Limit: 3}})
+		is.Equal(n, 4) // the total on every page
+		walked = append(walked, got...)
+	}
+	is.Equal(walked, ids) // pages of 3 hold the same records, once each
+
+	got, n := list(store.RequestLogQuery{Status: 404})
+	is.Equal(got, []string{"req_2/404"}) // an exact status
+	is.Equal(n, 1)
+	got, _ = list(store.RequestLogQuery{Class: 5})
+	is.Equal(got, []string{"req_3/500"}) // a class
+	got, _ = list(store.RequestLogQuery{Class: 4})
+	is.Equal(got, []string{"req_2/404"})
+	got, _ = list(store.RequestLogQuery{KeyID: "k1"})
+	is.Equal(got, []string{"req_3/200", "req_2/404", "req_1/200"}) // one key's own
+	got, _ = list(store.RequestLogQuery{KeyID: "k1", Class: 5})
+	is.Equal(got, []string(nil)) // filters combine
+
+	// Round trip of every field.
+	p, err := l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 404})
+	is.NoErr(err)
+	r2.Query = []string{}
+	is.Equal(p.Items[0], r2) // every field as appended, a nil Query as empty
+	p, err = l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 500})
+	is.NoErr(err)
+	r3.CreatedAt = r3.CreatedAt.Truncate(time.Second)
+	is.Equal(p.Items[0], r3) // to the second, as the wire shows it
+
+	// An invalid record fails its batch, and nothing of it is written.
+	bad := request("req_bad", now, 200)
+	bad.Path = "/v1/x\x00"
+	err = l.AppendRequests(ctx, []store.RequestRecord{request("req_new", now, 200), bad})
+	is.True(errors.Is(err, store.ErrInvalid)) // a NUL is refused
+	_, total = list(store.RequestLogQuery{})
+	is.Equal(total, 4) // nothing of the refused batch
+
+	// Usage per key: 30 days, today last, errors from 400 on.
+	u, err := l.KeyUsage(ctx, orgA, "k1")
+	is.NoErr(err)
+	is.Equal(u.KeyID, "k1")
+	is.Equal(len(u.Days), store.UsageDays) // every day, zero ones too
+	is.Equal(u.Days[len(u.Days)-1].Day, store.UsageDay(now))
+	is.True(slices.IsSortedFunc(u.Days, func(a, b store.DayUsage) int { return a.Day.Compare(b.Day) })) // oldest first
+	var requests, errs int64
+	for _, d := range u.Days {
+		requests, errs = requests+d.Requests, errs+d.Errors
+		is.Equal(d.Day, store.UsageDay(d.Day)) // midnight UTC
+	}
+	is.Equal(requests, int64(4)) // r1, r2, dup and old (8 days ago: in the usage, not in the log)
+	is.Equal(errs, int64(1))     // r2's 404
+	for _, d := range u.Days {
+		if d.Day.Equal(store.UsageDay(r2.CreatedAt)) {
+			is.True(d.Errors >= 1) // the 404 on its day
+		}
+	}
+	is.True(u.LastUsedAt != nil)
+	is.Equal(*u.LastUsedAt, dup.CreatedAt.Truncate(time.Minute)) // to the minute
+
+	u2, err := l.KeyUsage(ctx, orgA, "k2")
+	is.NoErr(err)
+	is.Equal(u2.Days[len(u2.Days)-1].Errors+u2.Days[len(u2.Days)-2].Errors, int64(1)) // r3's 500, today or (just past midnight) yesterday
+	none, err := l.KeyUsage(ctx, orgB, "k2")
+	is.NoErr(err)
+	is.True(none.LastUsedAt == nil) // another organization's key of the same id: nothing
+	is.Equal(len(none.Days), store.UsageDays)
+	for _, d := range none.Days {
+		is.Equal(d.Requests, int64(0))
+	}
+
+	// Retention: pruning keeps what the list shows.
+	_, err = l.PruneRequestLogs(ctx)
+	is.NoErr(err)
+	_, total = list(store.RequestLogQuery{})
+	is.Equal(total, 4)
+
+	// An organization deleted takes its records with it.
+	if d, ok := s.(store.Deleter); ok {
+		is.NoErr(d.DeleteOrganization(ctx, orgA))
+		is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Plan: store.PlanStarter}))
+		_, total = list(store.RequestLogQuery{})
+		is.Equal(total, 0) // the records went with the organization
+		u, err := l.KeyUsage(ctx, orgA, "k1")
+		is.NoErr(err)
+		is.True(u.LastUsedAt == nil) // its usage too
+	}
+}
