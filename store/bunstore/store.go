@@ -102,6 +102,7 @@ type Store struct {
 	timeout time.Duration
 	schema  string    // of the tables (WithSchema); "" for the search path
 	notify  *notifier // Subscribe's listening connection
+	clock   func() time.Time // WithClock; nil for the server's
 }
 
 var (
@@ -122,6 +123,7 @@ type config struct {
 	schema       string
 	logger       *slog.Logger    // WithLogger
 	listenConfig *pgx.ConnConfig // WithListenConfig
+	clock        func() time.Time // WithClock; nil for the server's
 }
 
 // newConfig applies opts to the defaults and checks them.
@@ -168,7 +170,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 		panic("bunstore: New needs a *bun.DB (or a bun.Tx)")
 	}
 	c := newConfig(opts)
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c)}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c), clock: c.clock}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods
@@ -264,7 +266,7 @@ type keyed interface{ key() [2]string }
 func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 	rows = inKeyOrder(rows)
 	if len(rows) <= maxBatch {
-		return insert(ctx, s, what, rows)
+		return s.write(ctx, "put "+what, func(s *Store) error { return insert(ctx, s, what, rows) })
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -280,6 +282,9 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 		}
 	}()
 	in := s.WithTx(tx)
+	if err := in.setClock(ctx); err != nil {
+		return failure(ctx, store.ErrUnavailable, "put "+what, err)
+	}
 	for start := 0; start < len(rows); start += maxBatch {
 		if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
 			return err
