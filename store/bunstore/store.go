@@ -100,8 +100,8 @@ const DefaultQueryTimeout = 3 * time.Second
 type Store struct {
 	db      bun.IDB
 	timeout time.Duration
-	schema  string    // of the tables (WithSchema); "" for the search path
-	notify  *notifier // Subscribe's listening connection
+	schema  string           // of the tables (WithSchema); "" for the search path
+	notify  *notifier        // Subscribe's listening connection
 	clock   func() time.Time // WithClock; nil for the server's
 }
 
@@ -121,8 +121,8 @@ type Option func(*config)
 type config struct {
 	queryTimeout time.Duration
 	schema       string
-	logger       *slog.Logger    // WithLogger
-	listenConfig *pgx.ConnConfig // WithListenConfig
+	logger       *slog.Logger     // WithLogger
+	listenConfig *pgx.ConnConfig  // WithListenConfig
 	clock        func() time.Time // WithClock; nil for the server's
 }
 
