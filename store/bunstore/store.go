@@ -95,7 +95,10 @@ const DefaultQueryTimeout = 3 * time.Second
 // request refused for what it holds (a Validate error, a page below 1, a
 // key record without an id); and store.ErrUnavailable (the same error as
 // auth.ErrUnavailable) when the database cannot be reached, does not answer
-// in time or cancels the statement. On a deadline they also wrap
+// in time or cancels the statement; store.ErrLockTimeout when a write
+// waited for a lock another transaction holds (writers of one
+// organization never wait for each other, but two writing the same item
+// do) longer than lock_timeout (see Open). On a deadline they also wrap
 // context.DeadlineExceeded, and on cancellation ctx's error.
 type Store struct {
 	db      bun.IDB
@@ -208,6 +211,9 @@ func failure(ctx context.Context, unavailable error, what string, err error) err
 	if isUnavailable(err) {
 		return fmt.Errorf("bunstore: %s: %w: %w", what, unavailable, err)
 	}
+	if isViolation(err, lockNotAvailable) {
+		return fmt.Errorf("bunstore: %s: %w: %w", what, store.ErrLockTimeout, err)
+	}
 	return fmt.Errorf("bunstore: %s: %w", what, err)
 }
 
@@ -243,6 +249,7 @@ func isViolation(err error, code string) bool {
 const (
 	foreignKeyViolation = "23503"
 	uniqueViolation     = "23505"
+	lockNotAvailable    = "55P03" // lock_timeout, or NOWAIT: a failure of its own (store.ErrLockTimeout)
 )
 
 // maxBatch is how many rows one INSERT writes: put splits a longer batch
@@ -559,11 +566,13 @@ type tally struct {
 }
 
 // tallied is the query of the total of t's items of the organization, as
-// the column matching (see selectPage): the sum of their counts in
-// item_counts, which the migration 20260901000001_counts backfills and
-// its triggers keep, a few rows of its primary key read however many
-// items there are. It is nil when since is not zero: item_counts knows
-// nothing of UpdatedSince, and the rows are counted.
+// the column matching (see selectPage): the sum of their rows in
+// item_counts, counts that the migrations 20260901000001_counts and
+// 20261001000003_lockfree backfill and whose triggers insert (a delta
+// per writing statement, which later writers fold into one row per
+// count), a few rows of its index read however many items there are. It
+// is nil when since is not zero: item_counts knows nothing of
+// UpdatedSince, and the rows are counted.
 func (s *Store) tallied(orgID string, since time.Time, t tally) *bun.SelectQuery {
 	if !since.IsZero() {
 		return nil
