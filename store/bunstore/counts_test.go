@@ -220,8 +220,9 @@ func TestCountsStayExact(t *testing.T) {
 // others') in orders of their own, and checks that none deadlocks and the
 // counts come out exact. Writers of one organization that wrote the same
 // items in different orders could deadlock on the items themselves; these
-// may only meet on the counts, and on data_versions, which the count
-// triggers lock after (see the migration).
+// may only meet on the counts and the data version log, whose rows they
+// only insert, and fold under FOR UPDATE SKIP LOCKED
+// (20261001000003_lockfree).
 func TestCountsConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
