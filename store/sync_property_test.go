@@ -3,13 +3,13 @@ package store_test
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
 // TestMemorySyncRandomInterleavings is the property of issue 19 on the
@@ -29,48 +29,11 @@ func TestMemorySyncRandomInterleavings(t *testing.T) {
 		if err := m.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanGrowth}); err != nil {
 			t.Fatal(err)
 		}
-		since := clock.Now()
-		copy := map[string]string{}
+		c := storetest.ProjectCopy{Since: clock.Now()}
 		sync := func() {
-			next := time.Time{}
-			least := func(at time.Time) {
-				if next.IsZero() || at.Before(next) {
-					next = at
-				}
+			if err := c.Sync(ctx, m, "org_a"); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
 			}
-			var gone []string
-			for page := 1; ; page++ {
-				p, err := m.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: store.PageRequest{Page: page, Limit: 2}, Since: since})
-				if err != nil {
-					t.Fatalf("seed %d: deletions: %v", seed, err)
-				}
-				least(p.SyncedThrough)
-				for _, d := range p.Items {
-					gone = append(gone, d.ID)
-				}
-				if len(p.Items) < 2 {
-					break
-				}
-			}
-			changed := map[string]string{}
-			for page := 1; ; page++ {
-				p, err := m.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: store.PageRequest{Page: page, Limit: 2}, UpdatedSince: since})
-				if err != nil {
-					t.Fatalf("seed %d: changes: %v", seed, err)
-				}
-				least(p.SyncedThrough)
-				for _, it := range p.Items {
-					changed[it.ID] = it.Name
-				}
-				if len(p.Items) < 2 {
-					break
-				}
-			}
-			for _, id := range gone {
-				delete(copy, id)
-			}
-			maps.Copy(copy, changed)
-			since = next
 		}
 		for range 30 {
 			clock.Advance(time.Duration(r.IntN(3)) * time.Second / 2)
@@ -89,16 +52,8 @@ func TestMemorySyncRandomInterleavings(t *testing.T) {
 			}
 		}
 		sync()
-		want := map[string]string{}
-		p, err := m.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: store.MaxLimit}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range p.Items {
-			want[it.ID] = it.Name
-		}
-		if !maps.Equal(copy, want) {
-			t.Fatalf("seed %d: after the last sync the copy is %v, the store holds %v", seed, copy, want)
+		if err := c.Check(ctx, m, "org_a"); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
 }
