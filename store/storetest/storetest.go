@@ -88,6 +88,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"DeletionsRestricted", testDeletionsRestricted},
 		{"ThreadsRestricted", testThreadsRestricted},
 		{"Versions", testVersions},
+		{"Ties", testTies},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
