@@ -247,7 +247,7 @@ func TestThreadsByPlainSQL(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db, st := withOrgAndProject(t)
-	since := dbNow(t, db)
+	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds
 	_, err := db.ExecContext(ctx, `
 		INSERT INTO threads (org_id, id, project_id, subject, status, created_at) VALUES ('org_a', 't1', 'p1', 'Hi', 'open', '2026-03-01Z');
 		INSERT INTO messages (org_id, id, thread_id, author_name, author_side, created_at) VALUES
