@@ -39,6 +39,12 @@ var ErrInvalid = errors.New("invalid")
 // UNAVAILABLE; so it does a context.DeadlineExceeded.
 var ErrUnavailable = errors.New("store unavailable")
 
+// ErrLockTimeout is returned (wrapped) by a write that waited too long for
+// a lock another transaction holds on what it writes (the same item, say):
+// contention, not an outage, so it is not ErrUnavailable. Retrying after
+// the other transaction ends succeeds.
+var ErrLockTimeout = errors.New("lock wait timed out")
+
 // Store reads one organization's projects, milestones, deliverables and
 // invoices, one page at a time.
 //

@@ -139,14 +139,16 @@ func remove[R any](ctx context.Context, s *Store, what, alias, orgID, id string)
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	res, err := s.newDelete((*R)(nil)).
-		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
-		Exec(ctx)
-	if err != nil {
-		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete %s %q", what, id), err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return notFound
-	}
-	return nil
+	return s.write(ctx, "delete "+what, func(s *Store) error {
+		res, err := s.newDelete((*R)(nil)).
+			Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
+			Exec(ctx)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete %s %q", what, id), err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return notFound
+		}
+		return nil
+	})
 }

@@ -294,7 +294,7 @@ func TestDeleteOrganizationTakesKeysAndRecords(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db, st := withOrgAndProject(t)
-	since := dbNow(t, db)
+	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds
 	is.NoErr(st.PutProject(ctx, store.Project{ID: "p2", OrgID: "org_a", Status: store.ProjectPlanned}))
 	is.NoErr(st.DeleteProject(ctx, "org_a", "p2"))
 	is.NoErr(st.CreateKey(ctx, auth.Key{ID: "k1", OrgID: "org_a", Hash: "h1", CreatedAt: since}))
@@ -320,7 +320,7 @@ func TestDeleteInATransaction(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db, st := withOrgAndProject(t)
-	since := dbNow(t, db)
+	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds
 	tx, err := db.BeginTx(ctx, nil)
 	is.NoErr(err)
 	is.NoErr(st.WithTx(tx).DeleteProject(ctx, "org_a", "p1"))

@@ -111,7 +111,7 @@ const migrationsTable = "clientstatus_migrations"
 
 // storeTables are the tables Migrate creates.
 var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon",
-	"threads", "messages", "attachments", "data_versions", "item_counts",
+	"threads", "messages", "attachments", "data_version_log", "item_counts",
 	"request_logs", "key_usage"}
 
 // checkNoForeignTables refuses a schema that has tables named as the

@@ -23,6 +23,15 @@ import (
 // sets when neither the URL nor WithStatementTimeout gives one.
 const DefaultStatementTimeout = 5 * time.Second
 
+// DefaultLockTimeout is the server-side lock_timeout that Open sets when
+// the URL gives none: under DefaultQueryTimeout, so that a write waiting
+// for a lock another transaction holds on the same row fails as
+// store.ErrLockTimeout (contention) before its deadline would make it
+// store.ErrUnavailable (an outage). Writers of one organization that write
+// different rows never wait for each other (migration
+// 20261001000003_lockfree).
+const DefaultLockTimeout = 2 * time.Second
+
 // OpenOption configures Open. It is a type apart from Option, as no
 // option is read by both Open and New: the compiler then refuses one given
 // to the function that would ignore it. The rule is Option's: a zero value
@@ -60,12 +69,13 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 //
 // Every connection is set up so that a slow or lost database costs little:
 // a statement_timeout on the server (DefaultStatementTimeout unless set), a
+// lock_timeout (DefaultLockTimeout unless set), a
 // context that ends cancels the statement on the server (a cancel request,
 // not only a dropped socket, so no query keeps running behind), times in
 // UTC, and one round trip per query. The pool keeps at most
 // 4 x GOMAXPROCS connections; change it through the returned db (it embeds
 // *sql.DB). A portal that builds its own *bun.DB should set the same:
-// statement_timeout as a run-time parameter, and pgx's
+// statement_timeout and lock_timeout as run-time parameters, and pgx's
 // CancelRequestContextWatcherHandler.
 //
 // Open returns an error wrapping store.ErrUnavailable when the database
@@ -95,6 +105,9 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	}
 	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok {
 		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(c.statementTimeout.Milliseconds(), 10)
+	}
+	if _, ok := cfg.RuntimeParams["lock_timeout"]; !ok {
+		cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(DefaultLockTimeout.Milliseconds(), 10)
 	}
 	if _, ok := cfg.RuntimeParams["timezone"]; !ok {
 		cfg.RuntimeParams["timezone"] = "UTC"

@@ -99,12 +99,18 @@ func (s *Store) DeleteOrganization(ctx context.Context, id string) error {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	res, err := s.newDelete((*organizationRow)(nil)).Where("o.id = ?", id).Exec(ctx)
+	err := s.write(ctx, "delete organization", func(s *Store) error {
+		res, err := s.newDelete((*organizationRow)(nil)).Where("o.id = ?", id).Exec(ctx)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete organization %q", id), err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return notFound
+		}
+		return nil
+	})
 	if err != nil {
-		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete organization %q", id), err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return notFound
+		return err
 	}
 	s.changed(id)
 	return nil

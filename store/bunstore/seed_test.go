@@ -66,4 +66,4 @@ func seed(t testing.TB, db *bun.DB, prefix string, orgs, perOrg int) {
 // analyzeTables refreshes the planner's statistics of the store's tables
 // in the search path's schema: a bare ANALYZE would read every schema of
 // the database, those of other test runs included.
-const analyzeTables = "ANALYZE organizations, api_keys, projects, milestones, deliverables, invoices, deletions, threads, messages, attachments, item_counts"
+const analyzeTables = "ANALYZE organizations, api_keys, projects, milestones, deliverables, invoices, deletions, threads, messages, attachments, item_counts, data_version_log"

@@ -95,13 +95,17 @@ const DefaultQueryTimeout = 3 * time.Second
 // request refused for what it holds (a Validate error, a page below 1, a
 // key record without an id); and store.ErrUnavailable (the same error as
 // auth.ErrUnavailable) when the database cannot be reached, does not answer
-// in time or cancels the statement. On a deadline they also wrap
+// in time or cancels the statement; store.ErrLockTimeout when a write
+// waited for a lock another transaction holds (writers of one
+// organization never wait for each other, but two writing the same item
+// do) longer than lock_timeout (see Open). On a deadline they also wrap
 // context.DeadlineExceeded, and on cancellation ctx's error.
 type Store struct {
 	db      bun.IDB
 	timeout time.Duration
-	schema  string    // of the tables (WithSchema); "" for the search path
-	notify  *notifier // Subscribe's listening connection
+	schema  string           // of the tables (WithSchema); "" for the search path
+	notify  *notifier        // Subscribe's listening connection
+	clock   func() time.Time // WithClock; nil for the server's
 }
 
 var (
@@ -120,8 +124,9 @@ type Option func(*config)
 type config struct {
 	queryTimeout time.Duration
 	schema       string
-	logger       *slog.Logger    // WithLogger
-	listenConfig *pgx.ConnConfig // WithListenConfig
+	logger       *slog.Logger     // WithLogger
+	listenConfig *pgx.ConnConfig  // WithListenConfig
+	clock        func() time.Time // WithClock; nil for the server's
 }
 
 // newConfig applies opts to the defaults and checks them.
@@ -175,7 +180,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver)}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods
@@ -213,6 +218,9 @@ func failure(ctx context.Context, unavailable error, what string, err error) err
 	if isUnavailable(err) {
 		return fmt.Errorf("bunstore: %s: %w: %w", what, unavailable, err)
 	}
+	if isViolation(err, lockNotAvailable) {
+		return fmt.Errorf("bunstore: %s: %w: %w", what, store.ErrLockTimeout, err)
+	}
 	return fmt.Errorf("bunstore: %s: %w", what, err)
 }
 
@@ -248,6 +256,7 @@ func isViolation(err error, code string) bool {
 const (
 	foreignKeyViolation = "23503"
 	uniqueViolation     = "23505"
+	lockNotAvailable    = "55P03" // lock_timeout, or NOWAIT: a failure of its own (store.ErrLockTimeout)
 )
 
 // maxBatch is how many rows one INSERT writes: put splits a longer batch
@@ -271,7 +280,7 @@ type keyed interface{ key() [2]string }
 func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 	rows = inKeyOrder(rows)
 	if len(rows) <= maxBatch {
-		return insert(ctx, s, what, rows)
+		return s.write(ctx, "put "+what, func(s *Store) error { return insert(ctx, s, what, rows) })
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -287,6 +296,9 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 		}
 	}()
 	in := s.WithTx(tx)
+	if err := in.setClock(ctx); err != nil {
+		return failure(ctx, store.ErrUnavailable, "put "+what, err)
+	}
 	for start := 0; start < len(rows); start += maxBatch {
 		if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
 			return err
@@ -561,11 +573,13 @@ type tally struct {
 }
 
 // tallied is the query of the total of t's items of the organization, as
-// the column matching (see selectPage): the sum of their counts in
-// item_counts, which the migration 20260901000001_counts backfills and
-// its triggers keep, a few rows of its primary key read however many
-// items there are. It is nil when since is not zero: item_counts knows
-// nothing of UpdatedSince, and the rows are counted.
+// the column matching (see selectPage): the sum of their rows in
+// item_counts, counts that the migrations 20260901000001_counts and
+// 20261001000003_lockfree backfill and whose triggers insert (a delta
+// per writing statement, which later writers fold into one row per
+// count), a few rows of its index read however many items there are. It
+// is nil when since is not zero: item_counts knows nothing of
+// UpdatedSince, and the rows are counted.
 func (s *Store) tallied(orgID string, since time.Time, t tally) *bun.SelectQuery {
 	if !since.IsZero() {
 		return nil

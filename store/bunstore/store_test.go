@@ -2,32 +2,51 @@ package bunstore_test
 
 import (
 	"testing"
+	"time"
 
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
+// TestConformance runs the suite on a store whose clock it moves
+// (bunstore.WithClock, storetest.Clocked): its pauses between writes that
+// must be dated apart take no real time.
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
-		return bunstore.New(migrated(t))
+		db := migrated(t)
+		// After the migration, which dates the start of deletion records.
+		clock := testenv.NewClock(time.Now())
+		return clocked{bunstore.New(db, bunstore.WithClock(clock.Now)), clock}
 	})
+}
+
+// clocked is a Store with the clock it dates its writes from.
+type clocked struct {
+	*bunstore.Store
+	*testenv.Clock
 }
 
 // inOwnSchema returns a store in a schema of its own, named in every
 // query, on a pool whose search_path holds only a portal's empty schema:
 // a query that did not name the store's schema would find no table.
-func inOwnSchema(t *testing.T) *bunstore.Store {
+func inOwnSchema(t *testing.T, opts ...bunstore.Option) *bunstore.Store {
 	t.Helper()
 	db := openSchema(t)
 	cs := storeSchema(t, db)
 	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema(cs)); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	return bunstore.New(db, bunstore.WithSchema(cs))
+	return bunstore.New(db, append([]bunstore.Option{bunstore.WithSchema(cs)}, opts...)...)
 }
 
 func TestConformanceWithSchema(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) storetest.Subject { return inOwnSchema(t) })
+	storetest.Run(t, func(t *testing.T) storetest.Subject {
+		clock := testenv.NewClock(time.Time{})
+		st := inOwnSchema(t, bunstore.WithClock(clock.Now))
+		clock.Set(time.Now()) // after the migration, which dates the start of deletion records
+		return clocked{st, clock}
+	})
 }

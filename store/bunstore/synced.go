@@ -19,6 +19,6 @@ func (s *Store) syncedThrough(ctx context.Context, since time.Time) (time.Time, 
 		return time.Time{}, nil
 	}
 	var at time.Time
-	err := s.db.NewRaw("SELECT ?()", s.table("clientstatus_synced_through")).Scan(ctx, &at)
+	err := s.db.NewRaw("SELECT ?(?::timestamptz)", s.table("clientstatus_synced_through"), s.clockArg()).Scan(ctx, &at)
 	return at.UTC(), err
 }

@@ -2,6 +2,7 @@ package bunstore_test
 
 import (
 	"database/sql"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -13,21 +14,21 @@ import (
 )
 
 // TestSyncedThroughOverlappingTransactions runs the schedule of issue 19
-// in plain SQL: tx2 writes A; tx1 writes C, then waits on a row lock of
-// tx2's; tx2 writes B and commits; a client syncs; tx1 commits. The next
+// in plain SQL: tx2 writes A; tx1 writes C, then waits on tx2's row lock
+// of A to write A too; tx2 writes B and commits; a client syncs; tx1
+// commits. The next
 // sync, from the first one's SyncedThrough, fetches C. A deletion inside
-// tx1 reaches the deletions feed the same way. tx2 writes another
-// organization: writers of one organization still take turns on its
-// data_versions row (20260801000001_versions), so tx1 could not write C
-// while tx2 is open in the same one.
+// tx1 reaches the deletions feed the same way. All of it in one
+// organization: its writers do not wait for each other
+// (20261001000003_lockfree), only tx1 for the row tx2 holds.
 func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := migrated(t)
 	st := bunstore.New(db)
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: "growth"}))
-	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_b", Name: "B", Plan: "growth"}))
 	is.NoErr(st.PutProject(ctx, store.Project{ID: "gone", OrgID: "org_a", Name: "Gone", Status: store.ProjectPlanned}))
+	is.NoErr(st.PutProject(ctx, store.Project{ID: "A", OrgID: "org_a", Name: "A", Status: store.ProjectPlanned}))
 	first, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: time.Unix(1, 0)})
 	is.NoErr(err)
 	since := first.SyncedThrough
@@ -40,7 +41,7 @@ func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 	is.NoErr(err)
 	defer func() { _ = tx2.Rollback() }()
 	insert := `INSERT INTO projects (org_id, id, name, status) VALUES (?, ?, ?, 'planned')`
-	_, err = tx2.ExecContext(ctx, insert, "org_b", "A", "A")
+	_, err = tx2.ExecContext(ctx, `UPDATE projects SET name = 'A by tx2' WHERE org_id = 'org_a' AND id = 'A'`)
 	is.NoErr(err)
 	_, err = tx1.ExecContext(ctx, insert, "org_a", "C", "C")
 	is.NoErr(err)
@@ -48,21 +49,25 @@ func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 	is.NoErr(err)
 	waited := make(chan error, 1)
 	go func() { // waits on tx2's row lock of A
-		_, err := tx1.ExecContext(ctx, `UPDATE projects SET name = 'A by tx1' WHERE org_id = 'org_b' AND id = 'A'`)
+		res, err := tx1.ExecContext(ctx, `UPDATE projects SET name = 'A by tx1' WHERE org_id = 'org_a' AND id = 'A'`)
+		if err == nil {
+			if n, _ := res.RowsAffected(); n != 1 {
+				err = fmt.Errorf("tx1 updated %d rows of A", n)
+			}
+		}
 		waited <- err
 	}()
-	_, err = tx2.ExecContext(ctx, insert, "org_b", "B", "B")
+	_, err = tx2.ExecContext(ctx, insert, "org_a", "B", "B")
 	is.NoErr(err)
 	is.NoErr(tx2.Commit())
 	is.NoErr(<-waited)
 
 	// The sync while tx1 is in flight: it sees A and B, not C.
-	b, err := st.ListProjects(ctx, "org_b", store.ProjectQuery{PageRequest: all, UpdatedSince: since})
-	is.NoErr(err)
-	is.Equal(ids(b.Items), []string{"A", "B"}) // tx2's writes are visible
 	changed, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: since})
 	is.NoErr(err)
-	is.True(!slices.Contains(ids(changed.Items), "C")) // tx1's are not yet
+	got := ids(changed.Items)
+	is.True(slices.Contains(got, "A") && slices.Contains(got, "B")) // tx2's writes are visible
+	is.True(!slices.Contains(got, "C"))                             // tx1's are not yet
 	deleted, err := st.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
 	is.Equal(len(deleted.Items), 0)                   // nor its deletion
@@ -75,7 +80,9 @@ func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 
 	changed, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: next})
 	is.NoErr(err)
-	is.True(slices.Contains(ids(changed.Items), "C")) // the next sync, from SyncedThrough, fetches C
+	got = ids(changed.Items)
+	is.True(slices.Contains(got, "C"))                                                             // the next sync, from SyncedThrough, fetches C
+	is.True(slices.Contains(got, "A") && changed.Items[slices.Index(got, "A")].Name == "A by tx1") // and tx1's change of A
 	deleted, err = st.ListDeletions(ctx, "org_a", store.DeletionQuery{PageRequest: all, Since: next})
 	is.NoErr(err)
 	is.Equal(len(deleted.Items), 1) // and the deletion of the late transaction

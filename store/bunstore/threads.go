@@ -208,10 +208,12 @@ func (s *Store) PutThread(ctx context.Context, th store.Thread) error {
 	defer cancel()
 	rows := []threadRow{threadRowOf(th)}
 	u := upsertOf(s.tableOf(rows))
-	_, err := s.newInsert(&rows).ExcludeColumn("updated_at").
-		On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).
-		Exec(ctx)
-	return threadWriteFailure(ctx, fmt.Sprintf("put thread %q", th.ID), err)
+	return s.write(ctx, "put thread", func(s *Store) error {
+		_, err := s.newInsert(&rows).ExcludeColumn("updated_at").
+			On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).
+			Exec(ctx)
+		return threadWriteFailure(ctx, fmt.Sprintf("put thread %q", th.ID), err)
+	})
 }
 
 // PutMessage inserts or replaces a message of an existing thread of its
@@ -240,6 +242,11 @@ func (s *Store) PutMessage(ctx context.Context, m store.Message) error {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
+	return s.write(ctx, "put message", func(s *Store) error { return s.putMessage(ctx, m) })
+}
+
+// putMessage is PutMessage, under its query timeout.
+func (s *Store) putMessage(ctx context.Context, m store.Message) error {
 	rows := []messageRow{messageRowOf(m)}
 	u := upsertOf(s.tableOf(rows))
 	upsert := s.newInsert(&rows).ExcludeColumn("updated_at").
@@ -313,16 +320,18 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	res, err := s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
-		s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id)).
-		Exec(ctx)
-	if err != nil {
-		return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete message %q", id), err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 { // of the last statement, the delete
-		return notFound
-	}
-	return nil
+	return s.write(ctx, "delete message", func(s *Store) error {
+		res, err := s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
+			s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id)).
+			Exec(ctx)
+		if err != nil {
+			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete message %q", id), err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 { // of the last statement, the delete
+			return notFound
+		}
+		return nil
+	})
 }
 
 // ListThreads returns a page of the organization's visible threads, the

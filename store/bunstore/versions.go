@@ -2,8 +2,6 @@ package bunstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -12,16 +10,18 @@ import (
 var _ store.Versions = (*Store)(nil)
 
 // DataVersion returns the organization's data version (see
-// store.Versions): its row of the table data_versions, which triggers on
-// every table its reads return (organizations, projects, milestones,
-// deliverables, invoices, threads, messages, attachments and deletions)
-// move from the sequence data_version_seq, in the writing statement, so
-// that the version moves with the data, a portal's plain-SQL writes
-// included (migration 20260801000001_versions). It is one primary-key
-// lookup. An organization without a row, one that has had no write since
-// the migration, has version 0, which the sequence never gives; the row
-// outlives the organization, so a deleted organization put again goes on
-// from the sequence. A statement that writes no row, such as a put that
+// store.Versions): the sum of its rows of data_version_log, one of which
+// (n = 1) triggers on every table its reads return (organizations,
+// projects, milestones, deliverables, invoices, threads, messages,
+// attachments and deletions) insert for each writing statement, in the
+// writer's transaction, so that the version moves with the data, a
+// portal's plain-SQL writes included, and no writer waits for another
+// (migration 20261001000003_lockfree, whose writers also fold committed
+// rows into one of the same sum). It reads a few rows of an index: those
+// not yet folded, more while a transaction that folded stays open. An
+// organization without rows has version 0; the rows outlive the
+// organization, so a deleted organization put again goes on from its
+// version. A statement that writes no row, such as a put that
 // changes nothing, leaves the version where it was.
 func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	if !storable(orgID) {
@@ -30,14 +30,8 @@ func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var version int64
-	err := s.db.NewSelect().
-		TableExpr("? AS v", s.table("data_versions")).
-		Column("v.version").
-		Where("v.org_id = ?", orgID).
+	err := s.db.NewRaw("SELECT coalesce(sum(l.n), 0)::bigint FROM ? AS l WHERE l.org_id = ?", s.table("data_version_log"), orgID).
 		Scan(ctx, &version)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
 	if err != nil {
 		return 0, failure(ctx, store.ErrUnavailable, fmt.Sprintf("data version of organization %q", orgID), err)
 	}

@@ -91,6 +91,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"ThreadsRestricted", testThreadsRestricted},
 		{"Versions", testVersions},
 		{"RequestLog", testRequestLog},
+		{"Ties", testTies},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
