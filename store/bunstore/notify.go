@@ -17,6 +17,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/relay"
+	"github.com/clientstatus/clientstatus/internal/wake"
 )
 
 // NotifyChannel is the PostgreSQL channel on which the store's triggers
@@ -79,17 +80,26 @@ func (s *Store) changed(orgID string) {
 	s.notify.hub.Report(orgID)
 }
 
-// notifier is the Store's listening side, shared by its copies.
+// notifier is the Store's listening side, shared by its copies: one
+// connection that LISTENs on NotifyChannel for Subscribe, and on the
+// schema's events channel for WatchEvents (clientstatus_events_channel of
+// the migration 20261001000002_events), while either has anyone.
 type notifier struct {
-	db  *sql.DB // nil when the Store's db is not a pool
-	hub *relay.Hub
+	db     *sql.DB // nil when the Store's db is not a pool
+	hub    *relay.Hub
+	schema string // WithSchema's, to name the events channel's function
 
 	mu  sync.Mutex
 	cfg *pgx.ConnConfig // of the listening connection, once known
+
+	events   wake.Set // WatchEvents' watchers, woken by organization
+	watchMu  sync.Mutex
+	watching int    // WatchEvents' watchers, which keep the hub subscribed
+	unwatch  func() // ends the hub subscription they hold
 }
 
 func newNotifier(db any, c config) *notifier {
-	n := &notifier{db: pool(db), cfg: c.listenConfig}
+	n := &notifier{db: pool(db), cfg: c.listenConfig, schema: c.schema}
 	n.hub = relay.New("PostgreSQL LISTEN "+NotifyChannel, c.logger, n.session)
 	return n
 }
@@ -121,17 +131,25 @@ func (n *notifier) session(ctx context.Context, up func(), report func(string)) 
 		_ = conn.Close(closeCtx)
 	}()
 	listenCtx, cancel := context.WithTimeout(ctx, listenTimeout)
-	_, err = conn.Exec(listenCtx, "LISTEN "+NotifyChannel)
+	events, err := n.listen(listenCtx, conn)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("bunstore: listen: %w", err)
 	}
 	up()
+	n.events.WakeAll() // events may have been missed while no one listened
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, listenIdle)
 		note, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
+		case err == nil && note.Channel == events && events != "":
+			if note.Payload == "" {
+				n.events.WakeAll()
+			} else {
+				n.events.Wake(note.Payload)
+			}
+			continue
 		case err == nil:
 			report(note.Payload)
 			continue
@@ -149,6 +167,57 @@ func (n *notifier) session(ctx context.Context, up func(), report func(string)) 
 			return fmt.Errorf("bunstore: listen: ping: %w", err)
 		}
 	}
+}
+
+// listen LISTENs on NotifyChannel and on the schema's events channel,
+// which it returns ("" when the schema has no events yet: an older
+// migration).
+func (n *notifier) listen(ctx context.Context, conn *pgx.Conn) (string, error) {
+	fn := "clientstatus_events_channel"
+	if n.schema != "" {
+		fn = pgx.Identifier{n.schema, fn}.Sanitize()
+	}
+	var events string
+	var migrated bool
+	if err := conn.QueryRow(ctx, "SELECT to_regproc($1) IS NOT NULL", fn).Scan(&migrated); err != nil {
+		return "", err
+	}
+	if migrated {
+		if err := conn.QueryRow(ctx, "SELECT "+fn+"()").Scan(&events); err != nil {
+			return "", err
+		}
+	}
+	sql := "LISTEN " + NotifyChannel
+	if events != "" {
+		sql += "; LISTEN " + pgx.Identifier{events}.Sanitize()
+	}
+	_, err := conn.Exec(ctx, sql)
+	return events, err
+}
+
+// watchEvents is WatchEvents: a watcher of orgID, which holds a
+// subscription to the hub (so its connection listens) until ctx is done.
+func (n *notifier) watchEvents(ctx context.Context, orgID string) <-chan struct{} {
+	n.watchMu.Lock()
+	n.watching++
+	if n.watching == 1 {
+		n.unwatch = n.hub.Subscribe(func(string) {}) // the events come through n.events
+	}
+	n.watchMu.Unlock()
+	ch := n.events.Watch(ctx, orgID)
+	context.AfterFunc(ctx, func() {
+		n.watchMu.Lock()
+		n.watching--
+		var stop func()
+		if n.watching == 0 {
+			stop, n.unwatch = n.unwatch, nil
+		}
+		n.watchMu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	})
+	return ch
 }
 
 // config returns the configuration of the listening connection:

@@ -10,7 +10,8 @@ import (
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
-		return bunstore.New(migrated(t))
+		db := migrated(t)
+		return settled{bunstore.New(db), db}
 	})
 }
 
