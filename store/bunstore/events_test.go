@@ -28,7 +28,7 @@ func (s settled) settle(ctx context.Context) {
 	if err := s.db.NewRaw("SELECT pg_snapshot_xmax(pg_current_snapshot())::text").Scan(ctx, &next); err != nil {
 		return // the read reports it
 	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
 		var past bool
 		if err := s.db.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot()) >= ?::xid8", next).Scan(ctx, &past); err != nil || past {
 			return

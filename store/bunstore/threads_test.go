@@ -71,7 +71,7 @@ func TestThreadListQueries(t *testing.T) {
 	seedThreads(t, db, "other", 200, 50)
 	seedThreads(t, db, "caller", 1, 50)
 	const org = "caller_0"
-	since := dbNow(t, db)
+	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds (20261001000001_spine)
 	// The calling organization's visible rows change after the others'
 	// (through the triggers, which recount its threads).
 	_, err := db.ExecContext(ctx, `
@@ -302,7 +302,7 @@ func TestThreadsMigrationRunsAgain(t *testing.T) {
 	var triggers int
 	is.NoErr(db.NewRaw(`SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal
 		AND tgrelid IN ('threads'::regclass, 'messages'::regclass, 'attachments'::regclass)`).Scan(ctx, &triggers))
-	is.Equal(triggers, 7+8+1+3*4+2) // each once: the threads migration's, the four a table of 20260801000001_versions, and clientstatus_seconds on threads and messages
+	is.Equal(triggers, 7+8+1+3*4+2+2*2) // each once: the threads migration's, the four a table of 20260801000001_versions, clientstatus_seconds on threads and messages, and the two clientstatus_change of 20261001000002_events on each
 }
 
 func ptr[T any](v T) *T { return &v }

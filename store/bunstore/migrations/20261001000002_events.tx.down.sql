@@ -8,6 +8,7 @@ BEGIN
 	FOREACH t IN ARRAY ARRAY['projects', 'milestones', 'deliverables', 'invoices', 'threads', 'messages'] LOOP
 		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_change ON %I', t);
 		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_change_update ON %I', t);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_prune_changes ON %I', t);
 	END LOOP;
 END
 $$;
@@ -23,7 +24,7 @@ $$;
 DROP TABLE IF EXISTS changes;
 DROP SEQUENCE IF EXISTS changes_seq;
 DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_change();
-DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_changes_written();
+DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_prune_changes();
 DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_forget_changes();
 DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_shown(jsonb);
 DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_events_channel();

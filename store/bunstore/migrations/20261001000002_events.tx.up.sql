@@ -29,12 +29,14 @@
 -- events back while it runs, never loses one.
 --
 -- Retention: rows older than 31 days (store.EventRetention and a day)
--- are pruned, 1,000 at most per writing statement, skipping rows another
+-- are pruned, 1,000 at most per writing statement of a data table (not
+-- per row: a statement of many rows would scan them once each), skipping rows another
 -- transaction is pruning, as clientstatus_prune_deletions does.
 --
--- Wake-up: each statement that writes rows sends, once per organization,
--- its id on the channel clientstatus_events_channel() (one per schema);
--- NOTIFY is delivered when the transaction commits.
+-- Wake-up: each row written sends its organization's id on the channel
+-- clientstatus_events_channel() (one per schema). NOTIFY is delivered
+-- when the transaction commits, once per distinct payload: once per
+-- organization that the transaction wrote changes of.
 --
 -- Re-runnable like the others: IF NOT EXISTS, CREATE OR REPLACE, DROP ...
 -- IF EXISTS.
@@ -119,16 +121,18 @@ BEGIN
 	INSERT INTO {{.Schema}}.changes (org_id, kind, item_id, action, project_id, thread_id, status, previous_status, at)
 	SELECT r ->> 'org_id', TG_ARGV[0], r ->> 'id', act, project, r ->> 'thread_id', st, prev, at
 	WHERE EXISTS (SELECT FROM {{.Schema}}.organizations AS g WHERE g.id = r ->> 'org_id');
+	IF FOUND THEN
+		PERFORM pg_notify({{.Schema}}.clientstatus_events_channel(), CASE WHEN octet_length(r ->> 'org_id') < 7900 THEN r ->> 'org_id' ELSE '' END);
+	END IF;
 	RETURN NULL;
 END
 $$;
 
--- changes_written wakes the readers of each organization a statement
--- wrote changes of, and prunes old rows.
-CREATE OR REPLACE FUNCTION {{.Schema}}.clientstatus_changes_written() RETURNS trigger LANGUAGE plpgsql AS $$
+-- prune_changes removes, once per writing statement of a data table, at
+-- most 1,000 rows older than 31 days (on the store's test clock, when a
+-- transaction sets one), skipping those another transaction is pruning.
+CREATE OR REPLACE FUNCTION {{.Schema}}.clientstatus_prune_changes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	PERFORM pg_notify({{.Schema}}.clientstatus_events_channel(), CASE WHEN octet_length(w.org_id) < 7900 THEN w.org_id ELSE '' END)
-	FROM (SELECT DISTINCT a.org_id FROM added AS a) AS w;
 	DELETE FROM {{.Schema}}.changes AS c
 	WHERE (c.org_id, c.xid, c.seq) IN (
 		SELECT p.org_id, p.xid, p.seq FROM {{.Schema}}.changes AS p
@@ -146,11 +150,6 @@ BEGIN
 	RETURN NULL;
 END
 $$;
-
-DROP TRIGGER IF EXISTS clientstatus_changes_written ON changes;
-CREATE TRIGGER clientstatus_changes_written AFTER INSERT ON changes
-	REFERENCING NEW TABLE AS added
-	FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_changes_written();
 
 DROP TRIGGER IF EXISTS clientstatus_forget_changes ON organizations;
 CREATE TRIGGER clientstatus_forget_changes AFTER DELETE ON organizations
@@ -184,6 +183,8 @@ BEGIN
 		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_change ON %I', t[1]);
 		EXECUTE format('CREATE TRIGGER clientstatus_change AFTER INSERT OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION {{.Schema}}.clientstatus_change(%L, %L)',
 			t[1], t[2], t[3]);
+		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_prune_changes ON %I', t[1]);
+		EXECUTE format('CREATE TRIGGER clientstatus_prune_changes AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH STATEMENT EXECUTE FUNCTION {{.Schema}}.clientstatus_prune_changes()', t[1]);
 		EXECUTE format('DROP TRIGGER IF EXISTS clientstatus_change_update ON %I', t[1]);
 		EXECUTE format('CREATE TRIGGER clientstatus_change_update AFTER UPDATE ON %I FOR EACH ROW WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION {{.Schema}}.clientstatus_change(%L, %L)',
 			t[1], t[2], t[3]);
