@@ -50,6 +50,9 @@ import (
 // (ErrSinceTooOld) a since before the Memory was created, since it knows
 // nothing of what was deleted before.
 //
+// Memory keeps its changes as an event feed (Events; see ListEvents and
+// memory_events.go for the rules), woken in process.
+//
 // Memory also holds communication threads (Threads, ThreadWriter; see
 // PutThread and PutMessage for how internal content, deletion records and
 // attachment ids are handled). A project's threads go with it; a thread

@@ -59,9 +59,9 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 // so a Cache in front of Keys on this Store forgets a revoked key or a
 // changed account on every replica with no other wiring.
 //
-// While anything subscribes, the Store holds one connection of its own
-// (not one of the pool's), opened like the pool's (or from
-// WithListenConfig), which LISTENs, and is pinged when quiet for 15s. When
+// While anything subscribes (or watches events: WatchEvents), the Store
+// holds one connection of its own (not one of the pool's), opened like
+// the pool's (or from WithListenConfig), which LISTENs, and is pinged when quiet for 15s. When
 // it fails, the Store logs it once (WithLogger) and reconnects, with a
 // pause doubling from 100ms to 2s: meanwhile caches see changes only
 // within their ttl, and on reconnecting fn is called with
