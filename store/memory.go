@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/clientstatus/clientstatus/internal/wake"
 )
 
 // Memory is a Store and Writer that keeps everything in memory: for tests,
@@ -48,6 +50,9 @@ import (
 // (ErrSinceTooOld) a since before the Memory was created, since it knows
 // nothing of what was deleted before.
 //
+// Memory keeps its changes as an event feed (Events; see ListEvents and
+// memory_events.go for the rules), woken in process.
+//
 // Memory also holds communication threads (Threads, ThreadWriter; see
 // PutThread and PutMessage for how internal content, deletion records and
 // attachment ids are handled). A project's threads go with it; a thread
@@ -80,6 +85,9 @@ type Memory struct {
 
 	webhooks memoryWebhooks // memory_webhooks.go
 	requests requestLogs    // the request log (memory_requestlog.go)
+	// events numbers the events of every organization (memory_events.go).
+	events   int64
+	watchers wake.Set
 }
 
 var (
@@ -141,6 +149,9 @@ type tenant struct {
 
 	deletions []*Deletion               // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
+
+	events   []Event // oldest first (memory_events.go)
+	eventSeq *int64  // the Memory's count of events, which ids follow
 }
 
 // deletionKey names the item of a deletion record: one per kind and id.
@@ -238,6 +249,7 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	changed := ok && t.org != o
 	if !ok {
 		t = newTenant(o)
+		t.eventSeq = &m.events
 		m.orgs[o.ID] = t
 	}
 	t.org = o
@@ -291,13 +303,17 @@ func (m *Memory) PutProject(ctx context.Context, p Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	defer m.wake(p.OrgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.owner("project", p.ID, p.OrgID)
 	if err != nil {
 		return err
 	}
-	t.projects.put(ptr(copyProject(p)), m.stamp(t))
+	at := m.stamp(t)
+	if old, changed := t.projects.put(ptr(copyProject(p)), at); changed {
+		t.put(KindProject, p.ID, p.ID, "", statusOf(old, func(o *Project) string { return string(o.Status) }), string(p.Status), old != nil, at)
+	}
 	t.forget(KindProject, p.ID)
 	return nil
 }
@@ -310,6 +326,7 @@ func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
 	if err := ms.Validate(); err != nil {
 		return err
 	}
+	defer m.wake(ms.OrgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.owner("milestone", ms.ID, ms.OrgID)
@@ -319,7 +336,10 @@ func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
 	if err := t.hasProject("milestone", ms.ID, ms.ProjectID); err != nil {
 		return err
 	}
-	t.milestones.put(ptr(copyMilestone(ms)), m.stamp(t))
+	at := m.stamp(t)
+	if old, changed := t.milestones.put(ptr(copyMilestone(ms)), at); changed {
+		t.put(KindMilestone, ms.ID, ms.ProjectID, "", statusOf(old, func(o *Milestone) string { return string(o.Status) }), string(ms.Status), old != nil, at)
+	}
 	t.forget(KindMilestone, ms.ID)
 	return nil
 }
@@ -332,6 +352,7 @@ func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
+	defer m.wake(d.OrgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.owner("deliverable", d.ID, d.OrgID)
@@ -341,7 +362,10 @@ func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
 	if err := t.hasProject("deliverable", d.ID, d.ProjectID); err != nil {
 		return err
 	}
-	t.deliverables.put(ptr(copyDeliverable(d)), m.stamp(t))
+	at := m.stamp(t)
+	if old, changed := t.deliverables.put(ptr(copyDeliverable(d)), at); changed {
+		t.put(KindDeliverable, d.ID, d.ProjectID, "", statusOf(old, func(o *Deliverable) string { return string(o.Status) }), string(d.Status), old != nil, at)
+	}
 	t.forget(KindDeliverable, d.ID)
 	return nil
 }
@@ -355,6 +379,7 @@ func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
 	if err := i.Validate(); err != nil {
 		return err
 	}
+	defer m.wake(i.OrgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.owner("invoice", i.ID, i.OrgID)
@@ -366,7 +391,14 @@ func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
 			return err
 		}
 	}
-	t.invoices.put(ptr(copyInvoice(i)), m.stamp(t))
+	at := m.stamp(t)
+	if old, changed := t.invoices.put(ptr(copyInvoice(i)), at); changed {
+		var left *string
+		if old != nil {
+			left = old.ProjectID
+		}
+		t.put(KindInvoice, i.ID, leftOr(deref(i.ProjectID), left), "", statusOf(old, func(o *Invoice) string { return string(o.Status) }), string(i.Status), old != nil, at)
+	}
 	t.forget(KindInvoice, i.ID)
 	return nil
 }
@@ -533,6 +565,7 @@ func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.orgMu.Lock()
 	defer m.orgMu.Unlock()
 	m.mu.Lock()
@@ -577,6 +610,7 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.orgs[orgID]
@@ -601,6 +635,7 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 		c := copyInvoice(*i)
 		c.ProjectID = nil
 		t.invoices.put(&c, at)
+		t.put(KindInvoice, i.ID, id, "", string(i.Status), string(i.Status), true, at) // the project it left
 	}
 	t.deleteProjectThreads(id, at)
 	t.dropStaleAbouts(at)
@@ -615,6 +650,7 @@ func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var gone *Milestone
@@ -639,6 +675,7 @@ func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error 
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var gone *Deliverable
@@ -664,6 +701,7 @@ func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var gone *Invoice
@@ -724,8 +762,15 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since))
 }
 
-// record adds a deletion record to the organization's feed, in its place.
+// record adds a deletion record to the organization's feed, in its place,
+// and the deleted event. A message's is recorded before it leaves the
+// visible messages, where its thread is read.
 func (t *tenant) record(kind Kind, id, projectID string, at time.Time) {
+	threadID := ""
+	if msg := t.threads.shownMsgs.byID[id]; kind == KindMessage && msg != nil {
+		threadID = msg.ThreadID
+	}
+	t.gone(kind, id, projectID, threadID, at)
 	t.forget(kind, id) // none is left, unless a put was missed: keep one per item
 	d := &Deletion{Kind: kind, ID: id, ProjectID: projectID, DeletedAt: at}
 	i, _ := slices.BinarySearchFunc(t.deletions, d, deletionOrder)
@@ -805,13 +850,14 @@ func (s *sorted[T]) has(id string) bool {
 // id, and sets v's UpdatedAt to now. When v differs from the item it would
 // replace in nothing but UpdatedAt, nothing changes: the stored item keeps
 // its UpdatedAt. v must be normalized as the copy functions do (UTC,
-// microseconds), so that equal instants compare equal.
-func (s *sorted[T]) put(v *T, now time.Time) {
+// microseconds), so that equal instants compare equal. It returns the
+// item replaced (nil for none) and whether anything changed.
+func (s *sorted[T]) put(v *T, now time.Time) (old *T, changed bool) {
 	id := s.id(v)
 	if old, ok := s.byID[id]; ok {
 		*s.updated(v) = *s.updated(old)
 		if reflect.DeepEqual(old, v) {
-			return
+			return old, false
 		}
 		i, _ := slices.BinarySearchFunc(s.items, old, s.order)
 		s.items = slices.Delete(s.items, i, i+1)
@@ -819,7 +865,9 @@ func (s *sorted[T]) put(v *T, now time.Time) {
 	*s.updated(v) = now
 	i, _ := slices.BinarySearchFunc(s.items, v, s.order)
 	s.items = slices.Insert(s.items, i, v)
+	old = s.byID[id]
 	s.byID[id] = v
+	return old, true
 }
 
 // remove deletes the item with the id and returns it; nil when there is

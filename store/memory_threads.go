@@ -75,6 +75,7 @@ func (m *Memory) PutThread(ctx context.Context, th Thread) error {
 	if err := th.Validate(); err != nil {
 		return err
 	}
+	defer m.wake(th.OrgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.owner("thread", th.ID, th.OrgID)
@@ -122,6 +123,7 @@ func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
 	if err := msg.Validate(); err != nil {
 		return err
 	}
+	defer m.wake(msg.OrgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, err := m.owner("message", msg.ID, msg.OrgID)
@@ -159,6 +161,7 @@ func (m *Memory) DeleteThread(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.orgs[orgID]
@@ -177,6 +180,7 @@ func (m *Memory) DeleteMessage(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var gone *Message
@@ -431,9 +435,12 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 		ts.shownMsgs.put(&v, at)
 		if ts.shownMsgs.byID[id] != old { // put keeps the old item when nothing changed
 			touched[msg.ThreadID] = true
+			var left *string
 			if old != nil {
 				touched[old.ThreadID] = true
+				left = ptr(ts.projectOf(old.ThreadID))
 			}
+			t.put(KindMessage, id, leftOr(deref(ts.threads[msg.ThreadID].ProjectID), left), msg.ThreadID, "", "", old != nil, at)
 		}
 		t.forget(KindMessage, id)
 	}
@@ -460,6 +467,14 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 			ts.shown.remove(id) // so that put dates it anew, even if no field of its own changed
 		}
 		ts.shown.put(&v, at)
+		if now := ts.shown.byID[id]; now != old {
+			var left *string
+			if old != nil {
+				left = old.ProjectID
+			}
+			t.put(KindThread, id, leftOr(deref(now.ProjectID), left), "",
+				statusOf(old, func(o *Thread) string { return string(o.Status) }), string(now.Status), old != nil, at)
+		}
 		t.forget(KindThread, id)
 	}
 }

@@ -50,7 +50,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(len(tables(t, db)), 0) // the schema starts empty
 
 	is.NoErr(bunstore.Migrate(ctx, db))
-	want := []string{"api_keys", "attachments", "clientstatus_migrations", "clientstatus_migrations_locks", "data_version_log", "deletions", "deliverables", "invoices",
+	want := []string{"api_keys", "attachments", "changes", "clientstatus_migrations", "clientstatus_migrations_locks", "data_version_log", "deletions", "deliverables", "invoices",
 		"item_counts", "key_usage", "messages", "milestones", "organizations", "projects", "request_logs", "sync_horizon", "threads",
 		"webhook_deliveries", "webhook_endpoints", "webhook_jobs"}
 	is.Equal(tables(t, db), want) // every table, and bun/migrate's bookkeeping
@@ -171,7 +171,7 @@ func TestMigrateUpgradesData(t *testing.T) {
 	const changes = "20260401000001_changes.tx"
 	// Back to the first migration's schema, with data: the later
 	// migrations, which build on this one, are rolled back first.
-	for _, name := range []string{"20261001000003_lockfree.tx", "20261001000001_spine.tx", "20260901000001_counts.tx", "20260801000001_versions.tx", "20260701000001_threads.tx", changes} {
+	for _, name := range []string{"20261001000003_lockfree.tx", "20261001000002_events.tx", "20261001000001_spine.tx", "20260901000001_counts.tx", "20260801000001_versions.tx", "20260701000001_threads.tx", changes} {
 		_, err := db.ExecContext(ctx, migration(t, db, name+".down.sql"))
 		is.NoErr(err)
 		_, err = db.NewDelete().Table("clientstatus_migrations").Where("name = ?", strings.Split(name, "_")[0]).Exec(ctx)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/relay"
+	"github.com/clientstatus/clientstatus/internal/wake"
 )
 
 // NotifyChannel is the PostgreSQL channel on which the store's triggers
@@ -58,9 +60,9 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 // so a Cache in front of Keys on this Store forgets a revoked key or a
 // changed account on every replica with no other wiring.
 //
-// While anything subscribes, the Store holds one connection of its own
-// (not one of the pool's), opened like the pool's (or from
-// WithListenConfig), which LISTENs, and is pinged when quiet for 15s. When
+// While anything subscribes (or watches events: WatchEvents), the Store
+// holds one connection of its own (not one of the pool's), opened like
+// the pool's (or from WithListenConfig), which LISTENs, and is pinged when quiet for 15s. When
 // it fails, the Store logs it once (WithLogger) and reconnects, with a
 // pause doubling from 100ms to 2s: meanwhile caches see changes only
 // within their ttl, and on reconnecting fn is called with
@@ -81,19 +83,28 @@ func (s *Store) changed(orgID string) {
 	s.notify.hub.Report(orgID)
 }
 
-// notifier is the Store's listening side, shared by its copies.
+// notifier is the Store's listening side, shared by its copies: one
+// connection that LISTENs on NotifyChannel for Subscribe, and on the
+// schema's events channel for WatchEvents (clientstatus_events_channel of
+// the migration 20261001000002_events), while either has anyone.
 type notifier struct {
 	db     *sql.DB // nil when the Store's db is not a pool
 	bun    *bun.DB // the same, as Bun's; nil likewise
 	driver listenDriver
 	hub    *relay.Hub
+	schema string // WithSchema's, to name the events channel's function
 
 	mu  sync.Mutex
 	cfg *pgx.ConnConfig // of the listening connection, once known
+
+	events   wake.Set // WatchEvents' watchers, woken by organization
+	watchMu  sync.Mutex
+	watching int    // WatchEvents' watchers, which keep the hub subscribed
+	unwatch  func() // ends the hub subscription they hold
 }
 
 func newNotifier(db any, c config, driver listenDriver) *notifier {
-	n := &notifier{db: pool(db), cfg: c.listenConfig, driver: driver}
+	n := &notifier{db: pool(db), cfg: c.listenConfig, driver: driver, schema: c.schema}
 	n.bun, _ = db.(*bun.DB)
 	n.hub = relay.New("PostgreSQL LISTEN "+NotifyChannel, c.logger, n.session)
 	return n
@@ -129,17 +140,21 @@ func (n *notifier) session(ctx context.Context, up func(), report func(string)) 
 		_ = conn.Close(closeCtx)
 	}()
 	listenCtx, cancel := context.WithTimeout(ctx, listenTimeout)
-	_, err = conn.Exec(listenCtx, "LISTEN "+NotifyChannel)
+	events, err := n.listen(listenCtx, conn)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("bunstore: listen: %w", err)
 	}
 	up()
+	n.events.WakeAll() // events may have been missed while no one listened
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, listenIdle)
 		note, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
+		case err == nil && note.Channel == events && events != "":
+			n.wakeEvents(note.Payload)
+			continue
 		case err == nil:
 			report(note.Payload)
 			continue
@@ -157,6 +172,82 @@ func (n *notifier) session(ctx context.Context, up func(), report func(string)) 
 			return fmt.Errorf("bunstore: listen: ping: %w", err)
 		}
 	}
+}
+
+// listen LISTENs on NotifyChannel and on the schema's events channel,
+// which it returns ("" when the schema has no events yet: an older
+// migration).
+func (n *notifier) listen(ctx context.Context, conn *pgx.Conn) (string, error) {
+	events, err := n.eventsChannel(ctx, func(ctx context.Context, dest any, sql string) error {
+		return conn.QueryRow(ctx, sql).Scan(dest)
+	})
+	if err != nil {
+		return "", err
+	}
+	sql := "LISTEN " + NotifyChannel
+	if events != "" {
+		sql += "; LISTEN " + pgx.Identifier{events}.Sanitize()
+	}
+	_, err = conn.Exec(ctx, sql)
+	return events, err
+}
+
+// eventsChannel returns the name of the schema's events channel, read
+// through scan (one value of one row), or "" when the schema has no events
+// yet (an older migration). Both drivers' sessions use it.
+func (n *notifier) eventsChannel(ctx context.Context, scan func(ctx context.Context, dest any, sql string) error) (string, error) {
+	fn := "clientstatus_events_channel"
+	if n.schema != "" {
+		fn = pgx.Identifier{n.schema, fn}.Sanitize()
+	}
+	var migrated bool
+	// No placeholder: Bun's DB formats its own (?) and pgx's conn takes
+	// $1, so the name goes in as a literal.
+	literal := "'" + strings.ReplaceAll(fn, "'", "''") + "'"
+	if err := scan(ctx, &migrated, "SELECT to_regproc("+literal+") IS NOT NULL"); err != nil {
+		return "", err
+	}
+	if !migrated {
+		return "", nil
+	}
+	var events string
+	err := scan(ctx, &events, "SELECT "+fn+"()")
+	return events, err
+}
+
+// wakeEvents wakes the watchers of the organization a notification on the
+// events channel names (all of them for an empty payload).
+func (n *notifier) wakeEvents(payload string) {
+	if payload == "" {
+		n.events.WakeAll()
+		return
+	}
+	n.events.Wake(payload)
+}
+
+// watchEvents is WatchEvents: a watcher of orgID, which holds a
+// subscription to the hub (so its connection listens) until ctx is done.
+func (n *notifier) watchEvents(ctx context.Context, orgID string) <-chan struct{} {
+	n.watchMu.Lock()
+	n.watching++
+	if n.watching == 1 {
+		n.unwatch = n.hub.Subscribe(func(string) {}) // the events come through n.events
+	}
+	n.watchMu.Unlock()
+	ch := n.events.Watch(ctx, orgID)
+	context.AfterFunc(ctx, func() {
+		n.watchMu.Lock()
+		n.watching--
+		var stop func()
+		if n.watching == 0 {
+			stop, n.unwatch = n.unwatch, nil
+		}
+		n.watchMu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	})
+	return ch
 }
 
 // config returns the configuration of the listening connection:

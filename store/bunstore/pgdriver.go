@@ -62,18 +62,31 @@ func (n *notifier) pgdriverSession(ctx context.Context, up func(), report func(s
 		_ = ln.Close()
 	}()
 	listenCtx, cancel := context.WithTimeout(ctx, listenTimeout)
-	err := ln.Listen(listenCtx, NotifyChannel, pingChannel)
+	events, err := n.eventsChannel(listenCtx, func(ctx context.Context, dest any, sql string) error {
+		return n.bun.QueryRowContext(ctx, sql).Scan(dest)
+	})
+	channels := []string{NotifyChannel, pingChannel}
+	if err == nil && events != "" {
+		channels = append(channels, events)
+	}
+	if err == nil {
+		err = ln.Listen(listenCtx, channels...)
+	}
 	cancel()
 	if err != nil {
 		return fmt.Errorf("bunstore: listen (pgdriver): %w", err)
 	}
 	up()
+	n.events.WakeAll() // events may have been missed while no one listened
 	for {
 		channel, payload, err := ln.ReceiveTimeout(ctx, listenIdle)
 		switch {
 		case err == nil:
-			if channel == NotifyChannel {
+			switch {
+			case channel == NotifyChannel:
 				report(payload)
+			case channel == events && events != "":
+				n.wakeEvents(payload)
 			}
 			continue
 		case ctx.Err() != nil:
@@ -96,6 +109,8 @@ func (n *notifier) pgdriverSession(ctx context.Context, up func(), report func(s
 			return fmt.Errorf("bunstore: listen (pgdriver): ping: %w", err)
 		case channel == NotifyChannel:
 			report(payload)
+		case channel == events && events != "":
+			n.wakeEvents(payload)
 		}
 	}
 }

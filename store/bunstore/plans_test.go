@@ -327,7 +327,7 @@ func TestListDeletionsQuery(t *testing.T) {
 			is.NoErr(err)
 			is.Equal(len(page.Items), 0) // a page past the end
 			is.True(page.Total > 0)      // with the true total
-			is.Equal(len(rec.take()), 2) // in one round trip too, after SyncedThrough's
+			is.Equal(len(rec.take()), 2) // in one round trip too, after SyncedThrough's (synced.go)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/store/storetest"
@@ -18,13 +20,13 @@ func TestConformance(t *testing.T) {
 		db := migrated(t)
 		// After the migration, which dates the start of deletion records.
 		clock := testenv.NewClock(time.Now())
-		return clocked{bunstore.New(db, bunstore.WithClock(clock.Now)), clock}
+		return clocked{settled{bunstore.New(db, bunstore.WithClock(clock.Now)), db}, clock}
 	})
 }
 
 // clocked is a Store with the clock it dates its writes from.
 type clocked struct {
-	*bunstore.Store
+	settled
 	*testenv.Clock
 }
 
@@ -32,21 +34,27 @@ type clocked struct {
 // query, on a pool whose search_path holds only a portal's empty schema:
 // a query that did not name the store's schema would find no table.
 func inOwnSchema(t *testing.T, opts ...bunstore.Option) *bunstore.Store {
+	st, _ := inOwnSchemaOn(t, opts...)
+	return st
+}
+
+// inOwnSchemaOn is inOwnSchema, with the pool it is on.
+func inOwnSchemaOn(t *testing.T, opts ...bunstore.Option) (*bunstore.Store, *bun.DB) {
 	t.Helper()
 	db := openSchema(t)
 	cs := storeSchema(t, db)
 	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema(cs)); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	return bunstore.New(db, append([]bunstore.Option{bunstore.WithSchema(cs)}, opts...)...)
+	return bunstore.New(db, append([]bunstore.Option{bunstore.WithSchema(cs)}, opts...)...), db
 }
 
 func TestConformanceWithSchema(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
 		clock := testenv.NewClock(time.Time{})
-		st := inOwnSchema(t, bunstore.WithClock(clock.Now))
+		st, db := inOwnSchemaOn(t, bunstore.WithClock(clock.Now))
 		clock.Set(time.Now()) // after the migration, which dates the start of deletion records
-		return clocked{st, clock}
+		return clocked{settled{st, db}, clock}
 	})
 }

@@ -71,7 +71,7 @@ func TestThreadListQueries(t *testing.T) {
 	seedThreads(t, db, "other", 200, 50)
 	seedThreads(t, db, "caller", 1, 50)
 	const org = "caller_0"
-	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds
+	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds (20261001000001_spine)
 	// The calling organization's visible rows change after the others'
 	// (through the triggers, which recount its threads).
 	_, err := db.ExecContext(ctx, `
@@ -247,7 +247,7 @@ func TestThreadsByPlainSQL(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db, st := withOrgAndProject(t)
-	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds
+	since := dbNow(t, db).Truncate(time.Second) // stamps are whole seconds (20261001000001_spine)
 	_, err := db.ExecContext(ctx, `
 		INSERT INTO threads (org_id, id, project_id, subject, status, created_at) VALUES ('org_a', 't1', 'p1', 'Hi', 'open', '2026-03-01Z');
 		INSERT INTO messages (org_id, id, thread_id, author_name, author_side, created_at) VALUES
@@ -309,7 +309,7 @@ func TestThreadsMigrationRunsAgain(t *testing.T) {
 	var triggers int
 	is.NoErr(db.NewRaw(`SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal
 		AND tgrelid IN ('threads'::regclass, 'messages'::regclass, 'attachments'::regclass)`).Scan(ctx, &triggers))
-	is.Equal(triggers, 7+8+1+3*4+2) // each once: the threads migration's, the four a table of 20260801000001_versions (20261001000003_lockfree's since), and clientstatus_seconds on threads and messages
+	is.Equal(triggers, 7+8+1+3*4+2+2*3) // each once: the threads migration's, the four a table of 20260801000001_versions, clientstatus_seconds on threads and messages, and the three of 20261001000002_events on each
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -15,7 +15,8 @@
 // too, for a store that holds them), OnlyKinds and OnlyProjects on the
 // deletion records, each with its totals. And one that implements
 // store.Versions: every write moves the data version, to a value never
-// returned before.
+// returned before. And one that implements store.Events (with
+// store.Deleter and the threads): the change spine read as events.
 //
 // An implementation runs it from its own tests:
 //
@@ -92,6 +93,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Versions", testVersions},
 		{"RequestLog", testRequestLog},
 		{"Ties", testTies},
+		{"Events", testEvents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
