@@ -53,6 +53,7 @@ var examples = map[string]string{
 	"/v1/invoices/{id}/file":                "", // the signed link: items_test.go
 	"/v1/messages/{id}":                     "/v1/messages/msg1",
 	"/v1/request_logs":                      "/v1/request_logs",
+	"/v1/events":                            "", // its own auth, failure and stream cases: events_test.go, stream_test.go
 }
 
 func exampleRequests() []string {
