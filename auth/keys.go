@@ -189,6 +189,9 @@ func (k *Keys) importKey(ctx context.Context, orgID, name, plaintext string, exp
 		if !existing.Restriction.equal(r.normalized()) {
 			return Key{}, fmt.Errorf("auth: import key for %q: %w restriction: the key is stored with another one (%s); revoke it and import a new key", orgID, ErrInvalidInput, existing.ID)
 		}
+		if existing.Sandbox != sandbox {
+			return Key{}, fmt.Errorf("auth: import key for %q: %w sandbox: the key is stored as a %s key (%s); revoke it and import a new key", orgID, ErrInvalidInput, kindName(existing.Sandbox), existing.ID)
+		}
 		return existing, nil
 	case err == nil:
 		return Key{}, fmt.Errorf("auth: import key for %q: %w key: another organization holds it", orgID, ErrInvalidInput)

@@ -206,7 +206,7 @@ func TestSeedKeepsTheSimulatorsWork(t *testing.T) {
 	is.Equal(before, after) // the demo data stays as the simulator left it
 	o, err := st.Organization(ctx, org)
 	is.NoErr(err)
-	is.Equal(o.Plan, store.PlanGrowth) // the organization follows the live one
+	is.Equal(o.Plan, store.PlanGrowth)       // the organization follows the live one
 	is.True(sandbox.Seed(ctx, st, o) != nil) // a sandbox has no sandbox
 }
 
