@@ -31,14 +31,21 @@ var (
 // and a GET on the API.
 func newWorld(t *testing.T) (*store.Memory, func(key, path string) *httptest.ResponseRecorder, string, string) {
 	t.Helper()
+	st := store.NewMemory()
+	get, live, sbx := newWorldOn(t, st, auth.NewMemoryKeyStore(st))
+	return st, get, live, sbx
+}
+
+// newWorldOn is newWorld on any store and its key store.
+func newWorldOn(t *testing.T, st sandbox.Store, ks auth.KeyStore) (func(key, path string) *httptest.ResponseRecorder, string, string) {
+	t.Helper()
 	is := is.New(t)
 	ctx := context.Background()
-	st := store.NewMemory()
 	is.NoErr(st.PutOrganization(ctx, acme))
 	is.NoErr(st.PutProject(ctx, store.Project{ID: "prj_live", OrgID: acme.ID, Name: "Live project", Status: store.ProjectInProgress}))
 	is.NoErr(st.PutInvoice(ctx, store.Invoice{ID: "inv_live", OrgID: acme.ID, Number: "L-1", Status: store.InvoiceOpen, Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: moment, DueAt: moment}))
 	is.NoErr(sandbox.Seed(ctx, st, acme, sandbox.WithClock(clock)))
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
+	keys := auth.NewKeys(ks)
 	t.Cleanup(func() { keys.Close() })
 	live, _, err := keys.Mint(ctx, acme.ID, "live", nil)
 	is.NoErr(err)
@@ -55,7 +62,7 @@ func newWorld(t *testing.T) (*store.Memory, func(key, path string) *httptest.Res
 		api.ServeHTTP(res, req)
 		return res
 	}
-	return st, get, live, sbx
+	return get, live, sbx
 }
 
 // ids returns the ids of a list answer's data.
@@ -78,8 +85,15 @@ func ids(t *testing.T, res *httptest.ResponseRecorder) []string {
 }
 
 func TestSandboxAndLiveNeverMix(t *testing.T) {
-	is := is.New(t)
 	_, get, live, sbx := newWorld(t)
+	checkNeverMix(t, get, live, sbx)
+}
+
+// checkNeverMix checks, through the API, that a sandbox key sees the
+// seeded sandbox only, and a live key the live data only.
+func checkNeverMix(t *testing.T, get func(key, path string) *httptest.ResponseRecorder, live, sbx string) {
+	t.Helper()
+	is := is.New(t)
 
 	res := get(sbx, "/v1/projects")
 	is.Equal(res.Code, 200)
