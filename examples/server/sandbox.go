@@ -27,7 +27,8 @@ func (s sandboxFiles) Open(ctx context.Context, key string) (fs.File, error) {
 }
 
 // seedSandboxes seeds the sandbox of every organization of ds that holds
-// a sandbox key (revoked or not: its data waits for a new key) and has sim
+// a sandbox key (revoked or not: its data waits for a new key) or a
+// sandbox webhook endpoint, and has sim
 // drive it (sim may be nil: -sandbox-interval 0). Seeding keeps what the
 // simulator made of a sandbox already seeded (see sandbox.Seed). A store
 // that is not a sandbox.Store holds no sandboxes: it is logged.
@@ -36,12 +37,23 @@ func seedSandboxes(ctx context.Context, st store.Store, ds *dataset, sim *sandbo
 	for _, o := range ds.orgs {
 		orgs[o.ID] = o
 	}
+	var want []string
 	for _, k := range ds.keys {
-		o, ok := orgs[k.OrgID]
-		if !k.Sandbox || !ok {
+		if k.Sandbox {
+			want = append(want, k.OrgID)
+		}
+	}
+	for _, e := range ds.webhooks {
+		if e.Sandbox {
+			want = append(want, e.OrgID)
+		}
+	}
+	for _, id := range want {
+		o, ok := orgs[id]
+		if !ok {
 			continue
 		}
-		delete(orgs, k.OrgID) // once per organization
+		delete(orgs, id) // once per organization
 		sst, ok := st.(sandbox.Store)
 		if !ok {
 			log.Warn("sandbox keys: the store cannot hold sandboxes (threads); their sandboxes stay empty", "org", o.ID)
