@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -123,6 +124,33 @@ func checkNeverMix(t *testing.T, get func(key, path string) *httptest.ResponseRe
 	is.Equal(res.Header().Get("X-Sandbox"), "true")
 	// An error to a sandbox key says it too.
 	is.Equal(get(sbx, "/v1/projects/nope").Header().Get("X-Sandbox"), "true")
+
+	// Events: the sandbox's writes are the sandbox key's events only.
+	objects := func(res *httptest.ResponseRecorder) []string {
+		t.Helper()
+		is.Equal(res.Code, 200)
+		var body struct {
+			Data []struct {
+				Data struct {
+					ID string `json:"id"`
+				} `json:"data"`
+			} `json:"data"`
+		}
+		is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
+		var out []string
+		for _, e := range body.Data {
+			out = append(out, e.Data.ID)
+		}
+		return out
+	}
+	sandboxEvents := objects(get(sbx, "/v1/events?limit=100"))
+	is.True(len(sandboxEvents) > 0) // the seeding's writes
+	for _, id := range sandboxEvents {
+		is.True(strings.Contains(id, "_sandbox")) // only sandbox items
+	}
+	for _, id := range objects(get(live, "/v1/events?limit=100")) {
+		is.True(!strings.Contains(id, "_sandbox")) // never a sandbox item
+	}
 
 	// The demo files are served through a signed link, as live ones.
 	res = get(sbx, "/v1/deliverables/dlv_sandbox_mockup/download")
