@@ -42,9 +42,9 @@ func TestDataFileSandboxKey(t *testing.T) {
 	testDataFileSandboxKey(t)
 }
 
-// TestPostgresSandboxKey is TestDataFileSandboxKey on PostgreSQL. (The
-// file's sandbox webhook endpoint is not checked: no store of main keeps
-// an event feed yet, so webhooks are off on both.)
+// TestPostgresSandboxKey is TestDataFileSandboxKey on PostgreSQL, where
+// webhooks run too: the file's sandbox endpoint is the sandbox's, and
+// listed to the sandbox key only.
 func TestPostgresSandboxKey(t *testing.T) {
 	testDataFileSandboxKey(t, "-database-url", testSchema(t, testenv.PostgresURL(t)))
 }
@@ -81,8 +81,10 @@ func testDataFileSandboxKey(t *testing.T, args ...string) {
 	for _, id := range call(t, "GET", s.url+"/v1/invoices", "key-acme-1").ids(t) {
 		is.True(!strings.HasPrefix(id, "inv_sandbox_")) // the live key's, none of the sandbox's
 	}
-	if len(args) > 0 {
-		return // the refusals below are the data file's, the same on any store
+	if len(args) > 0 { // PostgreSQL: webhooks run
+		is.Equal(call(t, "GET", s.url+"/v1/webhook_endpoints", "sandbox-key-a").ids(t), []string{"we_sandbox"}) // the sandbox's endpoint
+		is.Equal(len(call(t, "GET", s.url+"/v1/webhook_endpoints", "key-acme-1").ids(t)), 0)                    // not the live account's
+		return                                                                                                  // the refusals below are the data file's, the same on any store
 	}
 
 	err = startErr(t, "-data", write(addKey(map[string]any{"orgId": "org_a", "key": "csk_test_DemoAcmeSandboxKey0000000000000119FJce"})))
