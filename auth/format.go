@@ -13,11 +13,16 @@ import (
 // secret scanners can recognise a leaked key.
 const KeyPrefix = "csk_"
 
+// SandboxKeyPrefix starts every sandbox key that Keys.MintSandbox makes
+// ("csk_test_", then the same 38 characters as any minted key): a sandbox
+// key reads its organization's sandbox (see SandboxOrgID), never its live
+// data, and a reader of a log or a config file sees which kind it is.
+const SandboxKeyPrefix = KeyPrefix + "test_"
+
 const (
-	base62       = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	randomChars  = 32 // about 190 bits from crypto/rand
-	checksumLen  = 6  // CRC-32 of the random part, base62, zero-padded
-	mintedKeyLen = len(KeyPrefix) + randomChars + checksumLen
+	base62      = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	randomChars = 32 // about 190 bits from crypto/rand
+	checksumLen = 6  // CRC-32 of the random part, base62, zero-padded
 
 	// maxCredentialLen bounds any credential looked up by hash.
 	maxCredentialLen = 512
@@ -35,7 +40,7 @@ func HashKey(key string) string {
 
 // newKey returns a fresh key: KeyPrefix, 32 random base62 characters and
 // 6 base62 characters of their CRC-32, like GitHub's ghp_ tokens.
-func newKey() (string, error) {
+func newKey(sandbox bool) (string, error) {
 	random := make([]byte, 0, randomChars)
 	buf := make([]byte, 64)
 	for len(random) < randomChars {
@@ -49,7 +54,11 @@ func newKey() (string, error) {
 			}
 		}
 	}
-	return KeyPrefix + string(random) + checksum(string(random)), nil
+	prefix := KeyPrefix
+	if sandbox {
+		prefix = SandboxKeyPrefix
+	}
+	return prefix + string(random) + checksum(string(random)), nil
 }
 
 // checksum returns the CRC-32 of s in checksumLen base62 characters.
@@ -80,26 +89,33 @@ func checkCredential(c string) error {
 	if !strings.HasPrefix(c, KeyPrefix) {
 		return nil
 	}
-	if len(c) != mintedKeyLen {
+	prefix := KeyPrefix
+	if strings.HasPrefix(c, SandboxKeyPrefix) {
+		prefix = SandboxKeyPrefix
+	}
+	if len(c) != len(prefix)+randomChars+checksumLen {
 		return fmt.Errorf("%w: bad length", ErrInvalidKey)
 	}
-	random := c[len(KeyPrefix) : len(KeyPrefix)+randomChars]
+	random := c[len(prefix) : len(prefix)+randomChars]
 	for i := 0; i < len(random); i++ {
 		if strings.IndexByte(base62, random[i]) < 0 {
 			return fmt.Errorf("%w: bad character", ErrInvalidKey)
 		}
 	}
-	if c[len(KeyPrefix)+randomChars:] != checksum(random) {
+	if c[len(prefix)+randomChars:] != checksum(random) {
 		return fmt.Errorf("%w: bad checksum", ErrInvalidKey)
 	}
 	return nil
 }
 
 // displayPrefix returns the part of key that is safe to show: the first 8
-// characters of a minted key, and of an imported key at most a third of it,
+// characters of a minted key (13 of a sandbox key, "csk_test_AbCd"), and of an imported key at most a third of it,
 // so that a short imported key is never stored whole.
 func displayPrefix(key string) string {
 	n := displayLen
+	if strings.HasPrefix(key, SandboxKeyPrefix) {
+		n = len(SandboxKeyPrefix) + displayLen - len(KeyPrefix)
+	}
 	if third := len(key) / 3; third < n {
 		n = third
 	}

@@ -109,14 +109,28 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // restrictions existed) would make a key that reads everything, so the key
 // is then revoked and the error says why.
 func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction) (string, Key, error) {
-	plaintext, err := newKey()
+	return k.mint(ctx, orgID, name, expiresAt, r, false)
+}
+
+// MintSandbox is Mint for a sandbox key: one that starts with
+// SandboxKeyPrefix ("csk_test_") and reads the organization's sandbox
+// (the organization SandboxOrgID(orgID), which package sandbox fills with
+// demo data that changes by itself), never its live data. Its record and
+// its Principal say Sandbox. The organization's account (plan, access)
+// still decides whether and how fast the key may call the API.
+func (k *Keys) MintSandbox(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
+	return k.mint(ctx, orgID, name, expiresAt, Restriction{}, true)
+}
+
+func (k *Keys) mint(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction, sandbox bool) (string, Key, error) {
+	plaintext, err := newKey(sandbox)
 	if err != nil {
 		return "", Key{}, err
 	}
 	if expiresAt != nil && !expiresAt.After(k.now()) {
 		return "", Key{}, fmt.Errorf("auth: key for %q: %w expiry %s: it is not in the future", orgID, ErrInvalidInput, expiresAt.UTC().Format(time.RFC3339))
 	}
-	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt, r)
+	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt, r, sandbox)
 	if err != nil {
 		return "", Key{}, err
 	}
@@ -146,6 +160,23 @@ func (k *Keys) Import(ctx context.Context, orgID, name, plaintext string, expire
 // a key's restriction never changes, so revoke the key and import a new
 // one.
 func (k *Keys) ImportRestricted(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction) (Key, error) {
+	if strings.HasPrefix(plaintext, SandboxKeyPrefix) {
+		return Key{}, fmt.Errorf("auth: import key for %q: %w key: it starts with %q, so its holder takes it for a sandbox key: import it with ImportSandbox", orgID, ErrInvalidInput, SandboxKeyPrefix)
+	}
+	return k.importKey(ctx, orgID, name, plaintext, expiresAt, r, false)
+}
+
+// ImportSandbox is Import for a sandbox key (see MintSandbox). Any
+// well-formed plaintext is accepted, whatever its prefix: the record's
+// Sandbox flag, not the prefix, decides what the key reads (a demo data
+// file may hold sandbox keys made before SandboxKeyPrefix). Importing a
+// key already stored for the organization as a live key is refused with
+// an error wrapping ErrInvalidInput, and the other way round.
+func (k *Keys) ImportSandbox(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time) (Key, error) {
+	return k.importKey(ctx, orgID, name, plaintext, expiresAt, Restriction{}, true)
+}
+
+func (k *Keys) importKey(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction, sandbox bool) (Key, error) {
 	if err := checkCredential(plaintext); err != nil {
 		return Key{}, fmt.Errorf("auth: import key for %q: %w: %w", orgID, ErrInvalidInput, err)
 	}
@@ -158,16 +189,30 @@ func (k *Keys) ImportRestricted(ctx context.Context, orgID, name, plaintext stri
 		if !existing.Restriction.equal(r.normalized()) {
 			return Key{}, fmt.Errorf("auth: import key for %q: %w restriction: the key is stored with another one (%s); revoke it and import a new key", orgID, ErrInvalidInput, existing.ID)
 		}
+		if existing.Sandbox != sandbox {
+			return Key{}, fmt.Errorf("auth: import key for %q: %w sandbox: the key is stored as a %s key (%s); revoke it and import a new key", orgID, ErrInvalidInput, kindName(existing.Sandbox), existing.ID)
+		}
 		return existing, nil
 	case err == nil:
 		return Key{}, fmt.Errorf("auth: import key for %q: %w key: another organization holds it", orgID, ErrInvalidInput)
 	case !errors.Is(err, ErrInvalidKey):
 		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
 	}
-	return k.create(ctx, orgID, name, plaintext, expiresAt, r)
+	return k.create(ctx, orgID, name, plaintext, expiresAt, r, sandbox)
 }
 
-func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction) (Key, error) {
+// kindName says "sandbox" or "live".
+func kindName(sandbox bool) string {
+	if sandbox {
+		return "sandbox"
+	}
+	return "live"
+}
+
+func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction, sandbox bool) (Key, error) {
+	if IsSandboxOrgID(orgID) {
+		return Key{}, fmt.Errorf("auth: key for %q: %w organization: a sandbox organization has no keys of its own; mint a sandbox key for its live organization", orgID, ErrInvalidInput)
+	}
 	name = strings.TrimSpace(name)
 	if len(name) > maxNameLen {
 		return Key{}, fmt.Errorf("auth: key for %q: %w name: longer than %d bytes", orgID, ErrInvalidInput, maxNameLen)
@@ -198,6 +243,7 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 		Hash:        HashKey(plaintext),
 		CreatedAt:   now,
 		Restriction: r,
+		Sandbox:     sandbox,
 	}
 	if expiresAt != nil {
 		e := expiresAt.UTC()
@@ -206,7 +252,7 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 	if err := k.store.CreateKey(ctx, rec); err != nil {
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
-	if r.Restricted() {
+	if r.Restricted() || sandbox {
 		if err := k.checkKept(ctx, rec); err != nil {
 			return Key{}, err
 		}
@@ -253,13 +299,13 @@ func (k *Keys) checkKept(ctx context.Context, rec Key) error {
 	if err != nil {
 		return fmt.Errorf("auth: key %s for %q: reading it back: %w", rec.ID, rec.OrgID, err)
 	}
-	if stored.Restriction.equal(rec.Restriction) {
+	if stored.Restriction.equal(rec.Restriction) && stored.Sandbox == rec.Sandbox {
 		return nil
 	}
 	if err := k.store.RevokeKey(ctx, rec.OrgID, rec.ID, k.now().UTC()); err != nil {
 		return fmt.Errorf("auth: key %s for %q: the key store did not keep its restriction, and revoking it failed: %w", rec.ID, rec.OrgID, err)
 	}
-	return fmt.Errorf("auth: key %s for %q: the key store does not keep restrictions (Key.Scopes, Key.ProjectIDs): the key was revoked", rec.ID, rec.OrgID)
+	return fmt.Errorf("auth: key %s for %q: the key store does not keep restrictions (Key.Scopes, Key.ProjectIDs) or the sandbox flag (Key.Sandbox): the key was revoked", rec.ID, rec.OrgID)
 }
 
 // newKeyID returns "key_" and 16 random hex digits.
@@ -326,7 +372,8 @@ func (k *Keys) Subscribe(fn func(orgID string)) (stop func()) {
 }
 
 // Resolve returns the Principal of an API key, with the key's expiry as
-// its Expiry and its restriction as its Restriction. It refuses with ErrInvalidKey, before any lookup, a
+// its Expiry, its restriction as its Restriction and its sandbox flag as
+// its Sandbox. It refuses with ErrInvalidKey, before any lookup, a
 // credential that cannot be a key (see Import for the rules), and after the
 // lookup an unknown, revoked or expired key, or one whose organization is
 // gone; a revoked or expired key's refusal is a *KeyError naming it
@@ -344,7 +391,7 @@ func (k *Keys) Resolve(ctx context.Context, credential string) (Principal, error
 	if rec.RevokedAt != nil {
 		return Principal{}, &KeyError{KeyID: rec.ID, OrgID: org.ID, Err: ErrRevoked}
 	}
-	p := Principal{Org: org, KeyID: rec.ID, Restriction: rec.Restriction}
+	p := Principal{Org: org, KeyID: rec.ID, Restriction: rec.Restriction, Sandbox: rec.Sandbox}
 	if rec.ExpiresAt != nil {
 		if !now.Before(*rec.ExpiresAt) {
 			return Principal{}, &KeyError{KeyID: rec.ID, OrgID: org.ID, Err: ErrExpired}

@@ -33,6 +33,11 @@ type Key struct {
 	// the zero value: all of its organization's data. A KeyStore keeps
 	// it as given, nil and empty lists apart.
 	Restriction
+	// Sandbox marks a sandbox key (see Keys.MintSandbox): it reads the
+	// organization SandboxOrgID(OrgID), never OrgID's live data. A
+	// KeyStore must keep it (Keys checks, and revokes a sandbox key whose
+	// store lost the flag).
+	Sandbox bool
 }
 
 // KeyStore keeps key records, and finds the organizations they belong to.

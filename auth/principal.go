@@ -108,6 +108,11 @@ type Principal struct {
 	// value: all of the organization's data. The handler enforces it on
 	// every route. Its lists are shared with a Cache: do not change them.
 	Restriction
+	// Sandbox says that the credential is a sandbox key: Org is still the
+	// live organization (its account decides access and plan), and the
+	// handler reads the organization SandboxOrgID(Org.ID) instead of it,
+	// for every store, the rate limit and the cache.
+	Sandbox bool
 }
 
 // KeyResolver resolves the credential of an "Authorization: Bearer <credential>"

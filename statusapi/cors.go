@@ -33,7 +33,7 @@ func WithCORS(origins ...string) Option {
 
 // Headers of CORS.
 const (
-	corsExposed      = "ETag, Link, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After"
+	corsExposed      = "ETag, Link, X-Request-Id, X-Sandbox, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After"
 	corsAllowHeaders = "Authorization, If-None-Match, X-Request-Id"
 )
 

@@ -111,6 +111,14 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit func(w 
 	if err != nil {
 		return c, err
 	}
+	if c.Sandbox {
+		// From here on the caller is its sandbox organization: every
+		// store read, the rate limit (a budget of its own, on the live
+		// account's plan), the response cache, events and webhooks key
+		// on it, so sandbox and live data never mix.
+		c.Org.ID = auth.SandboxOrgID(c.Org.ID)
+		w.Header().Set(SandboxHeader, "true")
+	}
 	if tw, ok := w.(*trackingWriter); ok {
 		tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
 		tw.keyed = true
@@ -120,6 +128,11 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit func(w 
 	}
 	return c, err
 }
+
+// SandboxHeader is set to "true" on every answer to a sandbox key (see
+// auth.Keys.MintSandbox), errors included once the key is known; it is
+// absent from answers to live keys.
+const SandboxHeader = "X-Sandbox"
 
 // authenticate resolves the request's bearer credential to a Principal
 // that may use the API.

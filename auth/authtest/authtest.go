@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,6 +81,7 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(stor
 		{"RestrictedToProjects", s.restrictedToProjects},
 		{"ImportRestricted", s.importRestricted},
 		{"RestrictionKeptAsGiven", s.restrictionKept},
+		{"SandboxKeys", s.sandboxKeys},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.fn)
@@ -636,4 +638,44 @@ func (s suite) restrictionKept(t *testing.T) {
 			is.Equal(fmt.Sprint(got.Restriction), fmt.Sprint(r))
 		})
 	}
+}
+
+// sandboxKeys checks that the store keeps a sandbox key's flag: minted
+// and imported sandbox keys resolve to a Principal with Sandbox, a live
+// key without; a csk_test_ key is refused as a live import, and a key is
+// never imported again as the other kind.
+func (s suite) sandboxKeys(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	e := s.setup(t)
+	plain, rec, err := e.keys.MintSandbox(ctx, e.org, "sandbox", nil)
+	is.NoErr(err)
+	is.True(strings.HasPrefix(plain, auth.SandboxKeyPrefix)) // csk_test_
+	is.True(rec.Sandbox)
+	p, err := e.keys.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.True(p.Sandbox)            // the store kept the flag
+	is.Equal(p.Org.ID, e.org)     // the principal names the live organization
+	is.Equal(len(rec.Prefix), 13) // "csk_test_" and four characters
+	list, err := e.keys.List(ctx, e.org)
+	is.NoErr(err)
+	is.True(len(list) == 1 && list[0].Sandbox)
+
+	livePlain, _ := e.mint(t, e.org, "live", nil)
+	p, err = e.keys.Resolve(ctx, livePlain)
+	is.NoErr(err)
+	is.True(!p.Sandbox)
+
+	imported, err := e.keys.ImportSandbox(ctx, e.org, "demo", "demo-sandbox-"+e.org, nil)
+	is.NoErr(err)
+	is.True(imported.Sandbox) // any plaintext: the flag decides
+	p, err = e.keys.Resolve(ctx, "demo-sandbox-"+e.org)
+	is.NoErr(err)
+	is.True(p.Sandbox)
+	_, err = e.keys.Import(ctx, e.org, "demo", "demo-sandbox-"+e.org, nil)
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // stored as sandbox, not importable as live
+	_, err = e.keys.Import(ctx, e.org, "test", plain, nil)
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // a csk_test_ key is never a live key
+	_, _, err = e.keys.MintSandbox(ctx, auth.SandboxOrgID(e.org), "nested", nil)
+	is.True(errors.Is(err, auth.ErrInvalidInput)) // a sandbox organization has no keys of its own
 }

@@ -120,11 +120,15 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 		expires := fs.String("expires", "", "lifetime (720h) or expiry time (RFC 3339); none: never expires")
 		scopes := fs.String("scopes", "", "comma-separated scopes the key may read ("+joinScopes()+"); none: all")
 		projects := fs.String("projects", "", "comma-separated ids of the projects the key may see; none: all")
+		sandbox := fs.Bool("sandbox", false, "a sandbox key (csk_test_...): it reads the organization's sandbox, never its live data")
 		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		if *org == "" {
 			return nil, errors.New("create: -org is required")
+		}
+		if *sandbox && (*scopes != "" || *projects != "") {
+			return nil, errors.New("create: a -sandbox key reads all of the sandbox: leave out -scopes and -projects")
 		}
 		exp, err := expiry(*expires, time.Now())
 		if err != nil {
@@ -135,6 +139,9 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 			return nil, err
 		}
 		return func(ctx context.Context, keys *auth.Keys, stdout, stderr io.Writer) error {
+			if *sandbox {
+				return createSandbox(ctx, keys, *org, *keyName, exp, stdout, stderr)
+			}
 			return create(ctx, keys, *org, *keyName, exp, r, stdout, stderr)
 		}, nil
 	case "list":
@@ -249,6 +256,17 @@ func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Ti
 		until = "expires " + rec.ExpiresAt.Format(time.RFC3339)
 	}
 	fmt.Fprintf(stderr, "created %s for %s (%s, reads %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, until, reads(rec.Restriction))
+	fmt.Fprintln(stdout, plaintext)
+	return nil
+}
+
+// createSandbox is create for a sandbox key.
+func createSandbox(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, stdout, stderr io.Writer) error {
+	plaintext, rec, err := keys.MintSandbox(ctx, org, name, exp)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "created sandbox key %s for %s (reads its sandbox, %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, auth.SandboxOrgID(org))
 	fmt.Fprintln(stdout, plaintext)
 	return nil
 }

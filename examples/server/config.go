@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
 )
 
@@ -32,6 +33,8 @@ type config struct {
 	logFormat   string
 	metricsAddr string
 	cacheMiB    int // the response cache's size; 0: off
+	// sandbox.go: how often the sandboxes change; 0: never
+	sandboxInterval time.Duration
 	// webhooks.go
 	webhookRetries    []time.Duration // nil: webhook.DefaultSchedule
 	webhookAllowLocal bool
@@ -58,6 +61,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.redisPrefix, "redis-prefix", ratelimit.DefaultPrefix, "start of the limiter's Redis keys: deployments that share a Redis and a prefix share budgets")
 	fs.DurationVar(&c.redisWait, "redis-timeout", ratelimit.DefaultTimeout, "how long a request waits for Redis before the outage policy applies")
 	fs.TextVar(&c.redisOutage, "redis-outage", ratelimit.FailOpen, "when Redis is down or slow: open (serve without limits, log a warning) or closed (503 UNAVAILABLE)")
+	fs.DurationVar(&c.sandboxInterval, "sandbox-interval", sandbox.DefaultInterval, "how often the sandboxes of sandbox keys change by themselves; 0: never")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&c.cacheMiB, "response-cache-mb", statusapi.DefaultResponseCacheBytes>>20, "size of the response cache in MiB (encoded answers kept until the data changes); 0 turns it off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`address` to serve Prometheus metrics on, at /metrics, apart from the API; without one, no metrics")

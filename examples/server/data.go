@@ -48,6 +48,11 @@ type apiKey struct {
 	// What the key may read: the file's scopes and projectIds; all when
 	// it gives neither.
 	auth.Restriction
+	// Sandbox: the file's "sandbox": true. The key reads its
+	// organization's sandbox (seeded at start and after a reload), never
+	// its live data, whatever its plaintext (csk_test_... is the
+	// convention, not a requirement).
+	Sandbox bool
 }
 
 // fileKey is where the bytes of a deliverable given with content are kept:
@@ -134,6 +139,8 @@ type (
 		// Optional: absent or null for no restriction; [] is refused.
 		Scopes     []string `json:"scopes"`
 		ProjectIDs []string `json:"projectIds"`
+		// Optional: true for a sandbox key.
+		Sandbox bool `json:"sandbox"`
 	}
 	projectJSON struct {
 		ID        string  `json:"id"`
@@ -529,6 +536,9 @@ func parseOrg(raw json.RawMessage) (store.Organization, error) {
 		return store.Organization{}, errors.New("name is required")
 	}
 	o := store.Organization{ID: v.ID, Name: v.Name, Plan: store.Plan(v.Plan), RetainerActive: *v.RetainerActive, APIEnabled: *v.APIEnabled}
+	if auth.IsSandboxOrgID(o.ID) {
+		return o, fmt.Errorf("an id ending in %s is reserved for sandboxes", auth.SandboxSuffix)
+	}
 	return o, o.Validate()
 }
 
@@ -551,6 +561,13 @@ func parseKey(raw json.RawMessage) (apiKey, error) {
 		}
 	}
 	k.ProjectIDs = v.ProjectIDs
+	k.Sandbox = v.Sandbox
+	if k.Sandbox && k.Restricted() {
+		return k, errors.New("a sandbox key reads all of its sandbox: leave out scopes and projectIds")
+	}
+	if !k.Sandbox && strings.HasPrefix(k.Key, auth.SandboxKeyPrefix) {
+		return k, fmt.Errorf("a key that starts with %s is a sandbox key: add \"sandbox\": true", auth.SandboxKeyPrefix)
+	}
 	if err := k.Restriction.Validate(); err != nil {
 		return k, err
 	}

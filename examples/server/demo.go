@@ -8,6 +8,11 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
+// demoSandboxKey is the demo's one sandbox key, of the first demo
+// organization (Acme Outdoor): it reads Acme's sandbox, never its live
+// data. Fixed and public, for trying the server locally only.
+const demoSandboxKey = "csk_test_DemoAcmeSandboxKey0000000000000119FJce"
+
 // demoOrg is an organization of the built-in demo data and its API key.
 // The keys are fixed, public and for trying the server locally only.
 type demoOrg struct {
@@ -59,6 +64,9 @@ func demoData() *dataset {
 	for oi, o := range demoOrgs {
 		ds.orgs = append(ds.orgs, o.Organization)
 		ds.keys = append(ds.keys, apiKey{OrgID: o.ID, Name: "demo", Key: o.key})
+		if oi == 0 {
+			ds.keys = append(ds.keys, apiKey{OrgID: o.ID, Name: "demo sandbox", Key: demoSandboxKey, Sandbox: true})
+		}
 		for pi := 0; pi < o.projects; pi++ {
 			p := demoProject(o.ID, oi, pi)
 			ds.projects = append(ds.projects, p)

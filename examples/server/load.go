@@ -244,7 +244,13 @@ func load(ctx context.Context, t target, ds *dataset) error {
 // when the dataset says it was. Both are idempotent: a key already stored
 // is kept, and revoking keeps the first time.
 func (t target) importKey(ctx context.Context, k apiKey) error {
-	rec, err := t.keys.ImportRestricted(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt, k.Restriction)
+	var rec auth.Key
+	var err error
+	if k.Sandbox {
+		rec, err = t.keys.ImportSandbox(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt)
+	} else {
+		rec, err = t.keys.ImportRestricted(ctx, k.OrgID, k.Name, k.Key, k.ExpiresAt, k.Restriction)
+	}
 	if err != nil || k.RevokedAt == nil {
 		return err
 	}

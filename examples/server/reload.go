@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -35,6 +36,8 @@ type reloader struct {
 	live *live
 	// applied is the dataset the store holds; only the reload loop uses it.
 	applied *dataset
+	// sim drives the sandboxes a reload seeds; nil: they do not move.
+	sim *sandbox.Simulator
 }
 
 // loop handles the reload requests of reqs, one at a time, until ctx is
@@ -69,6 +72,10 @@ func (r *reloader) reload(ctx context.Context) error {
 	c, err := r.apply(ctx)
 	if err != nil {
 		r.log.Error("reload: the data file does not load; the data served is unchanged", "file", r.file, "err", err)
+		return err
+	}
+	if err := seedSandboxes(ctx, r.b.store, r.applied, r.sim, r.log); err != nil {
+		r.log.Error("reload: seeding the sandboxes failed", "err", err)
 		return err
 	}
 	put, removed := c.count()

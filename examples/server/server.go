@@ -20,6 +20,7 @@ import (
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
+	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
@@ -96,6 +97,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := load(startCtx, b.target(keys), ds); err != nil {
 		return fmt.Errorf("loading the data: %w", err)
 	}
+	var sim *sandbox.Simulator
+	if sst, ok := b.store.(sandbox.Store); ok && cfg.sandboxInterval > 0 {
+		sim = sandbox.New(sst, sandbox.WithInterval(cfg.sandboxInterval), sandbox.WithLogger(log))
+	}
+	if err := seedSandboxes(startCtx, b.store, ds, sim, log); err != nil {
+		return fmt.Errorf("seeding the sandboxes: %w", err)
+	}
 	lv := newLive(keys, ds.content)
 	// On PostgreSQL the cache hears every replica's revocations through
 	// the store (LISTEN), on its own connection, which Close gives back.
@@ -119,7 +127,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := []statusapi.Option{
 		statusapi.WithPublicURL(publicURL),
 		statusapi.WithLinkTTL(cfg.linkTTL),
-		statusapi.WithFiles(lv),
+		statusapi.WithFiles(sandboxFiles{Source: lv, demo: sandbox.Files()}),
 		statusapi.WithLogger(log),
 		responseCache(cfg.cacheMiB),
 		// Live event streams end when the server shuts down (below:
@@ -199,8 +207,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var reloading sync.WaitGroup
 	defer reloading.Wait()
 	defer stopReloads()
-	rl := &reloader{file: cfg.dataFile, log: log, b: b, live: lv, applied: ds}
+	rl := &reloader{file: cfg.dataFile, log: log, b: b, live: lv, applied: ds, sim: sim}
 	reloading.Go(func() { rl.loop(reloads, h.reload, h.reloaded) })
+	if sim != nil {
+		reloading.Go(func() { _ = sim.Run(reloads) })
+	}
 
 	printWelcome(stdout, publicURL, cfg, ds)
 	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)

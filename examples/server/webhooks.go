@@ -41,6 +41,18 @@ func webhookFlags(fs *flag.FlagSet, c *config) {
 type webhookEndpoint struct {
 	OrgID    string
 	Settings webhook.Settings
+	// Sandbox: the file's "sandbox": true. The endpoint is the sandbox's
+	// (auth.SandboxOrgID(OrgID)): it hears the sandbox's changes, and
+	// sandbox keys list it; live keys never see it.
+	Sandbox bool
+}
+
+// orgID is the organization the endpoint belongs to in the store.
+func (e webhookEndpoint) orgID() string {
+	if e.Sandbox {
+		return auth.SandboxOrgID(e.OrgID)
+	}
+	return e.OrgID
 }
 
 type webhookJSON struct {
@@ -51,6 +63,7 @@ type webhookJSON struct {
 	Scopes     []string `json:"scopes"`
 	ProjectIDs []string `json:"projectIds"`
 	Secret     string   `json:"secret"`
+	Sandbox    bool     `json:"sandbox"`
 }
 
 func parseWebhook(raw json.RawMessage) (webhookEndpoint, error) {
@@ -72,7 +85,7 @@ func parseWebhook(raw json.RawMessage) (webhookEndpoint, error) {
 		}
 	}
 	s.Restriction.ProjectIDs = v.ProjectIDs
-	return webhookEndpoint{OrgID: v.OrgID, Settings: s}, nil
+	return webhookEndpoint{OrgID: v.OrgID, Settings: s, Sandbox: v.Sandbox}, nil
 }
 
 // webhooks is the running dispatcher, or nothing.
@@ -103,7 +116,7 @@ func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset,
 	key := webhook.DeriveKey(signingKey)
 	eps := webhook.NewEndpoints(ws, ev, key, opts...)
 	for _, e := range ds.webhooks {
-		_, _, err := eps.Create(ctx, e.OrgID, e.Settings)
+		_, _, err := eps.Create(ctx, e.orgID(), e.Settings)
 		if err != nil && !errors.Is(err, store.ErrConflict) {
 			return webhooks{}, fmt.Errorf("webhookEndpoints %s: %w", e.Settings.ID, err)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/clientstatus/clientstatus/auth"
 )
 
 // printWelcome tells the person who started the server how to call it.
@@ -31,6 +33,7 @@ func printWelcome(w io.Writer, baseURL string, cfg config, ds *dataset) {
 		}
 		fmt.Fprintf(tw, "  %s (%s)\t%s\t%s\t%s\n", o.Name, o.ID, o.Plan, access, o.key)
 	}
+	fmt.Fprintf(tw, "  %s's sandbox (%s)\t%s\t%s\t%s\n", demoOrgs[0].Name, auth.SandboxOrgID(demoOrgs[0].ID), demoOrgs[0].Plan, "ok: demo data that moves", demoSandboxKey)
 	tw.Flush()
 	fmt.Fprintf(w, "\nTry:\n  curl -H \"Authorization: Bearer %s\" %s/v1/projects\n\n", demoOrgs[0].key, baseURL)
 }

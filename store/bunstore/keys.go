@@ -31,6 +31,8 @@ type keyRow struct {
 	// ids it allows.
 	Scopes     []string `bun:"scopes,array"`
 	ProjectIDs []string `bun:"project_ids,array"`
+	// Sandbox marks a sandbox key (migration 20261005000001_sandbox_keys).
+	Sandbox bool `bun:"sandbox,notnull"`
 }
 
 func (row keyRow) key() auth.Key {
@@ -48,6 +50,7 @@ func (row keyRow) key() auth.Key {
 			Scopes:     scopesOf(row.Scopes),
 			ProjectIDs: row.ProjectIDs,
 		},
+		Sandbox: row.Sandbox,
 	}
 }
 
@@ -101,6 +104,7 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 		RevokedAt:  k.RevokedAt,
 		Scopes:     scopeNames(k.Scopes),
 		ProjectIDs: k.ProjectIDs,
+		Sandbox:    k.Sandbox,
 	}
 	_, err := s.newInsert(&row).Exec(ctx)
 	switch {

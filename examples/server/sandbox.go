@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"strings"
+
+	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/sandbox"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// sandboxFiles serves the sandboxes' demo files (keys "sandbox/...") from
+// sandbox.Files, and every other key from the dataset's files.
+type sandboxFiles struct {
+	files.Source
+	demo files.Source
+}
+
+// Open opens a demo file or a dataset's file.
+func (s sandboxFiles) Open(ctx context.Context, key string) (fs.File, error) {
+	if strings.HasPrefix(key, "sandbox/") {
+		return s.demo.Open(ctx, key)
+	}
+	return s.Source.Open(ctx, key)
+}
+
+// seedSandboxes seeds the sandbox of every organization of ds that holds
+// a sandbox key (revoked or not: its data waits for a new key) or a
+// sandbox webhook endpoint, and has sim
+// drive it (sim may be nil: -sandbox-interval 0). Seeding keeps what the
+// simulator made of a sandbox already seeded (see sandbox.Seed). A store
+// that is not a sandbox.Store holds no sandboxes: it is logged.
+func seedSandboxes(ctx context.Context, st store.Store, ds *dataset, sim *sandbox.Simulator, log *slog.Logger) error {
+	orgs := make(map[string]store.Organization, len(ds.orgs))
+	for _, o := range ds.orgs {
+		orgs[o.ID] = o
+	}
+	var want []string
+	for _, k := range ds.keys {
+		if k.Sandbox {
+			want = append(want, k.OrgID)
+		}
+	}
+	for _, e := range ds.webhooks {
+		if e.Sandbox {
+			want = append(want, e.OrgID)
+		}
+	}
+	for _, id := range want {
+		o, ok := orgs[id]
+		if !ok {
+			continue
+		}
+		delete(orgs, id) // once per organization
+		sst, ok := st.(sandbox.Store)
+		if !ok {
+			log.Warn("sandbox keys: the store cannot hold sandboxes (threads); their sandboxes stay empty", "org", o.ID)
+			return nil
+		}
+		if err := sandbox.Seed(ctx, sst, o); err != nil {
+			return err
+		}
+		if sim != nil {
+			sim.Add(o.ID)
+		}
+	}
+	return nil
+}
