@@ -152,6 +152,9 @@ type tenant struct {
 
 	events   []Event // oldest first (memory_events.go)
 	eventSeq *int64  // the Memory's count of events, which ids follow
+
+	departures []*departure                          // in feed order, then project (memory_departures.go)
+	departed   map[deletionKey]map[string]*departure // by item, then the project it left
 }
 
 // deletionKey names the item of a deletion record: one per kind and id.
@@ -337,6 +340,11 @@ func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
 		return err
 	}
 	at := m.stamp(t)
+	if old := t.milestones.byID[ms.ID]; old != nil {
+		t.depart(KindMilestone, ms.ID, true, old.ProjectID, ms.ProjectID, at)
+	} else {
+		t.depart(KindMilestone, ms.ID, false, "", ms.ProjectID, at)
+	}
 	if old, changed := t.milestones.put(ptr(copyMilestone(ms)), at); changed {
 		t.put(KindMilestone, ms.ID, ms.ProjectID, "", statusOf(old, func(o *Milestone) string { return string(o.Status) }), string(ms.Status), old != nil, at)
 	}
@@ -363,6 +371,11 @@ func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
 		return err
 	}
 	at := m.stamp(t)
+	if old := t.deliverables.byID[d.ID]; old != nil {
+		t.depart(KindDeliverable, d.ID, true, old.ProjectID, d.ProjectID, at)
+	} else {
+		t.depart(KindDeliverable, d.ID, false, "", d.ProjectID, at)
+	}
 	if old, changed := t.deliverables.put(ptr(copyDeliverable(d)), at); changed {
 		t.put(KindDeliverable, d.ID, d.ProjectID, "", statusOf(old, func(o *Deliverable) string { return string(o.Status) }), string(d.Status), old != nil, at)
 	}
@@ -392,6 +405,11 @@ func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
 		}
 	}
 	at := m.stamp(t)
+	if old := t.invoices.byID[i.ID]; old != nil {
+		t.depart(KindInvoice, i.ID, true, deref(old.ProjectID), deref(i.ProjectID), at)
+	} else {
+		t.depart(KindInvoice, i.ID, false, "", deref(i.ProjectID), at)
+	}
 	if old, changed := t.invoices.put(ptr(copyInvoice(i)), at); changed {
 		var left *string
 		if old != nil {
@@ -636,6 +654,7 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 		c.ProjectID = nil
 		t.invoices.put(&c, at)
 		t.put(KindInvoice, i.ID, id, "", string(i.Status), string(i.Status), true, at) // the project it left
+		t.depart(KindInvoice, i.ID, true, id, "", at)
 	}
 	t.deleteProjectThreads(id, at)
 	t.dropStaleAbouts(at)
@@ -728,6 +747,12 @@ func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 // organization has none. It returns an error wrapping ErrSinceTooOld when
 // q.Since (a zero one included) is before the Memory's horizon: the later
 // of when it was created and DeletionRetention ago.
+//
+// With q.OnlyProjects, the records also hold the items still stored that
+// left one of those projects (moved to another project or to none, a
+// deleted project's invoices included) and are in none of them now, dated
+// when they left (the latest time, when they left several): the key saw
+// them go. Such a list scans the organization's departures since q.Since.
 func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error) {
 	if err := alive(ctx); err != nil {
 		return Page[Deletion]{}, err
@@ -751,6 +776,11 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 			return 1
 		})
 		items = t.deletions[from:]
+	}
+	if t := m.orgs[orgID]; t != nil && q.OnlyProjects != nil {
+		if moved := t.departuresSince(q.OnlyProjects, q.Since); len(moved) > 0 {
+			items = mergeDeletions(items, moved)
+		}
 	}
 	var keep func(*Deletion) bool
 	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil {
@@ -806,6 +836,7 @@ func (m *Memory) prune(t *tenant) {
 		t.deletions = slices.Delete(t.deletions, 0, n)
 		m.floor = later(m.floor, cutoff)
 	}
+	t.pruneDepartures(cutoff)
 }
 
 func deletionOrder(a, b *Deletion) int {

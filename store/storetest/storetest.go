@@ -89,6 +89,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Threads", testThreads},
 		{"OnlyProjects", testOnlyProjects},
 		{"DeletionsRestricted", testDeletionsRestricted},
+		{"Departures", testDepartures},
 		{"ThreadsRestricted", testThreadsRestricted},
 		{"Versions", testVersions},
 		{"RequestLog", testRequestLog},
