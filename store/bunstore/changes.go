@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -53,6 +54,11 @@ type deletionPageRow struct {
 // then id), through the index deletions_list (deletions_list_kind with a
 // Kind), in one round trip, the total counted from the same index.
 //
+// With q.OnlyProjects, the records also hold the departures of items
+// still stored (the table departures) that left one of those projects and
+// are in none of them now, merged in the same order and counted in the
+// same total (a UNION ALL, ordered and paged by the database).
+//
 // Records are kept store.DeletionRetention and a day more, then pruned by
 // the statements that delete. The error wraps store.ErrSinceTooOld when
 // q.Since is before the horizon: the later of the database's now minus
@@ -77,16 +83,35 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 	if err != nil {
 		return store.Page[store.Deletion]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+	filter := func(sq *bun.SelectQuery, kind string) *bun.SelectQuery {
 		sq = sq.Where("x.org_id = ?", orgID)
 		if q.Kind != "" {
-			sq = sq.Where("x.kind = ?", q.Kind)
+			sq = sq.Where("? = ?", bun.Safe(kind), q.Kind)
 		}
-		sq = restrict(sq, "x.kind", kinds)
-		sq = restrict(sq, "x.project_id", projects)
-		return sq.Where("x.deleted_at >= ?", q.Since)
+		return restrict(sq, kind, kinds)
 	}
-	page := filter(s.newSelect((*deletionRow)(nil))).
+	// records is the organization's records at or after since, as
+	// x (kind, id, project_id, deleted_at): the deletion records, and with
+	// OnlyProjects the departures (see 20261001000004_departures) of items
+	// that left one of those projects and are in none of them now, one
+	// per item, the latest.
+	records := func() *bun.SelectQuery {
+		dels := restrict(filter(s.newSelect((*deletionRow)(nil)), "x.kind"), "x.project_id", projects).
+			Where("x.deleted_at >= ?", q.Since)
+		if projects == nil {
+			return dels
+		}
+		dels = dels.ColumnExpr("x.kind, x.id, x.project_id, x.deleted_at")
+		deps := filter(s.db.NewSelect().TableExpr("? AS x", s.table("departures")), "x.kind").
+			DistinctOn("x.kind, x.id").
+			ColumnExpr("x.kind, x.id, x.project_id, x.departed_at AS deleted_at").
+			Where("x.project_id = ANY(?::text[])", pgdialect.Array(projects)).
+			Where("x.to_project_id IS NULL OR NOT x.to_project_id = ANY(?::text[])", pgdialect.Array(projects)).
+			Where("x.departed_at >= ?", q.Since).
+			OrderExpr("x.kind, x.id, x.departed_at DESC")
+		return s.db.NewSelect().TableExpr("(? UNION ALL (?)) AS x", dels, deps)
+	}
+	page := records().
 		ColumnExpr("x.kind, x.id, x.project_id, x.deleted_at").
 		OrderExpr("x.deleted_at, x.kind, x.id").
 		Limit(int64(r.Limit)).
@@ -101,7 +126,7 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		// The count only when since is within the horizon: an InitPlan
 		// runs when first needed.
 		ColumnExpr("h.horizon, CASE WHEN ?::timestamptz >= h.horizon THEN (?) END AS matching, x.*",
-			q.Since, filter(s.newSelect((*deletionRow)(nil)).ColumnExpr("count(*)"))).
+			q.Since, records().ColumnExpr("count(*)")).
 		OrderExpr("x.deleted_at, x.kind, x.id").
 		Scan(ctx, &rows)
 	if err != nil {

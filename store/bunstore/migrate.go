@@ -112,7 +112,7 @@ const migrationsTable = "clientstatus_migrations"
 // storeTables are the tables Migrate creates.
 var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon",
 	"threads", "messages", "attachments", "data_version_log", "item_counts",
-	"request_logs", "key_usage"}
+	"request_logs", "key_usage", "departures"}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to
