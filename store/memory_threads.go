@@ -431,6 +431,9 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 		if old != nil && ts.movedProject(msg.ThreadID) {
 			ts.shownMsgs.remove(id) // so that put dates it anew
 		}
+		// Before the threads below are settled: projectOf is still the
+		// project clients saw the message in.
+		t.depart(KindMessage, id, old != nil, ts.projectOf(oldThread(old)), deref(ts.threads[msg.ThreadID].ProjectID), at)
 		v := copyMessage(*msg)
 		ts.shownMsgs.put(&v, at)
 		if ts.shownMsgs.byID[id] != old { // put keeps the old item when nothing changed
@@ -455,6 +458,7 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 			continue
 		}
 		v := copyThread(st.Thread)
+		t.depart(KindThread, id, old != nil, ts.projectOf(id), deref(v.ProjectID), at)
 		for mid := range st.messages {
 			if msg := ts.shownMsgs.byID[mid]; msg != nil {
 				v.MessageCount++
@@ -477,6 +481,14 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 		}
 		t.forget(KindThread, id)
 	}
+}
+
+// oldThread returns the thread of a message clients saw, or "" for none.
+func oldThread(old *Message) string {
+	if old == nil {
+		return ""
+	}
+	return old.ThreadID
 }
 
 // movedProject reports whether a thread clients see is stored with

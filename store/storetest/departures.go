@@ -95,4 +95,39 @@ func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 	p, err = c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since, OnlyProjects: []string{"p1"}, Kind: store.KindInvoice})
 	is.NoErr(err)
 	is.Equal(len(p.Items), 0) // i1 is in p1
+
+	w, ok := s.(store.ThreadWriter)
+	if !ok {
+		return
+	}
+	// A visible thread moved takes its messages with it; an internal one
+	// was never seen, and leaves nothing.
+	author := store.Author{Name: "A", Side: store.SideAgency}
+	tx := store.Thread{ID: "tx", OrgID: orgA, ProjectID: ptr("p3"), Subject: "s", Status: store.ThreadOpen, CreatedAt: day(3, 9)}
+	ti := store.Thread{ID: "ti", OrgID: orgA, ProjectID: ptr("p3"), Subject: "s", Status: store.ThreadOpen, CreatedAt: day(3, 9), Internal: true}
+	is.NoErr(w.PutThread(ctx, tx))
+	is.NoErr(w.PutThread(ctx, ti))
+	is.NoErr(w.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "tx", Author: author, Body: "b", CreatedAt: day(3, 9)}))
+	is.NoErr(w.PutMessage(ctx, store.Message{ID: "mi", OrgID: orgA, ThreadID: "ti", Author: author, Body: "b", CreatedAt: day(3, 9)}))
+	pass(s)
+	tx.ProjectID, ti.ProjectID = ptr("p5"), ptr("p5")
+	is.NoErr(w.PutThread(ctx, tx))
+	is.NoErr(w.PutThread(ctx, ti))
+	threadsOnly := func(ids ...string) func(q *store.DeletionQuery) {
+		return func(q *store.DeletionQuery) {
+			q.OnlyProjects, q.OnlyKinds = ids, []store.Kind{store.KindThread, store.KindMessage}
+		}
+	}
+	checkLists(t, s, []list{
+		{"threads of p3", deletions(c, orgA, q(threadsOnly("p3"))), []string{"message mx", "thread tx"}},
+		{"threads of p5", deletions(c, orgA, q(threadsOnly("p5"))), []string{}},
+		{"threads, unrestricted", deletions(c, orgA, q(func(q *store.DeletionQuery) { q.OnlyKinds = []store.Kind{store.KindThread, store.KindMessage} })), []string{}},
+	})
+	pass(s)
+	tx.ProjectID = ptr("p3")
+	is.NoErr(w.PutThread(ctx, tx))
+	checkLists(t, s, []list{
+		{"threads of p3, tx back", deletions(c, orgA, q(threadsOnly("p3"))), []string{}},
+		{"threads of p5, tx gone", deletions(c, orgA, q(threadsOnly("p5"))), []string{"message mx", "thread tx"}},
+	})
 }
