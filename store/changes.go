@@ -63,7 +63,13 @@ type DeletionQuery struct {
 	OnlyKinds []Kind
 	// OnlyProjects, when not nil, keeps only records whose ProjectID is
 	// one of these, never one without (none when it is empty): a key
-	// restricted to projects (see Restrictable).
+	// restricted to projects (see Restrictable). It adds the departures
+	// of items that still exist: each item that left one of these
+	// projects (moved to another project or to none, as a deleted
+	// project's invoices do) and is in none of them now, once, with
+	// ProjectID the project it left and DeletedAt when it last left one,
+	// in the same order and total. Without it, a list never holds an item
+	// that still exists.
 	OnlyProjects []string
 }
 
@@ -81,6 +87,9 @@ type DeletionQuery struct {
 //   - every item removed (by a Deleter, or by a cascade) leaves a
 //     Deletion, kept at least DeletionRetention, and dropped when an item
 //     of the same kind and id is put again.
+//   - every visible item that moves out of a project while it exists
+//     leaves a departure (see DeletionQuery.OnlyProjects), kept like a
+//     Deletion and dropped when the item is back in that project.
 //
 // statusapi offers the updatedSince parameter and GET /v1/deletions only
 // on a store that implements it; implementations are safe for concurrent
