@@ -209,7 +209,7 @@ func generate(t *testing.T, wd world, org string, r *rand.Rand, deletes bool) tr
 		}
 		for id, q := range tr.invoices {
 			if q == p {
-				tr.invoices[id] = "" // stays, without its project
+				tr.invoices[id] = ""     // stays, without its project
 				record("invoice", id, p) // which a key of p sees it leave
 			}
 		}
