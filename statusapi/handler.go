@@ -209,6 +209,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"github.com/clientstatus/clientstatus/internal/pace"
 	mrand "math/rand/v2"
 	"net/http"
 	"path"
@@ -313,7 +314,7 @@ type handler struct {
 	lim          ratelimit.Limiter
 	cfg          config
 	mux          *http.ServeMux
-	outage       pacer       // paces the unavailable lines (outage.go)
+	outage       pace.Pacer  // paces the unavailable lines (outage.go)
 	refused      refusedKeys // paces the lines about revoked and expired keys
 	docs         openAPIDocs // the served OpenAPI document, per public URL
 }

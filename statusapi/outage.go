@@ -3,7 +3,6 @@ package statusapi
 import (
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 )
 
@@ -16,36 +15,11 @@ import (
 // one per request.
 const UnavailableLogInterval = 10 * time.Second
 
-// pacer paces log lines about repeated events: the first is logged at
-// once, then at most one per interval, each with the number of events
-// since the line before. Its zero value has logged nothing yet. The
-// handler paces its unavailable lines with one, and its lines about each
-// refused key (refusedkeys.go).
-type pacer struct {
-	last  atomic.Int64 // when the last line was logged, Unix ns; 0: never
-	count atomic.Int64 // events since that line
-}
-
-// tick counts one event at now and returns the number of events to log
-// with, or 0 when no line is due within every of the last.
-func (p *pacer) tick(now time.Time, every time.Duration) int64 {
-	p.count.Add(1)
-	t := now.UnixNano()
-	last := p.last.Load()
-	if last != 0 && t-last < int64(every) {
-		return 0
-	}
-	if !p.last.CompareAndSwap(last, t) {
-		return 0 // another event is being logged
-	}
-	return p.count.Swap(0)
-}
-
 // logUnavailable counts one request answered 503 for err and logs it,
 // with the count, when no line was logged within UnavailableLogInterval
 // on the handler's clock.
 func (h *handler) logUnavailable(w http.ResponseWriter, r *http.Request, err error) {
-	if n := h.outage.tick(h.cfg.now(), UnavailableLogInterval); n > 0 {
+	if n := h.outage.Tick(h.cfg.now(), UnavailableLogInterval); n > 0 {
 		h.log(r, w, slog.LevelError, "statusapi: backend unavailable, answering 503",
 			"err", err.Error(), "failed_requests", n)
 	}

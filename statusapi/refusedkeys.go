@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"errors"
+	"github.com/clientstatus/clientstatus/internal/pace"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -21,7 +22,7 @@ const RefusedKeyLogInterval = time.Minute
 // the keys the portal made, not by what clients send. The zero value is
 // ready.
 type refusedKeys struct {
-	byID sync.Map // key id to *pacer
+	byID sync.Map // key id to *pace.Pacer
 }
 
 // logRefusedKey logs, at Info, a request refused for a key the key
@@ -37,9 +38,9 @@ func (h *handler) logRefusedKey(w http.ResponseWriter, r *http.Request, err erro
 	}
 	v, ok := h.refused.byID.Load(ke.KeyID)
 	if !ok {
-		v, _ = h.refused.byID.LoadOrStore(ke.KeyID, new(pacer))
+		v, _ = h.refused.byID.LoadOrStore(ke.KeyID, new(pace.Pacer))
 	}
-	n := v.(*pacer).tick(h.cfg.now(), RefusedKeyLogInterval)
+	n := v.(*pace.Pacer).Tick(h.cfg.now(), RefusedKeyLogInterval)
 	if n == 0 {
 		return
 	}

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"github.com/clientstatus/clientstatus/internal/pace"
 	"net/http"
 	"sync"
 	"time"
@@ -32,6 +33,9 @@ type Dispatcher struct {
 	seal   sealer
 	cfg    config
 	client *http.Client
+
+	// trouble paces the pass loop's lines about a failing store (StoreLogInterval).
+	trouble pace.Pacer
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // the running pass loop's
@@ -115,7 +119,7 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 	for {
 		endpoints, err := d.st.EnabledWebhookEndpoints(loop)
 		if err != nil && loop.Err() == nil {
-			d.cfg.logger.Warn("webhook: listing endpoints", "err", err)
+			d.storeTrouble("webhook: listing endpoints", err)
 		}
 		// The attempts of this pass read the endpoints as listed: a
 		// change of URL or secret applies from the next pass on.
@@ -127,14 +131,14 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 				go forward(d.ev.WatchEvents(loop, e.OrgID), wake)
 			}
 			if err := d.enqueue(loop, e); err != nil && loop.Err() == nil {
-				d.cfg.logger.Warn("webhook: queueing events", "org", e.OrgID, "endpoint", e.ID, "err", err)
+				d.storeTrouble("webhook: queueing events", err, "org", e.OrgID, "endpoint", e.ID)
 			}
 		}
 		for free := cap(slots) - len(slots); free > 0 && loop.Err() == nil; free = cap(slots) - len(slots) {
 			jobs, err := d.st.ClaimWebhookJobs(loop, d.cfg.now(), free, d.cfg.claim)
 			if err != nil {
 				if loop.Err() == nil {
-					d.cfg.logger.Warn("webhook: claiming deliveries", "err", err)
+					d.storeTrouble("webhook: claiming deliveries", err)
 				}
 				break
 			}
@@ -225,4 +229,18 @@ func ignoreConflict(err error) error {
 		return nil
 	}
 	return err
+}
+
+// StoreLogInterval is the least time between two of a dispatcher's log
+// lines about a store that fails (listing endpoints, queueing, claiming):
+// the first failure is logged at once, then at most one line per interval,
+// with the number of failures since (failures), so that an outage costs a
+// few lines, not one per pass.
+const StoreLogInterval = time.Minute
+
+// storeTrouble logs a failure of the store, paced by StoreLogInterval.
+func (d *Dispatcher) storeTrouble(msg string, err error, args ...any) {
+	if n := d.trouble.Tick(d.cfg.now(), StoreLogInterval); n > 0 {
+		d.cfg.logger.Warn(msg, append(args, "err", err, "failures", n)...)
+	}
 }

@@ -14,8 +14,9 @@ import (
 // and checks what N failed requests write to the log: one request line
 // each, a warning, and one line from the API saying why, with a count, not
 // a warning and an error per request; and at most one line from the cache's
-// listening connection, whatever its retries, and from the request log,
-// whose batches are lost meanwhile.
+// listening connection, whatever its retries, from the request log,
+// whose batches are lost meanwhile, and from the webhook dispatcher, whose
+// passes fail meanwhile.
 func TestOutageLogIsPaced(t *testing.T) {
 	is := is.New(t)
 	u, err := url.Parse(testSchema(t, testenv.PostgresURL(t)))
@@ -32,7 +33,7 @@ func TestOutageLogIsPaced(t *testing.T) {
 		res := call(t, "GET", s.url+"/v1/projects", "key-acme-1")
 		is.Equal(res.status, 503)
 	}
-	var requests, unavailable, listening, reqlog, other int
+	var requests, unavailable, listening, reqlog, webhooks, other int
 	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()[before:]), "\n") {
 		switch {
 		case strings.Contains(line, "msg=request") && strings.Contains(line, "status=503"):
@@ -45,6 +46,8 @@ func TestOutageLogIsPaced(t *testing.T) {
 			listening++
 		case strings.Contains(line, "request log: records lost"):
 			reqlog++
+		case strings.Contains(line, "msg=\"webhook: "):
+			webhooks++
 		default:
 			other++
 			t.Logf("unexpected line: %s", line)
@@ -54,5 +57,6 @@ func TestOutageLogIsPaced(t *testing.T) {
 	is.Equal(unavailable, 1) // one line saying why, for the whole outage so far
 	is.True(listening <= 1)  // at most one from the listening connection
 	is.True(reqlog <= 1)     // at most one from the request log, with a count
+	is.True(webhooks <= 1)   // at most one from the webhook dispatcher, with a count
 	is.Equal(other, 0)       // and nothing else
 }
