@@ -309,7 +309,7 @@ func TestThreadsMigrationRunsAgain(t *testing.T) {
 	var triggers int
 	is.NoErr(db.NewRaw(`SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal
 		AND tgrelid IN ('threads'::regclass, 'messages'::regclass, 'attachments'::regclass)`).Scan(ctx, &triggers))
-	is.Equal(triggers, 7+8+1+3*4+2+2*3) // each once: the threads migration's, the four a table of 20260801000001_versions, clientstatus_seconds on threads and messages, and the three of 20261001000002_events on each
+	is.Equal(triggers, 7+8+1+3*4+2+2*3+2*2) // each once: the threads migration's, the four a table of 20260801000001_versions, clientstatus_seconds on threads and messages, the three of 20261001000002_events and the two of 20261001000004_departures on each
 }
 
 func ptr[T any](v T) *T { return &v }
