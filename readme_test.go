@@ -283,6 +283,23 @@ func TestREADMERoutes(t *testing.T) {
 	}
 }
 
+// TestREADMERoutesOnPostgres checks what the README's route table says of
+// the two stores: bunstore serves every route the in-memory store does.
+func TestREADMERoutesOnPostgres(t *testing.T) {
+	is := is.New(t)
+	db, err := bunstore.Open(context.Background(), testenv.PostgresURL(t))
+	is.NoErr(err)
+	defer db.Close()
+	onMemory := statusapi.Routes(store.NewMemory())
+	onPostgres := statusapi.Routes(bunstore.New(db))
+	for _, r := range onMemory {
+		if !slices.Contains(onPostgres, r) {
+			t.Errorf("bunstore does not serve GET %s, which the in-memory store serves and README.md lists for both", r)
+		}
+	}
+	is.Equal(len(onPostgres), len(onMemory)) // and no route of its own
+}
+
 // mdLink is a Markdown link or image: its target, up to a space or ")".
 var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
