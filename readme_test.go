@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,10 +30,12 @@ import (
 )
 
 // The README's Go snippets are the functions below, word for word: the
-// test TestREADMESnippets checks that every Go block of the README that
-// starts with "func " is in this file (or, for chi and echo, in
+// test TestREADMESnippets checks that every Go block of the README and of
+// docs/ that starts with "func " is in this file (or, for chi and echo, in
 // examples/mounting/mounting.go), and the other tests run them, so the
-// README cannot show code that does not compile or does not work.
+// docs cannot show code that does not compile or does not work.
+// TestREADMERoutes checks the README's route table against
+// statusapi.Routes, and TestDocLinks every relative link of the docs.
 
 // mountInMemory is the README's "Mount it in your Go server" snippet.
 func mountInMemory(ctx context.Context, mux *http.ServeMux) (*auth.Keys, error) {
@@ -198,8 +202,6 @@ var goBlock = regexp.MustCompile("(?s)```go\n(func .*?)```")
 
 func TestREADMESnippets(t *testing.T) {
 	is := is.New(t)
-	readme, err := os.ReadFile("README.md")
-	is.NoErr(err)
 	source, err := os.ReadFile("readme_test.go")
 	is.NoErr(err)
 	// The snippets for chi and echo live in a module of their own, so
@@ -207,13 +209,162 @@ func TestREADMESnippets(t *testing.T) {
 	mounting, err := os.ReadFile("examples/mounting/mounting.go")
 	is.NoErr(err)
 	source = append(source, mounting...)
-	blocks := goBlock.FindAllSubmatch(readme, -1)
-	is.True(len(blocks) >= 1) // the README shows its snippets as functions
-	for _, b := range blocks {
-		snippet := string(b[1])
-		name, _, _ := strings.Cut(snippet, "(")
-		if !strings.Contains(string(source), snippet) {
-			t.Errorf("README.md's %s is not word for word in readme_test.go, where it is compiled and run: copy one to the other", name)
+	readme, err := os.ReadFile("README.md")
+	is.NoErr(err)
+	is.True(len(goBlock.FindAllSubmatch(readme, -1)) >= 1) // the README shows its snippets as functions
+	for _, doc := range docFiles(t) {
+		text, err := os.ReadFile(doc)
+		is.NoErr(err)
+		for _, b := range goBlock.FindAllSubmatch(text, -1) {
+			snippet := string(b[1])
+			name, _, _ := strings.Cut(snippet, "(")
+			if !strings.Contains(string(source), snippet) {
+				t.Errorf("%s's %s is not word for word in readme_test.go, where it is compiled and run: copy one to the other", doc, name)
+			}
 		}
 	}
+}
+
+// docFiles returns README.md and the Markdown files of docs/.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"README.md"}, docs...)
+}
+
+// TestREADMEStartsANewcomer checks the two commands the README's "Try it"
+// gives, and that it says how to run the tests that skip.
+func TestREADMEStartsANewcomer(t *testing.T) {
+	is := is.New(t)
+	readme, err := os.ReadFile("README.md")
+	is.NoErr(err)
+	text := string(readme)
+	is.True(strings.Contains(text, "```sh\ngo run ./examples/server\ngo test ./...\n```")) // the two set-up commands, as one block
+	is.True(strings.Contains(text, "TEST_DATABASE_URL="))                                  // how to run the PostgreSQL tests
+	is.True(strings.Contains(text, "TEST_REDIS_URL="))                                     // and the Redis ones
+	is.True(strings.Count(text, "\n") <= 400)                                              // the README stays short: the rest is in docs/
+}
+
+// routeRow is a row of the README's route table: "| `GET /v1/...` |".
+var routeRow = regexp.MustCompile("(?m)^\\| `GET (/v1/[^`]*)` \\|")
+
+func TestREADMERoutes(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Routes\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Routes" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var listed []string
+	for _, m := range routeRow.FindAllStringSubmatch(section, -1) {
+		listed = append(listed, m[1])
+	}
+	served := statusapi.Routes(store.NewMemory()) // the in-memory store serves every route
+	for _, r := range served {
+		if !slices.Contains(listed, r) {
+			t.Errorf("README.md's route table misses GET %s, which statusapi.Routes serves: add a row", r)
+		}
+	}
+	for _, r := range listed {
+		if !slices.Contains(served, r) {
+			t.Errorf("README.md's route table lists GET %s, which statusapi.Routes does not serve: remove the row or fix it", r)
+		}
+	}
+	for i, r := range listed {
+		if slices.Contains(listed[:i], r) {
+			t.Errorf("README.md's route table lists GET %s twice", r)
+		}
+	}
+}
+
+// TestREADMERoutesOnPostgres checks what the README's route table says of
+// the two stores: bunstore serves every route the in-memory store does.
+func TestREADMERoutesOnPostgres(t *testing.T) {
+	is := is.New(t)
+	db, err := bunstore.Open(context.Background(), testenv.PostgresURL(t))
+	is.NoErr(err)
+	defer db.Close()
+	onMemory := statusapi.Routes(store.NewMemory())
+	onPostgres := statusapi.Routes(bunstore.New(db))
+	for _, r := range onMemory {
+		if !slices.Contains(onPostgres, r) {
+			t.Errorf("bunstore does not serve GET %s, which the in-memory store serves and README.md lists for both", r)
+		}
+	}
+	is.Equal(len(onPostgres), len(onMemory)) // and no route of its own
+}
+
+// mdLink is a Markdown link or image: its target, up to a space or ")".
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// fence matches a fenced code block, whose text holds no links.
+var fence = regexp.MustCompile("(?ms)^ *```.*?^ *```")
+
+// TestDocLinks checks every relative link of README.md and docs/: the file
+// exists and, for a link to a heading (file.md#heading), the heading does,
+// as GitHub names its anchors.
+func TestDocLinks(t *testing.T) {
+	anchors := map[string][]string{}
+	anchorsOf := func(file string) []string {
+		if a, ok := anchors[file]; ok {
+			return a
+		}
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return nil
+		}
+		var a []string
+		for _, line := range strings.Split(fence.ReplaceAllString(string(text), ""), "\n") {
+			if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") {
+				a = append(a, anchor(h))
+			}
+		}
+		anchors[file] = a
+		return a
+	}
+	for _, doc := range docFiles(t) {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(fence.ReplaceAllString(string(text), ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, frag, _ := strings.Cut(target, "#")
+			path := doc
+			if file != "" {
+				path = filepath.Join(filepath.Dir(doc), file)
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s links to %s, which does not exist", doc, target)
+					continue
+				}
+			}
+			if frag != "" && !slices.Contains(anchorsOf(path), frag) {
+				t.Errorf("%s links to %s, but %s has no heading with the anchor #%s", doc, target, path, frag)
+			}
+		}
+	}
+}
+
+// anchor returns the anchor GitHub gives a heading: lower case, spaces as
+// hyphens, punctuation other than hyphens and underscores dropped.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
