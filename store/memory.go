@@ -100,7 +100,8 @@ var (
 	_ Versions      = (*Memory)(nil)
 )
 
-// MemoryOption configures NewMemory. Options follow the module's policy:
+// MemoryOption configures NewMemory. Options follow the module's one
+// policy (see package [github.com/clientstatus/clientstatus/option]):
 // each sets a field of a configuration that starts from the defaults, and
 // a nil option, or an option given nil, keeps the default.
 type MemoryOption func(*memoryConfig)

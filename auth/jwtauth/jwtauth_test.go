@@ -22,8 +22,8 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
-	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
