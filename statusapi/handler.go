@@ -217,7 +217,6 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -277,9 +276,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	case lim == nil:
 		return config{}, errors.New("statusapi.New: nil ratelimit.Limiter")
 	}
-	cfg := defaultConfig()
-	option.Apply(&cfg, opts)
-	return cfg, cfg.check()
+	return newConfig(opts)
 }
 
 // discover finds the optional interfaces of the handler's store and

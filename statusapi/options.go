@@ -212,6 +212,22 @@ func WithShutdown(ctx context.Context) Option {
 	return func(c *config) { c.shutdown = ctx }
 }
 
+// ValidateOptions reports the *option.Error with which New would panic
+// for opts, or nil: Validate without the parts, for a program that checks
+// the options it builds from configuration (flags, environment) before it
+// opens its store.
+func ValidateOptions(opts ...Option) error {
+	_, err := newConfig(opts)
+	return err
+}
+
+// newConfig applies opts to the defaults and checks the result.
+func newConfig(opts []Option) (config, error) {
+	cfg := defaultConfig()
+	option.Apply(&cfg, opts)
+	return cfg, cfg.check()
+}
+
 // check reports the first option that holds a value no default stands
 // for, as an *option.Error: New panics with it, Validate returns it.
 func (c *config) check() error {
