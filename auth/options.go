@@ -87,14 +87,7 @@ func WithLogger(l *slog.Logger) Option {
 // DefaultFlushInterval, and a negative d is an error. NewKeys reads it.
 func WithFlushInterval(d time.Duration) Option {
 	return func(c *config) {
-		switch {
-		case d < 0:
-			c.keysCheck.Refuse("auth", "WithFlushInterval", "%v is negative", d)
-		case d == 0:
-			c.flushEvery = DefaultFlushInterval
-		default:
-			c.flushEvery = d
-		}
+		option.NonNegative(&c.keysCheck, "auth", "WithFlushInterval", &c.flushEvery, d, DefaultFlushInterval)
 	}
 }
 
@@ -104,14 +97,7 @@ func WithFlushInterval(d time.Duration) Option {
 // DefaultCacheTTL, and a negative d is an error. NewCache reads it.
 func WithCacheTTL(d time.Duration) Option {
 	return func(c *config) {
-		switch {
-		case d < 0:
-			c.cacheCheck.Refuse("auth", "WithCacheTTL", "%v is negative", d)
-		case d == 0:
-			c.cacheTTL = DefaultCacheTTL
-		default:
-			c.cacheTTL = d
-		}
+		option.NonNegative(&c.cacheCheck, "auth", "WithCacheTTL", &c.cacheTTL, d, DefaultCacheTTL)
 	}
 }
 
@@ -119,14 +105,7 @@ func WithCacheTTL(d time.Duration) Option {
 // DefaultCacheSize, and a negative n is an error. NewCache reads it.
 func WithMaxEntries(n int) Option {
 	return func(c *config) {
-		switch {
-		case n < 0:
-			c.cacheCheck.Refuse("auth", "WithMaxEntries", "%d is negative", n)
-		case n == 0:
-			c.maxEntries = DefaultCacheSize
-		default:
-			c.maxEntries = n
-		}
+		option.NonNegative(&c.cacheCheck, "auth", "WithMaxEntries", &c.maxEntries, n, DefaultCacheSize)
 	}
 }
 

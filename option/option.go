@@ -118,3 +118,19 @@ func Apply[C any, O ~func(*C)](c *C, opts []O) {
 		}
 	}
 }
+
+// NonNegative applies the policy to an option that takes a count, a size
+// or a duration: it sets *field to v when v is positive, to def, the
+// option's documented default, when v is 0 (so that a later zero undoes
+// an earlier value), and records an *Error for the option of pkg when v
+// is negative, leaving *field as it was.
+func NonNegative[T ~int | ~int64](c *Check, pkg, option string, field *T, v, def T) {
+	switch {
+	case v < 0:
+		c.Refuse(pkg, option, "%v is negative", v)
+	case v == 0:
+		*field = def
+	default:
+		*field = v
+	}
+}

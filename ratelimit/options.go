@@ -109,12 +109,7 @@ func WithRate(plan store.Plan, r Rate) Option {
 // d is an error.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) {
-		if d < 0 {
-			c.refuse("WithTimeout", "%v is negative", d)
-		}
-		if d > 0 {
-			c.timeout = d
-		}
+		option.NonNegative(&c.Check, "ratelimit", "WithTimeout", &c.timeout, d, DefaultTimeout)
 	}
 }
 
@@ -129,12 +124,7 @@ func WithTimeout(d time.Duration) Option {
 // one request at most the timeout. A negative d is an error.
 func WithOutageBackoff(d time.Duration) Option {
 	return func(c *config) {
-		if d < 0 {
-			c.refuse("WithOutageBackoff", "%v is negative", d)
-		}
-		if d > 0 {
-			c.backoff = d
-		}
+		option.NonNegative(&c.Check, "ratelimit", "WithOutageBackoff", &c.backoff, d, DefaultOutageBackoff)
 	}
 }
 

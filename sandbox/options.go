@@ -49,27 +49,13 @@ func Validate(opts ...Option) error {
 // WithInterval sets how often Run changes each sandbox (DefaultInterval
 // when d is 0). A negative d is an error.
 func WithInterval(d time.Duration) Option {
-	return func(c *config) {
-		switch {
-		case d < 0:
-			c.Refuse("sandbox", "WithInterval", "%v is negative", d)
-		case d > 0:
-			c.every = d
-		}
-	}
+	return func(c *config) { option.NonNegative(&c.Check, "sandbox", "WithInterval", &c.every, d, DefaultInterval) }
 }
 
 // WithChanges sets how many changes Step makes to each sandbox
 // (DefaultChanges when n is 0). A negative n is an error.
 func WithChanges(n int) Option {
-	return func(c *config) {
-		switch {
-		case n < 0:
-			c.Refuse("sandbox", "WithChanges", "%d is negative", n)
-		case n > 0:
-			c.changes = n
-		}
-	}
+	return func(c *config) { option.NonNegative(&c.Check, "sandbox", "WithChanges", &c.changes, n, DefaultChanges) }
 }
 
 // WithSeed makes the Simulator's choices deterministic: the same seed,

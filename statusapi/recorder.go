@@ -109,25 +109,33 @@ type recorderConfig struct {
 // WithRecorderBuffer sets how many requests wait in the buffer at most
 // (DefaultRecorderBuffer).
 func WithRecorderBuffer(n int) RecorderOption {
-	return func(c *recorderConfig) { c.buffer = keep(c, c.buffer, n, "WithRecorderBuffer") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderBuffer", &c.buffer, n, DefaultRecorderBuffer)
+	}
 }
 
 // WithRecorderBatch sets the most records of one write
 // (DefaultRecorderBatch).
 func WithRecorderBatch(n int) RecorderOption {
-	return func(c *recorderConfig) { c.batch = keep(c, c.batch, n, "WithRecorderBatch") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderBatch", &c.batch, n, DefaultRecorderBatch)
+	}
 }
 
 // WithRecorderFlushInterval sets how often the buffer is written
 // (DefaultRecorderFlushInterval).
 func WithRecorderFlushInterval(d time.Duration) RecorderOption {
-	return func(c *recorderConfig) { c.flush = keep(c, c.flush, d, "WithRecorderFlushInterval") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderFlushInterval", &c.flush, d, DefaultRecorderFlushInterval)
+	}
 }
 
 // WithRecorderPruneInterval sets how often the sink's retention job runs
 // (DefaultRecorderPruneInterval).
 func WithRecorderPruneInterval(d time.Duration) RecorderOption {
-	return func(c *recorderConfig) { c.prune = keep(c, c.prune, d, "WithRecorderPruneInterval") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderPruneInterval", &c.prune, d, DefaultRecorderPruneInterval)
+	}
 }
 
 // WithRecorderLogger sets where failed writes are logged (slog.Default()
@@ -138,19 +146,6 @@ func WithRecorderLogger(l *slog.Logger) RecorderOption {
 			c.logger = l
 		}
 	}
-}
-
-// keep returns v, or old when v is zero; when v is negative it records
-// an *option.Error naming the option and returns old.
-func keep[T int | time.Duration](c *recorderConfig, old, v T, name string) T {
-	switch {
-	case v < 0:
-		c.Refuse("statusapi", name, "%v is negative", v)
-		return old
-	case v == 0:
-		return old
-	}
-	return v
 }
 
 // newRecorderConfig applies opts to the defaults and reports the first

@@ -35,8 +35,8 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{schedule: DefaultSchedule, now: time.Now, poll: time.Second, claim: time.Minute,
-		concurrency: 16, timeout: DeliveryTimeout, observer: nopObserver{}, logger: slog.New(slog.DiscardHandler)}
+	c := config{schedule: DefaultSchedule, now: time.Now, poll: defaultPoll, claim: defaultClaim,
+		concurrency: defaultConcurrency, timeout: DeliveryTimeout, observer: nopObserver{}, logger: slog.New(slog.DiscardHandler)}
 	option.Apply(&c, opts)
 	return c
 }
@@ -49,16 +49,12 @@ func Validate(opts ...Option) error {
 	return c.Err()
 }
 
-// duration sets *field to d when d is positive, keeps it when d is 0, and
-// records an *option.Error naming the option when d is negative.
-func (c *config) duration(name string, field *time.Duration, d time.Duration) {
-	switch {
-	case d < 0:
-		c.Refuse("webhook", name, "negative duration %v", d)
-	case d > 0:
-		*field = d
-	}
-}
+// Defaults of the dispatcher's options.
+const (
+	defaultPoll        = time.Second
+	defaultClaim       = time.Minute
+	defaultConcurrency = 16
+)
 
 // WithSchedule sets the delays between attempts (DefaultSchedule unless
 // set): len(s)+1 attempts in all, each delay moved by 10 to 20 per cent of
@@ -97,7 +93,7 @@ func WithClock(now func() time.Time) Option {
 // due retries without being woken (1 s unless set): the bound on delivery
 // latency while the store's notifications are down.
 func WithPollInterval(d time.Duration) Option {
-	return func(c *config) { c.duration("WithPollInterval", &c.poll, d) }
+	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithPollInterval", &c.poll, d, defaultPoll) }
 }
 
 // WithClaimExpiry sets how long a claimed delivery stays with the replica
@@ -105,26 +101,23 @@ func WithPollInterval(d time.Duration) Option {
 // delivers it after this long. It must exceed the attempt's timeout; a
 // shorter one lets two replicas deliver one attempt at once.
 func WithClaimExpiry(d time.Duration) Option {
-	return func(c *config) { c.duration("WithClaimExpiry", &c.claim, d) }
+	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithClaimExpiry", &c.claim, d, defaultClaim) }
 }
 
 // WithConcurrency sets how many attempts one dispatcher makes at once (16
 // unless set).
 func WithConcurrency(n int) Option {
 	return func(c *config) {
-		switch {
-		case n < 0:
-			c.Refuse("webhook", "WithConcurrency", "%d is negative", n)
-		case n > 0:
-			c.concurrency = n
-		}
+		option.NonNegative(&c.Check, "webhook", "WithConcurrency", &c.concurrency, n, defaultConcurrency)
 	}
 }
 
 // WithTimeout sets how long an attempt may take (DeliveryTimeout unless
 // set).
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.duration("WithTimeout", &c.timeout, d) }
+	return func(c *config) {
+		option.NonNegative(&c.Check, "webhook", "WithTimeout", &c.timeout, d, DeliveryTimeout)
+	}
 }
 
 // WithObserver sets what is told of every attempt (nothing unless set);
