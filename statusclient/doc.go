@@ -14,7 +14,8 @@
 //     conditional list calls (IfNoneMatch, answered with ErrNotModified) for
 //     cheap polling.
 //
-// It depends on the standard library only.
+// It depends on the standard library only, and on package option of this
+// module (the options policy and its error, itself standard library only).
 //
 //	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
 //	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}) {
