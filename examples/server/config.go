@@ -127,14 +127,12 @@ func (c config) apiOptions() []statusapi.Option {
 	return opts
 }
 
-// limiterOptions are the rate limiter's, memory or Redis.
+// limiterOptions are the rate limiter's, memory or Redis: the -redis-
+// flags change nothing in memory, which neither waits nor fails, but are
+// checked either way.
 func (c config) limiterOptions(log *slog.Logger) []ratelimit.Option {
-	opts := []ratelimit.Option{ratelimit.WithLogger(log)}
-	if c.redisURL != "" {
-		opts = append(opts, ratelimit.WithPrefix(c.redisPrefix),
-			ratelimit.WithTimeout(c.redisWait), ratelimit.WithOutagePolicy(c.redisOutage))
-	}
-	return opts
+	return []ratelimit.Option{ratelimit.WithLogger(log), ratelimit.WithPrefix(c.redisPrefix),
+		ratelimit.WithTimeout(c.redisWait), ratelimit.WithOutagePolicy(c.redisOutage)}
 }
 
 // sandboxOptions are the sandbox simulator's.
