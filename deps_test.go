@@ -15,6 +15,7 @@ import (
 	// see.
 	_ "github.com/clientstatus/clientstatus/auth"
 	_ "github.com/clientstatus/clientstatus/envelope"
+	_ "github.com/clientstatus/clientstatus/option"
 	_ "github.com/clientstatus/clientstatus/ratelimit"
 	_ "github.com/clientstatus/clientstatus/statusapi"
 	_ "github.com/clientstatus/clientstatus/store"
@@ -34,6 +35,7 @@ var stdlibOnly = []struct {
 	{"./ratelimit", "the Limiter interface and the in-memory limiter; Redis lives in ratelimit/redislimit"},
 	{"./statusapi", "the http.Handler, with auth, ratelimit and store"},
 	{"./envelope", "the JSON envelope and the error catalogue"},
+	{"./option", "the options policy and its error, imported by every package with options"},
 }
 
 // TestStdlibOnlyPackages fails when a package of stdlibOnly, or anything it

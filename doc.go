@@ -34,6 +34,10 @@
 //     Webhooks specifies, retried, shared by replicas, to public addresses
 //     only (standard library and this module).
 //   - files: where deliverables' bytes come from (memory, an fs.FS).
+//   - option: the one policy every package's options follow (nil and
+//     zero values keep the default, a value no default stands for is an
+//     *option.Error naming the option, reported by the constructor and
+//     the package's Validate), and how to give every part one logger.
 //   - openapi: the OpenAPI 3.1 document of /v1, embedded.
 //   - statusclient: a typed Go client for /v1, standard library only.
 //   - examples/server: a standalone server wiring it all, on demo data, a

@@ -79,16 +79,19 @@ var _ KeyResolver = (*Cache)(nil)
 // NewCache returns a Cache in front of r. It reads the options
 // WithCacheTTL (how long an answer is remembered, DefaultCacheTTL by
 // default), WithMaxEntries, WithClock and WithInvalidations, and ignores
-// the others. When r is an Invalidations (Keys is, and so is a Chain), the
-// cache subscribes to it as well, so that auth.NewCache(keys) forgets a
-// key Keys revokes with no other wiring; Close ends the subscriptions. It
-// panics if r is nil or an option's value is one no default stands for
-// (see Option).
+// the others, unchecked. When r is an Invalidations (Keys is, and so is a
+// Chain), the cache subscribes to it as well, so that auth.NewCache(keys)
+// forgets a key Keys revokes with no other wiring; Close ends the
+// subscriptions. It panics if r is nil, and with an *option.Error if an
+// option it reads is given a value no default stands for (see Option).
 func NewCache(r KeyResolver, opts ...Option) *Cache {
 	if r == nil {
 		panic("auth: NewCache needs a KeyResolver")
 	}
 	c := newConfig(opts)
+	if err := c.cacheCheck.Err(); err != nil {
+		panic(err)
+	}
 	cache := &Cache{
 		next:    r,
 		ttl:     c.cacheTTL,

@@ -55,14 +55,17 @@ var (
 )
 
 // NewKeys returns the key lifecycle on ks. It reads the options WithClock,
-// WithLogger, WithFlushInterval and WithPublisher, and ignores the others.
-// It panics if ks is nil or an option's value is one no default stands for
-// (see Option).
+// WithLogger, WithFlushInterval and WithPublisher, and ignores the others,
+// unchecked. It panics if ks is nil, and with an *option.Error if an
+// option it reads is given a value no default stands for (see Option).
 func NewKeys(ks KeyStore, opts ...Option) *Keys {
 	if ks == nil {
 		panic("auth: NewKeys needs a KeyStore")
 	}
 	c := newConfig(opts)
+	if err := c.keysCheck.Err(); err != nil {
+		panic(err)
+	}
 	k := &Keys{
 		store:   ks,
 		now:     c.now,

@@ -1,19 +1,22 @@
 package auth
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // Option configures NewKeys and NewCache. One type serves both, so that a
 // clock or a logger is given to each the same way; each option says which
-// constructor reads it. An option a constructor does not read is ignored,
-// so one list of options may be passed to both, but a value that no
-// default stands for (a negative duration or size) makes either
-// constructor panic with a message naming the option: it is a mistake in
-// the code, wherever it is passed. A zero value (0, nil) means the
-// option's default. A nil Option is ignored.
+// constructor reads it, and an option a constructor does not read is
+// ignored there, unchecked, so one list of options may be passed to both.
+// Options follow the module's one policy (see package
+// [github.com/clientstatus/clientstatus/option]): a nil Option is
+// ignored, nil or a zero value means the option's default, and a value
+// that no default stands for (a negative duration or size) is an
+// *option.Error naming the option, with which the constructor that reads
+// it panics and which Validate returns.
 type Option func(*config)
 
 // config is what the options set, defaults first.
@@ -27,10 +30,12 @@ type config struct {
 	// resolver (WithInvalidations).
 	invalidations []Invalidations
 	publisher     Publisher
+	// keysCheck and cacheCheck hold the errors of the options NewKeys
+	// and NewCache read.
+	keysCheck, cacheCheck option.Check
 }
 
-// newConfig applies opts over the defaults, and panics on a value that no
-// default stands for.
+// newConfig applies opts over the defaults.
 func newConfig(opts []Option) config {
 	c := config{
 		now:        time.Now,
@@ -39,21 +44,19 @@ func newConfig(opts []Option) config {
 		cacheTTL:   DefaultCacheTTL,
 		maxEntries: DefaultCacheSize,
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.flushEvery < 0 {
-		panic(fmt.Sprintf("auth: WithFlushInterval: %v is negative", c.flushEvery))
-	}
-	if c.cacheTTL < 0 {
-		panic(fmt.Sprintf("auth: WithCacheTTL: %v is negative", c.cacheTTL))
-	}
-	if c.maxEntries < 0 {
-		panic(fmt.Sprintf("auth: WithMaxEntries: %d is negative", c.maxEntries))
-	}
+	option.Apply(&c, opts)
 	return c
+}
+
+// Validate reports the *option.Error with which NewKeys or NewCache would
+// panic given opts, or nil: a program that builds its options from
+// configuration calls it first.
+func Validate(opts ...Option) error {
+	c := newConfig(opts)
+	if err := c.keysCheck.Err(); err != nil {
+		return err
+	}
+	return c.cacheCheck.Err()
 }
 
 // WithClock replaces time.Now, for tests; nil means time.Now. NewKeys reads
@@ -81,37 +84,28 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithFlushInterval sets how often, at most, Keys writes last-use times
 // to its KeyStore, which is also how stale "last used" may be; 0 means
-// DefaultFlushInterval, and a negative d panics. NewKeys reads it.
+// DefaultFlushInterval, and a negative d is an error. NewKeys reads it.
 func WithFlushInterval(d time.Duration) Option {
 	return func(c *config) {
-		if d == 0 {
-			d = DefaultFlushInterval
-		}
-		c.flushEvery = d
+		option.NonNegative(&c.keysCheck, "auth", "WithFlushInterval", &c.flushEvery, d, DefaultFlushInterval)
 	}
 }
 
 // WithCacheTTL sets how long a Cache remembers an answer, which bounds how
 // long a revoked key, or an account turned off, may still be served when
 // no Invalidations reports the change (see Cache); 0 means
-// DefaultCacheTTL, and a negative d panics. NewCache reads it.
+// DefaultCacheTTL, and a negative d is an error. NewCache reads it.
 func WithCacheTTL(d time.Duration) Option {
 	return func(c *config) {
-		if d == 0 {
-			d = DefaultCacheTTL
-		}
-		c.cacheTTL = d
+		option.NonNegative(&c.cacheCheck, "auth", "WithCacheTTL", &c.cacheTTL, d, DefaultCacheTTL)
 	}
 }
 
 // WithMaxEntries bounds how many credentials a Cache remembers; 0 means
-// DefaultCacheSize, and a negative n panics. NewCache reads it.
+// DefaultCacheSize, and a negative n is an error. NewCache reads it.
 func WithMaxEntries(n int) Option {
 	return func(c *config) {
-		if n == 0 {
-			n = DefaultCacheSize
-		}
-		c.maxEntries = n
+		option.NonNegative(&c.cacheCheck, "auth", "WithMaxEntries", &c.maxEntries, n, DefaultCacheSize)
 	}
 }
 

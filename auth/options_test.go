@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // panicMessage returns what f panics with, "" when it does not.
@@ -23,23 +25,34 @@ func panicMessage(f func()) (msg string) {
 }
 
 // TestOptionsRefuseValuesWithoutDefault checks that a value no default
-// stands for panics in either constructor, naming the option, whether or
-// not that constructor reads it.
+// stands for makes the constructor that reads the option panic, naming
+// the option, that Validate returns the same error, and that the
+// constructor that does not read it ignores it.
 func TestOptionsRefuseValuesWithoutDefault(t *testing.T) {
-	tests := []struct {
-		opt  auth.Option
-		want string
-	}{
-		{auth.WithFlushInterval(-time.Second), "auth: WithFlushInterval: -1s is negative"},
-		{auth.WithCacheTTL(-time.Nanosecond), "auth: WithCacheTTL: -1ns is negative"},
-		{auth.WithMaxEntries(-1), "auth: WithMaxEntries: -1 is negative"},
-	}
 	ks := newKeyStore()
+	tests := []struct {
+		opt           auth.Option
+		want          string
+		keys, caching bool // which constructor reads it
+	}{
+		{auth.WithFlushInterval(-time.Second), "auth: WithFlushInterval: -1s is negative", true, false},
+		{auth.WithCacheTTL(-time.Nanosecond), "auth: WithCacheTTL: -1ns is negative", false, true},
+		{auth.WithMaxEntries(-1), "auth: WithMaxEntries: -1 is negative", false, true},
+	}
+	pick := func(reads bool, want string) string {
+		if reads {
+			return want
+		}
+		return ""
+	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			is := is.New(t)
-			is.Equal(panicMessage(func() { auth.NewKeys(ks, tt.opt) }), tt.want)                // NewKeys names the option
-			is.Equal(panicMessage(func() { auth.NewCache(auth.NewKeys(ks), tt.opt) }), tt.want) // and so does NewCache
+			is.Equal(panicMessage(func() { auth.NewKeys(ks, tt.opt) }), pick(tt.keys, tt.want))                   // NewKeys names the option it reads, and ignores the others
+			is.Equal(panicMessage(func() { auth.NewCache(auth.NewKeys(ks), tt.opt) }), pick(tt.caching, tt.want)) // and so does NewCache
+			var oe *option.Error
+			is.True(errors.As(auth.Validate(tt.opt), &oe)) // Validate returns it, typed
+			is.Equal(oe.Error(), tt.want)
 		})
 	}
 }

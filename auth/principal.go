@@ -40,8 +40,11 @@
 //
 // NewKeys and NewCache take Option values (WithClock, WithLogger,
 // WithFlushInterval, WithCacheTTL, WithMaxEntries, WithInvalidations,
-// WithPublisher): a zero value means the default, and a negative one
-// panics, naming the option.
+// WithPublisher) under the module's one policy (package
+// [github.com/clientstatus/clientstatus/option]): nil or a zero value
+// means the default, and a negative one makes the constructor that reads
+// it panic with an *option.Error naming the option, which Validate
+// returns without a panic.
 //
 // Errors to branch on: ErrInvalidKey (a credential refused: 401),
 // ErrUnavailable (store.ErrUnavailable: the key store is down, 503),

@@ -64,6 +64,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/statusapi"
 )
 
@@ -79,9 +80,7 @@ func Middleware(next http.Handler, opts ...Option) http.Handler {
 		panic("otelstatus.Middleware: nil http.Handler")
 	}
 	cfg := defaultConfig()
-	for _, opt := range opts {
-		opt(&cfg)
-	}
+	option.Apply(&cfg, opts)
 	return &middleware{
 		next:       next,
 		tracer:     cfg.tracerProvider.Tracer(scope, trace.WithSchemaURL(semconv.SchemaURL)),

@@ -9,8 +9,11 @@ import (
 
 // Option configures Middleware.
 //
-// Options follow the module's one policy: each sets a field of a private
-// configuration that starts from the defaults, and nil keeps the default.
+// Options follow the module's one policy (see package
+// [github.com/clientstatus/clientstatus/option]): each sets a field of a
+// private configuration that starts from the defaults; a nil Option is
+// ignored, and nil keeps the default. No value of these options is an
+// error.
 type Option func(*config)
 
 type config struct {

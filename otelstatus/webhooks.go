@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
@@ -33,11 +34,7 @@ const WebhookEventTypeKey = attribute.Key("clientstatus.webhook.event_type")
 // A failing endpoint shows here, never in readiness: the API stays ready.
 func WebhookObserver(opts ...Option) webhook.Observer {
 	c := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+	option.Apply(&c, opts)
 	meter := c.meterProvider.Meter(scope, metric.WithSchemaURL(semconv.SchemaURL))
 	w := &webhookMetrics{orgAttribute: c.orgAttribute}
 	var err error

@@ -26,12 +26,14 @@
 // spending it (GET /v1/rate_limit), through a Counter that implements
 // CounterPeeker, as both of the module's do.
 //
-// Options follow one rule, as everywhere in this module: an option given
-// the zero value of its argument (0, "", nil) leaves the default, where its
-// documentation says so; a value that no default stands for (a negative
+// Options follow the module's one policy (package
+// [github.com/clientstatus/clientstatus/option]): a nil Option is
+// ignored; an option given the zero value of its argument (0, "", nil)
+// leaves the default; a value that no default stands for (a negative
 // duration, a negative Limit, a policy that is neither FailOpen nor
-// FailClosed) is a programming error, and the constructor panics with a
-// message naming the option ("ratelimit: WithTimeout: -1s is negative").
+// FailClosed) is an *option.Error naming the option ("ratelimit:
+// WithTimeout: -1s is negative"), with which the constructor panics and
+// which Validate returns.
 package ratelimit
 
 import (

@@ -13,7 +13,7 @@ import (
 // windows are swept every 30 seconds, by the request that finds the sweep
 // due, so memory holds little more than the windows in progress.
 func NewMemory(opts ...Option) *PlanLimiter {
-	cfg := newConfig(opts)
+	cfg := mustConfig(opts)
 	return newLimiter(newMemoryCounter(cfg.now), cfg)
 }
 

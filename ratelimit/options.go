@@ -1,10 +1,10 @@
 package ratelimit
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -17,8 +17,12 @@ const DefaultTimeout = 100 * time.Millisecond
 // organization's counter is "clientstatus:ratelimit:<plan>:<org id>".
 const DefaultPrefix = "clientstatus:ratelimit"
 
-// Option configures a PlanLimiter (New, NewMemory, redislimit.New). See
-// the package documentation for the rule on zero and invalid values.
+// Option configures a PlanLimiter (New, NewMemory, redislimit.New).
+// Options follow the module's one policy (see package
+// [github.com/clientstatus/clientstatus/option]): a nil Option is
+// ignored, nil or a zero value keeps the default, and a value no default
+// stands for is an *option.Error naming the option, with which the
+// constructor panics and which Validate returns.
 type Option func(*config)
 
 // config is what the options set, the defaults first (newConfig).
@@ -30,11 +34,12 @@ type config struct {
 	policy  OutagePolicy
 	log     *slog.Logger
 	now     func() time.Time
+	option.Check
 }
 
-// newConfig returns the defaults with opts applied in order. An option
-// given a value that no default stands for panics, naming itself.
-func newConfig(opts []Option) config {
+// newConfig returns the defaults with opts applied in order, and the
+// first value no default stands for as an *option.Error.
+func newConfig(opts []Option) (config, error) {
 	c := config{
 		rates:   DefaultRates(),
 		prefix:  DefaultPrefix,
@@ -44,31 +49,50 @@ func newConfig(opts []Option) config {
 		log:     slog.Default(),
 		now:     time.Now,
 	}
-	for _, o := range opts {
-		o(&c)
+	option.Apply(&c, opts)
+	return c, c.Err()
+}
+
+// mustConfig is newConfig for the constructors, which panic with its
+// error: a programming error, reported when the limiter is made rather
+// than at its first request.
+func mustConfig(opts []Option) config {
+	c, err := newConfig(opts)
+	if err != nil {
+		panic(err)
 	}
 	return c
 }
 
-// invalid panics for an option given a value it cannot take: a programming
-// error, reported when the limiter is made rather than at its first request.
-func invalid(option, format string, args ...any) {
-	panic("ratelimit: " + option + ": " + fmt.Sprintf(format, args...))
+// Validate reports the *option.Error with which New, NewMemory and
+// redislimit.New would panic given opts, or nil: a program that builds
+// its options from configuration calls it first.
+func Validate(opts ...Option) error {
+	_, err := newConfig(opts)
+	return err
+}
+
+// refuse records an *option.Error of this package.
+func (c *config) refuse(name, format string, args ...any) {
+	c.Refuse("ratelimit", name, format, args...)
 }
 
 // WithRate sets plan's budget, replacing its default (see DefaultRates).
 // Unlimited (a Rate with Limit 0) makes the plan unlimited; a limited Rate
 // with Period 0 counts per minute. A negative Limit or Period, or an empty
-// plan, panics.
+// plan, is an error.
 func WithRate(plan store.Plan, r Rate) Option {
 	return func(c *config) {
 		switch {
 		case plan == "":
-			invalid("WithRate", "empty plan")
+			c.refuse("WithRate", "empty plan")
+			return
 		case r.Limit < 0:
-			invalid("WithRate", "%s: Limit %d is negative", plan, r.Limit)
+			c.refuse("WithRate", "%s: Limit %d is negative", plan, r.Limit)
+			return
 		case r.Period < 0:
-			invalid("WithRate", "%s: Period %v is negative", plan, r.Period)
+			c.refuse("WithRate", "%s: Period %v is negative", plan, r.Period)
+			return
 		}
 		if r.Limit > 0 && r.Period == 0 {
 			r.Period = time.Minute
@@ -82,15 +106,10 @@ func WithRate(plan store.Plan, r Rate) Option {
 // DefaultTimeout when d is 0. A counter that has not answered by then is
 // out, and the OutagePolicy applies: a request waits no longer, whatever
 // the counter's own timeouts. (The memory counter never waits.) A negative
-// d panics.
+// d is an error.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) {
-		if d < 0 {
-			invalid("WithTimeout", "%v is negative", d)
-		}
-		if d > 0 {
-			c.timeout = d
-		}
+		option.NonNegative(&c.Check, "ratelimit", "WithTimeout", &c.timeout, d, DefaultTimeout)
 	}
 }
 
@@ -102,25 +121,21 @@ func WithTimeout(d time.Duration) Option {
 // period starts. So during an outage only one request per period, per
 // replica, waits for the counter; a shorter d notices recovery sooner at
 // that cost. The period does not grow while the outage lasts: a probe costs
-// one request at most the timeout. A negative d panics.
+// one request at most the timeout. A negative d is an error.
 func WithOutageBackoff(d time.Duration) Option {
 	return func(c *config) {
-		if d < 0 {
-			invalid("WithOutageBackoff", "%v is negative", d)
-		}
-		if d > 0 {
-			c.backoff = d
-		}
+		option.NonNegative(&c.Check, "ratelimit", "WithOutageBackoff", &c.backoff, d, DefaultOutageBackoff)
 	}
 }
 
 // WithOutagePolicy sets what happens when the counter fails or times out:
 // FailOpen, the zero value and the default, or FailClosed. Any other value
-// panics.
+// is an error.
 func WithOutagePolicy(p OutagePolicy) Option {
 	return func(c *config) {
 		if p != FailOpen && p != FailClosed {
-			invalid("WithOutagePolicy", "%d is neither FailOpen nor FailClosed", int(p))
+			c.refuse("WithOutagePolicy", "%d is neither FailOpen nor FailClosed", int(p))
+			return
 		}
 		c.policy = p
 	}

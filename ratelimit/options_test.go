@@ -2,11 +2,14 @@ package ratelimit_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -28,8 +31,11 @@ func TestOptionsPanicOnValuesWithoutADefault(t *testing.T) {
 		t.Run(tt.want, func(t *testing.T) {
 			is := is.New(t)
 			defer func() {
-				is.Equal(recover(), tt.want) // the constructor panics, naming the option
+				is.Equal(fmt.Sprint(recover()), tt.want) // the constructor panics, naming the option
 			}()
+			var oe *option.Error
+			is.True(errors.As(ratelimit.Validate(tt.opt), &oe)) // Validate returns the same error, typed
+			is.Equal(oe.Error(), tt.want)
 			ratelimit.NewMemory(tt.opt)
 		})
 	}
@@ -44,6 +50,7 @@ func TestOptionsZeroValuesMeanTheDefaults(t *testing.T) {
 		ratelimit.WithPrefix(""),
 		ratelimit.WithLogger(nil),
 		ratelimit.WithClock(nil),
+		nil, // a nil Option is ignored
 		ratelimit.WithRate(store.PlanStarter, ratelimit.Rate{Limit: 2}),
 		ratelimit.WithRate(store.PlanGrowth, ratelimit.Unlimited),
 	)

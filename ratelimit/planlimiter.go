@@ -34,7 +34,7 @@ func New(c Counter, opts ...Option) *PlanLimiter {
 	if c == nil {
 		panic("ratelimit: New needs a Counter")
 	}
-	return newLimiter(c, newConfig(opts))
+	return newLimiter(c, mustConfig(opts))
 }
 
 func newLimiter(c Counter, cfg config) *PlanLimiter {

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"log/slog"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // DefaultInterval is how often, by default, a Simulator changes each
@@ -13,7 +15,11 @@ const DefaultInterval = 10 * time.Minute
 // each sandbox at every interval.
 const DefaultChanges = 2
 
-// Option configures Seed and New.
+// Option configures Seed and New. Options follow the module's one policy
+// (see package [github.com/clientstatus/clientstatus/option]): a nil
+// Option is ignored, nil or a zero value keeps the default, and a negative
+// value is an *option.Error naming the option, with which New panics and
+// which Validate returns. Seed reads only WithClock.
 type Option func(*config)
 
 type config struct {
@@ -23,40 +29,33 @@ type config struct {
 	seeded  bool
 	now     func() time.Time
 	log     *slog.Logger
+	option.Check
 }
 
 func newConfig(opts []Option) config {
 	c := config{every: DefaultInterval, changes: DefaultChanges, now: time.Now, log: slog.Default()}
-	for _, o := range opts {
-		o(&c)
-	}
+	option.Apply(&c, opts)
 	return c
 }
 
+// Validate reports the *option.Error with which New would panic given
+// opts, or nil: a program that builds its options from configuration
+// calls it first.
+func Validate(opts ...Option) error {
+	c := newConfig(opts)
+	return c.Err()
+}
+
 // WithInterval sets how often Run changes each sandbox (DefaultInterval
-// when d is 0). New panics if d is negative.
+// when d is 0). A negative d is an error.
 func WithInterval(d time.Duration) Option {
-	if d < 0 {
-		panic("sandbox: WithInterval needs a duration of 0 or more")
-	}
-	return func(c *config) {
-		if d > 0 {
-			c.every = d
-		}
-	}
+	return func(c *config) { option.NonNegative(&c.Check, "sandbox", "WithInterval", &c.every, d, DefaultInterval) }
 }
 
 // WithChanges sets how many changes Step makes to each sandbox
-// (DefaultChanges when n is 0). It panics if n is negative.
+// (DefaultChanges when n is 0). A negative n is an error.
 func WithChanges(n int) Option {
-	if n < 0 {
-		panic("sandbox: WithChanges needs a number of 0 or more")
-	}
-	return func(c *config) {
-		if n > 0 {
-			c.changes = n
-		}
-	}
+	return func(c *config) { option.NonNegative(&c.Check, "sandbox", "WithChanges", &c.changes, n, DefaultChanges) }
 }
 
 // WithSeed makes the Simulator's choices deterministic: the same seed,
@@ -66,19 +65,22 @@ func WithSeed(seed uint64) Option {
 }
 
 // WithClock sets the clock that dates the demo data and the changes
-// (time.Now by default). Run's ticker runs on the real clock (or a
-// testing/synctest bubble's).
+// (time.Now by default, and given nil). Run's ticker runs on the real
+// clock (or a testing/synctest bubble's).
 func WithClock(now func() time.Time) Option {
-	if now == nil {
-		panic("sandbox: WithClock needs a clock")
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
 	}
-	return func(c *config) { c.now = now }
 }
 
-// WithLogger sets where Run logs a failed step (slog.Default by default).
+// WithLogger sets where Run logs a failed step (slog.Default by default,
+// and given nil).
 func WithLogger(l *slog.Logger) Option {
-	if l == nil {
-		panic("sandbox: WithLogger needs a logger")
+	return func(c *config) {
+		if l != nil {
+			c.log = l
+		}
 	}
-	return func(c *config) { c.log = l }
 }

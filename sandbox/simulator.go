@@ -27,12 +27,16 @@ type Simulator struct {
 }
 
 // New returns a Simulator on st. It reads the options WithInterval,
-// WithChanges, WithSeed, WithClock and WithLogger. It panics if st is nil.
+// WithChanges, WithSeed, WithClock and WithLogger. It panics if st is nil,
+// and with the *option.Error that Validate reports for opts.
 func New(st Store, opts ...Option) *Simulator {
 	if st == nil {
 		panic("sandbox: New needs a Store")
 	}
 	c := newConfig(opts)
+	if err := c.Err(); err != nil {
+		panic(err)
+	}
 	seed := c.seed
 	if !c.seeded {
 		seed = rand.Uint64()

@@ -224,8 +224,9 @@ import (
 // New returns the handler of every /v1 route, reading from st,
 // authenticating with keys and rate limiting with lim. It panics with the
 // error Validate reports: a nil store, key resolver or limiter, or an
-// option given a value no default stands for (a signing key shorter than
-// MinSigningKeyLen, a link TTL under a second, a timeout <= 0...).
+// *option.Error for an option given a value no default stands for (a
+// signing key shorter than MinSigningKeyLen, a link TTL under a second, a
+// negative timeout...).
 //
 // Routes of resources added after the first contract are registered only
 // when st implements their interface (see "Adding a resource"); without it
@@ -238,7 +239,7 @@ import (
 func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) http.Handler {
 	cfg, err := configure(st, keys, lim, opts)
 	if err != nil {
-		panic(err.Error())
+		panic(err)
 	}
 	if cfg.signingKey == nil {
 		cfg.signingKey = make([]byte, 32)
@@ -257,7 +258,8 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 // Validate reports the error New would panic with for these arguments, or
 // nil: a program that builds its options from configuration (flags,
 // environment) calls it first, to refuse a bad setting with a message
-// rather than a panic. It logs nothing and keeps nothing.
+// rather than a panic, and maps an *option.Error to the setting it came
+// from by its Option (errors.As). It logs nothing and keeps nothing.
 func Validate(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) error {
 	_, err := configure(st, keys, lim, opts)
 	return err
@@ -274,11 +276,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	case lim == nil:
 		return config{}, errors.New("statusapi.New: nil ratelimit.Limiter")
 	}
-	cfg := defaultConfig()
-	for _, opt := range opts {
-		opt(&cfg)
-	}
-	return cfg, cfg.check()
+	return newConfig(opts)
 }
 
 // discover finds the optional interfaces of the handler's store and

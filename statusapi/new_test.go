@@ -42,7 +42,6 @@ func TestNewRefusesBadSetup(t *testing.T) {
 			statusapi.New(st, keys, lim, quiet, statusapi.WithLinkTTL(time.Millisecond))
 		}},
 		{"negative timeout", "WithTimeout: -1s is negative", func() { statusapi.New(st, keys, lim, quiet, statusapi.WithTimeout(-time.Second)) }},
-		{"nil files", "WithFiles(nil)", func() { statusapi.New(st, keys, lim, quiet, statusapi.WithFiles(nil)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)

@@ -2,8 +2,6 @@ package statusapi
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // Defaults of the options.
@@ -28,31 +27,32 @@ const (
 
 // Option configures the handler returned by New.
 //
-// Options follow the module's one policy: each sets a field of a private
-// configuration that starts from the defaults; a zero value (0, "", nil)
-// keeps the default where the option says so; a value no default stands
-// for (a negative duration, a signing key too short or empty) is a
-// programming error, with which New panics and which Validate returns.
+// Options follow the module's one policy (see package
+// [github.com/clientstatus/clientstatus/option]): a nil Option is
+// ignored; nil or a zero value keeps the default, except where an
+// option says why it refuses one (WithSigningKey); a value no default
+// stands for (a negative duration, a signing key too short) is an
+// *option.Error naming the option, with which New panics and which
+// Validate returns.
 type Option func(*config)
 
 type config struct {
-	publicURL string
-	// publicURLFunc is WithPublicURLFunc's function; publicURLFuncSet
-	// tells a nil one given from none.
-	publicURLFunc    func(*http.Request) (*url.URL, error)
-	publicURLFuncSet bool
-	signingKey       []byte
-	linkTTL          time.Duration
-	files            files.Source
-	logger           *slog.Logger
-	now              func() time.Time
-	timeout          time.Duration
+	publicURL     string
+	publicURLFunc func(*http.Request) (*url.URL, error) // WithPublicURLFunc's
+	signingKey    []byte
+	linkTTL       time.Duration
+	files         files.Source
+	logger        *slog.Logger
+	now           func() time.Time
+	timeout       time.Duration
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
 	cacheBytes  int64            // 0: no response cache
 	shutdown    context.Context  // nil: streams end only with their requests
 	recorder    *RequestRecorder // WithRequestLog; nil: requests are not recorded
+
+	option.Check
 }
 
 func defaultConfig() config {
@@ -122,26 +122,40 @@ func WithLinkTTL(d time.Duration) Option {
 }
 
 // WithFiles sets where the bytes of deliverables are read from: a
-// deliverable's FileKey is opened in src. Without it the handler uses an
-// empty files.Memory, so every download answers 409 FILE_NOT_AVAILABLE.
+// deliverable's FileKey is opened in src. Without it, or given nil, the
+// handler uses an empty files.Memory, so every download answers 409
+// FILE_NOT_AVAILABLE.
 func WithFiles(src files.Source) Option {
-	return func(c *config) { c.files = src }
+	return func(c *config) {
+		if src != nil {
+			c.files = src
+		}
+	}
 }
 
 // WithLogger sets where the handler logs: panics (with their stack),
 // unexpected errors, unavailable backends (at most once per
 // UnavailableLogInterval, with a count) and the missing signing key
-// warning, each with the request id. Default: slog.Default(). It never logs keys, tokens or the
-// signing secret.
+// warning, each with the request id. Default, and given nil:
+// slog.Default(). It never logs keys, tokens or the signing secret.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
 }
 
-// WithClock sets the handler's clock (default time.Now): it dates link
-// expiries and checks them, and paces the unavailable log lines. Tests use it to expire a link without waiting.
-// Rate-limit headers stay on the real clock, as the limiter's windows do.
+// WithClock sets the handler's clock (default, and given nil, time.Now):
+// it dates link expiries and checks them, and paces the unavailable log
+// lines. Tests use it to expire a link without waiting. Rate-limit
+// headers stay on the real clock, as the limiter's windows do.
 func WithClock(now func() time.Time) Option {
-	return func(c *config) { c.now = now }
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
 }
 
 // WithTimeout bounds the backend work of one request: resolving its key,
@@ -198,46 +212,54 @@ func WithShutdown(ctx context.Context) Option {
 	return func(c *config) { c.shutdown = ctx }
 }
 
+// ValidateOptions reports the *option.Error with which New would panic
+// for opts, or nil: Validate without the parts, for a program that checks
+// the options it builds from configuration (flags, environment) before it
+// opens its store.
+func ValidateOptions(opts ...Option) error {
+	_, err := newConfig(opts)
+	return err
+}
+
+// newConfig applies opts to the defaults and checks the result.
+func newConfig(opts []Option) (config, error) {
+	cfg := defaultConfig()
+	option.Apply(&cfg, opts)
+	return cfg, cfg.check()
+}
+
 // check reports the first option that holds a value no default stands
-// for: New panics with it, Validate returns it.
+// for, as an *option.Error: New panics with it, Validate returns it.
 func (c *config) check() error {
+	if err := c.Err(); err != nil {
+		return err
+	}
+	refuse := func(name, format string, args ...any) error {
+		return option.Errorf("statusapi", name, format, args...)
+	}
 	if c.signingKey != nil && len(c.signingKey) == 0 {
-		return errors.New("statusapi: WithSigningKey got an empty key (is the variable it comes from set?)")
+		return refuse("WithSigningKey", "got an empty key (is the variable it comes from set?)")
 	}
 	if c.signingKey != nil && len(c.signingKey) < MinSigningKeyLen {
-		return fmt.Errorf("statusapi: WithSigningKey: the key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen)
+		return refuse("WithSigningKey", "the key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen)
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)
 		if err != nil || checkPublicURL(u) != nil {
-			return fmt.Errorf("statusapi: WithPublicURL(%q): want an absolute http(s) URL without query or fragment, such as https://portal.example.com/api", c.publicURL)
+			return refuse("WithPublicURL", "%q: want an absolute http(s) URL without query or fragment, such as https://portal.example.com/api", c.publicURL)
 		}
 	}
-	if c.publicURLFuncSet {
-		switch {
-		case c.publicURLFunc == nil:
-			return errors.New("statusapi: WithPublicURLFunc(nil)")
-		case c.publicURL != "":
-			return errors.New("statusapi: WithPublicURL and WithPublicURLFunc both given; use one")
-		}
+	if c.publicURLFunc != nil && c.publicURL != "" {
+		return refuse("WithPublicURLFunc", "WithPublicURL and WithPublicURLFunc both given; use one")
 	}
 	if c.linkTTL < time.Second {
-		return fmt.Errorf("statusapi: WithLinkTTL: %v is shorter than a second", c.linkTTL)
+		return refuse("WithLinkTTL", "%v is shorter than a second", c.linkTTL)
 	}
 	if c.timeout < 0 {
-		return fmt.Errorf("statusapi: WithTimeout: %v is negative", c.timeout)
+		return refuse("WithTimeout", "%v is negative", c.timeout)
 	}
 	if c.cacheBytes < 0 {
-		return fmt.Errorf("statusapi: WithResponseCache: %d bytes is negative (WithoutResponseCache turns it off)", c.cacheBytes)
-	}
-	if c.files == nil {
-		return errors.New("statusapi: WithFiles(nil)")
-	}
-	if c.logger == nil {
-		return errors.New("statusapi: WithLogger(nil)")
-	}
-	if c.now == nil {
-		return errors.New("statusapi: WithClock(nil)")
+		return refuse("WithResponseCache", "%d bytes is negative (WithoutResponseCache turns it off)", c.cacheBytes)
 	}
 	return nil
 }

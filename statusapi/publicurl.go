@@ -38,12 +38,10 @@ var ErrUnknownHost = errors.New("statusapi: no API is served at this host")
 //
 // It must be safe for concurrent use and fast: it runs on every request.
 // WithPublicURL and WithPublicURLFunc exclude each other (New panics when
-// both are given).
+// both are given). nil keeps the default: WithPublicURL's address, or
+// root-relative links.
 func WithPublicURLFunc(fn func(r *http.Request) (*url.URL, error)) Option {
-	return func(c *config) {
-		c.publicURLFunc = fn
-		c.publicURLFuncSet = true
-	}
+	return func(c *config) { c.publicURLFunc = fn }
 }
 
 // checkPublicURL reports a public URL that links cannot be built on.

@@ -188,7 +188,7 @@ func TestPublicURLOptions(t *testing.T) {
 		ok   bool
 	}{
 		"func":              {[]statusapi.Option{statusapi.WithPublicURLFunc(fn)}, true},
-		"nil func":          {[]statusapi.Option{statusapi.WithPublicURLFunc(nil)}, false},
+		"nil func":          {[]statusapi.Option{statusapi.WithPublicURLFunc(nil)}, true}, // the default, as every nil
 		"both":              {[]statusapi.Option{statusapi.WithPublicURL("https://a.example"), statusapi.WithPublicURLFunc(fn)}, false},
 		"relative URL":      {[]statusapi.Option{statusapi.WithPublicURL("/api")}, false},
 		"URL with userinfo": {[]statusapi.Option{statusapi.WithPublicURL("https://u:p@a.example")}, false},

@@ -3,7 +3,6 @@ package statusapi
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -93,37 +93,49 @@ type pendingRequest struct {
 }
 
 // RecorderOption configures NewRequestRecorder. As every option of the
-// module, a zero value keeps the default and a negative one panics.
+// module (see package [github.com/clientstatus/clientstatus/option]), a
+// nil RecorderOption is ignored, a zero value keeps the default, and a
+// negative one is an *option.Error with which NewRequestRecorder panics
+// and which ValidateRecorder returns.
 type RecorderOption func(*recorderConfig)
 
 type recorderConfig struct {
 	buffer, batch int
 	flush, prune  time.Duration
 	logger        *slog.Logger
+	option.Check
 }
 
 // WithRecorderBuffer sets how many requests wait in the buffer at most
 // (DefaultRecorderBuffer).
 func WithRecorderBuffer(n int) RecorderOption {
-	return func(c *recorderConfig) { c.buffer = keep(c.buffer, n, "WithRecorderBuffer") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderBuffer", &c.buffer, n, DefaultRecorderBuffer)
+	}
 }
 
 // WithRecorderBatch sets the most records of one write
 // (DefaultRecorderBatch).
 func WithRecorderBatch(n int) RecorderOption {
-	return func(c *recorderConfig) { c.batch = keep(c.batch, n, "WithRecorderBatch") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderBatch", &c.batch, n, DefaultRecorderBatch)
+	}
 }
 
 // WithRecorderFlushInterval sets how often the buffer is written
 // (DefaultRecorderFlushInterval).
 func WithRecorderFlushInterval(d time.Duration) RecorderOption {
-	return func(c *recorderConfig) { c.flush = keep(c.flush, d, "WithRecorderFlushInterval") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderFlushInterval", &c.flush, d, DefaultRecorderFlushInterval)
+	}
 }
 
 // WithRecorderPruneInterval sets how often the sink's retention job runs
 // (DefaultRecorderPruneInterval).
 func WithRecorderPruneInterval(d time.Duration) RecorderOption {
-	return func(c *recorderConfig) { c.prune = keep(c.prune, d, "WithRecorderPruneInterval") }
+	return func(c *recorderConfig) {
+		option.NonNegative(&c.Check, "statusapi", "WithRecorderPruneInterval", &c.prune, d, DefaultRecorderPruneInterval)
+	}
 }
 
 // WithRecorderLogger sets where failed writes are logged (slog.Default()
@@ -136,35 +148,37 @@ func WithRecorderLogger(l *slog.Logger) RecorderOption {
 	}
 }
 
-// keep returns v, or old when v is zero; it panics, naming the option,
-// when v is negative.
-func keep[T int | time.Duration](old, v T, option string) T {
-	switch {
-	case v < 0:
-		panic(fmt.Sprintf("statusapi: %s: %v is negative", option, v))
-	case v == 0:
-		return old
-	}
-	return v
-}
-
-// NewRequestRecorder returns a recorder writing into sink (usually the
-// handler's store, as store.Memory and bunstore implement
-// store.RequestLog) and starts its flusher. It panics when sink is nil or
-// an option is given a negative value. Close it on shutdown.
-func NewRequestRecorder(sink store.RequestLog, opts ...RecorderOption) *RequestRecorder {
-	if sink == nil {
-		panic("statusapi: NewRequestRecorder needs a store.RequestLog")
-	}
+// newRecorderConfig applies opts to the defaults and reports the first
+// value no default stands for.
+func newRecorderConfig(opts []RecorderOption) (recorderConfig, error) {
 	cfg := recorderConfig{
 		buffer: DefaultRecorderBuffer, batch: DefaultRecorderBatch,
 		flush: DefaultRecorderFlushInterval, prune: DefaultRecorderPruneInterval,
 		logger: slog.Default(),
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	option.Apply(&cfg, opts)
+	return cfg, cfg.Err()
+}
+
+// ValidateRecorder reports the *option.Error NewRequestRecorder would
+// panic with for opts, or nil.
+func ValidateRecorder(opts ...RecorderOption) error {
+	_, err := newRecorderConfig(opts)
+	return err
+}
+
+// NewRequestRecorder returns a recorder writing into sink (usually the
+// handler's store, as store.Memory and bunstore implement
+// store.RequestLog) and starts its flusher. It panics when sink is nil,
+// and with the *option.Error ValidateRecorder reports when an option is
+// given a negative value. Close it on shutdown.
+func NewRequestRecorder(sink store.RequestLog, opts ...RecorderOption) *RequestRecorder {
+	if sink == nil {
+		panic("statusapi: NewRequestRecorder needs a store.RequestLog")
+	}
+	cfg, err := newRecorderConfig(opts)
+	if err != nil {
+		panic(err)
 	}
 	rr := &RequestRecorder{
 		sink: sink, cfg: cfg,

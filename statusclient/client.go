@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // Client calls the /v1 API with one API key. Make one with New and share it:
@@ -35,13 +37,14 @@ type Client struct {
 // data, perhaps from a configuration file, so every call of the Client
 // returns an error saying so.
 //
-// New panics on an option given a value that no default stands for (see
-// the package documentation), naming the option: that is a programming
-// error.
+// New panics with the *option.Error that Validate reports for an option
+// given a value that no default stands for (see the package
+// documentation): that is a programming error.
 func New(baseURL, apiKey string, opts ...Option) *Client {
 	c := &Client{apiKey: apiKey, config: defaultConfig()}
-	for _, o := range opts {
-		o(&c.config)
+	option.Apply(&c.config, opts)
+	if err := c.config.check.Err(); err != nil {
+		panic(err)
 	}
 	c.base, c.baseErr = normalizeBase(baseURL)
 	return c

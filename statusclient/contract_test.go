@@ -1,6 +1,7 @@
 package statusclient_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/build"
 	"go/constant"
@@ -8,10 +9,14 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -109,7 +114,7 @@ func constsOf(t *testing.T, typ reflect.Type) []string {
 		}
 		files = append(files, f)
 	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", nil)}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", exportData(t))}
 	pkg, err := conf.Check(typ.PkgPath(), fset, files, nil)
 	if err != nil {
 		t.Fatalf("type-checking %s: %v", typ.PkgPath(), err)
@@ -128,3 +133,37 @@ func constsOf(t *testing.T, typ reflect.Type) []string {
 	slices.Sort(out)
 	return out
 }
+
+// exportData returns the lookup of the gc importer: the export data of
+// the packages that statusclient and envelope import, this module's (package
+// option) included, which the importer cannot find alone. One go list
+// finds them all, the first time.
+var exportData = func() func(t *testing.T) func(string) (io.ReadCloser, error) {
+	var (
+		once  sync.Once
+		files map[string]string
+		err   error
+	)
+	return func(t *testing.T) func(string) (io.ReadCloser, error) {
+		t.Helper()
+		once.Do(func() {
+			var out []byte
+			out, err = exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}", ".", "../envelope").Output()
+			files = make(map[string]string)
+			for _, line := range strings.Fields(string(out)) {
+				path, file, _ := strings.Cut(line, "=")
+				files[path] = file
+			}
+		})
+		if err != nil {
+			t.Skipf("go list -export: %v", err)
+		}
+		return func(path string) (io.ReadCloser, error) {
+			file, ok := files[path]
+			if !ok || file == "" {
+				return nil, fmt.Errorf("no export data for %s", path)
+			}
+			return os.Open(file)
+		}
+	}
+}()

@@ -14,7 +14,8 @@
 //     conditional list calls (IfNoneMatch, answered with ErrNotModified) for
 //     cheap polling.
 //
-// It depends on the standard library only.
+// It depends on the standard library only, and on package option of this
+// module (the options policy and its error, itself standard library only).
 //
 //	c := statusclient.New("https://portal.example.com/api/v1", apiKey)
 //	for inv, err := range c.AllInvoices(ctx, statusclient.InvoiceListOptions{Status: statusclient.InvoiceOpen}) {
@@ -60,14 +61,17 @@
 // # Options
 //
 // New takes Option values, the module's one form of options, set on top of
-// the defaults with one rule for bad values:
+// the defaults with the module's one policy (package
+// [github.com/clientstatus/clientstatus/option]):
 //
+//   - A nil Option is ignored.
 //   - A zero value (0, "", nil) given to an option means the default that
 //     its documentation names, so a caller can pass a setting of its own
 //     configuration through unset.
 //   - A value that no default stands for (a negative count or duration) is
-//     a programming error: New panics with a message that names the option,
-//     as in "statusclient: WithRetry: maxAttempts -1 is negative".
+//     an *option.Error naming the option, as in "statusclient: WithRetry:
+//     maxAttempts -1 is negative": New panics with it, as it is a
+//     programming error, and Validate returns it.
 //
 // The base URL is not an option but data, perhaps from a configuration
 // file: a bad one does not panic, every call returns the error (see New).

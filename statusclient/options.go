@@ -2,9 +2,10 @@ package statusclient
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // Retry defaults: see WithRetry. DefaultMaxWait is one rate-limit window
@@ -23,9 +24,10 @@ const DefaultTimeout = 30 * time.Second
 // WithUserAgent.
 const DefaultUserAgent = "clientstatus-statusclient"
 
-// Option configures a Client made by New. Options follow the package's one
-// rule (see the package documentation): a zero value means the default, a
-// value that no default stands for makes New panic.
+// Option configures a Client made by New. Options follow the module's one
+// policy (see the package documentation): a nil Option is ignored, a zero
+// value means the default, a value that no default stands for is an
+// *option.Error, with which New panics and which Validate returns.
 type Option func(*config)
 
 // config is what the options set, on top of defaultConfig.
@@ -35,6 +37,17 @@ type config struct {
 	maxAttempts int
 	maxWait     time.Duration
 	sleep       func(ctx context.Context, d time.Duration) error
+	// check holds the first value refused: a named field, as Client
+	// embeds config and must not gain its methods.
+	check option.Check
+}
+
+// Validate reports the *option.Error with which New would panic given
+// opts, or nil.
+func Validate(opts ...Option) error {
+	c := defaultConfig()
+	option.Apply(&c, opts)
+	return c.check.Err()
 }
 
 func defaultConfig() config {
@@ -76,8 +89,8 @@ func WithUserAgent(ua string) Option {
 // it returns the *Error at once, with RetryAfter set, and the caller
 // decides.
 //
-// 0 means the default for either: DefaultMaxAttempts, DefaultMaxWait. New
-// panics on a negative maxAttempts or maxWait.
+// 0 means the default for either: DefaultMaxAttempts, DefaultMaxWait. A
+// negative maxAttempts or maxWait is an error.
 //
 // Nothing else is retried: not other statuses, and not transport errors
 // (connection refused, reset, timeouts), which the Client returns as they
@@ -85,10 +98,12 @@ func WithUserAgent(ua string) Option {
 func WithRetry(maxAttempts int, maxWait time.Duration) Option {
 	return func(c *config) {
 		if maxAttempts < 0 {
-			panic(fmt.Sprintf("statusclient: WithRetry: maxAttempts %d is negative", maxAttempts))
+			c.check.Refuse("statusclient", "WithRetry", "maxAttempts %d is negative", maxAttempts)
+			return
 		}
 		if maxWait < 0 {
-			panic(fmt.Sprintf("statusclient: WithRetry: maxWait %v is negative", maxWait))
+			c.check.Refuse("statusclient", "WithRetry", "maxWait %v is negative", maxWait)
+			return
 		}
 		if maxAttempts != 0 {
 			c.maxAttempts = maxAttempts

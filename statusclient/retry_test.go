@@ -3,6 +3,7 @@ package statusclient_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -186,7 +187,7 @@ func TestOptionsPanicOnValuesWithoutDefault(t *testing.T) {
 		t.Run(tt.want, func(t *testing.T) {
 			is := is.New(t)
 			defer func() {
-				is.Equal(recover(), tt.want) // New panics, naming the option
+				is.Equal(fmt.Sprint(recover()), tt.want) // New panics, naming the option
 			}()
 			statusclient.New("http://localhost/v1", "k", tt.opt)
 			t.Fatal("New did not panic")

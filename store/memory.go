@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/internal/wake"
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // Memory is a Store and Writer that keeps everything in memory: for tests,
@@ -100,7 +101,8 @@ var (
 	_ Versions      = (*Memory)(nil)
 )
 
-// MemoryOption configures NewMemory. Options follow the module's policy:
+// MemoryOption configures NewMemory. Options follow the module's one
+// policy (see package [github.com/clientstatus/clientstatus/option]):
 // each sets a field of a configuration that starts from the defaults, and
 // a nil option, or an option given nil, keeps the default.
 type MemoryOption func(*memoryConfig)
@@ -125,11 +127,7 @@ func WithClock(now func() time.Time) MemoryOption {
 // time it is created, on its clock.
 func NewMemory(opts ...MemoryOption) *Memory {
 	c := memoryConfig{now: time.Now}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+	option.Apply(&c, opts)
 	created := kept(c.now())
 	m := &Memory{now: c.now, orgs: make(map[string]*tenant), floor: created}
 	m.onDelete = append(m.onDelete, m.forgetRequests)

@@ -46,12 +46,16 @@ type Dispatcher struct {
 
 // NewDispatcher returns a dispatcher of the endpoints kept in st, whose
 // secrets are sealed with key (the key given to NewEndpoints), of the
-// events of ev. Start or Run it.
+// events of ev. Start or Run it. It panics when st or ev is nil, and with
+// the *option.Error that Validate reports for opts.
 func NewDispatcher(st Store, ev store.Events, key []byte, opts ...Option) *Dispatcher {
 	if st == nil || ev == nil {
 		panic("webhook: NewDispatcher: nil store or events")
 	}
 	cfg := newConfig(opts)
+	if err := cfg.Err(); err != nil {
+		panic(err)
+	}
 	return &Dispatcher{st: st, ev: ev, seal: newSealer(key), cfg: cfg, client: newClient(cfg)}
 }
 

@@ -1,9 +1,10 @@
 package webhook
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // DeliveryTimeout is how long an attempt may take, from dialing to the
@@ -11,9 +12,13 @@ import (
 const DeliveryTimeout = 15 * time.Second
 
 // Option configures NewDispatcher and NewEndpoints. Options follow the
-// module's rule: a nil option, or a zero value, keeps the default, and a
-// value no default stands for (a negative duration) panics naming the
-// option.
+// module's one policy (see package
+// [github.com/clientstatus/clientstatus/option]): a nil option, or nil or
+// a zero value, keeps the default, and a value no default stands for (a
+// negative duration, a delay that is not positive) is an *option.Error
+// naming the option, with which NewDispatcher panics and which Validate
+// returns. NewEndpoints reads only WithAllowLocal and WithClock, which
+// take no value in error.
 type Option func(*config)
 
 type config struct {
@@ -26,35 +31,42 @@ type config struct {
 	timeout     time.Duration
 	observer    Observer
 	logger      *slog.Logger
+	option.Check
 }
 
 func newConfig(opts []Option) config {
-	c := config{schedule: DefaultSchedule, now: time.Now, poll: time.Second, claim: time.Minute,
-		concurrency: 16, timeout: DeliveryTimeout, observer: nopObserver{}, logger: slog.New(slog.DiscardHandler)}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+	c := config{schedule: DefaultSchedule, now: time.Now, poll: defaultPoll, claim: defaultClaim,
+		concurrency: defaultConcurrency, timeout: DeliveryTimeout, observer: nopObserver{}, logger: slog.New(slog.DiscardHandler)}
+	option.Apply(&c, opts)
 	return c
 }
 
-func positive(name string, d time.Duration) {
-	if d < 0 {
-		panic(fmt.Sprintf("webhook: %s: negative duration %v", name, d))
-	}
+// Validate reports the *option.Error with which NewDispatcher would panic
+// given opts, or nil: a program that builds its options from
+// configuration calls it first.
+func Validate(opts ...Option) error {
+	c := newConfig(opts)
+	return c.Err()
 }
+
+// Defaults of the dispatcher's options.
+const (
+	defaultPoll        = time.Second
+	defaultClaim       = time.Minute
+	defaultConcurrency = 16
+)
 
 // WithSchedule sets the delays between attempts (DefaultSchedule unless
 // set): len(s)+1 attempts in all, each delay moved by 10 to 20 per cent of
 // jitter. The example server's -webhook-retries sets it for tests.
 func WithSchedule(s []time.Duration) Option {
-	for _, d := range s {
-		if d <= 0 {
-			panic(fmt.Sprintf("webhook: WithSchedule: delay %v is not positive", d))
-		}
-	}
 	return func(c *config) {
+		for _, d := range s {
+			if d <= 0 {
+				c.Refuse("webhook", "WithSchedule", "delay %v is not positive", d)
+				return
+			}
+		}
 		if s != nil {
 			c.schedule = append([]time.Duration(nil), s...)
 		}
@@ -81,12 +93,7 @@ func WithClock(now func() time.Time) Option {
 // due retries without being woken (1 s unless set): the bound on delivery
 // latency while the store's notifications are down.
 func WithPollInterval(d time.Duration) Option {
-	positive("WithPollInterval", d)
-	return func(c *config) {
-		if d > 0 {
-			c.poll = d
-		}
-	}
+	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithPollInterval", &c.poll, d, defaultPoll) }
 }
 
 // WithClaimExpiry sets how long a claimed delivery stays with the replica
@@ -94,35 +101,22 @@ func WithPollInterval(d time.Duration) Option {
 // delivers it after this long. It must exceed the attempt's timeout; a
 // shorter one lets two replicas deliver one attempt at once.
 func WithClaimExpiry(d time.Duration) Option {
-	positive("WithClaimExpiry", d)
-	return func(c *config) {
-		if d > 0 {
-			c.claim = d
-		}
-	}
+	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithClaimExpiry", &c.claim, d, defaultClaim) }
 }
 
 // WithConcurrency sets how many attempts one dispatcher makes at once (16
 // unless set).
 func WithConcurrency(n int) Option {
-	if n < 0 {
-		panic("webhook: WithConcurrency: negative")
-	}
 	return func(c *config) {
-		if n > 0 {
-			c.concurrency = n
-		}
+		option.NonNegative(&c.Check, "webhook", "WithConcurrency", &c.concurrency, n, defaultConcurrency)
 	}
 }
 
 // WithTimeout sets how long an attempt may take (DeliveryTimeout unless
 // set).
 func WithTimeout(d time.Duration) Option {
-	positive("WithTimeout", d)
 	return func(c *config) {
-		if d > 0 {
-			c.timeout = d
-		}
+		option.NonNegative(&c.Check, "webhook", "WithTimeout", &c.timeout, d, DeliveryTimeout)
 	}
 }
 

@@ -26,10 +26,13 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// Option configures RunKeyStore.
+// Option configures RunKeyStore. As every option of the module (see
+// package [github.com/clientstatus/clientstatus/option]), a nil Option is
+// ignored and an option given nil keeps the default.
 type Option func(*config)
 
 type config struct {
@@ -38,7 +41,8 @@ type config struct {
 
 // WithDump gives RunKeyStore a way to read everything the store holds (a
 // database dump, every row of every table as text). The suite then checks
-// that the plaintext of a minted key appears nowhere in it.
+// that the plaintext of a minted key appears nowhere in it. nil, the
+// default, skips that check.
 func WithDump(dump func(t *testing.T, ks auth.KeyStore) []byte) Option {
 	return func(c *config) { c.dump = dump }
 }
@@ -54,9 +58,7 @@ func WithDump(dump func(t *testing.T, ks auth.KeyStore) []byte) Option {
 func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(store.Organization)), opts ...Option) {
 	t.Helper()
 	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	option.Apply(&cfg, opts)
 	s := suite{open: open, cfg: cfg}
 	tests := []struct {
 		name string

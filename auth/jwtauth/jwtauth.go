@@ -114,13 +114,17 @@ var _ auth.KeyResolver = (*Resolver)(nil)
 // New returns a Resolver of the tokens cfg describes, for the organizations
 // orgs knows (the store the handler reads, usually). It returns an error
 // naming what is wrong with cfg: an algorithm not listed, a key that does
-// not suit it, an empty Issuer or Audience. It panics if orgs is nil or an
-// option's value is one no default stands for (see Option).
+// not suit it, an empty Issuer or Audience; or an *option.Error for an
+// option given a value no default stands for (see Option). It panics if
+// orgs is nil.
 func New(cfg Config, orgs store.Organizations, opts ...Option) (*Resolver, error) {
 	if orgs == nil {
 		panic("jwtauth: New needs store.Organizations")
 	}
-	c := newConfig(opts)
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkKey(cfg.Algorithm, cfg.Key); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -335,10 +336,10 @@ func TestLeeway(t *testing.T) {
 	} {
 		t.Run(want, func(t *testing.T) {
 			is := is.New(t)
-			defer func() {
-				is.Equal(fmt.Sprint(recover()), want) // New panics, naming the option
-			}()
-			_, _ = jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), jwtauth.WithLeeway(d))
+			_, err := jwtauth.New(jwtConfig("HS256", hmacSecret), accounts(), jwtauth.WithLeeway(d))
+			var oe *option.Error
+			is.True(errors.As(err, &oe)) // New returns a configuration error
+			is.Equal(oe.Error(), want)   // naming the option
 		})
 	}
 }

@@ -1,8 +1,9 @@
 package jwtauth
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // Defaults and bounds of the options.
@@ -18,10 +19,11 @@ const (
 	MaxLeeway = 5 * time.Minute
 )
 
-// Option configures New. A zero value ("", 0, nil) means the option's
-// default; a value that no default stands for makes New panic with a
-// message naming the option, as it is a mistake in the code. A nil Option
-// is ignored.
+// Option configures New. Options follow the module's one policy (see
+// package [github.com/clientstatus/clientstatus/option]): a nil Option is
+// ignored, a zero value ("", 0, nil) means the option's default, and a
+// value that no default stands for is an *option.Error naming the option,
+// which New returns.
 type Option func(*config)
 
 // config is what the options set, defaults first.
@@ -31,22 +33,18 @@ type config struct {
 	now      func() time.Time
 }
 
-// newConfig applies opts over the defaults, and panics on a value that no
-// default stands for.
-func newConfig(opts []Option) config {
+// newConfig applies opts over the defaults, and returns the first value
+// that no default stands for as an *option.Error.
+func newConfig(opts []Option) (config, error) {
 	c := config{orgClaim: DefaultOrgClaim, leeway: DefaultLeeway, now: time.Now}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+	option.Apply(&c, opts)
 	switch {
 	case c.leeway < 0:
-		panic(fmt.Sprintf("jwtauth: WithLeeway: %v is negative", c.leeway))
+		return c, option.Errorf("jwtauth", "WithLeeway", "%v is negative", c.leeway)
 	case c.leeway > MaxLeeway:
-		panic(fmt.Sprintf("jwtauth: WithLeeway: %v is more than MaxLeeway (%v)", c.leeway, MaxLeeway))
+		return c, option.Errorf("jwtauth", "WithLeeway", "%v is more than MaxLeeway (%v)", c.leeway, MaxLeeway)
 	}
-	return c
+	return c, nil
 }
 
 // WithOrgClaim names the claim that holds the organization id, such as a
@@ -63,8 +61,7 @@ func WithOrgClaim(name string) Option {
 
 // WithLeeway sets the clock skew tolerated on "exp", "nbf" and "iat"; 0
 // means DefaultLeeway (30s), so a tolerance of none is time.Nanosecond. New
-// panics on a negative d or one above MaxLeeway (5m). A leeway read from
-// configuration is checked against MaxLeeway by the caller first.
+// returns an *option.Error for a negative d or one above MaxLeeway (5m).
 func WithLeeway(d time.Duration) Option {
 	return func(c *config) {
 		if d == 0 {

@@ -31,6 +31,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/relay"
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // DefaultChannel is the Redis channel a Channel uses given no
@@ -55,8 +56,10 @@ var (
 	_ auth.Invalidations = (*Channel)(nil)
 )
 
-// Option configures New. A zero value means the option's default; a nil
-// Option is ignored.
+// Option configures New. Options follow the module's one policy (see
+// package [github.com/clientstatus/clientstatus/option]): a nil Option is
+// ignored and nil or a zero value means the option's default; no value of
+// these options is an error.
 type Option func(*config)
 
 type config struct {
@@ -96,11 +99,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Channel {
 		panic("redisinvalidate: New needs a Redis client")
 	}
 	c := config{channel: DefaultChannel, logger: slog.Default()}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+	option.Apply(&c, opts)
 	ch := &Channel{rdb: rdb, name: c.channel}
 	ch.hub = relay.New("Redis channel "+c.channel, c.logger, ch.session)
 	return ch

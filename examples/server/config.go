@@ -5,13 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
-	"strings"
+	"strconv"
 	"time"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/webhook"
 )
 
 // errUsage reports flags the flag package refused (it has printed why).
@@ -59,7 +62,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL `URL` to serve from, migrated at start (or $"+envDatabaseURL+"); without one, in memory")
 	fs.StringVar(&c.redisURL, "redis-url", "", "Redis `URL` for rate limits shared by replicas (or $"+envRedisURL+"); without one, in memory")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", ratelimit.DefaultPrefix, "start of the limiter's Redis keys: deployments that share a Redis and a prefix share budgets")
-	fs.DurationVar(&c.redisWait, "redis-timeout", ratelimit.DefaultTimeout, "how long a request waits for Redis before the outage policy applies")
+	fs.DurationVar(&c.redisWait, "redis-timeout", ratelimit.DefaultTimeout, "how long a request waits for Redis before the outage policy applies (0: the default)")
 	fs.TextVar(&c.redisOutage, "redis-outage", ratelimit.FailOpen, "when Redis is down or slow: open (serve without limits, log a warning) or closed (503 UNAVAILABLE)")
 	fs.DurationVar(&c.sandboxInterval, "sandbox-interval", sandbox.DefaultInterval, "how often the sandboxes of sandbox keys change by themselves; 0: never")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
@@ -88,33 +91,94 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, c.check()
 }
 
-// check refuses nonsense in the server's own flags, with a message saying
-// what to change. What statusapi.New would refuse is checked by
-// statusapi.Validate (see apiError), not copied here.
+// check refuses nonsense in the flags, with a message saying what to
+// change: the server's own flags here, and the options built from flags
+// through each package's Validate, whose *option.Error flagError maps
+// back to its flag. What the packages refuse is not copied here.
 func (c config) check() error {
-	if c.redisWait <= 0 {
-		return fmt.Errorf("-redis-timeout %v: want a positive duration", c.redisWait)
-	}
-	if c.cacheMiB < 0 {
-		return fmt.Errorf("-response-cache-mb %d: want 0 (off) or a positive size", c.cacheMiB)
-	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return fmt.Errorf("-log-format %q: want text or json", c.logFormat)
+	}
+	for _, err := range []error{
+		statusapi.ValidateOptions(c.apiOptions()...),
+		ratelimit.Validate(c.limiterOptions(nil)...),
+		sandbox.Validate(c.sandboxOptions(nil)...),
+		webhook.Validate(c.webhookOptions(nil)...),
+	} {
+		if err != nil {
+			return c.flagError(err)
+		}
 	}
 	return nil
 }
 
-// apiError names the flag behind an option that statusapi.Validate
-// refused, so that the message says what to change.
-func apiError(err error) error {
-	for option, flag := range map[string]string{
-		"WithLinkTTL":    "-link-ttl",
-		"WithPublicURL":  "-public-url",
-		"WithSigningKey": "-signing-key or $" + envSigningKey,
-	} {
-		if strings.Contains(err.Error(), option) {
-			return fmt.Errorf("%s: %w", flag, err)
+// The options each part gets from the flags. log is the server's one
+// logger, given to every part that logs (nil, in check: the default).
+
+// apiOptions are the handler's options set by flags; run adds the others.
+func (c config) apiOptions() []statusapi.Option {
+	opts := []statusapi.Option{statusapi.WithLinkTTL(c.linkTTL), responseCache(c.cacheMiB)}
+	if c.publicURL != "" {
+		opts = append(opts, statusapi.WithPublicURL(c.publicURL))
+	}
+	if c.signingKey != "" {
+		opts = append(opts, statusapi.WithSigningKey([]byte(c.signingKey)))
+	}
+	return opts
+}
+
+// limiterOptions are the rate limiter's, memory or Redis: the -redis-
+// flags change nothing in memory, which neither waits nor fails, but are
+// checked either way.
+func (c config) limiterOptions(log *slog.Logger) []ratelimit.Option {
+	return []ratelimit.Option{ratelimit.WithLogger(log), ratelimit.WithPrefix(c.redisPrefix),
+		ratelimit.WithTimeout(c.redisWait), ratelimit.WithOutagePolicy(c.redisOutage)}
+}
+
+// sandboxOptions are the sandbox simulator's.
+func (c config) sandboxOptions(log *slog.Logger) []sandbox.Option {
+	return []sandbox.Option{sandbox.WithInterval(c.sandboxInterval), sandbox.WithLogger(log)}
+}
+
+// webhookOptions are the webhook endpoints' and dispatcher's.
+func (c config) webhookOptions(log *slog.Logger) []webhook.Option {
+	return []webhook.Option{webhook.WithAllowLocal(c.webhookAllowLocal), webhook.WithSchedule(c.webhookRetries), webhook.WithLogger(log)}
+}
+
+// optionFlags names the flag behind each option the server sets from
+// one, by the option's package and name (option.Error), so that a refused
+// option is reported as its flag.
+var optionFlags = []struct {
+	pkg, option, flag string
+	value             func(c config) string // the flag's value, quoted in the error; nil for a secret
+}{
+	{"statusapi", "WithLinkTTL", "-link-ttl", func(c config) string { return c.linkTTL.String() }},
+	{"statusapi", "WithPublicURL", "-public-url", func(c config) string { return strconv.Quote(c.publicURL) }},
+	{"statusapi", "WithSigningKey", "-signing-key or $" + envSigningKey, nil},
+	{"statusapi", "WithResponseCache", "-response-cache-mb", func(c config) string { return strconv.Itoa(c.cacheMiB) }},
+	{"ratelimit", "WithTimeout", "-redis-timeout", func(c config) string { return c.redisWait.String() }},
+	{"ratelimit", "WithPrefix", "-redis-prefix", func(c config) string { return strconv.Quote(c.redisPrefix) }},
+	{"ratelimit", "WithOutagePolicy", "-redis-outage", func(c config) string { return strconv.Itoa(int(c.redisOutage)) }},
+	{"sandbox", "WithInterval", "-sandbox-interval", func(c config) string { return c.sandboxInterval.String() }},
+	{"webhook", "WithSchedule", "-webhook-retries", func(c config) string { return fmt.Sprint(c.webhookRetries) }},
+}
+
+// flagError names the flag behind the *option.Error in err, found with
+// errors.As, so that the message says what to change; an error of any
+// other kind is returned as it is.
+func (c config) flagError(err error) error {
+	var oe *option.Error
+	if !errors.As(err, &oe) {
+		return err
+	}
+	for _, f := range optionFlags {
+		if f.pkg != oe.Package || f.option != oe.Option {
+			continue
 		}
+		if f.value == nil {
+			return fmt.Errorf("%s: %w", f.flag, err)
+		}
+		return fmt.Errorf("%s %s: %w", f.flag, f.value(c), err)
 	}
 	return err
 }

@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	var sim *sandbox.Simulator
 	if sst, ok := b.store.(sandbox.Store); ok && cfg.sandboxInterval > 0 {
-		sim = sandbox.New(sst, sandbox.WithInterval(cfg.sandboxInterval), sandbox.WithLogger(log))
+		sim = sandbox.New(sst, cfg.sandboxOptions(log)...)
 	}
 	if err := seedSandboxes(startCtx, b.store, ds, sim, log); err != nil {
 		return fmt.Errorf("seeding the sandboxes: %w", err)
@@ -124,15 +124,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	opts := []statusapi.Option{
-		statusapi.WithPublicURL(publicURL),
-		statusapi.WithLinkTTL(cfg.linkTTL),
+	// The flags' options, then the server's own; one logger for every part.
+	opts := append(cfg.apiOptions(),
 		statusapi.WithFiles(sandboxFiles{Source: lv, demo: sandbox.Files()}),
 		statusapi.WithLogger(log),
-		responseCache(cfg.cacheMiB),
 		// Live event streams end when the server shuts down (below:
 		// RegisterOnShutdown), so that Shutdown does not wait for them.
 		statusapi.WithShutdown(streams),
+	)
+	if cfg.publicURL == "" {
+		opts = append(opts, statusapi.WithPublicURL(publicURL))
 	}
 	signingKey := []byte(cfg.signingKey)
 	if len(signingKey) == 0 {
@@ -142,10 +143,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("making a signing key: %w", err)
 		}
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
+		opts = append(opts, statusapi.WithSigningKey(signingKey))
 	}
-	opts = append(opts, statusapi.WithSigningKey(signingKey))
 	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
-		return apiError(err)
+		return cfg.flagError(err)
 	}
 	if rl, ok := b.store.(store.RequestLog); ok {
 		// The request log and the usage per key: in memory, or on
@@ -321,7 +322,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 // that uses the same one, when a Redis URL is set, else in memory.
 func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.Limiter, func(), error) {
 	if cfg.redisURL == "" {
-		return ratelimit.NewMemory(ratelimit.WithLogger(log)), func() {}, nil
+		return ratelimit.NewMemory(cfg.limiterOptions(log)...), func() {}, nil
 	}
 	opt, err := redis.ParseURL(cfg.redisURL)
 	if err != nil {
@@ -337,8 +338,7 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 		return nil, nil, fmt.Errorf("-redis-url: Redis does not answer: %w", err)
 	}
 	log.Info("using Redis for rate limits")
-	return redislimit.New(rdb, ratelimit.WithLogger(log), ratelimit.WithPrefix(cfg.redisPrefix),
-		ratelimit.WithTimeout(cfg.redisWait), ratelimit.WithOutagePolicy(cfg.redisOutage)), func() { rdb.Close() }, nil
+	return redislimit.New(rdb, cfg.limiterOptions(log)...), func() { rdb.Close() }, nil
 }
 
 // threadsFit makes ds fit a store without threads (no store.ThreadWriter):

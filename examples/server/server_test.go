@@ -634,6 +634,10 @@ func TestBadFlags(t *testing.T) {
 		{"link ttl under a second", []string{"-link-ttl", "10ms"}, "-link-ttl"},
 		{"public URL not absolute", []string{"-public-url", "portal.example.com"}, "-public-url"},
 		{"negative response cache", []string{"-response-cache-mb", "-1"}, "-response-cache-mb -1"},
+		// Refused by the option before Redis is dialled: the flag is named.
+		{"negative Redis timeout", []string{"-redis-url", "redis://127.0.0.1:1/0", "-redis-timeout", "-1s"}, "-redis-timeout -1s: ratelimit: WithTimeout: -1s is negative"},
+		{"negative Redis timeout without Redis", []string{"-redis-timeout", "-1s"}, "-redis-timeout -1s"},
+		{"negative sandbox interval", []string{"-sandbox-interval", "-1m"}, "-sandbox-interval -1m0s: sandbox: WithInterval"},
 		{"unreachable Redis", []string{"-redis-url", "redis://127.0.0.1:1/0"}, "Redis does not answer"},
 		{"Redis URL of another scheme", []string{"-redis-url", "http://user:secret@host"}, "-redis-url"},
 	}

@@ -106,7 +106,7 @@ func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset,
 		}
 		return webhooks{}, nil
 	}
-	opts := []webhook.Option{webhook.WithAllowLocal(cfg.webhookAllowLocal), webhook.WithSchedule(cfg.webhookRetries), webhook.WithLogger(log)}
+	opts := cfg.webhookOptions(log)
 	if metrics != nil {
 		opts = append(opts, webhook.WithObserver(otelstatus.WebhookObserver(otelstatus.WithMeterProvider(metrics.provider))))
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -109,9 +110,7 @@ func WithCheck(check func(t testing.TB, req *http.Request, res *httptest.Respons
 func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
 	cfg := config{start: Start}
-	for _, o := range opts {
-		o(&cfg)
-	}
+	option.Apply(&cfg, opts)
 	a := &API{
 		Files: files.NewMemory(),
 		Clock: testenv.NewClock(cfg.start),

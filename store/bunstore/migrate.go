@@ -49,7 +49,10 @@ const migrateLockID = "clientstatus/bunstore migrate"
 // refuses to start in a schema that already holds a table of those names
 // that it did not create.
 func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
-	cfg := newConfig(opts)
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return err
+	}
 	migrations := migrate.NewMigrations()
 	if err := migrations.Discover(migrationFiles); err != nil {
 		return fmt.Errorf("bunstore: migrate: %w", err)
@@ -59,7 +62,7 @@ func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
 	}
 	// The schema the migrations fill: WithSchema's, or the search path's.
 	var schema, quoted string
-	err := db.NewRaw("SELECT s, quote_ident(s) FROM coalesce(NULLIF(?, ''), current_schema()) AS s", cfg.schema).Scan(ctx, &schema, &quoted)
+	err = db.NewRaw("SELECT s, quote_ident(s) FROM coalesce(NULLIF(?, ''), current_schema()) AS s", cfg.schema).Scan(ctx, &schema, &quoted)
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, "migrate", err)
 	}

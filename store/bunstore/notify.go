@@ -38,9 +38,13 @@ var _ auth.Invalidations = (*Store)(nil)
 
 // WithLogger sets where the Store reports the state of its listening
 // connection (see Subscribe): lost, back, or impossible. nil means
-// slog.Default().
+// slog.Default(), the default.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
 }
 
 // WithListenConfig makes Subscribe listen through a connection of cfg

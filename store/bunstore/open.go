@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -34,10 +35,11 @@ const DefaultLockTimeout = 2 * time.Second
 
 // OpenOption configures Open. It is a type apart from Option, as no
 // option is read by both Open and New: the compiler then refuses one given
-// to the function that would ignore it. The rule is Option's: a zero value
-// means the option's default, and a value that no default stands for (a
-// negative timeout) makes Open panic with a message naming the option. A
-// nil OpenOption is ignored.
+// to the function that would ignore it. The rule is Option's (see package
+// [github.com/clientstatus/clientstatus/option]): a nil OpenOption is
+// ignored, a zero value means the option's default, and a value that no
+// default stands for (a negative timeout) is an *option.Error naming the
+// option, which Open returns.
 type OpenOption func(*openConfig)
 
 type openConfig struct {
@@ -49,8 +51,9 @@ type openConfig struct {
 // the client that sent it is gone. It should exceed the store's query
 // timeout (WithQueryTimeout), which cancels first in the usual case. A
 // statement_timeout in the URL takes precedence. 0 means
-// DefaultStatementTimeout; Open panics on a negative d, or one under a
-// millisecond, which PostgreSQL would read as no timeout at all.
+// DefaultStatementTimeout; Open returns an *option.Error for a negative
+// d, or one under a millisecond, which PostgreSQL would read as no timeout
+// at all.
 func WithStatementTimeout(d time.Duration) OpenOption {
 	return func(c *openConfig) {
 		if d == 0 {
@@ -78,20 +81,17 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // statement_timeout and lock_timeout as run-time parameters, and pgx's
 // CancelRequestContextWatcherHandler.
 //
-// Open returns an error wrapping store.ErrUnavailable when the database
+// Open returns the *option.Error of an option given a value no default
+// stands for, and an error wrapping store.ErrUnavailable when the database
 // cannot be reached; the caller closes the db.
 func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) {
 	c := openConfig{statementTimeout: DefaultStatementTimeout}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+	option.Apply(&c, opts)
 	switch {
 	case c.statementTimeout < 0:
-		panic(fmt.Sprintf("bunstore: WithStatementTimeout: %v is negative", c.statementTimeout))
+		return nil, option.Errorf("bunstore", "WithStatementTimeout", "%v is negative", c.statementTimeout)
 	case c.statementTimeout < time.Millisecond:
-		panic(fmt.Sprintf("bunstore: WithStatementTimeout: %v is under a millisecond, which PostgreSQL would read as no timeout", c.statementTimeout))
+		return nil, option.Errorf("bunstore", "WithStatementTimeout", "%v is under a millisecond, which PostgreSQL would read as no timeout", c.statementTimeout)
 	}
 	if strings.TrimSpace(dsn) == "" {
 		// pgx would fall back to libpq's defaults and connect to whatever

@@ -17,8 +17,8 @@ import (
 // "" keeps the default: unqualified names, found through the connection's
 // search_path (a search_path in the database URL, for instance). A name
 // that is not a lower-case identifier needing no quotes (a letter or _,
-// then letters, digits or _, at most 63 bytes) is a programming error:
-// New and Migrate panic, naming the option.
+// then letters, digits or _, at most 63 bytes) is an *option.Error: New
+// panics with it and Migrate returns it.
 func WithSchema(name string) Option {
 	return func(c *config) { c.schema = name }
 }

@@ -51,6 +51,7 @@ import (
 	"github.com/uptrace/bun/schema"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -114,10 +115,11 @@ var (
 	_ auth.KeyStore = (*Store)(nil)
 )
 
-// Option configures New and Migrate. A zero value means the option's
-// default; a value that no default stands for makes New (or Migrate) panic
-// with a message naming the option, as it is a mistake in the code. A nil
-// Option is ignored.
+// Option configures New and Migrate. Options follow the module's one
+// policy (see package [github.com/clientstatus/clientstatus/option]): a
+// nil Option is ignored, nil or a zero value means the option's default,
+// and a value that no default stands for is an *option.Error naming the
+// option, which Migrate and Validate return and with which New panics.
 type Option func(*config)
 
 // config is what the options of New and Migrate set, defaults first.
@@ -129,26 +131,32 @@ type config struct {
 	clock        func() time.Time // WithClock; nil for the server's
 }
 
-// newConfig applies opts to the defaults and checks them.
-func newConfig(opts []Option) config {
-	c := config{queryTimeout: DefaultQueryTimeout}
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
+// newConfig applies opts to the defaults and checks them: the error is
+// an *option.Error naming the first option given a value no default
+// stands for.
+func newConfig(opts []Option) (config, error) {
+	c := config{queryTimeout: DefaultQueryTimeout, logger: slog.Default()}
+	option.Apply(&c, opts)
 	if c.queryTimeout < 0 {
-		panic(fmt.Sprintf("bunstore: WithQueryTimeout: %v is negative", c.queryTimeout))
+		return c, option.Errorf("bunstore", "WithQueryTimeout", "%v is negative", c.queryTimeout)
 	}
 	if c.schema != "" && !schemaName.MatchString(c.schema) {
-		panic(fmt.Sprintf("bunstore: WithSchema: %q is not a lower-case identifier such as clientstatus", c.schema))
+		return c, option.Errorf("bunstore", "WithSchema", "%q is not a lower-case identifier such as clientstatus", c.schema)
 	}
-	return c
+	return c, nil
+}
+
+// Validate reports the *option.Error with which New would panic, and
+// which Migrate would return, given opts, or nil: a program that builds
+// its options from configuration calls it first.
+func Validate(opts ...Option) error {
+	_, err := newConfig(opts)
+	return err
 }
 
 // WithQueryTimeout sets how long one Store method may take, from the
 // request's context (whichever deadline comes first wins); 0 means
-// DefaultQueryTimeout, and New panics on a negative d. When it passes, the
+// DefaultQueryTimeout, and a negative d is an error. When it passes, the
 // query is cancelled on the server and the method returns an error
 // wrapping store.ErrUnavailable and context.DeadlineExceeded. Migrate
 // ignores it.
@@ -170,12 +178,16 @@ func WithQueryTimeout(d time.Duration) Option {
 // caller's should also set a server-side statement_timeout (see Open).
 // New panics when db is nil, when it is a *bun.DB on any other driver and
 // WithListenConfig is not given (the message names the drivers to use),
-// or when an option's value is one no default stands for.
+// or, with the *option.Error that Validate reports, when an option's value
+// is one no default stands for.
 func New(db bun.IDB, opts ...Option) *Store {
 	if v := reflect.ValueOf(db); db == nil || v.Kind() == reflect.Pointer && v.IsNil() {
 		panic("bunstore: New needs a *bun.DB (or a bun.Tx)")
 	}
-	c := newConfig(opts)
+	c, err := newConfig(opts)
+	if err != nil {
+		panic(err)
+	}
 	driver, err := driverOf(db, c)
 	if err != nil {
 		panic(err.Error())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"net"
 	"net/url"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -165,8 +165,8 @@ func TestOpenUnreachable(t *testing.T) {
 }
 
 // TestTimeoutOptions checks the options' rule: zero is the default, and a
-// value no default stands for panics, naming the option, before anything
-// is connected.
+// value no default stands for is an *option.Error naming the option,
+// before anything is connected: New panics with it, Open returns it.
 func TestTimeoutOptions(t *testing.T) {
 	sqldb, err := sql.Open("pgx", "postgres://u@127.0.0.1:1/x") // never connected
 	if err != nil {
@@ -174,36 +174,51 @@ func TestTimeoutOptions(t *testing.T) {
 	}
 	db := bun.NewDB(sqldb, pgdialect.New())
 	t.Cleanup(func() { db.Close() })
+	// open is Open's configuration error, nil for another (the empty URL).
+	open := func(opts ...bunstore.OpenOption) error {
+		_, err := bunstore.Open(ctx, "", opts...)
+		if errors.Is(err, store.ErrInvalid) {
+			return nil // past the options: refused for its URL
+		}
+		return err
+	}
+	newStore := func(opts ...bunstore.Option) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err, _ = v.(error)
+			}
+		}()
+		bunstore.New(db, opts...)
+		return nil
+	}
 	tests := []struct {
 		name string
-		call func()
-		want string // the panic; "" for none
+		call func() error
+		want string // the error; "" for none
 	}{
-		{"query timeout zero", func() { bunstore.New(db, bunstore.WithQueryTimeout(0), bunstore.WithSchema(""), nil) }, ""},
-		{"query timeout negative", func() { bunstore.New(db, bunstore.WithQueryTimeout(-time.Second)) },
+		{"query timeout zero", func() error { return newStore(bunstore.WithQueryTimeout(0), bunstore.WithSchema(""), nil) }, ""},
+		{"query timeout negative", func() error { return newStore(bunstore.WithQueryTimeout(-time.Second)) },
 			"bunstore: WithQueryTimeout: -1s is negative"},
-		{"statement timeout negative", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(-time.Second)) },
+		{"statement timeout negative", func() error { return open(bunstore.WithStatementTimeout(-time.Second)) },
 			"bunstore: WithStatementTimeout: -1s is negative"},
-		{"statement timeout under a millisecond", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(time.Microsecond)) },
+		{"statement timeout under a millisecond", func() error { return open(bunstore.WithStatementTimeout(time.Microsecond)) },
 			"bunstore: WithStatementTimeout: 1µs is under a millisecond, which PostgreSQL would read as no timeout"},
-		{"statement timeout zero", func() { _, _ = bunstore.Open(ctx, "", bunstore.WithStatementTimeout(0), nil) }, ""},
-		{"schema empty", func() { bunstore.New(db, bunstore.WithSchema("")) }, ""},
-		{"schema not an identifier", func() { bunstore.New(db, bunstore.WithSchema("Bad Name; DROP")) },
+		{"statement timeout zero", func() error { return open(bunstore.WithStatementTimeout(0), nil) }, ""},
+		{"schema empty", func() error { return newStore(bunstore.WithSchema("")) }, ""},
+		{"schema not an identifier", func() error { return newStore(bunstore.WithSchema("Bad Name; DROP")) },
 			`bunstore: WithSchema: "Bad Name; DROP" is not a lower-case identifier such as clientstatus`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			got := func() (msg string) {
-				defer func() {
-					if v := recover(); v != nil {
-						msg = fmt.Sprint(v)
-					}
-				}()
-				tt.call()
-				return ""
-			}()
-			is.Equal(got, tt.want) // the panic names the option
+			err := tt.call()
+			if tt.want == "" {
+				is.NoErr(err) // the default
+				return
+			}
+			var oe *option.Error
+			is.True(errors.As(err, &oe))  // a typed configuration error
+			is.Equal(oe.Error(), tt.want) // naming the option
 		})
 	}
 }
