@@ -243,6 +243,38 @@ func TestRotation(t *testing.T) {
 	is.True(errors.Is(err, statusclient.ErrWebhookSignature))
 }
 
+// TestRotateSecretTo: a secret the portal gives (a data file's) rotates
+// as a random one does, both signing during the overlap; the same secret
+// again changes nothing, and one that is not a secret is refused.
+func TestRotateSecretTo(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true))
+	rc := newReceiver(t)
+	e, old := f.create(t, webhook.Settings{URL: rc.URL})
+	ctx := context.Background()
+	rotated, err := f.eps.RotateSecretTo(ctx, "org_a", e.ID, old)
+	is.NoErr(err)
+	is.True(!rotated) // its own secret: nothing to rotate
+	given := webhook.NewSecret()
+	rotated, err = f.eps.RotateSecretTo(ctx, "org_a", e.ID, given)
+	is.NoErr(err)
+	is.True(rotated) // a new secret
+	rotated, err = f.eps.RotateSecretTo(ctx, "org_a", e.ID, given)
+	is.NoErr(err)
+	is.True(!rotated) // given twice (a file reloaded): one rotation, the old secret still signing
+	_, err = f.eps.RotateSecretTo(ctx, "org_a", e.ID, "hunter2")
+	is.True(errors.Is(err, webhook.ErrInvalid)) // not a secret
+	_, err = f.eps.RotateSecretTo(ctx, "org_a", "we_none", given)
+	is.True(errors.Is(err, store.ErrNotFound)) // no such endpoint
+
+	f.ev.Add("org_a", invoicePaid("p1"))
+	r := rc.next(t)
+	_, err = statusclient.VerifyWebhook(given, r.header, r.body, f.clk.Now())
+	is.NoErr(err) // the given secret signs
+	_, err = statusclient.VerifyWebhook(old, r.header, r.body, f.clk.Now())
+	is.NoErr(err) // and the one before, during the overlap
+}
+
 func TestRedeliver(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t, webhook.WithAllowLocal(true))
