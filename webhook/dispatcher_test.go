@@ -169,6 +169,32 @@ func TestRetries(t *testing.T) {
 	is.Equal(p.Items[2].StatusCode, 503)
 }
 
+// TestTimeout: an answer later than the attempt's timeout
+// (DeliveryTimeout, 15 s, unless WithTimeout) is a failure of kind
+// "timeout", logged and retried as any other.
+func TestTimeout(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true), webhook.WithTimeout(50*time.Millisecond))
+	rc := newReceiver(t)
+	rc.setAnswer(func(r *http.Request) int {
+		<-r.Context().Done() // answers only once the sender gave up
+		return 204
+	})
+	e, _ := f.create(t, webhook.Settings{URL: rc.URL})
+	f.ev.Add("org_a", invoicePaid("p1"))
+	a := f.attempts.next(t)
+	is.Equal(a.Error, webhook.ErrorTimeout) // too late is a failure
+	is.Equal(a.StatusCode, 0)               // with no status
+	p, err := f.st.ListWebhookDeliveries(context.Background(), "org_a", e.ID, store.WebhookDeliveryQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}})
+	is.NoErr(err)
+	is.Equal(p.Items[0].Error, webhook.ErrorTimeout) // as the log shows it
+	rc.setAnswer(func(*http.Request) int { return 204 })
+	f.clk.Add(2 * time.Minute) // past the first delay
+	a = f.attempts.next(t)
+	is.Equal(a.Number, 2)
+	is.Equal(a.Error, "") // retried, and delivered
+}
+
 func TestGoneDisables(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t, webhook.WithAllowLocal(true))

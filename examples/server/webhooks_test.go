@@ -150,3 +150,39 @@ func testReloadWebhookEndpoints(t *testing.T, args ...string) {
 		is.Equal(list(), map[string]string{"we_keep": rcv.URL + "/kept", "we_change": rcv.URL + "/new", "we_added": rcv.URL + "/added"}) // changed at start; removing is a reload's, which knows the file before
 	}
 }
+
+// TestReadinessIgnoresFailingEndpoint: an endpoint that fails every
+// attempt is the endpoint's problem, logged in its deliveries; the
+// server stays ready.
+func TestReadinessIgnoresFailingEndpoint(t *testing.T) {
+	is := is.New(t)
+	got := make(chan struct{}, 100)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		got <- struct{}{}
+	}))
+	defer rcv.Close()
+	f := dataFile{"organizations": {org("org_a")}, "apiKeys": {apiKeyItem("org_a", keyA)},
+		"webhookEndpoints": {{"id": "we_1", "orgId": "org_a", "url": rcv.URL, "types": []string{"*"}, "secret": webhook.NewSecret()}}}
+	name := filepath.Join(t.TempDir(), "data.json")
+	f.write(t, name)
+	s := startServer(t, nil, "-data", name, "-webhooks-allow-local", "-webhook-retries", "1h")
+	is.True(strings.Contains(s.stderr.String(), "-webhooks-allow-local")) // the development option is logged at start
+	f["invoices"] = []map[string]any{invoice("org_a", "i1", nil)}
+	f.write(t, name)
+	is.NoErr(s.reload(t))
+	select {
+	case <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no attempt")
+	}
+	var attempts []any
+	for end := time.Now().Add(30 * time.Second); len(attempts) == 0; time.Sleep(10 * time.Millisecond) { // the attempt is logged after its answer
+		if time.Now().After(end) {
+			t.Fatal("the failed attempt is not in the endpoint's deliveries")
+		}
+		attempts = read(t, s, "/v1/webhook_endpoints/we_1/deliveries", keyA).json(t)["data"].([]any)
+	}
+	is.Equal(attempts[0].(map[string]any)["statusCode"], 500.0) // the attempt failed
+	is.Equal(call(t, "GET", s.url+"/readyz", "").status, 200)   // and the server is ready all the same
+}
