@@ -294,9 +294,9 @@ func scopeStrings(scopes []auth.Scope) []string {
 	return out
 }
 
-// restriction is the auth.Restriction of an endpoint's scopes and
-// projects.
-func restriction(e store.WebhookEndpoint) auth.Restriction {
+// Restriction returns the auth.Restriction of an endpoint's Scopes and
+// ProjectIDs: what it receives, as a key restricted so would read.
+func Restriction(e store.WebhookEndpoint) auth.Restriction {
 	r := auth.Restriction{ProjectIDs: e.ProjectIDs}
 	if e.Scopes != nil {
 		r.Scopes = []auth.Scope{}
@@ -313,7 +313,7 @@ func matches(e store.WebhookEndpoint, ev store.Event) bool {
 	if !slices.Contains(e.Types, "*") && !slices.Contains(e.Types, ev.Type) {
 		return false
 	}
-	r := restriction(e)
+	r := Restriction(e)
 	return r.Allows(auth.ScopeOfKind(ev.Kind)) && store.InProjects(r.ProjectIDs, ev.ProjectID)
 }
 

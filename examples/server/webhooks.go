@@ -153,7 +153,7 @@ func (w webhooks) put(ctx context.Context, e webhookEndpoint) (bool, error) {
 	if types == nil {
 		types = []string{"*"}
 	}
-	r := webhookRestriction(cur)
+	r := webhook.Restriction(cur)
 	differs := cur.URL != s.URL || !slices.Equal(cur.Types, types) || !sameList(r.Scopes, s.Restriction.Scopes) ||
 		!sameList(r.ProjectIDs, s.Restriction.ProjectIDs)
 	rotated, err := w.eps.RotateSecretTo(ctx, e.orgID(), s.ID, s.Secret)
@@ -167,19 +167,6 @@ func (w webhooks) put(ctx context.Context, e webhookEndpoint) (bool, error) {
 	}
 	_, err = w.eps.Update(ctx, e.orgID(), s.ID, u)
 	return true, err
-}
-
-// webhookRestriction is the restriction of a stored endpoint, as a file's
-// entry gives it.
-func webhookRestriction(e store.WebhookEndpoint) auth.Restriction {
-	r := auth.Restriction{ProjectIDs: e.ProjectIDs}
-	if e.Scopes != nil {
-		r.Scopes = []auth.Scope{}
-		for _, sc := range e.Scopes {
-			r.Scopes = append(r.Scopes, auth.Scope(sc))
-		}
-	}
-	return r
 }
 
 // sameList reports whether a and b are the same list, nil (no
