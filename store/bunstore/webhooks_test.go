@@ -266,3 +266,43 @@ func TestWebhookReplicas(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookFailingSince: a failed attempt starts the endpoint's run of
+// failures, a later one keeps its start, a success ends it, and a
+// success of an endpoint not failing changes nothing of it; an outcome
+// that disables, disables.
+func TestWebhookFailingSince(t *testing.T) {
+	is := is.New(t)
+	st := replicas(t, 1)[0]
+	is.NoErr(st.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: "org_a", URL: "https://hooks.example.com/",
+		Types: []string{"*"}, Enabled: true, Secret: []byte("sealed")}))
+	t0 := time.Now().UTC().Truncate(time.Second)
+	var jobs []store.WebhookJob
+	for i := range 5 {
+		jobs = append(jobs, store.WebhookJob{EventID: fmt.Sprint("evt_", i), EventType: "invoice.paid", Body: []byte(`{}`), Due: t0, QueuedAt: t0})
+	}
+	is.NoErr(st.EnqueueWebhookJobs(ctx, "org_a", "we_1", "", "evt_4", jobs))
+	claimed, err := st.ClaimWebhookJobs(ctx, t0, 5, time.Minute)
+	is.NoErr(err)
+	is.Equal(len(claimed), 5)
+	finish := func(j store.WebhookJob, at time.Time, status int, o store.WebhookOutcome) store.WebhookEndpoint {
+		t.Helper()
+		is.NoErr(st.FinishWebhookAttempt(ctx, j, store.WebhookDelivery{ID: "whd_" + j.EventID, EndpointID: "we_1", EventID: j.EventID,
+			EventType: j.EventType, Attempt: 1, AttemptedAt: at, StatusCode: status}, o))
+		e, err := st.GetWebhookEndpoint(ctx, "org_a", "we_1")
+		is.NoErr(err)
+		return e
+	}
+	e := finish(claimed[0], t0, 204, store.WebhookOutcome{Success: true})
+	is.True(e.FailingSince.IsZero()) // a success of an endpoint not failing
+	is.True(e.Enabled)
+	e = finish(claimed[1], t0.Add(time.Second), 503, store.WebhookOutcome{Retry: t0.Add(time.Hour)})
+	is.True(e.FailingSince.Equal(t0.Add(time.Second))) // a failure starts the run
+	e = finish(claimed[2], t0.Add(2*time.Second), 503, store.WebhookOutcome{Retry: t0.Add(time.Hour)})
+	is.True(e.FailingSince.Equal(t0.Add(time.Second))) // a later one keeps its start
+	e = finish(claimed[3], t0.Add(3*time.Second), 204, store.WebhookOutcome{Success: true})
+	is.True(e.FailingSince.IsZero()) // a success ends it
+	e = finish(claimed[4], t0.Add(4*time.Second), 410, store.WebhookOutcome{Disable: "gone"})
+	is.True(!e.Enabled) // disabled
+	is.Equal(e.DisabledReason, "gone")
+}
