@@ -33,6 +33,25 @@ func (w *memoryWebhooks) init() {
 	}
 }
 
+// dropOrganization deletes an organization's endpoints, their jobs and
+// their deliveries (Memory.DeleteOrganization, under m.mu: the lock
+// order is m.mu, then w.mu).
+func (w *memoryWebhooks) dropOrganization(orgID string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range w.endpoints {
+		if k[0] == orgID {
+			delete(w.endpoints, k)
+			delete(w.deliveries, k)
+		}
+	}
+	for k := range w.jobs {
+		if k[0] == orgID {
+			delete(w.jobs, k)
+		}
+	}
+}
+
 func copyEndpoint(e WebhookEndpoint) WebhookEndpoint {
 	e.Types = slices.Clone(e.Types)
 	e.Scopes = slices.Clone(e.Scopes)
@@ -48,10 +67,12 @@ func (m *Memory) CreateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) e
 	if err := alive(ctx); err != nil {
 		return err
 	}
+	// The organization is read under m.mu, held until the endpoint is
+	// in: DeleteOrganization, which drops the organization's endpoints
+	// under m.mu too, comes wholly before or after.
 	m.mu.RLock()
-	_, ok := m.orgs[e.OrgID]
-	m.mu.RUnlock()
-	if !ok {
+	defer m.mu.RUnlock()
+	if _, ok := m.orgs[e.OrgID]; !ok {
 		return fmt.Errorf("store: organization %s: %w", e.OrgID, ErrNotFound)
 	}
 	w := &m.webhooks

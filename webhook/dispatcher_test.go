@@ -169,6 +169,32 @@ func TestRetries(t *testing.T) {
 	is.Equal(p.Items[2].StatusCode, 503)
 }
 
+// TestTimeout: an answer later than the attempt's timeout
+// (DeliveryTimeout, 15 s, unless WithTimeout) is a failure of kind
+// "timeout", logged and retried as any other.
+func TestTimeout(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true), webhook.WithTimeout(50*time.Millisecond))
+	rc := newReceiver(t)
+	rc.setAnswer(func(r *http.Request) int {
+		<-r.Context().Done() // answers only once the sender gave up
+		return 204
+	})
+	e, _ := f.create(t, webhook.Settings{URL: rc.URL})
+	f.ev.Add("org_a", invoicePaid("p1"))
+	a := f.attempts.next(t)
+	is.Equal(a.Error, webhook.ErrorTimeout) // too late is a failure
+	is.Equal(a.StatusCode, 0)               // with no status
+	p, err := f.st.ListWebhookDeliveries(context.Background(), "org_a", e.ID, store.WebhookDeliveryQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}})
+	is.NoErr(err)
+	is.Equal(p.Items[0].Error, webhook.ErrorTimeout) // as the log shows it
+	rc.setAnswer(func(*http.Request) int { return 204 })
+	f.clk.Add(2 * time.Minute) // past the first delay
+	a = f.attempts.next(t)
+	is.Equal(a.Number, 2)
+	is.Equal(a.Error, "") // retried, and delivered
+}
+
 func TestGoneDisables(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t, webhook.WithAllowLocal(true))
@@ -241,6 +267,38 @@ func TestRotation(t *testing.T) {
 	is.Equal(len(strings.Fields(r.header.Get("webhook-signature"))), 1) // the old one no longer signs
 	_, err = statusclient.VerifyWebhook(old, r.header, r.body, f.clk.Now())
 	is.True(errors.Is(err, statusclient.ErrWebhookSignature))
+}
+
+// TestRotateSecretTo: a secret the portal gives (a data file's) rotates
+// as a random one does, both signing during the overlap; the same secret
+// again changes nothing, and one that is not a secret is refused.
+func TestRotateSecretTo(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true))
+	rc := newReceiver(t)
+	e, old := f.create(t, webhook.Settings{URL: rc.URL})
+	ctx := context.Background()
+	rotated, err := f.eps.RotateSecretTo(ctx, "org_a", e.ID, old)
+	is.NoErr(err)
+	is.True(!rotated) // its own secret: nothing to rotate
+	given := webhook.NewSecret()
+	rotated, err = f.eps.RotateSecretTo(ctx, "org_a", e.ID, given)
+	is.NoErr(err)
+	is.True(rotated) // a new secret
+	rotated, err = f.eps.RotateSecretTo(ctx, "org_a", e.ID, given)
+	is.NoErr(err)
+	is.True(!rotated) // given twice (a file reloaded): one rotation, the old secret still signing
+	_, err = f.eps.RotateSecretTo(ctx, "org_a", e.ID, "hunter2")
+	is.True(errors.Is(err, webhook.ErrInvalid)) // not a secret
+	_, err = f.eps.RotateSecretTo(ctx, "org_a", "we_none", given)
+	is.True(errors.Is(err, store.ErrNotFound)) // no such endpoint
+
+	f.ev.Add("org_a", invoicePaid("p1"))
+	r := rc.next(t)
+	_, err = statusclient.VerifyWebhook(given, r.header, r.body, f.clk.Now())
+	is.NoErr(err) // the given secret signs
+	_, err = statusclient.VerifyWebhook(old, r.header, r.body, f.clk.Now())
+	is.NoErr(err) // and the one before, during the overlap
 }
 
 func TestRedeliver(t *testing.T) {

@@ -236,16 +236,33 @@ func (s *Endpoints) Update(ctx context.Context, orgID, id string, u Update) (sto
 // the one before.
 func (s *Endpoints) RotateSecret(ctx context.Context, orgID, id string) (string, error) {
 	secret := NewSecret()
-	now := s.cfg.now()
-	_, err := s.st.UpdateWebhookEndpoint(ctx, orgID, id, func(e *store.WebhookEndpoint) error {
-		e.PreviousSecret, e.PreviousSecretUntil = e.Secret, now.Add(RotationOverlap)
-		e.Secret = s.seal.seal(orgID, id, secret)
-		return nil
-	})
-	if err != nil {
+	if _, err := s.RotateSecretTo(ctx, orgID, id, secret); err != nil {
 		return "", err
 	}
 	return secret, nil
+}
+
+// RotateSecretTo rotates an endpoint's secret to one the portal gives (a
+// data file's, say), as RotateSecret does: the previous secret still
+// signs for RotationOverlap. It reports false, and changes nothing, when
+// secret is the endpoint's secret already; ErrInvalid for one that is not
+// a secret (ValidSecret).
+func (s *Endpoints) RotateSecretTo(ctx context.Context, orgID, id, secret string) (bool, error) {
+	if !ValidSecret(secret) {
+		return false, invalid("secret: %v", errSecret)
+	}
+	now := s.cfg.now()
+	rotated := false
+	_, err := s.st.UpdateWebhookEndpoint(ctx, orgID, id, func(e *store.WebhookEndpoint) error {
+		if cur, err := s.seal.open(orgID, id, e.Secret); err == nil && cur == secret {
+			return nil
+		}
+		e.PreviousSecret, e.PreviousSecretUntil = e.Secret, now.Add(RotationOverlap)
+		e.Secret = s.seal.seal(orgID, id, secret)
+		rotated = true
+		return nil
+	})
+	return rotated, err
 }
 
 // Delete deletes an endpoint, its queued deliveries and its log.
@@ -277,9 +294,9 @@ func scopeStrings(scopes []auth.Scope) []string {
 	return out
 }
 
-// restriction is the auth.Restriction of an endpoint's scopes and
-// projects.
-func restriction(e store.WebhookEndpoint) auth.Restriction {
+// Restriction returns the auth.Restriction of an endpoint's Scopes and
+// ProjectIDs: what it receives, as a key restricted so would read.
+func Restriction(e store.WebhookEndpoint) auth.Restriction {
 	r := auth.Restriction{ProjectIDs: e.ProjectIDs}
 	if e.Scopes != nil {
 		r.Scopes = []auth.Scope{}
@@ -296,7 +313,7 @@ func matches(e store.WebhookEndpoint, ev store.Event) bool {
 	if !slices.Contains(e.Types, "*") && !slices.Contains(e.Types, ev.Type) {
 		return false
 	}
-	r := restriction(e)
+	r := Restriction(e)
 	return r.Allows(auth.ScopeOfKind(ev.Kind)) && store.InProjects(r.ProjectIDs, ev.ProjectID)
 }
 

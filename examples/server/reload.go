@@ -23,7 +23,9 @@ const reloadTimeout = 2 * time.Minute
 // file are put, changed ones put again (the store gives them a new
 // updatedAt; unchanged ones keep theirs), and items, keys and
 // organizations no longer in it removed, with deletion records. A file
-// that does not load changes nothing. See apply for the steps.
+// that does not load changes nothing. See apply for the steps. Then the
+// file's webhook endpoints are brought in line the same way (new, changed
+// and removed ones; webhooks.reload).
 //
 // It compares the file with the dataset it applied last (at start-up or
 // by a reload), not with what the store holds: on PostgreSQL, items that
@@ -38,6 +40,9 @@ type reloader struct {
 	applied *dataset
 	// sim drives the sandboxes a reload seeds; nil: they do not move.
 	sim *sandbox.Simulator
+	// hooks registers the file's webhook endpoints (webhooks.go); zero
+	// when webhooks are off.
+	hooks webhooks
 }
 
 // loop handles the reload requests of reqs, one at a time, until ctx is
@@ -69,6 +74,7 @@ func (r *reloader) reload(ctx context.Context) error {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, reloadTimeout)
 	defer cancel()
+	oldHooks := r.applied.webhooks
 	c, err := r.apply(ctx)
 	if err != nil {
 		r.log.Error("reload: the data file does not load; the data served is unchanged", "file", r.file, "err", err)
@@ -78,8 +84,14 @@ func (r *reloader) reload(ctx context.Context) error {
 		r.log.Error("reload: seeding the sandboxes failed", "err", err)
 		return err
 	}
+	hooksPut, hooksRemoved, err := r.hooks.reload(ctx, oldHooks, r.applied.webhooks)
+	if err != nil {
+		r.log.Error("reload: the data is the new file's, but its webhook endpoints failed part-way", "err", err)
+		return err
+	}
 	put, removed := c.count()
 	r.log.Info("reloaded the data file", "file", r.file, "put", put, "removed", removed,
+		"webhook_endpoints_put", hooksPut, "webhook_endpoints_removed", hooksRemoved,
 		"duration", time.Since(start).Round(time.Millisecond).String())
 	return nil
 }
@@ -88,7 +100,8 @@ func (r *reloader) reload(ctx context.Context) error {
 //
 //  1. read and parse the file, with every check of start-up;
 //  2. load it into an empty in-memory store, with every check of the
-//     store and the key store (a key's form, its name's length, ...);
+//     store and the key store (a key's form, its name's length, ...), and
+//     register its webhook endpoints there (webhooks.check);
 //  3. compare it with the dataset applied last (diff) and check its keys
 //     against the key store (checkKeys);
 //  4. write the change. On PostgreSQL it is one transaction, committed
@@ -104,6 +117,9 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		return change{}, err
 	}
 	if err := dryRun(ctx, ds); err != nil {
+		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+	}
+	if err := r.hooks.check(ctx, ds); err != nil {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
 	}
 	warnAbout(r.log, ds)

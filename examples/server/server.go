@@ -208,7 +208,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var reloading sync.WaitGroup
 	defer reloading.Wait()
 	defer stopReloads()
-	rl := &reloader{file: cfg.dataFile, log: log, b: b, live: lv, applied: ds, sim: sim}
+	rl := &reloader{file: cfg.dataFile, log: log, b: b, live: lv, applied: ds, sim: sim, hooks: wh}
 	reloading.Go(func() { rl.loop(reloads, h.reload, h.reloaded) })
 	if sim != nil {
 		reloading.Go(func() { _ = sim.Run(reloads) })

@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,15 +90,20 @@ func parseWebhook(raw json.RawMessage) (webhookEndpoint, error) {
 	return webhookEndpoint{OrgID: v.OrgID, Settings: s, Sandbox: v.Sandbox}, nil
 }
 
-// webhooks is the running dispatcher, or nothing.
-type webhooks struct{ d *webhook.Dispatcher }
+// webhooks is the running dispatcher and the endpoints' API, or nothing
+// (zero: webhooks are off).
+type webhooks struct {
+	d          *webhook.Dispatcher
+	eps        *webhook.Endpoints
+	allowLocal bool
+}
 
-// startWebhooks registers the data file's endpoints (those not yet in the
-// store; a reload does not change them) and starts the dispatcher, whose
-// secrets are sealed under a key derived from the signing key, its
-// attempts counted on the metrics server when there is one. On a store
-// without an event feed (store.Events) or without webhook endpoints, it
-// logs that webhooks are off.
+// startWebhooks registers the data file's endpoints (see put: an endpoint
+// already in the store is brought to the file's settings) and starts the
+// dispatcher, whose secrets are sealed under a key derived from the
+// signing key, its attempts counted on the metrics server when there is
+// one. On a store without an event feed (store.Events) or without webhook
+// endpoints, it logs that webhooks are off.
 func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
 	ws, okW := st.(webhook.Store)
 	ev, okE := st.(store.Events)
@@ -114,17 +121,125 @@ func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset,
 		log.Warn("webhooks may be delivered over http and to local and private addresses (-webhooks-allow-local): for development only")
 	}
 	key := webhook.DeriveKey(signingKey)
-	eps := webhook.NewEndpoints(ws, ev, key, opts...)
+	w := webhooks{eps: webhook.NewEndpoints(ws, ev, key, opts...), allowLocal: cfg.webhookAllowLocal}
 	for _, e := range ds.webhooks {
-		_, _, err := eps.Create(ctx, e.orgID(), e.Settings)
-		if err != nil && !errors.Is(err, store.ErrConflict) {
+		if _, err := w.put(ctx, e); err != nil {
 			return webhooks{}, fmt.Errorf("webhookEndpoints %s: %w", e.Settings.ID, err)
 		}
 	}
-	d := webhook.NewDispatcher(ws, ev, key, opts...)
-	d.Start(ctx)
+	w.d = webhook.NewDispatcher(ws, ev, key, opts...)
+	w.d.Start(ctx)
 	log.Info("delivering webhooks", "allow_local", cfg.webhookAllowLocal)
-	return webhooks{d}, nil
+	return w, nil
+}
+
+// put makes the store's endpoint what the file's entry e says: it creates
+// it, or brings the one of its id to the file's url, types, scopes and
+// projects, and rotates its secret to the file's (the previous one still
+// signs for webhook.RotationOverlap, so receivers can follow). An endpoint
+// that changes is enabled again, whatever disabled it: the agency acted on
+// it. It reports whether anything changed.
+func (w webhooks) put(ctx context.Context, e webhookEndpoint) (bool, error) {
+	_, _, err := w.eps.Create(ctx, e.orgID(), e.Settings)
+	if !errors.Is(err, store.ErrConflict) {
+		return err == nil, err
+	}
+	cur, err := w.eps.Get(ctx, e.orgID(), e.Settings.ID)
+	if err != nil {
+		return false, err
+	}
+	s := e.Settings
+	types := s.Types
+	if types == nil {
+		types = []string{"*"}
+	}
+	r := webhook.Restriction(cur)
+	differs := cur.URL != s.URL || !slices.Equal(cur.Types, types) || !sameList(r.Scopes, s.Restriction.Scopes) ||
+		!sameList(r.ProjectIDs, s.Restriction.ProjectIDs)
+	rotated, err := w.eps.RotateSecretTo(ctx, e.orgID(), s.ID, s.Secret)
+	if err != nil || !differs && !rotated {
+		return rotated, err
+	}
+	on := true
+	u := webhook.Update{Enabled: &on}
+	if differs {
+		u.URL, u.Types, u.Restriction = &s.URL, types, &s.Restriction
+	}
+	_, err = w.eps.Update(ctx, e.orgID(), s.ID, u)
+	return true, err
+}
+
+// sameList reports whether a and b are the same list, nil (no
+// restriction) differing from an empty one (nothing allowed).
+func sameList[T comparable](a, b []T) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}
+
+// check refuses a file whose endpoints the store would refuse (a URL that
+// is not https, types that are not event types, an id given twice, an
+// organization the file lacks), by registering them in an empty in-memory
+// store: a reload checks it before it writes anything.
+func (w webhooks) check(ctx context.Context, ds *dataset) error {
+	if w.eps == nil || len(ds.webhooks) == 0 {
+		return nil
+	}
+	st := store.NewMemory()
+	for _, o := range ds.orgs {
+		for _, id := range []string{o.ID, auth.SandboxOrgID(o.ID)} {
+			o.ID = id
+			if err := st.PutOrganization(ctx, o); err != nil {
+				return err
+			}
+		}
+	}
+	eps := webhook.NewEndpoints(st, st, make([]byte, webhook.KeySize), webhook.WithAllowLocal(w.allowLocal))
+	for i, e := range ds.webhooks {
+		if _, _, err := eps.Create(ctx, e.orgID(), e.Settings); err != nil {
+			return fmt.Errorf("%s: %w", itemName("webhookEndpoints", i, e.Settings.ID), err)
+		}
+	}
+	return nil
+}
+
+// reload applies to the store the change of the file's endpoints from
+// old to now (after the rest of the file: the organizations they name are
+// there, and the endpoints of those removed went with them): new and
+// changed ones are put, removed ones deleted. Unchanged ones are left as
+// they are, disabled or not.
+func (w webhooks) reload(ctx context.Context, old, now []webhookEndpoint) (put, removed int, err error) {
+	if w.eps == nil {
+		return 0, 0, nil
+	}
+	type key struct{ org, id string }
+	was := map[key]webhookEndpoint{}
+	for _, e := range old {
+		was[key{e.orgID(), e.Settings.ID}] = e
+	}
+	for _, e := range now {
+		k := key{e.orgID(), e.Settings.ID}
+		prev, ok := was[k]
+		delete(was, k)
+		if ok && reflect.DeepEqual(prev, e) {
+			continue
+		}
+		changed, err := w.put(ctx, e)
+		if err != nil {
+			return put, removed, fmt.Errorf("webhookEndpoints %s: %w", e.Settings.ID, err)
+		}
+		if changed {
+			put++
+		}
+	}
+	for k := range was {
+		err := w.eps.Delete(ctx, k.org, k.id)
+		switch {
+		case err == nil:
+			removed++
+		case !errors.Is(err, store.ErrNotFound): // gone with its organization
+			return put, removed, fmt.Errorf("webhookEndpoints %s: %w", k.id, err)
+		}
+	}
+	return put, removed, nil
 }
 
 // stop stops the dispatcher, waiting for attempts in flight until ctx is

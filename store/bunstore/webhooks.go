@@ -368,7 +368,9 @@ func newToken() string {
 
 // FinishWebhookAttempt implements store.WebhookQueue, in one transaction:
 // the attempt is logged and, when the job's claim still holds,
-// the job and the endpoint updated.
+// the job and the endpoint updated. A success of an endpoint that was not
+// failing leaves the endpoint's row alone: the attempts to one endpoint
+// finish side by side rather than queue for its row's lock.
 func (s *Store) FinishWebhookAttempt(ctx context.Context, job store.WebhookJob, d store.WebhookDelivery, o store.WebhookOutcome) error {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
@@ -403,8 +405,9 @@ func (s *Store) FinishWebhookAttempt(ctx context.Context, job store.WebhookJob, 
 			enabled = enabled AND ? = '',
 			disabled_reason = CASE WHEN enabled AND ? <> '' THEN ? ELSE disabled_reason END,
 			updated_at = CASE WHEN enabled AND ? <> '' THEN greatest(statement_timestamp(), updated_at) ELSE updated_at END
-			WHERE org_id = ? AND id = ?`,
-			s.table("webhook_endpoints"), o.Success, d.AttemptedAt, o.Disable, o.Disable, o.Disable, o.Disable, job.OrgID, job.EndpointID)
+			WHERE org_id = ? AND id = ? AND NOT (? AND failing_since IS NULL AND ? = '')`,
+			s.table("webhook_endpoints"), o.Success, d.AttemptedAt, o.Disable, o.Disable, o.Disable, o.Disable, job.OrgID, job.EndpointID,
+			o.Success, o.Disable)
 		if err != nil {
 			return failure(ctx, store.ErrUnavailable, "finish webhook job", err)
 		}

@@ -95,6 +95,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"RequestLog", testRequestLog},
 		{"Ties", testTies},
 		{"Events", testEvents},
+		{"WebhooksOfDeletedOrganization", testWebhooksOfDeletedOrganization},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })

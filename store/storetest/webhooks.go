@@ -1,0 +1,81 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// webhookStore is a store that keeps webhook endpoints and their queue.
+type webhookStore interface {
+	store.WebhookEndpoints
+	store.WebhookQueue
+}
+
+// testWebhooksOfDeletedOrganization: deleting an organization deletes its
+// webhook endpoints, their pending deliveries and their log, and leaves
+// another organization's alone; an organization made again with the same
+// id starts with none of them.
+func testWebhooksOfDeletedOrganization(t *testing.T, open func(t *testing.T) Subject) {
+	s := open(t)
+	d := deleter(t, s)
+	w, ok := s.(webhookStore)
+	if !ok {
+		t.Skip("the store keeps no webhook endpoints")
+	}
+	is := is.New(t)
+	f := seedData()
+	f.put(t, s)
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, org := range []string{orgA, orgB} {
+		e := store.WebhookEndpoint{ID: "we_1", OrgID: org, URL: "https://hooks.example.com/" + org, Types: []string{"*"},
+			Enabled: true, Secret: []byte("sealed")}
+		is.NoErr(w.CreateWebhookEndpoint(ctx, e))
+		is.NoErr(w.EnqueueWebhookJobs(ctx, org, "we_1", "", "evt_2", []store.WebhookJob{
+			{EventID: "evt_1", EventType: "invoice.paid", Body: []byte(`{}`), Due: now, QueuedAt: now},
+			{EventID: "evt_2", EventType: "invoice.paid", Body: []byte(`{}`), Due: now, QueuedAt: now},
+		}))
+	}
+	// One attempt each, failed, to be retried: a log, and jobs pending.
+	jobs, err := w.ClaimWebhookJobs(ctx, now, 2, time.Minute)
+	is.NoErr(err)
+	is.Equal(len(jobs), 2)
+	for _, j := range jobs {
+		is.NoErr(w.FinishWebhookAttempt(ctx, j, store.WebhookDelivery{ID: "whd_" + j.OrgID + j.EventID, EndpointID: j.EndpointID,
+			EventID: j.EventID, EventType: j.EventType, Attempt: 1, AttemptedAt: now, StatusCode: 503}, store.WebhookOutcome{Retry: now}))
+	}
+
+	is.NoErr(d.DeleteOrganization(ctx, orgA))
+	_, err = w.GetWebhookEndpoint(ctx, orgA, "we_1")
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization's endpoint is gone
+	enabled, err := w.EnabledWebhookEndpoints(ctx)
+	is.NoErr(err)
+	is.Equal(len(enabled), 1)        // only the other organization's endpoint is left to deliver to
+	is.Equal(enabled[0].OrgID, orgB) // and it is the other organization's
+	jobs, err = w.ClaimWebhookJobs(ctx, now.Add(time.Hour), 10, time.Minute)
+	is.NoErr(err)
+	is.Equal(len(jobs), 2) // the other organization's two pending deliveries, none of the deleted one's
+	for _, j := range jobs {
+		is.Equal(j.OrgID, orgB) // no pending delivery of the deleted organization is handed out
+	}
+	is.True(errors.Is(w.RequeueWebhookJob(ctx, orgA, "we_1", "evt_1", now), store.ErrNotFound)) // nor can it be redelivered
+
+	// The organization made again, with an endpoint of the same id:
+	// nothing of the old one comes back.
+	f.put(t, s)
+	is.NoErr(w.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: orgA, URL: "https://hooks.example.com/new",
+		Types: []string{"*"}, Enabled: true, Secret: []byte("sealed")}))
+	log, err := w.ListWebhookDeliveries(ctx, orgA, "we_1", store.WebhookDeliveryQuery{PageRequest: all})
+	is.NoErr(err)
+	is.Equal(log.Total, 0) // the deleted endpoint's attempts are not the new one's
+	jobs, err = w.ClaimWebhookJobs(ctx, now.Add(2*time.Hour), 10, time.Minute)
+	is.NoErr(err)
+	for _, j := range jobs {
+		is.Equal(j.OrgID, orgB) // the deleted endpoint's jobs are not the new one's
+	}
+	is.True(errors.Is(w.RequeueWebhookJob(ctx, orgA, "we_1", "evt_1", now), store.ErrNotFound)) // nor its events
+}
