@@ -45,12 +45,23 @@
 //     its OpenAPI document: the part of run 1's gap that is the headers'
 //     cost, to the server and to the load generator on the same cores.
 //
-// Runs 2, 3, 5 and 6 need PostgreSQL (-db, default $TEST_DATABASE_URL);
+//  8. production (only when -run names it, e.g. -run production): the
+//     production-like polling of issue 25, on a schema of its own
+//     (<schema>_prod, 300,000 invoices of 1,000 organizations seeded the
+//     first time), printed as a table of its own: the library with and
+//     without its response cache against a hand-written handler
+//     (net/http + pgx, prepared statements, ETag and 304), under a
+//     Zipf-skewed loader with per-URL ETags and a writer committing plain
+//     SQL 20 times a second, each commit followed by a freshness probe
+//     that must see it (a stale answer fails the run). See production.go.
+//
+// Runs 2, 3, 5, 6 and 8 need PostgreSQL (-db, default $TEST_DATABASE_URL);
 // without it only runs 1, 4 and 7 run, and the output says why.
 //
 //	go run ./examples/bench                                  # memory only
 //	go run ./examples/bench -db "$TEST_DATABASE_URL" -others 10000000
 //	go run ./examples/bench -run flat -d 10s -rounds 5
+//	go run ./examples/bench -run 'memory-vs-static$|production' -d 5s -rounds 3   # issue 25's table, a few minutes
 //
 // Reading the table: each run measures two sides, the "clientstatus"
 // column (the subject) and the "yardstick" column (what it is held
@@ -156,7 +167,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.medium, "medium", 10_000, "invoices of run 3's organization")
 	fs.IntVar(&c.large, "large", 100_000, "invoices of the large organization of runs 4 and 5")
 	fs.StringVar(&c.load, "load", "", "load generator: wrk or go (default: wrk when it is on the PATH, else go)")
-	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all)")
+	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all but `production`, which runs only when named)")
 	fs.StringVar(&c.schema, "schema", "clientstatus_bench", "PostgreSQL schema; run 6 uses <schema>_others")
 	fs.BoolVar(&c.reseed, "reseed", false, "drop the PostgreSQL schemas and seed them again")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process during the runs to this `file` (go tool pprof)")
@@ -201,6 +212,7 @@ type bench struct {
 	mem      *memoryEnv
 	pg       *pgEnv // the main schema
 	others   *pgEnv // the schema of run 6
+	prod     *pgEnv // the schema of the production-like workload
 	servers  []*server
 }
 
@@ -211,6 +223,8 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The production-like workload runs only when -run names it.
+	withProd := cfg.run.String() != "" && cfg.run.MatchString(prodName)
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {
@@ -236,14 +250,19 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	}
 
 	b.header(out)
-	fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met | server CPU µs/request |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	var selected []runDef
+	for _, r := range runs(cfg) {
+		if cfg.run.MatchString(r.name) {
+			selected = append(selected, r)
+		}
+	}
+	if len(selected) > 0 {
+		fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met | server CPU µs/request |")
+		fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	}
 	var notes []string
 	failed := 0
-	for _, r := range runs(cfg) {
-		if !cfg.run.MatchString(r.name) {
-			continue
-		}
+	for _, r := range selected {
 		switch {
 		case r.db && cfg.dsn == "":
 			notes = append(notes, fmt.Sprintf("Run %d (`%s`) skipped: it needs PostgreSQL, and neither -db nor $TEST_DATABASE_URL gives one.", r.n, r.name))
@@ -274,6 +293,16 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 		fmt.Fprintln(out)
 		for _, n := range notes {
 			fmt.Fprintln(out, "- "+n)
+		}
+	}
+	switch {
+	case withProd && cfg.dsn == "":
+		fmt.Fprintf(out, "\n- The production-like workload (`%s`) skipped: it needs PostgreSQL.\n", prodName)
+	case withProd:
+		if err := b.measureProduction(ctx, out); err != nil {
+			failed++
+			fmt.Fprintf(progress, "production FAILED: %v\n", err)
+			fmt.Fprintf(out, "\n- The production-like workload FAILED: %s\n", err)
 		}
 	}
 	if failed > 0 {
@@ -499,6 +528,9 @@ func (b *bench) close() {
 	}
 	if b.others != nil {
 		b.others.close()
+	}
+	if b.prod != nil {
+		b.prod.close()
 	}
 }
 
