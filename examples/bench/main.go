@@ -29,16 +29,22 @@
 //
 //  1. memory-vs-static: the memory store, an organization with 137
 //     invoices, against static bytes; target >= 0.9x.
+//
 //  2. postgres-vs-pgx: bunstore, 137 invoices, against pgx by hand;
 //     target >= 1.0x.
+//
 //  3. postgres-medium-vs-pgx: the same with 10,000 invoices (-medium).
+//
 //  4. flat-memory: page 1 of an organization with 100,000 invoices
 //     (-large) against one with 100; target <= 1.5x.
+//
 //  5. flat-postgres: the same on bunstore.
+//
 //  6. others-postgres: bunstore, 137 invoices of the organization among
 //     -others rows of other organizations in the same tables, against run
 //     2's library side (measured again, in alternation); target <= 1.5x.
 //     It runs only with -others > 0.
+//
 //  7. memory-vs-static-headers: run 1 against static bytes sent with the
 //     library's own response headers (ETag, Cache-Control, Vary, Link,
 //     X-Request-Id, X-Content-Type-Options), which the API documents in
