@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -534,15 +535,15 @@ func (b *bench) measureProduction(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	on, err := b.serve(libraryHandler(e.pg.st, e.pg.cache, false))
+	on, err := b.serve(labelled("cache on", libraryHandler(e.pg.st, e.pg.cache, false)))
 	if err != nil {
 		return err
 	}
-	off, err := b.serve(libraryHandler(e.pg.st, e.pg.cache, true))
+	off, err := b.serve(labelled("cache off", libraryHandler(e.pg.st, e.pg.cache, true)))
 	if err != nil {
 		return err
 	}
-	hand, err := b.serve(prodHandler(e.pool, e.pg.schema, e.orgs))
+	hand, err := b.serve(labelled("hand-written", prodHandler(e.pool, e.pg.schema, e.orgs)))
 	if err != nil {
 		return err
 	}
@@ -655,6 +656,16 @@ func mapStats(s []prodStats, f func(prodStats) float64) []float64 {
 		out[i] = f(st)
 	}
 	return out
+}
+
+// labelled runs h with the profiler label side=name, so that a CPU
+// profile (-cpuprofile) tells the sides apart: go tool pprof
+// -tagfocus 'side=cache off'.
+func labelled(name string, h http.Handler) http.Handler {
+	labels := pprof.Labels("side", name)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pprof.Do(r.Context(), labels, func(ctx context.Context) { h.ServeHTTP(w, r.WithContext(ctx)) })
+	})
 }
 
 // loadAvg is the machine's load average (1, 5, 15 minutes), or "?".
