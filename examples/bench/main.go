@@ -12,8 +12,10 @@
 // http.Server on 127.0.0.1:0 in this process; one server is measured at a
 // time, after a warm-up. The library runs as a server runs it: behind a
 // request log that writes one slog JSON line per request, formatted by
-// slog.NewJSONHandler and written to io.Discard, so the formatting is
-// counted and no disk is. The yardsticks log nothing:
+// slog.NewJSONHandler and written to a temporary file through
+// accesslog.Buffer, in blocks, as a server should write it (-log file: a
+// write per line; -log discard: to io.Discard, formatting only; see
+// logging.go). The yardsticks log nothing:
 //
 //   - static bytes: a bare net/http handler that checks the bearer key by
 //     SHA-256 (a constant-time compare with the stored hash) and writes the
@@ -153,6 +155,7 @@ type config struct {
 	reseed        bool
 	noCache       bool   // -cache=false: the library without its response cache
 	cpuProfile    string // -cpuprofile: where to write a CPU profile of the runs
+	log           string // -log: where the library's request log goes (logging.go)
 }
 
 // schemaName is what -schema accepts: a plain lower-case identifier.
@@ -177,6 +180,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.schema, "schema", "clientstatus_bench", "PostgreSQL schema; run 6 uses <schema>_others")
 	fs.BoolVar(&c.reseed, "reseed", false, "drop the PostgreSQL schemas and seed them again")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process during the runs to this `file` (go tool pprof)")
+	fs.StringVar(&c.log, "log", logBuffered, "the library's request log: buffered (a file, written in blocks), file (a write per line) or discard")
 	cache := fs.Bool("cache", true, "the library's response cache (-cache=false: every request queries the store and encodes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -203,6 +207,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("need -others >= 0, -medium >= 1 and -large >= 1")
 	case c.load != "" && c.load != "wrk" && c.load != "go":
 		return c, fmt.Errorf("-load %q: want wrk or go", c.load)
+	case c.log != logBuffered && c.log != logFile && c.log != logDiscard:
+		return c, fmt.Errorf("-log %q: want buffered, file or discard", c.log)
 	case !schemaName.MatchString(c.schema):
 		return c, fmt.Errorf("-schema %q: want a lower-case identifier", c.schema)
 	}
@@ -242,6 +248,11 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	closeLog, err := openRequestLog(cfg.log)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	b := &bench{cfg: cfg, progress: progress}
 	defer b.close()
 	switch wrkPath, lookErr := exec.LookPath("wrk"); {
@@ -331,7 +342,7 @@ func (b *bench) header(out io.Writer) {
 		rounds = "1 round"
 	}
 	fmt.Fprintf(out, "- Each figure: %s of %s after a %s warm-up; the two sides alternate, and the ratio is the median of the rounds' ratios\n", rounds, cfg.d, cfg.warmup)
-	fmt.Fprintln(out, "- clientstatus side: request log on, one slog JSON line per request, formatted and written to io.Discard (no disk); yardsticks: no log")
+	fmt.Fprintf(out, "- clientstatus side: request log on, one slog JSON line per request, %s; yardsticks: no log\n", describeLog(cfg.log))
 	if cfg.noCache {
 		fmt.Fprintln(out, "- clientstatus side: response cache off (-cache=false): every request queries the store and encodes")
 	} else {
@@ -472,7 +483,7 @@ func libraryHandler(st store.Store, keys auth.KeyResolver, noCache bool) http.Ha
 	if noCache {
 		opts = append(opts, statusapi.WithoutResponseCache())
 	}
-	return accesslog.Handler(discardLog(), statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
+	return accesslog.Handler(requestLog, statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
 }
 
 // memory returns the in-memory environment, made the first time.
