@@ -50,7 +50,11 @@ func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
 	}
 	meta := q.meta(p.Total, p.SyncedThrough)
 	return response{
-		body:  func(w http.ResponseWriter, r *http.Request) { envelope.WriteList(w, r, items, meta) },
+		body: func(w http.ResponseWriter, r *http.Request) {
+			if !writeFastList(w, r, items, meta) {
+				envelope.WriteList(w, r, items, meta)
+			}
+		},
 		list:  &q,
 		total: p.Total,
 

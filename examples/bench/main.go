@@ -12,8 +12,10 @@
 // http.Server on 127.0.0.1:0 in this process; one server is measured at a
 // time, after a warm-up. The library runs as a server runs it: behind a
 // request log that writes one slog JSON line per request, formatted by
-// slog.NewJSONHandler and written to io.Discard, so the formatting is
-// counted and no disk is. The yardsticks log nothing:
+// slog.NewJSONHandler and written to a temporary file through
+// accesslog.Buffer, in blocks, as a server should write it (-log file: a
+// write per line; -log discard: to io.Discard, formatting only; see
+// logging.go). The yardsticks log nothing:
 //
 //   - static bytes: a bare net/http handler that checks the bearer key by
 //     SHA-256 (a constant-time compare with the stored hash) and writes the
@@ -29,28 +31,45 @@
 //
 //  1. memory-vs-static: the memory store, an organization with 137
 //     invoices, against static bytes; target >= 0.9x.
+//
 //  2. postgres-vs-pgx: bunstore, 137 invoices, against pgx by hand;
 //     target >= 1.0x.
+//
 //  3. postgres-medium-vs-pgx: the same with 10,000 invoices (-medium).
+//
 //  4. flat-memory: page 1 of an organization with 100,000 invoices
 //     (-large) against one with 100; target <= 1.5x.
+//
 //  5. flat-postgres: the same on bunstore.
+//
 //  6. others-postgres: bunstore, 137 invoices of the organization among
 //     -others rows of other organizations in the same tables, against run
 //     2's library side (measured again, in alternation); target <= 1.5x.
 //     It runs only with -others > 0.
+//
 //  7. memory-vs-static-headers: run 1 against static bytes sent with the
 //     library's own response headers (ETag, Cache-Control, Vary, Link,
 //     X-Request-Id, X-Content-Type-Options), which the API documents in
 //     its OpenAPI document: the part of run 1's gap that is the headers'
 //     cost, to the server and to the load generator on the same cores.
 //
-// Runs 2, 3, 5 and 6 need PostgreSQL (-db, default $TEST_DATABASE_URL);
+//  8. production (only when -run names it, e.g. -run production): the
+//     production-like polling of issue 25, on a schema of its own
+//     (<schema>_prod, 300,000 invoices of 1,000 organizations seeded the
+//     first time), printed as a table of its own: the library with and
+//     without its response cache against a hand-written handler
+//     (net/http + pgx, prepared statements, ETag and 304), under a
+//     Zipf-skewed loader with per-URL ETags and a writer committing plain
+//     SQL 20 times a second, each commit followed by a freshness probe
+//     that must see it (a stale answer fails the run). See production.go.
+//
+// Runs 2, 3, 5, 6 and 8 need PostgreSQL (-db, default $TEST_DATABASE_URL);
 // without it only runs 1, 4 and 7 run, and the output says why.
 //
 //	go run ./examples/bench                                  # memory only
 //	go run ./examples/bench -db "$TEST_DATABASE_URL" -others 10000000
 //	go run ./examples/bench -run flat -d 10s -rounds 5
+//	go run ./examples/bench -run 'memory-vs-static$|production' -d 5s -rounds 3   # issue 25's table, a few minutes
 //
 // Reading the table: each run measures two sides, the "clientstatus"
 // column (the subject) and the "yardstick" column (what it is held
@@ -136,6 +155,7 @@ type config struct {
 	reseed        bool
 	noCache       bool   // -cache=false: the library without its response cache
 	cpuProfile    string // -cpuprofile: where to write a CPU profile of the runs
+	log           string // -log: where the library's request log goes (logging.go)
 }
 
 // schemaName is what -schema accepts: a plain lower-case identifier.
@@ -156,10 +176,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.medium, "medium", 10_000, "invoices of run 3's organization")
 	fs.IntVar(&c.large, "large", 100_000, "invoices of the large organization of runs 4 and 5")
 	fs.StringVar(&c.load, "load", "", "load generator: wrk or go (default: wrk when it is on the PATH, else go)")
-	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all)")
+	runExpr := fs.String("run", "", "regular expression selecting runs by name (default all but `production`, which runs only when named)")
 	fs.StringVar(&c.schema, "schema", "clientstatus_bench", "PostgreSQL schema; run 6 uses <schema>_others")
 	fs.BoolVar(&c.reseed, "reseed", false, "drop the PostgreSQL schemas and seed them again")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole process during the runs to this `file` (go tool pprof)")
+	fs.StringVar(&c.log, "log", logBuffered, "the library's request log: buffered (a file, written in blocks), file (a write per line) or discard")
 	cache := fs.Bool("cache", true, "the library's response cache (-cache=false: every request queries the store and encodes)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -186,6 +207,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("need -others >= 0, -medium >= 1 and -large >= 1")
 	case c.load != "" && c.load != "wrk" && c.load != "go":
 		return c, fmt.Errorf("-load %q: want wrk or go", c.load)
+	case c.log != logBuffered && c.log != logFile && c.log != logDiscard:
+		return c, fmt.Errorf("-log %q: want buffered, file or discard", c.log)
 	case !schemaName.MatchString(c.schema):
 		return c, fmt.Errorf("-schema %q: want a lower-case identifier", c.schema)
 	}
@@ -201,6 +224,7 @@ type bench struct {
 	mem      *memoryEnv
 	pg       *pgEnv // the main schema
 	others   *pgEnv // the schema of run 6
+	prod     *pgEnv // the schema of the production-like workload
 	servers  []*server
 }
 
@@ -211,6 +235,8 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The production-like workload runs only when -run names it.
+	withProd := cfg.run.String() != "" && cfg.run.MatchString(prodName)
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {
@@ -222,6 +248,11 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	closeLog, err := openRequestLog(cfg.log)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	b := &bench{cfg: cfg, progress: progress}
 	defer b.close()
 	switch wrkPath, lookErr := exec.LookPath("wrk"); {
@@ -236,14 +267,19 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 	}
 
 	b.header(out)
-	fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met | server CPU µs/request |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	var selected []runDef
+	for _, r := range runs(cfg) {
+		if cfg.run.MatchString(r.name) {
+			selected = append(selected, r)
+		}
+	}
+	if len(selected) > 0 {
+		fmt.Fprintln(out, "| Run | clientstatus req/s | yardstick req/s | ratio | target | met | server CPU µs/request |")
+		fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	}
 	var notes []string
 	failed := 0
-	for _, r := range runs(cfg) {
-		if !cfg.run.MatchString(r.name) {
-			continue
-		}
+	for _, r := range selected {
 		switch {
 		case r.db && cfg.dsn == "":
 			notes = append(notes, fmt.Sprintf("Run %d (`%s`) skipped: it needs PostgreSQL, and neither -db nor $TEST_DATABASE_URL gives one.", r.n, r.name))
@@ -276,6 +312,16 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 			fmt.Fprintln(out, "- "+n)
 		}
 	}
+	switch {
+	case withProd && cfg.dsn == "":
+		fmt.Fprintf(out, "\n- The production-like workload (`%s`) skipped: it needs PostgreSQL.\n", prodName)
+	case withProd:
+		if err := b.measureProduction(ctx, out); err != nil {
+			failed++
+			fmt.Fprintf(progress, "production FAILED: %v\n", err)
+			fmt.Fprintf(out, "\n- The production-like workload FAILED: %s\n", err)
+		}
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d runs failed", failed)
 	}
@@ -296,7 +342,7 @@ func (b *bench) header(out io.Writer) {
 		rounds = "1 round"
 	}
 	fmt.Fprintf(out, "- Each figure: %s of %s after a %s warm-up; the two sides alternate, and the ratio is the median of the rounds' ratios\n", rounds, cfg.d, cfg.warmup)
-	fmt.Fprintln(out, "- clientstatus side: request log on, one slog JSON line per request, formatted and written to io.Discard (no disk); yardsticks: no log")
+	fmt.Fprintf(out, "- clientstatus side: request log on, one slog JSON line per request, %s; yardsticks: no log\n", describeLog(cfg.log))
 	if cfg.noCache {
 		fmt.Fprintln(out, "- clientstatus side: response cache off (-cache=false): every request queries the store and encodes")
 	} else {
@@ -437,7 +483,7 @@ func libraryHandler(st store.Store, keys auth.KeyResolver, noCache bool) http.Ha
 	if noCache {
 		opts = append(opts, statusapi.WithoutResponseCache())
 	}
-	return accesslog.Handler(discardLog(), statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
+	return accesslog.Handler(requestLog, statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
 }
 
 // memory returns the in-memory environment, made the first time.
@@ -499,6 +545,9 @@ func (b *bench) close() {
 	}
 	if b.others != nil {
 		b.others.close()
+	}
+	if b.prod != nil {
+		b.prod.close()
 	}
 }
 

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -182,12 +180,16 @@ func pageParams(r *http.Request) (page, limit int, ok bool) {
 	return page, limit, true
 }
 
-// invoicePage runs the two queries and encodes the envelope.
+// invoicePage runs the two queries of one organization and encodes the
+// envelope.
 func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, orgID string, page, limit int) ([]byte, error) {
-	rows, err := pool.Query(ctx, pageSQL, orgID, limit, (page-1)*limit)
-	if err != nil {
-		return nil, err
-	}
+	return invoicePageArgs(ctx, pool, pageSQL, countSQL, page, limit, []any{orgID, limit, (page - 1) * limit}, []any{orgID})
+}
+
+// scanInvoices reads the rows of a page query (invoiceColumns) as
+// invoices on the wire, and closes them.
+func scanInvoices(rows pgx.Rows, limit int) ([]invoiceJSON, error) {
+	defer rows.Close()
 	items := make([]invoiceJSON, 0, limit)
 	for rows.Next() {
 		var (
@@ -197,7 +199,6 @@ func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, org
 		)
 		if err := rows.Scan(&it.ID, &it.Number, &it.ProjectID, &it.Status, &it.Currency, &it.Total, &it.AmountDue,
 			&issued, &due, &paid, &it.DocumentAvailable, &updated); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		it.IssuedAt, it.DueAt, it.UpdatedAt = wireTime(issued), wireTime(due), wireTime(updated)
@@ -207,18 +208,5 @@ func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, org
 		}
 		items = append(items, it)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var total int
-	if err := pool.QueryRow(ctx, countSQL, orgID).Scan(&total); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(listJSON{Data: items, Meta: metaJSON{Page: page, PerPage: limit, Total: total}}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return items, rows.Err()
 }

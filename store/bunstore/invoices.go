@@ -107,6 +107,9 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 	if !storable(orgID, q.ProjectID) || nothing {
 		return none[store.Invoice](ctx, q.PageRequest)
 	}
+	if p, ok, err := s.listInvoicesPrepared(ctx, orgID, q); ok {
+		return p, err
+	}
 	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("i.org_id = ?", orgID)
 		if q.ProjectID != "" {

@@ -128,7 +128,13 @@ func TestListQueries(t *testing.T) {
 	is.New(t).NoErr(err)
 	rec := &recorder{}
 	db.AddQueryHook(rec)
-	st := bunstore.New(db)
+	// On a bun.Conn, the store runs Bun's queries, which the recorder
+	// sees; on the *bun.DB, a page of invoices is a statement prepared on
+	// pgx instead, whose plans TestPreparedListPlans checks.
+	conn, err := db.Conn(ctx)
+	is.New(t).NoErr(err)
+	t.Cleanup(func() { conn.Close() })
+	st := bunstore.New(conn)
 	const org = "caller_0"
 
 	first := store.PageRequest{Page: 1, Limit: 20}
@@ -328,6 +334,73 @@ func TestListDeletionsQuery(t *testing.T) {
 			is.Equal(len(page.Items), 0) // a page past the end
 			is.True(page.Total > 0)      // with the true total
 			is.Equal(len(rec.take()), 2) // in one round trip too, after SyncedThrough's (synced.go)
+		})
+	}
+}
+
+// TestPreparedListPlans checks the generic plans of the statements that a
+// page of invoices is prepared as (prepared.go), as TestListQueries does
+// Bun's queries': on tables where other organizations hold 200 times the
+// calling one's rows, the page reads the index of its filter's shape, the
+// total sums item_counts, and no scan reads a whole table. A generic plan
+// is the one PostgreSQL may keep for a prepared statement, for any
+// organization.
+func TestPreparedListPlans(t *testing.T) {
+	t.Parallel()
+	db := migrated(t, bunstore.WithStatementTimeout(time.Minute))
+	seed(t, db, "other", 200, 100)
+	seed(t, db, "caller", 1, 100)
+	_, err := db.ExecContext(ctx, "VACUUM "+analyzeTables)
+	is.New(t).NoErr(err)
+	st := bunstore.New(db)
+	conn, err := db.DB.Conn(ctx)
+	is.New(t).NoErr(err)
+	defer conn.Close()
+	_, err = conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan")
+	is.New(t).NoErr(err)
+	for _, tt := range []struct {
+		name            string
+		status, project bool
+		args            string
+		index           string
+	}{
+		{"invoices", false, false, "'caller_0', 20, 0", "invoices_list"},
+		{"invoices by status", true, false, "'caller_0', 20, 0, 'paid'", "invoices_list_status"},
+		{"invoices by project", false, true, "'caller_0', 20, 0, 'p3'", "invoices_list_project"},
+		{"invoices by project and status", true, true, "'caller_0', 20, 0, 'paid', 'p3'", "invoices_list_project_status"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			name := strings.ReplaceAll(tt.name, " ", "_")
+			_, err := conn.ExecContext(ctx, "PREPARE "+name+" AS "+bunstore.InvoiceListText(st, tt.status, tt.project))
+			is.NoErr(err)
+			var out string
+			is.NoErr(conn.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) EXECUTE "+name+"("+tt.args+")").Scan(&out))
+			var plans []struct{ Plan planNode }
+			is.NoErr(json.Unmarshal([]byte(out), &plans))
+			page, count := plans[0].Plan.scans()
+			var index string
+			for _, n := range page {
+				if n.IndexName != "" {
+					is.Equal(index, "") // the page reads one index
+					index = n.IndexName
+				}
+			}
+			changes := strings.Replace(tt.index, "_list", "_changes", 1)
+			is.True(index == tt.index || index == changes) // the shape's own index (or its twin)
+			is.True(len(count) > 0)
+			for _, c := range count {
+				if c.IndexName != "" {
+					is.Equal(c.IndexName, "item_counts_counts") // the total is summed from the counts
+				}
+			}
+			plans[0].Plan.walk(func(n planNode) {
+				if !strings.Contains(n.NodeType, "Scan") || n.NodeType == "Bitmap Heap Scan" {
+					return
+				}
+				is.True(strings.Contains(n.NodeType, "Index"))          // no scan of a whole table
+				is.True(strings.Contains(n.IndexCond, "(org_id = $1)")) // entered at the organization
+			})
 		})
 	}
 }

@@ -107,6 +107,9 @@ type Store struct {
 	schema  string           // of the tables (WithSchema); "" for the search path
 	notify  *notifier        // Subscribe's listening connection
 	clock   func() time.Time // WithClock; nil for the server's
+	// statements are the texts of the reads prepared on pgx
+	// (prepared.go).
+	statements *statements
 }
 
 var (
@@ -192,7 +195,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods

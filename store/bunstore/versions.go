@@ -29,9 +29,11 @@ func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	var version int64
-	err := s.db.NewRaw("SELECT coalesce(sum(l.n), 0)::bigint FROM ? AS l WHERE l.org_id = ?", s.table("data_version_log"), orgID).
-		Scan(ctx, &version)
+	version, ok, err := s.preparedVersion(ctx, orgID)
+	if !ok {
+		err = s.db.NewRaw("SELECT coalesce(sum(l.n), 0)::bigint FROM ? AS l WHERE l.org_id = ?", s.table("data_version_log"), orgID).
+			Scan(ctx, &version)
+	}
 	if err != nil {
 		return 0, failure(ctx, store.ErrUnavailable, fmt.Sprintf("data version of organization %q", orgID), err)
 	}

@@ -1,0 +1,92 @@
+package bunstore_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/bunstore"
+)
+
+// The reads prepared on pgx (a page of invoices, the data version) answer
+// what Bun's queries answer: a Store on a bun.Conn of the same database
+// runs Bun's, and both must agree on every page, filter and version.
+func TestPreparedReadsAnswerAsBun(t *testing.T) {
+	is := is.New(t)
+	db := migrated(t)
+	fast := bunstore.New(db)
+	conn, err := db.Conn(ctx)
+	is.NoErr(err)
+	t.Cleanup(func() { conn.Close() })
+	slow := bunstore.New(conn)
+
+	is.NoErr(fast.PutOrganization(ctx, store.Organization{ID: "o1", Name: "O1", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
+	for _, p := range []string{"p1", "p2"} {
+		is.NoErr(fast.PutProject(ctx, store.Project{ID: p, OrgID: "o1", Name: p, Status: store.ProjectInProgress}))
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var invs []store.Invoice
+	for j := range 137 {
+		issued := epoch.Add(-time.Duration(r.IntN(50)) * time.Hour) // ties on issued_at: id breaks them
+		inv := store.Invoice{ID: fmt.Sprintf("inv_%03d", j), OrgID: "o1", Number: fmt.Sprintf("N-%d", j),
+			Status: store.InvoiceStatuses[r.IntN(len(store.InvoiceStatuses))], Currency: "EUR",
+			Total: int64(r.IntN(1000)), IssuedAt: issued, DueAt: issued.AddDate(0, 0, 30)}
+		if inv.Status == store.InvoicePaid {
+			paid := issued.Add(time.Hour)
+			inv.PaidAt = &paid
+		}
+		if j%3 > 0 {
+			inv.ProjectID = &[]string{"p1", "p2"}[j%3-1]
+		}
+		if j%5 == 0 {
+			inv.DocumentKey = "docs/" + inv.ID
+		}
+		invs = append(invs, inv)
+	}
+	is.NoErr(fast.PutInvoices(ctx, invs))
+
+	for _, status := range append([]store.InvoiceStatus{""}, store.InvoiceStatuses...) {
+		for _, project := range []string{"", "p1", "p2", "nope"} {
+			for _, limit := range []int{1, 7, 20, 100} {
+				for page := 1; page <= 137/limit+2; page++ {
+					q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: page, Limit: limit}, Status: status, ProjectID: project}
+					want, err := slow.ListInvoices(ctx, "o1", q)
+					is.NoErr(err)
+					got, err := fast.ListInvoices(ctx, "o1", q)
+					is.NoErr(err)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%+v: prepared %+v\nBun %+v", q, got, want)
+					}
+				}
+			}
+		}
+	}
+	// An organization with no invoices, and one that does not exist.
+	for _, org := range []string{"o1", "o2"} {
+		q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceVoid, ProjectID: "p9"}
+		want, err := slow.ListInvoices(ctx, org, q)
+		is.NoErr(err)
+		got, err := fast.ListInvoices(ctx, org, q)
+		is.NoErr(err)
+		is.Equal(got, want)
+	}
+
+	v1, err := fast.DataVersion(ctx, "o1")
+	is.NoErr(err)
+	w1, err := slow.DataVersion(ctx, "o1")
+	is.NoErr(err)
+	is.Equal(v1, w1)
+	is.NoErr(fast.DeleteInvoice(ctx, "o1", "inv_000"))
+	v2, err := fast.DataVersion(ctx, "o1")
+	is.NoErr(err)
+	is.True(v2 != v1) // a write moves the version, prepared or not
+	w2, err := slow.DataVersion(ctx, "o1")
+	is.NoErr(err)
+	is.Equal(v2, w2)
+}
