@@ -263,8 +263,8 @@ func TestRequestRecorder(t *testing.T) {
 
 		get()
 		synctest.Wait()
-		is.Equal(logged(), 0) // buffered: nothing written on the request's path
-		time.Sleep(time.Second)
+		is.Equal(logged(), 0)   // buffered: nothing written on the request's path
+		time.Sleep(time.Second) // fake time (synctest): the flush interval passes at once
 		synctest.Wait()
 		is.Equal(logged(), 1) // written at the flush interval
 
@@ -287,13 +287,13 @@ func TestRequestRecorder(t *testing.T) {
 		is.Equal(rec.Dropped(), int64(2)) // two requests not recorded
 		release()
 		synctest.Wait()
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // fake time (synctest)
 		synctest.Wait()
 		is.Equal(logged(), 3+2+3)
 
 		_, prunes := sink.seen()
 		is.Equal(prunes, 0)
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // fake time (synctest)
 		synctest.Wait()
 		_, prunes = sink.seen()
 		is.Equal(prunes, 1) // the retention job, once an hour

@@ -87,18 +87,19 @@ func memoryWorld(t *testing.T) world {
 }
 
 // postgresWorlds returns a function that gives each world organizations of
-// its own in one migrated schema, dropped when t ends. Deletes come after
-// the first whole second after the migration, since.
+// its own in one migrated schema, dropped when t ends, on a store whose
+// clock the test moves: items are put after the migration, and deleted at
+// the first whole second after it, since.
 func postgresWorlds(t *testing.T) func() world {
 	db, _, schema := migratedSchema(t, "statusapi_fuzz")
-	st := bunstore.New(db, schema)
-	since := time.Now().Truncate(time.Second).Add(time.Second)
-	time.Sleep(time.Until(since) + 10*time.Millisecond) // the database's clock is this machine's
+	clock := testenv.NewClock(time.Now()) // after the migration, which dates the start of deletion records
+	st := bunstore.New(db, schema, bunstore.WithClock(clock.Now))
+	since := clock.Now().Truncate(time.Second).Add(time.Second)
 	n := 0
 	return func() world {
 		n++
 		return world{st: st, w: st, d: st, org: fmt.Sprintf("org_a%d", n), other: fmt.Sprintf("org_b%d", n),
-			since: since, beforeDeletes: func() {}}
+			since: since, beforeDeletes: func() { clock.Set(since) }}
 	}
 }
 
