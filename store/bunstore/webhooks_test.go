@@ -108,26 +108,43 @@ func containsString(a, b string) bool {
 // tally is a receiver that counts the deliveries of each event to each
 // endpoint (by path), and signals when every one of want has come.
 type tally struct {
-	mu    sync.Mutex
-	got   map[string]int
-	want  int
-	done  chan struct{}
-	delay time.Duration
-	down  bool
+	mu   sync.Mutex
+	got  map[string]int
+	want int
+	done chan struct{}
+	down bool
+	// gate, when not nil, holds every request until it is closed (a
+	// slow receiver: attempts in flight when a replica dies); held
+	// counts the requests it has held, and arrived is closed and
+	// replaced at each.
+	gate    chan struct{}
+	held    int
+	arrived chan struct{}
 }
 
 func newTally(t *testing.T, want int) (*tally, *httptest.Server) {
-	tl := &tally{got: map[string]int{}, want: want, done: make(chan struct{})}
+	tl := &tally{got: map[string]int{}, want: want, done: make(chan struct{}), arrived: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		tl.mu.Lock()
-		down, delay := tl.down, tl.delay
+		down, gate := tl.down, tl.gate
+		if gate != nil {
+			tl.held++
+			close(tl.arrived)
+			tl.arrived = make(chan struct{})
+		}
 		tl.mu.Unlock()
 		if down {
 			w.WriteHeader(503)
 			return
 		}
-		time.Sleep(delay) // a slow receiver: attempts in flight when a replica dies
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-r.Context().Done(): // the sender gave up: not delivered
+				return
+			}
+		}
 		tl.mu.Lock()
 		k := r.URL.Path + " " + r.Header.Get("webhook-id")
 		tl.got[k]++
@@ -143,6 +160,41 @@ func newTally(t *testing.T, want int) (*tally, *httptest.Server) {
 	}))
 	t.Cleanup(srv.Close)
 	return tl, srv
+}
+
+// hold makes the receiver hold every request until release.
+func (tl *tally) hold() {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.gate = make(chan struct{})
+}
+
+// release lets the held requests, and those to come, through.
+func (tl *tally) release() {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	close(tl.gate)
+	tl.gate = nil
+}
+
+// waitHeld waits until the receiver has held n requests, failing the test
+// after 10 s.
+func (tl *tally) waitHeld(t *testing.T, n int) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		tl.mu.Lock()
+		held, arrived := tl.held, tl.arrived
+		tl.mu.Unlock()
+		if held >= n {
+			return
+		}
+		select {
+		case <-arrived:
+		case <-timeout:
+			t.Fatalf("the receiver held %d requests within 10 s, want %d", held, n)
+		}
+	}
 }
 
 // count returns the distinct deliveries and the duplicates.
@@ -178,7 +230,7 @@ func TestWebhookReplicas(t *testing.T) {
 			const events, endpoints = 1000, 3
 			tl, srv := newTally(t, events*endpoints)
 			if kill {
-				tl.delay = 2 * time.Millisecond
+				tl.hold()
 			}
 			eps := webhook.NewEndpoints(sts[0], ev, webhookKey, webhook.WithAllowLocal(true))
 			for i := range endpoints {
@@ -186,7 +238,7 @@ func TestWebhookReplicas(t *testing.T) {
 				is.NoErr(err)
 			}
 			opts := []webhook.Option{webhook.WithAllowLocal(true), webhook.WithPollInterval(20 * time.Millisecond),
-				webhook.WithClaimExpiry(5 * time.Second), webhook.WithTimeout(500 * time.Millisecond)}
+				webhook.WithClaimExpiry(5 * time.Second), webhook.WithTimeout(10 * time.Second)}
 			var ds []*webhook.Dispatcher
 			for _, st := range sts {
 				d := webhook.NewDispatcher(st, ev, webhookKey, opts...)
@@ -197,11 +249,15 @@ func TestWebhookReplicas(t *testing.T) {
 			for i := range events {
 				ev.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: fmt.Sprint("inv_", i)})
 				if kill && i == events/2 {
-					// A replica dies: nothing of its own is finished,
-					// its claims stay until they expire.
+					// A replica dies with attempts in flight: more
+					// requests are held than one replica makes at once
+					// (16), so both have some. Nothing of its own is
+					// finished, its claims stay until they expire.
+					tl.waitHeld(t, 17)
 					dead, cancel := context.WithCancel(ctx)
 					cancel()
 					ds[0].Stop(dead)
+					tl.release()
 				}
 			}
 			tl.wait(t, 60*time.Second)
