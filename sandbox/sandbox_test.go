@@ -274,11 +274,11 @@ func TestRunStepsEveryInterval(t *testing.T) {
 		done := make(chan error)
 		runCtx, cancel := context.WithCancel(ctx)
 		go func() { done <- sim.Run(runCtx) }()
-		time.Sleep(59 * time.Second)
+		time.Sleep(59 * time.Second) // fake time (synctest)
 		synctest.Wait()
 		is.Equal(version(), start) // nothing before the interval
 		for range 10 {
-			time.Sleep(time.Minute)
+			time.Sleep(time.Minute) // fake time (synctest)
 			synctest.Wait()
 		}
 		cancel()

@@ -7,6 +7,7 @@ package revoketest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -129,17 +130,13 @@ func Want(t testing.TB, r *Replica, key string, status int, why string) {
 func Within(t testing.TB, d time.Duration, r *Replica, key string, status int, why string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	deadline := start.Add(d)
-	for {
-		got := r.Status(key)
-		if got == status {
-			return time.Since(start)
+	testenv.Poll(t, d, func() error {
+		if got := r.Status(key); got != status {
+			return fmt.Errorf("status %d, want %d: %s", got, status, why)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status %d after %v, want %d within %v: %s", got, time.Since(start).Round(time.Millisecond), status, d, why)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
+	return time.Since(start)
 }
 
 // Outage checks what happens when the channel between replicas a and b
