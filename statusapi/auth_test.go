@@ -19,7 +19,7 @@ import (
 
 func TestAuthentication(t *testing.T) {
 	api := newTestAPI(t)
-	key := api.key["a"]
+	key := api.Key("a")
 	for _, tc := range []struct {
 		name          string
 		authorization []string // Authorization header values
@@ -38,10 +38,10 @@ func TestAuthentication(t *testing.T) {
 		{"two headers", []string{"Bearer " + key, "Bearer " + key}, 401, "UNAUTHORIZED"},
 		{"unknown key", []string{"Bearer csk_not_a_real_key"}, 401, "UNAUTHORIZED"},
 		{"key with a changed character", []string{"Bearer " + key[:len(key)-1] + flip(key[len(key)-1])}, 401, "UNAUTHORIZED"},
-		{"revoked key", []string{"Bearer " + api.key["revoked"]}, 401, "UNAUTHORIZED"},
-		{"expired key", []string{"Bearer " + api.key["expired"]}, 401, "UNAUTHORIZED"},
-		{"no active retainer", []string{"Bearer " + api.key["noretainer"]}, 403, "FORBIDDEN"},
-		{"API access disabled", []string{"Bearer " + api.key["noapi"]}, 403, "FORBIDDEN"},
+		{"revoked key", []string{"Bearer " + api.Key("revoked")}, 401, "UNAUTHORIZED"},
+		{"expired key", []string{"Bearer " + api.Key("expired")}, 401, "UNAUTHORIZED"},
+		{"no active retainer", []string{"Bearer " + api.Key("noretainer")}, 403, "FORBIDDEN"},
+		{"API access disabled", []string{"Bearer " + api.Key("noapi")}, 403, "FORBIDDEN"},
 		{"Bearer", []string{"Bearer " + key}, 200, ""},
 		{"bearer lowercase", []string{"bearer " + key}, 200, ""},
 		{"BEARER uppercase", []string{"BEARER " + key}, 200, ""},

@@ -62,7 +62,7 @@ func BenchmarkCachedPage(b *testing.B) {
 func BenchmarkStaticBytes(b *testing.B) {
 	api := newTestAPIWith(b, unlimited)
 	body := api.do("GET", "/v1/invoices?limit=20", "a").Body.Bytes()
-	want := sha256.Sum256([]byte(api.key["a"]))
+	want := sha256.Sum256([]byte(api.Key("a")))
 	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := sha256.Sum256([]byte(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
@@ -79,7 +79,7 @@ func BenchmarkStaticBytes(b *testing.B) {
 // org_a's key "a".
 func pageRequest(api *testAPI) *http.Request {
 	req := httptest.NewRequest("GET", "/v1/invoices?limit=20", nil)
-	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 	return req
 }
 

@@ -86,7 +86,7 @@ func TestCacheServesEveryWriteAtOnce(t *testing.T) {
 	get := func(h http.Handler) (string, string) {
 		t.Helper()
 		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		res := serveWith(t, h, req)
 		is.Equal(res.Code, 200)
 		return res.Body.String(), res.Header().Get("ETag")
@@ -203,7 +203,7 @@ func TestCacheConvergesUnderConcurrentWrites(t *testing.T) {
 
 	get := func() string {
 		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		res := httptest.NewRecorder()
 		api.handler.ServeHTTP(res, req)
 		if res.Code != 200 {

@@ -84,7 +84,7 @@ func TestDownloadLink(t *testing.T) {
 	t.Run("TLS request without public URL", func(t *testing.T) {
 		is := is.New(t)
 		req := httptest.NewRequest("GET", "https://secure.example.com/v1/deliverables/d1/download", nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		res := api.serve(req)
 		is.Equal(res.Code, 200)
 		is.True(strings.Contains(res.Body.String(), `"url":"/v1/deliverables/d1/file?`)) // neither the scheme nor the host of the request

@@ -22,7 +22,7 @@ func TestMountedUnderAPrefix(t *testing.T) {
 		t.Helper()
 		req := httptest.NewRequest("GET", target, nil)
 		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+api.key[key])
+			req.Header.Set("Authorization", "Bearer "+api.Key(key))
 		}
 		return serveVia(t, spec.Mounted("/api"), mux, req)
 	}
@@ -65,7 +65,7 @@ func TestMountedWithoutPublicURL(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api.handler))
 	req := httptest.NewRequest("GET", "/api/v1/deliverables/d1/download", nil)
-	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 	res := serveVia(t, spec.Mounted("/api"), mux, req)
 	is.Equal(res.Code, 200)
 	var body struct{ Data struct{ URL string } }

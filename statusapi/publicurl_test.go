@@ -22,7 +22,7 @@ import (
 func (a *testAPI) spoofed(target string) *httptest.ResponseRecorder {
 	a.t.Helper()
 	req := httptest.NewRequest("GET", "http://evil.example"+target, nil)
-	req.Header.Set("Authorization", "Bearer "+a.key["a"])
+	req.Header.Set("Authorization", "Bearer "+a.Key("a"))
 	req.Header.Set("X-Forwarded-Host", "evil.example")
 	req.Header.Set("X-Forwarded-Proto", "https")
 	req.Header.Set("Forwarded", "host=evil.example;proto=https")
@@ -71,7 +71,7 @@ func TestRootRelativeLinks(t *testing.T) {
 	mux.Handle("/api/", http.StripPrefix("/api", api.handler))
 	get := func(target string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", "https://evil.example"+target, nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		return serveVia(t, spec.Mounted("/api"), mux, req)
 	}
 
@@ -87,7 +87,7 @@ func TestRootRelativeLinks(t *testing.T) {
 		// has "//evil.example" before the path the handler sees.
 		req := httptest.NewRequest("GET", "/v1/deliverables/d1/download", nil)
 		req.RequestURI = "//evil.example/v1/deliverables/d1/download"
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		res := httptest.NewRecorder()
 		api.handler.ServeHTTP(res, req)
 		is.Equal(res.Code, 200)
@@ -122,7 +122,7 @@ func TestWhiteLabelLinks(t *testing.T) {
 	api := newTestAPI(t, whiteLabel(&calls))
 	get := func(host, target string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", "http://"+host+target, nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		return api.serve(req)
 	}
 
@@ -157,7 +157,7 @@ func TestWhiteLabelLinks(t *testing.T) {
 			// Not through api.serve: the OpenAPI document describes the
 			// API at the hosts it is served at, and this is none of them.
 			req := httptest.NewRequest("GET", "http://evil.example"+target, nil)
-			req.Header.Set("Authorization", "Bearer "+api.key["a"])
+			req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 			res := httptest.NewRecorder()
 			api.handler.ServeHTTP(res, req)
 			is.Equal(res.Code, 404) // as a path that is no route

@@ -104,7 +104,7 @@ func TestUsageErrors(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", ratelimit.ErrCannotPeek), 404},
 	} {
 		h := statusapi.New(api.store, api.keys, peekFails{ratelimit.NewMemory(), tc.err}, quiet, statusapi.WithSigningKey(signingKey))
-		res := serveWith(t, h, authorized("/v1/rate_limit", api.key["a"]))
+		res := serveWith(t, h, authorized("/v1/rate_limit", api.Key("a")))
 		is.Equal(res.Code, tc.status) // tc.err
 	}
 }
@@ -115,7 +115,7 @@ func TestUsageNeedsALimiterThatPeeks(t *testing.T) {
 	is := is.New(t)
 	api := newTestAPI(t)
 	h := statusapi.New(api.store, api.keys, limiterOnly{ratelimit.NewMemory()}, quiet, statusapi.WithSigningKey(signingKey))
-	res := serveWith(t, h, authorized("/v1/rate_limit", api.key["a"]))
+	res := serveWith(t, h, authorized("/v1/rate_limit", api.Key("a")))
 	is.Equal(res.Code, 404) // no such route
 	is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
 }

@@ -9,6 +9,11 @@
 //	a.Org("org_a", store.PlanStarter)
 //	a.Mint("a", "org_a")
 //	res := a.Do("GET", "/v1/projects", "a")
+//
+// A test whose parts are not an API's (stores on PostgreSQL, a resolver
+// or limiter of its own) builds its handler with Handler and its requests
+// with NewRequest: the module's tests call statusapi.New nowhere else,
+// except to test New itself and in the runnable examples.
 package apitest
 
 import (
@@ -151,12 +156,26 @@ func (a *API) Replica(lim ratelimit.Limiter, opts ...statusapi.Option) http.Hand
 		lim = ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(a.Logger())}, a.cfg.limOpts...)...)
 	}
 	all := append([]statusapi.Option{
-		statusapi.WithSigningKey(SigningKey),
 		statusapi.WithFiles(a.Files),
 		statusapi.WithClock(a.Clock.Now),
 		statusapi.WithLogger(a.Logger()),
 	}, a.cfg.apiOpts...)
-	return statusapi.New(st, resolver, lim, append(all, opts...)...)
+	return Handler(st, resolver, lim, append(all, opts...)...)
+}
+
+// Handler is statusapi.New on st, keys and lim (nil: a memory limiter of
+// its own), signing links with SigningKey and logging nowhere, with opts
+// after that, so that they win: the handler of a test whose parts are not
+// an API's.
+func Handler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...statusapi.Option) http.Handler {
+	if lim == nil {
+		lim = ratelimit.NewMemory(ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+	}
+	all := []statusapi.Option{
+		statusapi.WithSigningKey(SigningKey),
+		statusapi.WithLogger(slog.New(slog.DiscardHandler)),
+	}
+	return statusapi.New(st, keys, lim, append(all, opts...)...)
 }
 
 // Logger returns a logger that writes to Logs.
@@ -195,6 +214,16 @@ func (a *API) Mint(name, orgID string) string {
 // an expiry, then revoked) or a credential of the test's own.
 func (a *API) SetKey(name, key string) { a.keys[name] = key }
 
+// KeyValues returns every key remembered, in no order: to check that
+// none appears where no key may.
+func (a *API) KeyValues() []string {
+	out := make([]string, 0, len(a.keys))
+	for _, k := range a.keys {
+		out = append(out, k)
+	}
+	return out
+}
+
 // Key returns the key remembered under name; the test fails without one.
 func (a *API) Key(name string) string {
 	a.t.Helper()
@@ -210,9 +239,19 @@ func (a *API) Key(name string) string {
 // name, value pairs.
 func (a *API) Request(method, target, key string, headers ...string) *http.Request {
 	a.t.Helper()
+	if key != "" {
+		key = a.Key(key)
+	}
+	return NewRequest(method, target, key, headers...)
+}
+
+// NewRequest returns a request with key, an API key itself, as its bearer
+// credential ("" for no Authorization header) and extra headers as name,
+// value pairs. Headers of an odd count lose the last.
+func NewRequest(method, target, key string, headers ...string) *http.Request {
 	req := httptest.NewRequest(method, target, nil)
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+a.Key(key))
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Add(headers[i], headers[i+1])
