@@ -82,12 +82,10 @@ func TestCacheServesEveryWriteAtOnce(t *testing.T) {
 	is := is.New(t)
 	api := newTestAPIWith(t, unlimited)
 	// A second replica on the same store, with a cache of its own.
-	replica := statusapi.New(api.store, api.keys, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey))
+	replica := api.Replica(nil)
 	get := func(h http.Handler) (string, string) {
 		t.Helper()
-		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
-		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
-		res := serveWith(t, h, req)
+		res := api.Serve(h, api.Request("GET", "/v1/invoices?limit=3", "a"))
 		is.Equal(res.Code, 200)
 		return res.Body.String(), res.Header().Get("ETag")
 	}

@@ -3,8 +3,6 @@ package statusapi_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -26,11 +25,7 @@ func loggedAPI(t *testing.T) (*testAPI, *statusapi.RequestRecorder) {
 	api := newTestAPIWith(t, unlimited)
 	rec := statusapi.NewRequestRecorder(api.store)
 	t.Cleanup(func() { _ = rec.Close(context.Background()) })
-	api.handler = statusapi.New(api.store, api.keys,
-		ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)),
-		statusapi.WithSigningKey(signingKey), statusapi.WithClock(api.clock.Now),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		statusapi.WithRequestLog(rec))
+	api.handler = api.Replica(nil, statusapi.WithRequestLog(rec))
 	return api, rec
 }
 
@@ -245,14 +240,9 @@ func TestRequestRecorder(t *testing.T) {
 		keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 			return auth.Principal{Org: org, KeyID: "k1"}, nil
 		})
-		h := statusapi.New(st, keys, ratelimit.NewMemory(), statusapi.WithRequestLog(rec),
-			statusapi.WithSigningKey(signingKey), statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		h := apitest.Handler(st, keys, nil, statusapi.WithRequestLog(rec))
 		get := func() {
-			req := httptest.NewRequest("GET", "/v1/projects?limit=5", nil)
-			req.Header.Set("Authorization", "Bearer k")
-			res := httptest.NewRecorder()
-			h.ServeHTTP(res, req)
-			is.Equal(res.Code, 200)
+			is.Equal(serveWith(t, h, apitest.NewRequest("GET", "/v1/projects?limit=5", "k")).Code, 200)
 		}
 		logged := func() int {
 			p, err := st.ListRequestLogs(ctx, "org_a", store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 100}})
@@ -357,7 +347,7 @@ func BenchmarkRequestLog(b *testing.B) {
 				b.Cleanup(func() { _ = rec.Close(context.Background()) })
 				opts = append(opts, statusapi.WithRequestLog(rec))
 			}
-			h := statusapi.New(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)), opts...)
+			h := apitest.Handler(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)), opts...)
 			discardEach(b, h, pageRequest(api))
 		})
 	}

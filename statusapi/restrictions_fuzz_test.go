@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -254,8 +254,7 @@ func checkRestrictedWorld(t *testing.T, wd world, seed uint64) {
 		}
 		return auth.Principal{Org: org, KeyID: "key_restricted", Restriction: restriction}, nil
 	})
-	h := statusapi.New(wd.st, resolver, ratelimit.NewMemory(ratelimit.WithRate(store.PlanGrowth, ratelimit.Unlimited)),
-		statusapi.WithSigningKey(signingKey), quiet)
+	h := apitest.Handler(wd.st, resolver, ratelimit.NewMemory(ratelimit.WithRate(store.PlanGrowth, ratelimit.Unlimited)))
 	c := restrictedClient{t: t, h: h, limit: 1 + r.IntN(4), desc: fmt.Sprintf("seed %d, %+v", seed, restriction)}
 
 	sees := func(project string) bool { return project != "" && slices.Contains(restriction.ProjectIDs, project) }
