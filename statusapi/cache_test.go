@@ -200,8 +200,7 @@ func TestCacheConvergesUnderConcurrentWrites(t *testing.T) {
 	inv := page.Items[0]
 
 	get := func() string {
-		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
-		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
+		req := api.Request("GET", "/v1/invoices?limit=3", "a")
 		res := httptest.NewRecorder()
 		api.handler.ServeHTTP(res, req)
 		if res.Code != 200 {

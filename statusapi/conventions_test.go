@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -511,8 +510,7 @@ func TestClientGoneWritesNothing(t *testing.T) {
 	is := is.New(t)
 	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return blockingStore{st} }})
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "GET", "/v1/invoices", nil)
-	req.Header.Set("Authorization", "Bearer "+api.Key("a"))
+	req := api.Request("GET", "/v1/invoices", "a").WithContext(ctx)
 	cancel()
 	// Not through api.serve: nothing is answered, so there is no response
 	// to check against the document.

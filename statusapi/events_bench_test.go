@@ -63,8 +63,7 @@ func eventBench(b *testing.B, n int) (http.Handler, string, string) {
 }
 
 func benchGet(b *testing.B, h http.Handler, key, target string) {
-	req := httptest.NewRequest("GET", target, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
+	req := apitest.NewRequest("GET", target, key)
 	b.ReportAllocs()
 	for b.Loop() {
 		res := httptest.NewRecorder()

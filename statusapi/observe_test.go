@@ -84,8 +84,7 @@ func TestTrack(t *testing.T) {
 		mux.ServeHTTP(w, r)
 		got = info
 	})
-	req := httptest.NewRequest("GET", "/api/v1/projects/p1/milestones", nil)
-	req.Header.Set("Authorization", "Bearer "+a.Key("b"))
+	req := a.Request("GET", "/api/v1/projects/p1/milestones", "b")
 	res := httptest.NewRecorder()
 	outer.ServeHTTP(res, req)
 	is.Equal(res.Code, 200)
