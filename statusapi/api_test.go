@@ -31,9 +31,6 @@ var (
 	now = t0.Add(time.Hour)
 )
 
-// signingKey is the test handlers' link signing key.
-var signingKey = []byte("0123456789abcdef0123456789abcdef")
-
 // syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -91,7 +88,7 @@ func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 		apitest.WithStart(t0), // items seeded at t0 are updated at t0
 		apitest.WithStoreWrapper(s.wrap),
 		apitest.WithLimiterOptions(s.limits...),
-		apitest.WithHandlerOptions(append([]statusapi.Option{statusapi.WithSigningKey(signingKey)}, opts...)...),
+		apitest.WithHandlerOptions(opts...),
 		apitest.WithCheck(func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
 			checkResponse(t, spec, req, res)
 		}))

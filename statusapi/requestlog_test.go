@@ -337,7 +337,7 @@ func BenchmarkRequestLog(b *testing.B) {
 			api := newTestAPIWith(b, unlimited)
 			cache := auth.NewCache(api.keys)
 			b.Cleanup(func() { _ = cache.Close() })
-			opts := []statusapi.Option{statusapi.WithPublicURL("https://portal.example.com/api"), statusapi.WithSigningKey(signingKey)}
+			opts := []statusapi.Option{statusapi.WithPublicURL("https://portal.example.com/api")}
 			if on {
 				var sink store.RequestLog = api.store
 				if name == "on-discard" {

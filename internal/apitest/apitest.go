@@ -12,8 +12,10 @@
 //
 // A test whose parts are not an API's (stores on PostgreSQL, a resolver
 // or limiter of its own) builds its handler with Handler and its requests
-// with NewRequest: the module's tests call statusapi.New nowhere else,
-// except to test New itself and in the runnable examples.
+// with NewRequest. The module's tests call statusapi.New nowhere else,
+// but where New itself is tested (its argument checks, its warning
+// without a signing key) and in code that shows how to call it (the
+// runnable examples, the README's snippets).
 package apitest
 
 import (
@@ -64,7 +66,6 @@ type API struct {
 type Option func(*config)
 
 type config struct {
-	limiter  ratelimit.Limiter
 	limOpts  []ratelimit.Option
 	apiOpts  []statusapi.Option
 	wrap     func(store.Store) store.Store
@@ -72,10 +73,6 @@ type config struct {
 	start    time.Time
 	check    func(testing.TB, *http.Request, *httptest.ResponseRecorder)
 }
-
-// WithLimiter makes the handler use lim (a Redis limiter, one that fails)
-// instead of a memory limiter.
-func WithLimiter(lim ratelimit.Limiter) Option { return func(c *config) { c.limiter = lim } }
 
 // WithLimiterOptions configures the memory limiter.
 func WithLimiterOptions(opts ...ratelimit.Option) Option {
@@ -126,7 +123,7 @@ func New(t testing.TB, opts ...Option) *API {
 		keys:  make(map[string]string),
 	}
 	a.Store = store.NewMemory(store.WithClock(a.Clock.Now))
-	logger := a.Logger()
+	logger := a.logger()
 	a.Keys = auth.NewKeys(auth.NewMemoryKeyStore(a.Store), auth.WithClock(a.Clock.Now), auth.WithLogger(logger))
 	t.Cleanup(func() { _ = a.Keys.Close() })
 	a.Handler = a.NewHandler()
@@ -134,10 +131,10 @@ func New(t testing.TB, opts ...Option) *API {
 }
 
 // NewHandler returns another handler on the same parts (one with a public
-// URL, say), with the options of New and opts after them. Each has its own
-// memory limiter unless WithLimiter gave one.
+// URL, say), with the options of New and opts after them, and a memory
+// limiter of its own.
 func (a *API) NewHandler(opts ...statusapi.Option) http.Handler {
-	return a.Replica(a.cfg.limiter, opts...)
+	return a.Replica(nil, opts...)
 }
 
 // Replica returns another handler on the same store and keys, as a
@@ -153,12 +150,12 @@ func (a *API) Replica(lim ratelimit.Limiter, opts ...statusapi.Option) http.Hand
 		resolver = a.cfg.resolver(a)
 	}
 	if lim == nil {
-		lim = ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(a.Logger())}, a.cfg.limOpts...)...)
+		lim = ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(a.logger())}, a.cfg.limOpts...)...)
 	}
 	all := append([]statusapi.Option{
 		statusapi.WithFiles(a.Files),
 		statusapi.WithClock(a.Clock.Now),
-		statusapi.WithLogger(a.Logger()),
+		statusapi.WithLogger(a.logger()),
 	}, a.cfg.apiOpts...)
 	return Handler(st, resolver, lim, append(all, opts...)...)
 }
@@ -178,8 +175,8 @@ func Handler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts 
 	return statusapi.New(st, keys, lim, append(all, opts...)...)
 }
 
-// Logger returns a logger that writes to Logs.
-func (a *API) Logger() *slog.Logger { return slog.New(slog.NewTextHandler(a.Logs, nil)) }
+// logger returns a logger that writes to Logs.
+func (a *API) logger() *slog.Logger { return slog.New(slog.NewTextHandler(a.Logs, nil)) }
 
 // Org puts an organization on plan that may use the API; its name is its
 // id. It fails the test on error.
