@@ -8,18 +8,15 @@ package revoketest
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -61,9 +58,7 @@ func NewReplica(t testing.TB, st store.Store, ks auth.KeyStore, keyOpts []auth.O
 		r.Cache.Close()
 		r.Keys.Close()
 	})
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r.api = statusapi.New(st, r.Cache, ratelimit.NewMemory(),
-		statusapi.WithLogger(quiet), statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")))
+	r.api = apitest.Handler(st, r.Cache, nil)
 	return r
 }
 
@@ -91,10 +86,8 @@ func Listening(t testing.TB, inv auth.Invalidations) {
 
 // Status returns the status of GET /v1/projects with key.
 func (r *Replica) Status(key string) int {
-	req := httptest.NewRequest("GET", "/v1/projects", nil)
-	req.Header.Set("Authorization", "Bearer "+key)
 	res := httptest.NewRecorder()
-	r.api.ServeHTTP(res, req)
+	r.api.ServeHTTP(res, apitest.NewRequest("GET", "/v1/projects", key))
 	return res.Code
 }
 
