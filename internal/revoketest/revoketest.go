@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 )
