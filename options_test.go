@@ -355,7 +355,6 @@ func options() map[string]row {
 		"otelstatus.WithOrgAttribute":   {probes: []probe{otel("zero", otelstatus.WithOrgAttribute(false))}},
 
 		// internal test harnesses
-		"internal/apitest.WithLimiter":        {none: "a test harness's setting, not configuration"},
 		"internal/apitest.WithLimiterOptions": {none: "a test harness's setting, not configuration"},
 		"internal/apitest.WithHandlerOptions": {none: "a test harness's setting, not configuration"},
 		"internal/apitest.WithStoreWrapper":   {none: "a test harness's setting, not configuration"},

@@ -94,13 +94,7 @@ func newTestAPI(t *testing.T, opts ...otelstatus.Option) *testAPI {
 // and returns the response and the span it made.
 func (a *testAPI) do(t *testing.T, method, target, cred string, header ...string) (*httptest.ResponseRecorder, sdktrace.ReadOnlySpan) {
 	t.Helper()
-	req := httptest.NewRequest(method, target, nil)
-	if cred != "" {
-		req.Header.Set("Authorization", "Bearer "+cred)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
+	req := apitest.NewRequest(method, target, cred, header...)
 	res := httptest.NewRecorder()
 	a.handler.ServeHTTP(res, req)
 	ended := a.spans.Ended()

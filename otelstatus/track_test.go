@@ -60,12 +60,8 @@ func TestTrackNests(t *testing.T) {
 			t.Run(name+" "+tc.target+" "+tc.code, func(t *testing.T) {
 				is := is.New(t)
 				logged, observed = nil, statusapi.RequestInfo{}
-				req := httptest.NewRequest("GET", tc.target, nil)
-				if tc.cred != "" {
-					req.Header.Set("Authorization", "Bearer "+tc.cred)
-				}
 				res := httptest.NewRecorder()
-				handler.ServeHTTP(res, req)
+				handler.ServeHTTP(res, apitest.NewRequest("GET", tc.target, tc.cred))
 				is.Equal(res.Code, tc.status)
 
 				is.True(logged != nil)

@@ -3,8 +3,6 @@ package sandbox_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -15,7 +13,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -53,14 +51,10 @@ func newWorldOn(t *testing.T, st sandbox.Store, ks auth.KeyStore) (func(key, pat
 	sbx, rec, err := keys.MintSandbox(ctx, acme.ID, "sandbox", nil)
 	is.NoErr(err)
 	is.True(rec.Sandbox)
-	api := statusapi.New(st, keys, ratelimit.NewMemory(),
-		statusapi.WithFiles(sandbox.Files()),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	api := apitest.Handler(st, keys, nil, statusapi.WithFiles(sandbox.Files()))
 	get := func(key, path string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("GET", path, nil)
-		req.Header.Set("Authorization", "Bearer "+key)
 		res := httptest.NewRecorder()
-		api.ServeHTTP(res, req)
+		api.ServeHTTP(res, apitest.NewRequest("GET", path, key))
 		return res
 	}
 	return get, live, sbx
@@ -274,11 +268,11 @@ func TestRunStepsEveryInterval(t *testing.T) {
 		done := make(chan error)
 		runCtx, cancel := context.WithCancel(ctx)
 		go func() { done <- sim.Run(runCtx) }()
-		time.Sleep(59 * time.Second)
+		time.Sleep(59 * time.Second) // fake time (synctest)
 		synctest.Wait()
 		is.Equal(version(), start) // nothing before the interval
 		for range 10 {
-			time.Sleep(time.Minute)
+			time.Sleep(time.Minute) // fake time (synctest)
 			synctest.Wait()
 		}
 		cancel()

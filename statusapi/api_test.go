@@ -31,9 +31,6 @@ var (
 	now = t0.Add(time.Hour)
 )
 
-// signingKey is the test handlers' link signing key.
-var signingKey = []byte("0123456789abcdef0123456789abcdef")
-
 // syncBuffer is a bytes.Buffer safe for the handler's concurrent logging.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -48,23 +45,26 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
-// testAPI is a handler made by statusapi.New on the real in-memory parts
-// (internal/apitest, the module's one harness), seeded with the test data,
-// with the API keys of the test accounts.
+// testAPI is the module's one harness (internal/apitest) seeded with the
+// test data. Its keys (API.Key, and the names of do) are "a" and "a2"
+// (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
+// "noretainer", "noapi", "revoked" and "expired" (org_a); and org_a's
+// restricted keys: one per scope, named after it ("invoices:read"), and
+// "p1 only" and "p2 only", restricted to those projects. Every response
+// that do, serve and the harness's Do and Serve get is checked by
+// checkResponse.
 type testAPI struct {
-	t       testing.TB
+	*apitest.API
+	t testing.TB
+	// handler is the handler do and serve send to: API.Handler, unless
+	// a test replaced it.
 	handler http.Handler
-	store   *store.Memory
-	keys    *auth.Keys
-	files   *files.Memory
-	clock   *testenv.Clock // shared by the store, the handler and the key resolver
-	logs    *apitest.Buffer
-	// key holds the plaintext API key of each test key by name: "a" and
-	// "a2" (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
-	// "noretainer", "noapi", "revoked" and "expired" (org_a); and org_a's
-	// restricted keys: one per scope, named after it ("invoices:read"),
-	// and "p1 only" and "p2 only", restricted to those projects.
-	key map[string]string
+	// The API's parts, by their short names.
+	store *store.Memory
+	keys  *auth.Keys
+	files *files.Memory
+	clock *testenv.Clock // shared by the store, the handler and the key resolver
+	logs  *apitest.Buffer
 }
 
 // setup adjusts newTestAPI: wrap replaces the store the handler reads;
@@ -88,8 +88,12 @@ func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 		apitest.WithStart(t0), // items seeded at t0 are updated at t0
 		apitest.WithStoreWrapper(s.wrap),
 		apitest.WithLimiterOptions(s.limits...),
-		apitest.WithHandlerOptions(append([]statusapi.Option{statusapi.WithSigningKey(signingKey)}, opts...)...))
+		apitest.WithHandlerOptions(opts...),
+		apitest.WithCheck(func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
+			checkResponse(t, spec, req, res)
+		}))
 	a := &testAPI{
+		API:     api,
 		t:       t,
 		handler: api.Handler,
 		store:   api.Store,
@@ -97,7 +101,6 @@ func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 		files:   api.Files,
 		clock:   api.Clock,
 		logs:    api.Logs,
-		key:     make(map[string]string),
 	}
 	seed(t, a)
 	a.clock.Set(now)
@@ -110,24 +113,13 @@ func newTestAPIWith(t testing.TB, s setup, opts ...statusapi.Option) *testAPI {
 // them all against the OpenAPI document.
 func (a *testAPI) do(method, target, key string, headers ...string) *httptest.ResponseRecorder {
 	a.t.Helper()
-	req := httptest.NewRequest(method, target, nil)
-	if key != "" {
-		k, ok := a.key[key]
-		if !ok {
-			a.t.Fatalf("no test key %q", key)
-		}
-		req.Header.Set("Authorization", "Bearer "+k)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Add(headers[i], headers[i+1])
-	}
-	return a.serve(req)
+	return a.serve(a.Request(method, target, key, headers...))
 }
 
 // serve sends req to the handler and checks the response.
 func (a *testAPI) serve(req *http.Request) *httptest.ResponseRecorder {
 	a.t.Helper()
-	return serveWith(a.t, a.handler, req)
+	return a.Serve(a.handler, req)
 }
 
 // serveWith sends req to h and checks the response: every handler of the
@@ -267,7 +259,7 @@ func seed(t testing.TB, a *testAPI) {
 	mint := func(name, org string, expires *time.Time) string {
 		k, rec, err := a.keys.Mint(ctx, org, name, expires)
 		must(err)
-		a.key[name] = k
+		a.SetKey(name, k)
 		return rec.ID
 	}
 	mint("a", "org_a", nil)
@@ -349,7 +341,7 @@ func seed(t testing.TB, a *testAPI) {
 	restricted := func(name string, r auth.Restriction) {
 		k, _, err := a.keys.MintRestricted(ctx, "org_a", name, nil, r)
 		must(err)
-		a.key[name] = k
+		a.SetKey(name, k)
 	}
 	for _, s := range auth.AllScopes {
 		restricted(string(s), auth.Restriction{Scopes: []auth.Scope{s}})

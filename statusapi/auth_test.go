@@ -3,8 +3,6 @@ package statusapi_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,14 +10,14 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
 func TestAuthentication(t *testing.T) {
 	api := newTestAPI(t)
-	key := api.key["a"]
+	key := api.Key("a")
 	for _, tc := range []struct {
 		name          string
 		authorization []string // Authorization header values
@@ -38,10 +36,10 @@ func TestAuthentication(t *testing.T) {
 		{"two headers", []string{"Bearer " + key, "Bearer " + key}, 401, "UNAUTHORIZED"},
 		{"unknown key", []string{"Bearer csk_not_a_real_key"}, 401, "UNAUTHORIZED"},
 		{"key with a changed character", []string{"Bearer " + key[:len(key)-1] + flip(key[len(key)-1])}, 401, "UNAUTHORIZED"},
-		{"revoked key", []string{"Bearer " + api.key["revoked"]}, 401, "UNAUTHORIZED"},
-		{"expired key", []string{"Bearer " + api.key["expired"]}, 401, "UNAUTHORIZED"},
-		{"no active retainer", []string{"Bearer " + api.key["noretainer"]}, 403, "FORBIDDEN"},
-		{"API access disabled", []string{"Bearer " + api.key["noapi"]}, 403, "FORBIDDEN"},
+		{"revoked key", []string{"Bearer " + api.Key("revoked")}, 401, "UNAUTHORIZED"},
+		{"expired key", []string{"Bearer " + api.Key("expired")}, 401, "UNAUTHORIZED"},
+		{"no active retainer", []string{"Bearer " + api.Key("noretainer")}, 403, "FORBIDDEN"},
+		{"API access disabled", []string{"Bearer " + api.Key("noapi")}, 403, "FORBIDDEN"},
 		{"Bearer", []string{"Bearer " + key}, 200, ""},
 		{"bearer lowercase", []string{"bearer " + key}, 200, ""},
 		{"BEARER uppercase", []string{"BEARER " + key}, 200, ""},
@@ -69,9 +67,6 @@ func TestAuthentication(t *testing.T) {
 	}
 	is.New(t).True(!strings.Contains(api.logs.String(), key)) // nor logged
 }
-
-// quiet is a logger option for handlers made outside newTestAPI.
-var quiet = statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 func flip(c byte) string {
 	if c == 'A' {
@@ -110,10 +105,8 @@ func TestKeyStoreUnavailable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) { return auth.Principal{}, tc.err })
-			h := statusapi.New(store.NewMemory(), keys, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey), quiet)
-			req, _ := http.NewRequest("GET", "/v1/projects", nil)
-			req.Header.Set("Authorization", "Bearer whatever")
-			res := serveWith(t, h, req)
+			h := apitest.Handler(store.NewMemory(), keys, nil)
+			res := serveWith(t, h, apitest.NewRequest("GET", "/v1/projects", "whatever"))
 			is.Equal(res.Code, 503)
 			is.Equal(errorOf(t, res).Error.Code, "UNAVAILABLE")
 			is.Equal(res.Header().Get("Retry-After"), "1") // retry in a second
@@ -126,10 +119,8 @@ func TestLimiterUnavailable(t *testing.T) {
 	keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 		return auth.Principal{Org: store.Organization{ID: "o", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}}, nil
 	})
-	h := statusapi.New(store.NewMemory(), keys, downLimiter{}, statusapi.WithSigningKey(signingKey), quiet)
-	req, _ := http.NewRequest("GET", "/v1/projects", nil)
-	req.Header.Set("Authorization", "Bearer whatever")
-	res := serveWith(t, h, req)
+	h := apitest.Handler(store.NewMemory(), keys, downLimiter{})
+	res := serveWith(t, h, apitest.NewRequest("GET", "/v1/projects", "whatever"))
 	is.Equal(res.Code, 503)
 	is.Equal(errorOf(t, res).Error.Code, "UNAVAILABLE")
 	is.Equal(res.Header().Get("Retry-After"), "1") // retry in a second

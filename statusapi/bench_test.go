@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -51,8 +52,8 @@ func BenchmarkCachedPage(b *testing.B) {
 	// As the README mounts it: keys behind auth.Cache, a public URL.
 	cache := auth.NewCache(api.keys)
 	b.Cleanup(func() { _ = cache.Close() })
-	h := statusapi.New(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)),
-		statusapi.WithPublicURL("https://portal.example.com/api"), statusapi.WithSigningKey(signingKey))
+	h := apitest.Handler(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)),
+		statusapi.WithPublicURL("https://portal.example.com/api"))
 	discardEach(b, h, pageRequest(api))
 }
 
@@ -62,7 +63,7 @@ func BenchmarkCachedPage(b *testing.B) {
 func BenchmarkStaticBytes(b *testing.B) {
 	api := newTestAPIWith(b, unlimited)
 	body := api.do("GET", "/v1/invoices?limit=20", "a").Body.Bytes()
-	want := sha256.Sum256([]byte(api.key["a"]))
+	want := sha256.Sum256([]byte(api.Key("a")))
 	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := sha256.Sum256([]byte(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
@@ -78,9 +79,7 @@ func BenchmarkStaticBytes(b *testing.B) {
 // pageRequest is the benchmarks' request: page 1 of 20 invoices, with
 // org_a's key "a".
 func pageRequest(api *testAPI) *http.Request {
-	req := httptest.NewRequest("GET", "/v1/invoices?limit=20", nil)
-	req.Header.Set("Authorization", "Bearer "+api.key["a"])
-	return req
+	return api.Request("GET", "/v1/invoices?limit=20", "a")
 }
 
 // recordEach serves req to h b.N times, each into a fresh recorder, and

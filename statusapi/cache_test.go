@@ -82,12 +82,10 @@ func TestCacheServesEveryWriteAtOnce(t *testing.T) {
 	is := is.New(t)
 	api := newTestAPIWith(t, unlimited)
 	// A second replica on the same store, with a cache of its own.
-	replica := statusapi.New(api.store, api.keys, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey))
+	replica := api.Replica(nil)
 	get := func(h http.Handler) (string, string) {
 		t.Helper()
-		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
-		res := serveWith(t, h, req)
+		res := api.Serve(h, api.Request("GET", "/v1/invoices?limit=3", "a"))
 		is.Equal(res.Code, 200)
 		return res.Body.String(), res.Header().Get("ETag")
 	}
@@ -202,8 +200,7 @@ func TestCacheConvergesUnderConcurrentWrites(t *testing.T) {
 	inv := page.Items[0]
 
 	get := func() string {
-		req := httptest.NewRequest("GET", "/v1/invoices?limit=3", nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req := api.Request("GET", "/v1/invoices?limit=3", "a")
 		res := httptest.NewRecorder()
 		api.handler.ServeHTTP(res, req)
 		if res.Code != 200 {

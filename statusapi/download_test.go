@@ -20,6 +20,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -83,8 +84,7 @@ func TestDownloadLink(t *testing.T) {
 	})
 	t.Run("TLS request without public URL", func(t *testing.T) {
 		is := is.New(t)
-		req := httptest.NewRequest("GET", "https://secure.example.com/v1/deliverables/d1/download", nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req := api.Request("GET", "https://secure.example.com/v1/deliverables/d1/download", "a")
 		res := api.serve(req)
 		is.Equal(res.Code, 200)
 		is.True(strings.Contains(res.Body.String(), `"url":"/v1/deliverables/d1/file?`)) // neither the scheme nor the host of the request
@@ -323,8 +323,7 @@ func TestDownloadWithoutSigningKey(t *testing.T) {
 	h := statusapi.New(st, keys, ratelimit.NewMemory(), statusapi.WithLogger(logger), statusapi.WithFiles(src))
 	is.True(strings.Contains(logs.String(), "will not verify on other replicas")) // warned once, at New
 
-	req := httptest.NewRequest("GET", "/v1/deliverables/d/download", nil)
-	req.Header.Set("Authorization", "Bearer "+key)
+	req := apitest.NewRequest("GET", "/v1/deliverables/d/download", key)
 	res := serveWith(t, h, req)
 	is.Equal(res.Code, 200)
 	var body struct{ Data struct{ URL string } }

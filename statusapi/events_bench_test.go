@@ -3,15 +3,13 @@ package statusapi_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -56,8 +54,7 @@ func eventBench(b *testing.B, n int) (http.Handler, string, string) {
 			break
 		}
 	}
-	h := statusapi.New(st, auth.NewCache(keys), ratelimit.NewMemory(), statusapi.WithoutResponseCache(),
-		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")), statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h := apitest.Handler(st, auth.NewCache(keys), nil, statusapi.WithoutResponseCache())
 	latest, err := events.LatestEvent(ctx, "org_a")
 	if err != nil {
 		b.Fatal(err)
@@ -66,8 +63,7 @@ func eventBench(b *testing.B, n int) (http.Handler, string, string) {
 }
 
 func benchGet(b *testing.B, h http.Handler, key, target string) {
-	req := httptest.NewRequest("GET", target, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
+	req := apitest.NewRequest("GET", target, key)
 	b.ReportAllocs()
 	for b.Loop() {
 		res := httptest.NewRecorder()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,9 +12,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -46,14 +44,12 @@ func TestCacheFreshOnPostgres(t *testing.T) {
 	keys2 := auth.NewKeys(st2)
 	t.Cleanup(func() { _ = keys2.Close() })
 	replicas := []http.Handler{
-		statusapi.New(st1, keys1, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey)),
-		statusapi.New(st2, keys2, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey)),
+		apitest.Handler(st1, keys1, nil),
+		apitest.Handler(st2, keys2, nil),
 	}
 	get := func(h http.Handler) string {
 		t.Helper()
-		req := httptest.NewRequest("GET", "/v1/invoices", nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		res := serveWith(t, h, req)
+		res := serveWith(t, h, apitest.NewRequest("GET", "/v1/invoices", key))
 		is.Equal(res.Code, 200)
 		return res.Body.String()
 	}

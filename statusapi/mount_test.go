@@ -20,11 +20,7 @@ func TestMountedUnderAPrefix(t *testing.T) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("portal")) })
 	get := func(target, key string) *httptest.ResponseRecorder {
 		t.Helper()
-		req := httptest.NewRequest("GET", target, nil)
-		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+api.key[key])
-		}
-		return serveVia(t, spec.Mounted("/api"), mux, req)
+		return serveVia(t, spec.Mounted("/api"), mux, api.Request("GET", target, key))
 	}
 
 	for _, path := range routes {
@@ -64,8 +60,7 @@ func TestMountedWithoutPublicURL(t *testing.T) {
 	api := newTestAPI(t)
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api.handler))
-	req := httptest.NewRequest("GET", "/api/v1/deliverables/d1/download", nil)
-	req.Header.Set("Authorization", "Bearer "+api.key["a"])
+	req := api.Request("GET", "/api/v1/deliverables/d1/download", "a")
 	res := serveVia(t, spec.Mounted("/api"), mux, req)
 	is.Equal(res.Code, 200)
 	var body struct{ Data struct{ URL string } }

@@ -3,6 +3,7 @@ package statusapi_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,10 @@ import (
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
+
+// quiet keeps the handlers of New's own tests, made without the harness,
+// from logging.
+var quiet = statusapi.WithLogger(slog.New(slog.DiscardHandler))
 
 func TestNewRefusesBadSetup(t *testing.T) {
 	st := store.NewMemory()

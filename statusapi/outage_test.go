@@ -51,5 +51,5 @@ func TestUnavailableLogIsPaced(t *testing.T) {
 	is.Equal(len(lines()), 2)                                   // once the interval is over, one more line
 	is.True(strings.Contains(lines()[1], "failed_requests=51")) // counting the requests failed since the last
 	is.True(strings.Contains(lines()[1], "request_id=later-0"))
-	is.True(!strings.Contains(api.logs.String(), api.key["b"])) // never the key
+	is.True(!strings.Contains(api.logs.String(), api.Key("b"))) // never the key
 }

@@ -21,8 +21,7 @@ import (
 // headers a proxy might pass on, name an attacker's host.
 func (a *testAPI) spoofed(target string) *httptest.ResponseRecorder {
 	a.t.Helper()
-	req := httptest.NewRequest("GET", "http://evil.example"+target, nil)
-	req.Header.Set("Authorization", "Bearer "+a.key["a"])
+	req := a.Request("GET", "http://evil.example"+target, "a")
 	req.Header.Set("X-Forwarded-Host", "evil.example")
 	req.Header.Set("X-Forwarded-Proto", "https")
 	req.Header.Set("Forwarded", "host=evil.example;proto=https")
@@ -70,8 +69,7 @@ func TestRootRelativeLinks(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api.handler))
 	get := func(target string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("GET", "https://evil.example"+target, nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req := api.Request("GET", "https://evil.example"+target, "a")
 		return serveVia(t, spec.Mounted("/api"), mux, req)
 	}
 
@@ -87,7 +85,7 @@ func TestRootRelativeLinks(t *testing.T) {
 		// has "//evil.example" before the path the handler sees.
 		req := httptest.NewRequest("GET", "/v1/deliverables/d1/download", nil)
 		req.RequestURI = "//evil.example/v1/deliverables/d1/download"
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req.Header.Set("Authorization", "Bearer "+api.Key("a"))
 		res := httptest.NewRecorder()
 		api.handler.ServeHTTP(res, req)
 		is.Equal(res.Code, 200)
@@ -121,8 +119,7 @@ func TestWhiteLabelLinks(t *testing.T) {
 	var calls int
 	api := newTestAPI(t, whiteLabel(&calls))
 	get := func(host, target string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("GET", "http://"+host+target, nil)
-		req.Header.Set("Authorization", "Bearer "+api.key["a"])
+		req := api.Request("GET", "http://"+host+target, "a")
 		return api.serve(req)
 	}
 
@@ -156,8 +153,7 @@ func TestWhiteLabelLinks(t *testing.T) {
 		for _, target := range []string{"/v1/projects", "/v1/openapi.json", "/v1/deliverables/d1/download"} {
 			// Not through api.serve: the OpenAPI document describes the
 			// API at the hosts it is served at, and this is none of them.
-			req := httptest.NewRequest("GET", "http://evil.example"+target, nil)
-			req.Header.Set("Authorization", "Bearer "+api.key["a"])
+			req := api.Request("GET", "http://evil.example"+target, "a")
 			res := httptest.NewRecorder()
 			api.handler.ServeHTTP(res, req)
 			is.Equal(res.Code, 404) // as a path that is no route

@@ -51,8 +51,8 @@ func TestRefusedKeyLogged(t *testing.T) {
 			is.True(strings.Contains(logged[0], "key_id="+id))                                   // which key
 			is.True(strings.Contains(logged[0], "org_id=org_a"))                                 // whose
 			is.True(strings.Contains(logged[0], "request_id="+res.Header().Get("X-Request-Id"))) // which request
-			is.True(!strings.Contains(api.logs.String(), api.key[name]))                         // never the key
-			is.True(!strings.Contains(api.logs.String(), api.key[name][len(api.key[name])-12:])) // nor a part of it
+			is.True(!strings.Contains(api.logs.String(), api.Key(name)))                         // never the key
+			is.True(!strings.Contains(api.logs.String(), api.Key(name)[len(api.Key(name))-12:])) // nor a part of it
 
 			api.do("GET", "/v1/invoices", name)
 			api.do("GET", "/v1/projects", name)
@@ -63,7 +63,7 @@ func TestRefusedKeyLogged(t *testing.T) {
 			is.Equal(len(logged), 2)
 			is.True(strings.Contains(logged[1], "refused_requests=3")) // the refusals since the line before
 
-			api.key["nope"] = "not-a-key-of-ours"
+			api.SetKey("nope", "not-a-key-of-ours")
 			api.do("GET", "/v1/projects", "nope")
 			is.Equal(len(lines()), 2) // an unknown key names no key: not logged
 		})

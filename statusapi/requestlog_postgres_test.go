@@ -10,7 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
@@ -33,15 +33,12 @@ func TestRequestLogAcrossReplicas(t *testing.T) {
 	is.NoErr(err)
 	rec1, rec2 := statusapi.NewRequestRecorder(st1), statusapi.NewRequestRecorder(st2)
 	replicas := []http.Handler{
-		statusapi.New(st1, keys1, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey), statusapi.WithRequestLog(rec1)),
-		statusapi.New(st2, keys2, ratelimit.NewMemory(), statusapi.WithSigningKey(signingKey), statusapi.WithRequestLog(rec2)),
+		apitest.Handler(st1, keys1, nil, statusapi.WithRequestLog(rec1)),
+		apitest.Handler(st2, keys2, nil, statusapi.WithRequestLog(rec2)),
 	}
 	get := func(h http.Handler, target, id string) *httptest.ResponseRecorder {
 		t.Helper()
-		req := httptest.NewRequest("GET", target, nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("X-Request-Id", id)
-		return serveWith(t, h, req)
+		return serveWith(t, h, apitest.NewRequest("GET", target, key, "X-Request-Id", id))
 	}
 	is.Equal(get(replicas[0], "/v1/projects", "on-replica-1").Code, 200)
 	is.Equal(get(replicas[1], "/v1/projects?page=0", "on-replica-2").Code, 400)

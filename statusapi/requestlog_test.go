@@ -3,8 +3,6 @@ package statusapi_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -26,11 +25,7 @@ func loggedAPI(t *testing.T) (*testAPI, *statusapi.RequestRecorder) {
 	api := newTestAPIWith(t, unlimited)
 	rec := statusapi.NewRequestRecorder(api.store)
 	t.Cleanup(func() { _ = rec.Close(context.Background()) })
-	api.handler = statusapi.New(api.store, api.keys,
-		ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)),
-		statusapi.WithSigningKey(signingKey), statusapi.WithClock(api.clock.Now),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		statusapi.WithRequestLog(rec))
+	api.handler = api.Replica(nil, statusapi.WithRequestLog(rec))
 	return api, rec
 }
 
@@ -99,9 +94,8 @@ func TestRequestLog(t *testing.T) {
 
 	res := api.do("GET", "/v1/request_logs", "a")
 	is.Equal(res.Code, 200)
-	for name, key := range api.key {
-		is.True(!strings.Contains(res.Body.String(), key)) // no key ever appears: name
-		_ = name
+	for _, key := range api.KeyValues() {
+		is.True(!strings.Contains(res.Body.String(), key)) // no key ever appears
 	}
 	is.True(!strings.Contains(res.Body.String(), "paid")) // no query value
 	items, total := requestLogsOf(t, res)
@@ -246,14 +240,9 @@ func TestRequestRecorder(t *testing.T) {
 		keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 			return auth.Principal{Org: org, KeyID: "k1"}, nil
 		})
-		h := statusapi.New(st, keys, ratelimit.NewMemory(), statusapi.WithRequestLog(rec),
-			statusapi.WithSigningKey(signingKey), statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		h := apitest.Handler(st, keys, nil, statusapi.WithRequestLog(rec))
 		get := func() {
-			req := httptest.NewRequest("GET", "/v1/projects?limit=5", nil)
-			req.Header.Set("Authorization", "Bearer k")
-			res := httptest.NewRecorder()
-			h.ServeHTTP(res, req)
-			is.Equal(res.Code, 200)
+			is.Equal(serveWith(t, h, apitest.NewRequest("GET", "/v1/projects?limit=5", "k")).Code, 200)
 		}
 		logged := func() int {
 			p, err := st.ListRequestLogs(ctx, "org_a", store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 100}})
@@ -263,8 +252,8 @@ func TestRequestRecorder(t *testing.T) {
 
 		get()
 		synctest.Wait()
-		is.Equal(logged(), 0) // buffered: nothing written on the request's path
-		time.Sleep(time.Second)
+		is.Equal(logged(), 0)   // buffered: nothing written on the request's path
+		time.Sleep(time.Second) // fake time (synctest): the flush interval passes at once
 		synctest.Wait()
 		is.Equal(logged(), 1) // written at the flush interval
 
@@ -287,13 +276,13 @@ func TestRequestRecorder(t *testing.T) {
 		is.Equal(rec.Dropped(), int64(2)) // two requests not recorded
 		release()
 		synctest.Wait()
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // fake time (synctest)
 		synctest.Wait()
 		is.Equal(logged(), 3+2+3)
 
 		_, prunes := sink.seen()
 		is.Equal(prunes, 0)
-		time.Sleep(time.Hour)
+		time.Sleep(time.Hour) // fake time (synctest)
 		synctest.Wait()
 		_, prunes = sink.seen()
 		is.Equal(prunes, 1) // the retention job, once an hour
@@ -348,7 +337,7 @@ func BenchmarkRequestLog(b *testing.B) {
 			api := newTestAPIWith(b, unlimited)
 			cache := auth.NewCache(api.keys)
 			b.Cleanup(func() { _ = cache.Close() })
-			opts := []statusapi.Option{statusapi.WithPublicURL("https://portal.example.com/api"), statusapi.WithSigningKey(signingKey)}
+			opts := []statusapi.Option{statusapi.WithPublicURL("https://portal.example.com/api")}
 			if on {
 				var sink store.RequestLog = api.store
 				if name == "on-discard" {
@@ -358,7 +347,7 @@ func BenchmarkRequestLog(b *testing.B) {
 				b.Cleanup(func() { _ = rec.Close(context.Background()) })
 				opts = append(opts, statusapi.WithRequestLog(rec))
 			}
-			h := statusapi.New(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)), opts...)
+			h := apitest.Handler(api.store, cache, ratelimit.NewMemory(ratelimit.WithRate(store.PlanStarter, ratelimit.Unlimited)), opts...)
 			discardEach(b, h, pageRequest(api))
 		})
 	}

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -87,18 +87,19 @@ func memoryWorld(t *testing.T) world {
 }
 
 // postgresWorlds returns a function that gives each world organizations of
-// its own in one migrated schema, dropped when t ends. Deletes come after
-// the first whole second after the migration, since.
+// its own in one migrated schema, dropped when t ends, on a store whose
+// clock the test moves: items are put after the migration, and deleted at
+// the first whole second after it, since.
 func postgresWorlds(t *testing.T) func() world {
 	db, _, schema := migratedSchema(t, "statusapi_fuzz")
-	st := bunstore.New(db, schema)
-	since := time.Now().Truncate(time.Second).Add(time.Second)
-	time.Sleep(time.Until(since) + 10*time.Millisecond) // the database's clock is this machine's
+	clock := testenv.NewClock(time.Now()) // after the migration, which dates the start of deletion records
+	st := bunstore.New(db, schema, bunstore.WithClock(clock.Now))
+	since := clock.Now().Truncate(time.Second).Add(time.Second)
 	n := 0
 	return func() world {
 		n++
 		return world{st: st, w: st, d: st, org: fmt.Sprintf("org_a%d", n), other: fmt.Sprintf("org_b%d", n),
-			since: since, beforeDeletes: func() {}}
+			since: since, beforeDeletes: func() { clock.Set(since) }}
 	}
 }
 
@@ -253,8 +254,7 @@ func checkRestrictedWorld(t *testing.T, wd world, seed uint64) {
 		}
 		return auth.Principal{Org: org, KeyID: "key_restricted", Restriction: restriction}, nil
 	})
-	h := statusapi.New(wd.st, resolver, ratelimit.NewMemory(ratelimit.WithRate(store.PlanGrowth, ratelimit.Unlimited)),
-		statusapi.WithSigningKey(signingKey), quiet)
+	h := apitest.Handler(wd.st, resolver, ratelimit.NewMemory(ratelimit.WithRate(store.PlanGrowth, ratelimit.Unlimited)))
 	c := restrictedClient{t: t, h: h, limit: 1 + r.IntN(4), desc: fmt.Sprintf("seed %d, %+v", seed, restriction)}
 
 	sees := func(project string) bool { return project != "" && slices.Contains(restriction.ProjectIDs, project) }

@@ -2,8 +2,6 @@ package statusapi_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -11,8 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -58,16 +55,11 @@ func TestChangesTakeEffectAtOnce(t *testing.T) {
 			keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 			defer keys.Close()
 			stopped := func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }
-			api := statusapi.New(st, auth.NewCache(keys, auth.WithClock(stopped)), ratelimit.NewMemory(),
-				statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			api := apitest.Handler(st, auth.NewCache(keys, auth.WithClock(stopped)), nil)
 			plain, rec, err := keys.Mint(ctx, "org_acme", "ci", nil)
 			is.NoErr(err)
 			get := func() *httptest.ResponseRecorder {
-				req := httptest.NewRequest("GET", "/v1/projects", nil)
-				req.Header.Set("Authorization", "Bearer "+plain)
-				res := httptest.NewRecorder()
-				api.ServeHTTP(res, req)
-				return res
+				return serveWith(t, api, apitest.NewRequest("GET", "/v1/projects", plain))
 			}
 			res := get()
 			is.Equal(res.Code, 200)                               // served before the change, and cached

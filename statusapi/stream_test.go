@@ -284,7 +284,7 @@ func TestStreamPolls(t *testing.T) {
 		es.Silent = true
 		s := startStream(t, a, a.Handler, "/v1/events")
 		is.Equal(s.opened(), "")
-		time.Sleep(300 * time.Millisecond) // fake time: within the first poll's second
+		time.Sleep(300 * time.Millisecond) // fake time (synctest): within the first poll's second
 		start := time.Now()
 		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 		is.Equal(frameIDs(s.next()), []string{"evt_1"})
@@ -334,7 +334,7 @@ func TestStreamEnds(t *testing.T) {
 				a, _ := newEventAPI(t, apitest.WithHandlerOptions(statusapi.WithShutdown(stop)))
 				s := startStream(t, a, a.Handler, "/v1/events")
 				is.Equal(s.opened(), "")
-				time.Sleep(100 * time.Millisecond)
+				time.Sleep(100 * time.Millisecond) // fake time (synctest): within the first poll's second
 				start := time.Now()
 				tc.end(a, shutdown)
 				<-s.done

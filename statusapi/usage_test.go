@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 )
 
 // usageOf decodes GET /v1/rate_limit's answer.
@@ -103,8 +100,7 @@ func TestUsageErrors(t *testing.T) {
 		{errors.New("redis: WRONGTYPE"), 500},
 		{fmt.Errorf("wrapped: %w", ratelimit.ErrCannotPeek), 404},
 	} {
-		h := statusapi.New(api.store, api.keys, peekFails{ratelimit.NewMemory(), tc.err}, quiet, statusapi.WithSigningKey(signingKey))
-		res := serveWith(t, h, authorized("/v1/rate_limit", api.key["a"]))
+		res := api.Serve(api.Replica(peekFails{ratelimit.NewMemory(), tc.err}), api.Request("GET", "/v1/rate_limit", "a"))
 		is.Equal(res.Code, tc.status) // tc.err
 	}
 }
@@ -114,8 +110,7 @@ func TestUsageErrors(t *testing.T) {
 func TestUsageNeedsALimiterThatPeeks(t *testing.T) {
 	is := is.New(t)
 	api := newTestAPI(t)
-	h := statusapi.New(api.store, api.keys, limiterOnly{ratelimit.NewMemory()}, quiet, statusapi.WithSigningKey(signingKey))
-	res := serveWith(t, h, authorized("/v1/rate_limit", api.key["a"]))
+	res := api.Serve(api.Replica(limiterOnly{ratelimit.NewMemory()}), api.Request("GET", "/v1/rate_limit", "a"))
 	is.Equal(res.Code, 404) // no such route
 	is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
 }
@@ -132,10 +127,3 @@ func (l peekFails) Peek(context.Context, auth.Principal) (ratelimit.Decision, er
 
 // limiterOnly hides every optional interface of the limiter it wraps.
 type limiterOnly struct{ ratelimit.Limiter }
-
-// authorized is a GET of target with the API key.
-func authorized(target, key string) *http.Request {
-	req := httptest.NewRequest("GET", target, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	return req
-}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -17,9 +15,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/eventtest"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -37,9 +34,7 @@ func eventServer(t testing.TB, wrap func(http.Handler) http.Handler) (*httptest.
 	if _, err := keys.Import(ctx, "org_a", "example", "example-key", nil); err != nil {
 		panic(err)
 	}
-	var h http.Handler = statusapi.New(st, keys, ratelimit.NewMemory(),
-		statusapi.WithSigningKey([]byte("example signing key, 32 bytes..")),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h := apitest.Handler(st, keys, nil)
 	if wrap != nil {
 		h = wrap(h)
 	}

@@ -2,8 +2,6 @@ package statusclient_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -11,8 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -41,9 +38,7 @@ func testSyncExact[S syncStore, K auth.KeyStore](t *testing.T, st S, keyStore fu
 	ctx := context.Background()
 	keys := auth.NewKeys(keyStore(st))
 	t.Cleanup(func() { _ = keys.Close() })
-	srv := httptest.NewServer(statusapi.New(st, keys, ratelimit.NewMemory(),
-		statusapi.WithSigningKey([]byte("a signing key of thirty-two bytes")),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	srv := httptest.NewServer(apitest.Handler(st, keys, nil))
 	t.Cleanup(srv.Close)
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_sync", Name: "Sync", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	key, _, err := keys.Mint(ctx, "org_sync", "sync", nil)

@@ -39,7 +39,7 @@ func (a attempts) next(t *testing.T) webhook.Attempt {
 // fixture is a memory store with an organization, a fake event feed, a
 // clock the test moves, and a dispatcher running on them.
 type fixture struct {
-	st       *store.Memory
+	st       *watched
 	ev       *eventfake.Events
 	clk      *clock
 	eps      *webhook.Endpoints
@@ -48,7 +48,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts ...webhook.Option) *fixture {
 	t.Helper()
-	f := &fixture{st: store.NewMemory(), ev: eventfake.New(), clk: newClock(), attempts: make(attempts, 10000)}
+	f := &fixture{st: newWatched(), ev: eventfake.New(), clk: newClock(), attempts: make(attempts, 10000)}
 	if err := f.st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "A", Plan: "starter"}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestRetries(t *testing.T) {
 	first := rc.next(t)
 	is.Equal(f.attempts.next(t).Error, "status")
 	f.clk.Add(45 * time.Second) // before the first delay (1 min, less 20% at most)
-	rc.none(t, func() { time.Sleep(20 * time.Millisecond) })
+	rc.none(t, f)
 	f.clk.Add(30 * time.Second) // past it
 	second := rc.next(t)
 	is.Equal(f.attempts.next(t).Number, 2)
@@ -226,7 +226,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 	a := f.attempts.next(t)
 	is.Equal(a.Error, webhook.ErrorRedirect)
 	is.Equal(a.StatusCode, 302)
-	rc.none(t, func() { time.Sleep(20 * time.Millisecond) }) // /elsewhere is never asked
+	rc.none(t, f) // /elsewhere is never asked
 }
 
 func TestMatching(t *testing.T) {
@@ -242,7 +242,7 @@ func TestMatching(t *testing.T) {
 	want := f.ev.Add("org_a", invoicePaid("p1"))
 	r := rc.next(t)
 	is.Equal(r.header.Get("webhook-id"), want.ID) // only the event the endpoint may see
-	rc.none(t, func() { time.Sleep(20 * time.Millisecond) })
+	rc.none(t, f)
 }
 
 func TestRotation(t *testing.T) {
@@ -397,7 +397,7 @@ func TestReceiverDownThenBack(t *testing.T) {
 	}
 	is.Equal(got, want) // every event arrived
 	f.clk.Add(24 * time.Hour)
-	rc.none(t, func() { time.Sleep(20 * time.Millisecond) }) // and none again
+	rc.none(t, f) // and none again
 }
 
 // TestDisabledAfterFiveDays: an endpoint failing for DisableAfter is
@@ -418,7 +418,7 @@ func TestDisabledAfterFiveDays(t *testing.T) {
 	is.NoErr(err)
 	is.True(!got.Enabled)
 	is.Equal(got.DisabledReason, webhook.ReasonFailing)
-	rc.none(t, func() { time.Sleep(20 * time.Millisecond) }) // no sixth attempt
+	rc.none(t, f) // no sixth attempt
 }
 
 // TestRetryAfter: a Retry-After longer than the scheduled delay is
@@ -441,7 +441,7 @@ func TestRetryAfter(t *testing.T) {
 	rc.next(t)
 	f.attempts.next(t)
 	f.clk.Add(30 * time.Second) // past the schedule's 1 s, before Retry-After's 60 s
-	rc.none(t, func() { time.Sleep(20 * time.Millisecond) })
+	rc.none(t, f)
 	f.clk.Add(31 * time.Second)
 	rc.next(t)
 	is.Equal(f.attempts.next(t).Error, "")

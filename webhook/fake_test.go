@@ -1,12 +1,15 @@
 package webhook_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // clock is a clock the test moves.
@@ -80,14 +83,79 @@ func (rc *receiver) next(t *testing.T) request {
 	}
 }
 
-// none checks that no request comes while the dispatcher makes a few
-// passes.
-func (rc *receiver) none(t *testing.T, passes func()) {
+// none checks that no request comes: once the dispatcher has made a pass
+// that found nothing to attempt (see watched.idle), any delivery it made
+// has reached the receiver.
+func (rc *receiver) none(t *testing.T, f *fixture) {
 	t.Helper()
-	passes()
+	f.st.idle(t)
 	select {
 	case r := <-rc.got:
 		t.Fatalf("unexpected delivery of %s", r.header.Get("webhook-id"))
 	default:
 	}
+}
+
+// watched is the dispatcher's store, watched: it counts the dispatcher's
+// passes (each starts with EnabledWebhookEndpoints), the jobs it claimed
+// and the attempts it finished, so that a test can wait for the dispatcher
+// to have nothing left to do at the clock's time instead of sleeping.
+type watched struct {
+	*store.Memory
+
+	mu                       sync.Mutex
+	passes, claimed, settled int
+	idlePass                 int           // the last pass that claimed nothing with no attempt in flight
+	moved                    chan struct{} // closed and replaced when idlePass moves
+}
+
+func newWatched() *watched { return &watched{Memory: store.NewMemory(), moved: make(chan struct{})} }
+
+func (w *watched) EnabledWebhookEndpoints(ctx context.Context) ([]store.WebhookEndpoint, error) {
+	w.mu.Lock()
+	w.passes++
+	w.mu.Unlock()
+	return w.Memory.EnabledWebhookEndpoints(ctx)
+}
+
+func (w *watched) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]store.WebhookJob, error) {
+	jobs, err := w.Memory.ClaimWebhookJobs(ctx, now, limit, claim)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.claimed += len(jobs)
+	if err == nil && len(jobs) == 0 && w.settled == w.claimed {
+		w.idlePass = w.passes
+		close(w.moved)
+		w.moved = make(chan struct{})
+	}
+	return jobs, err
+}
+
+func (w *watched) FinishWebhookAttempt(ctx context.Context, job store.WebhookJob, d store.WebhookDelivery, o store.WebhookOutcome) error {
+	err := w.Memory.FinishWebhookAttempt(ctx, job, d, o)
+	w.mu.Lock()
+	w.settled++
+	w.mu.Unlock()
+	return err
+}
+
+// idle waits for a pass of the dispatcher begun after the call (so it saw
+// the events added and the clock as moved before it) that found no job
+// due, with every attempt it had started finished (so their requests
+// have reached the receiver). It fails the test after 10 s without.
+func (w *watched) idle(t *testing.T) {
+	t.Helper()
+	w.mu.Lock()
+	from := w.passes
+	for w.idlePass <= from {
+		moved := w.moved
+		w.mu.Unlock()
+		select {
+		case <-moved:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the dispatcher was not idle within 10 s")
+		}
+		w.mu.Lock()
+	}
+	w.mu.Unlock()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -59,18 +60,18 @@ func TestReadyz(t *testing.T) {
 	is.Equal(call(t, "HEAD", s.url+"/readyz", "").status, 200)
 }
 
-// waitStatus polls url until it answers status, for at most 10 seconds,
-// and returns the last response.
+// waitStatus polls url until it answers status, failing the test after
+// 10 seconds without, and returns the response.
 func waitStatus(t *testing.T, url string, status int) response {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res := call(t, "GET", url, "")
-		if res.status == status || time.Now().After(deadline) {
-			return res
+	var res response
+	testenv.Poll(t, 10*time.Second, func() error {
+		if res = call(t, "GET", url, ""); res.status != status {
+			return fmt.Errorf("GET %s: %d %s, want %d", url, res.status, res.body, status)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
+	return res
 }
 
 // TestReadyzPostgresDown serves from PostgreSQL through a proxy, cuts

@@ -164,15 +164,6 @@ func download(t *testing.T, s *testServer, id, key string) string {
 	return string(call(t, "GET", res.field(t, "url").(string), "").body)
 }
 
-// nextSecond waits for the next whole second: updatedAt is sent in whole
-// seconds, so a change made within the second of the load before it
-// would show the same updatedAt.
-func nextSecond() time.Time {
-	next := time.Now().Truncate(time.Second).Add(time.Second)
-	time.Sleep(time.Until(next) + 10*time.Millisecond)
-	return next
-}
-
 func TestReloadMemory(t *testing.T) {
 	testReload(t)
 }
@@ -194,7 +185,7 @@ func testReload(t *testing.T, args ...string) {
 	is.Equal(read(t, s, "/v1/projects", keyB).status, 200)
 	is.Equal(read(t, s, "/v1/projects", keyAOld).status, 200)
 
-	since := nextSecond()
+	since := s.nextSecond()
 	afterReload().write(t, name)
 	is.NoErr(s.reload(t))
 	is.True(strings.Contains(s.stderr.String(), "reloaded the data file"))

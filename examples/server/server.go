@@ -57,6 +57,9 @@ type hooks struct {
 	// reloaded is called once a reload request has been handled, with
 	// its error: nil when the file was applied, or there is none.
 	reloaded func(error)
+	// clock, when not nil, is what the store dates its writes by, so
+	// that a test moves on to the next second instead of waiting for it.
+	clock func() time.Time
 }
 
 // run runs the server until ctx is done, then shuts it down gracefully.
@@ -80,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	startCtx, cancel := context.WithTimeout(ctx, startupTimeout)
 	defer cancel()
-	b, closeBackend, err := openBackend(startCtx, cfg, log)
+	b, closeBackend, err := openBackend(startCtx, cfg, log, h.clock)
 	if err != nil {
 		return err
 	}
@@ -285,10 +288,10 @@ func readDataFile(name string) (*dataset, error) {
 
 // openBackend opens the store and key store: PostgreSQL, migrated, when
 // a database URL is set, else memory. Files are kept in memory either way
-// (see live).
-func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, func(), error) {
+// (see live). clock, when not nil, is the store's (hooks.clock).
+func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func() time.Time) (backend, func(), error) {
 	if cfg.databaseURL == "" {
-		st := store.NewMemory()
+		st := store.NewMemory(store.WithClock(clock))
 		return backend{store: st, w: st, d: st, tw: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)
@@ -301,7 +304,7 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger) (backend, fu
 		return backend{}, nil, fmt.Errorf("migrating the database: %w", err)
 	}
 	log.Info("using PostgreSQL", "migrated", true)
-	st := bunstore.New(db, bunstore.WithLogger(log))
+	st := bunstore.New(db, bunstore.WithLogger(log), bunstore.WithClock(clock))
 	// tw is nil until bunstore holds threads (store.ThreadWriter).
 	tw, _ := any(st).(store.ThreadWriter)
 	// A reload writes in one transaction, committed under the API's guard.

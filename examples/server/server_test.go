@@ -30,6 +30,35 @@ type testServer struct {
 	stdout, stderr *syncBuffer
 	hup            chan os.Signal // as main's SIGHUP: see reload
 	reloaded       chan error
+	clock          aheadClock // the store's: see nextSecond
+}
+
+// aheadClock runs with this machine's clock, ahead of it by an offset that
+// a test moves. It is safe for concurrent use.
+type aheadClock struct {
+	mu    sync.Mutex
+	ahead time.Duration
+}
+
+// Now is the clock's time.
+func (c *aheadClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.ahead)
+}
+
+// nextSecond moves the server's store's clock on to just past the next
+// whole second, and returns that second: updatedAt is sent in whole
+// seconds, so a change made within the second of the load before it would
+// show the same updatedAt.
+func (s *testServer) nextSecond() time.Time {
+	c := &s.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now().Add(c.ahead)
+	next := now.Truncate(time.Second).Add(time.Second)
+	c.ahead += next.Sub(now) + 10*time.Millisecond
+	return next
 }
 
 // reload asks the server to read its data file again, as SIGHUP does, and
@@ -60,6 +89,7 @@ func startServer(t *testing.T, env map[string]string, args ...string) *testServe
 			ready:    func(e endpoints) { ready <- e },
 			reload:   s.hup,
 			reloaded: func(err error) { s.reloaded <- err },
+			clock:    s.clock.Now,
 		})
 	}()
 	select {

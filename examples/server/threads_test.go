@@ -131,7 +131,7 @@ func TestThreadsFromDataFile(t *testing.T) {
 
 	t.Run("reload", func(t *testing.T) {
 		is := is.New(t)
-		since := nextSecond()
+		since := s.nextSecond()
 		f := threadsFile()
 		f["messages"] = slices.Delete(f["messages"], 2, 3) // msg3 goes
 		f.write(t, name)

@@ -47,7 +47,7 @@ func TestBufferWritesInBlocks(t *testing.T) {
 		is.Equal(writes, 0) // nothing written before the interval
 		is.Equal(out, "")
 
-		time.Sleep(time.Second) // the bubble's clock
+		time.Sleep(time.Second) // fake time (synctest): the bubble's clock
 		synctest.Wait()
 		out, writes = w.state()
 		is.Equal(writes, 1) // the hundred lines in one write

@@ -9,6 +9,13 @@
 //	a.Org("org_a", store.PlanStarter)
 //	a.Mint("a", "org_a")
 //	res := a.Do("GET", "/v1/projects", "a")
+//
+// A test whose parts are not an API's (stores on PostgreSQL, a resolver
+// or limiter of its own) builds its handler with Handler and its requests
+// with NewRequest. The module's tests call statusapi.New nowhere else,
+// but where New itself is tested (its argument checks, its warning
+// without a signing key) and in code that shows how to call it (the
+// runnable examples, the README's snippets).
 package apitest
 
 import (
@@ -60,7 +67,6 @@ type API struct {
 type Option func(*config)
 
 type config struct {
-	limiter  ratelimit.Limiter
 	limOpts  []ratelimit.Option
 	apiOpts  []statusapi.Option
 	wrap     func(store.Store) store.Store
@@ -68,10 +74,6 @@ type config struct {
 	start    time.Time
 	check    func(testing.TB, *http.Request, *httptest.ResponseRecorder)
 }
-
-// WithLimiter makes the handler use lim (a Redis limiter, one that fails)
-// instead of a memory limiter.
-func WithLimiter(lim ratelimit.Limiter) Option { return func(c *config) { c.limiter = lim } }
 
 // WithLimiterOptions configures the memory limiter.
 func WithLimiterOptions(opts ...ratelimit.Option) Option {
@@ -120,7 +122,7 @@ func New(t testing.TB, opts ...Option) *API {
 		keys:  make(map[string]string),
 	}
 	a.Store = store.NewMemory(store.WithClock(a.Clock.Now))
-	logger := a.Logger()
+	logger := a.logger()
 	a.Keys = auth.NewKeys(auth.NewMemoryKeyStore(a.Store), auth.WithClock(a.Clock.Now), auth.WithLogger(logger))
 	t.Cleanup(func() { _ = a.Keys.Close() })
 	a.Handler = a.NewHandler()
@@ -128,10 +130,10 @@ func New(t testing.TB, opts ...Option) *API {
 }
 
 // NewHandler returns another handler on the same parts (one with a public
-// URL, say), with the options of New and opts after them. Each has its own
-// memory limiter unless WithLimiter gave one.
+// URL, say), with the options of New and opts after them, and a memory
+// limiter of its own.
 func (a *API) NewHandler(opts ...statusapi.Option) http.Handler {
-	return a.Replica(a.cfg.limiter, opts...)
+	return a.Replica(nil, opts...)
 }
 
 // Replica returns another handler on the same store and keys, as a
@@ -147,19 +149,33 @@ func (a *API) Replica(lim ratelimit.Limiter, opts ...statusapi.Option) http.Hand
 		resolver = a.cfg.resolver(a)
 	}
 	if lim == nil {
-		lim = ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(a.Logger())}, a.cfg.limOpts...)...)
+		lim = ratelimit.NewMemory(append([]ratelimit.Option{ratelimit.WithLogger(a.logger())}, a.cfg.limOpts...)...)
 	}
 	all := append([]statusapi.Option{
-		statusapi.WithSigningKey(SigningKey),
 		statusapi.WithFiles(a.Files),
 		statusapi.WithClock(a.Clock.Now),
-		statusapi.WithLogger(a.Logger()),
+		statusapi.WithLogger(a.logger()),
 	}, a.cfg.apiOpts...)
-	return statusapi.New(st, resolver, lim, append(all, opts...)...)
+	return Handler(st, resolver, lim, append(all, opts...)...)
 }
 
-// Logger returns a logger that writes to Logs.
-func (a *API) Logger() *slog.Logger { return slog.New(slog.NewTextHandler(a.Logs, nil)) }
+// Handler is statusapi.New on st, keys and lim (nil: a memory limiter of
+// its own), signing links with SigningKey and logging nowhere, with opts
+// after that, so that they win: the handler of a test whose parts are not
+// an API's.
+func Handler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...statusapi.Option) http.Handler {
+	if lim == nil {
+		lim = ratelimit.NewMemory(ratelimit.WithLogger(slog.New(slog.DiscardHandler)))
+	}
+	all := []statusapi.Option{
+		statusapi.WithSigningKey(SigningKey),
+		statusapi.WithLogger(slog.New(slog.DiscardHandler)),
+	}
+	return statusapi.New(st, keys, lim, append(all, opts...)...)
+}
+
+// logger returns a logger that writes to Logs.
+func (a *API) logger() *slog.Logger { return slog.New(slog.NewTextHandler(a.Logs, nil)) }
 
 // Org puts an organization on plan that may use the API; its name is its
 // id. It fails the test on error.
@@ -194,6 +210,16 @@ func (a *API) Mint(name, orgID string) string {
 // an expiry, then revoked) or a credential of the test's own.
 func (a *API) SetKey(name, key string) { a.keys[name] = key }
 
+// KeyValues returns every key remembered, in no order: to check that
+// none appears where no key may.
+func (a *API) KeyValues() []string {
+	out := make([]string, 0, len(a.keys))
+	for _, k := range a.keys {
+		out = append(out, k)
+	}
+	return out
+}
+
 // Key returns the key remembered under name; the test fails without one.
 func (a *API) Key(name string) string {
 	a.t.Helper()
@@ -209,9 +235,19 @@ func (a *API) Key(name string) string {
 // name, value pairs.
 func (a *API) Request(method, target, key string, headers ...string) *http.Request {
 	a.t.Helper()
+	if key != "" {
+		key = a.Key(key)
+	}
+	return NewRequest(method, target, key, headers...)
+}
+
+// NewRequest returns a request with key, an API key itself, as its bearer
+// credential ("" for no Authorization header) and extra headers as name,
+// value pairs. Headers of an odd count lose the last.
+func NewRequest(method, target, key string, headers ...string) *http.Request {
 	req := httptest.NewRequest(method, target, nil)
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+a.Key(key))
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Add(headers[i], headers[i+1])

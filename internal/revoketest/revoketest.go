@@ -7,8 +7,7 @@ package revoketest
 
 import (
 	"context"
-	"io"
-	"log/slog"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -16,9 +15,8 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -60,9 +58,7 @@ func NewReplica(t testing.TB, st store.Store, ks auth.KeyStore, keyOpts []auth.O
 		r.Cache.Close()
 		r.Keys.Close()
 	})
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r.api = statusapi.New(st, r.Cache, ratelimit.NewMemory(),
-		statusapi.WithLogger(quiet), statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")))
+	r.api = apitest.Handler(st, r.Cache, nil)
 	return r
 }
 
@@ -90,10 +86,8 @@ func Listening(t testing.TB, inv auth.Invalidations) {
 
 // Status returns the status of GET /v1/projects with key.
 func (r *Replica) Status(key string) int {
-	req := httptest.NewRequest("GET", "/v1/projects", nil)
-	req.Header.Set("Authorization", "Bearer "+key)
 	res := httptest.NewRecorder()
-	r.api.ServeHTTP(res, req)
+	r.api.ServeHTTP(res, apitest.NewRequest("GET", "/v1/projects", key))
 	return res.Code
 }
 
@@ -129,17 +123,13 @@ func Want(t testing.TB, r *Replica, key string, status int, why string) {
 func Within(t testing.TB, d time.Duration, r *Replica, key string, status int, why string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	deadline := start.Add(d)
-	for {
-		got := r.Status(key)
-		if got == status {
-			return time.Since(start)
+	testenv.Poll(t, d, func() error {
+		if got := r.Status(key); got != status {
+			return fmt.Errorf("status %d, want %d: %s", got, status, why)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status %d after %v, want %d within %v: %s", got, time.Since(start).Round(time.Millisecond), status, d, why)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
+	return time.Since(start)
 }
 
 // Outage checks what happens when the channel between replicas a and b

@@ -313,15 +313,13 @@ func allowTimed(t *testing.T, lim ratelimit.Limiter, p auth.Principal) (ratelimi
 // Redis is back, and fails the test if it does not within a few seconds.
 func waitLimited(t *testing.T, lim ratelimit.Limiter, p auth.Principal) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.Poll(t, 10*time.Second, func() error {
 		d, err := lim.Allow(context.Background(), p)
 		if err == nil && d.Limited {
-			return
+			return nil
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("the limiter did not recover by itself after Redis came back")
+		return fmt.Errorf("the limiter did not recover by itself after Redis came back: limited %v, error %v", d.Limited, err)
+	})
 }
 
 func TestOutage(t *testing.T) {

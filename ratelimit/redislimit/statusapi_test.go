@@ -34,11 +34,7 @@ func TestHandlersShareOneRedis(t *testing.T) {
 	}
 	replicas := []http.Handler{replica(), replica()}
 	get := func(i int, key string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "/v1/projects", nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		rec := httptest.NewRecorder()
-		replicas[i%2].ServeHTTP(rec, req)
-		return rec
+		return api.Serve(replicas[i%2], apitest.NewRequest(http.MethodGet, "/v1/projects", key))
 	}
 
 	codes := map[int]int{}

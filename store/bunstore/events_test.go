@@ -9,6 +9,7 @@ import (
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -28,13 +29,12 @@ func (s settled) settle(ctx context.Context) {
 	if err := s.db.NewRaw("SELECT pg_snapshot_xmax(pg_current_snapshot())::text").Scan(ctx, &next); err != nil {
 		return // the read reports it
 	}
-	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
+	// Other sessions' transactions to end, not time to pass.
+	testenv.Until(3*time.Minute, func() bool {
 		var past bool
-		if err := s.db.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot()) >= ?::xid8", next).Scan(ctx, &past); err != nil || past {
-			return
-		}
-		time.Sleep(2 * time.Millisecond) // waiting for other sessions' transactions to end, not for time to pass
-	}
+		err := s.db.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot()) >= ?::xid8", next).Scan(ctx, &past)
+		return err != nil || past
+	})
 }
 
 func (s settled) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {

@@ -47,11 +47,7 @@ func TestPing(t *testing.T) {
 			is.True(time.Since(start) < timeout+time.Second) // within the query timeout
 
 			p.Restore()
-			deadline := time.Now().Add(10 * time.Second)
-			for st.Ping(ctx) != nil && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			is.NoErr(st.Ping(ctx)) // the pool reconnects: ready again
+			testenv.Poll(t, 10*time.Second, func() error { return st.Ping(ctx) }) // the pool reconnects: ready again
 		})
 	}
 }

@@ -179,11 +179,8 @@ func (c *claims) held() int64 { return c.claimed.Load() - c.finished.Load() }
 // until it holds or a minute has passed.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(time.Minute); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("not after a minute: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testenv.Until(time.Minute, cond) {
+		t.Fatalf("not after a minute: %s", what)
 	}
 }
 

@@ -17,14 +17,13 @@ import (
 // The cases of the optional interfaces: store.Deleter (deletes and their
 // cascades) and store.Changes (UpdatedAt set by the store, UpdatedSince,
 // deletion records). Each runs for a Subject that implements the
-// interfaces it uses and is skipped for one that does not. They let time
-// pass with short sleeps, never with a store's clock, so that they hold
-// for any store.
+// interfaces it uses and is skipped for one that does not. Those that
+// need writes dated apart move the Subject's clock (Clocked) and never
+// sleep: they are skipped, saying so, for a Subject without one.
 
-// tick is how long the suite sleeps between writes that must be dated
-// apart: the second every store keeps (the wire's precision, issue 26).
-// A store whose clock is the process's (store.Memory) runs the suite in a
-// testing/synctest bubble, where these sleeps take no real time.
+// tick is how far the suite moves a Subject's clock between writes that
+// must be dated apart: the second every store keeps (the wire's
+// precision, issue 26).
 const tick = time.Second
 
 // clockSkew is how far apart the clocks of a store (a database server's)
@@ -218,7 +217,7 @@ func testDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	i1, i3 := getInvoice(t, s, orgA, "i1"), getInvoice(t, s, orgA, "i3")
 	i4 := getInvoice(t, s, orgA, "i4")
-	pass(s)
+	pass(t, s)
 
 	from := now(s)
 	is.NoErr(d.DeleteProject(ctx, orgA, "p1")) // deleting a project
@@ -403,7 +402,7 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 	changes(t, s)
 	f := seedData()
 	f.put(t, s)
-	pass(s)
+	pass(t, s)
 
 	// Putting every item again, as it was, with another UpdatedAt and
 	// its times in another zone, changes nothing.
@@ -520,7 +519,7 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			old := tt.at()
-			pass(s)
+			pass(t, s)
 			from := now(s)
 			is.NoErr(tt.put())
 			to := now(s)
@@ -573,7 +572,7 @@ func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	}
 	var since, last time.Time // of the first and the last change of org_a
 	for n, item := range touched {
-		pass(s)
+		pass(t, s)
 		var err error
 		var at func() time.Time
 		switch v := item.(type) {
@@ -682,7 +681,7 @@ func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3)) // the same change again
 	checkLists(t, s, lists[:1])
-	pass(s)
+	pass(t, s)
 	p3.Name += " (again)"
 	is.NoErr(s.PutProject(ctx, p3)) // a new change
 	checkLists(t, s, []list{{"projects, p3 changed again", projects(orgA, store.ProjectQuery{UpdatedSince: since}), []string{"p1", "p5", "p3"}}})
@@ -731,7 +730,7 @@ func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
 
 	// The store's own time before the first deletion: since is compared
 	// with times from the store's clock.
-	pass(s)
+	pass(t, s)
 	p3 := want(f.projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
@@ -746,7 +745,7 @@ func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
 		func() error { return d.DeleteInvoice(ctx, orgB, "i1") },     // org_b's, of its p1
 		func() error { return d.DeleteMilestone(ctx, orgB, "m1") },   // org_b's, of its p1
 	} {
-		pass(s)
+		pass(t, s)
 		is.NoErr(del()) // deleting
 	}
 	to := now(s)
@@ -857,7 +856,7 @@ func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) Subject) {
 	}
 
 	// A since from the store's own recent times is fine.
-	pass(s)
+	pass(t, s)
 	p3 := want(seedData().projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
@@ -876,7 +875,7 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 	d := deleter(t, s)
 	seedData().put(t, s)
 	is := is.New(t)
-	pass(s)
+	pass(t, s)
 	p3 := want(seedData().projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
@@ -939,21 +938,30 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 
 // Clocked is the optional interface of a Subject whose clock the suite
 // moves: Now is the time the store dates its writes from, and Advance
-// moves it forward. The suite then lets time pass (a tick between writes
-// that must be dated apart) by Advance, at no cost; with any other
-// Subject it sleeps, and reads time.Now.
+// moves it forward. The suite lets time pass (a tick between writes that
+// must be dated apart) by Advance, at no cost and never by sleeping; the
+// cases that need it are skipped, saying so, for any other Subject. A
+// store with a clock option (store.WithClock, bunstore.WithClock) becomes
+// one by embedding, beside it, the clock it was given:
+//
+//	type clocked struct {
+//		*store.Memory
+//		*manualClock // Now and Advance, safe for concurrent use
+//	}
 type Clocked interface {
 	Now() time.Time
 	Advance(d time.Duration)
 }
 
-// pass lets a tick pass on s's clock.
-func pass(s any) {
-	if c, ok := s.(Clocked); ok {
-		c.Advance(tick)
-		return
+// pass lets a tick pass on s's clock; it skips the test for a Subject
+// that is not Clocked.
+func pass(t *testing.T, s any) {
+	t.Helper()
+	c, ok := s.(Clocked)
+	if !ok {
+		t.Skip("this case dates writes apart: it needs a Subject whose clock the suite moves (storetest.Clocked)")
 	}
-	time.Sleep(tick)
+	c.Advance(tick)
 }
 
 // now is the time on s's clock.

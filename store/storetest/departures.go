@@ -20,12 +20,12 @@ func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 	d := deleter(t, s)
 	is := is.New(t)
 
-	pass(s)
+	pass(t, s)
 	p3 := want(f.projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
 	since := getProject(t, s, orgA, "p3").UpdatedAt
-	pass(s)
+	pass(t, s)
 	i1 := want(f.invoices, orgA, "i1", invoiceKey)
 	i1.ProjectID = ptr("p2") // p1 -> p2
 	is.NoErr(s.PutInvoice(ctx, i1))
@@ -72,7 +72,7 @@ func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(p.Items[0].ProjectID, "p1")         // the project it left
 
 	// Back in p1: the record goes; p2's key now sees i1 leave.
-	pass(s)
+	pass(t, s)
 	i1.ProjectID = ptr("p1")
 	is.NoErr(s.PutInvoice(ctx, i1))
 	// Deleted: its deletion record covers it.
@@ -84,7 +84,7 @@ func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 	})
 
 	// A deleted project's invoices leave it with projectId null.
-	pass(s)
+	pass(t, s)
 	is.NoErr(d.DeleteProject(ctx, orgA, "p2"))
 	p, err = c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since, OnlyProjects: []string{"p2"}, Kind: store.KindInvoice})
 	is.NoErr(err)
@@ -109,7 +109,7 @@ func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 	is.NoErr(w.PutThread(ctx, ti))
 	is.NoErr(w.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "tx", Author: author, Body: "b", CreatedAt: day(3, 9)}))
 	is.NoErr(w.PutMessage(ctx, store.Message{ID: "mi", OrgID: orgA, ThreadID: "ti", Author: author, Body: "b", CreatedAt: day(3, 9)}))
-	pass(s)
+	pass(t, s)
 	tx.ProjectID, ti.ProjectID = ptr("p5"), ptr("p5")
 	is.NoErr(w.PutThread(ctx, tx))
 	is.NoErr(w.PutThread(ctx, ti))
@@ -123,7 +123,7 @@ func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 		{"threads of p5", deletions(c, orgA, q(threadsOnly("p5"))), []string{}},
 		{"threads, unrestricted", deletions(c, orgA, q(func(q *store.DeletionQuery) { q.OnlyKinds = []store.Kind{store.KindThread, store.KindMessage} })), []string{}},
 	})
-	pass(s)
+	pass(t, s)
 	tx.ProjectID = ptr("p3")
 	is.NoErr(w.PutThread(ctx, tx))
 	checkLists(t, s, []list{

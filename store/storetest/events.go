@@ -157,22 +157,22 @@ func testEventRules(t *testing.T, open func(t *testing.T) eventSubject) {
 	got, _ = newEvents(t, s, orgA, last)
 	is.Equal(len(got), 0) // a put that changes nothing makes no event
 
-	pass(s)
+	pass(t, s)
 	p.Name = "Website"
 	is.NoErr(s.PutProject(ctx, p))
-	pass(s)
+	pass(t, s)
 	p.Status = store.ProjectInProgress
 	is.NoErr(s.PutProject(ctx, p))
 	ms := store.Milestone{ID: "m1", OrgID: orgA, ProjectID: "p1", Name: "Design", Status: store.MilestonePending, DueAt: day(20, 9)}
 	is.NoErr(s.PutMilestone(ctx, ms))
-	pass(s)
+	pass(t, s)
 	ms.Status, ms.CompletedAt = store.MilestoneCompleted, ptr(day(19, 9))
 	is.NoErr(s.PutMilestone(ctx, ms))
 	d := store.Deliverable{ID: "d1", OrgID: orgA, ProjectID: "p1", Name: "Mockups", Status: store.DeliverableInReview, CreatedAt: day(2, 9)}
 	is.NoErr(s.PutDeliverable(ctx, d))
 	is.NoErr(s.PutInvoice(ctx, evInvoice("i1", ptr("p1"), store.InvoiceOpen)))
 	is.NoErr(s.PutInvoice(ctx, evInvoice("r1", nil, store.InvoiceOpen))) // a retainer invoice
-	pass(s)
+	pass(t, s)
 	paid := evInvoice("i1", ptr("p1"), store.InvoicePaid)
 	paid.AmountDue, paid.PaidAt = 0, ptr(day(3, 9))
 	is.NoErr(s.PutInvoice(ctx, paid))
@@ -231,7 +231,7 @@ func testEventCascades(t *testing.T, open func(t *testing.T) eventSubject) {
 	is.NoErr(s.PutMessage(ctx, evMessage("msg2", "t1", true)))
 	is.NoErr(s.PutMessage(ctx, evMessage("msg3", "t2", false)))
 	last := latest(t, s, orgA)
-	pass(s)
+	pass(t, s)
 	is.NoErr(s.DeleteProject(ctx, orgA, "p1"))
 	got, _ := newEvents(t, s, orgA, last)
 	want := []ev{
@@ -288,7 +288,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 	is.Equal(sorted(got), sorted(want))
 	is.Equal(got[0], want[0]) // the thread first
 
-	pass(s)
+	pass(t, s)
 	th.Internal = true
 	is.NoErr(s.PutThread(ctx, th))
 	got, last = newEvents(t, s, orgA, last)
@@ -297,7 +297,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 		{"message.deleted", "msg1", "p1", "t2", ""},
 	})) // made internal: deleted, as in ListDeletions
 
-	pass(s)
+	pass(t, s)
 	th.Internal = false
 	is.NoErr(s.PutThread(ctx, th))
 	got, last = newEvents(t, s, orgA, last)
@@ -306,7 +306,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 		{"message.created", "msg1", "p1", "t2", ""},
 	})) // visible again: created
 
-	pass(s)
+	pass(t, s)
 	msg := evMessage("msg1", "t2", true)
 	is.NoErr(s.PutMessage(ctx, msg))
 	got, last = newEvents(t, s, orgA, last)
@@ -315,7 +315,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 		{"thread.updated", "t2", "p1", "", ""},
 	})) // a message made internal
 
-	pass(s)
+	pass(t, s)
 	th.Status, th.ResolvedAt = store.ThreadResolved, ptr(day(5, 9))
 	is.NoErr(s.PutThread(ctx, th))
 	got, _ = newEvents(t, s, orgA, last)
@@ -344,7 +344,7 @@ func seedEvents(t *testing.T, s eventSubject) {
 	is.NoErr(s.PutThread(ctx, evThread("t1", ptr("p2"), false)))
 	is.NoErr(s.PutMessage(ctx, evMessage("msg1", "t1", false)))
 	is.NoErr(s.PutThread(ctx, evThread("t0", nil, false)))
-	pass(s)
+	pass(t, s)
 	paid := evInvoice("i1", ptr("p1"), store.InvoicePaid)
 	paid.AmountDue, paid.PaidAt = 0, ptr(day(3, 9))
 	is.NoErr(s.PutInvoice(ctx, paid))

@@ -104,7 +104,7 @@ func testDeletionsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 	f.put(t, s)
 	is := is.New(t)
 
-	pass(s)
+	pass(t, s)
 	p3 := want(f.projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
@@ -118,7 +118,7 @@ func testDeletionsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 		func() error { return d.DeleteProject(ctx, orgA, "p4") },     // with its deliverable d5
 		func() error { return d.DeleteInvoice(ctx, orgB, "i1") },     // org_b's, of its p1
 	} {
-		pass(s)
+		pass(t, s)
 		is.NoErr(del()) // deleting
 	}
 	q := func(mod func(*store.DeletionQuery)) store.DeletionQuery {

@@ -24,6 +24,10 @@
 //		storetest.Run(t, func(t *testing.T) storetest.Subject { return store.NewMemory() })
 //	}
 //
+// The suite never sleeps: the cases that need writes dated apart move the
+// Subject's clock, and are skipped, saying so, for a Subject that does
+// not also implement Clocked.
+//
 // The suite uses only the public store.Store and store.Writer interfaces
 // (and store.Deleter, store.Changes, store.Threads and store.ThreadWriter,
 // found by type assertion), seeds

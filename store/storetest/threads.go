@@ -563,7 +563,7 @@ func testInternalActivity(t *testing.T, open func(t *testing.T) threadSubject) {
 	// A deletion, so that the deletion records are not trivially empty.
 	is.NoErr(s.DeleteMessage(ctx, orgA, "msg7"))
 	before := snapshot(t, s)
-	pass(s)
+	pass(t, s)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	threads := []string{"t1", "t4", "t6", "t2"}
@@ -1078,12 +1078,12 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "ty", OrgID: orgA, ProjectID: ptr("p2"), Subject: "About p1's deliverable", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(3, 0)}))
-	pass(s)
+	pass(t, s)
 	before := map[string]time.Time{}
 	for _, id := range []string{"tx", "ty", "t2", "t3"} {
 		before[id] = getThread(t, s, orgA, id).UpdatedAt
 	}
-	pass(s)
+	pass(t, s)
 	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
 
 	for _, id := range []string{"t1", "t4", "t5"} {
@@ -1144,7 +1144,7 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) 
 		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
 	} {
 		old := getThread(t, s, orgA, c.thread)
-		pass(s)
+		pass(t, s)
 		is.NoErr(c.del())
 		th := getThread(t, s, orgA, c.thread)
 		is.Equal(th.About, nil)                    // a thread about a deleted item stays, about nothing
@@ -1195,7 +1195,7 @@ func seededOrg(id string) store.Organization {
 // nothing.
 func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 	s, f := seededThreads(t, open)
-	pass(s)
+	pass(t, s)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
@@ -1290,7 +1290,7 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 				}
 				old[item] = u
 			}
-			pass(s)
+			pass(t, s)
 			from := now(s)
 			is.NoErr(tt.write())
 			to := now(s)
@@ -1331,7 +1331,7 @@ func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject)
 
 	change := func(write func() error) {
 		t.Helper()
-		pass(s)
+		pass(t, s)
 		if err := write(); err != nil {
 			t.Fatal(err)
 		}
@@ -1422,7 +1422,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	c := changes(t, s)
 	is := is.New(t)
 
-	pass(s)
+	pass(t, s)
 	t4 := want(f.threads, orgA, "t4", threadKey)
 	t4.Subject += " (changed)"
 	is.NoErr(s.PutThread(ctx, t4))
@@ -1443,7 +1443,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
 	} {
-		pass(s)
+		pass(t, s)
 		is.NoErr(write())
 	}
 	to := now(s)
@@ -1485,7 +1485,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { t5.Internal = true; return s.PutThread(ctx, t5) },
 		func() error { return s.PutMessage(ctx, f.message(orgA, "msg7")) },
 	} {
-		pass(s)
+		pass(t, s)
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{

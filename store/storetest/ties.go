@@ -88,7 +88,7 @@ func testTies(t *testing.T, open func(t *testing.T) Subject) {
 				t.Fatal(err)
 			}
 			if r.IntN(4) == 0 {
-				pass(s) // the next writes a second later; the others share it
+				pass(t, s) // the next writes a second later; the others share it
 			}
 		}
 		for _, n := range r.Perm(16) {
