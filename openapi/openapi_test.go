@@ -47,7 +47,7 @@ func TestValidates(t *testing.T) {
 // {"oneOf": [schema, {"type": "null"}]}, never as a type array
 // ("type": ["string", "null"]). Both are OpenAPI 3.1; older ogen releases
 // (v1.18, for one) cannot read type arrays, and every generator
-// .ci/generators checks reads the oneOf form (see the README, "Generated
+// .ci/generators checks reads the oneOf form (see docs/openapi.md, "Generated
 // clients").
 func TestNullableForm(t *testing.T) {
 	var doc any

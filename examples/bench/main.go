@@ -1,6 +1,6 @@
 // Command bench measures the throughput of the status API against two
 // yardsticks, side by side in one process, on data it seeds itself, and
-// prints the ratios as a Markdown table to paste into the README (issue
+// prints the ratios as a Markdown table to paste into docs/performance.md (issue
 // 12).
 //
 // Every measurement is GET /v1/invoices?limit=20 with an enterprise key

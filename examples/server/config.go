@@ -55,7 +55,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.addr, "addr", ":8080", "`address` to listen on")
-	fs.StringVar(&c.dataFile, "data", "", "JSON data `file` to serve (see README.md); without it, the built-in demo data")
+	fs.StringVar(&c.dataFile, "data", "", "JSON data `file` to serve (see docs/data-file.md); without it, the built-in demo data")
 	fs.StringVar(&c.publicURL, "public-url", "", "`URL` at which clients reach the API, for download links (default http://localhost:<port of -addr>)")
 	fs.DurationVar(&c.linkTTL, "link-ttl", statusapi.DefaultLinkTTL, "how long a signed download link stays valid")
 	fs.StringVar(&c.signingKey, "signing-key", "", "secret that signs download links, 32+ bytes, the same on every replica (or $"+envSigningKey+"); without one, a random key")

@@ -229,7 +229,7 @@ type (
 	}
 )
 
-// parseData reads a data file (the format README.md describes) and checks it
+// parseData reads a data file (the format docs/data-file.md describes) and checks it
 // whole: every item's fields, unique ids, and that every id it refers to
 // exists and belongs to the same organization. The error names the first
 // bad item, as in `projects[3] (id "p9"): unknown organization "org_x"`.
