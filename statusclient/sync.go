@@ -71,6 +71,14 @@ type ListCursor struct {
 	// it as If-None-Match: an unchanged list answers 304, which costs no
 	// rate budget.
 	ETag string
+	// Paged names the items that the read walked by page number, within
+	// a group of more than a page of items sharing one stamp, with that
+	// stamp, by id (by type and id, "invoice/inv_1", for the deletions
+	// feed); nil when it walked none. Should one of them leave its group
+	// (change, be deleted, or for a deletion record be put again) while
+	// the pages were read, an item may have shifted past the read: the
+	// next Sync that sees it leave reads again from the group's stamp.
+	Paged map[string]time.Time
 }
 
 // SyncStats says what a Sync did.
@@ -238,6 +246,28 @@ type syncer struct {
 	// (a server older than the rule).
 	through  time.Time
 	unsynced bool
+	// gone is the Paged of the deletions feed's reads of this Sync and
+	// the one before (see back).
+	gone map[string]time.Time
+}
+
+// back notes that a list holds the item of type kind and id. When a read
+// of the deletions feed walked a record of it by page number (see
+// readList), in a group of records sharing one stamp, that record was
+// dropped when the item was put again, which may have shifted another
+// record past that read: the feed's cursor goes back to the group's
+// stamp, and the next Sync reads it again from there. (The feed holds
+// only what is gone now, so reading it again drops nothing that is back.)
+func (s *syncer) back(r *Replica, kind DeletionType, id string) {
+	k := Deletion{Type: kind, ID: id}.key()
+	at, ok := s.gone[k]
+	if !ok {
+		return
+	}
+	delete(s.gone, k)
+	if cur := &r.Cursor.Deletions; !cur.Since.IsZero() && at.Before(cur.Since) {
+		cur.Since, cur.ETag = at, ""
+	}
 }
 
 // synced notes the syncedThrough of a page of changes.
@@ -281,7 +311,13 @@ func (s *syncer) changes(ctx context.Context, r *Replica) error {
 		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
 	}
 	if s.unsynced && seen.After(next.Since) {
-		next = ListCursor{Since: seen}
+		next = ListCursor{Since: seen, Paged: next.Paged}
+	}
+	s.gone = maps.Clone(cur.Deletions.Paged)
+	if s.gone == nil {
+		s.gone = next.Paged
+	} else {
+		maps.Copy(s.gone, next.Paged)
 	}
 	cur.Deletions = next
 
@@ -389,7 +425,7 @@ func gone[V any](old, new map[string]V) int {
 // of the key's scopes is passed over (see scoped).
 func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
 	cur := &r.Cursor
-	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, "/projects", &cur.Projects, r.Projects) }); err != nil {
+	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, r, DeletionProject, "/projects", &cur.Projects, r.Projects) }); err != nil {
 		return err
 	}
 	if !slices.Contains(cur.OutOfScope, "projects") { // the milestones need the same scope
@@ -397,16 +433,16 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 			return err
 		}
 	}
-	if err := s.scoped(r, "deliverables", func() error { return readInto(ctx, s, "/deliverables", &cur.Deliverables, r.Deliverables) }); err != nil {
+	if err := s.scoped(r, "deliverables", func() error { return readInto(ctx, s, r, DeletionDeliverable, "/deliverables", &cur.Deliverables, r.Deliverables) }); err != nil {
 		return err
 	}
-	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
+	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, r, DeletionInvoice, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
 		return err
 	}
 	if cur.NoThreads {
 		return nil
 	}
-	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, "/threads", &cur.Threads, r.Threads) })
+	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, r, DeletionThread, "/threads", &cur.Threads, r.Threads) })
 	if ErrorCodeOf(err) == CodeNotFound {
 		// A server without threads; or one that no longer has them,
 		// whose threads are then no longer to be seen.
@@ -419,7 +455,7 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 	if err != nil {
 		return err
 	}
-	return s.scoped(r, "messages", func() error { return readInto(ctx, s, "/messages", &cur.Messages, r.Messages) })
+	return s.scoped(r, "messages", func() error { return readInto(ctx, s, r, DeletionMessage, "/messages", &cur.Messages, r.Messages) })
 }
 
 // scoped runs read, the reading of the list name, unless r's cursor says
@@ -480,7 +516,7 @@ func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) e
 		}
 		path, err := milestonesPath(id)
 		if err == nil {
-			err = readInto(ctx, s, path, &cur, r.Milestones)
+			err = readInto(ctx, s, r, DeletionMilestone, path, &cur, r.Milestones)
 		}
 		if err != nil && ErrorCodeOf(err) != CodeNotFound {
 			return fmt.Errorf("statusclient: Sync: milestones of project %q: %w", id, err)
@@ -514,8 +550,10 @@ func (c SyncCursor) lists() []ListCursor {
 // A record of a type Sync does not know is passed over.
 func (s *syncer) drop(r *Replica, d Deletion) {
 	n := &s.stats.Deleted
+	cur := &r.Cursor
 	switch d.Type {
 	case DeletionProject:
+		left(&cur.Projects, d.ID)
 		remove(n, r.Projects, d.ID)
 		delete(r.Cursor.Milestones, d.ID)
 		removeIf(n, r.Milestones, func(m Milestone) bool { return m.ProjectID == d.ID })
@@ -526,17 +564,43 @@ func (s *syncer) drop(r *Replica, d Deletion) {
 			}
 		}
 	case DeletionMilestone:
+		for id, lc := range cur.Milestones {
+			if left(&lc, d.ID) {
+				cur.Milestones[id] = lc
+			}
+		}
 		remove(n, r.Milestones, d.ID)
 	case DeletionDeliverable:
+		left(&cur.Deliverables, d.ID)
 		remove(n, r.Deliverables, d.ID)
 	case DeletionInvoice:
+		left(&cur.Invoices, d.ID)
 		remove(n, r.Invoices, d.ID)
 	case DeletionThread:
+		left(&cur.Threads, d.ID)
 		remove(n, r.Threads, d.ID)
 		removeIf(n, r.Messages, func(m Message) bool { return m.ThreadID == d.ID })
 	case DeletionMessage:
+		left(&cur.Messages, d.ID)
 		remove(n, r.Messages, d.ID)
 	}
+}
+
+// left notes that the item id is deleted (or out of the key's view): when
+// the last read of the list whose cursor is cur walked it by page number,
+// in a group of items sharing one stamp, its leaving may have shifted an
+// item of the group past that read, so the next read asks again from the
+// group's stamp. It reports whether it changed cur.
+func left(cur *ListCursor, id string) bool {
+	at, ok := cur.Paged[id]
+	if !ok {
+		return false
+	}
+	delete(cur.Paged, id)
+	if !cur.Since.IsZero() && at.Before(cur.Since) {
+		cur.Since, cur.ETag = at, ""
+	}
+	return true
 }
 
 // remove deletes id from m, counting it in n when it was there.
@@ -574,6 +638,7 @@ func (v Deliverable) key() string { return v.ID }
 func (v Invoice) key() string     { return v.ID }
 func (v Thread) key() string      { return v.ID }
 func (v Message) key() string     { return v.ID }
+func (v Deletion) key() string    { return string(v.Type) + "/" + v.ID }
 
 func (v Project) stamp() time.Time     { return v.UpdatedAt }
 func (v Milestone) stamp() time.Time   { return v.UpdatedAt }
@@ -583,10 +648,12 @@ func (v Thread) stamp() time.Time      { return v.UpdatedAt }
 func (v Message) stamp() time.Time     { return v.UpdatedAt }
 func (v Deletion) stamp() time.Time    { return v.DeletedAt }
 
-// readInto reads the changes of the list at path from *cur into m, and
-// moves *cur on when the read is complete.
-func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCursor, m map[string]T) error {
+// readInto reads the changes of the list at path, of items of type kind,
+// from *cur into m (a map of r), and moves *cur on when the read is
+// complete.
+func readInto[T item](ctx context.Context, s *syncer, r *Replica, kind DeletionType, path string, cur *ListCursor, m map[string]T) error {
 	next, err := readList(ctx, s, path, "updatedSince", *cur, true, func(v T) {
+		s.back(r, kind, v.key())
 		m[v.key()] = v
 		s.stats.Upserted++
 	})
@@ -623,13 +690,27 @@ func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCurs
 // the server's clock, to stay within the 30 days of records the server
 // keeps, and a 304 tells no new syncedThrough.
 //
+// The pages of one query, followed by number within a group of more than
+// a page of items sharing one stamp, can still shift: when an item of an
+// earlier page of the group leaves it (changed, so stamped later; or
+// deleted) before the next page is read, the item that moved across the
+// page boundary is never read. So readList notes the items of such pages
+// (the next cursor's Paged, by key, with the group's stamp) and watches
+// for one of them, or one of from.Paged (noted by the read before), to
+// come again with another stamp: it then reads again from the smallest
+// stamp of the groups they left, once; should that read see one leave
+// too, the next cursor is no later than that group's stamp. Sync sees the
+// others leave in the deletions feed (see Client.Sync).
+//
 // Without a cursor it walks the list's pages in the list's own order,
 // and the next cursor is zero: a whole read again.
-func readList[T stamped](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
+func readList[T item](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
 	since, page, etag := from.Since, 1, from.ETag
 	newest := since
 	var through time.Time // the smallest syncedThrough of the pages walked
 	synced, found := true, false
+	l := leavers{before: maps.Clone(from.Paged)}
+	again := 1 // the reads again from a group that an item left
 	for {
 		q := url.Values{}
 		setTime(q, param, since)
@@ -643,6 +724,7 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 		}
 		etag = "" // only the first request can be answered 304
 		for _, v := range items {
+			l.check(v.key(), v.stamp())
 			apply(v)
 			if v.stamp().After(newest) {
 				newest = v.stamp()
@@ -665,10 +747,18 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 			return ListCursor{}, nil
 		case since.IsZero():
 			page = resp.NextPage
+		case last && !l.left.IsZero() && again > 0:
+			// An item of a group walked by page number left it: read
+			// again from the group's stamp.
+			again--
+			since, page, l.left = l.left, 1, time.Time{}
 		case last:
 			next := ListCursor{Since: newest}
 			if synced {
 				next.Since = through
+			}
+			if !l.left.IsZero() && l.left.Before(next.Since) {
+				next.Since = l.left
 			}
 			if stay && !found && page == 1 && !next.Since.Before(from.Since) {
 				next.Since = from.Since
@@ -676,11 +766,56 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 			if (stay || !synced) && page == 1 && next.Since.Equal(since) {
 				next.ETag = resp.ETag
 			}
+			if len(l.paged) > 0 {
+				next.Paged = l.paged
+			}
 			return next, nil
 		case newest.After(since):
 			since, page = newest, 1
 		default:
+			// Every item of the page is stamped since: the next page of
+			// the same query, which an item of this page can shift.
+			note(&l, items, since)
 			page = resp.NextPage
 		}
+	}
+}
+
+// leavers watches one readList for the items that leave a group of items
+// sharing one stamp that it, or the read before, walked by page number.
+type leavers struct {
+	before map[string]time.Time // the Paged of the cursor read from
+	paged  map[string]time.Time // the items of such pages of this read, by key
+	// left is the smallest stamp of a group that an item was seen to
+	// leave, zero for none.
+	left time.Time
+}
+
+// note records, in l, the items of a page that the next page of the same
+// query follows, all stamped at.
+func note[T item](l *leavers, items []T, at time.Time) {
+	if l.paged == nil {
+		l.paged = make(map[string]time.Time)
+	}
+	for _, v := range items {
+		l.paged[v.key()] = at
+	}
+}
+
+// check notes the item key read with stamp at: if a group walked by page
+// number held it with another stamp, it left that group.
+func (l *leavers) check(key string, at time.Time) {
+	for _, m := range []map[string]time.Time{l.before, l.paged} {
+		if was, ok := m[key]; ok && !was.Equal(at) {
+			delete(m, key) // seen leaving once
+			l.leave(was)
+		}
+	}
+}
+
+// leave notes that an item left the group stamped at.
+func (l *leavers) leave(at time.Time) {
+	if l.left.IsZero() || at.Before(l.left) {
+		l.left = at
 	}
 }
