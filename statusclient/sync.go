@@ -433,7 +433,9 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 			return err
 		}
 	}
-	if err := s.scoped(r, "deliverables", func() error { return readInto(ctx, s, r, DeletionDeliverable, "/deliverables", &cur.Deliverables, r.Deliverables) }); err != nil {
+	if err := s.scoped(r, "deliverables", func() error {
+		return readInto(ctx, s, r, DeletionDeliverable, "/deliverables", &cur.Deliverables, r.Deliverables)
+	}); err != nil {
 		return err
 	}
 	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, r, DeletionInvoice, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
