@@ -57,3 +57,14 @@ func TestMemorySyncRandomInterleavings(t *testing.T) {
 		}
 	}
 }
+
+// TestMemorySyncInterleavings is issue 19's property through the wire on
+// the memory store (storetest.SyncInterleavings; bunstore's
+// TestSyncInterleavings on PostgreSQL): writes between the pages of
+// every walk, many items in one second, every resource, three kinds of
+// key, 100 seeds.
+func TestMemorySyncInterleavings(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
+	m := store.NewMemory(store.WithClock(clock.Now))
+	storetest.SyncInterleavings(t, m, clock, 100)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/store/storetest"
@@ -125,3 +126,16 @@ func syncSeed(t *testing.T, db *bun.DB, st *bunstore.Store, seed uint64) {
 
 // isNotFound reports whether err wraps store.ErrNotFound.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// TestSyncInterleavings is issue 19's property through the wire on
+// PostgreSQL (storetest.SyncInterleavings; the memory store's
+// TestMemorySyncInterleavings): writes between the pages of every walk,
+// many items in one second (bunstore.WithClock), every resource, three
+// kinds of key, 100 seeds, each an organization of its own in one schema.
+func TestSyncInterleavings(t *testing.T) {
+	t.Parallel()
+	clock := testenv.NewClock(time.Time{})
+	st, _ := inOwnSchemaOn(t, bunstore.WithClock(clock.Now))
+	clock.Set(time.Now().Truncate(time.Second)) // after the migration, which dates the start of deletion records
+	storetest.SyncInterleavings(t, st, clock, 100)
+}
