@@ -724,13 +724,13 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 		if err != nil {
 			return from, err
 		}
-		etag = "" // only the first request can be answered 304
+		etag = ""    // only the first request can be answered 304
+		top := since // the newest stamp of the page
 		for _, v := range items {
 			l.check(v.key(), v.stamp())
 			apply(v)
-			if v.stamp().After(newest) {
-				newest = v.stamp()
-			}
+			top = later(top, v.stamp())
+			newest = later(newest, v.stamp())
 		}
 		found = found || len(items) > 0
 		if !since.IsZero() {
@@ -772,8 +772,8 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 				next.Paged = l.paged
 			}
 			return next, nil
-		case newest.After(since):
-			since, page = newest, 1
+		case top.After(since):
+			since, page = top, 1
 		default:
 			// Every item of the page is stamped since: the next page of
 			// the same query, which an item of this page can shift.
@@ -781,6 +781,14 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 			page = resp.NextPage
 		}
 	}
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // leavers watches one readList for the items that leave a group of items

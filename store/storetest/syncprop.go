@@ -102,7 +102,7 @@ func (w *syncWorld) run(base string, keys *auth.Keys, seed int) {
 	for i := range syncProjects {
 		w.putProject(i)
 	}
-	for range 4 * syncItems {
+	for range 3 * syncItems {
 		w.write(w.r.IntN(12)) // puts only
 	}
 	var restriction auth.Restriction
@@ -124,7 +124,7 @@ func (w *syncWorld) run(base string, keys *auth.Keys, seed int) {
 			req.URL.RawQuery = q.Encode()
 		}
 		if w.writing {
-			for range w.r.IntN(4) {
+			for range [...]int{0, 0, 1, 1, 2}[w.r.IntN(5)] {
 				w.step()
 			}
 		}
