@@ -80,6 +80,7 @@ type syncWorld struct {
 	r       *rand.Rand
 	org     string
 	writing bool
+	hot     int // the kind the writers write most, 0 to 5 (see write)
 	// writes and requests count what the seed did.
 	writes, requests int
 }
@@ -145,6 +146,14 @@ func (w *syncWorld) run(base string, keys *auth.Keys, seed int) {
 		for range w.r.IntN(8) {
 			w.step()
 		}
+		// Another bulk import: puts of one kind in one second, which
+		// the next walk reads page by page while the writers go on,
+		// changing and deleting that kind above all.
+		w.hot = w.r.IntN(6)
+		w.clock.Advance(time.Second)
+		for range 4 + w.r.IntN(6) {
+			w.write(2*w.hot + w.r.IntN(2))
+		}
 		sync(fmt.Sprint("sync ", n+2))
 	}
 	w.writing = false
@@ -167,10 +176,22 @@ func (w *syncWorld) step() {
 	default:
 		w.clock.Advance(time.Second)
 	}
-	w.write(w.r.IntN(20))
+	switch k := w.r.IntN(4); {
+	case k == 0:
+		w.write(w.r.IntN(20))
+	case k == 1 && w.hot == 0:
+		w.write(12) // a project deleted, with its cascades
+	case k == 1:
+		w.write(13 + w.hot)
+	default:
+		w.write(2*w.hot + w.r.IntN(2))
+	}
 }
 
-// write is one write, of kind k: below 12 a put, else a delete.
+// write is one write, of kind k: below 12 a put (2n and 2n+1 of one
+// kind: projects, milestones, deliverables, invoices, threads, messages),
+// else a delete (12 and 13 of a project, 14 to 18 of the others in that
+// order).
 func (w *syncWorld) write(k int) {
 	r := w.r
 	id := func(prefix string, n int) string { return fmt.Sprint(prefix, r.IntN(n)) }
