@@ -61,7 +61,8 @@ type SyncCursor struct {
 type ListCursor struct {
 	// Since is where the next read asks from, inclusively: the smallest
 	// meta.syncedThrough of the pages the last read walked (see
-	// Client.Sync); or, when that read found nothing new, the Since it
+	// Client.Sync), or the stamp of a group of items that one was seen
+	// to leave while they were paged (see Paged), if earlier; or, when that read found nothing new, the Since it
 	// asked from, kept; or, from a server that sends no syncedThrough,
 	// the largest UpdatedAt (DeletedAt, for the deletions feed) seen.
 	// Zero means the list is read whole, without updatedSince.
@@ -197,6 +198,53 @@ var errReload = errors.New("statusclient: full load needed")
 // a full load until something changes.) An in-memory server that
 // restarted knows no deletions from before: the next Sync is a full
 // load.
+//
+// Pages that shift. A list with updatedSince is ordered by UpdatedAt,
+// then id, and its pages are numbered: should an item on a page already
+// read leave it while Sync walks on (changed, so stamped later and moved
+// to the end; deleted; or out of the key's projects), every later item
+// moves one place up, and the one that crosses the page boundary is
+// never read. Its UpdatedAt is older than the next cursor, so no later
+// Sync would read it either. The wire contract has no parameter to page
+// by position, so Sync keeps the pages from shifting where it can and
+// watches for the rest:
+//
+//   - After each page it asks again from the newest UpdatedAt of the
+//     page, from page 1: an item changing behind that point is not in
+//     the new query, and shifts nothing. Only within a group of more
+//     than a page of items sharing one UpdatedAt (one second: a bulk
+//     import) does it follow page numbers, and only there can an item
+//     be skipped, when an item of the group's earlier pages leaves the
+//     group. Whatever was skipped is stamped at or after the group's.
+//   - It notes the items of those earlier pages, by id, with the group's
+//     stamp (ListCursor.Paged). One that comes again in the same read
+//     with another UpdatedAt left: the read starts again from the
+//     group's stamp, once; should one leave that second read too, the
+//     list's cursor is no later than the group's stamp. One that comes
+//     in the next Sync with another UpdatedAt, or that the next Sync's
+//     deletions feed names (read before the lists), left as well: that
+//     Sync reads the list from the group's stamp (at once for a
+//     deletion, again after the walk for a change). Every item that left
+//     is found one way or the other: its change or deletion was either
+//     seen by a later page of the same walk, or stamped at or after a
+//     syncedThrough of the walk, which the next Sync reads from.
+//   - The deletions feed is paged the same way, by (deletedAt, type,
+//     id); a record leaves it when its item is put again (or comes back
+//     to the key's projects). Sync notes the records of a feed group's
+//     earlier pages likewise: one that comes again with another
+//     deletedAt starts the feed read again, once; an item of one that a
+//     list holds in this Sync or the next sends the feed's cursor back
+//     to the group's stamp. The feed holds only what is gone now, so
+//     reading it again removes nothing that is back.
+//
+// This cannot livelock, and costs nothing when nothing leaves: a list's
+// cursor goes back only to the stamp of a group that an item was seen to
+// leave, and only after its walk applied everything it read. Once that
+// second is past (older than every syncedThrough), no write joins the
+// group and every item that leaves it does so for good, so each Sync
+// that goes back to it finds it smaller, and the cursor moves on when
+// nothing leaves. Each read walks its list at most twice. A walk that
+// pages no group notes nothing and goes back nowhere.
 //
 // Sync trusts what the contract promises: that the server stamps
 // UpdatedAt and DeletedAt from one clock, and that every write a page
