@@ -89,7 +89,7 @@ type syncWorld struct {
 // deleted and put again.
 const (
 	syncProjects = 5
-	syncItems    = 8 // milestones, deliverables, invoices, messages each
+	syncItems    = 6 // milestones, deliverables, invoices, messages each
 	syncThreads  = 4
 )
 
@@ -103,7 +103,7 @@ func (w *syncWorld) run(base string, keys *auth.Keys, seed int) {
 	for i := range syncProjects {
 		w.putProject(i)
 	}
-	for range 3 * syncItems {
+	for range 2 * syncItems {
 		w.write(w.r.IntN(12)) // puts only
 	}
 	var restriction auth.Restriction
@@ -142,8 +142,8 @@ func (w *syncWorld) run(base string, keys *auth.Keys, seed int) {
 	}
 	w.writing = true
 	sync("first sync")
-	for n := range 4 {
-		for range w.r.IntN(8) {
+	for n := range 2 {
+		for range w.r.IntN(4) {
 			w.step()
 		}
 		// Another bulk import: puts of one kind in one second, which
