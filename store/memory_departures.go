@@ -13,7 +13,9 @@ import (
 // pruned by later deletes) and dropped when the item comes back to that
 // project. A deleted item keeps its departures, with to the project its
 // deletion record names: a key of the project it left before still sees
-// it go, and a key of both sees only the deletion record.
+// it go, and a key of both sees only the deletion record. A deleted item
+// put again in another project leaves a departure from the project its
+// deletion record named, which the put drops.
 type departure struct {
 	Deletion
 	to string

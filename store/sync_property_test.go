@@ -69,3 +69,10 @@ func TestMemorySyncInterleavings(t *testing.T) {
 	m := store.NewMemory(store.WithClock(clock.Now))
 	storetest.SyncInterleavings(t, m, clock, 300)
 }
+
+// TestMemoryPutAgainElsewhere: a deleted item put again in another
+// project leaves its old project's keys a departure (storetest).
+func TestMemoryPutAgainElsewhere(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
+	storetest.PutAgainElsewhere(t, store.NewMemory(store.WithClock(clock.Now)), clock)
+}

@@ -150,3 +150,14 @@ func TestSyncInterleavings(t *testing.T) {
 	st := bunstore.New(db, bunstore.WithClock(clock.Now))
 	storetest.SyncInterleavings(t, st, clock, 100)
 }
+
+// TestPutAgainElsewhere: a deleted item put again in another project
+// leaves its old project's keys a departure (storetest; migration
+// 20261126000001_departures_put_again).
+func TestPutAgainElsewhere(t *testing.T) {
+	t.Parallel()
+	clock := testenv.NewClock(time.Time{})
+	st, _ := inOwnSchemaOn(t, bunstore.WithClock(clock.Now))
+	clock.Set(time.Now()) // after the migration, which dates the start of deletion records
+	storetest.PutAgainElsewhere(t, st, clock)
+}
