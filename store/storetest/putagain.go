@@ -52,6 +52,6 @@ func PutAgainElsewhere(t *testing.T, s SyncSubject, clock Clocked) {
 		return out
 	}
 	is.Equal(gone([]string{"p0"}), []string{"deliverable/d1", "invoice/i1", "milestone/m1", "thread/t1"}) // left p0, as if moved
-	is.Equal(gone([]string{"p1"}), nil)                                                                     // in p1 now
-	is.Equal(gone(nil), nil)                                                                                // put again: no record
+	is.Equal(gone([]string{"p1"}), nil)                                                                   // in p1 now
+	is.Equal(gone(nil), nil)                                                                              // put again: no record
 }
