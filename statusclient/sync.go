@@ -61,7 +61,8 @@ type SyncCursor struct {
 type ListCursor struct {
 	// Since is where the next read asks from, inclusively: the smallest
 	// meta.syncedThrough of the pages the last read walked (see
-	// Client.Sync); or, when that read found nothing new, the Since it
+	// Client.Sync), or the stamp of a group of items that one was seen
+	// to leave while they were paged (see Paged), if earlier; or, when that read found nothing new, the Since it
 	// asked from, kept; or, from a server that sends no syncedThrough,
 	// the largest UpdatedAt (DeletedAt, for the deletions feed) seen.
 	// Zero means the list is read whole, without updatedSince.
@@ -71,6 +72,14 @@ type ListCursor struct {
 	// it as If-None-Match: an unchanged list answers 304, which costs no
 	// rate budget.
 	ETag string
+	// Paged names the items that the read walked by page number, within
+	// a group of more than a page of items sharing one stamp, with that
+	// stamp, by id (by type and id, "invoice/inv_1", for the deletions
+	// feed); nil when it walked none. Should one of them leave its group
+	// (change, be deleted, or for a deletion record be put again) while
+	// the pages were read, an item may have shifted past the read: the
+	// next Sync that sees it leave reads again from the group's stamp.
+	Paged map[string]time.Time
 }
 
 // SyncStats says what a Sync did.
@@ -190,6 +199,53 @@ var errReload = errors.New("statusclient: full load needed")
 // restarted knows no deletions from before: the next Sync is a full
 // load.
 //
+// Pages that shift. A list with updatedSince is ordered by UpdatedAt,
+// then id, and its pages are numbered: should an item on a page already
+// read leave it while Sync walks on (changed, so stamped later and moved
+// to the end; deleted; or out of the key's projects), every later item
+// moves one place up, and the one that crosses the page boundary is
+// never read. Its UpdatedAt is older than the next cursor, so no later
+// Sync would read it either. The wire contract has no parameter to page
+// by position, so Sync keeps the pages from shifting where it can and
+// watches for the rest:
+//
+//   - After each page it asks again from the newest UpdatedAt of the
+//     page, from page 1: an item changing behind that point is not in
+//     the new query, and shifts nothing. Only within a group of more
+//     than a page of items sharing one UpdatedAt (one second: a bulk
+//     import) does it follow page numbers, and only there can an item
+//     be skipped, when an item of the group's earlier pages leaves the
+//     group. Whatever was skipped is stamped at or after the group's.
+//   - It notes the items of those earlier pages, by id, with the group's
+//     stamp (ListCursor.Paged). One that comes again in the same read
+//     with another UpdatedAt left: the read starts again from the
+//     group's stamp, once; should one leave that second read too, the
+//     list's cursor is no later than the group's stamp. One that comes
+//     in the next Sync with another UpdatedAt, or that the next Sync's
+//     deletions feed names (read before the lists), left as well: that
+//     Sync reads the list from the group's stamp (at once for a
+//     deletion, again after the walk for a change). Every item that left
+//     is found one way or the other: its change or deletion was either
+//     seen by a later page of the same walk, or stamped at or after a
+//     syncedThrough of the walk, which the next Sync reads from.
+//   - The deletions feed is paged the same way, by (deletedAt, type,
+//     id); a record leaves it when its item is put again (or comes back
+//     to the key's projects). Sync notes the records of a feed group's
+//     earlier pages likewise: one that comes again with another
+//     deletedAt starts the feed read again, once; an item of one that a
+//     list holds in this Sync or the next sends the feed's cursor back
+//     to the group's stamp. The feed holds only what is gone now, so
+//     reading it again removes nothing that is back.
+//
+// This cannot livelock, and costs nothing when nothing leaves: a list's
+// cursor goes back only to the stamp of a group that an item was seen to
+// leave, and only after its walk applied everything it read. Once that
+// second is past (older than every syncedThrough), no write joins the
+// group and every item that leaves it does so for good, so each Sync
+// that goes back to it finds it smaller, and the cursor moves on when
+// nothing leaves. Each read walks its list at most twice. A walk that
+// pages no group notes nothing and goes back nowhere.
+//
 // Sync trusts what the contract promises: that the server stamps
 // UpdatedAt and DeletedAt from one clock, and that every write a page
 // could not see is stamped at or after its syncedThrough.
@@ -238,6 +294,28 @@ type syncer struct {
 	// (a server older than the rule).
 	through  time.Time
 	unsynced bool
+	// gone is the Paged of the deletions feed's reads of this Sync and
+	// the one before (see back).
+	gone map[string]time.Time
+}
+
+// back notes that a list holds the item of type kind and id. When a read
+// of the deletions feed walked a record of it by page number (see
+// readList), in a group of records sharing one stamp, that record was
+// dropped when the item was put again, which may have shifted another
+// record past that read: the feed's cursor goes back to the group's
+// stamp, and the next Sync reads it again from there. (The feed holds
+// only what is gone now, so reading it again drops nothing that is back.)
+func (s *syncer) back(r *Replica, kind DeletionType, id string) {
+	k := Deletion{Type: kind, ID: id}.key()
+	at, ok := s.gone[k]
+	if !ok {
+		return
+	}
+	delete(s.gone, k)
+	if cur := &r.Cursor.Deletions; !cur.Since.IsZero() && at.Before(cur.Since) {
+		cur.Since, cur.ETag = at, ""
+	}
 }
 
 // synced notes the syncedThrough of a page of changes.
@@ -281,7 +359,13 @@ func (s *syncer) changes(ctx context.Context, r *Replica) error {
 		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
 	}
 	if s.unsynced && seen.After(next.Since) {
-		next = ListCursor{Since: seen}
+		next = ListCursor{Since: seen, Paged: next.Paged}
+	}
+	s.gone = maps.Clone(cur.Deletions.Paged)
+	if s.gone == nil {
+		s.gone = next.Paged
+	} else {
+		maps.Copy(s.gone, next.Paged)
 	}
 	cur.Deletions = next
 
@@ -389,7 +473,7 @@ func gone[V any](old, new map[string]V) int {
 // of the key's scopes is passed over (see scoped).
 func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
 	cur := &r.Cursor
-	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, "/projects", &cur.Projects, r.Projects) }); err != nil {
+	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, r, DeletionProject, "/projects", &cur.Projects, r.Projects) }); err != nil {
 		return err
 	}
 	if !slices.Contains(cur.OutOfScope, "projects") { // the milestones need the same scope
@@ -397,16 +481,18 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 			return err
 		}
 	}
-	if err := s.scoped(r, "deliverables", func() error { return readInto(ctx, s, "/deliverables", &cur.Deliverables, r.Deliverables) }); err != nil {
+	if err := s.scoped(r, "deliverables", func() error {
+		return readInto(ctx, s, r, DeletionDeliverable, "/deliverables", &cur.Deliverables, r.Deliverables)
+	}); err != nil {
 		return err
 	}
-	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
+	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, r, DeletionInvoice, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
 		return err
 	}
 	if cur.NoThreads {
 		return nil
 	}
-	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, "/threads", &cur.Threads, r.Threads) })
+	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, r, DeletionThread, "/threads", &cur.Threads, r.Threads) })
 	if ErrorCodeOf(err) == CodeNotFound {
 		// A server without threads; or one that no longer has them,
 		// whose threads are then no longer to be seen.
@@ -419,7 +505,7 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 	if err != nil {
 		return err
 	}
-	return s.scoped(r, "messages", func() error { return readInto(ctx, s, "/messages", &cur.Messages, r.Messages) })
+	return s.scoped(r, "messages", func() error { return readInto(ctx, s, r, DeletionMessage, "/messages", &cur.Messages, r.Messages) })
 }
 
 // scoped runs read, the reading of the list name, unless r's cursor says
@@ -480,7 +566,7 @@ func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) e
 		}
 		path, err := milestonesPath(id)
 		if err == nil {
-			err = readInto(ctx, s, path, &cur, r.Milestones)
+			err = readInto(ctx, s, r, DeletionMilestone, path, &cur, r.Milestones)
 		}
 		if err != nil && ErrorCodeOf(err) != CodeNotFound {
 			return fmt.Errorf("statusclient: Sync: milestones of project %q: %w", id, err)
@@ -514,8 +600,10 @@ func (c SyncCursor) lists() []ListCursor {
 // A record of a type Sync does not know is passed over.
 func (s *syncer) drop(r *Replica, d Deletion) {
 	n := &s.stats.Deleted
+	cur := &r.Cursor
 	switch d.Type {
 	case DeletionProject:
+		left(&cur.Projects, d.ID)
 		remove(n, r.Projects, d.ID)
 		delete(r.Cursor.Milestones, d.ID)
 		removeIf(n, r.Milestones, func(m Milestone) bool { return m.ProjectID == d.ID })
@@ -526,17 +614,43 @@ func (s *syncer) drop(r *Replica, d Deletion) {
 			}
 		}
 	case DeletionMilestone:
+		for id, lc := range cur.Milestones {
+			if left(&lc, d.ID) {
+				cur.Milestones[id] = lc
+			}
+		}
 		remove(n, r.Milestones, d.ID)
 	case DeletionDeliverable:
+		left(&cur.Deliverables, d.ID)
 		remove(n, r.Deliverables, d.ID)
 	case DeletionInvoice:
+		left(&cur.Invoices, d.ID)
 		remove(n, r.Invoices, d.ID)
 	case DeletionThread:
+		left(&cur.Threads, d.ID)
 		remove(n, r.Threads, d.ID)
 		removeIf(n, r.Messages, func(m Message) bool { return m.ThreadID == d.ID })
 	case DeletionMessage:
+		left(&cur.Messages, d.ID)
 		remove(n, r.Messages, d.ID)
 	}
+}
+
+// left notes that the item id is deleted (or out of the key's view): when
+// the last read of the list whose cursor is cur walked it by page number,
+// in a group of items sharing one stamp, its leaving may have shifted an
+// item of the group past that read, so the next read asks again from the
+// group's stamp. It reports whether it changed cur.
+func left(cur *ListCursor, id string) bool {
+	at, ok := cur.Paged[id]
+	if !ok {
+		return false
+	}
+	delete(cur.Paged, id)
+	if !cur.Since.IsZero() && at.Before(cur.Since) {
+		cur.Since, cur.ETag = at, ""
+	}
+	return true
 }
 
 // remove deletes id from m, counting it in n when it was there.
@@ -574,6 +688,7 @@ func (v Deliverable) key() string { return v.ID }
 func (v Invoice) key() string     { return v.ID }
 func (v Thread) key() string      { return v.ID }
 func (v Message) key() string     { return v.ID }
+func (v Deletion) key() string    { return string(v.Type) + "/" + v.ID }
 
 func (v Project) stamp() time.Time     { return v.UpdatedAt }
 func (v Milestone) stamp() time.Time   { return v.UpdatedAt }
@@ -583,10 +698,12 @@ func (v Thread) stamp() time.Time      { return v.UpdatedAt }
 func (v Message) stamp() time.Time     { return v.UpdatedAt }
 func (v Deletion) stamp() time.Time    { return v.DeletedAt }
 
-// readInto reads the changes of the list at path from *cur into m, and
-// moves *cur on when the read is complete.
-func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCursor, m map[string]T) error {
+// readInto reads the changes of the list at path, of items of type kind,
+// from *cur into m (a map of r), and moves *cur on when the read is
+// complete.
+func readInto[T item](ctx context.Context, s *syncer, r *Replica, kind DeletionType, path string, cur *ListCursor, m map[string]T) error {
 	next, err := readList(ctx, s, path, "updatedSince", *cur, true, func(v T) {
+		s.back(r, kind, v.key())
 		m[v.key()] = v
 		s.stats.Upserted++
 	})
@@ -623,13 +740,27 @@ func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCurs
 // the server's clock, to stay within the 30 days of records the server
 // keeps, and a 304 tells no new syncedThrough.
 //
+// The pages of one query, followed by number within a group of more than
+// a page of items sharing one stamp, can still shift: when an item of an
+// earlier page of the group leaves it (changed, so stamped later; or
+// deleted) before the next page is read, the item that moved across the
+// page boundary is never read. So readList notes the items of such pages
+// (the next cursor's Paged, by key, with the group's stamp) and watches
+// for one of them, or one of from.Paged (noted by the read before), to
+// come again with another stamp: it then reads again from the smallest
+// stamp of the groups they left, once; should that read see one leave
+// too, the next cursor is no later than that group's stamp. Sync sees the
+// others leave in the deletions feed (see Client.Sync).
+//
 // Without a cursor it walks the list's pages in the list's own order,
 // and the next cursor is zero: a whole read again.
-func readList[T stamped](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
+func readList[T item](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
 	since, page, etag := from.Since, 1, from.ETag
 	newest := since
 	var through time.Time // the smallest syncedThrough of the pages walked
 	synced, found := true, false
+	l := leavers{before: maps.Clone(from.Paged)}
+	again := 1 // the reads again from a group that an item left
 	for {
 		q := url.Values{}
 		setTime(q, param, since)
@@ -641,12 +772,13 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 		if err != nil {
 			return from, err
 		}
-		etag = "" // only the first request can be answered 304
+		etag = ""    // only the first request can be answered 304
+		top := since // the newest stamp of the page
 		for _, v := range items {
+			l.check(v.key(), v.stamp())
 			apply(v)
-			if v.stamp().After(newest) {
-				newest = v.stamp()
-			}
+			top = later(top, v.stamp())
+			newest = later(newest, v.stamp())
 		}
 		found = found || len(items) > 0
 		if !since.IsZero() {
@@ -665,10 +797,18 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 			return ListCursor{}, nil
 		case since.IsZero():
 			page = resp.NextPage
+		case last && !l.left.IsZero() && again > 0:
+			// An item of a group walked by page number left it: read
+			// again from the group's stamp.
+			again--
+			since, page, l.left = l.left, 1, time.Time{}
 		case last:
 			next := ListCursor{Since: newest}
 			if synced {
 				next.Since = through
+			}
+			if !l.left.IsZero() && l.left.Before(next.Since) {
+				next.Since = l.left
 			}
 			if stay && !found && page == 1 && !next.Since.Before(from.Since) {
 				next.Since = from.Since
@@ -676,11 +816,64 @@ func readList[T stamped](ctx context.Context, s *syncer, path, param string, fro
 			if (stay || !synced) && page == 1 && next.Since.Equal(since) {
 				next.ETag = resp.ETag
 			}
+			if len(l.paged) > 0 {
+				next.Paged = l.paged
+			}
 			return next, nil
-		case newest.After(since):
-			since, page = newest, 1
+		case top.After(since):
+			since, page = top, 1
 		default:
+			// Every item of the page is stamped since: the next page of
+			// the same query, which an item of this page can shift.
+			note(&l, items, since)
 			page = resp.NextPage
 		}
+	}
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// leavers watches one readList for the items that leave a group of items
+// sharing one stamp that it, or the read before, walked by page number.
+type leavers struct {
+	before map[string]time.Time // the Paged of the cursor read from
+	paged  map[string]time.Time // the items of such pages of this read, by key
+	// left is the smallest stamp of a group that an item was seen to
+	// leave, zero for none.
+	left time.Time
+}
+
+// note records, in l, the items of a page that the next page of the same
+// query follows, all stamped at.
+func note[T item](l *leavers, items []T, at time.Time) {
+	if l.paged == nil {
+		l.paged = make(map[string]time.Time)
+	}
+	for _, v := range items {
+		l.paged[v.key()] = at
+	}
+}
+
+// check notes the item key read with stamp at: if a group walked by page
+// number held it with another stamp, it left that group.
+func (l *leavers) check(key string, at time.Time) {
+	for _, m := range []map[string]time.Time{l.before, l.paged} {
+		if was, ok := m[key]; ok && !was.Equal(at) {
+			delete(m, key) // seen leaving once
+			l.leave(was)
+		}
+	}
+}
+
+// leave notes that an item left the group stamped at.
+func (l *leavers) leave(at time.Time) {
+	if l.left.IsZero() || at.Before(l.left) {
+		l.left = at
 	}
 }

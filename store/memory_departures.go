@@ -13,7 +13,9 @@ import (
 // pruned by later deletes) and dropped when the item comes back to that
 // project. A deleted item keeps its departures, with to the project its
 // deletion record names: a key of the project it left before still sees
-// it go, and a key of both sees only the deletion record.
+// it go, and a key of both sees only the deletion record. A deleted item
+// put again in another project leaves a departure from the project its
+// deletion record named, which the put drops.
 type departure struct {
 	Deletion
 	to string
@@ -24,10 +26,19 @@ type departure struct {
 // put again after a deletion), is now in project to, by a write dated at.
 // The caller holds mu for writing.
 func (t *tenant) depart(kind Kind, id string, old bool, from, to string, at time.Time) {
+	k := deletionKey{kind, id}
+	if !old {
+		// Put again after a deletion, whose record the put drops: a key
+		// of the project the record names, which saw the item there and
+		// may not have read the record yet, must see it leave that
+		// project as it would had the item moved.
+		if was := t.deletedFrom(k); was != "" {
+			old, from = true, was
+		}
+	}
 	if old && from == to {
 		return
 	}
-	k := deletionKey{kind, id}
 	if t.departed == nil {
 		t.departed = make(map[deletionKey]map[string]*departure)
 	}
@@ -118,4 +129,18 @@ func mergeDeletions(a, b []*Deletion) []*Deletion {
 		}
 	}
 	return append(append(out, a...), b...)
+}
+
+// deletedFrom is the project that the deletion record of the item k names,
+// "" when it has none or names none.
+func (t *tenant) deletedFrom(k deletionKey) string {
+	at, ok := t.deleted[k]
+	if !ok {
+		return ""
+	}
+	i, found := slices.BinarySearchFunc(t.deletions, &Deletion{Kind: k.kind, ID: k.id, DeletedAt: at}, deletionOrder)
+	if !found {
+		return ""
+	}
+	return t.deletions[i].ProjectID
 }
