@@ -3,8 +3,6 @@ package storetest
 import (
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -17,8 +15,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -55,9 +52,7 @@ type SyncSubject interface {
 func SyncInterleavings(t *testing.T, s SyncSubject, clock Clocked, seeds int) {
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(s))
 	t.Cleanup(func() { _ = keys.Close() })
-	srv := httptest.NewServer(statusapi.New(s, keys, ratelimit.NewMemory(),
-		statusapi.WithSigningKey([]byte("a signing key of thirty-two bytes")),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	srv := httptest.NewServer(apitest.Handler(s, keys, nil))
 	t.Cleanup(srv.Close)
 	writes, requests := 0, 0
 	for seed := range seeds {
