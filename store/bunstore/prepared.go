@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 
@@ -28,9 +29,10 @@ import (
 // db (a bun.Tx, a bun.Conn, Bun's pgdriver) and any other list.
 //
 // A statement prepared on a connection keeps the columns its tables had:
-// after a migration that changes them, pgx drops it from its cache on the
-// first error ("cached plan must not change result type"), and the next
-// call prepares it again.
+// after a migration that changes them, its next run fails ("cached plan
+// must not change result type"), pgx drops it from its cache, and onPgx
+// runs the read again at once, which prepares it anew: no request fails
+// for it.
 
 // onPgx runs fn on a pgx connection of the store's pool, and reports
 // whether it could: false, without calling fn, when the store's db is not
@@ -53,8 +55,20 @@ func (s *Store) onPgx(ctx context.Context, fn func(*pgx.Conn) error) (bool, erro
 		if !ok { // a driver that embeds stdlib's: not this path's
 			return errNotPgx
 		}
-		return fn(c.Conn())
+		err := fn(c.Conn())
+		if stalePlan(err) { // pgx has dropped the statement: prepared again
+			err = fn(c.Conn())
+		}
+		return err
 	})
+}
+
+// stalePlan reports whether err is PostgreSQL's refusal
+// (feature_not_supported) to run a statement prepared before a change to
+// its result's columns.
+func stalePlan(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan must not change result type")
 }
 
 // errNotPgx is onPgx's error for a connection that is not pgx's.

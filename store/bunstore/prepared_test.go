@@ -99,3 +99,27 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(v2, w2)
 }
+
+// A migration that changes a column a prepared page returns fails the
+// statement prepared before it ("cached plan must not change result
+// type") on the connection that holds it: the store prepares it again at
+// once, and the request that met it gets its page.
+func TestPreparedReadsSurviveMigrations(t *testing.T) {
+	is := is.New(t)
+	db := migrated(t)
+	db.SetMaxOpenConns(1) // one connection: the statement is prepared on it
+	st := bunstore.New(db)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "o1", Name: "O1", Plan: store.PlanEnterprise, APIEnabled: true}))
+	is.NoErr(st.PutInvoices(ctx, []store.Invoice{{ID: "i1", OrgID: "o1", Number: "N-1", Status: store.InvoiceOpen, Currency: "EUR",
+		Total: 5, IssuedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}))
+	q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}}
+	before, err := st.ListInvoices(ctx, "o1", q)
+	is.NoErr(err)
+	is.Equal(len(before.Items), 1)
+
+	_, err = db.ExecContext(ctx, "ALTER TABLE invoices ALTER COLUMN number TYPE varchar(100)")
+	is.NoErr(err)
+	after, err := st.ListInvoices(ctx, "o1", q)
+	is.NoErr(err) // the stale statement is prepared again, not reported
+	is.Equal(after.Items, before.Items)
+}
