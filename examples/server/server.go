@@ -189,8 +189,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// The request log, a line per request, is written in blocks, at least
+	// every accesslog.DefaultFlushInterval, rather than a write per line
+	// (issue 25); the server's other lines are written at once. The rest
+	// of the block is written when run returns.
+	requestBuf := accesslog.NewBuffer(stderr, 0)
+	defer requestBuf.Close()
+	requests := newLogger(cfg.logFormat, requestBuf)
 	srv := &http.Server{
-		Handler:           accesslog.Handler(log, routes(api, hc)),
+		Handler:           accesslog.Handler(requests, routes(api, hc)),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
