@@ -195,9 +195,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// of the block is written when run returns.
 	requestBuf := accesslog.NewBuffer(stderr, 0)
 	defer requestBuf.Close()
-	requests := newLogger(cfg.logFormat, requestBuf)
+	logged := accesslog.JSONHandler(requestBuf, routes(api, hc)) // slog's JSON lines, written faster
+	if cfg.logFormat != "json" {
+		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc))
+	}
 	srv := &http.Server{
-		Handler:           accesslog.Handler(requests, routes(api, hc)),
+		Handler:           logged,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
