@@ -136,7 +136,7 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 			return err
 		}
 		defer rows.Close()
-		items := make([]store.Invoice, 0, min(q.Limit, store.MaxLimit))
+		var items []store.Invoice // made at the first item: a page the caller knows has none
 		for rows.Next() {
 			var row invoiceRow
 			var matching int64
@@ -152,9 +152,15 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 				return err
 			}
 			p.Total = int(matching)
+			if items == nil {
+				items = make([]store.Invoice, 0, min(q.Limit, store.MaxLimit))
+			}
 			items = append(items, row.invoice())
 		}
 		p.Items = items
+		if p.Items == nil && (q.Known == 0 || p.Version != q.Known) {
+			p.Items = []store.Invoice{} // as Bun's page past the end
+		}
 		return rows.Err()
 	})
 	return p, ok, err
