@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/testenv"
 )
 
 const contractFile = "testdata/contract.json"
@@ -145,17 +147,15 @@ func (s *syncBuffer) String() string {
 // accesslog.DefaultFlushInterval. It fails the test after 10 s.
 func (s *testServer) logged(t *testing.T, substr string, n int) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		log := s.stderr.String()
-		if strings.Count(log, substr) >= n {
-			return log
+	var log string
+	testenv.Poll(t, 10*time.Second, func() error {
+		log = s.stderr.String()
+		if got := strings.Count(log, substr); got < n {
+			return fmt.Errorf("the log holds %d lines with %q, want %d", got, substr, n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the log holds %d lines with %q, want %d:\n%s", strings.Count(log, substr), substr, n, log)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
+	return log
 }
 
 // response is what a client sees of one response.
