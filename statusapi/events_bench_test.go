@@ -21,7 +21,7 @@ import (
 // holds n events, each write an invoice.updated (and, every other write,
 // a change of status: an invoice.{status} too). It skips when
 // store.Memory keeps no events.
-func eventBench(b *testing.B, n int) (http.Handler, string, string) {
+func eventBench(b *testing.B, n int) (http.Handler, string, []string) {
 	ctx := context.Background()
 	st := store.NewMemory()
 	if _, ok := any(st).(store.Events); !ok {
@@ -58,11 +58,25 @@ func eventBench(b *testing.B, n int) (http.Handler, string, string) {
 	}
 	h := statusapi.New(st, auth.NewCache(keys), ratelimit.NewMemory(), statusapi.WithoutResponseCache(),
 		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")), statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	latest, err := events.LatestEvent(ctx, "org_a")
-	if err != nil {
-		b.Fatal(err)
+	return h, key, eventIDs(b, events, "org_a")
+}
+
+// eventIDs returns the ids of the organization's events, oldest first.
+func eventIDs(b *testing.B, events store.Events, org string) []string {
+	var ids []string
+	for after := ""; ; {
+		p, err := events.ListEvents(context.Background(), org, store.EventQuery{After: after, Limit: 100})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Events) == 0 {
+			return ids
+		}
+		for _, e := range p.Events {
+			ids = append(ids, e.ID)
+		}
+		after = p.Last
 	}
-	return h, key, latest
 }
 
 func benchGet(b *testing.B, h http.Handler, key, target string) {
@@ -79,15 +93,30 @@ func benchGet(b *testing.B, h http.Handler, key, target string) {
 }
 
 // BenchmarkEventFeed is a page of 20 events of an organization with
-// 100,000 events: from the oldest (counting all 100,000 in its total), of
-// one type, and after the newest (empty: a poll). Compare
-// BenchmarkEventFeedPlainList, a page of 20 invoices of the same store,
-// uncached: the feed should cost about the same, whatever the number of
-// events.
+// about 1,000 and 100,000 events, of all types and of one (invoice.paid,
+// one event in eight), from no after (counting all the events in its
+// total), after the oldest, after the middle one and near the newest (a
+// poll). Compare BenchmarkEventFeed/plain_list, a page of 20 invoices of
+// the same store, uncached: the feed should cost about the same, whatever
+// the number of events.
 func BenchmarkEventFeed(b *testing.B) {
-	h, key, latest := eventBench(b, 100_000)
-	b.Run("oldest", func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20") })
-	b.Run("newest", func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20&after="+latest) })
-	b.Run("typed", func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20&type=invoice.paid") })
-	b.Run("plain list", func(b *testing.B) { benchGet(b, h, key, "/v1/invoices?limit=20") })
+	for _, n := range []int{1_000, 100_000} {
+		h, key, ids := eventBench(b, n)
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			for _, filter := range []string{"", "&type=invoice.paid"} {
+				name := "all"
+				if filter != "" {
+					name = "typed"
+				}
+				b.Run(name, func(b *testing.B) {
+					for _, at := range []struct{ name, after string }{
+						{"absent", ""}, {"oldest", "&after=" + ids[0]}, {"middle", "&after=" + ids[len(ids)/2]}, {"newest", "&after=" + ids[len(ids)-2]},
+					} {
+						b.Run(at.name, func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20"+filter+at.after) })
+					}
+				})
+			}
+			b.Run("plain list", func(b *testing.B) { benchGet(b, h, key, "/v1/invoices?limit=20") })
+		})
+	}
 }
