@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -41,7 +42,8 @@ func openReplica(ctx context.Context, dsn string) (*replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Warnings (a stream that ends on a failed read) go to stderr.
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	st := bunstore.New(db, bunstore.WithLogger(quiet))
 	keys := auth.NewKeys(st)
 	resolver := auth.NewCache(keys)
@@ -162,6 +164,19 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 	}()
 	time.Sleep(500 * time.Millisecond) // the stream's headers and listener up
 
+	// probe notes when the event of a transaction becomes visible.
+	visible := map[string]time.Time{}
+	probe := func(id, xid string) {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			var past bool
+			if err := admin.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot()) > ?::xid8", xid).Scan(ctx, &past); err == nil && past {
+				mu.Lock()
+				visible[id] = time.Now()
+				mu.Unlock()
+				return
+			}
+		}
+	}
 	issued := time.Now().UTC().Truncate(time.Second)
 	ways := []struct {
 		name  string
@@ -172,9 +187,28 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 				Currency: "EUR", Total: 100, AmountDue: 100, IssuedAt: issued, DueAt: issued.AddDate(0, 1, 0)})
 		}},
 		{"plain SQL (replica A's pool)", func(id string) error {
-			_, err := a.db.ExecContext(ctx, `INSERT INTO invoices (org_id, id, number, status, currency, total, amount_due, issued_at, due_at)
+			// In a transaction that reads its id, so that a probe can
+			// tell when the event is visible: when no older
+			// transaction runs any more (the horizon).
+			tx, err := a.db.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback() }()
+			_, err = tx.ExecContext(ctx, `INSERT INTO invoices (org_id, id, number, status, currency, total, amount_due, issued_at, due_at)
 				VALUES (?, ?, ?, 'open', 'EUR', 100, 100, ?, ?)`, org.ID, id, id, issued, issued.AddDate(0, 1, 0))
-			return err
+			if err != nil {
+				return err
+			}
+			var xid string
+			if err := tx.NewRaw("SELECT pg_current_xact_id()::text").Scan(ctx, &xid); err != nil {
+				return err
+			}
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+			go probe(id, xid)
+			return nil
 		}},
 	}
 	fmt.Fprintf(out, "two replicas on PostgreSQL (schema %s), a stream open on B; %d writes each way, %v apart\n", schema, writes, gap)
@@ -206,11 +240,14 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-		var lat []time.Duration
+		var lat, horizon []time.Duration
 		mu.Lock()
 		for id, at := range committed {
 			if t, ok := arrived[id]; ok {
 				lat = append(lat, t.Sub(at))
+			}
+			if t, ok := visible[id]; ok {
+				horizon = append(horizon, max(0, t.Sub(at)))
 			}
 		}
 		mu.Unlock()
@@ -220,6 +257,11 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 		slices.Sort(lat)
 		fmt.Fprintf(out, "%s: commit to event on B: min %v, p50 %v, p90 %v, max %v\n", way.name,
 			lat[0].Round(time.Microsecond), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*9/10].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+		if len(horizon) > 0 {
+			slices.Sort(horizon)
+			fmt.Fprintf(out, "  of which waiting for the horizon (older transactions of the cluster still running; %d probed): p50 %v, p90 %v, max %v\n", len(horizon),
+				horizon[len(horizon)/2].Round(time.Microsecond), horizon[len(horizon)*9/10].Round(time.Microsecond), horizon[len(horizon)-1].Round(time.Microsecond))
+		}
 	}
 	return nil
 }
