@@ -51,6 +51,9 @@ type cursor struct {
 	n   int
 }
 
+// before reports whether c's row comes before d's.
+func (c cursor) before(d cursor) bool { return c.xid < d.xid || c.xid == d.xid && c.seq < d.seq }
+
 func (c cursor) id() string { return fmt.Sprintf("evt_%016x%016x%d", c.xid, uint64(c.seq), c.n) }
 
 // parseCursor reads an event id; ok is false for one that is not.
@@ -137,8 +140,13 @@ func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 		}
 	}
 	e.add(` + (SELECT count(*) FROM `)
-	e.rows(nil)
-	e.add(` AND (c.xid, c.seq) > (?::xid8, ?)`, xidArg(last.xid), last.seq)
+	// The rows after the newest numbered one, from After on: one bound,
+	// which the index scan starts from.
+	tail := cursor{xid: from.xid, seq: from.seq}
+	if next := (cursor{xid: last.xid, seq: last.seq + 1}); last != (cursor{}) && tail.before(next) {
+		tail = next
+	}
+	e.rows(nil, tail)
 	if len(q.Types) > 0 {
 		e.add(` AND v.type IN (?)`, bun.In(q.Types))
 	}
@@ -152,7 +160,7 @@ func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 		}
 		e.add(`(SELECT c.xid::text AS xid, c.seq, v.n, v.type, c.kind, c.item_id, c.project_id, c.thread_id,
 			CASE WHEN v.n = 1 THEN c.previous_status END AS previous_status, c.at FROM `)
-		e.rows(&st)
+		e.rows(&st, cursor{xid: from.xid, seq: from.seq})
 		e.add(` ORDER BY c.xid, c.seq, v.n LIMIT ?)`, q.Limit)
 	}
 	e.add(`) AS u ORDER BY u.xid::xid8, u.seq, u.n LIMIT ?) AS p ON true ORDER BY p.xid::xid8, p.seq, p.n`, q.Limit)
@@ -252,12 +260,13 @@ func (e *eventSQL) add(sql string, args ...any) {
 func xidArg(xid uint64) string { return strconv.FormatUint(xid, 10) }
 
 // rows adds "changes AS c, its events v WHERE" the organization's visible
-// events after From, of st (nil: any), of the projects.
-func (e *eventSQL) rows(st *eventStream) {
+// events after From, of st (nil: any), of the projects, in rows at or
+// after lower's (xid, seq).
+func (e *eventSQL) rows(st *eventStream, lower cursor) {
 	e.add(`? AS c CROSS JOIN LATERAL (VALUES (0, c.kind || '.' || c.action), (1, c.kind || '.' || c.status)) AS v (n, type)
 		WHERE c.org_id = ? AND `+horizon+` AND (v.n = 0 OR c.status IS NOT NULL)`, e.s.table("changes"), e.org)
 	e.add(` AND (c.xid, c.seq) >= (?::xid8, ?) AND (c.xid, c.seq, v.n) > (?::xid8, ?, ?)`,
-		xidArg(e.from.xid), e.from.seq, xidArg(e.from.xid), e.from.seq, e.from.n)
+		xidArg(lower.xid), lower.seq, xidArg(e.from.xid), e.from.seq, e.from.n)
 	if st != nil {
 		e.where("c", *st)
 		switch {

@@ -1,6 +1,7 @@
 -- Drops the event ordinals: totals are counted again.
 SET LOCAL search_path TO {{.Schema}};
 DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_number_events(text, int);
+ALTER TABLE changes RESET (fillfactor);
 DROP INDEX IF EXISTS changes_kind;
 DROP INDEX IF EXISTS changes_action;
 DROP INDEX IF EXISTS changes_status;
