@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -116,7 +118,10 @@ func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	last, err := s.numberEvents(ctx, orgID)
+	last, err := s.ords.recent(orgID)
+	if err != nil {
+		last, err = s.numberEvents(ctx, orgID)
+	}
 	if err != nil && ctx.Err() != nil {
 		return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events", err)
 	}
@@ -338,22 +343,70 @@ const numberBatch = 5000
 // to the horizon, unless another transaction is doing it (see the
 // migration 20261006000001_event_ordinals), and returns the newest
 // numbered row (zero when none is).
+//
+// A Store numbers each organization at most every numberEvery: a read
+// in between counts the rows after the newest numbered row it saw last
+// (which stays numbered), a few, and saves a round trip.
 func (s *Store) numberEvents(ctx context.Context, orgID string) (cursor, error) {
 	var row struct {
-		XID sql.NullString `bun:"last_xid"`
-		Seq sql.NullInt64  `bun:"last_seq"`
+		XID  sql.NullString `bun:"last_xid"`
+		Seq  sql.NullInt64  `bun:"last_seq"`
+		Took bool           `bun:"took"`
 	}
-	if err := s.db.NewRaw("SELECT n.last_xid::text AS last_xid, n.last_seq FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row); err != nil {
+	if err := s.db.NewRaw("SELECT n.last_xid::text AS last_xid, n.last_seq, n.took FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row); err != nil {
 		return cursor{}, err
 	}
-	if !row.XID.Valid {
-		return cursor{}, nil
+	var last cursor
+	if row.XID.Valid {
+		xid, err := strconv.ParseUint(row.XID.String, 10, 64)
+		if err != nil {
+			return cursor{}, fmt.Errorf("xid %q: %w", row.XID.String, err)
+		}
+		last = cursor{xid: xid, seq: row.Seq.Int64}
 	}
-	xid, err := strconv.ParseUint(row.XID.String, 10, 64)
-	if err != nil {
-		return cursor{}, fmt.Errorf("xid %q: %w", row.XID.String, err)
+	if row.Took {
+		s.ords.set(orgID, last)
 	}
-	return cursor{xid: xid, seq: row.Seq.Int64}, nil
+	return last, nil
+}
+
+// numberEvery is how often, at most, a Store numbers an organization's
+// events (numberEvents).
+const numberEvery = 100 * time.Millisecond
+
+// numberings remembers, for each organization, the newest numbered row
+// a Store saw when it last numbered, and when.
+type numberings struct {
+	mu   sync.Mutex
+	orgs map[string]numbering
+}
+
+type numbering struct {
+	last cursor
+	at   time.Time
+}
+
+// errStale is numberings.recent's answer when an organization is due.
+var errStale = errors.New("not numbered lately")
+
+// recent returns the newest numbered row of the organization when this
+// Store numbered it less than numberEvery ago, else errStale.
+func (n *numberings) recent(org string) (cursor, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if v, ok := n.orgs[org]; ok && time.Since(v.at) < numberEvery {
+		return v.last, nil
+	}
+	return cursor{}, errStale
+}
+
+func (n *numberings) set(org string, last cursor) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.orgs == nil {
+		n.orgs = make(map[string]numbering)
+	}
+	n.orgs[org] = numbering{last: last, at: time.Now()}
 }
 
 // LatestEvent returns the id of the organization's newest visible event,

@@ -106,6 +106,7 @@ type Store struct {
 	schema  string           // of the tables (WithSchema); "" for the search path
 	notify  *notifier        // Subscribe's listening connection
 	clock   func() time.Time // WithClock; nil for the server's
+	ords    *numberings      // when the events were last numbered (events.go)
 }
 
 var (
@@ -180,7 +181,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, ords: &numberings{}}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods

@@ -27,7 +27,8 @@
 -- transaction numbers an organization at a time (a transaction-scoped
 -- advisory lock, tried: a reader that does not get it does not wait, and
 -- counts what is not numbered yet itself). It returns the newest
--- numbered row's (xid, seq), or nulls when none is. It numbers batch rows
+-- numbered row's (xid, seq), or nulls when none is, and whether it took
+-- the lock (false: another transaction numbers). It numbers batch rows
 -- at most, so that a reader under a timeout is not held by a burst of
 -- writes (an import): the next reader goes on where it stopped.
 --
@@ -49,13 +50,15 @@ CREATE INDEX IF NOT EXISTS changes_kind ON changes (org_id, kind, xid, seq);
 CREATE INDEX IF NOT EXISTS changes_action ON changes (org_id, kind, action, xid, seq);
 CREATE INDEX IF NOT EXISTS changes_status ON changes (org_id, kind, status, xid, seq) WHERE status IS NOT NULL;
 
-CREATE OR REPLACE FUNCTION {{.Schema}}.clientstatus_number_events(org text, batch int, OUT last_xid xid8, OUT last_seq bigint)
+DROP FUNCTION IF EXISTS {{.Schema}}.clientstatus_number_events(text, int);
+CREATE FUNCTION {{.Schema}}.clientstatus_number_events(org text, batch int, OUT last_xid xid8, OUT last_seq bigint, OUT took boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
 	last_ord bigint;
 BEGIN
-	IF current_setting('transaction_isolation') = 'read committed'
-	   AND pg_try_advisory_xact_lock(hashtextextended({{.Schema}}.clientstatus_lock_class()::text || '/events/' || org, 0)) THEN
+	took := current_setting('transaction_isolation') = 'read committed'
+		AND pg_try_advisory_xact_lock(hashtextextended({{.Schema}}.clientstatus_lock_class()::text || '/events/' || org, 0));
+	IF took THEN
 		-- A statement of its own, with a snapshot taken once the lock is
 		-- held: it sees what the last holder numbered.
 		SELECT c.xid, c.seq, c.ord INTO last_xid, last_seq, last_ord FROM {{.Schema}}.changes AS c
