@@ -220,8 +220,8 @@ func eventStreams(q store.EventQuery) (streams []eventStream, ok bool) {
 	if len(q.Types) > 0 {
 		for _, t := range q.Types {
 			kind, what, _ := strings.Cut(t, ".")
-			if q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, store.Kind(kind)) {
-				continue
+			if kind == "" || what == "" || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, store.Kind(kind)) {
+				continue // a type that is none matches nothing
 			}
 			st := eventStream{kind: kind, status: what}
 			switch store.Action(what) {
