@@ -148,8 +148,8 @@ type tenant struct {
 	deletions []*Deletion               // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
 
-	events   []Event // oldest first (memory_events.go)
-	eventSeq *int64  // the Memory's count of events, which ids follow
+	events   eventLog // oldest first, indexed (memory_events.go)
+	eventSeq *int64   // the Memory's count of events, which ids follow
 
 	departures []*departure                          // in feed order, then project (memory_departures.go)
 	departed   map[deletionKey]map[string]*departure // by item, then the project it left

@@ -110,6 +110,7 @@ type Store struct {
 	// statements are the texts of the reads prepared on pgx
 	// (prepared.go).
 	statements *statements
+	ords       *numberings // when the events were last numbered (events.go)
 }
 
 var (
@@ -195,7 +196,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods
