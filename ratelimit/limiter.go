@@ -59,6 +59,12 @@ type Limiter interface {
 	// Refund gives back one request taken by Allow, for a response that
 	// must not cost the client (a 304 Not Modified).
 	Refund(ctx context.Context, p auth.Principal) error
+	// Peek reports the budget of p's organization as Allow would see it
+	// now, without counting a request: Limit, Remaining (what Allow may
+	// still take), Reset and Window when Limited; Decision{Allowed: true}
+	// with Limited false on an unlimited plan. Allowed says whether one
+	// more request would be. statusapi serves GET /v1/rate_limit from it.
+	Peek(ctx context.Context, p auth.Principal) (Decision, error)
 }
 
 // Decision is the outcome of Limiter.Allow.

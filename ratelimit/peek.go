@@ -8,19 +8,6 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 )
 
-// Peeker is the optional interface of a Limiter that can tell an
-// organization's budget without spending any of it: statusapi serves GET
-// /v1/rate_limit only with a limiter that implements it. PlanLimiter does.
-// Implementations are safe for concurrent use and honour ctx.
-type Peeker interface {
-	// Peek reports the budget of p's organization as Allow would see it
-	// now, without counting a request: Limit, Remaining (what Allow may
-	// still take), Reset and Window when Limited; Decision{Allowed: true}
-	// with Limited false on an unlimited plan. Allowed says whether one
-	// more request would be.
-	Peek(ctx context.Context, p auth.Principal) (Decision, error)
-}
-
 // CounterPeeker is the optional interface of a Counter that can read a
 // key's window without counting in it: NewMemory's and redislimit's
 // counters implement it. A Counter written before it keeps working;
@@ -40,10 +27,10 @@ type CounterPeeker interface {
 // serve.
 var ErrCannotPeek = errors.New("ratelimit: the counter cannot read a budget without spending it")
 
-var _ Peeker = (*PlanLimiter)(nil)
+var _ Limiter = (*PlanLimiter)(nil)
 
 // Peek reports the budget of p's organization without spending it (see
-// Peeker). With no window in progress the whole budget remains, and Reset
+// Limiter). With no window in progress the whole budget remains, and Reset
 // is when a window opened now would end: a client that waits until then
 // finds a full budget either way.
 //

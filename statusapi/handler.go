@@ -248,8 +248,7 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 	if cfg.publicURL == "" && cfg.publicURLFunc == nil {
 		cfg.logger.Info("statusapi: no public URL set (WithPublicURL, WithPublicURLFunc): links are root-relative, from each request's mount prefix")
 	}
-	h := &handler{st: st, keys: keys, lim: lim, cfg: cfg}
-	h.discover()
+	h := newHandler(st, keys, lim, cfg)
 	h.mux = h.routes()
 	return h
 }
@@ -281,42 +280,30 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	return cfg, cfg.check()
 }
 
-// discover finds the optional interfaces of the handler's store and
-// limiter.
-func (h *handler) discover() {
-	h.changes, _ = h.st.(store.Changes)
-	h.threads, _ = h.st.(store.Threads)
-	h.events, _ = h.st.(store.Events)
-	h.requestLog, _ = h.st.(store.RequestLog)
-	_, h.restrictable = h.st.(store.Restrictable)
-	h.peeker, _ = h.lim.(ratelimit.Peeker)
-	h.versions, _ = h.st.(store.Versions)
-	if h.versions != nil && h.cfg.cacheBytes > 0 {
-		h.cache = newResponseCache(h.cfg.cacheBytes)
+// newHandler returns the handler of st, keys and lim under cfg, without
+// its routes. What it serves is declared by the types and cfg: every
+// store.Store serves every route of v1, and the opt-in routes come from
+// their options (WithWebhookEndpoints, WithRequestLog).
+func newHandler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, cfg config) *handler {
+	h := &handler{st: st, events: st, keys: keys, lim: lim, cfg: cfg}
+	if cfg.cacheBytes > 0 {
+		h.cache = newResponseCache(cfg.cacheBytes)
 	}
+	return h
 }
 
 type handler struct {
 	st      store.Store
-	changes store.Changes // st, when it tracks changes; else nil
-	threads store.Threads // st, when it holds threads; else nil
-	events  store.Events  // st, when it keeps events; else nil
-	streams streamSlots   // the open live event streams (stream.go)
-	// requestLog is st, when it keeps a request log; else nil.
-	requestLog store.RequestLog
-	// restrictable says that st applies restricted keys' restrictions in
-	// its queries (store.Restrictable); else such keys are refused.
-	restrictable bool
-	peeker       ratelimit.Peeker // lim, when it can read a budget without spending it; else nil
-	versions     store.Versions   // st, when it has data versions; else nil
-	cache        *responseCache   // the response cache (cache.go); nil without versions, or when off
-	keys         auth.KeyResolver
-	lim          ratelimit.Limiter
-	cfg          config
-	mux          *http.ServeMux
-	outage       pace.Pacer  // paces the unavailable lines (outage.go)
-	refused      refusedKeys // paces the lines about revoked and expired keys
-	docs         openAPIDocs // the served OpenAPI document, per public URL
+	events  store.Events   // st's events (stream.go, events.go)
+	streams streamSlots    // the open live event streams (stream.go)
+	cache   *responseCache // the response cache (cache.go); nil when off
+	keys    auth.KeyResolver
+	lim     ratelimit.Limiter
+	cfg     config
+	mux     *http.ServeMux
+	outage  pace.Pacer  // paces the unavailable lines (outage.go)
+	refused refusedKeys // paces the lines about revoked and expired keys
+	docs    openAPIDocs // the served OpenAPI document, per public URL
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // Defaults of the options.
@@ -53,6 +54,10 @@ type config struct {
 	cacheBytes  int64            // 0: no response cache
 	shutdown    context.Context  // nil: streams end only with their requests
 	recorder    *RequestRecorder // WithRequestLog; nil: requests are not recorded
+	// webhooks is WithWebhookEndpoints' store; nil: the webhook routes
+	// are not served. webhooksSet tells a nil one given from none.
+	webhooks    store.WebhookEndpoints
+	webhooksSet bool
 }
 
 func defaultConfig() config {
@@ -161,9 +166,8 @@ func WithTimeout(d time.Duration) Option {
 // "Response cache" in the package doc): DefaultResponseCacheBytes unless
 // set, and zero keeps it. The bound counts the encoded bodies, their
 // Link headers and keys, and a fixed overhead per entry; a single answer
-// over a sixteenth of it is not kept. The cache is used only with a store
-// that implements store.Versions (store.Memory and bunstore do). New
-// panics on a negative size.
+// over a sixteenth of it is not kept. It is keyed by the store's data
+// versions (store.Versions). New panics on a negative size.
 func WithResponseCache(maxBytes int64) Option {
 	return func(c *config) {
 		if maxBytes != 0 {
@@ -173,9 +177,8 @@ func WithResponseCache(maxBytes int64) Option {
 }
 
 // WithoutResponseCache turns the response cache off: every request then
-// reads the store and encodes its answer, as with a store that does not
-// implement store.Versions. For comparisons and for stores whose version
-// cannot be trusted.
+// reads the store and encodes its answer. For comparisons and for stores
+// whose version cannot be trusted.
 func WithoutResponseCache() Option {
 	return func(c *config) { c.cacheBytes = 0 }
 }
@@ -239,5 +242,22 @@ func (c *config) check() error {
 	if c.now == nil {
 		return errors.New("statusapi: WithClock(nil)")
 	}
+	if c.webhooksSet && c.webhooks == nil {
+		return &OptInError{Option: "WithWebhookEndpoints", Routes: []string{"/v1/webhook_endpoints", "/v1/webhook_endpoints/{id}/deliveries"}}
+	}
 	return nil
+}
+
+// OptInError is the error of Validate (and New's panic) for an option
+// that opts routes in but is given nothing to serve them from, such as
+// WithWebhookEndpoints(nil): New serves no route it cannot answer, and
+// never drops one silently. Leave the option out not to serve them.
+type OptInError struct {
+	Option string   // the option, "WithWebhookEndpoints"
+	Routes []string // the routes it would serve
+}
+
+// Error names the option and its routes.
+func (e *OptInError) Error() string {
+	return fmt.Sprintf("statusapi: %s(nil): nothing to serve %s from; leave the option out not to serve them", e.Option, strings.Join(e.Routes, " and "))
 }

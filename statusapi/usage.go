@@ -17,13 +17,8 @@ type usage struct {
 	ResetAt   *string `json:"resetAt"`
 }
 
-// usageRoutes is GET /v1/rate_limit, for a limiter that can read a budget
-// without spending it (ratelimit.Peeker, as both of the module's can);
-// none with any other.
+// usageRoutes is GET /v1/rate_limit (ratelimit.Limiter's Peek).
 func usageRoutes(h *handler) []route {
-	if h.peeker == nil {
-		return nil
-	}
 	// Needs a key but no scope, and spends nothing.
 	return []route{{"/v1/rate_limit", h.unmetered(h.getUsage)}}
 }
@@ -36,7 +31,7 @@ func (h *handler) getUsage(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
 		return response{}, err
 	}
-	d, err := h.peeker.Peek(r.Context(), c.Principal)
+	d, err := h.lim.Peek(r.Context(), c.Principal)
 	if errors.Is(err, ratelimit.ErrCannotPeek) {
 		return response{}, envelope.New(envelope.NotFound, "no such route")
 	}

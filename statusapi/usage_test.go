@@ -109,17 +109,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestUsageNeedsALimiterThatPeeks checks a limiter that cannot read a
-// budget without spending it: the route is not served.
-func TestUsageNeedsALimiterThatPeeks(t *testing.T) {
-	is := is.New(t)
-	api := newTestAPI(t)
-	h := statusapi.New(api.store, api.keys, limiterOnly{ratelimit.NewMemory()}, quiet, statusapi.WithSigningKey(signingKey))
-	res := serveWith(t, h, authorized("/v1/rate_limit", api.key["a"]))
-	is.Equal(res.Code, 404) // no such route
-	is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
-}
-
 // peekFails is a limiter whose Peek fails with err.
 type peekFails struct {
 	ratelimit.Limiter
@@ -129,9 +118,6 @@ type peekFails struct {
 func (l peekFails) Peek(context.Context, auth.Principal) (ratelimit.Decision, error) {
 	return ratelimit.Decision{}, l.err
 }
-
-// limiterOnly hides every optional interface of the limiter it wraps.
-type limiterOnly struct{ ratelimit.Limiter }
 
 // authorized is a GET of target with the API key.
 func authorized(target, key string) *http.Request {

@@ -94,18 +94,9 @@ type webhooks struct{ d *webhook.Dispatcher }
 // startWebhooks registers the data file's endpoints (those not yet in the
 // store; a reload does not change them) and starts the dispatcher, whose
 // secrets are sealed under a key derived from the signing key, its
-// attempts counted on the metrics server when there is one. On a store
-// without an event feed (store.Events) or without webhook endpoints, it
-// logs that webhooks are off.
-func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
-	ws, okW := st.(webhook.Store)
-	ev, okE := st.(store.Events)
-	if !okW || !okE {
-		if len(ds.webhooks) > 0 {
-			log.Warn("webhooks are off: the store keeps no event feed", "endpoints", len(ds.webhooks))
-		}
-		return webhooks{}, nil
-	}
+// attempts counted on the metrics server when there is one.
+func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
+	ws, ev := st, st
 	opts := []webhook.Option{webhook.WithAllowLocal(cfg.webhookAllowLocal), webhook.WithSchedule(cfg.webhookRetries), webhook.WithLogger(log)}
 	if metrics != nil {
 		opts = append(opts, webhook.WithObserver(otelstatus.WebhookObserver(otelstatus.WithMeterProvider(metrics.provider))))
