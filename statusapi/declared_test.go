@@ -95,7 +95,7 @@ func testWrappedServesEveryRoute(t *testing.T, st declaredStore, ks auth.KeyStor
 			return res.Code
 		}
 		want, got := answer(plain), answer(wrapped)
-		is.Equal(got, want) // the wrapped store answers as the store
+		is.Equal(got, want)                                               // the wrapped store answers as the store
 		if got != http.StatusOK && !strings.HasSuffix(pattern, "/file") { // a signed link, unsigned here, is 403
 			t.Errorf("%s: %d, want 200", target, got) // every route is served, on both
 		}
@@ -142,7 +142,7 @@ func TestOptInRoutes(t *testing.T) {
 	}
 	listed := strings.Join(statusapi.Routes(api.store), " ")
 	is.True(!strings.Contains(listed, "webhook") && !strings.Contains(listed, "request_logs")) // nor listed
-	is.True(strings.Contains(listed, "/v1/threads") && strings.Contains(listed, "/v1/events"))  // v1's are, from any store
+	is.True(strings.Contains(listed, "/v1/threads") && strings.Contains(listed, "/v1/events")) // v1's are, from any store
 
 	err := statusapi.Validate(api.store, api.keys, ratelimit.NewMemory(), statusapi.WithWebhookEndpoints(nil))
 	var optIn *statusapi.OptInError
