@@ -424,3 +424,6 @@ type orgsOnly struct{ m *store.Memory }
 func (o orgsOnly) Organization(ctx context.Context, id string) (store.Organization, error) {
 	return o.m.Organization(ctx, id)
 }
+
+func (o orgsOnly) OnDeleteOrganization(fn func(string)) { o.m.OnDeleteOrganization(fn) }
+func (o orgsOnly) OnOrganizationChange(fn func(string)) { o.m.OnOrganizationChange(fn) }

@@ -36,17 +36,28 @@ var (
 	_ Invalidations = (*MemoryKeyStore)(nil)
 )
 
+// MemoryOrganizations is what a MemoryKeyStore reads its organizations
+// from and hears of their deletion and change through, declared: a
+// store.Memory is one.
+type MemoryOrganizations interface {
+	store.Organizations
+	// OnDeleteOrganization calls fn with the id of each organization
+	// deleted after it returns.
+	OnDeleteOrganization(fn func(orgID string))
+	// OnOrganizationChange calls fn with the id of each organization put
+	// with another value after it returns.
+	OnOrganizationChange(fn func(orgID string))
+}
+
 // NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
 // the organizations of orgs, usually the store.Memory the handler reads:
 // an organization is put once, there, and its plan and flags apply to its
 // keys' next lookup; a key of an organization that is gone is refused.
-// When orgs tells of deleted organizations (store.Memory's
-// OnDeleteOrganization), a deleted organization's keys are dropped, so
-// they stop working for good, even if an organization with the same id is
-// put again. Deleted organizations, and changed ones when orgs tells of
-// them (store.Memory's OnOrganizationChange), are reported to the
-// MemoryKeyStore's subscribers (see Subscribe). It panics if orgs is nil.
-func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
+// A deleted organization's keys are dropped, so they stop working for
+// good, even if an organization with the same id is put again. Deleted
+// and changed organizations are reported to the MemoryKeyStore's
+// subscribers (see Subscribe). It panics if orgs is nil.
+func NewMemoryKeyStore(orgs MemoryOrganizations) *MemoryKeyStore {
 	if orgs == nil {
 		panic("auth: NewMemoryKeyStore needs store.Organizations (a store.Memory)")
 	}
@@ -57,12 +68,8 @@ func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
 		byHash:  make(map[string]string),
 		dropped: make(map[string]int),
 	}
-	if d, ok := orgs.(interface{ OnDeleteOrganization(func(orgID string)) }); ok {
-		d.OnDeleteOrganization(m.dropOrganization)
-	}
-	if c, ok := orgs.(interface{ OnOrganizationChange(func(orgID string)) }); ok {
-		c.OnOrganizationChange(m.changed.Publish)
-	}
+	orgs.OnDeleteOrganization(m.dropOrganization)
+	orgs.OnOrganizationChange(m.changed.Publish)
 	return m
 }
 

@@ -6,9 +6,8 @@ import (
 	"fmt"
 )
 
-// pinger is the optional readiness capability of a KeyStore or a
-// KeyResolver: Ping returns nil when it can serve. It is not part of
-// either interface, so implementations written before it keep compiling.
+// pinger is the optional readiness capability of a KeyStore: Ping
+// returns nil when it can serve. (A KeyResolver declares Ping.)
 type pinger interface {
 	Ping(ctx context.Context) error
 }
@@ -33,24 +32,17 @@ func (k *Keys) Ping(ctx context.Context) error {
 func (m *MemoryKeyStore) Ping(ctx context.Context) error { return nil }
 
 // Ping reports whether the resolver behind the cache can serve, by
-// calling its Ping when it has one (nil otherwise). It never answers from
-// the cache: a cached answer says nothing about the key store now.
-func (c *Cache) Ping(ctx context.Context) error {
-	if p, ok := c.next.(pinger); ok {
-		return p.Ping(ctx)
-	}
-	return nil
-}
+// calling its Ping. It never answers from the cache: a cached answer says
+// nothing about the key store now.
+func (c *Cache) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
 
-// Ping pings, in order, each resolver of the chain that has Ping, and
-// returns their errors joined; nil when all answer.
+// Ping pings, in order, each resolver of the chain, and returns their
+// errors joined; nil when all answer.
 func (c chain) Ping(ctx context.Context) error {
 	var errs []error
 	for _, r := range c {
-		if p, ok := r.(pinger); ok {
-			if err := p.Ping(ctx); err != nil {
-				errs = append(errs, err)
-			}
+		if err := r.Ping(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

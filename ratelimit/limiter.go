@@ -65,6 +65,10 @@ type Limiter interface {
 	// with Limited false on an unlimited plan. Allowed says whether one
 	// more request would be. statusapi serves GET /v1/rate_limit from it.
 	Peek(ctx context.Context, p auth.Principal) (Decision, error)
+	// Ping reports whether the limiter's counts answer, for a readiness
+	// check (statusapi.Ready): nil when they do (in memory, always), an
+	// error wrapping ErrUnavailable (or ctx's) when they do not.
+	Ping(ctx context.Context) error
 }
 
 // Decision is the outcome of Limiter.Allow.

@@ -145,3 +145,6 @@ func (downLimiter) Refund(context.Context, auth.Principal) error { return rateli
 func (downLimiter) Peek(context.Context, auth.Principal) (ratelimit.Decision, error) {
 	return ratelimit.Decision{}, fmt.Errorf("redis: %w", ratelimit.ErrUnavailable)
 }
+func (downLimiter) Ping(context.Context) error {
+	return fmt.Errorf("redis: %w", ratelimit.ErrUnavailable)
+}

@@ -95,7 +95,8 @@ func testWrappedServesEveryRoute(t *testing.T, st declaredStore, ks auth.KeyStor
 			return res.Code
 		}
 		want, got := answer(plain), answer(wrapped)
-		is.Equal(got, want)                                               // the wrapped store answers as the store
+		// The wrapped store answers as the store.
+		is.Equal(got, want)
 		if got != http.StatusOK && !strings.HasSuffix(pattern, "/file") { // a signed link, unsigned here, is 403
 			t.Errorf("%s: %d, want 200", target, got) // every route is served, on both
 		}
