@@ -22,9 +22,9 @@
 // The limiter recovers by itself when a probe finds the counter answering
 // again. (The memory counter never fails.)
 //
-// PlanLimiter is also a Peeker: Peek reads an organization's budget without
-// spending it (GET /v1/rate_limit), through a Counter that implements
-// CounterPeeker, as both of the module's do.
+// Every Limiter declares Peek, which reads an organization's budget
+// without spending it (GET /v1/rate_limit); PlanLimiter's goes through a
+// Counter that implements CounterPeeker, as both of the module's do.
 //
 // Options follow one rule, as everywhere in this module: an option given
 // the zero value of its argument (0, "", nil) leaves the default, where its

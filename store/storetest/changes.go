@@ -14,10 +14,10 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of the optional interfaces: store.Deleter (deletes and their
-// cascades) and store.Changes (UpdatedAt set by the store, UpdatedSince,
-// deletion records). Each runs for a Subject that implements the
-// interfaces it uses and is skipped for one that does not. They let time
+// The cases of store.Changes (UpdatedAt set by the store, UpdatedSince,
+// deletion records), and of the write side's store.Deleter (deletes and
+// their cascades), which run for a Subject that implements it and are
+// skipped for one that does not. They let time
 // pass with short sleeps, never with a store's clock, so that they hold
 // for any store.
 
