@@ -23,8 +23,8 @@
 // again. (The memory counter never fails.)
 //
 // Every Limiter declares Peek, which reads an organization's budget
-// without spending it (GET /v1/rate_limit); PlanLimiter's goes through a
-// Counter that implements CounterPeeker, as both of the module's do.
+// without spending it (GET /v1/rate_limit); PlanLimiter's reads its
+// Counter's Peek.
 //
 // Options follow one rule, as everywhere in this module: an option given
 // the zero value of its argument (0, "", nil) leaves the default, where its

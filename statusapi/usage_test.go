@@ -101,7 +101,6 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{fmt.Errorf("redis: %w", ratelimit.ErrUnavailable), 503},
 		{errors.New("redis: WRONGTYPE"), 500},
-		{fmt.Errorf("wrapped: %w", ratelimit.ErrCannotPeek), 404},
 	} {
 		h := statusapi.New(api.store, api.keys, peekFails{ratelimit.NewMemory(), tc.err}, quiet, statusapi.WithSigningKey(signingKey))
 		res := serveWith(t, h, authorized("/v1/rate_limit", api.key["a"]))
