@@ -20,7 +20,7 @@ import (
 // forgets an account switched off at once. It is safe for concurrent use;
 // the zero value is not usable, call NewMemoryKeyStore.
 type MemoryKeyStore struct {
-	orgs    store.Organizations
+	orgs    MemoryOrganizations
 	changed *Broadcast // organizations changed or deleted
 
 	mu     sync.RWMutex
@@ -47,6 +47,10 @@ type MemoryOrganizations interface {
 	// OnOrganizationChange calls fn with the id of each organization put
 	// with another value after it returns.
 	OnOrganizationChange(fn func(orgID string))
+	// GetProject returns one of the organization's projects (see
+	// KeyStore.GetProject): an error wrapping errors.ErrUnsupported when
+	// it holds none.
+	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
 }
 
 // NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
@@ -200,16 +204,11 @@ func (m *MemoryKeyStore) Organization(ctx context.Context, orgID string) (store.
 	return m.orgs.Organization(ctx, orgID)
 }
 
-// GetProject returns a project from the store.Organizations the
-// MemoryKeyStore reads, when that store has projects (store.Memory does),
-// so that Keys can check a restricted key's project ids; otherwise an
-// error wrapping errors.ErrUnsupported.
+// GetProject returns a project from the MemoryOrganizations the
+// MemoryKeyStore reads, so that Keys can check a restricted key's project
+// ids.
 func (m *MemoryKeyStore) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
-	pr, ok := m.orgs.(projectReader)
-	if !ok {
-		return store.Project{}, fmt.Errorf("auth: the key store's organizations hold no projects: %w", errors.ErrUnsupported)
-	}
-	return pr.GetProject(ctx, orgID, id)
+	return m.orgs.GetProject(ctx, orgID, id)
 }
 
 // MarkUsed records last-use times; ids it does not know are ignored, and a

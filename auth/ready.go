@@ -6,22 +6,11 @@ import (
 	"fmt"
 )
 
-// pinger is the optional readiness capability of a KeyStore: Ping
-// returns nil when it can serve. (A KeyResolver declares Ping.)
-type pinger interface {
-	Ping(ctx context.Context) error
-}
-
 // Ping reports whether the KeyStore answers, for a readiness check (see
-// statusapi.Ready): it calls the store's own Ping when it has one
-// (store/bunstore's runs a SELECT 1), and returns nil when it has none.
-// The error wraps ErrUnavailable.
+// statusapi.Ready): it calls the store's Ping (store/bunstore's runs a
+// SELECT 1). The error wraps ErrUnavailable.
 func (k *Keys) Ping(ctx context.Context) error {
-	p, ok := k.store.(pinger)
-	if !ok {
-		return nil
-	}
-	err := p.Ping(ctx)
+	err := k.store.Ping(ctx)
 	if err == nil || errors.Is(err, ErrUnavailable) {
 		return err
 	}
