@@ -23,6 +23,8 @@ type countingResolver struct {
 	n    int
 }
 
+func (c *countingResolver) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
+
 func (c *countingResolver) Resolve(ctx context.Context, cred string) (auth.Principal, error) {
 	c.mu.Lock()
 	c.n++

@@ -263,12 +263,6 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 	return rec, nil
 }
 
-// projectReader is what a KeyStore implements when it can tell whether an
-// organization has a project (store.Store's GetProject).
-type projectReader interface {
-	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
-}
-
 // checkProjects refuses, with an error wrapping ErrInvalidInput, an id of
 // ids that is not one of the organization's projects, when the key store
 // can tell (see MintRestricted).
@@ -276,14 +270,10 @@ func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) er
 	if len(ids) == 0 {
 		return nil
 	}
-	pr, ok := k.store.(projectReader)
 	for _, id := range ids {
-		var err error
-		if ok {
-			_, err = pr.GetProject(ctx, orgID, id)
-		}
+		_, err := k.store.GetProject(ctx, orgID, id)
 		switch {
-		case !ok || errors.Is(err, errors.ErrUnsupported):
+		case errors.Is(err, errors.ErrUnsupported):
 			k.log.Warn("auth: the key store cannot read projects: a restricted key's project ids are stored unchecked", "org", orgID, "projects", len(ids))
 			return nil
 		case errors.Is(err, store.ErrNotFound):

@@ -67,4 +67,13 @@ type KeyStore interface {
 	// MarkUsed records when keys were last used: key id to time. A time
 	// older than the one stored is ignored.
 	MarkUsed(ctx context.Context, used map[string]time.Time) error
+	// GetProject returns one of the organization's projects, or an error
+	// wrapping store.ErrNotFound, so that Keys can check the project ids
+	// of a restricted key (MintRestricted); an error wrapping
+	// errors.ErrUnsupported when the key store cannot read projects, and
+	// the ids are then stored unchecked, with a warning.
+	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
+	// Ping reports whether the key store answers, for a readiness check
+	// (Keys.Ping): nil when it does, an error otherwise.
+	Ping(ctx context.Context) error
 }

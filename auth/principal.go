@@ -128,8 +128,14 @@ type Principal struct {
 // other: the caller decides. A Principal that stops being valid before a
 // cache would forget it says so in its Expiry. Implementations are safe for
 // concurrent use and never log the credential.
+//
+// Ping reports whether the resolver can serve, for a readiness check
+// (statusapi.Ready): nil when it can, or when it has nothing to check (a
+// ResolverFunc, a resolver of signed tokens); an error wrapping
+// ErrUnavailable (or ctx's) when what it reads from does not answer.
 type KeyResolver interface {
 	Resolve(ctx context.Context, credential string) (Principal, error)
+	Ping(ctx context.Context) error
 }
 
 // ResolverFunc adapts a function to KeyResolver.
@@ -139,3 +145,6 @@ type ResolverFunc func(ctx context.Context, credential string) (Principal, error
 func (f ResolverFunc) Resolve(ctx context.Context, credential string) (Principal, error) {
 	return f(ctx, credential)
 }
+
+// Ping returns nil: a function has nothing to check.
+func (f ResolverFunc) Ping(context.Context) error { return nil }

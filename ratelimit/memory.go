@@ -39,10 +39,7 @@ type window struct {
 	end   time.Time
 }
 
-var (
-	_ NonBlocking   = (*memoryCounter)(nil)
-	_ CounterPeeker = (*memoryCounter)(nil)
-)
+var _ NonBlocking = (*memoryCounter)(nil)
 
 func newMemoryCounter(now func() time.Time) *memoryCounter {
 	return &memoryCounter{now: now, windows: map[string]window{}}
@@ -97,6 +94,9 @@ func (m *memoryCounter) Peek(_ context.Context, key string, _ Rate) (Window, err
 	}
 	return Window{Count: w.count, End: w.end}, nil
 }
+
+// Ping returns nil: memory is always there.
+func (m *memoryCounter) Ping(context.Context) error { return nil }
 
 // sweep forgets the windows that have ended by now. m.mu is held.
 func (m *memoryCounter) sweep(now time.Time) {

@@ -135,21 +135,16 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	return err
 }
 
-// Ping reports whether l's counter answers, for a readiness check. It
-// returns nil when the counter does not implement Pinger (NewMemory's has
-// nothing to ping), an error wrapping ErrUnavailable when the counter
-// fails or does not answer within the timeout (WithTimeout), and ctx's
-// error when ctx ends first. It counts nothing, and neither starts nor
+// Ping reports whether l's counter answers, for a readiness check: nil
+// when it does (NewMemory's always does), an error wrapping
+// ErrUnavailable when the counter fails or does not answer within the
+// timeout (WithTimeout), and ctx's error when ctx ends first. It counts nothing, and neither starts nor
 // ends an outage: requests keep to the backoff (see WithOutageBackoff).
 func (l *PlanLimiter) Ping(ctx context.Context) error {
-	pinger, ok := l.counter.(Pinger)
-	if !ok {
-		return nil
-	}
 	cctx, cancel := l.bound(ctx)
 	defer cancel()
 	_, err := call(cctx, l, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, pinger.Ping(ctx)
+		return struct{}{}, l.counter.Ping(ctx)
 	})
 	switch {
 	case err == nil:

@@ -149,7 +149,7 @@ func (h *handler) cached(scope auth.Scope, fn apiFunc) http.HandlerFunc {
 // runs, so an answer is never kept under a version newer than its data.
 func (h *handler) fromCache(fn apiFunc) apiFunc {
 	return func(r *http.Request, c caller) (response, error) {
-		v, err := h.versions.DataVersion(r.Context(), c.Org.ID)
+		v, err := h.st.DataVersion(r.Context(), c.Org.ID)
 		if err != nil {
 			return response{}, err
 		}

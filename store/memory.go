@@ -38,8 +38,9 @@ import (
 // unfiltered read only the page itself. A read with UpdatedSince scans the
 // organization's items of that kind and sorts those it keeps.
 //
-// Memory honours the restrictions of restricted keys in its queries
-// (Restrictable). It tracks changes (Changes) and deletes (Deleter). It dates every
+// Memory is a whole Store (restrictions, changes, versions, threads,
+// events) and the portal's side too (Writer, Deleter, ThreadWriter,
+// Organizations), and it keeps a RequestLog and WebhookEndpoints. It dates every
 // write from its clock (WithClock): a Put sets UpdatedAt when the item is
 // new or differs from the stored one in any other field (FileKey included:
 // a new file is new bytes behind the download link), and keeps it when
@@ -95,10 +96,7 @@ var (
 	_ Store         = (*Memory)(nil)
 	_ Writer        = (*Memory)(nil)
 	_ Organizations = (*Memory)(nil)
-	_ Changes       = (*Memory)(nil)
 	_ Deleter       = (*Memory)(nil)
-	_ Restrictable  = (*Memory)(nil)
-	_ Versions      = (*Memory)(nil)
 )
 
 // MemoryOption configures NewMemory. Options follow the module's one
@@ -566,10 +564,6 @@ func (m *Memory) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	}
 	return 0, nil
 }
-
-// HonoursRestrictions marks Memory as a store.Restrictable: every list
-// honours OnlyProjects, and ListDeletions OnlyKinds too.
-func (m *Memory) HonoursRestrictions() {}
 
 // DeleteOrganization removes an organization and everything it owns,
 // and leaves no deletion records: an organization that no longer exists

@@ -530,9 +530,8 @@ func optionalTime(field string, s *string) (*time.Time, error) {
 }
 
 // updatedAt parses an item's updatedAt, which a file may hold (an item as
-// the API shows it) or leave out (zero). A store that tracks changes
-// (store.Changes, as the in-memory one does) ignores it and dates every
-// change itself; one that does not keeps it.
+// the API shows it) or leave out (zero). Every store tracks changes
+// (store.Changes) and so ignores it and dates every change itself.
 func updatedAt(s *string) (time.Time, error) {
 	if s == nil {
 		return time.Time{}, nil

@@ -39,7 +39,6 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/internal/eventtest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -68,13 +67,6 @@ func run(args []string, out io.Writer) error {
 	}
 	mem := store.NewMemory()
 	var st store.Store = mem
-	var fake *eventtest.Store
-	if _, ok := st.(store.Events); !ok {
-		// store.Memory keeps no events in this build: a test store whose
-		// events this program adds.
-		fake = eventtest.New(mem)
-		st = fake
-	}
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(mem))
 	defer keys.Close()
 	resolver := auth.NewCache(keys)
@@ -151,9 +143,7 @@ func run(args []string, out io.Writer) error {
 	wrote := time.Now()
 	for i := range orgs {
 		id := fmt.Sprintf("org_%04d", i)
-		if fake != nil {
-			fake.Add(id, store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p1", ProjectID: "p1", CreatedAt: wrote})
-		} else if err := mem.PutProject(ctx, store.Project{ID: "p1", OrgID: id, Name: "P", Status: store.ProjectPlanned}); err != nil {
+		if err := mem.PutProject(ctx, store.Project{ID: "p1", OrgID: id, Name: "P", Status: store.ProjectPlanned}); err != nil {
 			return err
 		}
 	}

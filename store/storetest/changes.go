@@ -14,12 +14,12 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of the optional interfaces: store.Deleter (deletes and their
-// cascades) and store.Changes (UpdatedAt set by the store, UpdatedSince,
-// deletion records). Each runs for a Subject that implements the
-// interfaces it uses and is skipped for one that does not. Those that
-// need writes dated apart move the Subject's clock (Clocked) and never
-// sleep: they are skipped, saying so, for a Subject without one.
+// The cases of store.Changes (UpdatedAt set by the store, UpdatedSince,
+// deletion records), and of the write side's store.Deleter (deletes and
+// their cascades), which run for a Subject that implements it and are
+// skipped for one that does not. Those that need writes dated apart move
+// the Subject's clock (Clocked) and never sleep: they are skipped, saying
+// so, for a Subject without one.
 
 // tick is how far the suite moves a Subject's clock between writes that
 // must be dated apart: the second every store keeps (the wire's
@@ -40,30 +40,13 @@ func deleter(t *testing.T, s Subject) store.Deleter {
 	return d
 }
 
-// changes returns s as a store.Changes, or skips the test.
-func changes(t *testing.T, s Subject) store.Changes {
-	t.Helper()
-	c, ok := s.(store.Changes)
-	if !ok {
-		t.Skip("the store does not implement store.Changes")
-	}
-	return c
-}
-
 // updatedAtCheck returns the check of an item's UpdatedAt, which same
-// leaves out. On a store that tracks changes (store.Changes) UpdatedAt is
-// the store's: set while the items were put (from..to), in UTC, whatever
-// the item given held. On any other store it comes back as it was put.
-func updatedAtCheck(s Subject, from, to time.Time) func(is *is.I, got, want time.Time) {
-	if _, ok := s.(store.Changes); ok {
-		return func(is *is.I, got, _ time.Time) {
-			is.Helper()
-			within(is, got, from, to)
-		}
-	}
-	return func(is *is.I, got, want time.Time) {
+// leaves out. UpdatedAt is the store's (store.Changes): set while the
+// items were put (from..to), in UTC, whatever the item given held.
+func updatedAtCheck(_ Subject, from, to time.Time) func(is *is.I, got, want time.Time) {
+	return func(is *is.I, got, _ time.Time) {
 		is.Helper()
-		is.True(got.Equal(want)) // UpdatedAt comes back as it was put
+		within(is, got, from, to)
 	}
 }
 
@@ -251,15 +234,11 @@ func testDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 		got := getInvoice(t, s, orgA, before.ID)
 		wantI := want(f.invoices, orgA, before.ID, invoiceKey)
 		wantI.ProjectID = nil
-		same(is, got, wantI) // an invoice of a deleted project stays, with a nil ProjectID
-		if _, ok := s.(store.Changes); ok {
-			is.True(got.UpdatedAt.After(before.UpdatedAt)) // taking the project from an invoice is a change
-			within(is, got.UpdatedAt, from, to)
-		}
+		same(is, got, wantI)                           // an invoice of a deleted project stays, with a nil ProjectID
+		is.True(got.UpdatedAt.After(before.UpdatedAt)) // taking the project from an invoice is a change
+		within(is, got.UpdatedAt, from, to)
 	}
-	if _, ok := s.(store.Changes); ok {
-		is.True(getInvoice(t, s, orgA, "i4").UpdatedAt.Equal(i4.UpdatedAt)) // an invoice of another project keeps its UpdatedAt
-	}
+	is.True(getInvoice(t, s, orgA, "i4").UpdatedAt.Equal(i4.UpdatedAt)) // an invoice of another project keeps its UpdatedAt
 
 	// A project put again with the same id is a new project: nothing of
 	// the old one comes back.
@@ -376,15 +355,13 @@ func testDeleteCancelled(t *testing.T, open func(t *testing.T) Subject) {
 		{"DeleteDeliverable", func(ctx context.Context) error { return d.DeleteDeliverable(ctx, orgA, "d1") }},
 		{"DeleteInvoice", func(ctx context.Context) error { return d.DeleteInvoice(ctx, orgA, "i1") }},
 	}
-	if c, ok := s.(store.Changes); ok {
-		calls = append(calls, struct {
-			name string
-			call func(ctx context.Context) error
-		}{"ListDeletions", func(ctx context.Context) error {
-			_, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: now(s)})
-			return err
-		}})
-	}
+	calls = append(calls, struct {
+		name string
+		call func(ctx context.Context) error
+	}{"ListDeletions", func(ctx context.Context) error {
+		_, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: now(s)})
+		return err
+	}})
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			is := is.New(t)
@@ -399,7 +376,6 @@ func testDeleteCancelled(t *testing.T, open func(t *testing.T) Subject) {
 // sees, never taken from the item given.
 func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	changes(t, s)
 	f := seedData()
 	f.put(t, s)
 	pass(t, s)
@@ -554,7 +530,6 @@ func utc(t *time.Time) *time.Time {
 func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
 	from := now(s)
-	changes(t, s)
 	f := seedData()
 	f.put(t, s)
 
@@ -715,7 +690,7 @@ func deletions(c store.Changes, org string, q store.DeletionQuery) func(context.
 // records dropped when an item is put again.
 func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	c := changes(t, s)
+	c := s
 	d := deleter(t, s)
 	f := seedData()
 	f.put(t, s)
@@ -840,7 +815,7 @@ func inFeedOrder(feed []store.Deletion) error {
 
 func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	c := changes(t, s)
+	c := s
 	seedData().put(t, s)
 	is := is.New(t)
 
@@ -871,7 +846,7 @@ func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) Subject) {
 // consistent, ordered list.
 func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	c := changes(t, s)
+	c := s
 	d := deleter(t, s)
 	seedData().put(t, s)
 	is := is.New(t)

@@ -4,19 +4,16 @@
 // collide across organizations), not-found, validation of written items,
 // cancellation and concurrent use.
 //
-// A store that also implements the optional store.Deleter or store.Changes
-// passes their cases too (they are skipped for one that does not): deletes
-// and their cascades, UpdatedAt set by the store, UpdatedSince on every
-// list, and the deletion records. So does a store that implements
-// store.Threads and store.ThreadWriter: the Threads subtests, internal
-// content's invisibility above all.
-// And one that implements
-// store.Restrictable: OnlyProjects on every list (threads and messages
-// too, for a store that holds them), OnlyKinds and OnlyProjects on the
-// deletion records, each with its totals. And one that implements
-// store.Versions: every write moves the data version, to a value never
-// returned before. And one that implements store.Events (with
-// store.Deleter and the threads): the change spine read as events.
+// It covers every part of store.Store: UpdatedAt set by the store,
+// UpdatedSince on every list and the deletion records (store.Changes);
+// restricted keys' OnlyProjects on every list, OnlyKinds and OnlyProjects
+// on the deletion records, each with its totals; data versions, moved by
+// every write to a value never returned before (store.Versions); threads,
+// internal content's invisibility above all (store.Threads); and the
+// change spine read as events (store.Events). The cases that write
+// through the portal's side (store.Deleter, store.ThreadWriter, found by
+// type assertion on the Subject) are skipped for a Subject that does not
+// implement it: deletes and their cascades, threads and messages put.
 //
 // An implementation runs it from its own tests:
 //
@@ -29,8 +26,8 @@
 // not also implement Clocked.
 //
 // The suite uses only the public store.Store and store.Writer interfaces
-// (and store.Deleter, store.Changes, store.Threads and store.ThreadWriter,
-// found by type assertion), seeds
+// (and store.Deleter and store.ThreadWriter, found by type assertion),
+// seeds
 // every subtest through the Writer with times at second precision, and
 // never assumes an error message.
 package storetest

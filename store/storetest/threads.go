@@ -653,10 +653,7 @@ func snapshot(t *testing.T, s threadSubject) []string {
 			add("attachment "+org+"/"+id, a, err)
 		}
 	}
-	c, ok := s.(store.Changes)
-	if !ok {
-		return out
-	}
+	c := s
 	for _, org := range []string{orgA, orgB} {
 		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, UpdatedSince: earliest})
 		add("threads updated since the seeding "+org, page, err)
@@ -1111,11 +1108,7 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject
 	}
 	is.Equal(getThread(t, s, orgA, "t2").About, &store.Ref{Kind: store.KindInvoice, ID: "i2"}) // an invoice stays, and a thread about it too
 
-	c, ok := s.(store.Changes)
-	if !ok {
-		return
-	}
-	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: before["t3"]})
+	page, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: before["t3"]})
 	is.NoErr(err)
 	got := map[string]string{}
 	for _, r := range page.Items {
@@ -1326,7 +1319,6 @@ func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject)
 	seedData().put(t, s)
 	f := threadData()
 	f.put(t, s)
-	changes(t, s)
 	is := is.New(t)
 
 	change := func(write func() error) {
@@ -1419,7 +1411,7 @@ func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject)
 // records dropped when the content is visible again.
 func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	s, f := seededThreads(t, open)
-	c := changes(t, s)
+	c := s
 	is := is.New(t)
 
 	pass(t, s)
