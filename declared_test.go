@@ -13,7 +13,8 @@ import (
 )
 
 // TestNoCapabilityProbes counts the type assertions in non-test code that
-// probe a value for an interface of another package of this module
+// probe a value for an interface of this module (of another package or
+// its own)
 // (x.(store.Events), x.(ratelimit.Peeker), x.(auth.Invalidations)...) or
 // for an anonymous interface (x.(interface{ Ping(context.Context) error })):
 // what the API serves must be declared by the types a portal passes, never
@@ -102,6 +103,9 @@ func TestNoCapabilityProbes(t *testing.T) {
 			case *ast.SelectorExpr:
 				x, ok := ty.X.(*ast.Ident)
 				return ok && imports[x.Name] != fl.pkg && interfaces[imports[x.Name]][ty.Sel.Name]
+			case *ast.Ident: // an exported interface of the package itself (an
+				// unexported one no portal's value can implement)
+				return ast.IsExported(ty.Name) && interfaces[fl.pkg][ty.Name]
 			}
 			return false
 		}

@@ -290,9 +290,10 @@ func options() map[string]row {
 		"ratelimit.WithOutagePolicy": {probes: []probe{
 			limiter("zero (FailOpen)", ratelimit.WithOutagePolicy(0), ok),
 			limiter("unknown", ratelimit.WithOutagePolicy(7), refused)}},
-		"ratelimit.WithPrefix": {probes: []probe{limiter("zero", ratelimit.WithPrefix(""), ok)}},
-		"ratelimit.WithLogger": {probes: []probe{limiter("nil", ratelimit.WithLogger(nil), ok)}},
-		"ratelimit.WithClock":  {probes: []probe{limiter("nil", ratelimit.WithClock(nil), ok)}},
+		"ratelimit.WithPrefix":             {probes: []probe{limiter("zero", ratelimit.WithPrefix(""), ok)}},
+		"ratelimit.WithNonBlockingCounter": {probes: []probe{limiter("none", ratelimit.WithNonBlockingCounter(), ok)}},
+		"ratelimit.WithLogger":             {probes: []probe{limiter("nil", ratelimit.WithLogger(nil), ok)}},
+		"ratelimit.WithClock":              {probes: []probe{limiter("nil", ratelimit.WithClock(nil), ok)}},
 
 		// store
 		"store.WithClock": {probes: []probe{memory("nil", store.WithClock(nil)), memory("fixed", store.WithClock(now))}},

@@ -351,10 +351,9 @@ func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
 
 // Subscribe registers fn, to be called with the organization of each key
 // that Revoke revokes, at once, on the revoking goroutine; and with what
-// the KeyStore reports, when it is an Invalidations (MemoryKeyStore: its
-// organizations' changes; store/bunstore: its tables' changes, through
-// PostgreSQL), and what the Publisher of WithPublisher reports, when it
-// is one (the other replicas' revocations). See Invalidations for fn's
+// the KeyStore reports (MemoryKeyStore: its organizations' changes;
+// store/bunstore: its tables' changes, through PostgreSQL), and what the
+// Publisher of WithPublisher reports (the other replicas' revocations). See Invalidations for fn's
 // rules. A Cache in front of Keys, or of a Chain holding it, subscribes by
 // itself.
 func (k *Keys) Subscribe(fn func(orgID string)) (stop func()) {

@@ -67,6 +67,8 @@ func (s refusingStore) GetProject(context.Context, string, string) (store.Projec
 	return store.Project{}, nil
 }
 func (s refusingStore) Ping(context.Context) error { return nil }
+
+func (s refusingStore) Subscribe(func(string)) func() { return func() {} }
 func (s refusingStore) Keys(context.Context, string) ([]auth.Key, error) {
 	s.fail()
 	return nil, nil

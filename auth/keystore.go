@@ -76,4 +76,10 @@ type KeyStore interface {
 	// Ping reports whether the key store answers, for a readiness check
 	// (Keys.Ping): nil when it does, an error otherwise.
 	Ping(ctx context.Context) error
+	// Subscribe reports the organizations whose keys or account changed
+	// in the store, also by other processes where the store can tell
+	// (store/bunstore: PostgreSQL LISTEN), so that Keys relays them to the
+	// caches; a store that cannot tell returns a stop that does nothing,
+	// and its changes reach the caches within their ttl.
+	Invalidations
 }

@@ -15,7 +15,7 @@ import (
 //
 // A Counter may block (wait on a network): PlanLimiter calls it on a
 // goroutine of its own and waits at most the timeout (WithTimeout), even
-// if it ignores ctx, unless it implements NonBlocking. Any error means that
+// if it ignores ctx, unless New is given WithNonBlockingCounter. Any error means that
 // the counter could not tell, and the OutagePolicy applies; no error value
 // is special.
 //
@@ -50,14 +50,4 @@ type Window struct {
 	// or a moment later: a counter that knows the end only to the second
 	// reports the second after, never a time before the true end.
 	End time.Time
-}
-
-// NonBlocking is implemented by a Counter that never waits on anything
-// but a mutex, such as NewMemory's: PlanLimiter calls it directly on the
-// request's goroutine, without the cost of guarding it, and the timeout
-// does not apply.
-type NonBlocking interface {
-	Counter
-	// NonBlocking does nothing: implementing it is the promise.
-	NonBlocking()
 }

@@ -69,11 +69,6 @@ func (c *spyCounter) GiveBack(ctx context.Context, key string, r ratelimit.Rate)
 	return nil
 }
 
-// nonBlocking is a spyCounter that promises not to block.
-type nonBlocking struct{ *spyCounter }
-
-func (nonBlocking) NonBlocking() {}
-
 // hangingCounter is a spyCounter whose calls hang.
 type hangingCounter struct{ *spyCounter }
 
@@ -115,7 +110,7 @@ func TestNewCountsInTheCounterGiven(t *testing.T) {
 func TestNonBlockingCounterIsCalledDirectly(t *testing.T) {
 	is := is.New(t)
 	c := newSpyCounter(t)
-	lim := ratelimit.New(nonBlocking{c})
+	lim := ratelimit.New(c, ratelimit.WithNonBlockingCounter())
 	is.Equal(allowN(t, principal("org_a", store.PlanStarter, ""), 1, lim), 1)
 	is.Equal(c.deadlines, []bool{false}) // no timeout: it is called with the request's own ctx
 }

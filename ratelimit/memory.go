@@ -14,6 +14,7 @@ import (
 // due, so memory holds little more than the windows in progress.
 func NewMemory(opts ...Option) *PlanLimiter {
 	cfg := mustConfig(opts)
+	cfg.direct = true // its counter answers at once (WithNonBlockingCounter)
 	return newLimiter(newMemoryCounter(cfg.now), cfg)
 }
 
@@ -39,14 +40,9 @@ type window struct {
 	end   time.Time
 }
 
-var _ NonBlocking = (*memoryCounter)(nil)
-
 func newMemoryCounter(now func() time.Time) *memoryCounter {
 	return &memoryCounter{now: now, windows: map[string]window{}}
 }
-
-// NonBlocking marks memoryCounter as answering at once.
-func (m *memoryCounter) NonBlocking() {}
 
 // Take counts one request under key, opening a window of r.Period when the
 // last one has ended (or there is none), and every sweepInterval forgets

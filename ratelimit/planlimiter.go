@@ -16,7 +16,7 @@ import (
 // safe for concurrent use.
 type PlanLimiter struct {
 	counter  Counter
-	blocking bool // the counter is not NonBlocking: guard each call (see call)
+	blocking bool // not WithNonBlockingCounter: guard each call (see call)
 
 	cfg config
 
@@ -38,8 +38,7 @@ func New(c Counter, opts ...Option) *PlanLimiter {
 }
 
 func newLimiter(c Counter, cfg config) *PlanLimiter {
-	_, nonBlocking := c.(NonBlocking)
-	return &PlanLimiter{counter: c, blocking: !nonBlocking, cfg: cfg}
+	return &PlanLimiter{counter: c, blocking: !cfg.direct, cfg: cfg}
 }
 
 // Allow counts one request against the budget of p's organization under its
