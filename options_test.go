@@ -233,7 +233,11 @@ func options() map[string]row {
 		"statusapi.WithShutdown":         {probes: []probe{api("nil", statusapi.WithShutdown(nil), ok)}},
 		"statusapi.WithObserver":         {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
 		"statusapi.WithRequestLog":       {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
-		"statusapi.WithCORS":             {probes: []probe{api("none", statusapi.WithCORS(), ok)}},
+		// A nil store of an opt-in route is refused, not taken for "off"
+		// (issue 20: never a silent downgrade); leaving the option out is off.
+		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), refused),
+			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
+		"statusapi.WithCORS": {probes: []probe{api("none", statusapi.WithCORS(), ok)}},
 		"statusapi.WithRecorderBuffer": {probes: []probe{
 			recorder("zero", statusapi.WithRecorderBuffer(0), ok),
 			recorder("negative", statusapi.WithRecorderBuffer(-1), refused)}},
@@ -286,9 +290,10 @@ func options() map[string]row {
 		"ratelimit.WithOutagePolicy": {probes: []probe{
 			limiter("zero (FailOpen)", ratelimit.WithOutagePolicy(0), ok),
 			limiter("unknown", ratelimit.WithOutagePolicy(7), refused)}},
-		"ratelimit.WithPrefix": {probes: []probe{limiter("zero", ratelimit.WithPrefix(""), ok)}},
-		"ratelimit.WithLogger": {probes: []probe{limiter("nil", ratelimit.WithLogger(nil), ok)}},
-		"ratelimit.WithClock":  {probes: []probe{limiter("nil", ratelimit.WithClock(nil), ok)}},
+		"ratelimit.WithPrefix":             {probes: []probe{limiter("zero", ratelimit.WithPrefix(""), ok)}},
+		"ratelimit.WithNonBlockingCounter": {probes: []probe{limiter("none", ratelimit.WithNonBlockingCounter(), ok)}},
+		"ratelimit.WithLogger":             {probes: []probe{limiter("nil", ratelimit.WithLogger(nil), ok)}},
+		"ratelimit.WithClock":              {probes: []probe{limiter("nil", ratelimit.WithClock(nil), ok)}},
 
 		// store
 		"store.WithClock": {probes: []probe{memory("nil", store.WithClock(nil)), memory("fixed", store.WithClock(now))}},

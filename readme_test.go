@@ -265,7 +265,11 @@ func TestREADMERoutes(t *testing.T) {
 	for _, m := range routeRow.FindAllStringSubmatch(section, -1) {
 		listed = append(listed, m[1])
 	}
-	served := statusapi.Routes(store.NewMemory()) // the in-memory store serves every route
+	mem := store.NewMemory()
+	rec := statusapi.NewRequestRecorder(mem)
+	defer rec.Close(context.Background())
+	// Every route, the opt-in ones too (the README says which option).
+	served := statusapi.Routes(mem, statusapi.WithWebhookEndpoints(mem), statusapi.WithRequestLog(rec))
 	for _, r := range served {
 		if !slices.Contains(listed, r) {
 			t.Errorf("README.md's route table misses GET %s, which statusapi.Routes serves: add a row", r)

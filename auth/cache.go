@@ -59,6 +59,8 @@ type Cache struct {
 	max  int
 	now  func() time.Time
 	stop func() // ends the subscriptions
+	// invs are what the cache forgets on: next and WithInvalidations'.
+	invs []Invalidations
 
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]cacheEntry
@@ -100,11 +102,8 @@ func NewCache(r KeyResolver, opts ...Option) *Cache {
 		entries: make(map[[sha256.Size]byte]cacheEntry),
 		byOrg:   make(map[string]map[[sha256.Size]byte]struct{}),
 	}
-	invs := []any{r}
-	for _, inv := range c.invalidations {
-		invs = append(invs, inv)
-	}
-	cache.stop = subscribeAll(cache.Forget, invs...)
+	cache.invs = append([]Invalidations{r}, c.invalidations...)
+	cache.stop = subscribeAll(cache.Forget, cache.invs...)
 	return cache
 }
 
@@ -216,4 +215,14 @@ func (c *Cache) makeRoom(now time.Time) {
 		}
 		c.drop(id)
 	}
+}
+
+// Subscribe reports what c forgets on: what its resolver reports and the
+// Invalidations of WithInvalidations, so that a cache in front of c (or a
+// portal's own) forgets with it.
+func (c *Cache) Subscribe(fn func(orgID string)) (stop func()) {
+	if fn == nil {
+		panic("auth: Cache.Subscribe needs a function")
+	}
+	return subscribeAll(fn, c.invs...)
 }

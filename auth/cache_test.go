@@ -23,6 +23,10 @@ type countingResolver struct {
 	n    int
 }
 
+func (c *countingResolver) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
+
+func (c *countingResolver) Subscribe(fn func(string)) func() { return c.next.Subscribe(fn) }
+
 func (c *countingResolver) Resolve(ctx context.Context, cred string) (auth.Principal, error) {
 	c.mu.Lock()
 	c.n++

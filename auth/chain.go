@@ -49,13 +49,13 @@ func (c chain) Resolve(ctx context.Context, credential string) (Principal, error
 	return Principal{}, err
 }
 
-// Subscribe subscribes fn to each resolver of the chain that is an
-// Invalidations, and returns one stop for all.
+// Subscribe subscribes fn to each resolver of the chain, and returns one
+// stop for all.
 func (c chain) Subscribe(fn func(orgID string)) (stop func()) {
 	if fn == nil {
 		panic("auth: Chain's Subscribe needs a function")
 	}
-	rs := make([]any, len(c))
+	rs := make([]Invalidations, len(c))
 	for i, r := range c {
 		rs[i] = r
 	}

@@ -42,8 +42,12 @@ type Invalidations interface {
 // Publish returns an error when the message could not be sent (it wraps
 // ErrUnavailable); the change is then seen elsewhere within the caches'
 // ttl. Implementations are safe for concurrent use.
+//
+// Subscribe (Invalidations) reports what the other processes publish, so
+// that Keys relays their revocations to this process's caches.
 type Publisher interface {
 	Publish(ctx context.Context, orgID string) error
+	Invalidations
 }
 
 // Broadcast is an in-process Invalidations: Publish reports an
@@ -97,12 +101,12 @@ func (b *Broadcast) Subscribe(fn func(orgID string)) (stop func()) {
 	})
 }
 
-// subscribeAll subscribes fn to each of invs that is an Invalidations,
-// and returns one stop for all.
-func subscribeAll(fn func(orgID string), invs ...any) (stop func()) {
+// subscribeAll subscribes fn to each of invs that is not nil, and returns
+// one stop for all.
+func subscribeAll(fn func(orgID string), invs ...Invalidations) (stop func()) {
 	var stops []func()
-	for _, v := range invs {
-		if inv, ok := v.(Invalidations); ok {
+	for _, inv := range invs {
+		if inv != nil {
 			stops = append(stops, inv.Subscribe(fn))
 		}
 	}

@@ -263,12 +263,6 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 	return rec, nil
 }
 
-// projectReader is what a KeyStore implements when it can tell whether an
-// organization has a project (store.Store's GetProject).
-type projectReader interface {
-	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
-}
-
 // checkProjects refuses, with an error wrapping ErrInvalidInput, an id of
 // ids that is not one of the organization's projects, when the key store
 // can tell (see MintRestricted).
@@ -276,14 +270,10 @@ func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) er
 	if len(ids) == 0 {
 		return nil
 	}
-	pr, ok := k.store.(projectReader)
 	for _, id := range ids {
-		var err error
-		if ok {
-			_, err = pr.GetProject(ctx, orgID, id)
-		}
+		_, err := k.store.GetProject(ctx, orgID, id)
 		switch {
-		case !ok || errors.Is(err, errors.ErrUnsupported):
+		case errors.Is(err, errors.ErrUnsupported):
 			k.log.Warn("auth: the key store cannot read projects: a restricted key's project ids are stored unchecked", "org", orgID, "projects", len(ids))
 			return nil
 		case errors.Is(err, store.ErrNotFound):
@@ -361,10 +351,9 @@ func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
 
 // Subscribe registers fn, to be called with the organization of each key
 // that Revoke revokes, at once, on the revoking goroutine; and with what
-// the KeyStore reports, when it is an Invalidations (MemoryKeyStore: its
-// organizations' changes; store/bunstore: its tables' changes, through
-// PostgreSQL), and what the Publisher of WithPublisher reports, when it
-// is one (the other replicas' revocations). See Invalidations for fn's
+// the KeyStore reports (MemoryKeyStore: its organizations' changes;
+// store/bunstore: its tables' changes, through PostgreSQL), and what the
+// Publisher of WithPublisher reports (the other replicas' revocations). See Invalidations for fn's
 // rules. A Cache in front of Keys, or of a Chain holding it, subscribes by
 // itself.
 func (k *Keys) Subscribe(fn func(orgID string)) (stop func()) {

@@ -62,6 +62,13 @@ func (s refusingStore) fail() {
 	s.t.Error("the key store was asked about a credential that should have been refused before")
 }
 func (s refusingStore) CreateKey(context.Context, auth.Key) error { s.fail(); return nil }
+func (s refusingStore) GetProject(context.Context, string, string) (store.Project, error) {
+	s.fail()
+	return store.Project{}, nil
+}
+func (s refusingStore) Ping(context.Context) error { return nil }
+
+func (s refusingStore) Subscribe(func(string)) func() { return func() {} }
 func (s refusingStore) Keys(context.Context, string) ([]auth.Key, error) {
 	s.fail()
 	return nil, nil
@@ -424,3 +431,11 @@ type orgsOnly struct{ m *store.Memory }
 func (o orgsOnly) Organization(ctx context.Context, id string) (store.Organization, error) {
 	return o.m.Organization(ctx, id)
 }
+
+func (o orgsOnly) OnDeleteOrganization(fn func(string)) { o.m.OnDeleteOrganization(fn) }
+
+// GetProject says it holds no projects.
+func (orgsOnly) GetProject(context.Context, string, string) (store.Project, error) {
+	return store.Project{}, errors.ErrUnsupported
+}
+func (o orgsOnly) OnOrganizationChange(fn func(string)) { o.m.OnOrganizationChange(fn) }

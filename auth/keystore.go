@@ -67,4 +67,19 @@ type KeyStore interface {
 	// MarkUsed records when keys were last used: key id to time. A time
 	// older than the one stored is ignored.
 	MarkUsed(ctx context.Context, used map[string]time.Time) error
+	// GetProject returns one of the organization's projects, or an error
+	// wrapping store.ErrNotFound, so that Keys can check the project ids
+	// of a restricted key (MintRestricted); an error wrapping
+	// errors.ErrUnsupported when the key store cannot read projects, and
+	// the ids are then stored unchecked, with a warning.
+	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
+	// Ping reports whether the key store answers, for a readiness check
+	// (Keys.Ping): nil when it does, an error otherwise.
+	Ping(ctx context.Context) error
+	// Subscribe reports the organizations whose keys or account changed
+	// in the store, also by other processes where the store can tell
+	// (store/bunstore: PostgreSQL LISTEN), so that Keys relays them to the
+	// caches; a store that cannot tell returns a stop that does nothing,
+	// and its changes reach the caches within their ttl.
+	Invalidations
 }

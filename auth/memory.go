@@ -20,7 +20,7 @@ import (
 // forgets an account switched off at once. It is safe for concurrent use;
 // the zero value is not usable, call NewMemoryKeyStore.
 type MemoryKeyStore struct {
-	orgs    store.Organizations
+	orgs    MemoryOrganizations
 	changed *Broadcast // organizations changed or deleted
 
 	mu     sync.RWMutex
@@ -36,17 +36,32 @@ var (
 	_ Invalidations = (*MemoryKeyStore)(nil)
 )
 
+// MemoryOrganizations is what a MemoryKeyStore reads its organizations
+// from and hears of their deletion and change through, declared: a
+// store.Memory is one.
+type MemoryOrganizations interface {
+	store.Organizations
+	// OnDeleteOrganization calls fn with the id of each organization
+	// deleted after it returns.
+	OnDeleteOrganization(fn func(orgID string))
+	// OnOrganizationChange calls fn with the id of each organization put
+	// with another value after it returns.
+	OnOrganizationChange(fn func(orgID string))
+	// GetProject returns one of the organization's projects (see
+	// KeyStore.GetProject): an error wrapping errors.ErrUnsupported when
+	// it holds none.
+	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
+}
+
 // NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
 // the organizations of orgs, usually the store.Memory the handler reads:
 // an organization is put once, there, and its plan and flags apply to its
 // keys' next lookup; a key of an organization that is gone is refused.
-// When orgs tells of deleted organizations (store.Memory's
-// OnDeleteOrganization), a deleted organization's keys are dropped, so
-// they stop working for good, even if an organization with the same id is
-// put again. Deleted organizations, and changed ones when orgs tells of
-// them (store.Memory's OnOrganizationChange), are reported to the
-// MemoryKeyStore's subscribers (see Subscribe). It panics if orgs is nil.
-func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
+// A deleted organization's keys are dropped, so they stop working for
+// good, even if an organization with the same id is put again. Deleted
+// and changed organizations are reported to the MemoryKeyStore's
+// subscribers (see Subscribe). It panics if orgs is nil.
+func NewMemoryKeyStore(orgs MemoryOrganizations) *MemoryKeyStore {
 	if orgs == nil {
 		panic("auth: NewMemoryKeyStore needs store.Organizations (a store.Memory)")
 	}
@@ -57,12 +72,8 @@ func NewMemoryKeyStore(orgs store.Organizations) *MemoryKeyStore {
 		byHash:  make(map[string]string),
 		dropped: make(map[string]int),
 	}
-	if d, ok := orgs.(interface{ OnDeleteOrganization(func(orgID string)) }); ok {
-		d.OnDeleteOrganization(m.dropOrganization)
-	}
-	if c, ok := orgs.(interface{ OnOrganizationChange(func(orgID string)) }); ok {
-		c.OnOrganizationChange(m.changed.Publish)
-	}
+	orgs.OnDeleteOrganization(m.dropOrganization)
+	orgs.OnOrganizationChange(m.changed.Publish)
 	return m
 }
 
@@ -193,16 +204,11 @@ func (m *MemoryKeyStore) Organization(ctx context.Context, orgID string) (store.
 	return m.orgs.Organization(ctx, orgID)
 }
 
-// GetProject returns a project from the store.Organizations the
-// MemoryKeyStore reads, when that store has projects (store.Memory does),
-// so that Keys can check a restricted key's project ids; otherwise an
-// error wrapping errors.ErrUnsupported.
+// GetProject returns a project from the MemoryOrganizations the
+// MemoryKeyStore reads, so that Keys can check a restricted key's project
+// ids.
 func (m *MemoryKeyStore) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
-	pr, ok := m.orgs.(projectReader)
-	if !ok {
-		return store.Project{}, fmt.Errorf("auth: the key store's organizations hold no projects: %w", errors.ErrUnsupported)
-	}
-	return pr.GetProject(ctx, orgID, id)
+	return m.orgs.GetProject(ctx, orgID, id)
 }
 
 // MarkUsed records last-use times; ids it does not know are ignored, and a

@@ -128,8 +128,23 @@ type Principal struct {
 // other: the caller decides. A Principal that stops being valid before a
 // cache would forget it says so in its Expiry. Implementations are safe for
 // concurrent use and never log the credential.
+//
+// Ping reports whether the resolver can serve, for a readiness check
+// (statusapi.Ready): nil when it can, or when it has nothing to check (a
+// ResolverFunc, a resolver of signed tokens); an error wrapping
+// ErrUnavailable (or ctx's) when what it reads from does not answer.
+//
+// Subscribe (Invalidations) reports the organizations whose keys or
+// account changed, so that a Cache in front forgets them at once: Keys
+// reports its revocations and what its KeyStore and Publisher report; a
+// resolver with nothing to report (a ResolverFunc, a resolver of signed
+// tokens) returns a stop that does nothing. Declared rather than
+// discovered: a portal's wrapper of a resolver keeps revocation in
+// milliseconds only by passing Subscribe on, and the compiler says so.
 type KeyResolver interface {
 	Resolve(ctx context.Context, credential string) (Principal, error)
+	Ping(ctx context.Context) error
+	Invalidations
 }
 
 // ResolverFunc adapts a function to KeyResolver.
@@ -139,3 +154,11 @@ type ResolverFunc func(ctx context.Context, credential string) (Principal, error
 func (f ResolverFunc) Resolve(ctx context.Context, credential string) (Principal, error) {
 	return f(ctx, credential)
 }
+
+// Ping returns nil: a function has nothing to check.
+func (f ResolverFunc) Ping(context.Context) error { return nil }
+
+// Subscribe reports nothing: a function has nothing to report. A
+// portal whose function reads keys that can be revoked wraps it in a type
+// whose Subscribe reports them (a Broadcast it publishes to, say).
+func (f ResolverFunc) Subscribe(func(orgID string)) (stop func()) { return func() {} }

@@ -20,7 +20,7 @@ type pingKeyStore struct {
 
 func (s pingKeyStore) Ping(context.Context) error { return s.err }
 
-// plainKeyStore is a KeyStore written without Ping.
+// plainKeyStore is a KeyStore that pings as the one it wraps.
 type plainKeyStore struct{ auth.KeyStore }
 
 type pinger interface{ Ping(context.Context) error }
@@ -35,7 +35,7 @@ func TestPing(t *testing.T) {
 		down bool
 	}{
 		{"memory key store", auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory())), false},
-		{"key store without Ping", auth.NewKeys(plainKeyStore{auth.NewMemoryKeyStore(store.NewMemory())}), false},
+		{"wrapped key store", auth.NewKeys(plainKeyStore{auth.NewMemoryKeyStore(store.NewMemory())}), false},
 		{"key store up", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), nil}), false},
 		{"key store down", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), true},
 		{"cache over a key store down", auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), auth.WithCacheTTL(time.Minute)), true},

@@ -12,7 +12,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/internal/eventtest"
 	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -124,7 +123,10 @@ func TestExamples(t *testing.T) {
 // optional resource: statusapi's one table of them. eventtest adds
 // store.Events for a build whose store.Memory does not keep events yet
 // (it changes nothing once it does).
-var routes = statusapi.Routes(eventtest.New(store.NewMemory()))
+// routes are the handler's routes with every opt-in option (Routes only
+// asks whether a recorder is given, so an idle one stands for it).
+var routes = statusapi.Routes(store.NewMemory(), statusapi.WithWebhookEndpoints(store.NewMemory()),
+	statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
 
 func TestEveryRouteIsDocumented(t *testing.T) {
 	is := is.New(t)

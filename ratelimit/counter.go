@@ -15,9 +15,9 @@ import (
 //
 // A Counter may block (wait on a network): PlanLimiter calls it on a
 // goroutine of its own and waits at most the timeout (WithTimeout), even
-// if it ignores ctx, unless it implements NonBlocking. Any error means that
+// if it ignores ctx, unless New is given WithNonBlockingCounter. Any error means that
 // the counter could not tell, and the OutagePolicy applies; no error value
-// is special. It may also implement Pinger.
+// is special.
 //
 // Implementations are safe for concurrent use.
 type Counter interface {
@@ -30,6 +30,14 @@ type Counter interface {
 	// opens a window nor takes a count below zero: with no window in
 	// progress, or nothing counted in it, it does nothing and returns nil.
 	GiveBack(ctx context.Context, key string, r Rate) error
+	// Peek reports key's window in progress, as Take would after counting
+	// one request less: Count is what it holds (0 with no window in
+	// progress) and End when it ends (zero with none). It never opens a
+	// window nor changes a count. PlanLimiter.Peek reads through it.
+	Peek(ctx context.Context, key string, r Rate) (Window, error)
+	// Ping returns nil when the counter's store answers (at once for one
+	// in memory), an error otherwise. PlanLimiter.Ping calls it.
+	Ping(ctx context.Context) error
 }
 
 // Window is the state of a key's window after Counter.Take.
@@ -42,21 +50,4 @@ type Window struct {
 	// or a moment later: a counter that knows the end only to the second
 	// reports the second after, never a time before the true end.
 	End time.Time
-}
-
-// NonBlocking is implemented by a Counter that never waits on anything
-// but a mutex, such as NewMemory's: PlanLimiter calls it directly on the
-// request's goroutine, without the cost of guarding it, and the timeout
-// does not apply.
-type NonBlocking interface {
-	Counter
-	// NonBlocking does nothing: implementing it is the promise.
-	NonBlocking()
-}
-
-// Pinger is implemented by a Counter that can check whether its store
-// answers, such as redislimit's (a Redis PING). PlanLimiter.Ping calls it.
-type Pinger interface {
-	// Ping returns nil when the store answers, an error otherwise.
-	Ping(ctx context.Context) error
 }

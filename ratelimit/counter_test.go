@@ -49,6 +49,16 @@ func (c *spyCounter) Take(ctx context.Context, key string, r ratelimit.Rate) (ra
 	return ratelimit.Window{Count: c.counts[key], End: time.Now().Add(r.Period)}, nil
 }
 
+// Peek reads key's count without counting; its window ends a minute on.
+func (c *spyCounter) Peek(_ context.Context, key string, _ ratelimit.Rate) (ratelimit.Window, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ratelimit.Window{Count: c.counts[key], End: time.Now().Add(time.Minute)}, nil
+}
+
+// Ping returns pingErr.
+func (c *spyCounter) Ping(context.Context) error { return c.pingErr }
+
 func (c *spyCounter) GiveBack(ctx context.Context, key string, r ratelimit.Rate) error {
 	c.record(ctx, key, r)
 	c.mu.Lock()
@@ -58,11 +68,6 @@ func (c *spyCounter) GiveBack(ctx context.Context, key string, r ratelimit.Rate)
 	}
 	return nil
 }
-
-// nonBlocking is a spyCounter that promises not to block.
-type nonBlocking struct{ *spyCounter }
-
-func (nonBlocking) NonBlocking() {}
 
 // hangingCounter is a spyCounter whose calls hang.
 type hangingCounter struct{ *spyCounter }
@@ -77,10 +82,8 @@ func (c hangingCounter) Ping(context.Context) error {
 	return nil
 }
 
-// pinger is a spyCounter with a Ping.
+// pinger is a spyCounter, named for the Ping cases.
 type pinger struct{ *spyCounter }
-
-func (c pinger) Ping(context.Context) error { return c.pingErr }
 
 func TestNewNeedsACounter(t *testing.T) {
 	is := is.New(t)
@@ -107,7 +110,7 @@ func TestNewCountsInTheCounterGiven(t *testing.T) {
 func TestNonBlockingCounterIsCalledDirectly(t *testing.T) {
 	is := is.New(t)
 	c := newSpyCounter(t)
-	lim := ratelimit.New(nonBlocking{c})
+	lim := ratelimit.New(c, ratelimit.WithNonBlockingCounter())
 	is.Equal(allowN(t, principal("org_a", store.PlanStarter, ""), 1, lim), 1)
 	is.Equal(c.deadlines, []bool{false}) // no timeout: it is called with the request's own ctx
 }
@@ -132,10 +135,6 @@ func TestPing(t *testing.T) {
 	t.Run("memory has nothing to ping", func(t *testing.T) {
 		is := is.New(t)
 		is.NoErr(ratelimit.NewMemory().Ping(ctx))
-	})
-	t.Run("a counter without Ping", func(t *testing.T) {
-		is := is.New(t)
-		is.NoErr(ratelimit.New(newSpyCounter(t)).Ping(ctx))
 	})
 	t.Run("a counter that answers", func(t *testing.T) {
 		is := is.New(t)
@@ -173,25 +172,11 @@ func TestPing(t *testing.T) {
 	})
 }
 
-// failingPeeker is a CounterPeeker whose Peek fails.
+// failingPeeker is a spyCounter whose Peek fails.
 type failingPeeker struct{ *spyCounter }
 
 func (failingPeeker) Peek(context.Context, string, ratelimit.Rate) (ratelimit.Window, error) {
 	return ratelimit.Window{}, errors.New("connection refused")
-}
-
-// TestPeekNeedsACounterThatPeeks checks a Counter written before
-// CounterPeeker: Peek says it cannot, for every plan alike, and counts
-// nothing.
-func TestPeekNeedsACounterThatPeeks(t *testing.T) {
-	is := is.New(t)
-	c := newSpyCounter(t)
-	lim := ratelimit.New(c)
-	for _, plan := range []store.Plan{store.PlanStarter, store.PlanEnterprise} {
-		_, err := lim.Peek(context.Background(), principal("org_a", plan, "k1"))
-		is.True(errors.Is(err, ratelimit.ErrCannotPeek)) // plan: cannot peek
-	}
-	is.Equal(len(c.keys), 0) // nothing was counted
 }
 
 // TestPeekDuringAnOutage checks that Peek follows the OutagePolicy, as

@@ -22,9 +22,9 @@
 // The limiter recovers by itself when a probe finds the counter answering
 // again. (The memory counter never fails.)
 //
-// PlanLimiter is also a Peeker: Peek reads an organization's budget without
-// spending it (GET /v1/rate_limit), through a Counter that implements
-// CounterPeeker, as both of the module's do.
+// Every Limiter declares Peek, which reads an organization's budget
+// without spending it (GET /v1/rate_limit); PlanLimiter's reads its
+// Counter's Peek.
 //
 // Options follow the module's one policy (package
 // [github.com/clientstatus/clientstatus/option]): a nil Option is
@@ -61,6 +61,16 @@ type Limiter interface {
 	// Refund gives back one request taken by Allow, for a response that
 	// must not cost the client (a 304 Not Modified).
 	Refund(ctx context.Context, p auth.Principal) error
+	// Peek reports the budget of p's organization as Allow would see it
+	// now, without counting a request: Limit, Remaining (what Allow may
+	// still take), Reset and Window when Limited; Decision{Allowed: true}
+	// with Limited false on an unlimited plan. Allowed says whether one
+	// more request would be. statusapi serves GET /v1/rate_limit from it.
+	Peek(ctx context.Context, p auth.Principal) (Decision, error)
+	// Ping reports whether the limiter's counts answer, for a readiness
+	// check (statusapi.Ready): nil when they do (in memory, always), an
+	// error wrapping ErrUnavailable (or ctx's) when they do not.
+	Ping(ctx context.Context) error
 }
 
 // Decision is the outcome of Limiter.Allow.

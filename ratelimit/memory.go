@@ -14,6 +14,7 @@ import (
 // due, so memory holds little more than the windows in progress.
 func NewMemory(opts ...Option) *PlanLimiter {
 	cfg := mustConfig(opts)
+	cfg.direct = true // its counter answers at once (WithNonBlockingCounter)
 	return newLimiter(newMemoryCounter(cfg.now), cfg)
 }
 
@@ -39,17 +40,9 @@ type window struct {
 	end   time.Time
 }
 
-var (
-	_ NonBlocking   = (*memoryCounter)(nil)
-	_ CounterPeeker = (*memoryCounter)(nil)
-)
-
 func newMemoryCounter(now func() time.Time) *memoryCounter {
 	return &memoryCounter{now: now, windows: map[string]window{}}
 }
-
-// NonBlocking marks memoryCounter as answering at once.
-func (m *memoryCounter) NonBlocking() {}
 
 // Take counts one request under key, opening a window of r.Period when the
 // last one has ended (or there is none), and every sweepInterval forgets
@@ -97,6 +90,9 @@ func (m *memoryCounter) Peek(_ context.Context, key string, _ Rate) (Window, err
 	}
 	return Window{Count: w.count, End: w.end}, nil
 }
+
+// Ping returns nil: memory is always there.
+func (m *memoryCounter) Ping(context.Context) error { return nil }
 
 // sweep forgets the windows that have ended by now. m.mu is held.
 func (m *memoryCounter) sweep(now time.Time) {

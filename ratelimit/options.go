@@ -34,6 +34,9 @@ type config struct {
 	policy  OutagePolicy
 	log     *slog.Logger
 	now     func() time.Time
+	// direct is WithNonBlockingCounter: the counter is called on the
+	// request's goroutine, unguarded.
+	direct bool
 	option.Check
 }
 
@@ -102,7 +105,7 @@ func WithRate(plan store.Plan, r Rate) Option {
 }
 
 // WithTimeout bounds the time Allow, Refund or Ping spends on a Counter
-// that can block (one that is not NonBlocking, such as Redis),
+// that can block (one not declared WithNonBlockingCounter, such as Redis),
 // DefaultTimeout when d is 0. A counter that has not answered by then is
 // out, and the OutagePolicy applies: a request waits no longer, whatever
 // the counter's own timeouts. (The memory counter never waits.) A negative
@@ -139,6 +142,16 @@ func WithOutagePolicy(p OutagePolicy) Option {
 		}
 		c.policy = p
 	}
+}
+
+// WithNonBlockingCounter says that New's Counter never waits on anything
+// but a mutex (it keeps its counts in the process, as NewMemory's does):
+// PlanLimiter then calls it directly on the request's goroutine, without
+// the cost of guarding each call, and WithTimeout does not apply. Without
+// it a Counter is taken to block (a network call) and is called under the
+// timeout. NewMemory sets it for its own counter.
+func WithNonBlockingCounter() Option {
+	return func(c *config) { c.direct = true }
 }
 
 // WithPrefix sets the start of every counter key, DefaultPrefix when

@@ -137,13 +137,13 @@ func (l *PlanLimiter) warn(orgID string, err error) {
 // for one request: however many there are, the request waits no longer.
 func (l *PlanLimiter) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if !l.blocking {
-		return ctx, func() {} // NonBlocking: answers at once
+		return ctx, func() {} // WithNonBlockingCounter: answers at once
 	}
 	return context.WithTimeout(ctx, l.cfg.timeout)
 }
 
 // call runs fn until ctx ends. For a counter that can block (not
-// NonBlocking), fn runs on its own goroutine and call returns when ctx ends
+// WithNonBlockingCounter), fn runs on its own goroutine and call returns when ctx ends
 // even if the counter ignores ctx, as go-redis does unless
 // ContextTimeoutEnabled is set. fn then finishes in the background, bounded
 // by the counter's own timeouts.

@@ -2,61 +2,19 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/clientstatus/clientstatus/auth"
 )
 
-// Peeker is the optional interface of a Limiter that can tell an
-// organization's budget without spending any of it: statusapi serves GET
-// /v1/rate_limit only with a limiter that implements it. PlanLimiter does.
-// Implementations are safe for concurrent use and honour ctx.
-type Peeker interface {
-	// Peek reports the budget of p's organization as Allow would see it
-	// now, without counting a request: Limit, Remaining (what Allow may
-	// still take), Reset and Window when Limited; Decision{Allowed: true}
-	// with Limited false on an unlimited plan. Allowed says whether one
-	// more request would be.
-	Peek(ctx context.Context, p auth.Principal) (Decision, error)
-}
-
-// CounterPeeker is the optional interface of a Counter that can read a
-// key's window without counting in it: NewMemory's and redislimit's
-// counters implement it. A Counter written before it keeps working;
-// PlanLimiter.Peek then returns ErrCannotPeek.
-type CounterPeeker interface {
-	Counter
-	// Peek reports key's window in progress, as Take would after counting
-	// one request less: Count is what it holds (0 with no window in
-	// progress) and End when it ends (zero with none). It never opens a
-	// window nor changes a count.
-	Peek(ctx context.Context, key string, r Rate) (Window, error)
-}
-
-// ErrCannotPeek is returned (wrapped) by PlanLimiter.Peek when its Counter
-// is not a CounterPeeker: the budget cannot be read without spending it.
-// statusapi then answers GET /v1/rate_limit 404, as a route it does not
-// serve.
-var ErrCannotPeek = errors.New("ratelimit: the counter cannot read a budget without spending it")
-
-var _ Peeker = (*PlanLimiter)(nil)
-
 // Peek reports the budget of p's organization without spending it (see
-// Peeker). With no window in progress the whole budget remains, and Reset
+// Limiter). With no window in progress the whole budget remains, and Reset
 // is when a window opened now would end: a client that waits until then
 // finds a full budget either way.
 //
 // A counter that fails or does not answer in time follows the
 // OutagePolicy and the backoff, as Allow does: FailOpen answers unlimited
-// (Limited false), FailClosed an error wrapping ErrUnavailable. With a
-// Counter that is not a CounterPeeker, Peek returns ErrCannotPeek for
-// every plan, so that a deployment answers the route alike for all.
+// (Limited false), FailClosed an error wrapping ErrUnavailable.
 func (l *PlanLimiter) Peek(ctx context.Context, p auth.Principal) (Decision, error) {
-	peeker, ok := l.counter.(CounterPeeker)
-	if !ok {
-		return Decision{}, fmt.Errorf("%w (%T)", ErrCannotPeek, l.counter)
-	}
 	key, rate, limited := l.limit(p)
 	if !limited {
 		return Decision{Allowed: true}, nil
@@ -64,7 +22,7 @@ func (l *PlanLimiter) Peek(ctx context.Context, p auth.Principal) (Decision, err
 	cctx, cancel := l.bound(ctx)
 	defer cancel()
 	w, ok, d, err := l.guard(ctx, cctx, p, func(ctx context.Context) (Window, error) {
-		return peeker.Peek(ctx, key, rate)
+		return l.counter.Peek(ctx, key, rate)
 	})
 	if !ok {
 		return d, err

@@ -16,7 +16,7 @@ import (
 // safe for concurrent use.
 type PlanLimiter struct {
 	counter  Counter
-	blocking bool // the counter is not NonBlocking: guard each call (see call)
+	blocking bool // not WithNonBlockingCounter: guard each call (see call)
 
 	cfg config
 
@@ -38,8 +38,7 @@ func New(c Counter, opts ...Option) *PlanLimiter {
 }
 
 func newLimiter(c Counter, cfg config) *PlanLimiter {
-	_, nonBlocking := c.(NonBlocking)
-	return &PlanLimiter{counter: c, blocking: !nonBlocking, cfg: cfg}
+	return &PlanLimiter{counter: c, blocking: !cfg.direct, cfg: cfg}
 }
 
 // Allow counts one request against the budget of p's organization under its
@@ -135,21 +134,16 @@ func (l *PlanLimiter) Refund(ctx context.Context, p auth.Principal) error {
 	return err
 }
 
-// Ping reports whether l's counter answers, for a readiness check. It
-// returns nil when the counter does not implement Pinger (NewMemory's has
-// nothing to ping), an error wrapping ErrUnavailable when the counter
-// fails or does not answer within the timeout (WithTimeout), and ctx's
-// error when ctx ends first. It counts nothing, and neither starts nor
+// Ping reports whether l's counter answers, for a readiness check: nil
+// when it does (NewMemory's always does), an error wrapping
+// ErrUnavailable when the counter fails or does not answer within the
+// timeout (WithTimeout), and ctx's error when ctx ends first. It counts nothing, and neither starts nor
 // ends an outage: requests keep to the backoff (see WithOutageBackoff).
 func (l *PlanLimiter) Ping(ctx context.Context) error {
-	pinger, ok := l.counter.(Pinger)
-	if !ok {
-		return nil
-	}
 	cctx, cancel := l.bound(ctx)
 	defer cancel()
 	_, err := call(cctx, l, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, pinger.Ping(ctx)
+		return struct{}{}, l.counter.Ping(ctx)
 	})
 	switch {
 	case err == nil:

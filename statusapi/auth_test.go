@@ -133,3 +133,9 @@ func (downLimiter) Allow(context.Context, auth.Principal) (ratelimit.Decision, e
 	return ratelimit.Decision{}, fmt.Errorf("redis: %w", ratelimit.ErrUnavailable)
 }
 func (downLimiter) Refund(context.Context, auth.Principal) error { return ratelimit.ErrUnavailable }
+func (downLimiter) Peek(context.Context, auth.Principal) (ratelimit.Decision, error) {
+	return ratelimit.Decision{}, fmt.Errorf("redis: %w", ratelimit.ErrUnavailable)
+}
+func (downLimiter) Ping(context.Context) error {
+	return fmt.Errorf("redis: %w", ratelimit.ErrUnavailable)
+}

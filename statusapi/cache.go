@@ -201,7 +201,7 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			c.known = kept
 		case found:
 			var err error
-			if v, err = h.versions.DataVersion(r.Context(), c.Org.ID); err != nil {
+			if v, err = h.st.DataVersion(r.Context(), c.Org.ID); err != nil {
 				return response{}, err
 			}
 			if e != nil && kept == v {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
 // routes are a request to every route that takes a key, one that succeeds
@@ -55,9 +56,17 @@ var examples = map[string]string{
 	"/v1/events":                            "", // its own auth, failure and stream cases: events_test.go, stream_test.go
 }
 
+// allRoutes are the routes of a handler with every opt-in option, as the
+// test harness makes it. Routes only asks whether a recorder is given, so
+// an idle one stands for it.
+func allRoutes() []string {
+	return statusapi.Routes(store.NewMemory(), statusapi.WithWebhookEndpoints(store.NewMemory()),
+		statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
+}
+
 func exampleRequests() []string {
 	var out []string
-	for _, pattern := range statusapi.Routes(store.NewMemory()) {
+	for _, pattern := range allRoutes() {
 		ex, ok := examples[pattern]
 		if !ok {
 			panic("statusapi tests: no example request for route " + pattern + ": add one to examples in conventions_test.go")
@@ -342,8 +351,26 @@ func (panicStore) ListProjects(context.Context, string, store.ProjectQuery) (sto
 	panic("secret internals")
 }
 
-// failStore fails every read with err.
+// failing is a store whose every read fails, its request log and webhook
+// endpoints too.
+type failing interface {
+	store.Store
+	store.RequestLog
+	store.WebhookEndpoints
+}
+
+// failStore fails every read with err (Ping too).
 type failStore struct{ err error }
+
+func (s failStore) DataVersion(context.Context, string) (int64, error) { return 0, s.err }
+func (s failStore) ListEvents(context.Context, string, store.EventQuery) (store.EventPage, error) {
+	return store.EventPage{}, s.err
+}
+func (s failStore) LatestEvent(context.Context, string) (string, error) { return "", s.err }
+func (s failStore) WatchEvents(ctx context.Context, _ string) <-chan struct{} {
+	return storetest.Unimplemented{}.WatchEvents(ctx, "")
+}
+func (s failStore) Ping(context.Context) error { return s.err }
 
 func (s failStore) ListProjects(context.Context, string, store.ProjectQuery) (store.Page[store.Project], error) {
 	return store.Page[store.Project]{}, s.err
@@ -395,7 +422,17 @@ func (s failStore) GetMessage(context.Context, string, string, []string) (store.
 }
 
 // blockingStore answers every read only when ctx is done.
-type blockingStore struct{ store.Store }
+type blockingStore struct{ storetest.Unimplemented }
+
+func (b blockingStore) DataVersion(ctx context.Context, _ string) (int64, error) {
+	return 0, b.wait(ctx)
+}
+func (b blockingStore) ListEvents(ctx context.Context, _ string, _ store.EventQuery) (store.EventPage, error) {
+	return store.EventPage{}, b.wait(ctx)
+}
+func (b blockingStore) LatestEvent(ctx context.Context, _ string) (string, error) {
+	return "", b.wait(ctx)
+}
 
 func (blockingStore) wait(ctx context.Context) error {
 	<-ctx.Done()
@@ -457,7 +494,7 @@ func TestStoreFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name, code string
 		status     int
-		st         store.Store
+		st         failing
 	}{
 		{"unexpected error", "INTERNAL", 500, failStore{errors.New("pq: relation secret_table does not exist")}},
 		{"ErrUnavailable", "UNAVAILABLE", 503, failStore{fmt.Errorf("bunstore: dial tcp secret_host: %w", store.ErrUnavailable)}},
@@ -467,9 +504,17 @@ func TestStoreFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			healthy := newTestAPI(t)
 			link, _ := healthy.link("d1")
-			// A replica with the same signing key whose store fails.
+			// A replica with the same signing key whose store fails,
+			// the request log and webhook endpoints too (a recorder that
+			// never flushes while the test runs).
+			rec := statusapi.NewRequestRecorder(tc.st, statusapi.WithRecorderFlushInterval(time.Hour))
+			t.Cleanup(func() {
+				done, cancel := context.WithCancel(context.Background())
+				cancel()
+				_ = rec.Close(done)
+			})
 			api := newTestAPIWith(t, setup{wrap: func(store.Store) store.Store { return tc.st }},
-				statusapi.WithTimeout(10*time.Millisecond))
+				statusapi.WithTimeout(10*time.Millisecond), statusapi.WithRequestLog(rec), statusapi.WithWebhookEndpoints(tc.st))
 			attachment, _ := healthy.attachmentLink("att1")
 			document, _ := healthy.downloadLink("/v1/invoices/i24/document")
 			for _, target := range append(routes, link.RequestURI(), attachment.RequestURI(), document.RequestURI()) {
@@ -508,7 +553,7 @@ func TestCacheHeaders(t *testing.T) {
 
 func TestClientGoneWritesNothing(t *testing.T) {
 	is := is.New(t)
-	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return blockingStore{st} }})
+	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return blockingStore{} }})
 	ctx, cancel := context.WithCancel(context.Background())
 	req := api.Request("GET", "/v1/invoices", "a").WithContext(ctx)
 	cancel()

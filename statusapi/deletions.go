@@ -20,12 +20,8 @@ func deletionOut(d store.Deletion) deletion {
 	return deletion{Type: string(d.Kind), ID: d.ID, DeletedAt: timestamp(d.DeletedAt)}
 }
 
-// deletionRoutes are the routes of a store that tracks changes
-// (store.Changes); none on any other.
+// deletionRoutes is the deletion feed (store.Changes).
 func deletionRoutes(h *handler) []route {
-	if h.changes == nil {
-		return nil
-	}
 	// No scope: each key reads the deletions of the kinds its scopes
 	// cover (see deletionKinds).
 	return []route{{"/v1/deletions", h.api("", h.listDeletions)}}
@@ -55,7 +51,7 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	if kind != "" && !kind.Valid() {
 		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
 	}
-	p, err := h.changes.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
+	p, err := h.st.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs})
 	if errors.Is(err, store.ErrSinceTooOld) {
 		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the smallest meta.syncedThrough of its pages")

@@ -47,7 +47,7 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 // listDeliverables serves GET
 // /v1/deliverables?page&limit&status&projectId&updatedSince&expand.
 func (h *handler) listDeliverables(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.DeliverableStatuses), project: true, since: h.changes != nil})
+	q, asked, err := expandableList(r, listSpec{statuses: strs(store.DeliverableStatuses), project: true, since: true})
 	if err != nil {
 		return response{}, err
 	}

@@ -12,12 +12,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// eventRoutes are the routes of a store that keeps events (store.Events);
-// none on any other.
+// eventRoutes is the event feed and its live stream (store.Events).
 func eventRoutes(h *handler) []route {
-	if h.events == nil {
-		return nil
-	}
 	// No scope: each key reads the events of the kinds its scopes cover
 	// and of its projects (eventQuery).
 	feed := h.api("", h.listEvents)

@@ -15,11 +15,12 @@ import (
 )
 
 // eventBench is a handler on a store.Memory whose organization has made
-// about n events: 1,000 invoices, each written again until the store
-// holds n events, each write an invoice.updated (and, every other write,
-// a change of status: an invoice.{status} too). It skips when
-// store.Memory keeps no events.
-func eventBench(b *testing.B, n int) (http.Handler, string, string) {
+// about n events: 1,000 invoices (n/10 when fewer), each written again
+// until the store holds n events, each write an invoice.updated (and,
+// every other write, a change of status: an invoice.{status} too), and
+// the ids of the events, oldest first. It skips when store.Memory keeps
+// no events.
+func eventBench(b *testing.B, n int) (http.Handler, string, []string) {
 	ctx := context.Background()
 	st := store.NewMemory()
 	if _, ok := any(st).(store.Events); !ok {
@@ -37,8 +38,9 @@ func eventBench(b *testing.B, n int) (http.Handler, string, string) {
 	}
 	events := any(st).(store.Events)
 	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	invoices := min(1000, n/10) // so that 1,000 events hold changes of status too
 	for round := 0; ; round++ {
-		for i := range 1000 {
+		for i := range invoices {
 			inv := store.Invoice{ID: fmt.Sprintf("inv_%04d", i), OrgID: "org_a", Number: fmt.Sprint(i),
 				Status: store.InvoiceStatuses[(round/2)%len(store.InvoiceStatuses)], Currency: "EUR",
 				Total: int64(1000 + round), IssuedAt: issued, DueAt: issued.AddDate(0, 1, 0)}
@@ -55,11 +57,25 @@ func eventBench(b *testing.B, n int) (http.Handler, string, string) {
 		}
 	}
 	h := apitest.Handler(st, auth.NewCache(keys), nil, statusapi.WithoutResponseCache())
-	latest, err := events.LatestEvent(ctx, "org_a")
-	if err != nil {
-		b.Fatal(err)
+	return h, key, eventIDs(b, events, "org_a")
+}
+
+// eventIDs returns the ids of the organization's events, oldest first.
+func eventIDs(b *testing.B, events store.Events, org string) []string {
+	var ids []string
+	for after := ""; ; {
+		p, err := events.ListEvents(context.Background(), org, store.EventQuery{After: after, Limit: 100})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Events) == 0 {
+			return ids
+		}
+		for _, e := range p.Events {
+			ids = append(ids, e.ID)
+		}
+		after = p.Last
 	}
-	return h, key, latest
 }
 
 func benchGet(b *testing.B, h http.Handler, key, target string) {
@@ -75,15 +91,30 @@ func benchGet(b *testing.B, h http.Handler, key, target string) {
 }
 
 // BenchmarkEventFeed is a page of 20 events of an organization with
-// 100,000 events: from the oldest (counting all 100,000 in its total), of
-// one type, and after the newest (empty: a poll). Compare
-// BenchmarkEventFeedPlainList, a page of 20 invoices of the same store,
-// uncached: the feed should cost about the same, whatever the number of
-// events.
+// about 1,000 and 100,000 events, of all types and of one (invoice.paid,
+// one event in eight), from no after (counting all the events in its
+// total), after the oldest, after the middle one and near the newest (a
+// poll). Compare BenchmarkEventFeed/plain_list, a page of 20 invoices of
+// the same store, uncached: the feed should cost about the same, whatever
+// the number of events.
 func BenchmarkEventFeed(b *testing.B) {
-	h, key, latest := eventBench(b, 100_000)
-	b.Run("oldest", func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20") })
-	b.Run("newest", func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20&after="+latest) })
-	b.Run("typed", func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20&type=invoice.paid") })
-	b.Run("plain list", func(b *testing.B) { benchGet(b, h, key, "/v1/invoices?limit=20") })
+	for _, n := range []int{1_000, 100_000} {
+		h, key, ids := eventBench(b, n)
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			for _, filter := range []string{"", "&type=invoice.paid"} {
+				name := "all"
+				if filter != "" {
+					name = "typed"
+				}
+				b.Run(name, func(b *testing.B) {
+					for _, at := range []struct{ name, after string }{
+						{"absent", ""}, {"oldest", "&after=" + ids[0]}, {"middle", "&after=" + ids[len(ids)/2]}, {"newest", "&after=" + ids[len(ids)-2]},
+					} {
+						b.Run(at.name, func(b *testing.B) { benchGet(b, h, key, "/v1/events?limit=20"+filter+at.after) })
+					}
+				})
+			}
+			b.Run("plain list", func(b *testing.B) { benchGet(b, h, key, "/v1/invoices?limit=20") })
+		})
+	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/eventtest"
-	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -174,22 +173,6 @@ func TestEventFeedRestrictedKeys(t *testing.T) {
 	l := listOf(t, a.Do("GET", "/v1/events", "nothing"))
 	is.Equal(len(l.Data), 0) // events need no scope of their own: none readable is an empty feed, not a 403
 	is.Equal(l.Meta.Total, 0)
-}
-
-// TestNoEventRoutes: a store without events answers the path 404, as an
-// unknown one.
-func TestNoEventRoutes(t *testing.T) {
-	is := is.New(t)
-	type plain struct{ store.Store } // hides every optional interface
-	a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store { return plain{st} }),
-		apitest.WithCheck(func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {
-			checkResponse(t, spec, req, res)
-		}))
-	a.Org("org_a", store.PlanEnterprise)
-	a.Mint("a", "org_a")
-	is.Equal(a.Do("GET", "/v1/events", "a").Code, 404)
-	is.True(!contains(statusapi.Routes(plain{a.Store}), "/v1/events"))
-	is.True(contains(statusapi.Routes(eventtest.New(a.Store)), "/v1/events"))
 }
 
 // TestEventFeedFailures: an organization without API access is 403, a

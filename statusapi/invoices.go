@@ -57,7 +57,7 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // listInvoices serves GET
 // /v1/invoices?page&limit&status&projectId&updatedSince&expand.
 func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: h.changes != nil})
+	q, asked, err := expandableList(r, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: true})
 	if err != nil {
 		return response{}, err
 	}

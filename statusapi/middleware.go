@@ -3,7 +3,6 @@ package statusapi
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -160,20 +159,13 @@ func (h *handler) authenticate(r *http.Request) (auth.Principal, error) {
 // authorize applies p's restriction (see auth.Restriction) to a route that
 // reads the store and needs scope: a route outside p's scopes is 403
 // INSUFFICIENT_SCOPE, with WWW-Authenticate naming the scope (RFC 6750).
-// A restricted key on a store that does not promise to enforce
-// restrictions in its queries (not a store.Restrictable, as a Store
-// written before them) is 403 FORBIDDEN, and logged, rather than shown
-// everything. Both come before the rate limit, so they cost nothing.
+// It comes before the rate limit, so it costs nothing. The projects of a
+// restricted key are the store's to apply (every store.Store honours
+// OnlyProjects).
 func (h *handler) authorize(w http.ResponseWriter, r *http.Request, p auth.Principal, scope auth.Scope) error {
 	if scope != "" && !p.Allows(scope) {
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, scope))
 		return envelope.Errorf(envelope.InsufficientScope, "this key may not read this route: it needs the scope %s", scope)
-	}
-	if p.Restricted() && !h.restrictable {
-		h.log(r, w, slog.LevelWarn, "statusapi: refused a restricted key: the store does not enforce restrictions (store.Restrictable)",
-			"org", p.Org.ID, "key_id", p.KeyID, "subject", p.Subject)
-		return envelope.New(envelope.Forbidden,
-			"this key is restricted, and this server cannot enforce its restriction; use an unrestricted key or contact the service operator")
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 // a project the organization does not have, or the key may not see, is
 // 404.
 func (h *handler) listMilestones(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.MilestoneStatuses), since: h.changes != nil})
+	q, asked, err := expandableList(r, listSpec{statuses: strs(store.MilestoneStatuses), since: true})
 	if err != nil {
 		return response{}, err
 	}

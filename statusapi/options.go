@@ -10,6 +10,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/option"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // Defaults of the options.
@@ -51,6 +52,10 @@ type config struct {
 	cacheBytes  int64            // 0: no response cache
 	shutdown    context.Context  // nil: streams end only with their requests
 	recorder    *RequestRecorder // WithRequestLog; nil: requests are not recorded
+	// webhooks is WithWebhookEndpoints' store; nil: the webhook routes
+	// are not served. webhooksSet tells a nil one given from none.
+	webhooks    store.WebhookEndpoints
+	webhooksSet bool
 
 	option.Check
 }
@@ -175,9 +180,8 @@ func WithTimeout(d time.Duration) Option {
 // "Response cache" in the package doc): DefaultResponseCacheBytes unless
 // set, and zero keeps it. The bound counts the encoded bodies, their
 // Link headers and keys, and a fixed overhead per entry; a single answer
-// over a sixteenth of it is not kept. The cache is used only with a store
-// that implements store.Versions (store.Memory and bunstore do). New
-// panics on a negative size.
+// over a sixteenth of it is not kept. It is keyed by the store's data
+// versions (store.Versions). New panics on a negative size.
 func WithResponseCache(maxBytes int64) Option {
 	return func(c *config) {
 		if maxBytes != 0 {
@@ -187,9 +191,8 @@ func WithResponseCache(maxBytes int64) Option {
 }
 
 // WithoutResponseCache turns the response cache off: every request then
-// reads the store and encodes its answer, as with a store that does not
-// implement store.Versions. For comparisons and for stores whose version
-// cannot be trusted.
+// reads the store and encodes its answer. For comparisons and for stores
+// whose version cannot be trusted.
 func WithoutResponseCache() Option {
 	return func(c *config) { c.cacheBytes = 0 }
 }
@@ -260,6 +263,9 @@ func (c *config) check() error {
 	}
 	if c.cacheBytes < 0 {
 		return refuse("WithResponseCache", "%d bytes is negative (WithoutResponseCache turns it off)", c.cacheBytes)
+	}
+	if c.webhooksSet && c.webhooks == nil {
+		return refuse("WithWebhookEndpoints", "nil: nothing to serve /v1/webhook_endpoints and /v1/webhook_endpoints/{id}/deliveries from; leave the option out not to serve them")
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func projectOut(p store.Project) project {
 
 // listProjects serves GET /v1/projects?page&limit&status.
 func (h *handler) listProjects(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{statuses: strs(store.ProjectStatuses), since: h.changes != nil})
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.ProjectStatuses), since: true})
 	if err != nil {
 		return response{}, err
 	}

@@ -30,16 +30,13 @@ func (e *PartError) Unwrap() error { return e.Err }
 
 // Ready reports whether the parts a handler made by New reads from can
 // serve, for a portal's readiness check (/readyz). Each of st, keys and
-// lim that has a method
-//
-//	Ping(ctx context.Context) error
-//
-// is pinged, all at once: bunstore.Store runs a SELECT 1, auth.Keys,
-// auth.Cache and auth.Chain ping what is behind them, a Redis
+// lim declares Ping (store.Store, auth.KeyResolver, ratelimit.Limiter),
+// and each is pinged, all at once: bunstore.Store runs a SELECT 1,
+// auth.Keys, auth.Cache and auth.Chain ping what is behind them, a Redis
 // ratelimit.PlanLimiter sends a PING; the in-memory parts answer nil. A
-// part without Ping, or nil, counts as ready: pass a nil lim to keep a
-// replica whose limiter fails open (and so still serves) in service
-// while Redis is down.
+// nil part is left out, as ready: pass a nil lim to keep a replica whose
+// limiter fails open (and so still serves) in service while Redis is
+// down.
 //
 // Ready returns nil when every part answers, else the errors.Join of one
 // *PartError per failing part, in the order store, key store, limiter
@@ -49,19 +46,19 @@ func (e *PartError) Unwrap() error { return e.Err }
 // internals (host names, driver messages): log it, never send it to a
 // client.
 func Ready(ctx context.Context, st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter) error {
+	type pinger interface{ Ping(context.Context) error }
 	parts := []struct {
 		name string
-		part any
+		part pinger // nil (a nil argument): left out
 	}{{PartStore, st}, {PartKeyStore, keys}, {PartLimiter, lim}}
 	results := make([]chan error, len(parts))
 	for i, p := range parts {
 		results[i] = make(chan error, 1) // a Ping that outlives ctx finishes unread
-		pg, ok := p.part.(interface{ Ping(context.Context) error })
-		if !ok { // nil too
+		if p.part == nil {
 			results[i] <- nil
 			continue
 		}
-		go func() { results[i] <- pg.Ping(ctx) }()
+		go func() { results[i] <- p.part.Ping(ctx) }()
 	}
 	var errs []error
 	for i, res := range results {

@@ -48,8 +48,8 @@ func (hangingStore) Ping(context.Context) error { select {} }
 // noPingStore is a store written without Ping.
 type noPingStore struct{ store.Store }
 
-// noPingResolver is a key resolver written without Ping.
-type noPingResolver struct{ auth.KeyResolver }
+// noPingResolver is a key resolver with nothing to ping.
+type noPingResolver struct{ auth.ResolverFunc }
 
 func TestReady(t *testing.T) {
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func TestReady(t *testing.T) {
 	}{
 		{"in memory", store.NewMemory(), auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory())), ratelimit.NewMemory(), nil},
 		{"all up", pingStore{store.NewMemory(), nil}, keysOn(nil), pingLimiter{ratelimit.NewMemory(), nil}, nil},
-		{"no Ping anywhere", noPingStore{store.NewMemory()}, noPingResolver{auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory()))}, downLimiter{}, nil},
+		{"nothing to ping", noPingStore{store.NewMemory()}, noPingResolver{}, ratelimit.NewMemory(), nil},
 		{"nil limiter", store.NewMemory(), keysOn(nil), nil, nil},
 		{"database down", pingStore{store.NewMemory(), dbDown}, keysOn(dbDown), ratelimit.NewMemory(), []string{"store", "key store"}},
 		{"redis down", store.NewMemory(), keysOn(nil), pingLimiter{ratelimit.NewMemory(), redisDown}, []string{"limiter"}},

@@ -14,14 +14,13 @@ import (
 const requestLogRoute = "/v1/request_logs"
 
 // WithRequestLog makes the handler record the requests of authenticated
-// callers with rec (see RequestRecorder): its sink, normally the handler's
-// own store, is then what GET /v1/request_logs lists and what the portal
-// reads the usage per key from (store.RequestLog). nil keeps the default:
-// nothing is recorded.
-//
-// GET /v1/request_logs itself is served whenever the handler's store
-// implements store.RequestLog, with or without a recorder here: replicas
-// sharing one database all list what any of them recorded.
+// callers with rec (see RequestRecorder) and serve GET /v1/request_logs
+// from rec's sink (the store.RequestLog given to NewRequestRecorder,
+// normally the handler's own store), which is also what the portal reads
+// the usage per key from. Replicas whose recorders share one sink (one
+// database) all list what any of them recorded. nil keeps the default:
+// nothing is recorded and GET /v1/request_logs is not served (404, like
+// an unknown path, and not in Routes).
 func WithRequestLog(rec *RequestRecorder) Option {
 	return func(c *config) { c.recorder = rec }
 }
@@ -75,11 +74,11 @@ func requestLogOut(rec store.RequestRecord) requestLogItem {
 	return out
 }
 
-// requestLogRoutes is GET /v1/request_logs, for a store that keeps a
-// request log (store.RequestLog); none on any other. It is not cached:
+// requestLogRoutes is GET /v1/request_logs, with WithRequestLog; none
+// without. It is not cached:
 // its answer changes with every request of the organization.
 func requestLogRoutes(h *handler) []route {
-	if h.requestLog == nil {
+	if h.cfg.recorder == nil {
 		return nil
 	}
 	return []route{{requestLogRoute, h.api(auth.ScopeLogs, h.listRequestLogs)}}
@@ -107,7 +106,7 @@ func (h *handler) listRequestLogs(r *http.Request, c caller) (response, error) {
 		}
 		sq.KeyID = c.KeyID
 	}
-	p, err := h.requestLog.ListRequestLogs(r.Context(), c.Org.ID, sq)
+	p, err := h.cfg.recorder.sink.ListRequestLogs(r.Context(), c.Org.ID, sq)
 	if err != nil {
 		return response{}, err
 	}

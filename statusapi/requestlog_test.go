@@ -357,15 +357,3 @@ func BenchmarkRequestLog(b *testing.B) {
 type discardLog struct{ *store.Memory }
 
 func (discardLog) AppendRequests(context.Context, []store.RequestRecord) error { return nil }
-
-// TestRequestLogNeedsItsStore checks that a store without a request log
-// (not a store.RequestLog) has no route for it: 404 like any unknown path,
-// and not listed.
-func TestRequestLogNeedsItsStore(t *testing.T) {
-	is := is.New(t)
-	api := newTestAPIWith(t, setup{wrap: func(s store.Store) store.Store { return plainStore{s} }})
-	res := api.do("GET", "/v1/request_logs", "a")
-	is.Equal(res.Code, 404)
-	is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
-	is.True(!strings.Contains(strings.Join(statusapi.Routes(plainStore{store.NewMemory()}), " "), "request_logs")) // nor listed
-}

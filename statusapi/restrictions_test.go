@@ -3,7 +3,6 @@ package statusapi_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/openapi"
-	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // routeScopes is the scope each keyed route needs, by pattern ("" for
@@ -54,7 +51,7 @@ var routeScopes = map[string]auth.Scope{
 func TestRouteScopes(t *testing.T) {
 	api := newTestAPIWith(t, unlimited)
 	doc := documentScopes(t)
-	for _, pattern := range statusapi.Routes(store.NewMemory()) {
+	for _, pattern := range allRoutes() {
 		target := examples[pattern]
 		if target == "" {
 			continue // takes no key
@@ -230,24 +227,4 @@ func TestRestrictedDeletions(t *testing.T) {
 	is.Equal(listOf(t, api.do("GET", "/v1/deliverables", "p2 only")).Meta.Total, 0)
 	is.Equal(listOf(t, api.do("GET", "/v1/invoices", "p2 only")).Meta.Total, 0) // p2's invoices stay, without it
 	is.Equal(api.do("GET", "/v1/projects/p2", "p2 only").Code, 404)
-}
-
-// TestRestrictedKeyNeedsARestrictableStore checks a store written before
-// restrictions existed (no store.Restrictable): a restricted key is
-// refused on every route that reads the store, and logged, rather than
-// shown everything; an unrestricted key is served as before.
-func TestRestrictedKeyNeedsARestrictableStore(t *testing.T) {
-	is := is.New(t)
-	api := newTestAPIWith(t, setup{wrap: func(s store.Store) store.Store { return plainStore{s} }})
-	for _, key := range []string{"p1 only", "projects:read"} {
-		res := api.do("GET", "/v1/projects", key)
-		is.Equal(res.Code, 403) // refused, not shown everything
-		e := errorOf(t, res)
-		is.Equal(e.Error.Code, "FORBIDDEN")
-		is.True(strings.Contains(e.Error.Message, "cannot enforce")) // saying why
-		is.Equal(res.Header().Get("WWW-Authenticate"), "")
-	}
-	is.True(strings.Contains(api.logs.String(), "store.Restrictable")) // and the operator is told
-	is.Equal(api.do("GET", "/v1/invoices", "invoices:read").Code, 403)
-	is.Equal(api.do("GET", "/v1/projects", "a").Code, http.StatusOK) // unrestricted keys are served
 }

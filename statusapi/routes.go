@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -28,16 +27,20 @@ func (h *handler) routes() *http.ServeMux {
 	return mux
 }
 
-// Routes returns the path patterns that New registers for st, such as
-// "/v1/projects/{id}": the routes of the first contract, and those of the
-// optional resources st implements, with a limiter that can read a budget
-// without spending it (ratelimit.Peeker: both of the module's limiters
-// can), so GET /v1/rate_limit too. Each answers GET and HEAD. For
+// Routes returns the path patterns that New registers for st with opts,
+// such as "/v1/projects/{id}": every route of v1, which every store.Store
+// serves (so what st is changes nothing), and the opt-in routes of the
+// options given: /v1/webhook_endpoints and its deliveries with
+// WithWebhookEndpoints, /v1/request_logs with WithRequestLog. Each
+// answers GET and HEAD. Options are not validated (see Validate). For
 // documentation and tests: package openapi's tests check the document
 // against it.
-func Routes(st store.Store) []string {
-	h := &handler{st: st, lim: ratelimit.NewMemory()}
-	h.discover()
+func Routes(st store.Store, opts ...Option) []string {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	h := newHandler(st, nil, nil, cfg)
 	var out []string
 	for _, rt := range h.table() {
 		out = append(out, rt.path)
@@ -72,23 +75,23 @@ func (h *handler) table() []route {
 		{"/v1/docs", h.serveDocs},
 		{"/v1/docs/redoc.standalone.js", h.serveDocsScript},
 	}
-	for _, resource := range optionalResources {
+	for _, resource := range resources {
 		all = append(all, resource(h)...)
 	}
 	return all
 }
 
-// optionalResources are the resources added after the first contract,
-// each behind a small store interface of its own (see the package doc,
-// "Adding a resource"). Each returns its routes when the handler's store
-// implements that interface, and nil otherwise, so that its paths answer
-// 404 like any unknown path and a Store written against an older
-// store.Store keeps compiling and working.
-var optionalResources = []func(h *handler) []route{
+// resources are the resources added after the first contract, each in
+// its own file (see the package doc, "Adding a resource"). The first four
+// are part of v1 and served from every store.Store and
+// ratelimit.Limiter; the last two are opted in by their options and
+// return nil without them, so that their paths answer 404 like any
+// unknown path.
+var resources = []func(h *handler) []route{
 	deletionRoutes,   // deletions.go: store.Changes
 	threadRoutes,     // threads.go: store.Threads
-	usageRoutes,      // usage.go: a ratelimit.Peeker limiter
+	usageRoutes,      // usage.go: ratelimit.Limiter's Peek
 	eventRoutes,      // events.go: store.Events
-	webhookRoutes,    // webhooks.go: store.WebhookEndpoints
-	requestLogRoutes, // requestlog.go: store.RequestLog
+	webhookRoutes,    // webhooks.go: WithWebhookEndpoints
+	requestLogRoutes, // requestlog.go: WithRequestLog
 }

@@ -38,6 +38,13 @@ const (
 	StreamWriteTimeout = 10 * time.Second
 )
 
+// streamRetry is how soon a stream reads again after a wake-up that
+// brought nothing: the store may wake it before the events are visible
+// (on PostgreSQL, while an older transaction still runs). It doubles at
+// each read that brings nothing, up to half of StreamPoll, so that such an
+// event arrives about as soon as it is visible, not at the next poll.
+const streamRetry = 20 * time.Millisecond
+
 // streamPage is the most events a stream reads from the store at once.
 const streamPage = store.MaxLimit
 
@@ -173,15 +180,22 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	if err := s.send(first); err != nil {
 		return
 	}
-	if len(first.Events) == streamPage && s.follow(ctx) != nil {
-		return
+	if len(first.Events) == streamPage {
+		if _, err := s.follow(ctx); err != nil {
+			return
+		}
 	}
 	poll := time.NewTicker(StreamPoll)
 	defer poll.Stop()
 	heartbeat := time.NewTicker(StreamHeartbeat)
 	defer heartbeat.Stop()
+	retry := time.NewTimer(streamRetry)
+	retry.Stop()
+	defer retry.Stop()
+	var backoff time.Duration // of retry; 0 when it is stopped
 	for {
 		var err error
+		sent, again := 0, false // again: read after a wake-up, soon to be retried when it brought nothing
 		select {
 		case <-ctx.Done():
 			return
@@ -189,33 +203,48 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 			if !open {
 				return // ctx is done
 			}
-			err = s.follow(ctx)
+			backoff, again = 0, true
+			sent, err = s.follow(ctx)
+		case <-retry.C:
+			again = true
+			sent, err = s.follow(ctx)
 		case <-poll.C:
 			if !s.allowed(ctx) {
 				return
 			}
-			err = s.follow(ctx)
+			sent, err = s.follow(ctx)
 		case <-heartbeat.C:
 			err = s.write([]byte(": ping\n\n"))
 		}
 		if err != nil {
 			return
 		}
+		switch {
+		case sent > 0:
+			backoff = 0
+			retry.Stop()
+		case again && backoff < StreamPoll/2:
+			backoff = max(streamRetry, 2*backoff)
+			retry.Reset(backoff)
+		}
 	}
 }
 
-// follow sends every event after the last one sent, a page at a time.
-func (s *stream) follow(ctx context.Context) error {
+// follow sends every event after the last one sent, a page at a time,
+// and returns how many it sent.
+func (s *stream) follow(ctx context.Context) (int, error) {
+	sent := 0
 	for {
 		pg, err := s.read(ctx)
 		if err != nil {
-			return err
+			return sent, err
 		}
 		if err := s.send(pg); err != nil {
-			return err
+			return sent, err
 		}
+		sent += len(pg.Events)
 		if len(pg.Events) < streamPage {
-			return nil
+			return sent, nil
 		}
 	}
 }

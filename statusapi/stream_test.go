@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/internal/apitest"
+	"github.com/clientstatus/clientstatus/internal/eventtest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -426,5 +428,53 @@ func TestStreamObserved(t *testing.T) {
 		is.Equal(seen[0].Status, 200)
 		is.Equal(seen[0].Bytes, int64(len(": ping\n\n")))
 		is.Equal(seen[0].Duration, statusapi.StreamHeartbeat)
+	})
+}
+
+// hidingEvents is an eventtest.Store whose events are not visible while
+// hide is set, though it wakes its watchers when they are added: a
+// PostgreSQL store whose writer committed while an older transaction
+// still runs.
+type hidingEvents struct {
+	*eventtest.Store
+	hide atomic.Bool
+}
+
+func (h *hidingEvents) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
+	if h.hide.Load() {
+		return store.EventPage{Last: q.After}, nil
+	}
+	return h.Store.ListEvents(ctx, orgID, q)
+}
+
+// TestStreamRetriesAWakeUp: a wake-up that brings nothing (the events not
+// visible yet) is followed by reads soon after, so that the event arrives
+// about when it becomes visible, well before the next poll.
+func TestStreamRetriesAWakeUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		var hs *hidingEvents
+		a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store {
+			if hs == nil {
+				hs = &hidingEvents{Store: eventtest.New(st.(*store.Memory))}
+			}
+			return hs
+		}))
+		a.Org("org_a", store.PlanEnterprise)
+		a.Mint("a", "org_a")
+		s := startStream(t, a, a.Handler, "/v1/events")
+		is.Equal(s.opened(), "")
+		time.Sleep(100 * time.Millisecond) // fake time (synctest): the next poll is 900 ms away
+		hs.hide.Store(true)
+		start := time.Now()
+		hs.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+		synctest.Wait()                   // the wake-up read nothing
+		time.Sleep(30 * time.Millisecond) // fake time (synctest): the event becomes visible 30 ms after the wake-up
+		hs.hide.Store(false)
+		is.Equal(frameIDs(s.next()), []string{"evt_1"})
+		took := time.Since(start)
+		is.True(took > 30*time.Millisecond && took < 100*time.Millisecond) // a retry, not the poll 900 ms later
+		s.cancel()
+		<-s.done
 	})
 }

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/matryer/is"
-
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // at formats t as the contract's timestamps.
@@ -108,18 +106,3 @@ func TestDeletions(t *testing.T) {
 		is.Equal(errorOf(t, res).Error.Param, tc.param)
 	}
 }
-
-// TestSyncNeedsAStoreThatTracksChanges shows that a store without
-// store.Changes is served without updatedSince and deletions, rather than
-// ignoring the parameter and widening the answer.
-func TestSyncNeedsAStoreThatTracksChanges(t *testing.T) {
-	is := is.New(t)
-	a := newTestAPIWith(t, setup{wrap: func(s store.Store) store.Store { return plainStore{s} }})
-	res := a.do("GET", "/v1/invoices?updatedSince=2026-03-01T09:00:00Z", "a")
-	is.Equal(res.Code, 400) // not a parameter of this deployment
-	is.Equal(errorOf(t, res).Error.Param, "updatedSince")
-	is.Equal(a.do("GET", "/v1/deletions?since=2026-03-01T09:00:00Z", "a").Code, 404) // no such route
-}
-
-// plainStore hides every optional interface of the store it wraps.
-type plainStore struct{ store.Store }

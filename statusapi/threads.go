@@ -96,12 +96,9 @@ func messageOut(m store.Message) message {
 	}
 }
 
-// threadRoutes are the routes of a store that holds threads
-// (store.Threads); none on any other, whose thread paths answer 404.
+// threadRoutes are the routes of threads, messages and attachments
+// (store.Threads).
 func threadRoutes(h *handler) []route {
-	if h.threads == nil {
-		return nil
-	}
 	return []route{
 		{"/v1/threads", h.cached(auth.ScopeThreads, h.listThreads)},
 		{"/v1/threads/{id}", h.cached(auth.ScopeThreads, h.getThread)},
@@ -117,11 +114,11 @@ func threadRoutes(h *handler) []route {
 // listThreads serves GET
 // /v1/threads?page&limit&status&projectId&updatedSince&expand.
 func (h *handler) listThreads(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.ThreadStatuses), project: true, since: h.changes != nil})
+	q, asked, err := expandableList(r, listSpec{statuses: strs(store.ThreadStatuses), project: true, since: true})
 	if err != nil {
 		return response{}, err
 	}
-	p, err := h.threads.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
+	p, err := h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
 		PageRequest:  q.PageRequest,
 		Status:       store.ThreadStatus(q.Status),
 		ProjectID:    q.ProjectID,
@@ -141,7 +138,7 @@ func (h *handler) getThread(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	t, err := h.threads.GetThread(r.Context(), c.Org.ID, r.PathValue("id"))
+	t, err := h.st.GetThread(r.Context(), c.Org.ID, r.PathValue("id"))
 	if err == nil {
 		err = c.seesOptional(t.ProjectID)
 	}
@@ -155,11 +152,11 @@ func (h *handler) getThread(r *http.Request, c caller) (response, error) {
 // /v1/threads/{id}/messages?page&limit&updatedSince; a thread the caller
 // cannot see is 404.
 func (h *handler) listThreadMessages(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{since: h.changes != nil})
+	q, err := listParamsOf(r, listSpec{since: true})
 	if err != nil {
 		return response{}, err
 	}
-	p, err := h.threads.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
+	p, err := h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 		PageRequest:  q.PageRequest,
 		UpdatedSince: q.UpdatedSince,
 		OnlyProjects: c.ProjectIDs,
@@ -173,11 +170,11 @@ func (h *handler) listThreadMessages(r *http.Request, c caller) (response, error
 // listMessages serves GET
 // /v1/messages?page&limit&threadId&projectId&updatedSince.
 func (h *handler) listMessages(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{project: true, since: h.changes != nil, extra: []string{paramThreadID}})
+	q, err := listParamsOf(r, listSpec{project: true, since: true, extra: []string{paramThreadID}})
 	if err != nil {
 		return response{}, err
 	}
-	p, err := h.threads.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
+	p, err := h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
 		PageRequest:  q.PageRequest,
 		ThreadID:     q.given[paramThreadID],
 		ProjectID:    q.ProjectID,
@@ -197,7 +194,7 @@ func (h *handler) getMessage(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
 		return response{}, err
 	}
-	m, err := h.threads.GetMessage(r.Context(), c.Org.ID, r.PathValue("id"), c.ProjectIDs)
+	m, err := h.st.GetMessage(r.Context(), c.Org.ID, r.PathValue("id"), c.ProjectIDs)
 	if err != nil {
 		return response{}, err
 	}
@@ -211,7 +208,7 @@ func (h *handler) attachmentLink(r *http.Request, c caller) (response, error) {
 		return response{}, err
 	}
 	id := r.PathValue("id")
-	a, err := h.threads.GetAttachment(r.Context(), c.Org.ID, id)
+	a, err := h.st.GetAttachment(r.Context(), c.Org.ID, id)
 	if err == nil {
 		err = c.seesOptional(a.ProjectID)
 	}
@@ -226,7 +223,7 @@ func (h *handler) attachmentLink(r *http.Request, c caller) (response, error) {
 // link was made is 404.
 func (h *handler) serveAttachment(w http.ResponseWriter, r *http.Request) {
 	h.serveSigned(w, r, attachmentFiles, func(ctx context.Context, org, id string) (servedFile, error) {
-		a, err := h.threads.GetAttachment(ctx, org, id)
+		a, err := h.st.GetAttachment(ctx, org, id)
 		if err != nil {
 			return servedFile{}, err
 		}

@@ -170,19 +170,6 @@ func TestAttachmentFile(t *testing.T) {
 // http1123 is the format of HTTP dates.
 const http1123 = "Mon, 02 Jan 2006 15:04:05 GMT"
 
-// TestThreadsNeedAStoreThatHoldsThem shows that on a store without
-// store.Threads the thread routes answer 404 like unknown paths.
-func TestThreadsNeedAStoreThatHoldsThem(t *testing.T) {
-	is := is.New(t)
-	api := newTestAPIWith(t, setup{wrap: func(s store.Store) store.Store { return plainStore{s} }})
-	for _, path := range []string{"/v1/threads", "/v1/threads/t1", "/v1/threads/t1/messages", "/v1/messages", "/v1/attachments/att1/download"} {
-		res := api.do("GET", path, "a")
-		is.Equal(res.Code, 404)
-		is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
-	}
-	is.True(!strings.Contains(strings.Join(statusapi.Routes(plainStore{store.NewMemory()}), " "), "threads")) // nor listed
-}
-
 // TestInternalActivityIsInvisible makes an organization's internal activity
 // heavy (internal messages, edits of them, internal attachments, an
 // internal thread with messages) on one API, and shows that every answer a

@@ -1,11 +1,7 @@
 package statusapi
 
 import (
-	"errors"
 	"net/http"
-
-	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/ratelimit"
 )
 
 // usage is the caller's rate-limit budget on the wire: null figures on an
@@ -17,29 +13,19 @@ type usage struct {
 	ResetAt   *string `json:"resetAt"`
 }
 
-// usageRoutes is GET /v1/rate_limit, for a limiter that can read a budget
-// without spending it (ratelimit.Peeker, as both of the module's can);
-// none with any other.
+// usageRoutes is GET /v1/rate_limit (ratelimit.Limiter's Peek).
 func usageRoutes(h *handler) []route {
-	if h.peeker == nil {
-		return nil
-	}
 	// Needs a key but no scope, and spends nothing.
 	return []route{{"/v1/rate_limit", h.unmetered(h.getUsage)}}
 }
 
 // getUsage serves GET /v1/rate_limit: the budget of the caller's
-// organization as its next request would find it, never 429. A limiter
-// whose counter cannot read it (ratelimit.ErrCannotPeek) answers 404 as
-// for a route it does not serve.
+// organization as its next request would find it, never 429.
 func (h *handler) getUsage(r *http.Request, c caller) (response, error) {
 	if err := noParams(r); err != nil {
 		return response{}, err
 	}
-	d, err := h.peeker.Peek(r.Context(), c.Principal)
-	if errors.Is(err, ratelimit.ErrCannotPeek) {
-		return response{}, envelope.New(envelope.NotFound, "no such route")
-	}
+	d, err := h.lim.Peek(r.Context(), c.Principal)
 	if err != nil {
 		return response{}, err
 	}

@@ -98,21 +98,10 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{fmt.Errorf("redis: %w", ratelimit.ErrUnavailable), 503},
 		{errors.New("redis: WRONGTYPE"), 500},
-		{fmt.Errorf("wrapped: %w", ratelimit.ErrCannotPeek), 404},
 	} {
 		res := api.Serve(api.Replica(peekFails{ratelimit.NewMemory(), tc.err}), api.Request("GET", "/v1/rate_limit", "a"))
 		is.Equal(res.Code, tc.status) // tc.err
 	}
-}
-
-// TestUsageNeedsALimiterThatPeeks checks a limiter that cannot read a
-// budget without spending it: the route is not served.
-func TestUsageNeedsALimiterThatPeeks(t *testing.T) {
-	is := is.New(t)
-	api := newTestAPI(t)
-	res := api.Serve(api.Replica(limiterOnly{ratelimit.NewMemory()}), api.Request("GET", "/v1/rate_limit", "a"))
-	is.Equal(res.Code, 404) // no such route
-	is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
 }
 
 // peekFails is a limiter whose Peek fails with err.
@@ -124,6 +113,3 @@ type peekFails struct {
 func (l peekFails) Peek(context.Context, auth.Principal) (ratelimit.Decision, error) {
 	return ratelimit.Decision{}, l.err
 }
-
-// limiterOnly hides every optional interface of the limiter it wraps.
-type limiterOnly struct{ ratelimit.Limiter }

@@ -62,15 +62,25 @@ func webhookDeliveryOut(d store.WebhookDelivery) webhookDelivery {
 	return out
 }
 
-// webhookRoutes are the routes of a store that keeps webhook endpoints
-// (store.WebhookEndpoints); none on any other. Not cached: deliveries are
-// no data version's change.
+// WithWebhookEndpoints serves GET /v1/webhook_endpoints and GET
+// /v1/webhook_endpoints/{id}/deliveries from st: the endpoints and
+// delivery log that the portal's webhook dispatcher (package webhook)
+// keeps, normally in the handler's own store (store.Memory and bunstore
+// keep them). Without it those routes are not served (404, like unknown
+// paths, and not in Routes). A nil st is refused, not taken for "off":
+// New panics, and Validate returns an *option.Error naming the option,
+// so that a store that failed to open never drops the routes silently.
+func WithWebhookEndpoints(st store.WebhookEndpoints) Option {
+	return func(c *config) { c.webhooks, c.webhooksSet = st, true }
+}
+
+// webhookRoutes are the routes of WithWebhookEndpoints; none without.
+// Not cached: deliveries are no data version's change.
 func webhookRoutes(h *handler) []route {
-	st, ok := h.st.(store.WebhookEndpoints)
-	if !ok {
+	if h.cfg.webhooks == nil {
 		return nil
 	}
-	w := webhooks{st: st, h: h}
+	w := webhooks{st: h.cfg.webhooks, h: h}
 	return []route{
 		{"/v1/webhook_endpoints", h.api(auth.ScopeWebhooks, w.list)},
 		{"/v1/webhook_endpoints/{id}/deliveries", h.api(auth.ScopeWebhooks, w.deliveries)},

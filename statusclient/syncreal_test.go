@@ -26,7 +26,8 @@ type syncStore interface {
 // TestSyncKeepsAnExactCopyOnMemory runs the scripted sync test on the
 // in-memory store (postgres_test.go runs it on PostgreSQL).
 func TestSyncKeepsAnExactCopyOnMemory(t *testing.T) {
-	testSyncExact(t, store.NewMemory(), auth.NewMemoryKeyStore)
+	m := store.NewMemory()
+	testSyncExact(t, m, func(store.Organizations) *auth.MemoryKeyStore { return auth.NewMemoryKeyStore(m) })
 }
 
 // testSyncExact keeps a Replica with Client.Sync against the real handler

@@ -59,11 +59,11 @@ type DeletionQuery struct {
 	Kind  Kind      // "" for any
 	// OnlyKinds, when not nil, keeps only records of these kinds (none
 	// when it is empty): those of a key restricted to some scopes (see
-	// Restrictable). It combines with Kind.
+	// Store). It combines with Kind.
 	OnlyKinds []Kind
 	// OnlyProjects, when not nil, keeps only records whose ProjectID is
 	// one of these, never one without (none when it is empty): a key
-	// restricted to projects (see Restrictable). It adds the departures
+	// restricted to projects (see Store). It adds the departures
 	// of items that still exist: each item that left one of these
 	// projects (moved to another project or to none, as a deleted
 	// project's invoices do) and is in none of them now, once, with
@@ -73,9 +73,9 @@ type DeletionQuery struct {
 	OnlyProjects []string
 }
 
-// Changes is the optional interface of a store that tracks changes, so
-// that a client can keep a copy in sync by polling. A store that
-// implements it promises, for every kind of item it holds:
+// Changes is the part of Store that tracks changes, so that a client can
+// keep a copy in sync by polling. A Store promises, for every kind of item
+// it holds:
 //
 //   - UpdatedAt is its own: set from the store's clock whenever a write
 //     changes what a client sees (a field, or a project taken from an
@@ -91,9 +91,8 @@ type DeletionQuery struct {
 //     leaves a departure (see DeletionQuery.OnlyProjects), kept like a
 //     Deletion and dropped when the item is back in that project.
 //
-// statusapi offers the updatedSince parameter and GET /v1/deletions only
-// on a store that implements it; implementations are safe for concurrent
-// use and honour ctx.
+// statusapi serves the updatedSince parameter and GET /v1/deletions from
+// it; implementations are safe for concurrent use and honour ctx.
 type Changes interface {
 	// ListDeletions returns a page of the organization's deletion
 	// records; an error wrapping ErrSinceTooOld when q.Since is before

@@ -51,7 +51,7 @@ type DeliverableQuery struct {
 	UpdatedSince time.Time
 	// OnlyProjects, when not nil, keeps only the deliverables of these
 	// projects (none when it is empty): a restricted key's (see
-	// Restrictable). It combines with ProjectID.
+	// Store). It combines with ProjectID.
 	OnlyProjects []string
 }
 

@@ -54,7 +54,7 @@ type InvoiceQuery struct {
 	UpdatedSince time.Time
 	// OnlyProjects, when not nil, keeps only the invoices that name one of
 	// these projects, never a retainer invoice (none when it is empty): a
-	// restricted key's (see Restrictable). It combines with ProjectID.
+	// restricted key's (see Store). It combines with ProjectID.
 	OnlyProjects []string
 	// Known, when not 0, is the data version (Versions) of a page the
 	// caller holds already: a store that reads Page.Version with the page

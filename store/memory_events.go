@@ -32,6 +32,11 @@ var _ Events = (*Memory)(nil)
 // Events): an unknown organization has none. An After that is not the id
 // of an event the organization keeps is ErrUnknownCursor; a limit below 1
 // is ErrInvalid.
+//
+// A page and its total cost the same however many events the
+// organization keeps, for every key and type filter: the events of each
+// type and each kind are indexed (eventLog). Only a key restricted to
+// projects (OnlyProjects) has the events after After read one by one.
 func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (EventPage, error) {
 	if err := alive(ctx); err != nil {
 		return EventPage{}, err
@@ -41,26 +46,88 @@ func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (Ev
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	all := m.keptEvents(orgID)
+	var l *eventLog
+	if t := m.orgs[orgID]; t != nil {
+		l = &t.events
+	}
+	from := m.keptFrom(l)
+	start := from // the first event after q.After
 	if q.After != "" {
-		i, found := slices.BinarySearchFunc(all, q.After, func(e Event, id string) int { return strings.Compare(e.ID, id) })
+		i, found := l.find(from, q.After)
 		if !found {
 			return EventPage{}, fmt.Errorf("store: events after %q: %w", q.After, ErrUnknownCursor)
 		}
-		all = all[i+1:]
+		start = i + 1
 	}
 	p := EventPage{Events: []Event{}, Last: q.After}
-	for _, e := range all {
-		if len(q.Types) > 0 && !slices.Contains(q.Types, e.Type) ||
-			q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, e.Kind) ||
-			q.OnlyProjects != nil && (e.ProjectID == "" || !slices.Contains(q.OnlyProjects, e.ProjectID)) {
-			continue
-		}
-		p.Total++
+	add := func(e Event) {
 		if len(p.Events) < q.Limit {
 			p.Events = append(p.Events, e)
 			p.Last = e.ID
 		}
+	}
+	if l == nil || start == len(l.events) {
+		return p, nil
+	}
+	if q.OnlyProjects != nil {
+		for _, e := range l.events[start:] {
+			if len(q.Types) > 0 && !slices.Contains(q.Types, e.Type) ||
+				q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, e.Kind) ||
+				e.ProjectID == "" || !slices.Contains(q.OnlyProjects, e.ProjectID) {
+				continue
+			}
+			p.Total++
+			add(e)
+		}
+		return p, nil
+	}
+	if len(q.Types) == 0 && q.OnlyKinds == nil {
+		p.Total = len(l.events) - start
+		for _, e := range l.events[start:min(start+q.Limit, len(l.events))] {
+			add(e)
+		}
+		return p, nil
+	}
+	// The streams of seqs that the query reads, each after floor.
+	floor := l.seqs[start]
+	var streams [][]int64
+	seen := map[string]bool{}
+	if len(q.Types) > 0 {
+		for _, typ := range q.Types {
+			kind, _, _ := strings.Cut(typ, ".")
+			if seen[typ] || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, Kind(kind)) {
+				continue
+			}
+			seen[typ] = true
+			streams = append(streams, l.byType[typ])
+		}
+	} else {
+		for _, k := range q.OnlyKinds {
+			if !seen[string(k)] {
+				seen[string(k)] = true
+				streams = append(streams, l.byKind[k])
+			}
+		}
+	}
+	for i, s := range streams {
+		at, _ := slices.BinarySearch(s, floor)
+		streams[i] = s[at:]
+		p.Total += len(s) - at
+	}
+	// Merge the streams' first q.Limit seqs, oldest first.
+	for len(p.Events) < q.Limit {
+		next := -1
+		for i, s := range streams {
+			if len(s) > 0 && (next < 0 || s[0] < streams[next][0]) {
+				next = i
+			}
+		}
+		if next < 0 {
+			break
+		}
+		i, _ := slices.BinarySearch(l.seqs, streams[next][0])
+		streams[next] = streams[next][1:]
+		add(l.events[i])
 	}
 	return p, nil
 }
@@ -73,8 +140,8 @@ func (m *Memory) LatestEvent(ctx context.Context, orgID string) (string, error) 
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if all := m.keptEvents(orgID); len(all) > 0 {
-		return all[len(all)-1].ID, nil
+	if t := m.orgs[orgID]; t != nil && m.keptFrom(&t.events) < len(t.events.events) {
+		return t.events.events[len(t.events.events)-1].ID, nil
 	}
 	return "", nil
 }
@@ -90,21 +157,41 @@ func (m *Memory) WatchEvents(ctx context.Context, orgID string) <-chan struct{} 
 // lock mu, so that it runs once they have unlocked it.
 func (m *Memory) wake(orgID string) { m.watchers.Wake(orgID) }
 
-// keptEvents returns the organization's events not yet past
-// EventRetention on the clock. The caller holds mu.
-func (m *Memory) keptEvents(orgID string) []Event {
-	t := m.orgs[orgID]
-	if t == nil {
-		return nil
+// eventLog is an organization's events, oldest first, with the
+// sequence numbers of each type's and each kind's, so that a page of one
+// type and its total are found, not counted.
+type eventLog struct {
+	events []Event
+	seqs   []int64            // events[i]'s sequence number, which its id carries
+	byType map[string][]int64 // the seqs of each type's events, ascending
+	byKind map[Kind][]int64   // the seqs of each kind's events, ascending
+}
+
+// find returns the index of the event id at or after from, and whether
+// it is there.
+func (l *eventLog) find(from int, id string) (int, bool) {
+	if l == nil {
+		return 0, false
+	}
+	i, found := slices.BinarySearchFunc(l.events[from:], id, func(e Event, id string) int { return strings.Compare(e.ID, id) })
+	return from + i, found
+}
+
+// keptFrom returns the index of the first event of l not yet past
+// EventRetention on the clock (len(l.events) when there is none). The
+// caller holds mu.
+func (m *Memory) keptFrom(l *eventLog) int {
+	if l == nil {
+		return 0
 	}
 	cutoff := kept(m.now()).Add(-EventRetention)
-	from, _ := slices.BinarySearchFunc(t.events, cutoff, func(e Event, at time.Time) int {
+	from, _ := slices.BinarySearchFunc(l.events, cutoff, func(e Event, at time.Time) int {
 		if e.CreatedAt.Before(at) {
 			return -1
 		}
 		return 1
 	})
-	return t.events[from:]
+	return from
 }
 
 // emit appends an event to the organization's feed, with the next id,
@@ -112,13 +199,24 @@ func (m *Memory) keptEvents(orgID string) []Event {
 // mu for writing.
 func (t *tenant) emit(e Event) {
 	*t.eventSeq++
-	e.ID = fmt.Sprintf("evt_%016d", *t.eventSeq)
+	seq := *t.eventSeq
+	e.ID = fmt.Sprintf("evt_%016d", seq)
+	l := &t.events
+	if l.byType == nil {
+		l.byType, l.byKind = map[string][]int64{}, map[Kind][]int64{}
+	}
 	n := 0
 	cutoff := e.CreatedAt.Add(-EventRetention)
-	for n < len(t.events) && t.events[n].CreatedAt.Before(cutoff) {
+	for n < len(l.events) && l.events[n].CreatedAt.Before(cutoff) {
+		old := l.events[n]
+		l.byType[old.Type] = l.byType[old.Type][1:] // the oldest of its type: it went in first
+		l.byKind[old.Kind] = l.byKind[old.Kind][1:]
 		n++
 	}
-	t.events = append(slices.Delete(t.events, 0, n), e)
+	l.events = append(slices.Delete(l.events, 0, n), e)
+	l.seqs = append(slices.Delete(l.seqs, 0, n), seq)
+	l.byType[e.Type] = append(l.byType[e.Type], seq)
+	l.byKind[e.Kind] = append(l.byKind[e.Kind], seq)
 }
 
 // put records the events of a write that made an item visible (existed

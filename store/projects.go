@@ -40,7 +40,7 @@ type ProjectQuery struct {
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
 	// OnlyProjects, when not nil, keeps only the projects with these ids
-	// (none when it is empty): a restricted key's (see Restrictable).
+	// (none when it is empty): a restricted key's (see Store).
 	OnlyProjects []string
 }
 

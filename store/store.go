@@ -5,13 +5,34 @@
 // an item of another organization, and answers an id that exists only in
 // another organization exactly as one that does not exist (ErrNotFound).
 //
+// # What a Store declares
+//
+// Store is the whole read side of API v1, declared, never discovered: the
+// items of the first contract, changes and deletions (Changes), data
+// versions (Versions), threads (Threads), events (Events), Ping, and the
+// promise that every query honours a restricted key's OnlyProjects and
+// OnlyKinds. statusapi serves every route of v1 from any Store, so a
+// portal that wraps its store (struct{ store.Store }, for tracing, say)
+// keeps every feature. store.Memory and store/bunstore implement it all.
+//
+// The portal's side is separate, and called on concrete types, never
+// discovered by the handler: Writer, Deleter, ThreadWriter and
+// Organizations. What stays optional is given to statusapi explicitly:
+// a RequestLog through the RequestRecorder of statusapi.WithRequestLog,
+// WebhookEndpoints through statusapi.WithWebhookEndpoints.
+//
+// A partial Store for a test embeds a Store (a *Memory, usually) and
+// overrides the methods it is about; storetest.Unimplemented is a base
+// whose methods all fail with errors.ErrUnsupported, for a fake that must
+// not fall back on real data.
+//
 // The conformance suite in store/storetest pins down the behaviour every
 // implementation must share: ordering, paging, filters, totals, scoping,
-// not-found and cancellation, and for a store that implements the optional
-// Deleter and Changes, deletes, cascades, UpdatedAt, UpdatedSince and
-// deletion records, and for one that implements Threads and ThreadWriter,
-// communication threads and the invisibility of internal content. Package
-// store depends on the standard library only.
+// not-found, cancellation, restrictions, data versions, UpdatedAt,
+// UpdatedSince and deletion records, communication threads and the
+// invisibility of internal content, and for a store that implements the
+// write side (Deleter, ThreadWriter), deletes and cascades. Package store
+// depends on the standard library only.
 package store
 
 import (
@@ -58,6 +79,19 @@ var ErrLockTimeout = errors.New("lock wait timed out")
 // Ids are opaque strings compared byte for byte. An id or filter value
 // that is not Storable matches nothing: a get answers ErrNotFound, a list
 // filtered by it has no items (ListMilestones answers ErrNotFound).
+//
+// Every query honours the restrictions of restricted API keys
+// (auth.Restriction), so that such a key never sees an item outside its
+// projects, nor a total that counts one: OnlyProjects on every query type
+// (ProjectQuery, DeliverableQuery, InvoiceQuery, DeletionQuery,
+// ThreadQuery, MessageQuery, EventQuery; ListThreadMessages answers
+// ErrNotFound for a thread outside them), OnlyKinds on DeletionQuery and
+// EventQuery, the ProjectID of the Attachment that GetAttachment returns
+// and the onlyProjects of GetMessage. Other gets need nothing of the
+// store: each item names its project, and the handler checks it.
+//
+// The embedded interfaces (Changes, Versions, Threads, Events) are parts
+// of v1 named for their documentation; a Store implements them all.
 type Store interface {
 	// ListProjects returns a page of the organization's projects.
 	ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error)
@@ -84,6 +118,20 @@ type Store interface {
 	// GetInvoice returns one invoice, with where its document lives, or
 	// ErrNotFound.
 	GetInvoice(ctx context.Context, orgID, id string) (Invoice, error)
+
+	// Changes: the deletions feed, UpdatedAt and UpdatedSince.
+	Changes
+	// Versions: the data version the response cache is keyed by.
+	Versions
+	// Threads: communication threads, messages and attachments.
+	Threads
+	// Events: the event feed and its live stream.
+	Events
+
+	// Ping reports whether the store can serve, for a readiness check
+	// (statusapi.Ready): nil when it can, an error (wrapping
+	// ErrUnavailable, or ctx's error) when it cannot.
+	Ping(ctx context.Context) error
 }
 
 // PageRequest selects one page of a list. The handler validates it before a

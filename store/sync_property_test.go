@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/storetest"
@@ -67,7 +68,7 @@ func TestMemorySyncRandomInterleavings(t *testing.T) {
 func TestMemorySyncInterleavings(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
 	m := store.NewMemory(store.WithClock(clock.Now))
-	storetest.SyncInterleavings(t, m, clock, 300)
+	storetest.SyncInterleavings(t, m, auth.NewMemoryKeyStore(m), clock, 300)
 }
 
 // TestMemoryPutAgainElsewhere: a deleted item put again in another

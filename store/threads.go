@@ -83,7 +83,7 @@ type Attachment struct {
 	FileKey string
 	// ProjectID is the project of the thread the attachment is in, nil
 	// for an organization-wide thread: set by GetAttachment, so that a key
-	// restricted to projects is refused another's (see Restrictable);
+	// restricted to projects is refused another's (see Store);
 	// ignored by PutMessage, and never sent to clients. A store that does
 	// not set it hides every attachment from such a key.
 	ProjectID *string
@@ -114,7 +114,7 @@ type ThreadQuery struct {
 	UpdatedSince time.Time    // zero for none (see Changes)
 	// OnlyProjects, when not nil, keeps only the threads of these
 	// projects, never an organization-wide one (none when it is empty): a
-	// restricted key's (see Restrictable). It combines with ProjectID.
+	// restricted key's (see Store). It combines with ProjectID.
 	OnlyProjects []string
 }
 
@@ -128,15 +128,14 @@ type MessageQuery struct {
 	UpdatedSince time.Time // zero for none (see Changes)
 	// OnlyProjects, when not nil, keeps only the messages of threads of
 	// these projects, never of an organization-wide one (none when it is
-	// empty): a restricted key's (see Restrictable). ListThreadMessages
+	// empty): a restricted key's (see Store). ListThreadMessages
 	// answers ErrNotFound for a thread outside them.
 	OnlyProjects []string
 }
 
-// Threads is the optional interface of a store that holds communication
-// threads. statusapi serves the thread routes (/v1/threads,
-// /v1/messages, /v1/attachments/{id}/download) only on a store that
-// implements it; on any other they answer 404 like unknown paths.
+// Threads is the part of Store that holds communication threads:
+// statusapi serves the thread routes (/v1/threads, /v1/messages,
+// /v1/attachments/{id}/download) from it.
 //
 // Internal content is invisible in every way, enforced by the store's own
 // queries: an internal thread and its messages, and an internal message,
@@ -144,7 +143,7 @@ type MessageQuery struct {
 // effect on LastMessageAt or a thread's UpdatedAt, and answer ErrNotFound
 // like unknown ids, their attachments too. A thread's UpdatedAt moves
 // whenever its own fields change or its visible messages do (new, edited,
-// deleted, made internal). A store that also implements Changes records a
+// deleted, made internal). The store records (Changes) a
 // Deletion for content that becomes internal, exactly as for deleted
 // content, and drops it when the content becomes visible again.
 //
@@ -168,7 +167,7 @@ type Threads interface {
 	// ErrNotFound. A message does not name its project, so the store
 	// applies a restricted key's projects itself: with onlyProjects not
 	// nil, a message of a thread outside them, or of an
-	// organization-wide thread, is ErrNotFound too (see Restrictable).
+	// organization-wide thread, is ErrNotFound too (see Store).
 	GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (Message, error)
 	// GetAttachment returns a visible message's attachment, with the
 	// ProjectID of its thread, or ErrNotFound.

@@ -2,13 +2,11 @@ package store
 
 import "context"
 
-// Versions is implemented by a Store that can say, in one cheap read,
-// whether anything of an organization that a read could return has
-// changed. The handler (statusapi) discovers it and then keeps encoded
-// responses in a cache keyed by the version: an unchanged organization is
-// answered, and revalidated (304), without a list query or any encoding.
-// store.Memory and store/bunstore implement it; storetest checks the
-// promise.
+// Versions is the part of Store that says, in one cheap read, whether
+// anything of an organization that a read could return has changed. The
+// handler (statusapi) keeps encoded responses in a cache keyed by the
+// version: an unchanged organization is answered, and revalidated (304),
+// without a list query or any encoding. storetest checks the promise.
 type Versions interface {
 	// DataVersion returns the organization's data version. Every write
 	// that may change what a read of orgID returns (a put, a delete, a

@@ -246,6 +246,14 @@ func restrictionOf(claims jwt.MapClaims) (auth.Restriction, error) {
 	return r, nil
 }
 
+// Ping returns nil: a Resolver checks tokens against the key it was given
+// and reads nothing that could be down.
+func (r *Resolver) Ping(context.Context) error { return nil }
+
+// Subscribe reports nothing: a token stays valid until its "exp", and a
+// Resolver keeps nothing that a change could make stale.
+func (r *Resolver) Subscribe(func(orgID string)) (stop func()) { return func() {} }
+
 func (r *Resolver) keyFunc(*jwt.Token) (any, error) { return r.key, nil }
 
 // reason names why a token was refused, without any of its content.

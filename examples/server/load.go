@@ -7,12 +7,14 @@ import (
 	"reflect"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/webhook"
 )
 
 // backend is where a dataset is loaded and served from.
 type backend struct {
-	store store.Store
+	store portalStore
 	w     store.Writer
 	d     store.Deleter
 	// tw writes threads and messages; nil when the store holds none
@@ -25,6 +27,17 @@ type backend struct {
 	// Without it (in memory) a change is written to the live store, under
 	// the API's guard (see live).
 	begin func(ctx context.Context) (t target, commit func() error, rollback func(), err error)
+}
+
+// portalStore is what both of the server's stores (store.Memory and
+// bunstore) are, declared rather than discovered: the API's store, the
+// request log, the webhook endpoints and their queue, and what a sandbox
+// is seeded through.
+type portalStore interface {
+	store.Store
+	store.RequestLog
+	webhook.Store
+	sandbox.Store
 }
 
 // target is where a change is written: a store, or a transaction on one,

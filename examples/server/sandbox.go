@@ -30,9 +30,8 @@ func (s sandboxFiles) Open(ctx context.Context, key string) (fs.File, error) {
 // a sandbox key (revoked or not: its data waits for a new key) or a
 // sandbox webhook endpoint, and has sim
 // drive it (sim may be nil: -sandbox-interval 0). Seeding keeps what the
-// simulator made of a sandbox already seeded (see sandbox.Seed). A store
-// that is not a sandbox.Store holds no sandboxes: it is logged.
-func seedSandboxes(ctx context.Context, st store.Store, ds *dataset, sim *sandbox.Simulator, log *slog.Logger) error {
+// simulator made of a sandbox already seeded (see sandbox.Seed).
+func seedSandboxes(ctx context.Context, st sandbox.Store, ds *dataset, sim *sandbox.Simulator, log *slog.Logger) error {
 	orgs := make(map[string]store.Organization, len(ds.orgs))
 	for _, o := range ds.orgs {
 		orgs[o.ID] = o
@@ -54,12 +53,7 @@ func seedSandboxes(ctx context.Context, st store.Store, ds *dataset, sim *sandbo
 			continue
 		}
 		delete(orgs, id) // once per organization
-		sst, ok := st.(sandbox.Store)
-		if !ok {
-			log.Warn("sandbox keys: the store cannot hold sandboxes (threads); their sandboxes stay empty", "org", o.ID)
-			return nil
-		}
-		if err := sandbox.Seed(ctx, sst, o); err != nil {
+		if err := sandbox.Seed(ctx, st, o); err != nil {
 			return err
 		}
 		if sim != nil {

@@ -101,8 +101,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("loading the data: %w", err)
 	}
 	var sim *sandbox.Simulator
-	if sst, ok := b.store.(sandbox.Store); ok && cfg.sandboxInterval > 0 {
-		sim = sandbox.New(sst, cfg.sandboxOptions(log)...)
+	if cfg.sandboxInterval > 0 {
+		sim = sandbox.New(b.store, cfg.sandboxOptions(log)...)
 	}
 	if err := seedSandboxes(startCtx, b.store, ds, sim, log); err != nil {
 		return fmt.Errorf("seeding the sandboxes: %w", err)
@@ -148,15 +148,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 		opts = append(opts, statusapi.WithSigningKey(signingKey))
 	}
+	// The webhook endpoints that the dispatcher (startWebhooks) keeps in
+	// the store, served as the API's webhook routes.
+	opts = append(opts, statusapi.WithWebhookEndpoints(b.store))
 	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
 		return cfg.flagError(err)
 	}
-	if rl, ok := b.store.(store.RequestLog); ok {
+	{
 		// The request log and the usage per key: in memory, or on
 		// PostgreSQL shared by the replicas. Deferred here, Close runs
 		// after the HTTP server's Shutdown and before the store closes,
 		// so the last requests are written.
-		rec := statusapi.NewRequestRecorder(rl, statusapi.WithRecorderLogger(log))
+		rec := statusapi.NewRequestRecorder(b.store, statusapi.WithRecorderLogger(log))
 		defer func() {
 			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 			defer cancel()
@@ -315,8 +318,6 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func()
 	}
 	log.Info("using PostgreSQL", "migrated", true)
 	st := bunstore.New(db, bunstore.WithLogger(log), bunstore.WithClock(clock))
-	// tw is nil until bunstore holds threads (store.ThreadWriter).
-	tw, _ := any(st).(store.ThreadWriter)
 	// A reload writes in one transaction, committed under the API's guard.
 	begin := func(ctx context.Context) (target, func() error, func(), error) {
 		tx, err := db.BeginTx(ctx, nil)
@@ -325,10 +326,10 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func()
 		}
 		in := st.WithTx(tx)
 		t := target{Writer: in, Deleter: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}
-		t.threads, _ = any(in).(store.ThreadWriter)
+		t.threads = in
 		return t, tx.Commit, func() { _ = tx.Rollback() }, nil
 	}
-	return backend{store: st, w: st, d: st, tw: tw, keys: st, begin: begin}, func() { db.Close() }, nil
+	return backend{store: st, w: st, d: st, tw: st, keys: st, begin: begin}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica

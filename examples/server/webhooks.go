@@ -102,17 +102,9 @@ type webhooks struct {
 // already in the store is brought to the file's settings) and starts the
 // dispatcher, whose secrets are sealed under a key derived from the
 // signing key, its attempts counted on the metrics server when there is
-// one. On a store without an event feed (store.Events) or without webhook
-// endpoints, it logs that webhooks are off.
-func startWebhooks(ctx context.Context, cfg config, st store.Store, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
-	ws, okW := st.(webhook.Store)
-	ev, okE := st.(store.Events)
-	if !okW || !okE {
-		if len(ds.webhooks) > 0 {
-			log.Warn("webhooks are off: the store keeps no event feed", "endpoints", len(ds.webhooks))
-		}
-		return webhooks{}, nil
-	}
+// one.
+func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
+	ws, ev := st, st
 	opts := cfg.webhookOptions(log)
 	if metrics != nil {
 		opts = append(opts, webhook.WithObserver(otelstatus.WebhookObserver(otelstatus.WithMeterProvider(metrics.provider))))

@@ -9,6 +9,11 @@
 //
 //	go run ./examples/streams -n 1000 -idle 20s
 //
+// With -pg URL it measures instead the latency from a commit to its event
+// on a stream of another replica, on PostgreSQL (see runPostgres):
+//
+//	go run ./examples/streams -pg 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable' -writes 100
+//
 // The clients are raw TCP connections in the same process that read
 // nothing once the headers came (the kernel keeps the heartbeats): the
 // memory and CPU reported are the server's. The key resolver is an
@@ -34,7 +39,6 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/internal/eventtest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -51,19 +55,18 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("streams", flag.ContinueOnError)
 	n := fs.Int("n", 1000, "streams to open (five per organization)")
 	idle := fs.Duration("idle", 20*time.Second, "how long to measure the idle streams")
+	pg := fs.String("pg", "", "PostgreSQL `URL`: measure the commit-to-event latency across two replicas instead")
+	writes := fs.Int("writes", 100, "with -pg: writes of each way (library writer, plain SQL)")
+	gap := fs.Duration("gap", 20*time.Millisecond, "with -pg: the pause after each write")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
+	if *pg != "" {
+		return runPostgres(ctx, *pg, *writes, *gap, out)
+	}
 	mem := store.NewMemory()
 	var st store.Store = mem
-	var fake *eventtest.Store
-	if _, ok := st.(store.Events); !ok {
-		// store.Memory keeps no events in this build: a test store whose
-		// events this program adds.
-		fake = eventtest.New(mem)
-		st = fake
-	}
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(mem))
 	defer keys.Close()
 	resolver := auth.NewCache(keys)
@@ -140,9 +143,7 @@ func run(args []string, out io.Writer) error {
 	wrote := time.Now()
 	for i := range orgs {
 		id := fmt.Sprintf("org_%04d", i)
-		if fake != nil {
-			fake.Add(id, store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p1", ProjectID: "p1", CreatedAt: wrote})
-		} else if err := mem.PutProject(ctx, store.Project{ID: "p1", OrgID: id, Name: "P", Status: store.ProjectPlanned}); err != nil {
+		if err := mem.PutProject(ctx, store.Project{ID: "p1", OrgID: id, Name: "P", Status: store.ProjectPlanned}); err != nil {
 			return err
 		}
 	}

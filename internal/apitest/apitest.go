@@ -155,7 +155,8 @@ func (a *API) Replica(lim ratelimit.Limiter, opts ...statusapi.Option) http.Hand
 		statusapi.WithFiles(a.Files),
 		statusapi.WithClock(a.Clock.Now),
 		statusapi.WithLogger(a.logger()),
-	}, a.cfg.apiOpts...)
+	}, a.optIns(st)...)
+	all = append(all, a.cfg.apiOpts...)
 	return Handler(st, resolver, lim, append(all, opts...)...)
 }
 
@@ -172,6 +173,23 @@ func Handler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts 
 		statusapi.WithLogger(slog.New(slog.DiscardHandler)),
 	}
 	return statusapi.New(st, keys, lim, append(all, opts...)...)
+}
+
+// optIns are the options that opt the handler into the routes a store
+// keeps apart from store.Store, so that the harness serves every route of
+// statusapi.Routes: the webhook endpoints, from st when it keeps them (a
+// wrapper of the test's may not), else from a.Store; and the request log,
+// recorded into a.Store (never a test's failing wrapper), the recorder
+// closed with the test. A test's own WithRequestLog or
+// WithWebhookEndpoints comes after, and wins.
+func (a *API) optIns(st store.Store) []statusapi.Option {
+	ws, ok := st.(store.WebhookEndpoints)
+	if !ok {
+		ws = a.Store
+	}
+	rec := statusapi.NewRequestRecorder(a.Store, statusapi.WithRecorderLogger(a.logger()))
+	a.t.Cleanup(func() { _ = rec.Close(context.Background()) })
+	return []statusapi.Option{statusapi.WithWebhookEndpoints(ws), statusapi.WithRequestLog(rec)}
 }
 
 // logger returns a logger that writes to Logs.

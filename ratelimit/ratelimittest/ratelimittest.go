@@ -3,8 +3,7 @@
 // concurrent requests; one budget per organization, shared by its keys;
 // unlimited plans; refused requests that cost nothing; a Refund that gives
 // back exactly one request and never makes credit; the Decision's figures;
-// and, for a counter that implements ratelimit.CounterPeeker, a Peek that
-// reads the budget without spending it.
+// and a Peek that reads the budget without spending it.
 //
 // A Counter's package runs it from its own tests:
 //
@@ -21,7 +20,6 @@ package ratelimittest
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -259,8 +257,7 @@ func refund(t *testing.T, open opener) {
 
 // peek checks PlanLimiter.Peek: the figures Allow would give, without
 // spending anything, before the first request, during a window and once
-// the budget is spent; unlimited plans unlimited. A counter that cannot
-// peek makes Peek return ErrCannotPeek, and the case is skipped.
+// the budget is spent; unlimited plans unlimited.
 func peek(t *testing.T, open opener) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -268,9 +265,6 @@ func peek(t *testing.T, open opener) {
 	p := principal("org_a", store.PlanStarter, "k1")
 	start := time.Now()
 	d, err := lim.Peek(ctx, p)
-	if errors.Is(err, ratelimit.ErrCannotPeek) {
-		t.Skip("the counter does not implement ratelimit.CounterPeeker")
-	}
 	is.NoErr(err)
 	is.True(d.Limited && d.Allowed)                                    // a fresh budget
 	is.Equal(d.Limit, int64(60))                                       // the plan's

@@ -58,9 +58,7 @@ type counter struct {
 }
 
 var (
-	_ ratelimit.Counter       = (*counter)(nil)
-	_ ratelimit.CounterPeeker = (*counter)(nil)
-	_ ratelimit.Pinger        = (*counter)(nil)
+	_ ratelimit.Counter = (*counter)(nil)
 )
 
 // Take counts one request in Redis. key is "<prefix>:<plan>:<org id>".

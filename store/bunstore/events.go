@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -26,10 +29,13 @@ import (
 
 var _ store.Events = (*Store)(nil)
 
-// eventRow is an event as ListEvents selects it.
+// eventRow is a row of ListEvents' statement: whether its cursor is
+// kept, the total, and an event (nulls when the page is empty).
 type eventRow struct {
-	XID            string         `bun:"xid"`
-	Seq            int64          `bun:"seq"`
+	Kept           bool           `bun:"kept"`
+	Total          int            `bun:"total"`
+	XID            sql.NullString `bun:"xid"`
+	Seq            sql.NullInt64  `bun:"seq"`
 	N              int            `bun:"n"`
 	Type           string         `bun:"type"`
 	Kind           string         `bun:"kind"`
@@ -37,8 +43,7 @@ type eventRow struct {
 	ProjectID      sql.NullString `bun:"project_id"`
 	ThreadID       sql.NullString `bun:"thread_id"`
 	PreviousStatus sql.NullString `bun:"previous_status"`
-	At             time.Time      `bun:"at"`
-	Total          int            `bun:"total"`
+	At             sql.NullTime   `bun:"at"`
 }
 
 // cursor is an event's place: its row's (xid, seq) and n.
@@ -47,6 +52,9 @@ type cursor struct {
 	seq int64
 	n   int
 }
+
+// before reports whether c's row comes before d's.
+func (c cursor) before(d cursor) bool { return c.xid < d.xid || c.xid == d.xid && c.seq < d.seq }
 
 func (c cursor) id() string { return fmt.Sprintf("evt_%016x%016x%d", c.xid, uint64(c.seq), c.n) }
 
@@ -72,6 +80,15 @@ const horizon = "c.xid < pg_snapshot_xmin(pg_current_snapshot())"
 // row the organization keeps (pruned, or another organization's), wraps
 // store.ErrUnknownCursor; a cursor the query's filters skip is fine. A
 // limit below 1 wraps store.ErrInvalid.
+//
+// A page and its total cost about the same however many events the
+// organization keeps, for every key and type filter but a key restricted
+// to projects: the page is read through an index of each type (or kind)
+// it keeps, and the total from the running counts of the migration
+// 20261006000001_event_ordinals, which it first brings up to the horizon
+// (numberEvents). For a key restricted to projects (q.OnlyProjects), the
+// total counts the rows after After, and a page of a project with few
+// events reads past the others.
 func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
 	if q.Limit < 1 {
 		return store.EventPage{}, fmt.Errorf("bunstore: %w event limit %d", store.ErrInvalid, q.Limit)
@@ -85,75 +102,311 @@ func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 		}
 		from = c
 	}
+	empty := store.EventPage{Events: []store.Event{}, Last: q.After}
 	if !storable(orgID) || !storable(q.OnlyProjects...) || !storable(q.Types...) {
-		return store.EventPage{Events: []store.Event{}, Last: q.After}, unmatched(ctx, nil)
+		return empty, unmatched(ctx, nil)
+	}
+	streams, ok := eventStreams(q)
+	if !ok {
+		// Nothing can match; an After that names nothing kept is still
+		// refused.
+		q.Limit, q.Types, q.OnlyKinds, q.OnlyProjects = 1, nil, nil, nil
+		if _, err := s.ListEvents(ctx, orgID, q); err != nil {
+			return store.EventPage{}, err
+		}
+		return empty, nil
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	if q.After != "" {
-		var kept bool
-		err := s.db.NewRaw("SELECT EXISTS (SELECT FROM ? AS c WHERE c.org_id = ? AND c.xid = ?::xid8 AND c.seq = ? AND (? = 0 OR c.status IS NOT NULL) AND "+horizon+")",
-			s.table("changes"), orgID, strconv.FormatUint(from.xid, 10), from.seq, from.n).Scan(ctx, &kept)
-		if err != nil {
-			return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events", err)
-		}
-		if !kept {
-			return store.EventPage{}, unknown
-		}
+	last, err := s.ords.recent(orgID)
+	if err != nil {
+		last, err = s.numberEvents(ctx, orgID)
 	}
-	filters := ""
-	args := []any{s.table("changes"), orgID, strconv.FormatUint(from.xid, 10), from.seq, strconv.FormatUint(from.xid, 10), from.seq, from.n}
-	if len(q.Types) > 0 {
-		filters += " AND v.type IN (?)"
-		args = append(args, bun.In(q.Types))
-	}
-	if q.OnlyKinds != nil {
-		if len(q.OnlyKinds) == 0 {
-			return store.EventPage{Events: []store.Event{}, Last: q.After}, nil
-		}
-		filters += " AND c.kind IN (?)"
-		args = append(args, bun.In(q.OnlyKinds))
-	}
-	if q.OnlyProjects != nil {
-		if len(q.OnlyProjects) == 0 {
-			return store.EventPage{Events: []store.Event{}, Last: q.After}, nil
-		}
-		filters += " AND c.project_id IN (?)"
-		args = append(args, bun.In(q.OnlyProjects))
-	}
-	args = append(args, q.Limit)
-	var rows []eventRow
-	err := s.db.NewRaw(`SELECT c.xid::text AS xid, c.seq, v.n, v.type, c.kind, c.item_id, c.project_id, c.thread_id,
-		CASE WHEN v.n = 1 THEN c.previous_status END AS previous_status, c.at, count(*) OVER () AS total
-	FROM ? AS c
-	CROSS JOIN LATERAL (VALUES (0, c.kind || '.' || c.action), (1, c.kind || '.' || c.status)) AS v (n, type)
-	WHERE c.org_id = ? AND `+horizon+` AND (c.xid, c.seq) >= (?::xid8, ?)
-	  AND (c.xid, c.seq, v.n) > (?::xid8, ?, ?) AND (v.n = 0 OR c.status IS NOT NULL)`+filters+`
-	ORDER BY c.xid, c.seq, v.n
-	LIMIT ?`, args...).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err != nil && ctx.Err() != nil {
 		return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events", err)
 	}
-	p := store.EventPage{Events: make([]store.Event, 0, len(rows)), Last: q.After}
+	if err != nil || q.OnlyProjects != nil {
+		last = cursor{} // counted from the first row: (0, 0) sorts before every row
+	}
+	e := eventSQL{s: s, org: orgID, from: from, last: last, projects: q.OnlyProjects}
+	// The statement: whether After is kept, the total, and the page.
+	e.add(`SELECT k.kept, k.total, p.* FROM (SELECT `)
+	if q.After == "" {
+		e.add(`true`)
+	} else {
+		e.add(`EXISTS (SELECT FROM ? AS c WHERE c.org_id = ? AND c.xid = ?::xid8 AND c.seq = ? AND (? = 0 OR c.status IS NOT NULL) AND `+horizon+`)`,
+			s.table("changes"), orgID, xidArg(from.xid), from.seq, from.n)
+	}
+	e.add(` AS kept, (0`)
+	if last != (cursor{}) {
+		for _, st := range streams {
+			e.add(` + `)
+			e.counted(st)
+		}
+	}
+	e.add(` + (SELECT count(*) FROM `)
+	// The rows after the newest numbered one, from After on: one bound,
+	// which the index scan starts from.
+	tail := cursor{xid: from.xid, seq: from.seq}
+	if next := (cursor{xid: last.xid, seq: last.seq + 1}); last != (cursor{}) && tail.before(next) {
+		tail = next
+	}
+	e.rows(nil, tail)
+	if len(q.Types) > 0 {
+		e.add(` AND v.type IN (?)`, bun.In(q.Types))
+	}
+	if q.OnlyKinds != nil {
+		e.add(` AND c.kind IN (?)`, bun.In(q.OnlyKinds))
+	}
+	e.add(`)) AS total) AS k LEFT JOIN (SELECT * FROM (`)
+	for i, st := range streams {
+		if i > 0 {
+			e.add(` UNION ALL `)
+		}
+		e.add(`(SELECT c.xid::text AS xid, c.seq, v.n, v.type, c.kind, c.item_id, c.project_id, c.thread_id,
+			CASE WHEN v.n = 1 THEN c.previous_status END AS previous_status, c.at FROM `)
+		e.rows(&st, cursor{xid: from.xid, seq: from.seq})
+		e.add(` ORDER BY c.xid, c.seq, v.n LIMIT ?)`, q.Limit)
+	}
+	e.add(`) AS u ORDER BY u.xid::xid8, u.seq, u.n LIMIT ?) AS p ON true ORDER BY p.xid::xid8, p.seq, p.n`, q.Limit)
+	var rows []eventRow
+	if err := s.db.NewRaw(e.sql.String(), e.args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events", err)
+	}
+	if len(rows) == 0 || !rows[0].Kept {
+		return store.EventPage{}, unknown
+	}
+	p := store.EventPage{Events: make([]store.Event, 0, len(rows)), Total: rows[0].Total, Last: q.After}
 	for _, r := range rows {
-		xid, err := strconv.ParseUint(r.XID, 10, 64)
+		if !r.XID.Valid {
+			break // an empty page
+		}
+		xid, err := strconv.ParseUint(r.XID.String, 10, 64)
 		if err != nil {
-			return store.EventPage{}, fmt.Errorf("bunstore: list events: xid %q: %w", r.XID, err)
+			return store.EventPage{}, fmt.Errorf("bunstore: list events: xid %q: %w", r.XID.String, err)
 		}
 		e := store.Event{
-			ID:             cursor{xid: xid, seq: r.Seq, n: r.N}.id(),
+			ID:             cursor{xid: xid, seq: r.Seq.Int64, n: r.N}.id(),
 			Type:           r.Type,
 			Kind:           store.Kind(r.Kind),
 			ItemID:         r.ItemID,
 			ProjectID:      r.ProjectID.String,
 			ThreadID:       r.ThreadID.String,
 			PreviousStatus: r.PreviousStatus.String,
-			CreatedAt:      r.At.UTC(),
+			CreatedAt:      r.At.Time.UTC(),
 		}
 		p.Events = append(p.Events, e)
-		p.Total, p.Last = r.Total, e.ID
+		p.Last = e.ID
 	}
 	return p, nil
+}
+
+// eventStream is a part of the feed with a running count of its own (see
+// the migration 20261006000001_event_ordinals), and an index to read it
+// in order: all the events, a kind's, or a type's.
+type eventStream struct {
+	kind   string // "" for all
+	action string // a type "{kind}.{action}"
+	status string // a type "{kind}.{status}"
+}
+
+// eventStreams returns the streams that together make the events q
+// keeps (but for OnlyProjects), each once; ok is false when none can
+// match.
+func eventStreams(q store.EventQuery) (streams []eventStream, ok bool) {
+	if q.OnlyKinds != nil && len(q.OnlyKinds) == 0 || q.OnlyProjects != nil && len(q.OnlyProjects) == 0 {
+		return nil, false
+	}
+	if len(q.Types) > 0 {
+		for _, t := range q.Types {
+			kind, what, _ := strings.Cut(t, ".")
+			if kind == "" || what == "" || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, store.Kind(kind)) {
+				continue // a type that is none matches nothing
+			}
+			st := eventStream{kind: kind, status: what}
+			switch store.Action(what) {
+			case store.ActionCreated, store.ActionUpdated, store.ActionDeleted:
+				st = eventStream{kind: kind, action: what}
+			}
+			if !slices.Contains(streams, st) {
+				streams = append(streams, st)
+			}
+		}
+		return streams, len(streams) > 0
+	}
+	if q.OnlyKinds != nil {
+		for _, k := range q.OnlyKinds {
+			if st := (eventStream{kind: string(k)}); !slices.Contains(streams, st) {
+				streams = append(streams, st)
+			}
+		}
+		return streams, true
+	}
+	return []eventStream{{}}, true
+}
+
+// eventSQL builds ListEvents' statement.
+type eventSQL struct {
+	s        *Store
+	org      string
+	from     cursor // After; n -1 when none
+	last     cursor // the newest numbered row; zero when none
+	projects []string
+	sql      strings.Builder
+	args     []any
+}
+
+func (e *eventSQL) add(sql string, args ...any) {
+	e.sql.WriteString(sql)
+	e.args = append(e.args, args...)
+}
+
+// xidArg is an xid as a query argument (cast ::xid8).
+func xidArg(xid uint64) string { return strconv.FormatUint(xid, 10) }
+
+// rows adds "changes AS c, its events v WHERE" the organization's visible
+// events after From, of st (nil: any), of the projects, in rows at or
+// after lower's (xid, seq).
+func (e *eventSQL) rows(st *eventStream, lower cursor) {
+	e.add(`? AS c CROSS JOIN LATERAL (VALUES (0, c.kind || '.' || c.action), (1, c.kind || '.' || c.status)) AS v (n, type)
+		WHERE c.org_id = ? AND `+horizon+` AND (v.n = 0 OR c.status IS NOT NULL)`, e.s.table("changes"), e.org)
+	e.add(` AND (c.xid, c.seq) >= (?::xid8, ?) AND (c.xid, c.seq, v.n) > (?::xid8, ?, ?)`,
+		xidArg(lower.xid), lower.seq, xidArg(e.from.xid), e.from.seq, e.from.n)
+	if st != nil {
+		e.where("c", *st)
+		switch {
+		case st.action != "":
+			e.add(` AND v.n = 0`)
+		case st.status != "":
+			e.add(` AND v.n = 1`)
+		}
+	}
+	if e.projects != nil {
+		e.add(` AND c.project_id IN (?)`, bun.In(e.projects))
+	}
+}
+
+// where adds the condition on a row (alias a) of being of st.
+func (e *eventSQL) where(a string, st eventStream) {
+	if st.kind != "" {
+		e.add(` AND `+a+`.kind = ?`, st.kind)
+	}
+	if st.action != "" {
+		e.add(` AND `+a+`.action = ?`, st.action)
+	}
+	if st.status != "" {
+		e.add(` AND `+a+`.status = ?`, st.status)
+	}
+}
+
+// counted adds the count of st's events after From up to the newest
+// numbered row (Last): its running count there, less the one at From (or
+// before st's first row kept, with no From or none of st's before it).
+func (e *eventSQL) counted(st eventStream) {
+	col, k, second := "ord", "1 + (x.status IS NOT NULL)::int", "x.status IS NOT NULL"
+	switch {
+	case st.action != "":
+		col, k, second = "action_ord", "1", "false"
+	case st.status != "":
+		col, k, second = "status_ord", "1", "true"
+	case st.kind != "":
+		col = "kind_ord"
+	}
+	one := func(sel string, selArgs []any, cond string, condArgs []any, order string) {
+		e.add(`(SELECT `+sel+` FROM ? AS x WHERE x.org_id = ?`, append(selArgs, e.s.table("changes"), e.org)...)
+		e.where("x", st)
+		e.add(cond+` ORDER BY x.xid `+order+`, x.seq `+order+` LIMIT 1)`, condArgs...)
+	}
+	upToLast := []any{xidArg(e.last.xid), e.last.seq}
+	e.add(`coalesce(`)
+	one(`x.`+col, nil, ` AND (x.xid, x.seq) <= (?::xid8, ?)`, upToLast, `DESC`)
+	e.add(` - coalesce(`)
+	if e.from.n >= 0 {
+		// The running count at From's row, less its second event when
+		// that is st's and after From.
+		one(`x.`+col+` - CASE WHEN (x.xid, x.seq) = (?::xid8, ?) AND ? = 0 AND `+second+` THEN 1 ELSE 0 END`,
+			[]any{xidArg(e.from.xid), e.from.seq, e.from.n},
+			` AND (x.xid, x.seq) <= (?::xid8, ?) AND (x.xid, x.seq) <= (?::xid8, ?)`,
+			append([]any{xidArg(e.from.xid), e.from.seq}, upToLast...), `DESC`)
+		e.add(`, `)
+	}
+	one(`x.`+col+` - (`+k+`)`, nil, ``, nil, `ASC`)
+	e.add(`), 0)`)
+}
+
+// numberBatch is the most rows one call of numberEvents numbers: a few
+// milliseconds of work, so that a read after a burst of writes is not
+// held; the reads after it go on.
+const numberBatch = 5000
+
+// numberEvents brings the running counts of the organization's events up
+// to the horizon, unless another transaction is doing it (see the
+// migration 20261006000001_event_ordinals), and returns the newest
+// numbered row (zero when none is).
+//
+// A Store numbers each organization at most every numberEvery: a read
+// in between counts the rows after the newest numbered row it saw last
+// (which stays numbered), a few, and saves a round trip.
+func (s *Store) numberEvents(ctx context.Context, orgID string) (cursor, error) {
+	var row struct {
+		XID  sql.NullString `bun:"last_xid"`
+		Seq  sql.NullInt64  `bun:"last_seq"`
+		Took bool           `bun:"took"`
+	}
+	if err := s.db.NewRaw("SELECT n.last_xid::text AS last_xid, n.last_seq, n.took FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row); err != nil {
+		return cursor{}, err
+	}
+	var last cursor
+	if row.XID.Valid {
+		xid, err := strconv.ParseUint(row.XID.String, 10, 64)
+		if err != nil {
+			return cursor{}, fmt.Errorf("xid %q: %w", row.XID.String, err)
+		}
+		last = cursor{xid: xid, seq: row.Seq.Int64}
+	}
+	if row.Took {
+		s.ords.set(orgID, last)
+	}
+	return last, nil
+}
+
+// numberEvery is how often, at most, a Store numbers an organization's
+// events (numberEvents).
+const numberEvery = 100 * time.Millisecond
+
+// numberings remembers, for each organization, the newest numbered row
+// a Store saw when it last numbered, and when.
+type numberings struct {
+	mu   sync.Mutex
+	orgs map[string]numbering
+}
+
+type numbering struct {
+	last cursor
+	at   time.Time
+}
+
+// errStale is numberings.recent's answer when an organization is due.
+var errStale = errors.New("not numbered lately")
+
+// recent returns the newest numbered row of the organization when this
+// Store numbered it less than numberEvery ago, else errStale.
+func (n *numberings) recent(org string) (cursor, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if v, ok := n.orgs[org]; ok && time.Since(v.at) < numberEvery {
+		return v.last, nil
+	}
+	return cursor{}, errStale
+}
+
+func (n *numberings) set(org string, last cursor) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.orgs == nil {
+		n.orgs = make(map[string]numbering)
+	}
+	n.orgs[org] = numbering{last: last, at: time.Now()}
 }
 
 // LatestEvent returns the id of the organization's newest visible event,

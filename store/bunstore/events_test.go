@@ -3,6 +3,8 @@ package bunstore_test
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,4 +140,145 @@ func TestEventsPlainSQL(t *testing.T) {
 	}
 	is.Equal(types, []string{"project.updated p1  ", "project.in_progress p1 planned ", "message.updated m1  t1", "thread.updated t1  "})
 	is.Equal(got.Total, 4)
+}
+
+// eventWrites are plain SQL writes of org_a in three goes: creations,
+// changes of status, a deletion and a cascade, changes of nothing.
+var eventWrites = []string{`
+	INSERT INTO projects (org_id, id, name, status) VALUES ('org_a', 'p1', 'P1', 'planned'), ('org_a', 'p2', 'P2', 'planned');
+	INSERT INTO milestones (org_id, id, project_id, status, due_at) VALUES ('org_a', 'm1', 'p1', 'pending', '2026-01-01Z');
+	INSERT INTO invoices (org_id, id, project_id, status, currency, total, amount_due, issued_at, due_at) VALUES
+		('org_a', 'i1', 'p1', 'draft', 'EUR', 1, 1, '2026-01-01Z', '2026-01-01Z'),
+		('org_a', 'i2', NULL, 'open', 'EUR', 1, 1, '2026-01-01Z', '2026-01-01Z'),
+		('org_a', 'i3', 'p2', 'open', 'EUR', 1, 1, '2026-01-01Z', '2026-01-01Z')`, `
+	UPDATE invoices SET status = 'paid', paid_at = '2026-01-02Z' WHERE org_id = 'org_a' AND id IN ('i2', 'i3');
+	UPDATE projects SET status = 'in_progress' WHERE org_id = 'org_a' AND id = 'p1';
+	UPDATE milestones SET status = 'completed' WHERE org_id = 'org_a';
+	INSERT INTO threads (org_id, id, project_id, status, created_at) VALUES ('org_a', 't1', 'p2', 'open', now());
+	DELETE FROM invoices WHERE org_id = 'org_a' AND id = 'i2'`, `
+	UPDATE invoices SET status = 'open', total = total + 1 WHERE org_id = 'org_a';
+	UPDATE invoices SET total = total + 1 WHERE org_id = 'org_a';
+	UPDATE projects SET name = name WHERE org_id = 'org_a';
+	UPDATE threads SET status = 'resolved' WHERE org_id = 'org_a';
+	UPDATE invoices SET status = 'paid', paid_at = '2026-01-03Z' WHERE org_id = 'org_a' AND id = 'i1';
+	DELETE FROM projects WHERE org_id = 'org_a' AND id = 'p2'`,
+}
+
+// checkEventTotals reads org_a's events in full, then, for queries of
+// every kind and after every cursor, checks that a page of two and its
+// total are what the full read says.
+func checkEventTotals(t *testing.T, st *bunstore.Store) {
+	t.Helper()
+	is := is.New(t)
+	var full []store.Event
+	for after := ""; ; {
+		p, err := st.ListEvents(ctx, "org_a", store.EventQuery{After: after, Limit: 7})
+		is.NoErr(err)
+		if len(p.Events) == 0 {
+			break
+		}
+		full, after = append(full, p.Events...), p.Last
+	}
+	queries := []store.EventQuery{{},
+		{OnlyKinds: []store.Kind{store.KindInvoice}},
+		{OnlyKinds: []store.Kind{store.KindProject, store.KindThread, store.KindInvoice}},
+		{Types: []string{"invoice.paid", "invoice.updated", "thread.resolved"}},
+		{Types: []string{"invoice.paid", "project.created"}, OnlyKinds: []store.Kind{store.KindInvoice}},
+		{OnlyProjects: []string{"p1"}},
+		{Types: []string{"invoice.paid"}, OnlyProjects: []string{"p2"}}}
+	types := map[string]bool{}
+	for _, e := range full {
+		if !types[e.Type] {
+			types[e.Type] = true
+			queries = append(queries, store.EventQuery{Types: []string{e.Type}})
+		}
+	}
+	is.True(len(types) >= 12) // every family of event is there
+	for _, q := range queries {
+		keep := func(e store.Event) bool {
+			return (len(q.Types) == 0 || slices.Contains(q.Types, e.Type)) &&
+				(q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, e.Kind)) &&
+				(q.OnlyProjects == nil || slices.Contains(q.OnlyProjects, e.ProjectID))
+		}
+		for i := -1; i < len(full); i++ {
+			q := q
+			q.Limit, q.After = 2, ""
+			if i >= 0 {
+				q.After = full[i].ID
+			}
+			want := []store.Event{}
+			for _, e := range full[i+1:] {
+				if keep(e) {
+					want = append(want, e)
+				}
+			}
+			p, err := st.ListEvents(ctx, "org_a", q)
+			is.NoErr(err)
+			if p.Total != len(want) || !slices.Equal(p.Events, want[:min(2, len(want))]) {
+				t.Fatalf("%+v: total %d, want %d; events %v, want %v", q, p.Total, len(want), p.Events, want[:min(2, len(want))])
+			}
+		}
+	}
+}
+
+// TestEventTotals: the totals of the running counts (the migration
+// 20261006000001_event_ordinals) are the counts of the events after each
+// cursor, for every filter: with rows numbered in two goes and a third
+// not numbered yet (another transaction holds the numbering lock, so that
+// readers count those rows), then numbered too.
+func TestEventTotals(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := migrated(t)
+	st := settled{bunstore.New(db), db}
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: "growth"}))
+	for _, w := range eventWrites[:2] {
+		_, err := db.ExecContext(ctx, w)
+		is.NoErr(err)
+		_, err = st.ListEvents(ctx, "org_a", store.EventQuery{Limit: 1}) // numbers them
+		is.NoErr(err)
+	}
+	lock, err := db.BeginTx(ctx, &sql.TxOptions{})
+	is.NoErr(err)
+	defer func() { _ = lock.Rollback() }()
+	_, err = lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(clientstatus_lock_class()::text || '/events/' || 'org_a', 0))")
+	is.NoErr(err)
+	_, err = db.ExecContext(ctx, eventWrites[2])
+	is.NoErr(err)
+	st.settle(ctx)
+	var numbered, unnumbered int
+	is.NoErr(db.NewRaw("SELECT count(ord), count(*) - count(ord) FROM changes").Scan(ctx, &numbered, &unnumbered))
+	is.True(numbered > 0 && unnumbered > 0)
+	checkEventTotals(t, st.Store)
+	is.NoErr(lock.Commit())
+	checkEventTotals(t, st.Store)
+	is.NoErr(db.NewRaw("SELECT count(*) - count(ord) FROM changes").Scan(ctx, &unnumbered))
+	is.Equal(unnumbered, 0) // all numbered now
+}
+
+// TestEventOrdinalsBackfill: the migration numbers the events already
+// there; its up file runs again over itself.
+func TestEventOrdinalsBackfill(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := migrated(t)
+	const ordinals = "20261006000001_event_ordinals.tx"
+	_, err := db.ExecContext(ctx, migration(t, db, ordinals+".down.sql"))
+	is.NoErr(err)
+	_, err = db.NewDelete().Table("clientstatus_migrations").Where("name = ?", strings.Split(ordinals, "_")[0]).Exec(ctx)
+	is.NoErr(err)
+	st := settled{bunstore.New(db), db}
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: "growth"}))
+	for _, w := range eventWrites {
+		_, err := db.ExecContext(ctx, w)
+		is.NoErr(err)
+	}
+	st.settle(ctx)
+	is.NoErr(bunstore.Migrate(ctx, db))
+	var unnumbered int
+	is.NoErr(db.NewRaw("SELECT count(*) - count(ord) FROM changes").Scan(ctx, &unnumbered))
+	is.Equal(unnumbered, 0) // the backfill numbered them all
+	_, err = db.ExecContext(ctx, migration(t, db, ordinals+".up.sql"))
+	is.NoErr(err)
+	checkEventTotals(t, st.Store)
 }

@@ -76,7 +76,19 @@ func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
 		return failure(ctx, store.ErrUnavailable, "migrate", err)
 	}
 	defer conn.Close()
+	// Another replica may migrate for longer than the pool's lock_timeout
+	// and statement_timeout (Open's): the wait for the lock is bounded by
+	// ctx only, and the session's settings come back once it is taken.
+	if err := execAll(ctx, conn, "SET lock_timeout = 0", "SET statement_timeout = 0"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		return failure(ctx, store.ErrUnavailable, "migrate: lock", err)
+	}
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(hashtext(?::text || ?))", schema, migrateLockID); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // not pooled with its timeouts off
+		return failure(ctx, store.ErrUnavailable, "migrate: lock", err)
+	}
+	if err := execAll(ctx, conn, "RESET lock_timeout", "RESET statement_timeout"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		return failure(ctx, store.ErrUnavailable, "migrate: lock", err)
 	}
 	defer func() {
@@ -134,6 +146,16 @@ func checkNoForeignTables(ctx context.Context, db *bun.DB, schema string) error 
 	}
 	if len(clash) > 0 {
 		return fmt.Errorf("bunstore: migrate: the schema already has tables that bunstore did not create (%s); give bunstore a schema of its own with bunstore.WithSchema or search_path", strings.Join(clash, ", "))
+	}
+	return nil
+}
+
+// execAll runs each statement on conn in turn, up to the first error.
+func execAll(ctx context.Context, conn bun.Conn, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -7,13 +7,9 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-var _ store.Restrictable = (*Store)(nil)
-
-// HonoursRestrictions marks Store as a store.Restrictable: every list
-// honours its query's OnlyProjects in its WHERE clause, so the page and
-// its total hold only the restricted key's items, and ListDeletions
-// OnlyKinds too.
-func (s *Store) HonoursRestrictions() {}
+// Every list honours its query's OnlyProjects in its WHERE clause, so the
+// page and its total hold only the restricted key's items, and
+// ListDeletions OnlyKinds too (the promise of store.Store).
 
 // allowed is a restriction to some values of a column (a query's
 // OnlyProjects or OnlyKinds) as a query applies it: nil for none, else the

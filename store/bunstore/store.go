@@ -59,9 +59,10 @@ import (
 // included, when New is given no WithQueryTimeout.
 const DefaultQueryTimeout = 3 * time.Second
 
-// Store is a store.Store, a store.Writer, a store.Deleter, a
-// store.Changes, a store.Threads and store.ThreadWriter (threads.go), a
-// store.Versions (versions.go), and an auth.KeyStore on PostgreSQL, and an
+// Store is a store.Store (its changes, threads, versions and events
+// included), a store.Writer, a store.Deleter, a store.ThreadWriter
+// (threads.go), a store.RequestLog, store.WebhookEndpoints and an
+// auth.KeyStore on PostgreSQL, and an
 // auth.Invalidations that reports changes to keys and organizations (see
 // Subscribe). It is safe for
 // concurrent use when its db is (a *bun.DB is; a transaction is not, see
@@ -110,6 +111,7 @@ type Store struct {
 	// statements are the texts of the reads prepared on pgx
 	// (prepared.go).
 	statements *statements
+	ords       *numberings // when the events were last numbered (events.go)
 }
 
 var (
@@ -195,7 +197,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}}
+	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods

@@ -148,7 +148,7 @@ func TestSyncInterleavings(t *testing.T) {
 	}
 	clock := testenv.NewClock(time.Now().Truncate(time.Second)) // after the migration, which dates the start of deletion records
 	st := bunstore.New(db, bunstore.WithClock(clock.Now))
-	storetest.SyncInterleavings(t, st, clock, 100)
+	storetest.SyncInterleavings(t, st, st, clock, 100)
 }
 
 // TestPutAgainElsewhere: a deleted item put again in another project

@@ -15,8 +15,7 @@ import (
 // an item that still exists. An item that comes back drops its record.
 func testDepartures(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seeded(t, open)
-	restrictable(t, s)
-	c := changes(t, s)
+	c := s
 	d := deleter(t, s)
 	is := is.New(t)
 

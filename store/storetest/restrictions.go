@@ -11,19 +11,9 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// The cases of store.Restrictable: every list honours OnlyProjects, the
-// deletion records OnlyKinds too, with totals that count only what they
-// keep. Each runs for a Subject that implements store.Restrictable (and
-// the interfaces it reads) and is skipped for one that does not.
-
-// restrictable skips the test for a store that does not promise to honour
-// restrictions.
-func restrictable(t *testing.T, s Subject) {
-	t.Helper()
-	if _, ok := s.(store.Restrictable); !ok {
-		t.Skip("the store does not implement store.Restrictable")
-	}
-}
+// The cases of restricted keys (see store.Store): every list honours
+// OnlyProjects, the deletion records OnlyKinds too, with totals that
+// count only what they keep.
 
 // sinceEver is an UpdatedSince before every item: the lists then come in
 // change order, with the same items.
@@ -34,7 +24,6 @@ var sinceEver = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // unstorable ids.
 func testOnlyProjects(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seeded(t, open)
-	restrictable(t, s)
 	is := is.New(t)
 	// A project whose id the unstorable ids below would become, were a
 	// store to send them as they are.
@@ -77,16 +66,14 @@ func testOnlyProjects(t *testing.T, open func(t *testing.T) Subject) {
 		list{"invoices of unstorable ids", invoices(orgA, store.InvoiceQuery{OnlyProjects: bad}), []string{}},
 		list{"projects of p1 and unstorable ids", projects(orgA, store.ProjectQuery{OnlyProjects: append(only("p1"), bad...)}), []string{"p1"}},
 	)
-	if _, ok := s.(store.Changes); ok {
-		// Put in the fixture's order, a change apart: p1 before p2, d1,
-		// d2, d4, i1 before i3.
-		lists = append(lists,
-			list{"projects of p1 and p2, changed since", projects(orgA, store.ProjectQuery{OnlyProjects: only("p1", "p2"), UpdatedSince: sinceEver}), []string{"p1", "p2"}},
-			list{"deliverables of p1, changed since", deliverables(orgA, store.DeliverableQuery{OnlyProjects: only("p1"), UpdatedSince: sinceEver}), []string{"d1", "d2", "d4"}},
-			list{"invoices of p1, changed since", invoices(orgA, store.InvoiceQuery{OnlyProjects: only("p1"), UpdatedSince: sinceEver}), []string{"i1", "i3"}},
-			list{"invoices of no project, changed since", invoices(orgA, store.InvoiceQuery{OnlyProjects: only(), UpdatedSince: sinceEver}), []string{}},
-		)
-	}
+	// Put in the fixture's order, a change apart: p1 before p2, d1,
+	// d2, d4, i1 before i3.
+	lists = append(lists,
+		list{"projects of p1 and p2, changed since", projects(orgA, store.ProjectQuery{OnlyProjects: only("p1", "p2"), UpdatedSince: sinceEver}), []string{"p1", "p2"}},
+		list{"deliverables of p1, changed since", deliverables(orgA, store.DeliverableQuery{OnlyProjects: only("p1"), UpdatedSince: sinceEver}), []string{"d1", "d2", "d4"}},
+		list{"invoices of p1, changed since", invoices(orgA, store.InvoiceQuery{OnlyProjects: only("p1"), UpdatedSince: sinceEver}), []string{"i1", "i3"}},
+		list{"invoices of no project, changed since", invoices(orgA, store.InvoiceQuery{OnlyProjects: only(), UpdatedSince: sinceEver}), []string{}},
+	)
 	checkLists(t, s, lists)
 	for _, l := range lists {
 		walk(t, s, l)
@@ -97,8 +84,7 @@ func testOnlyProjects(t *testing.T, open func(t *testing.T) Subject) {
 // reads the deletion records restricted to projects and to kinds.
 func testDeletionsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	restrictable(t, s)
-	c := changes(t, s)
+	c := s
 	d := deleter(t, s)
 	f := seedData()
 	f.put(t, s)
@@ -174,11 +160,10 @@ func testDeletionsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 // items come, and their totals.
 func testThreadsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seeded(t, open)
-	restrictable(t, s)
-	th, ok := s.(store.Threads)
+	th := s
 	w, writes := s.(store.ThreadWriter)
-	if !ok || !writes {
-		t.Skip("the store does not implement store.Threads and store.ThreadWriter")
+	if !writes {
+		t.Skip("the store does not implement store.ThreadWriter")
 	}
 	is := is.New(t)
 	for _, tr := range []store.Thread{

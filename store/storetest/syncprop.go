@@ -46,11 +46,12 @@ type SyncSubject interface {
 // restricted to two projects, or one without the deliverables:read and
 // threads:read scopes (seed modulo 3).
 //
-// clock is the clock that s dates its writes from and reads
+// ks keeps the seeds' API keys: s's own (bunstore), or
+// auth.NewMemoryKeyStore(s) for store.Memory. clock is the clock that s dates its writes from and reads
 // SyncedThrough by (store.WithClock, bunstore.WithClock): nothing waits
 // for time to pass.
-func SyncInterleavings(t *testing.T, s SyncSubject, clock Clocked, seeds int) {
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(s))
+func SyncInterleavings(t *testing.T, s SyncSubject, ks auth.KeyStore, clock Clocked, seeds int) {
+	keys := auth.NewKeys(ks)
 	t.Cleanup(func() { _ = keys.Close() })
 	srv := httptest.NewServer(apitest.Handler(s, keys, nil))
 	t.Cleanup(srv.Close)

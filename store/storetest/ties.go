@@ -182,19 +182,17 @@ func tiesLists(s Subject, org string, since time.Time) []tiedList {
 			}})
 		}
 	}
-	if c, ok := s.(store.Changes); ok {
-		for _, q := range []store.DeletionQuery{{}, {Kind: store.KindDeliverable}, {OnlyProjects: []string{"p0", "p3"}}} {
-			q.Since = since
-			out = append(out, tiedList{fmt.Sprintf("deletions %+v", q), false, func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
-				q.PageRequest = r
-				p, err := c.ListDeletions(ctx, org, q)
-				items := make([]tied, len(p.Items))
-				for i, it := range p.Items {
-					items[i] = tied{id: it.ID, at: &it.DeletedAt, kind: string(it.Kind)}
-				}
-				return items, p.Total, err
-			}})
-		}
+	for _, q := range []store.DeletionQuery{{}, {Kind: store.KindDeliverable}, {OnlyProjects: []string{"p0", "p3"}}} {
+		q.Since = since
+		out = append(out, tiedList{fmt.Sprintf("deletions %+v", q), false, func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
+			q.PageRequest = r
+			p, err := s.ListDeletions(ctx, org, q)
+			items := make([]tied, len(p.Items))
+			for i, it := range p.Items {
+				items[i] = tied{id: it.ID, at: &it.DeletedAt, kind: string(it.Kind)}
+			}
+			return items, p.Total, err
+		}})
 	}
 	return out
 }

@@ -17,10 +17,7 @@ import (
 // deleted and re-created organization included.
 func testVersions(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	v, ok := s.(store.Versions)
-	if !ok {
-		t.Skip("the store does not implement store.Versions")
-	}
+	v := s
 	is := is.New(t)
 	f := seedData()
 	f.put(t, s)

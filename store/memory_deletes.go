@@ -1,0 +1,286 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DeleteOrganization removes an organization and everything it owns,
+// and leaves no deletion records: an organization that no longer exists
+// has no client to tell. The functions registered with
+// OnDeleteOrganization are then called (the key store's drops its keys).
+// It returns an error wrapping ErrNotFound when there is no such
+// organization.
+func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
+	m.mu.Lock()
+	_, ok := m.orgs[orgID]
+	delete(m.orgs, orgID)
+	m.webhooks.dropOrganization(orgID) // memory_webhooks.go
+	m.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("store: organization %q: %w", orgID, ErrNotFound)
+	}
+	for _, fn := range m.onDelete {
+		fn(orgID)
+	}
+	return nil
+}
+
+// OnDeleteOrganization registers fn, to be called with the id of every
+// organization DeleteOrganization removes, once everything the
+// organization owned is gone and before an organization with the same id
+// can be put again. auth.NewMemoryKeyStore registers one that drops the
+// organization's keys, so that they stop working for good.
+//
+// fn runs on the deleting goroutine. It may read the Memory, but must not
+// put or delete an organization: that would wait for itself. It panics if
+// fn is nil.
+func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
+	if fn == nil {
+		panic("store: OnDeleteOrganization needs a function")
+	}
+	m.orgMu.Lock()
+	defer m.orgMu.Unlock()
+	m.onDelete = append(m.onDelete, fn)
+}
+
+// DeleteProject removes a project with its milestones, deliverables and
+// threads (internal ones too) with their messages, recording a Deletion
+// for each that clients could see (at one time, with the project's id),
+// and takes it from the invoices that named it: they stay, with a nil
+// ProjectID and a new UpdatedAt, as do threads about a milestone or
+// deliverable it took, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such project.
+func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.orgs[orgID]
+	if t == nil || t.projects.remove(id) == nil {
+		return fmt.Errorf("store: project %q: %w", id, ErrNotFound)
+	}
+	at := m.stamp(t)
+	t.record(KindProject, id, id, at)
+	for _, ms := range t.milestones.removeAll(func(ms *Milestone) bool { return ms.ProjectID == id }) {
+		t.record(KindMilestone, ms.ID, id, at)
+	}
+	for _, d := range t.deliverables.removeAll(func(d *Deliverable) bool { return d.ProjectID == id }) {
+		t.record(KindDeliverable, d.ID, id, at)
+	}
+	var named []*Invoice
+	for _, i := range t.invoices.items {
+		if i.ProjectID != nil && *i.ProjectID == id {
+			named = append(named, i)
+		}
+	}
+	for _, i := range named {
+		c := copyInvoice(*i)
+		c.ProjectID = nil
+		t.invoices.put(&c, at)
+		t.put(KindInvoice, i.ID, id, "", string(i.Status), string(i.Status), true, at) // the project it left
+		t.depart(KindInvoice, i.ID, true, id, "", at)
+	}
+	t.deleteProjectThreads(id, at)
+	t.dropStaleAbouts(at)
+	m.prune(t)
+	return nil
+}
+
+// DeleteMilestone removes a milestone and records its Deletion; threads
+// about it stay, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such milestone.
+func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Milestone
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.milestones.remove(id)
+	}
+	if gone == nil {
+		return fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
+	}
+	at := m.stamp(t)
+	t.record(KindMilestone, id, gone.ProjectID, at)
+	t.dropStaleAbouts(at)
+	m.prune(t)
+	return nil
+}
+
+// DeleteDeliverable removes a deliverable and records its Deletion;
+// threads about it stay, with a nil About. It returns an error wrapping
+// ErrNotFound when the organization has no such deliverable.
+func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Deliverable
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.deliverables.remove(id)
+	}
+	if gone == nil {
+		return fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
+	}
+	at := m.stamp(t)
+	t.record(KindDeliverable, id, gone.ProjectID, at)
+	t.dropStaleAbouts(at)
+	m.prune(t)
+	return nil
+}
+
+// DeleteInvoice removes an invoice and records its Deletion (with no
+// ProjectID for a retainer invoice); threads about it stay, with a nil
+// About. It returns an error wrapping ErrNotFound when the organization
+// has no such invoice.
+func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone *Invoice
+	t := m.orgs[orgID]
+	if t != nil {
+		gone = t.invoices.remove(id)
+	}
+	if gone == nil {
+		return fmt.Errorf("store: invoice %q: %w", id, ErrNotFound)
+	}
+	projectID := ""
+	if gone.ProjectID != nil {
+		projectID = *gone.ProjectID
+	}
+	at := m.stamp(t)
+	t.record(KindInvoice, id, projectID, at)
+	t.dropStaleAbouts(at)
+	m.prune(t)
+	return nil
+}
+
+// ListDeletions returns a page of the organization's deletion records at
+// or after q.Since, ordered by DeletedAt, Kind, then ID; an unknown
+// organization has none. It returns an error wrapping ErrSinceTooOld when
+// q.Since (a zero one included) is before the Memory's horizon: the later
+// of when it was created and DeletionRetention ago.
+//
+// With q.OnlyProjects, the records also hold the items still stored that
+// left one of those projects (moved to another project or to none, a
+// deleted project's invoices included) and are in none of them now, dated
+// when they left (the latest time, when they left several): the key saw
+// them go. Such a list scans the organization's departures since q.Since.
+func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error) {
+	if err := alive(ctx); err != nil {
+		return Page[Deletion]{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	// Whole seconds: clients give since in the contract's format, and a
+	// store started at 09:00:00.4 knows everything from 09:00:00 (nothing
+	// was deleted in it before it started).
+	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention)).Truncate(time.Second)
+	if q.Since.Before(horizon) {
+		return Page[Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
+			q.Since.UTC().Format(time.RFC3339Nano), ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
+	}
+	var items []*Deletion
+	if t := m.orgs[orgID]; t != nil {
+		from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *Deletion, since time.Time) int {
+			if d.DeletedAt.Before(since) {
+				return -1
+			}
+			return 1
+		})
+		items = t.deletions[from:]
+	}
+	if t := m.orgs[orgID]; t != nil && q.OnlyProjects != nil {
+		if moved := t.departuresSince(q.OnlyProjects, q.Since); len(moved) > 0 {
+			items = mergeDeletions(items, moved)
+		}
+	}
+	var keep func(*Deletion) bool
+	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil {
+		keep = func(d *Deletion) bool {
+			return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
+				InProjects(q.OnlyProjects, d.ProjectID)
+		}
+	}
+	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since))
+}
+
+// record adds a deletion record to the organization's feed, in its place,
+// and the deleted event. A message's is recorded before it leaves the
+// visible messages, where its thread is read.
+func (t *tenant) record(kind Kind, id, projectID string, at time.Time) {
+	threadID := ""
+	if msg := t.threads.shownMsgs.byID[id]; kind == KindMessage && msg != nil {
+		threadID = msg.ThreadID
+	}
+	t.gone(kind, id, projectID, threadID, at)
+	t.forget(kind, id) // none is left, unless a put was missed: keep one per item
+	d := &Deletion{Kind: kind, ID: id, ProjectID: projectID, DeletedAt: at}
+	i, _ := slices.BinarySearchFunc(t.deletions, d, deletionOrder)
+	t.deletions = slices.Insert(t.deletions, i, d)
+	t.deleted[deletionKey{kind, id}] = at
+}
+
+// forget drops the deletion record of the item of that kind and id, if
+// any: the item has been put again.
+func (t *tenant) forget(kind Kind, id string) {
+	k := deletionKey{kind, id}
+	at, ok := t.deleted[k]
+	if !ok {
+		return
+	}
+	if i, found := slices.BinarySearchFunc(t.deletions, &Deletion{Kind: kind, ID: id, DeletedAt: at}, deletionOrder); found {
+		t.deletions = slices.Delete(t.deletions, i, i+1)
+	}
+	delete(t.deleted, k)
+}
+
+// prune drops the organization's deletion records older than
+// DeletionRetention, and moves the horizon of ListDeletions past them. The
+// caller holds mu for writing.
+func (m *Memory) prune(t *tenant) {
+	cutoff := kept(m.now()).Add(-DeletionRetention)
+	n := 0
+	for n < len(t.deletions) && t.deletions[n].DeletedAt.Before(cutoff) {
+		delete(t.deleted, deletionKey{t.deletions[n].Kind, t.deletions[n].ID})
+		n++
+	}
+	if n > 0 {
+		t.deletions = slices.Delete(t.deletions, 0, n)
+		m.floor = later(m.floor, cutoff)
+	}
+	t.pruneDepartures(cutoff)
+}
+
+func deletionOrder(a, b *Deletion) int {
+	if c := a.DeletedAt.Compare(b.DeletedAt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}

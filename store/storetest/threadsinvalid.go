@@ -1,0 +1,251 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// testThreadRejectsInvalid puts threads and messages that must be
+// refused, and checks that nothing of them is stored. A reference to a
+// missing organization, project, About item or thread (in the same
+// organization) wraps store.ErrNotFound; any other refusal,
+// store.ErrInvalid.
+func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
+	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
+		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	about := func(k store.Kind, id string) *store.Ref { return &store.Ref{Kind: k, ID: id} }
+	withAttachment := func(a store.Attachment) func() error {
+		return func() error { m := okM; m.Attachments = []store.Attachment{a}; return s.PutMessage(ctx, m) }
+	}
+	att := okM.Attachments[0]
+
+	tests := []struct {
+		name     string
+		put      func() error
+		notFound bool // the error must wrap store.ErrNotFound
+	}{
+		{"thread without id", func() error { th := okT; th.ID = ""; return s.PutThread(ctx, th) }, false},
+		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
+		{"thread of unknown organization", func() error { th := okT; th.OrgID = "org_unknown"; return s.PutThread(ctx, th) }, true},
+		{"thread with an empty project id", func() error { th := okT; th.ProjectID = ptr(""); return s.PutThread(ctx, th) }, false},
+		{"thread of unknown project", func() error { th := okT; th.ProjectID = ptr("nope"); return s.PutThread(ctx, th) }, true},
+		{"thread of another organization's project", func() error { th := okT; th.ProjectID = ptr("pb"); return s.PutThread(ctx, th) }, true},
+		{"thread with unknown status", func() error { th := okT; th.Status = "closed"; return s.PutThread(ctx, th) }, false},
+		{"thread without status", func() error { th := okT; th.Status = ""; return s.PutThread(ctx, th) }, false},
+		{"thread about a project", func() error { th := okT; th.About = about(store.KindProject, "p1"); return s.PutThread(ctx, th) }, false},
+		{"thread about a thread", func() error { th := okT; th.About = about(store.KindThread, "t1"); return s.PutThread(ctx, th) }, false},
+		{"thread about an unknown kind", func() error { th := okT; th.About = about("Milestone", "m1"); return s.PutThread(ctx, th) }, false},
+		{"thread about nothing by id", func() error { th := okT; th.About = about(store.KindMilestone, ""); return s.PutThread(ctx, th) }, false},
+		{"thread about an unknown milestone", func() error { th := okT; th.About = about(store.KindMilestone, "nope"); return s.PutThread(ctx, th) }, true},
+		{"thread about a milestone by a deliverable's id", func() error { th := okT; th.About = about(store.KindMilestone, "d1"); return s.PutThread(ctx, th) }, true},
+		{"thread about another organization's milestone", func() error { th := okT; th.About = about(store.KindMilestone, "mb"); return s.PutThread(ctx, th) }, true},
+		{"thread about an unknown deliverable", func() error { th := okT; th.About = about(store.KindDeliverable, "nope"); return s.PutThread(ctx, th) }, true},
+		{"thread about an invoice by a milestone's id", func() error { th := okT; th.About = about(store.KindInvoice, "m1"); return s.PutThread(ctx, th) }, true},
+		{"thread about another organization's invoice", func() error { th := okT; th.About = about(store.KindInvoice, "ib"); return s.PutThread(ctx, th) }, true},
+
+		{"message without id", func() error { m := okM; m.ID = ""; return s.PutMessage(ctx, m) }, false},
+		{"message without organization", func() error { m := okM; m.OrgID = ""; return s.PutMessage(ctx, m) }, false},
+		{"message of unknown organization", func() error { m := okM; m.OrgID = "org_unknown"; return s.PutMessage(ctx, m) }, true},
+		{"message without thread", func() error { m := okM; m.ThreadID = ""; return s.PutMessage(ctx, m) }, false},
+		{"message of unknown thread", func() error { m := okM; m.ThreadID = "nope"; return s.PutMessage(ctx, m) }, true},
+		{"message of another organization's thread", func() error { m := okM; m.ThreadID = "tb"; return s.PutMessage(ctx, m) }, true},
+		{"message of a thread by a message's id", func() error { m := okM; m.ThreadID = "msg1"; return s.PutMessage(ctx, m) }, true},
+		{"message without author name", func() error { m := okM; m.Author.Name = ""; return s.PutMessage(ctx, m) }, false},
+		{"message with unknown author side", func() error { m := okM; m.Author.Side = "staff"; return s.PutMessage(ctx, m) }, false},
+		{"message without author side", func() error { m := okM; m.Author.Side = ""; return s.PutMessage(ctx, m) }, false},
+		{"attachment without id", withAttachment(store.Attachment{FileName: "f", ContentType: "text/plain", FileKey: "k"}), false},
+		{"attachment without file key", withAttachment(store.Attachment{ID: "anew", FileName: "f", ContentType: "text/plain"}), false},
+		{"attachment with negative size", withAttachment(store.Attachment{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: -1, FileKey: "k"}), false},
+		{"two attachments with one id", func() error { m := okM; m.Attachments = []store.Attachment{att, att}; return s.PutMessage(ctx, m) }, false},
+		{"attachment id of another message", func() error { a := att; a.ID = "a1"; return withAttachment(a)() }, false},
+		{"attachment id of another message, among others", func() error {
+			m := okM
+			m.Attachments = []store.Attachment{att, {ID: "a3", FileName: "f", ContentType: "text/plain", FileKey: "k"}}
+			return s.PutMessage(ctx, m)
+		}, false},
+		{"attachment id of an internal message", func() error { a := att; a.ID = "ai1"; return withAttachment(a)() }, false},
+		{"attachment id of a message of an internal thread", func() error { a := att; a.ID = "ai2"; return withAttachment(a)() }, false},
+		{"attachment id of another message, by a message put again", func() error {
+			m := f.message(orgA, "msg4")
+			m.Attachments = []store.Attachment{{ID: "a2", FileName: "f", ContentType: "text/plain", FileKey: "k"}}
+			return s.PutMessage(ctx, m)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.put()
+			is.True(err != nil) // the item must be refused
+			if tt.notFound {
+				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner or reference wraps store.ErrNotFound
+			} else {
+				is.True(errors.Is(err, store.ErrInvalid)) // an invalid item wraps store.ErrInvalid
+			}
+			is.True(!errors.Is(err, store.ErrUnavailable)) // a refusal is never an outage
+		})
+	}
+
+	// Nothing of the refused items was stored, and the seed data is intact.
+	is := is.New(t)
+	for _, org := range []string{orgA, orgB, "org_unknown"} {
+		_, err := s.GetThread(ctx, org, "new")
+		is.True(errors.Is(err, store.ErrNotFound)) // no refused thread is stored
+		noAttachment(is, s, org, "anew")           // no refused attachment is stored
+	}
+	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
+	same(is, getMessage(t, s, orgA, "msg4"), f.message(orgA, "msg4"))
+	a, err := getAttachment(s, ctx, orgA, "a2")
+	is.NoErr(err)
+	is.Equal(a, f.message(orgA, "msg5").Attachments[0]) // a2 is still msg5's
+
+	// A message put again keeps its own attachment ids.
+	msg2 := f.message(orgA, "msg2")
+	msg2.Attachments[0].FileName = "plan v2.txt"
+	is.NoErr(s.PutMessage(ctx, msg2)) // a message keeps its attachment ids
+	a, err = getAttachment(s, ctx, orgA, "a1")
+	is.NoErr(err)
+	is.Equal(a, msg2.Attachments[0]) // the attachment put again
+}
+
+// testThreadUnstorable checks that ids no store keeps exactly are refused
+// as invalid, not as missing, and match nothing in reads.
+func testThreadUnstorable(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
+	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
+		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	type put struct {
+		name string
+		put  func() error
+	}
+	var puts []put
+	for _, id := range unstorable("t1") {
+		puts = append(puts,
+			put{fmt.Sprintf("thread %q", id), func() error { th := okT; th.ID = id; return s.PutThread(ctx, th) }},
+			put{fmt.Sprintf("message of thread %q", id), func() error { m := okM; m.ThreadID = id; return s.PutMessage(ctx, m) }})
+	}
+	for _, id := range unstorable("p1") {
+		puts = append(puts, put{fmt.Sprintf("thread of project %q", id), func() error { th := okT; th.ProjectID = ptr(id); return s.PutThread(ctx, th) }})
+	}
+	for _, id := range unstorable("m1") {
+		puts = append(puts, put{fmt.Sprintf("thread about milestone %q", id), func() error {
+			th := okT
+			th.About = &store.Ref{Kind: store.KindMilestone, ID: id}
+			return s.PutThread(ctx, th)
+		}})
+	}
+	for _, id := range unstorable("msg1") {
+		puts = append(puts, put{fmt.Sprintf("message %q", id), func() error { m := okM; m.ID = id; return s.PutMessage(ctx, m) }})
+	}
+	for _, id := range unstorable("a1") {
+		puts = append(puts, put{fmt.Sprintf("attachment %q", id), func() error {
+			m := okM
+			m.Attachments = []store.Attachment{{ID: id, FileName: "f", ContentType: "text/plain", FileKey: "k"}}
+			return s.PutMessage(ctx, m)
+		}})
+	}
+	for _, key := range unstorable("org_a/a1") {
+		puts = append(puts, put{fmt.Sprintf("attachment with file key %q", key), func() error {
+			m := okM
+			m.Attachments = []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", FileKey: key}}
+			return s.PutMessage(ctx, m)
+		}})
+	}
+	for _, org := range unstorable(orgA) {
+		puts = append(puts,
+			put{fmt.Sprintf("thread of organization %q", org), func() error { th := okT; th.OrgID = org; return s.PutThread(ctx, th) }},
+			put{fmt.Sprintf("message of organization %q", org), func() error { m := okM; m.OrgID = org; return s.PutMessage(ctx, m) }})
+	}
+	for _, p := range puts {
+		t.Run(p.name, func(t *testing.T) {
+			is := is.New(t)
+			err := p.put()
+			is.True(errors.Is(err, store.ErrInvalid))   // an unstorable id is invalid
+			is.True(!errors.Is(err, store.ErrNotFound)) // an unstorable id is invalid, not missing
+		})
+	}
+	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
+
+	// Reads by unstorable ids match nothing.
+	is := is.New(t)
+	for _, id := range unstorable("t1") {
+		_, err := s.GetThread(ctx, orgA, id)
+		is.True(errors.Is(err, store.ErrNotFound)) // GetThread of an unstorable id
+		_, err = s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
+		got, total, err := messageList(s, orgA, store.MessageQuery{ThreadID: id})(ctx, s, all)
+		is.NoErr(err)
+		is.Equal(got, []string{}) // a filter by an unstorable thread id matches nothing
+		is.Equal(total, 0)
+	}
+	for _, id := range unstorable("p1") {
+		for _, l := range []list{
+			{"threads", threadList(s, orgA, store.ThreadQuery{ProjectID: id}), nil},
+			{"messages", messageList(s, orgA, store.MessageQuery{ProjectID: id}), nil},
+		} {
+			got, total, err := l.fetch(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(got, []string{}) // a filter by an unstorable project id matches nothing
+			is.Equal(total, 0)
+		}
+	}
+	for _, id := range unstorable("a1") {
+		noAttachment(is, s, orgA, id)
+	}
+	for _, org := range unstorable(orgA) {
+		_, err := s.GetThread(ctx, org, "t1")
+		is.True(errors.Is(err, store.ErrNotFound)) // an unstorable organization id has no threads
+		noAttachment(is, s, org, "a1")
+	}
+}
+
+// testThreadText round-trips text that encodings, escaping and column
+// sizes get wrong: Unicode everywhere, a 100 KB body, and attachment file
+// names with quotes, slashes and non-ASCII.
+func testThreadText(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	is := is.New(t)
+	var b strings.Builder
+	for b.Len() < 100<<10 {
+		b.WriteString("Grüße, 世界 🌍 \"quoted\" 'single' \\back\\slash\ttab\r\nline <b>html</b> &amp; %s %% \u00a0nbsp \u200bzero-width — ")
+	}
+	body := b.String()
+	th := store.Thread{ID: "tü-🧵", OrgID: orgA, ProjectID: ptr("p1"), Subject: `Café "Größe" — 店 🚀 \ / ' ` + "\t\n", Status: store.ThreadOpen, CreatedAt: day(3, 9)}
+	is.NoErr(s.PutThread(ctx, th))
+	names := []string{`report "final".pdf`, `a/b\c.txt`, `../../etc/passwd`, "Größe 店 🚀.png", `semi;colon, comma=x; filename*=UTF-8''evil.txt`, `'single'.txt`, "line\nbreak.txt", " spaced  .txt"}
+	var atts []store.Attachment
+	for n, name := range names {
+		atts = append(atts, store.Attachment{ID: fmt.Sprintf("att-ü-%d", n), FileName: name, ContentType: "text/plain; charset=utf-8", SizeBytes: int64(n), FileKey: "org_a/" + name})
+	}
+	long := store.Message{ID: "msg-long", OrgID: orgA, ThreadID: th.ID, Author: store.Author{Name: `José Ñúñez "JJ" O'Brien 李`, Side: store.SideClient},
+		Body: body, CreatedAt: day(3, 10), Attachments: atts}
+	empty := store.Message{ID: "msg-empty", OrgID: orgA, ThreadID: th.ID, Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "", CreatedAt: day(3, 11)}
+	is.NoErr(s.PutMessage(ctx, long))
+	is.NoErr(s.PutMessage(ctx, empty))
+
+	gotT := getThread(t, s, orgA, th.ID)
+	is.Equal(gotT.Subject, th.Subject) // the subject comes back byte for byte
+	page, err := s.ListThreadMessages(ctx, orgA, th.ID, store.MessageQuery{PageRequest: all})
+	is.NoErr(err)
+	is.Equal(len(page.Items), 2)
+	got := page.Items[0]
+	is.Equal(len(got.Body), len(body)) // the 100 KB body comes back whole
+	is.True(got.Body == body)          // the 100 KB body comes back byte for byte
+	is.Equal(got.Author, long.Author)  // the author comes back byte for byte
+	is.Equal(got.Attachments, atts)    // the attachments come back byte for byte, in order
+	is.Equal(page.Items[1].Body, "")   // an empty body comes back empty
+	for _, a := range atts {
+		gotA, err := getAttachment(s, ctx, orgA, a.ID)
+		is.NoErr(err)
+		is.Equal(gotA, a) // the attachment's file name comes back byte for byte
+	}
+}

@@ -1,0 +1,625 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+func testDeleteThread(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	is := is.New(t)
+	is.NoErr(s.DeleteThread(ctx, orgA, "t1"))
+	is.NoErr(s.DeleteMessage(ctx, orgA, "msg4"))
+	hidden(t, s, orgA, store.KindThread, "t1")
+	for _, id := range []string{"msg1", "msg2", "msg3", "mi1", "msg4"} {
+		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a deleted message, or one deleted with its thread, is gone
+	}
+	noAttachment(is, s, orgA, "a1")
+	checkLists(t, s, []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t5", "t3", "t4", "t6"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t5", "t4"}},
+		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg7", "msg5"}},
+		{"messages of t1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg7"}},
+		{"org_b's threads (its t1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"org_b's messages (its msg1 stays)", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
+	})
+	t2 := getThread(t, s, orgA, "t2")
+	is.Equal(t2.MessageCount, 1)                            // a deleted message does not count
+	is.True(sameInstant(t2.LastMessageAt, ptr(day(31, 9)))) // LastMessageAt of the messages left
+
+	// The ids of what was deleted are free again, attachment ids too.
+	is.NoErr(s.PutThread(ctx, store.Thread{ID: "t1", OrgID: orgA, Subject: "Again", Status: store.ThreadOpen, CreatedAt: day(5, 0)}))
+	is.NoErr(s.PutMessage(ctx, store.Message{ID: "msg1", OrgID: orgA, ThreadID: "t2", Author: store.Author{Name: "A", Side: store.SideAgency},
+		Body: "again", CreatedAt: day(5, 0), Attachments: []store.Attachment{
+			{ID: "a1", FileName: "f", ContentType: "text/plain", FileKey: "k"},
+			{ID: "ai1", FileName: "g", ContentType: "text/plain", FileKey: "k"},
+		}}))
+	th := getThread(t, s, orgA, "t1")
+	is.Equal(th.MessageCount, 0) // a thread put again does not get back its deleted messages
+	_, err := getAttachment(s, ctx, orgA, "ai1")
+	is.NoErr(err) // the id of an attachment deleted with its thread is free again
+}
+
+// testThreadDeleteProject checks the cascade: a project's threads,
+// internal ones too, go with it, with their messages; other threads stay,
+// and those about a milestone or deliverable it took lose their About.
+func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	d := deleter(t, s)
+	is := is.New(t)
+	is.NoErr(s.PutThread(ctx, store.Thread{ID: "tx", OrgID: orgA, Subject: "About p1's milestone", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
+	is.NoErr(s.PutThread(ctx, store.Thread{ID: "ty", OrgID: orgA, ProjectID: ptr("p2"), Subject: "About p1's deliverable", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(3, 0)}))
+	pass(t, s)
+	before := map[string]time.Time{}
+	for _, id := range []string{"tx", "ty", "t2", "t3"} {
+		before[id] = getThread(t, s, orgA, id).UpdatedAt
+	}
+	pass(t, s)
+	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
+
+	for _, id := range []string{"t1", "t4", "t5"} {
+		hidden(t, s, orgA, store.KindThread, id)
+		is.True(errors.Is(s.DeleteThread(ctx, orgA, id), store.ErrNotFound)) // a thread deleted with its project is gone
+	}
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound)) // an internal thread deleted with its project is gone
+	for _, id := range []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"} {
+		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a message deleted with its project's thread is gone
+	}
+	noAttachment(is, s, orgA, "a1")
+	checkLists(t, s, []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t3", "t6", "tx", "ty"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{}},
+		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg4", "msg5"}},
+		{"org_b's threads (its p1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+	})
+	for _, id := range []string{"tx", "ty"} {
+		th := getThread(t, s, orgA, id)
+		is.Equal(th.About, nil)                 // a thread about an item deleted with the project stays, about nothing
+		is.True(th.UpdatedAt.After(before[id])) // losing its About moves the thread's UpdatedAt
+	}
+	for _, id := range []string{"t2", "t3"} {
+		is.True(getThread(t, s, orgA, id).UpdatedAt.Equal(before[id])) // a thread the cascade leaves alone keeps its UpdatedAt
+	}
+	is.Equal(getThread(t, s, orgA, "t2").About, &store.Ref{Kind: store.KindInvoice, ID: "i2"}) // an invoice stays, and a thread about it too
+
+	page, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: before["t3"]})
+	is.NoErr(err)
+	got := map[string]string{}
+	for _, r := range page.Items {
+		if r.Kind == store.KindThread || r.Kind == store.KindMessage {
+			got[string(r.Kind)+" "+r.ID] = r.ProjectID
+		}
+	}
+	is.Equal(got, map[string]string{
+		"thread t1": "p1", "thread t4": "p1", "thread t5": "p1",
+		"message msg1": "p1", "message msg2": "p1", "message msg3": "p1", "message msg7": "p1",
+	}) // the cascade records the visible threads and messages, with the project, and nothing of the internal ones
+}
+
+// testThreadDeleteAbout checks that a thread about a milestone, a
+// deliverable or an invoice that is deleted stays, about nothing.
+func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	d := deleter(t, s)
+	is := is.New(t)
+	for _, c := range []struct {
+		thread string
+		del    func() error
+	}{
+		{"t1", func() error { return d.DeleteMilestone(ctx, orgA, "m1") }},
+		{"t3", func() error { return d.DeleteDeliverable(ctx, orgA, "d3") }},
+		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
+	} {
+		old := getThread(t, s, orgA, c.thread)
+		pass(t, s)
+		is.NoErr(c.del())
+		th := getThread(t, s, orgA, c.thread)
+		is.Equal(th.About, nil)                    // a thread about a deleted item stays, about nothing
+		is.True(th.UpdatedAt.After(old.UpdatedAt)) // losing its About moves the thread's UpdatedAt
+		w := f.thread(orgA, c.thread)
+		w.About = nil
+		same(is, th, w) // only About changes
+	}
+	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1")) // org_b's thread about its d1 is untouched
+
+	// Put again as it was, the thread names a missing item.
+	err := s.PutThread(ctx, want(f.threads, orgA, "t1", threadKey))
+	is.True(errors.Is(err, store.ErrNotFound)) // a thread about a deleted item is refused
+}
+
+func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	d := deleter(t, s)
+	is := is.New(t)
+	is.NoErr(d.DeleteOrganization(ctx, orgA))
+	is.NoErr(s.PutOrganization(ctx, seededOrg(orgA)))
+	checkLists(t, s, []list{
+		{"threads of org_a put again", threadList(s, orgA, store.ThreadQuery{}), []string{}},
+		{"messages of org_a put again", messageList(s, orgA, store.MessageQuery{}), []string{}},
+		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"messages of org_b", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
+	})
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound))   // an internal thread goes with its organization
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "mi1"), store.ErrNotFound)) // an internal message goes with its organization
+	noAttachment(is, s, orgA, "a1")
+	_, err := getAttachment(s, ctx, orgB, "a1")
+	is.NoErr(err) // org_b's a1 stays
+	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1"))
+}
+
+// seededOrg returns the seeded organization with the id.
+func seededOrg(id string) store.Organization {
+	for _, o := range seedData().orgs {
+		if o.ID == id {
+			return o
+		}
+	}
+	panic("storetest: no seeded organization " + id)
+}
+
+// testThreadUpdatedAt checks when a write moves a thread's and a
+// message's UpdatedAt, and when it must not: internal content moves
+// nothing.
+func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	pass(t, s)
+
+	agency := store.Author{Name: "Ana", Side: store.SideAgency}
+	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
+	ti := want(f.threads, orgA, "ti", threadKey)
+	msg2, msg3, msg5, msg7 := f.message(orgA, "msg2"), f.message(orgA, "msg3"), f.message(orgA, "msg5"), f.message(orgA, "msg7")
+	msg1, mi1, mi2 := f.message(orgA, "msg1"), f.message(orgA, "mi1"), f.message(orgA, "mi2")
+	msg8 := store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "New.", CreatedAt: day(24, 9)}
+
+	at := func(item string) (time.Time, bool) {
+		kind, id, _ := strings.Cut(item, " ")
+		if kind == "thread" {
+			th, err := s.GetThread(ctx, orgA, id)
+			return th.UpdatedAt, err == nil
+		}
+		page, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range page.Items {
+			if m.ID == id {
+				return m.UpdatedAt, true
+			}
+		}
+		return time.Time{}, false
+	}
+	tests := []struct {
+		name    string
+		write   func() error
+		moves   []string // visible before and after, with a new UpdatedAt
+		appears []string // not visible before, dated by the write
+		stays   []string // keep their UpdatedAt
+	}{
+		{"thread put again as it was, in UTC", func() error {
+			th := t1
+			th.CreatedAt, th.UpdatedAt, th.MessageCount, th.LastMessageAt = th.CreatedAt.UTC(), day(99, 0), 7, ptr(day(1, 0))
+			return s.PutThread(ctx, th)
+		}, nil, nil, []string{"thread t1", "message msg1", "message msg2", "message msg3"}},
+		{"message put again as it was", func() error { m := msg2; m.UpdatedAt = day(99, 0); return s.PutMessage(ctx, m) }, nil, nil, []string{"thread t1", "message msg2"}},
+		{"thread subject", func() error { t1.Subject += " (new)"; return s.PutThread(ctx, t1) }, []string{"thread t1"}, nil, []string{"message msg1", "message msg2", "thread t2"}},
+		{"thread resolved", func() error {
+			t1.Status, t1.ResolvedAt = store.ThreadResolved, ptr(day(23, 0))
+			return s.PutThread(ctx, t1)
+		}, []string{"thread t1"}, nil, []string{"message msg3"}},
+		{"thread about nothing", func() error { t1.About = nil; return s.PutThread(ctx, t1) }, []string{"thread t1"}, nil, nil},
+		{"thread created a second earlier", func() error { t1.CreatedAt = t1.CreatedAt.Add(-time.Second); return s.PutThread(ctx, t1) }, []string{"thread t1"}, nil, nil},
+		{"new visible message", func() error { return s.PutMessage(ctx, msg8) }, []string{"thread t1"}, []string{"message msg8"}, []string{"message msg1", "thread t2"}},
+		{"visible message edited", func() error {
+			msg3.Body, msg3.EditedAt = "Moved again.", ptr(day(22, 11))
+			return s.PutMessage(ctx, msg3)
+		}, []string{"thread t1", "message msg3"}, nil, []string{"message msg1"}},
+		{"visible message's file key only", func() error { msg5.Attachments[0].FileKey += ".v2"; return s.PutMessage(ctx, msg5) }, []string{"thread t2", "message msg5"}, nil, []string{"message msg4", "thread t1"}},
+		{"attachment added to a visible message", func() error {
+			msg2.Attachments = append(msg2.Attachments, store.Attachment{ID: "a9", FileName: "more.txt", ContentType: "text/plain", FileKey: "k"})
+			return s.PutMessage(ctx, msg2)
+		}, []string{"thread t1", "message msg2"}, nil, nil},
+		{"visible message made internal", func() error { msg1.Internal = true; return s.PutMessage(ctx, msg1) }, []string{"thread t1"}, nil, []string{"message msg2"}},
+		{"internal message made visible", func() error { mi1.Internal = false; return s.PutMessage(ctx, mi1) }, []string{"thread t1"}, []string{"message mi1"}, []string{"message msg2"}},
+		{"visible message deleted", func() error { return s.DeleteMessage(ctx, orgA, "msg8") }, []string{"thread t1"}, nil, []string{"message msg2"}},
+		{"message moved to another thread", func() error { msg7.ThreadID = "t2"; return s.PutMessage(ctx, msg7) }, []string{"thread t2", "thread t5", "message msg7"}, nil, []string{"thread t1", "message msg5"}},
+		{"thread moved to another project", func() error { t3.ProjectID = ptr("p1"); return s.PutThread(ctx, t3) }, []string{"thread t3", "message msg6"}, nil, []string{"thread t1"}},
+		{"thread made internal", func() error { t2.Internal = true; return s.PutThread(ctx, t2) }, nil, nil, []string{"thread t1", "thread t3"}},
+		{"thread made visible again", func() error { t2.Internal = false; return s.PutThread(ctx, t2) }, nil,
+			[]string{"thread t2", "message msg4", "message msg5", "message msg7"}, []string{"thread t1"}},
+		{"new internal message, the newest", func() error {
+			return s.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "x", Internal: true, CreatedAt: day(90, 0)})
+		}, nil, nil, []string{"thread t1", "thread t2", "message mi1"}},
+		{"internal message edited", func() error {
+			mi2.Body, mi2.EditedAt = "Still waiting.", ptr(day(51, 0))
+			return s.PutMessage(ctx, mi2)
+		}, nil, nil, []string{"thread t6"}},
+		{"internal message moved to another thread", func() error { mi2.ThreadID = "t4"; return s.PutMessage(ctx, mi2) }, nil, nil, []string{"thread t6", "thread t4"}},
+		{"internal message deleted", func() error { return s.DeleteMessage(ctx, orgA, "mi2") }, nil, nil, []string{"thread t4"}},
+		{"internal thread edited", func() error { ti.Subject, ti.ProjectID = "Renamed", ptr("p2"); return s.PutThread(ctx, ti) }, nil, nil, []string{"thread t1", "thread t3"}},
+		{"message put into an internal thread", func() error {
+			return s.PutMessage(ctx, store.Message{ID: "my", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "y", CreatedAt: day(90, 0)})
+		}, nil, nil, []string{"thread t3", "thread t1"}},
+		{"new thread, with an old UpdatedAt given", func() error {
+			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
+		}, nil, []string{"thread t7"}, []string{"thread t1"}},
+		{"new message, with a future UpdatedAt given", func() error {
+			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: now(s).Add(time.Hour)})
+		}, []string{"thread t7"}, []string{"message msg9"}, []string{"thread t1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			old := map[string]time.Time{}
+			for _, item := range append(slices.Clone(tt.moves), tt.stays...) {
+				u, ok := at(item)
+				if !ok {
+					t.Fatalf("%s is not visible before the write", item)
+				}
+				old[item] = u
+			}
+			pass(t, s)
+			from := now(s)
+			is.NoErr(tt.write())
+			to := now(s)
+			for _, item := range append(slices.Clone(tt.moves), tt.appears...) {
+				u, ok := at(item)
+				if !ok {
+					t.Fatalf("%s is not visible after the write", item)
+				}
+				if prev, ok := old[item]; ok {
+					is.True(u.After(prev)) // the write moves UpdatedAt forward
+				}
+				within(is, u, from, to)
+			}
+			for _, item := range tt.stays {
+				u, ok := at(item)
+				if !ok {
+					t.Fatalf("%s is not visible after the write", item)
+				}
+				if !u.Equal(old[item]) {
+					t.Errorf("%s: UpdatedAt moved from %s to %s, want it kept", item, old[item], u)
+				}
+			}
+		})
+	}
+}
+
+// testThreadUpdatedSince changes threads and messages one by one, time
+// apart, and reads every list since the first change: with each filter,
+// page by page, and at its bounds.
+func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject) {
+	s := open(t)
+	from := now(s)
+	seedData().put(t, s)
+	f := threadData()
+	f.put(t, s)
+	is := is.New(t)
+
+	change := func(write func() error) {
+		t.Helper()
+		pass(t, s)
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t1, t3, t4 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t3", threadKey), want(f.threads, orgA, "t4", threadKey)
+	tb1 := want(f.threads, orgB, "t1", threadKey)
+	msg2 := f.message(orgA, "msg2")
+	change(func() error { t3.Subject += " (changed)"; return s.PutThread(ctx, t3) })
+	since := getThread(t, s, orgA, "t3").UpdatedAt
+	change(func() error {
+		msg2.Body += " (edited)"
+		msg2.EditedAt = ptr(day(21, 0))
+		return s.PutMessage(ctx, msg2)
+	}) // and t1
+	at2 := getMessage(t, s, orgA, "msg2").UpdatedAt
+	change(func() error {
+		t4.Status, t4.ResolvedAt = store.ThreadResolved, ptr(day(41, 0))
+		return s.PutThread(ctx, t4)
+	})
+	change(func() error {
+		return s.PutMessage(ctx, store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t5", Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "b", CreatedAt: day(1, 0)})
+	}) // and t5
+	at4 := getMessage(t, s, orgA, "msg8").UpdatedAt
+	change(func() error { tb1.Subject += " (changed)"; return s.PutThread(ctx, tb1) })
+	change(func() error { t1.Subject += " (changed)"; return s.PutThread(ctx, t1) })
+	last := getThread(t, s, orgA, "t1").UpdatedAt
+	after := last.Add(time.Microsecond)
+
+	lists := []list{
+		{"threads", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since}), []string{"t3", "t4", "t5", "t1"}},
+		{"threads open", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, Status: store.ThreadOpen}), []string{"t3", "t1"}},
+		{"threads resolved", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, Status: store.ThreadResolved}), []string{"t4", "t5"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"t4", "t5", "t1"}},
+		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p1", Status: store.ThreadOpen}), []string{"t1"}},
+		{"threads of p2", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p2"}), []string{"t3"}},
+		{"threads of p4 (none changed)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p4"}), []string{}},
+		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "nope"}), []string{}},
+		{"threads since msg2's edit (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at2}), []string{"t4", "t5", "t1"}},
+		{"threads since msg8 (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at4}), []string{"t5", "t1"}},
+		{"threads just after msg8", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at4.Add(time.Microsecond)}), []string{"t1"}},
+		{"threads since the last change (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: last}), []string{"t1"}},
+		{"threads after the last change", threadList(s, orgA, store.ThreadQuery{UpdatedSince: after}), []string{}},
+		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{UpdatedSince: since}), []string{"t1"}},
+		{"threads of an unknown organization", threadList(s, "org_unknown", store.ThreadQuery{UpdatedSince: since}), []string{}},
+
+		{"messages", messageList(s, orgA, store.MessageQuery{UpdatedSince: since}), []string{"msg2", "msg8"}},
+		{"messages of t1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t1"}), []string{"msg2"}},
+		{"messages of t5", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t5"}), []string{"msg8"}},
+		{"messages of t3 (none changed)", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t3"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"msg2", "msg8"}},
+		{"messages of t5 in p1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p1", ThreadID: "t5"}), []string{"msg8"}},
+		{"messages of p2 (none changed)", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p2"}), []string{}},
+		{"messages since msg2's edit (inclusive)", messageList(s, orgA, store.MessageQuery{UpdatedSince: at2}), []string{"msg2", "msg8"}},
+		{"messages just after msg2's edit", messageList(s, orgA, store.MessageQuery{UpdatedSince: at2.Add(time.Microsecond)}), []string{"msg8"}},
+		{"messages after the last change", messageList(s, orgA, store.MessageQuery{UpdatedSince: after}), []string{}},
+		{"messages of org_b (none changed)", messageList(s, orgB, store.MessageQuery{UpdatedSince: since}), []string{}},
+		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{UpdatedSince: since}), []string{"msg2"}},
+		{"thread t5's messages", threadMessageList(s, orgA, "t5", store.MessageQuery{UpdatedSince: since}), []string{"msg8"}},
+		{"thread t3's messages (none changed)", threadMessageList(s, orgA, "t3", store.MessageQuery{UpdatedSince: since}), []string{}},
+		{"thread t1's messages just after msg2's edit", threadMessageList(s, orgA, "t1", store.MessageQuery{UpdatedSince: at2.Add(time.Microsecond)}), []string{}},
+	}
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+
+	// Since before everything: every visible item, in order of change,
+	// ties (the seeding may date several items alike) broken by id.
+	early := from.Add(-clockSkew)
+	threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all, UpdatedSince: early})
+	is.NoErr(err)
+	is.NoErr(inChangeOrder(threads.Items, func(th store.Thread) (time.Time, string) { return th.UpdatedAt, th.ID }))
+	is.Equal(threads.Total, 6)                                                                                        // every visible thread of org_a
+	is.Equal(ids(threads.Items, func(th store.Thread) string { return th.ID })[2:], []string{"t3", "t4", "t5", "t1"}) // the changed threads come last
+	msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all, UpdatedSince: early})
+	is.NoErr(err)
+	is.NoErr(inChangeOrder(msgs.Items, func(m store.Message) (time.Time, string) { return m.UpdatedAt, m.ID }))
+	is.Equal(msgs.Total, 8)                                                                               // every visible message of org_a
+	is.Equal(ids(msgs.Items, func(m store.Message) string { return m.ID })[6:], []string{"msg2", "msg8"}) // the changed messages come last
+}
+
+// testThreadDeletions deletes and hides threads and messages, time apart,
+// and reads the deletion records: what leaves one (visible content that
+// disappears) and what does not (internal content), their projects, and
+// records dropped when the content is visible again.
+func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	c := s
+	is := is.New(t)
+
+	pass(t, s)
+	t4 := want(f.threads, orgA, "t4", threadKey)
+	t4.Subject += " (changed)"
+	is.NoErr(s.PutThread(ctx, t4))
+	since := getThread(t, s, orgA, "t4").UpdatedAt
+
+	msg2 := f.message(orgA, "msg2")
+	t2 := want(f.threads, orgA, "t2", threadKey)
+	from := now(s)
+	for _, write := range []func() error{
+		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
+		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
+		func() error { msg2.Internal = true; return s.PutMessage(ctx, msg2) }, // a visible message hidden
+		func() error { t2.Internal = true; return s.PutThread(ctx, t2) },      // a thread hidden, with its messages
+		func() error { return s.DeleteThread(ctx, orgA, "t5") },               // a thread, with its message
+		func() error { return s.DeleteThread(ctx, orgA, "ti") },               // an internal thread: no record
+		func() error { return s.DeleteThread(ctx, orgA, "t6") },               // a thread with only an internal message
+		func() error { return s.DeleteMessage(ctx, orgB, "msg1") },            // org_b's
+		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
+		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
+	} {
+		pass(t, s)
+		is.NoErr(write())
+	}
+	to := now(s)
+
+	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
+	is.NoErr(err)
+	is.NoErr(inFeedOrder(page.Items))
+	feed := ids(page.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID })
+	is.Equal(feed, []string{"message msg3", "message msg2", "message msg4", "message msg5", "thread t2", "message msg7", "thread t5", "thread t6"}) // a record for each visible item that disappeared, none for internal ones
+	projectOf := map[string]string{}
+	for _, r := range page.Items {
+		within(is, r.DeletedAt, from, to)
+		projectOf[string(r.Kind)+" "+r.ID] = r.ProjectID
+	}
+	is.Equal(projectOf, map[string]string{
+		"message msg3": "p1", "message msg2": "p1", "message msg4": "", "message msg5": "", "thread t2": "",
+		"message msg7": "p1", "thread t5": "p1", "thread t6": "p4",
+	}) // each record names the project of the thread
+	is.True(page.Items[2].DeletedAt.Equal(page.Items[4].DeletedAt)) // a thread hidden and its messages are recorded at one time
+	lists := []list{
+		{"threads", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
+		{"messages", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
+		{"of org_b", deletions(c, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
+	}
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+
+	// Visible again, the content drops its records and comes back as
+	// changed; put again while internal, a deleted item keeps its record:
+	// hidden and deleted look the same.
+	back := now(s)
+	t5 := want(f.threads, orgA, "t5", threadKey)
+	for _, write := range []func() error{
+		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
+		func() error { t2.Internal = false; return s.PutThread(ctx, t2) },
+		func() error { return s.PutMessage(ctx, f.message(orgA, "msg3")) },
+		func() error { t5.Internal = true; return s.PutThread(ctx, t5) },
+		func() error { return s.PutMessage(ctx, f.message(orgA, "msg7")) },
+	} {
+		pass(t, s)
+		is.NoErr(write())
+	}
+	checkLists(t, s, []list{
+		{"records left", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
+		{"threads back", threadList(s, orgA, store.ThreadQuery{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}), []string{"t2", "t1"}},
+		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
+	})
+	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
+		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, now(s)) // content visible again is dated anew
+	}
+	t5.Internal = false
+	is.NoErr(s.PutThread(ctx, t5))
+	checkLists(t, s, []list{{"records left with t5 visible", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
+	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
+}
+
+func testThreadCancelled(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, _ := seededThreads(t, open)
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"ListThreads", func(ctx context.Context) error {
+			_, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
+			return err
+		}},
+		{"GetThread", func(ctx context.Context) error { _, err := s.GetThread(ctx, orgA, "t1"); return err }},
+		{"ListThreadMessages", func(ctx context.Context) error {
+			_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all})
+			return err
+		}},
+		{"ListMessages", func(ctx context.Context) error {
+			_, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all})
+			return err
+		}},
+		{"GetAttachment", func(ctx context.Context) error { _, err := getAttachment(s, ctx, orgA, "a1"); return err }},
+		{"PutThread", func(ctx context.Context) error {
+			return s.PutThread(ctx, store.Thread{ID: "tc", OrgID: orgA, Subject: "c", Status: store.ThreadOpen, CreatedAt: day(1, 1)})
+		}},
+		{"PutMessage", func(ctx context.Context) error {
+			return s.PutMessage(ctx, store.Message{ID: "mc", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "c", Side: store.SideClient}, CreatedAt: day(1, 1)})
+		}},
+		{"DeleteThread", func(ctx context.Context) error { return s.DeleteThread(ctx, orgA, "t1") }},
+		{"DeleteMessage", func(ctx context.Context) error { return s.DeleteMessage(ctx, orgA, "msg1") }},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			is.True(errors.Is(c.call(cctx), context.Canceled)) // a cancelled context's error is returned, wrapped
+		})
+	}
+	checkLists(t, s, seededThreadLists(s)) // a cancelled write changes nothing
+}
+
+// testThreadConcurrent puts and deletes messages, visible and internal,
+// and hides and shows a thread, while other goroutines read; run it with
+// -race. Every read must see an ordered list, and every write must be
+// counted.
+func testThreadConcurrent(t *testing.T, open func(t *testing.T) threadSubject) {
+	s, f := seededThreads(t, open)
+	is := is.New(t)
+	const writers, readers, each = 4, 4, 20
+
+	errs := make(chan error, (writers+readers+1)*each*8)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t5 := want(f.threads, orgA, "t5", threadKey)
+		for n := range each {
+			t5.Internal = n%2 == 0 && n < each-1
+			if err := s.PutThread(ctx, t5); err != nil {
+				errs <- err
+			}
+		}
+	})
+	for w := range writers {
+		wg.Go(func() {
+			for n := range each {
+				m := store.Message{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "W", Side: store.SideClient},
+					Body: "b", Internal: n%4 == 3, CreatedAt: day(n, w),
+					Attachments: []store.Attachment{{ID: fmt.Sprintf("wa%d-%02d", w, n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}
+				if err := s.PutMessage(ctx, m); err != nil {
+					errs <- err
+				}
+				if n%4 == 0 {
+					if err := s.DeleteMessage(ctx, orgA, m.ID); err != nil {
+						errs <- err
+					}
+				}
+			}
+		})
+	}
+	for r := range readers {
+		wg.Go(func() {
+			for n := range each {
+				page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for k := 1; k < len(page.Items); k++ {
+					a, b := page.Items[k-1], page.Items[k]
+					if a.CreatedAt.After(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.ID >= b.ID {
+						errs <- fmt.Errorf("message %s listed before %s", a.ID, b.ID)
+					}
+				}
+				threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for k := 1; k < len(threads.Items); k++ {
+					a, b := threads.Items[k-1], threads.Items[k]
+					if b.LastMessageAt != nil && (a.LastMessageAt == nil || a.LastMessageAt.Before(*b.LastMessageAt)) {
+						errs <- fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
+					}
+				}
+				msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
+				if err != nil {
+					errs <- err
+					continue
+				}
+				for _, m := range msgs.Items {
+					if m.ThreadID != "t1" && m.ThreadID != "t4" && m.ThreadID != "t5" {
+						errs <- fmt.Errorf("message %s of thread %s listed for p1", m.ID, m.ThreadID)
+					}
+				}
+				if _, err := s.GetThread(ctx, orgA, "t4"); err != nil {
+					errs <- err
+				}
+				if _, err := getAttachment(s, ctx, orgA, "a1"); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		is.NoErr(err) // no concurrent call fails
+	}
+
+	visible := writers * each / 2 // of each four: one deleted, one internal
+	page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	is.Equal(page.Total, visible)                               // every visible message kept is listed
+	is.Equal(getThread(t, s, orgA, "t4").MessageCount, visible) // and counted
+	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1)       // a thread hidden and shown again counts its message
+}
+
+// sameInstant reports whether two optional times are both nil or the same
+// instant.
+func sameInstant(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
