@@ -83,10 +83,6 @@ type cacheEntry struct {
 	key     cacheKey
 	version int64
 	enc     *encoded
-	// paged says that the store read version with the answer's data
-	// (store.Page.Version), so it will again: the next request asks it
-	// for the data only if the version moved (caller.known).
-	paged bool
 }
 
 // entryOverhead is what an entry costs beyond its bytes: the map slot,
@@ -109,26 +105,25 @@ func cost(k cacheKey, e *encoded) int64 {
 	return int64(n) + entryOverhead
 }
 
-// get returns what the cache holds under k: an answer, its version and
-// whether its store read them together, a mark (found, e nil), or nothing
-// (not found).
-func (c *responseCache) get(k cacheKey) (e *encoded, version int64, paged, found bool) {
+// get returns what the cache holds under k: an answer and its version, a
+// mark (found, e nil), or nothing (not found).
+func (c *responseCache) get(k cacheKey) (e *encoded, version int64, found bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
 	if !ok {
-		return nil, 0, false, false
+		return nil, 0, false
 	}
 	c.lru.MoveToFront(el)
 	ent := el.Value.(*cacheEntry)
-	return ent.enc, ent.version, ent.paged, true
+	return ent.enc, ent.version, true
 }
 
 // put keeps e (nil: a mark) under k, read at version, in place of what k
 // held, evicting the least recently used answers to make room; an answer
 // larger than a sixteenth of the cache is not kept, so that a few large
 // pages cannot flush everything else. A mark never replaces an answer.
-func (c *responseCache) put(k cacheKey, version int64, paged bool, e *encoded) {
+func (c *responseCache) put(k cacheKey, version int64, e *encoded) {
 	n := cost(k, e)
 	if n > c.max/16 {
 		return
@@ -142,9 +137,9 @@ func (c *responseCache) put(k cacheKey, version int64, paged bool, e *encoded) {
 			return
 		}
 		c.size += n - cost(ent.key, ent.enc)
-		ent.version, ent.enc, ent.paged = version, e, paged
+		ent.version, ent.enc = version, e
 	} else {
-		c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, version: version, enc: e, paged: paged})
+		c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, version: version, enc: e})
 		c.size += n
 	}
 	for c.size > c.max {
@@ -168,26 +163,19 @@ func (h *handler) cached(scope auth.Scope, fn apiFunc) http.HandlerFunc {
 
 // fromCache returns fn's answer from the cache when the caller's
 // organization has not changed since it was kept, and otherwise runs fn
-// and has write keep its encoded answer. Every path costs the store one
-// round trip, but a miss on an answer kept without its page's version.
+// and has write keep its encoded answer.
 //
-// An answer is never kept under a version newer than its data, nor served
-// under another version than its own:
-//
-//   - When the cache holds nothing under the key, it cannot answer
-//     whatever the version, so fn runs at once. A page whose store read
-//     the version in its own snapshot (store.Page.Version; bunstore's
-//     invoice lists do, in the page's statement) is kept at that version.
-//     An answer without a version is not kept, but the key is marked.
-//   - When the cache holds an answer kept with its page's version, fn
-//     runs with that version as caller.known: the store reads the version
-//     and, only if it moved, the page (store.InvoiceQuery.Known). The
-//     kept answer is served if the version did not move, else the new
-//     one is kept at its version.
-//   - Otherwise (a mark, or an answer kept at a version read before its
-//     data) the version is read first: the answer is served if it was
-//     kept at that version, and fn's answer is otherwise kept at it (or
-//     at its page's own version, as new or newer, and exact).
+// An answer is never kept under a version newer than its data. When the
+// cache holds something under the key, the version is read first, before
+// fn runs: the answer is served if it was kept at that version, and fn's
+// answer is otherwise kept at it (or at the version its page was read at,
+// which is as new or newer, and exact). When the cache holds nothing
+// under the key, it cannot answer whatever the version, so fn runs at
+// once: a page whose store read the version in its own snapshot
+// (store.Page.Version; bunstore's invoice lists do, in the page's
+// statement) is kept at that version, and a miss costs the store one
+// round trip instead of two. An answer without a version is not kept,
+// but the key is marked, so the next request reads the version first.
 func (h *handler) fromCache(fn apiFunc) apiFunc {
 	return func(r *http.Request, c caller) (response, error) {
 		k := cacheKey{org: c.Org.ID, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs), projects: c.Allows(auth.ScopeProjects)}
@@ -195,11 +183,8 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			k.base = h.publicURL(r)
 		}
 		var v int64
-		e, kept, paged, found := h.cache.get(k)
-		switch {
-		case e != nil && paged:
-			c.known = kept
-		case found:
+		e, kept, found := h.cache.get(k)
+		if found {
 			var err error
 			if v, err = h.st.DataVersion(r.Context(), c.Org.ID); err != nil {
 				return response{}, err
@@ -213,18 +198,13 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			return res, err
 		}
 		switch {
-		case c.known != 0 && res.version == c.known:
-			return response{encoded: e}, nil
 		case res.version != 0:
 			v = res.version
-		case c.known != 0: // the store did not say its version this time
-			return res, nil
 		case !found:
-			h.cache.put(k, 0, false, nil)
+			h.cache.put(k, 0, nil)
 			return res, nil
 		}
-		paged = res.version != 0
-		res.keep = func(e *encoded) { h.cache.put(k, v, paged, e) }
+		res.keep = func(e *encoded) { h.cache.put(k, v, e) }
 		return res, nil
 	}
 }

@@ -24,10 +24,6 @@ type apiFunc func(r *http.Request, c caller) (response, error)
 type caller struct {
 	auth.Principal
 	limit ratelimit.Decision
-	// known is the data version of the answer the response cache holds
-	// for the request, 0 for none (see fromCache): a list may pass it to
-	// its store (store.InvoiceQuery.Known).
-	known int64
 }
 
 // errHidden answers an item of a project the caller's key may not see:

@@ -56,11 +56,6 @@ type InvoiceQuery struct {
 	// these projects, never a retainer invoice (none when it is empty): a
 	// restricted key's (see Store). It combines with ProjectID.
 	OnlyProjects []string
-	// Known, when not 0, is the data version (Versions) of a page the
-	// caller holds already: a store that reads Page.Version with the page
-	// may then answer, when the version is still Known, with that version
-	// alone (no items; the total need not be set). A store may ignore it.
-	Known int64
 }
 
 // Validate reports the first problem that makes i unfit to be stored: an

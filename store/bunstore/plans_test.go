@@ -365,10 +365,10 @@ func TestPreparedListPlans(t *testing.T) {
 		args            string
 		index           string
 	}{
-		{"invoices", false, false, "'caller_0', 20, 0, 0", "invoices_list"},
-		{"invoices by status", true, false, "'caller_0', 20, 0, 0, 'paid'", "invoices_list_status"},
-		{"invoices by project", false, true, "'caller_0', 20, 0, 0, 'p3'", "invoices_list_project"},
-		{"invoices by project and status", true, true, "'caller_0', 20, 0, 0, 'paid', 'p3'", "invoices_list_project_status"},
+		{"invoices", false, false, "'caller_0', 20, 0", "invoices_list"},
+		{"invoices by status", true, false, "'caller_0', 20, 0, 'paid'", "invoices_list_status"},
+		{"invoices by project", false, true, "'caller_0', 20, 0, 'p3'", "invoices_list_project"},
+		{"invoices by project and status", true, true, "'caller_0', 20, 0, 'paid', 'p3'", "invoices_list_project_status"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)

@@ -116,13 +116,13 @@ const invoiceListColumns = "i.org_id, i.id, i.number, i.project_id, i.status, i.
 // UpdatedSince nor a restriction to projects: the same page and total as
 // selectPage's, with the organization's data version read in the same
 // statement (one snapshot: Page.Version is the version of exactly these
-// data), in one round trip; no items when the version is q.Known. ok is false when the store is not on
+// data), in one round trip. ok is false when the store is not on
 // pgx, or the query is not of that kind.
 func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (p store.Page[store.Invoice], ok bool, err error) {
 	if !q.UpdatedSince.IsZero() || q.OnlyProjects != nil || q.Page < 1 || q.Limit < 1 {
 		return p, false, nil
 	}
-	args := []any{pgx.QueryExecModeCacheStatement, orgID, q.Limit, offset(q.PageRequest), q.Known}
+	args := []any{pgx.QueryExecModeCacheStatement, orgID, q.Limit, offset(q.PageRequest)}
 	if q.Status != "" {
 		args = append(args, string(q.Status))
 	}
@@ -136,7 +136,7 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 			return err
 		}
 		defer rows.Close()
-		var items []store.Invoice // made at the first item: a page the caller knows has none
+		items := make([]store.Invoice, 0, min(q.Limit, store.MaxLimit))
 		for rows.Next() {
 			var row invoiceRow
 			var matching int64
@@ -152,15 +152,9 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 				return err
 			}
 			p.Total = int(matching)
-			if items == nil {
-				items = make([]store.Invoice, 0, min(q.Limit, store.MaxLimit))
-			}
 			items = append(items, row.invoice())
 		}
 		p.Items = items
-		if p.Items == nil && (q.Known == 0 || p.Version != q.Known) {
-			p.Items = []store.Invoice{} // as Bun's page past the end
-		}
 		return rows.Err()
 	})
 	return p, ok, err
@@ -168,18 +162,15 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 
 // invoiceListText is the statement of a page of invoices and its total,
 // with a filter on status, on project, or both: $1 is the organization,
-// $2 the limit, $3 the offset, $4 the version the caller knows (0 for
-// none), then the status and the project, as given.
+// $2 the limit, $3 the offset, then the status and the project, as given.
 // The page is selectPage's, by the invoices_list index of the filter's
-// shape, read only when the version is not the one the caller knows (a
-// one-time filter: the index is not entered at all otherwise); the total
-// is tallied's, a sum of rows of item_counts, and the version
-// DataVersion's, both in every row; a page past the end, or a page the
-// caller knows, is one row with the version, the total and null columns.
+// shape; the total is tallied's, a sum of rows of item_counts, and the
+// version DataVersion's, both in every row; a page past the end is one row
+// with the version, the total and null columns.
 func (s *Store) invoiceListText(status, project bool) string {
 	key := "invoices " + strconv.FormatBool(status) + " " + strconv.FormatBool(project)
 	return s.statements.text(key, func() string {
-		filter, count, n := "", "", 4
+		filter, count, n := "", "", 3
 		if status {
 			n++
 			filter += " AND i.status = $" + strconv.Itoa(n)
@@ -201,7 +192,7 @@ func (s *Store) invoiceListText(status, project bool) string {
 		b.WriteString(count)
 		b.WriteString(") AS c LEFT JOIN LATERAL (SELECT * FROM ")
 		b.WriteString(s.tableText("invoices"))
-		b.WriteString(" AS i WHERE i.org_id = $1 AND c.version <> $4")
+		b.WriteString(" AS i WHERE i.org_id = $1")
 		b.WriteString(filter)
 		b.WriteString(" ORDER BY i.issued_at DESC, i.id LIMIT $2 OFFSET $3) AS i ON true ORDER BY i.issued_at DESC, i.id")
 		return b.String()

@@ -86,23 +86,6 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 		is.Equal(got, want)
 	}
 
-	// A page asked with the version it was read at comes without items,
-	// with its version and total; with another, whole.
-	q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoicePaid}
-	whole, err := fast.ListInvoices(ctx, "o1", q)
-	is.NoErr(err)
-	is.True(len(whole.Items) > 0)
-	q.Known = whole.Version
-	known, err := fast.ListInvoices(ctx, "o1", q)
-	is.NoErr(err)
-	is.Equal(len(known.Items), 0) // the caller has the items
-	is.Equal(known.Total, whole.Total)
-	is.Equal(known.Version, whole.Version)
-	q.Known = whole.Version - 1
-	again, err := fast.ListInvoices(ctx, "o1", q)
-	is.NoErr(err)
-	is.Equal(again, whole) // another version: the whole page
-
 	v1, err := fast.DataVersion(ctx, "o1")
 	is.NoErr(err)
 	w1, err := slow.DataVersion(ctx, "o1")
