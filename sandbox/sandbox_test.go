@@ -239,7 +239,8 @@ func TestSeedKeepsTheSimulatorsWork(t *testing.T) {
 	is.NoErr(sandbox.Seed(ctx, st, growth, sandbox.WithClock(clock)))
 	after, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 100}})
 	is.NoErr(err)
-	is.Equal(before, after) // the demo data stays as the simulator left it
+	is.Equal(before.Items, after.Items) // the demo data stays as the simulator left it
+	is.Equal(before.Total, after.Total)
 	o, err := st.Organization(ctx, org)
 	is.NoErr(err)
 	is.Equal(o.Plan, store.PlanGrowth)       // the organization follows the live one

@@ -42,29 +42,30 @@ const DefaultResponseCacheBytes = 32 << 20
 // with the rest of the body; the client then keeps the syncedThrough of
 // the body it has, which is right for the same reason.
 //
-// An entry is keyed by everything the bytes depend on: the organization
-// and its data version, the public URL, the path and the raw query (the
+// An entry is keyed by everything the bytes depend on but the version,
+// which it holds (one answer per key, the latest kept): the organization,
+// the public URL, the path and the raw query (the
 // Link header is built from them), and the projects a restricted key may
 // see. Scopes are not in the key: they are checked before the cache is
 // read, and the same bytes answer every key allowed the route; but for
 // whether the key may read projects, which expand=project depends on.
 
-// cacheKey names one cached answer.
+// cacheKey names one cached answer, whatever the version it was kept at.
 type cacheKey struct {
-	org     string
-	version int64
-	base    string // the public URL, when it varies by request (else "")
-	path    string // escaped
-	query   string // raw
-	only    string // the caller's project restriction, encoded (onlyKey)
+	org   string
+	base  string // the public URL, when it varies by request (else "")
+	path  string // escaped
+	query string // raw
+	only  string // the caller's project restriction, encoded (onlyKey)
 	// projects says whether the caller may read projects: expand=project
 	// embeds them only then (expand.go), the one answer a scope changes.
 	projects bool
 }
 
-// responseCache is a least-recently-used cache of encoded answers,
-// bounded by the bytes it holds (bodies, links, keys and a fixed
-// overhead per entry). It is safe for concurrent use.
+// responseCache is a least-recently-used cache of encoded answers, one
+// per key with the data version it was kept at, bounded by the bytes it
+// holds (bodies, links, keys and a fixed overhead per entry). It is safe
+// for concurrent use.
 type responseCache struct {
 	max int64 // bytes; an answer over max/16 is not kept
 
@@ -74,9 +75,14 @@ type responseCache struct {
 	lru     list.List                  // front: most recently used
 }
 
+// cacheEntry is the answer kept under key, encoded from data of version
+// version; an entry with no answer (enc nil) is a mark: the store gave
+// no version with the answer of this key, so the next request reads the
+// version first (see fromCache).
 type cacheEntry struct {
-	key cacheKey
-	enc *encoded
+	key     cacheKey
+	version int64
+	enc     *encoded
 }
 
 // entryOverhead is what an entry costs beyond its bytes: the map slot,
@@ -87,43 +93,55 @@ func newResponseCache(maxBytes int64) *responseCache {
 	return &responseCache{max: maxBytes, entries: make(map[cacheKey]*list.Element)}
 }
 
-// cost is what e costs the cache under k.
+// cost is what e (nil for a mark) costs the cache under k.
 func cost(k cacheKey, e *encoded) int64 {
-	n := len(e.body) + len(e.etag) + len(k.org) + len(k.base) + len(k.path) + len(k.query) + len(k.only)
-	if e.linkValue != nil {
-		n += len(e.linkValue[0])
+	n := len(k.org) + len(k.base) + len(k.path) + len(k.query) + len(k.only)
+	if e != nil {
+		n += len(e.body) + len(e.etag)
+		if e.linkValue != nil {
+			n += len(e.linkValue[0])
+		}
 	}
 	return int64(n) + entryOverhead
 }
 
-// get returns the answer kept under k, or nil.
-func (c *responseCache) get(k cacheKey) *encoded {
+// get returns what the cache holds under k: an answer and its version, a
+// mark (found, e nil), or nothing (not found).
+func (c *responseCache) get(k cacheKey) (e *encoded, version int64, found bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
 	if !ok {
-		return nil
+		return nil, 0, false
 	}
 	c.lru.MoveToFront(el)
-	return el.Value.(*cacheEntry).enc
+	ent := el.Value.(*cacheEntry)
+	return ent.enc, ent.version, true
 }
 
-// put keeps e under k, evicting the least recently used answers to make
-// room; an answer larger than a sixteenth of the cache is not kept, so
-// that a few large pages cannot flush everything else.
-func (c *responseCache) put(k cacheKey, e *encoded) {
+// put keeps e (nil: a mark) under k, read at version, in place of what k
+// held, evicting the least recently used answers to make room; an answer
+// larger than a sixteenth of the cache is not kept, so that a few large
+// pages cannot flush everything else. A mark never replaces an answer.
+func (c *responseCache) put(k cacheKey, version int64, e *encoded) {
 	n := cost(k, e)
 	if n > c.max/16 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[k]; ok { // a concurrent miss kept it first
+	if el, ok := c.entries[k]; ok {
 		c.lru.MoveToFront(el)
-		return
+		ent := el.Value.(*cacheEntry)
+		if e == nil && ent.enc != nil || ent.enc != nil && ent.version == version { // a concurrent miss kept it first
+			return
+		}
+		c.size += n - cost(ent.key, ent.enc)
+		ent.version, ent.enc = version, e
+	} else {
+		c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, version: version, enc: e})
+		c.size += n
 	}
-	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, enc: e})
-	c.size += n
 	for c.size > c.max {
 		old := c.lru.Back()
 		ent := old.Value.(*cacheEntry)
@@ -145,26 +163,49 @@ func (h *handler) cached(scope auth.Scope, fn apiFunc) http.HandlerFunc {
 
 // fromCache returns fn's answer from the cache when the caller's
 // organization has not changed since it was kept, and otherwise runs fn
-// and has write keep its encoded answer. The version is read before fn
-// runs, so an answer is never kept under a version newer than its data.
+// and has write keep its encoded answer.
+//
+// An answer is never kept under a version newer than its data. When the
+// cache holds something under the key, the version is read first, before
+// fn runs: the answer is served if it was kept at that version, and fn's
+// answer is otherwise kept at it (or at the version its page was read at,
+// which is as new or newer, and exact). When the cache holds nothing
+// under the key, it cannot answer whatever the version, so fn runs at
+// once: a page whose store read the version in its own snapshot
+// (store.Page.Version; bunstore's invoice lists do, in the page's
+// statement) is kept at that version, and a miss costs the store one
+// round trip instead of two. An answer without a version is not kept,
+// but the key is marked, so the next request reads the version first.
 func (h *handler) fromCache(fn apiFunc) apiFunc {
 	return func(r *http.Request, c caller) (response, error) {
-		v, err := h.st.DataVersion(r.Context(), c.Org.ID)
-		if err != nil {
-			return response{}, err
-		}
-		k := cacheKey{org: c.Org.ID, version: v, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs), projects: c.Allows(auth.ScopeProjects)}
+		k := cacheKey{org: c.Org.ID, path: r.URL.EscapedPath(), query: r.URL.RawQuery, only: onlyKey(c.ProjectIDs), projects: c.Allows(auth.ScopeProjects)}
 		if h.cfg.publicURL == "" {
 			k.base = h.publicURL(r)
 		}
-		if e := h.cache.get(k); e != nil {
-			return response{encoded: e}, nil
+		var v int64
+		e, kept, found := h.cache.get(k)
+		if found {
+			var err error
+			if v, err = h.st.DataVersion(r.Context(), c.Org.ID); err != nil {
+				return response{}, err
+			}
+			if e != nil && kept == v {
+				return response{encoded: e}, nil
+			}
 		}
 		res, err := fn(r, c)
-		if err == nil && !res.noStore {
-			res.keep = func(e *encoded) { h.cache.put(k, e) }
+		if err != nil || res.noStore {
+			return res, err
 		}
-		return res, err
+		switch {
+		case res.version != 0:
+			v = res.version
+		case !found:
+			h.cache.put(k, 0, nil)
+			return res, nil
+		}
+		res.keep = func(e *encoded) { h.cache.put(k, v, e) }
+		return res, nil
 	}
 }
 

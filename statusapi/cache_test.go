@@ -21,7 +21,13 @@ import (
 // makes: it is a store.Memory in all else (Versions included).
 type countingStore struct {
 	*store.Memory
-	queries atomic.Int64
+	queries  atomic.Int64
+	versions atomic.Int64 // DataVersion's reads
+}
+
+func (s *countingStore) DataVersion(ctx context.Context, org string) (int64, error) {
+	s.versions.Add(1)
+	return s.Memory.DataVersion(ctx, org)
 }
 
 func (s *countingStore) ListInvoices(ctx context.Context, org string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
@@ -52,6 +58,7 @@ func TestCacheAnswersWithoutQuery(t *testing.T) {
 	first := api.do("GET", "/v1/invoices?limit=5", "a")
 	is.Equal(first.Code, 200)
 	is.Equal(cs.queries.Load(), int64(1))
+	is.Equal(cs.versions.Load(), int64(0)) // nothing cached: the page says its version, none read before
 	again := api.do("GET", "/v1/invoices?limit=5", "a")
 	is.Equal(again.Code, 200)
 	is.Equal(again.Body.String(), first.Body.String())               // the same bytes
@@ -63,7 +70,8 @@ func TestCacheAnswersWithoutQuery(t *testing.T) {
 	revalidated := api.do("GET", "/v1/invoices?limit=5", "a", "If-None-Match", first.Header().Get("ETag"))
 	is.Equal(revalidated.Code, 304)
 	is.Equal(revalidated.Body.Len(), 0)
-	is.Equal(cs.queries.Load(), int64(1)) // a 304 runs no query
+	is.Equal(cs.queries.Load(), int64(1))  // a 304 runs no query
+	is.Equal(cs.versions.Load(), int64(2)) // but reads the version, as a hit does
 
 	head := api.do("HEAD", "/v1/invoices?limit=5", "a")
 	is.Equal(head.Code, 200)
@@ -76,6 +84,24 @@ func TestCacheAnswersWithoutQuery(t *testing.T) {
 	is.Equal(cs.queries.Load(), int64(2))
 	is.Equal(api.do("GET", "/v1/invoices?limit=5", "a2").Body.String(), first.Body.String())
 	is.Equal(cs.queries.Load(), int64(2))
+}
+
+// An answer whose store gives no version with it (an item) is kept from
+// the second request on: the first marks its key, the second reads the
+// version before the store, and the third is served from the cache.
+func TestCacheKeepsAnswersWithoutVersion(t *testing.T) {
+	is := is.New(t)
+	api, cs := counted(t)
+	first := api.do("GET", "/v1/projects/p1", "a")
+	is.Equal(first.Code, 200)
+	is.Equal(cs.queries.Load(), int64(1))
+	is.Equal(cs.versions.Load(), int64(0))
+	is.Equal(api.do("GET", "/v1/projects/p1", "a").Body.String(), first.Body.String())
+	is.Equal(cs.queries.Load(), int64(2))  // not kept without a version
+	is.Equal(cs.versions.Load(), int64(1)) // read first this time
+	is.Equal(api.do("GET", "/v1/projects/p1", "a").Body.String(), first.Body.String())
+	is.Equal(cs.queries.Load(), int64(2)) // kept at the version read
+	is.Equal(cs.versions.Load(), int64(2))
 }
 
 func TestCacheServesEveryWriteAtOnce(t *testing.T) {

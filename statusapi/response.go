@@ -22,6 +22,9 @@ type response struct {
 	// syncedThrough is the meta.syncedThrough of a page of changes, as
 	// written, "" for none: left out of the ETag (see encode).
 	syncedThrough string
+	// version is the data version the store read the page at (see
+	// store.Page.Version), 0 when it did not say.
+	version int64
 
 	// noStore marks a credential (a signed download link): no ETag and
 	// no cache may keep it.
@@ -59,6 +62,7 @@ func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
 		total: p.Total,
 
 		syncedThrough: meta.SyncedThrough,
+		version:       p.Version,
 	}
 }
 

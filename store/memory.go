@@ -521,7 +521,8 @@ func (m *Memory) GetDeliverable(ctx context.Context, orgID, id string) (Delivera
 	return Deliverable{}, fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
 }
 
-// ListInvoices returns a page of the organization's invoices.
+// ListInvoices returns a page of the organization's invoices, with the
+// data version it was read at (Page.Version).
 func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error) {
 	if err := alive(ctx); err != nil {
 		return Page[Invoice]{}, err
@@ -540,10 +541,14 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 		}
 	}
 	var items []*Invoice
+	var version int64
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.invoices.view(q.UpdatedSince, keep)
+		version = t.version
 	}
-	return page(items, keep, q.PageRequest, copyInvoice, m.syncedThrough(q.UpdatedSince))
+	p, err := page(items, keep, q.PageRequest, copyInvoice, m.syncedThrough(q.UpdatedSince))
+	p.Version = version // under the same lock as the page
+	return p, err
 }
 
 // DataVersion returns the organization's data version (see

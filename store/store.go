@@ -164,6 +164,12 @@ type Page[T any] struct {
 	// nothing. With nothing in flight it is the store's current second.
 	// See CONTRACT.md, "Changes and deletions" (meta.syncedThrough).
 	SyncedThrough time.Time
+	// Version, when not 0, is the organization's data version (Versions)
+	// that the page was read at, in the same snapshot as its items and
+	// total, for a store that can read both at once: a caller that keeps
+	// pages by version then needs no read of the version before the page.
+	// 0 says nothing.
+	Version int64
 }
 
 // Storable reports whether every store keeps s exactly: s is valid UTF-8

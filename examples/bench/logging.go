@@ -3,14 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/clientstatus/clientstatus/internal/accesslog"
 )
 
-// The request log of the library's side (-log): slog's JSON handler, so
-// that every line is formatted as a server's would be, writing to
+// The request log of the library's side (-log): accesslog.JSONHandler,
+// the lines of slog's JSON handler, as examples/server writes them with
+// -log-format json, writing to
 //
 //   - buffered (the default): a file, through accesslog.Buffer, which
 //     writes it in blocks (as a server should: issue 25);
@@ -24,14 +24,14 @@ const (
 	logDiscard  = "discard"
 )
 
-// requestLog is the logger libraryHandler gives the request log; run sets
-// it from -log, and closes what it opened.
-var requestLog = slog.New(slog.NewJSONHandler(io.Discard, nil))
+// requestLog is where libraryHandler's request log writes; run sets it
+// from -log, and closes what it opened.
+var requestLog io.Writer = io.Discard
 
 // openRequestLog sets requestLog as mode says and returns what closes it.
 func openRequestLog(mode string) (func(), error) {
 	if mode == logDiscard {
-		requestLog = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		requestLog = io.Discard
 		return func() {}, nil
 	}
 	f, err := os.CreateTemp("", "clientstatus-bench-*.log")
@@ -44,7 +44,7 @@ func openRequestLog(mode string) (func(), error) {
 		buf = accesslog.NewBuffer(f, 0)
 		w = buf
 	}
-	requestLog = slog.New(slog.NewJSONHandler(w, nil))
+	requestLog = w
 	return func() {
 		if buf != nil {
 			_ = buf.Close()

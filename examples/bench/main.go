@@ -12,7 +12,8 @@
 // http.Server on 127.0.0.1:0 in this process; one server is measured at a
 // time, after a warm-up. The library runs as a server runs it: behind a
 // request log that writes one slog JSON line per request, formatted by
-// slog.NewJSONHandler and written to a temporary file through
+// accesslog.JSONHandler (as slog.NewJSONHandler formats it, byte for
+// byte, as examples/server does) and written to a temporary file through
 // accesslog.Buffer, in blocks, as a server should write it (-log file: a
 // write per line; -log discard: to io.Discard, formatting only; see
 // logging.go). The yardsticks log nothing:
@@ -483,7 +484,7 @@ func libraryHandler(st store.Store, keys auth.KeyResolver, noCache bool) http.Ha
 	if noCache {
 		opts = append(opts, statusapi.WithoutResponseCache())
 	}
-	return accesslog.Handler(requestLog, statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
+	return accesslog.JSONHandler(requestLog, statusapi.New(st, keys, ratelimit.NewMemory(), opts...))
 }
 
 // memory returns the in-memory environment, made the first time.

@@ -44,9 +44,8 @@ func TestHealthRoutesCarryRequestIDs(t *testing.T) {
 		is.Equal(res.status, 405)
 		is.True(res.header.Get("X-Request-Id") != "") // errors too
 	}
-	is := is.New(t)
-	is.True(strings.Contains(s.stderr.String(), `"path":"/readyz","status":200`)) // the request log...
-	is.True(strings.Contains(s.stderr.String(), `"request_id":"probe-1"`))        // ...names the id
+	s.logged(t, `"path":"/readyz","status":200`, 1) // the request log...
+	s.logged(t, `"request_id":"probe-1"`, 2)        // ...names the id
 }
 
 func TestReadyz(t *testing.T) {

@@ -25,7 +25,7 @@ func TestOutageLogIsPaced(t *testing.T) {
 	u.Host = px.Addr()
 	s := startServer(t, nil, "-data", contractFile, "-database-url", u.String())
 	is.Equal(call(t, "GET", s.url+"/v1/projects", "key-acme-1").status, 200) // PostgreSQL answers
-	before := len(s.stderr.String())
+	before := len(s.logged(t, "msg=request", 1))
 
 	px.Cut()
 	const n = 200
@@ -33,6 +33,7 @@ func TestOutageLogIsPaced(t *testing.T) {
 		res := call(t, "GET", s.url+"/v1/projects", "key-acme-1")
 		is.Equal(res.status, 503)
 	}
+	s.logged(t, "msg=request", n+1) // the request lines, written in blocks
 	var requests, unavailable, listening, reqlog, webhooks, other int
 	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()[before:]), "\n") {
 		switch {

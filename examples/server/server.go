@@ -192,8 +192,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// The request log, a line per request, is written in blocks, at least
+	// every accesslog.DefaultFlushInterval, rather than a write per line
+	// (issue 25); the server's other lines are written at once. The rest
+	// of the block is written when run returns.
+	requestBuf := accesslog.NewBuffer(stderr, 0)
+	defer requestBuf.Close()
+	logged := accesslog.JSONHandler(requestBuf, routes(api, hc)) // slog's JSON lines, written faster
+	if cfg.logFormat != "json" {
+		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc))
+	}
 	srv := &http.Server{
-		Handler:           accesslog.Handler(log, routes(api, hc)),
+		Handler:           logged,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,

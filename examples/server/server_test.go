@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/testenv"
 )
 
 const contractFile = "testdata/contract.json"
@@ -138,6 +140,22 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// logged returns the server's stderr once it holds n lines containing
+// substr, polling: the request log is written in blocks, at least every
+// accesslog.DefaultFlushInterval. It fails the test after 10 s.
+func (s *testServer) logged(t *testing.T, substr string, n int) string {
+	t.Helper()
+	var log string
+	testenv.Poll(t, 10*time.Second, func() error {
+		log = s.stderr.String()
+		if got := strings.Count(log, substr); got < n {
+			return fmt.Errorf("the log holds %d lines with %q, want %d", got, substr, n)
+		}
+		return nil
+	})
+	return log
 }
 
 // response is what a client sees of one response.
@@ -479,9 +497,8 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 	call(t, "GET", s.url+"/v1/projects", "key-acme-revoked")
 	u, _ := url.Parse(link)
 
-	log := s.stderr.String()
-	is.True(strings.Contains(log, `"path":"/v1/projects"`)) // requests are logged
-	is.True(!strings.Contains(log, "key-acme"))             // no key in the log
+	log := s.logged(t, `"path":"/v1/projects"`, 1) // requests are logged
+	is.True(!strings.Contains(log, "key-acme"))    // no key in the log
 	if u.RawQuery != "" {
 		is.True(!strings.Contains(log, u.RawQuery)) // no signature in the log
 	}

@@ -23,33 +23,40 @@ func TestHandler(t *testing.T) {
 		{http.StatusServiceUnavailable, "WARN"},
 		{http.StatusInternalServerError, "ERROR"},
 	}
+	handlers := map[string]func(out *bytes.Buffer, next http.Handler) http.Handler{
+		"slog": func(out *bytes.Buffer, next http.Handler) http.Handler {
+			return accesslog.Handler(slog.New(slog.NewJSONHandler(out, nil)), next)
+		},
+		"JSONHandler": func(out *bytes.Buffer, next http.Handler) http.Handler { return accesslog.JSONHandler(out, next) },
+	}
 	for _, tt := range tests {
-		t.Run(http.StatusText(tt.status), func(t *testing.T) {
-			is := is.New(t)
-			var out bytes.Buffer
-			log := slog.New(slog.NewJSONHandler(&out, nil))
-			h := accesslog.Handler(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("X-Request-Id", "req-1")
-				w.WriteHeader(tt.status)
-				_, _ = w.Write([]byte("hello"))
-			}))
-			req := httptest.NewRequest("GET", "/v1/deliverables/d1/file?signature=secret", nil)
-			req.Header.Set("Authorization", "Bearer csk_secret")
-			h.ServeHTTP(httptest.NewRecorder(), req)
+		for name, handler := range handlers {
+			t.Run(http.StatusText(tt.status)+" "+name, func(t *testing.T) {
+				is := is.New(t)
+				var out bytes.Buffer
+				h := handler(&out, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("X-Request-Id", "req-1")
+					w.WriteHeader(tt.status)
+					_, _ = w.Write([]byte("hello"))
+				}))
+				req := httptest.NewRequest("GET", "/v1/deliverables/d1/file?signature=secret", nil)
+				req.Header.Set("Authorization", "Bearer csk_secret")
+				h.ServeHTTP(httptest.NewRecorder(), req)
 
-			var line map[string]any
-			is.NoErr(json.Unmarshal(out.Bytes(), &line)) // one JSON line
-			is.Equal(line["level"], tt.level)
-			is.Equal(line["msg"], "request")
-			is.Equal(line["method"], "GET")
-			is.Equal(line["path"], "/v1/deliverables/d1/file")
-			is.Equal(line["status"], float64(tt.status))
-			is.Equal(line["bytes"], float64(5))
-			is.Equal(line["request_id"], "req-1")
-			_, ok := line["duration"]
-			is.True(ok)
-			is.True(!bytes.Contains(out.Bytes(), []byte("secret"))) // neither the query nor a header is logged
-		})
+				var line map[string]any
+				is.NoErr(json.Unmarshal(out.Bytes(), &line)) // one JSON line
+				is.Equal(line["level"], tt.level)
+				is.Equal(line["msg"], "request")
+				is.Equal(line["method"], "GET")
+				is.Equal(line["path"], "/v1/deliverables/d1/file")
+				is.Equal(line["status"], float64(tt.status))
+				is.Equal(line["bytes"], float64(5))
+				is.Equal(line["request_id"], "req-1")
+				_, ok := line["duration"]
+				is.True(ok)
+				is.True(!bytes.Contains(out.Bytes(), []byte("secret"))) // neither the query nor a header is logged
+			})
+		}
 	}
 }
 

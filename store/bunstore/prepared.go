@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 
@@ -28,9 +29,10 @@ import (
 // db (a bun.Tx, a bun.Conn, Bun's pgdriver) and any other list.
 //
 // A statement prepared on a connection keeps the columns its tables had:
-// after a migration that changes them, pgx drops it from its cache on the
-// first error ("cached plan must not change result type"), and the next
-// call prepares it again.
+// after a migration that changes them, its next run fails ("cached plan
+// must not change result type"), pgx drops it from its cache, and onPgx
+// runs the read again at once, which prepares it anew: no request fails
+// for it.
 
 // onPgx runs fn on a pgx connection of the store's pool, and reports
 // whether it could: false, without calling fn, when the store's db is not
@@ -53,8 +55,20 @@ func (s *Store) onPgx(ctx context.Context, fn func(*pgx.Conn) error) (bool, erro
 		if !ok { // a driver that embeds stdlib's: not this path's
 			return errNotPgx
 		}
-		return fn(c.Conn())
+		err := fn(c.Conn())
+		if stalePlan(err) { // pgx has dropped the statement: prepared again
+			err = fn(c.Conn())
+		}
+		return err
 	})
+}
+
+// stalePlan reports whether err is PostgreSQL's refusal
+// (feature_not_supported) to run a statement prepared before a change to
+// its result's columns.
+func stalePlan(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan must not change result type")
 }
 
 // errNotPgx is onPgx's error for a connection that is not pgx's.
@@ -100,7 +114,9 @@ const invoiceListColumns = "i.org_id, i.id, i.number, i.project_id, i.status, i.
 
 // preparedInvoices is ListInvoices' query on pgx for a list without
 // UpdatedSince nor a restriction to projects: the same page and total as
-// selectPage's, in one round trip. ok is false when the store is not on
+// selectPage's, with the organization's data version read in the same
+// statement (one snapshot: Page.Version is the version of exactly these
+// data), in one round trip. ok is false when the store is not on
 // pgx, or the query is not of that kind.
 func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (p store.Page[store.Invoice], ok bool, err error) {
 	if !q.UpdatedSince.IsZero() || q.OnlyProjects != nil || q.Page < 1 || q.Limit < 1 {
@@ -124,14 +140,14 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 		for rows.Next() {
 			var row invoiceRow
 			var matching int64
-			if rows.RawValues()[1] == nil { // the one row of a page past the end
-				if err := rows.Scan(&matching, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil {
+			if rows.RawValues()[2] == nil { // the one row of a page past the end
+				if err := rows.Scan(&p.Version, &matching, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil {
 					return err
 				}
 				p.Total = int(matching)
 				continue
 			}
-			if err := rows.Scan(&matching, &row.OrgID, &row.ID, &row.Number, &row.ProjectID, &row.Status, &row.Currency,
+			if err := rows.Scan(&p.Version, &matching, &row.OrgID, &row.ID, &row.Number, &row.ProjectID, &row.Status, &row.Currency,
 				&row.Total, &row.AmountDue, &row.IssuedAt, &row.DueAt, &row.PaidAt, &row.DocumentKey, &row.UpdatedAt); err != nil {
 				return err
 			}
@@ -148,8 +164,9 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 // with a filter on status, on project, or both: $1 is the organization,
 // $2 the limit, $3 the offset, then the status and the project, as given.
 // The page is selectPage's, by the invoices_list index of the filter's
-// shape; the total is tallied's, a sum of rows of item_counts; a page past
-// the end is one row with the total and null columns.
+// shape; the total is tallied's, a sum of rows of item_counts, and the
+// version DataVersion's, both in every row; a page past the end is one row
+// with the version, the total and null columns.
 func (s *Store) invoiceListText(status, project bool) string {
 	key := "invoices " + strconv.FormatBool(status) + " " + strconv.FormatBool(project)
 	return s.statements.text(key, func() string {
@@ -165,9 +182,11 @@ func (s *Store) invoiceListText(status, project bool) string {
 			count += " AND ic.project_id = $" + strconv.Itoa(n)
 		}
 		var b strings.Builder
-		b.WriteString("SELECT c.matching, ")
+		b.WriteString("SELECT c.version, c.matching, ")
 		b.WriteString(invoiceListColumns)
-		b.WriteString(" FROM (SELECT coalesce(sum(ic.n), 0)::bigint AS matching FROM ")
+		b.WriteString(" FROM (SELECT (SELECT coalesce(sum(l.n), 0)::bigint FROM ")
+		b.WriteString(s.tableText("data_version_log"))
+		b.WriteString(" AS l WHERE l.org_id = $1) AS version, coalesce(sum(ic.n), 0)::bigint AS matching FROM ")
 		b.WriteString(s.tableText("item_counts"))
 		b.WriteString(" AS ic WHERE ic.org_id = $1 AND ic.kind = 'invoice'")
 		b.WriteString(count)

@@ -51,6 +51,9 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 	}
 	is.NoErr(fast.PutInvoices(ctx, invs))
 
+	version, err := fast.DataVersion(ctx, "o1")
+	is.NoErr(err)
+	is.True(version != 0) // the puts moved it
 	for _, status := range append([]store.InvoiceStatus{""}, store.InvoiceStatuses...) {
 		for _, project := range []string{"", "p1", "p2", "nope"} {
 			for _, limit := range []int{1, 7, 20, 100} {
@@ -60,6 +63,8 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 					is.NoErr(err)
 					got, err := fast.ListInvoices(ctx, "o1", q)
 					is.NoErr(err)
+					is.Equal(got.Version, version) // the prepared page says the version it was read at
+					got.Version = 0                // Bun's does not
 					if !reflect.DeepEqual(got, want) {
 						t.Fatalf("%+v: prepared %+v\nBun %+v", q, got, want)
 					}
@@ -74,6 +79,10 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 		is.NoErr(err)
 		got, err := fast.ListInvoices(ctx, org, q)
 		is.NoErr(err)
+		v, err := fast.DataVersion(ctx, org)
+		is.NoErr(err)
+		is.Equal(got.Version, v) // also on an empty page
+		got.Version = 0
 		is.Equal(got, want)
 	}
 
@@ -89,4 +98,28 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 	w2, err := slow.DataVersion(ctx, "o1")
 	is.NoErr(err)
 	is.Equal(v2, w2)
+}
+
+// A migration that changes a column a prepared page returns fails the
+// statement prepared before it ("cached plan must not change result
+// type") on the connection that holds it: the store prepares it again at
+// once, and the request that met it gets its page.
+func TestPreparedReadsSurviveMigrations(t *testing.T) {
+	is := is.New(t)
+	db := migrated(t)
+	db.SetMaxOpenConns(1) // one connection: the statement is prepared on it
+	st := bunstore.New(db)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "o1", Name: "O1", Plan: store.PlanEnterprise, APIEnabled: true}))
+	is.NoErr(st.PutInvoices(ctx, []store.Invoice{{ID: "i1", OrgID: "o1", Number: "N-1", Status: store.InvoiceOpen, Currency: "EUR",
+		Total: 5, IssuedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}))
+	q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}}
+	before, err := st.ListInvoices(ctx, "o1", q)
+	is.NoErr(err)
+	is.Equal(len(before.Items), 1)
+
+	_, err = db.ExecContext(ctx, "ALTER TABLE invoices ALTER COLUMN number TYPE varchar(100)")
+	is.NoErr(err)
+	after, err := st.ListInvoices(ctx, "o1", q)
+	is.NoErr(err) // the stale statement is prepared again, not reported
+	is.Equal(after.Items, before.Items)
 }
