@@ -26,13 +26,22 @@ func WithClock(now func() time.Time) Option {
 }
 
 // write runs fn, one write of the Store, on s itself; or, with WithClock,
-// on s in a transaction of its own (a savepoint of s's, under WithTx) whose
-// first statement sets clientstatus.clock to the clock's time, committed
-// when fn succeeds and rolled back when it fails.
+// in a transaction of its own (inTx), whose first statement sets
+// clientstatus.clock to the clock's time.
 func (s *Store) write(ctx context.Context, what string, fn func(*Store) error) error {
 	if s.clock == nil {
 		return fn(s)
 	}
+	return s.inTx(ctx, what, fn)
+}
+
+// inTx runs fn on s in a transaction of its own (a savepoint of s's,
+// under WithTx) that starts by setting clientstatus.clock (setClock),
+// committed when fn succeeds and rolled back when it fails. It rolls back
+// only what did not commit: under WithTx, tx is a savepoint, and rolling
+// back to one already released would fail, and with it the caller's
+// whole transaction.
+func (s *Store) inTx(ctx context.Context, what string, fn func(*Store) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return failure(ctx, store.ErrUnavailable, what, err)

@@ -299,33 +299,14 @@ func put[R keyed](ctx context.Context, s *Store, what string, rows []R) error {
 	if len(rows) <= maxBatch {
 		return s.write(ctx, "put "+what, func(s *Store) error { return insert(ctx, s, what, rows) })
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return failure(ctx, store.ErrUnavailable, "put "+what, err)
-	}
-	// Roll back only what did not commit: under WithTx, tx is a savepoint,
-	// and rolling back to one already released would fail, and with it
-	// the caller's whole transaction.
-	committed := false
-	defer func() {
-		if !committed {
-			_ = tx.Rollback()
+	return s.inTx(ctx, "put "+what, func(in *Store) error {
+		for start := 0; start < len(rows); start += maxBatch {
+			if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
+				return err
+			}
 		}
-	}()
-	in := s.WithTx(tx)
-	if err := in.setClock(ctx); err != nil {
-		return failure(ctx, store.ErrUnavailable, "put "+what, err)
-	}
-	for start := 0; start < len(rows); start += maxBatch {
-		if err := insert(ctx, in, what, rows[start:min(start+maxBatch, len(rows))]); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return failure(ctx, store.ErrUnavailable, "put "+what, err)
-	}
-	committed = true
-	return nil
+		return nil
+	})
 }
 
 // inKeyOrder returns rows sorted by key, without those that a later row
