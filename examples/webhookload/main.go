@@ -26,6 +26,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -75,7 +76,7 @@ type options struct {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("webhookload", flag.ContinueOnError)
 	o := options{retries: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}}
-	fs.StringVar(&o.dsn, "database-url", cmpOr(os.Getenv("TEST_DATABASE_URL"), os.Getenv("DATABASE_URL")), "PostgreSQL URL (or $TEST_DATABASE_URL, $DATABASE_URL); a schema of its own is made in it, and dropped")
+	fs.StringVar(&o.dsn, "database-url", cmp.Or(os.Getenv("TEST_DATABASE_URL"), os.Getenv("DATABASE_URL")), "PostgreSQL URL (or $TEST_DATABASE_URL, $DATABASE_URL); a schema of its own is made in it, and dropped")
 	scenarios := fs.String("scenario", "throughput,replicas,kill,down", "comma-separated scenarios to run")
 	fs.IntVar(&o.events, "events", 1000, "events per scenario (throughput, replicas, kill)")
 	fs.IntVar(&o.endpoints, "endpoints", 3, "endpoints (replicas, kill)")
@@ -141,13 +142,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 // errLost is a scenario whose deliveries did not all arrive.
 var errLost = errors.New("deliveries lost")
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // env is one scenario's database: a schema of its own, migrated, with the
 // organization, and the receiver its endpoints point at.
