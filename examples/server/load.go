@@ -17,10 +17,8 @@ type backend struct {
 	store portalStore
 	w     store.Writer
 	d     store.Deleter
-	// tw writes threads and messages; nil when the store holds none
-	// (store.ThreadWriter): a dataset with threads then does not load.
-	tw   store.ThreadWriter
-	keys auth.KeyStore // reads the organizations that w puts
+	tw    store.ThreadWriter // writes threads and messages
+	keys  auth.KeyStore      // reads the organizations that w puts
 	// begin, when not nil, starts a transaction on the store: what is
 	// written through the target it returns (keys included) becomes
 	// visible at once, when commit returns nil, or never (rollback).
@@ -45,7 +43,7 @@ type portalStore interface {
 type target struct {
 	store.Writer
 	store.Deleter
-	threads store.ThreadWriter // nil: see backend.tw
+	threads store.ThreadWriter
 	ks      auth.KeyStore
 	keys    *auth.Keys // on ks
 }
@@ -105,9 +103,7 @@ func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
 // sections are the kinds of item of a dataset, parents first: a change
 // puts an organization before its keys and projects, and a project before
 // what belongs to it. Removals go the other way (see change.apply).
-// Threads and messages go through target.threads, a field rather than an
-// embedded store.ThreadWriter: a store without one (nil) then answers
-// errNoThreads, naming the item, rather than panicking.
+// Threads and messages go through target.threads.
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
@@ -292,38 +288,22 @@ func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
 	return t.DeleteOrganization(ctx, orgID)
 }
 
-// errNoThreads is the error of writing a thread or a message to a store
-// that holds none.
-var errNoThreads = errors.New("this store cannot hold threads and messages (no store.ThreadWriter): remove them from the data file, or use the in-memory store")
-
 // putThread puts a thread through the target's ThreadWriter.
 func (t target) putThread(ctx context.Context, th store.Thread) error {
-	if t.threads == nil {
-		return errNoThreads
-	}
 	return t.threads.PutThread(ctx, th)
 }
 
 // putMessage puts a message through the target's ThreadWriter.
 func (t target) putMessage(ctx context.Context, m store.Message) error {
-	if t.threads == nil {
-		return errNoThreads
-	}
 	return t.threads.PutMessage(ctx, m)
 }
 
 // deleteThread deletes a thread, with its messages.
 func (t target) deleteThread(ctx context.Context, orgID, id string) error {
-	if t.threads == nil {
-		return errNoThreads
-	}
 	return t.threads.DeleteThread(ctx, orgID, id)
 }
 
 // deleteMessage deletes a message.
 func (t target) deleteMessage(ctx context.Context, orgID, id string) error {
-	if t.threads == nil {
-		return errNoThreads
-	}
 	return t.threads.DeleteMessage(ctx, orgID, id)
 }

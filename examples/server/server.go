@@ -88,9 +88,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer closeBackend()
-	if err := threadsFit(b, cfg, ds, log); err != nil {
-		return err
-	}
 	keys := auth.NewKeys(b.keys, auth.WithLogger(log))
 	defer func() {
 		if err := keys.Close(); err != nil {
@@ -353,26 +350,6 @@ func openLimiter(ctx context.Context, cfg config, log *slog.Logger) (ratelimit.L
 	}
 	log.Info("using Redis for rate limits")
 	return redislimit.New(rdb, cfg.limiterOptions(log)...), func() { rdb.Close() }, nil
-}
-
-// threadsFit makes ds fit a store without threads (no store.ThreadWriter):
-// a data file that holds threads or messages is refused, naming why, and
-// the demo data is served without its threads, logged once.
-func threadsFit(b backend, cfg config, ds *dataset, log *slog.Logger) error {
-	if b.tw != nil || len(ds.threads)+len(ds.messages) == 0 {
-		return nil
-	}
-	if cfg.dataFile != "" {
-		return fmt.Errorf("data file %s holds threads or messages: %w", cfg.dataFile, errNoThreads)
-	}
-	log.Warn("this store cannot hold threads and messages (no store.ThreadWriter): the demo data is served without them")
-	for _, m := range ds.messages {
-		for _, a := range m.Attachments {
-			delete(ds.content, a.FileKey)
-		}
-	}
-	ds.threads, ds.messages = nil, nil
-	return nil
 }
 
 // responseCache is the option of -response-cache-mb: a cache of that many

@@ -183,26 +183,3 @@ func TestBadThreadsItem(t *testing.T) {
 		})
 	}
 }
-
-// TestStoreWithoutThreads checks what a store without store.ThreadWriter
-// (PostgreSQL, for now) does with threads: a data file that has them is
-// refused, saying why; the demo data is served without them.
-func TestStoreWithoutThreads(t *testing.T) {
-	is := is.New(t)
-	var logged strings.Builder
-	log := newLogger("text", &logged)
-	name := filepath.Join(t.TempDir(), "data.json")
-	threadsFile().write(t, name)
-	ds, err := readDataFile(name)
-	is.NoErr(err)
-	err = threadsFit(backend{}, config{dataFile: name}, ds, log)
-	is.True(err != nil && strings.Contains(err.Error(), "cannot hold threads"))
-
-	demo := demoData()
-	is.NoErr(threadsFit(backend{}, config{}, demo, log))
-	is.Equal(len(demo.threads)+len(demo.messages), 0)
-	for key := range demo.content {
-		is.True(!strings.HasPrefix(key, "attachments/")) // no file left without its message
-	}
-	is.Equal(strings.Count(logged.String(), "without them"), 1)
-}
