@@ -207,6 +207,15 @@ func (m *Memory) syncedThrough(since time.Time) time.Time {
 	}
 }
 
+// dataVersion is t's data version, or 0 for no tenant (an organization
+// that has no data yet: nothing to keep a page at). The caller holds m.mu.
+func (t *tenant) dataVersion() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.version
+}
+
 // bump moves t's data version to a value no tenant had. The caller holds
 // mu for writing.
 func (m *Memory) bump(t *tenant) {
@@ -447,7 +456,7 @@ func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery)
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.projects.view(q.UpdatedSince, keep)
 	}
-	return page(items, keep, q.PageRequest, copyProject, m.syncedThrough(q.UpdatedSince))
+	return page(items, keep, q.PageRequest, copyProject, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
@@ -481,7 +490,7 @@ func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q 
 		return ms.ProjectID == projectID && (q.Status == "" || ms.Status == q.Status)
 	}
 	items, keep := t.milestones.view(q.UpdatedSince, keep)
-	return page(items, keep, q.PageRequest, copyMilestone, m.syncedThrough(q.UpdatedSince))
+	return page(items, keep, q.PageRequest, copyMilestone, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
@@ -502,7 +511,7 @@ func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q Deliverab
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.deliverables.view(q.UpdatedSince, keep)
 	}
-	return page(items, keep, q.PageRequest, copyDeliverable, m.syncedThrough(q.UpdatedSince))
+	return page(items, keep, q.PageRequest, copyDeliverable, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // GetDeliverable returns one of the organization's deliverables, or
@@ -521,8 +530,7 @@ func (m *Memory) GetDeliverable(ctx context.Context, orgID, id string) (Delivera
 	return Deliverable{}, fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
 }
 
-// ListInvoices returns a page of the organization's invoices, with the
-// data version it was read at (Page.Version).
+// ListInvoices returns a page of the organization's invoices.
 func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error) {
 	if err := alive(ctx); err != nil {
 		return Page[Invoice]{}, err
@@ -541,14 +549,10 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 		}
 	}
 	var items []*Invoice
-	var version int64
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.invoices.view(q.UpdatedSince, keep)
-		version = t.version
 	}
-	p, err := page(items, keep, q.PageRequest, copyInvoice, m.syncedThrough(q.UpdatedSince))
-	p.Version = version // under the same lock as the page
-	return p, err
+	return page(items, keep, q.PageRequest, copyInvoice, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // DataVersion returns the organization's data version (see

@@ -225,7 +225,7 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 				InProjects(q.OnlyProjects, d.ProjectID)
 		}
 	}
-	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since))
+	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())
 }
 
 // record adds a deletion record to the organization's feed, in its place,

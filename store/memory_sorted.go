@@ -107,8 +107,10 @@ func (s *sorted[T]) view(since time.Time, keep func(*T) bool) ([]*T, func(*T) bo
 
 // page returns the requested page of the items keep accepts (all when keep
 // is nil), copied, and how many it accepts in all, with synced as its
-// SyncedThrough.
-func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T, synced time.Time) (Page[T], error) {
+// SyncedThrough and version as its Version (the organization's data
+// version, read under the same lock as the items; 0 for a list no data
+// version covers).
+func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T, synced time.Time, version int64) (Page[T], error) {
 	if r.Page < 1 || r.Limit < 1 {
 		return Page[T]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
 	}
@@ -123,7 +125,7 @@ func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T)
 				out = append(out, copyItem(*v))
 			}
 		}
-		return Page[T]{Items: out, Total: len(items), SyncedThrough: synced}, nil
+		return Page[T]{Items: out, Total: len(items), SyncedThrough: synced, Version: version}, nil
 	}
 	total := 0
 	for _, v := range items {
@@ -135,7 +137,7 @@ func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T)
 		}
 		total++
 	}
-	return Page[T]{Items: out, Total: total, SyncedThrough: synced}, nil
+	return Page[T]{Items: out, Total: total, SyncedThrough: synced, Version: version}, nil
 }
 
 func projectOrder(a, b *Project) int {

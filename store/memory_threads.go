@@ -221,7 +221,7 @@ func (m *Memory) ListThreads(ctx context.Context, orgID string, q ThreadQuery) (
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.threads.shown.view(q.UpdatedSince, keep)
 	}
-	return page(items, keep, q.PageRequest, copyThread, m.syncedThrough(q.UpdatedSince))
+	return page(items, keep, q.PageRequest, copyThread, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // GetThread returns one of the organization's visible threads, or
@@ -254,7 +254,7 @@ func (m *Memory) ListThreadMessages(ctx context.Context, orgID, threadID string,
 		return Page[Message]{}, fmt.Errorf("store: thread %q: %w", threadID, ErrNotFound)
 	}
 	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, func(msg *Message) bool { return msg.ThreadID == threadID })
-	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince))
+	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // ListMessages returns a page of the organization's visible messages
@@ -267,7 +267,7 @@ func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery)
 	defer m.mu.RUnlock()
 	t := m.orgs[orgID]
 	if t == nil {
-		return page[Message](nil, nil, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince))
+		return page[Message](nil, nil, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), 0)
 	}
 	var keep func(*Message) bool
 	if q.ThreadID != "" || q.ProjectID != "" || q.OnlyProjects != nil {
@@ -280,7 +280,7 @@ func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery)
 		}
 	}
 	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, keep)
-	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince))
+	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // GetAttachment returns an attachment of one of the organization's

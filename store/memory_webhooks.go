@@ -123,7 +123,7 @@ func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q PageR
 	slices.SortFunc(all, func(a, b *WebhookEndpoint) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
-	return page(all, nil, q, copyEndpoint, time.Time{})
+	return page(all, nil, q, copyEndpoint, time.Time{}, 0)
 }
 
 // UpdateWebhookEndpoint implements WebhookEndpoints.
@@ -191,7 +191,7 @@ func (m *Memory) ListWebhookDeliveries(ctx context.Context, orgID, endpointID st
 		}
 	}
 	w.mu.Unlock()
-	return page(all, nil, q.PageRequest, func(d WebhookDelivery) WebhookDelivery { return d }, time.Time{})
+	return page(all, nil, q.PageRequest, func(d WebhookDelivery) WebhookDelivery { return d }, time.Time{}, 0)
 }
 
 // EnabledWebhookEndpoints implements WebhookQueue.
