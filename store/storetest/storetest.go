@@ -57,10 +57,7 @@ type Subject interface {
 // store each time it is called (once per subtest), and arrange its cleanup
 // with t.Cleanup.
 func Run(t *testing.T, open func(t *testing.T) Subject) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, open func(t *testing.T) Subject)
-	}{
+	tests := []suiteCase{
 		{"RoundTrip", testRoundTrip},
 		{"ReturnsCopies", testReturnsCopies},
 		{"Replace", testReplace},
@@ -87,17 +84,17 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Deletions", testDeletions},
 		{"DeletionsSinceTooOld", testDeletionsSinceTooOld},
 		{"ConcurrentChanges", testConcurrentChanges},
-		{"Threads", testThreads},
 		{"OnlyProjects", testOnlyProjects},
 		{"DeletionsRestricted", testDeletionsRestricted},
 		{"Departures", testDepartures},
-		{"ThreadsRestricted", testThreadsRestricted},
 		{"Versions", testVersions},
 		{"RequestLog", testRequestLog},
 		{"Ties", testTies},
 		{"Events", testEvents},
 		{"WebhooksOfDeletedOrganization", testWebhooksOfDeletedOrganization},
+		{"Kinds", testKinds},
 	}
+	tests = append(tests, kindCasesOwn()...) // each kind's own cases (kinds.go)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -12,9 +13,10 @@ import (
 // The cases of the optional store.Versions: they run for a Subject that
 // implements it and are skipped for one that does not.
 
-// testVersions makes every kind of write and checks that each one moves
-// the organization's data version to a value never seen before, the
-// deleted and re-created organization included.
+// testVersions makes every kind of write, of every kind of item
+// (kindCases), and checks that each one moves the organization's data
+// version to a value never seen before, the deleted and re-created
+// organization included.
 func testVersions(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
 	v := s
@@ -22,13 +24,64 @@ func testVersions(t *testing.T, open func(t *testing.T) Subject) {
 	f := seedData()
 	f.put(t, s)
 	seen := map[int64]string{}
+	moved := versionCheck(t, v, orgA, seen)
+
+	var written []kindCase
+	for _, k := range kindCases {
+		if !k.canWrite(s) {
+			continue
+		}
+		written = append(written, k)
+		moved("a "+string(k.kind)+" put", func() error { return k.put(ctx, s, orgA, "v1", "p1", 0) })
+		moved("a "+string(k.kind)+" changed", func() error { return k.put(ctx, s, orgA, "v1", "p1", 1) })
+	}
+
+	// Writes to the other organization may move org_a's version or not;
+	// they never bring back a value it had.
+	b := want(f.invoices, orgB, "ib", invoiceKey)
+	b.AmountDue = 1
+	is.NoErr(s.PutInvoice(ctx, b))
+	if n, err := v.DataVersion(ctx, orgA); err != nil || seen[n] != "" && seen[n] != "a "+string(written[len(written)-1].kind)+" changed" {
+		t.Fatalf("after a write to org_b, org_a's version is %d (%v), as after %s", n, err, seen[n])
+	}
+
+	del, ok := s.(store.Deleter)
+	if !ok {
+		return
+	}
+	for _, k := range slices.Backward(written) {
+		moved("a "+string(k.kind)+" deleted", func() error { return k.del(ctx, s, orgA, "v1") })
+	}
+	moved("a project deleted, with its items", func() error { return del.DeleteProject(ctx, orgA, "p1") })
+	moved("the organization deleted", func() error { return del.DeleteOrganization(ctx, orgA) })
+	moved("the organization put again, and a project", func() error {
+		if err := s.PutOrganization(ctx, f.orgs[0]); err != nil {
+			return err
+		}
+		return s.PutProject(ctx, want(f.projects, orgA, "p1", projectKey))
+	})
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := v.DataVersion(cancelled, orgA)
+	is.True(errors.Is(err, context.Canceled)) // a cancelled context's error
+}
+
+// versionCheck returns moved, which makes a write and checks that it
+// moved org's data version to a value not in seen, records it there, and
+// checks that the version stays until the next write. The version before
+// the first is recorded as well.
+func versionCheck(t *testing.T, v store.Versions, org string, seen map[int64]string) func(what string, write func() error) {
+	t.Helper()
+	is := is.New(t)
 	version := func() int64 {
 		t.Helper()
-		n, err := v.DataVersion(ctx, orgA)
+		n, err := v.DataVersion(ctx, org)
 		is.NoErr(err) // reading the data version
 		return n
 	}
-	moved := func(what string, write func() error) {
+	seen[version()] = "before the writes"
+	return func(what string, write func() error) {
 		t.Helper()
 		is.NoErr(write()) // the write
 		n := version()
@@ -39,61 +92,4 @@ func testVersions(t *testing.T, open func(t *testing.T) Subject) {
 		again := version()
 		is.Equal(again, n) // a version moves only with a write
 	}
-	seen[version()] = "seeding"
-
-	p := want(f.projects, orgA, "p1", projectKey)
-	p.Name = "Website v2"
-	moved("a project put", func() error { return s.PutProject(ctx, p) })
-	ms := f.milestones[0]
-	ms.Name = "Launch v2"
-	moved("a milestone put", func() error { return s.PutMilestone(ctx, ms) })
-	d := want(f.deliverables, orgA, "d2", deliverableKey)
-	d.Name = "About page v2"
-	moved("a deliverable put", func() error { return s.PutDeliverable(ctx, d) })
-	i := want(f.invoices, orgA, "i3", invoiceKey)
-	i.AmountDue = 0
-	moved("an invoice put", func() error { return s.PutInvoice(ctx, i) })
-
-	// Writes to the other organization may move org_a's version or not;
-	// they never bring back a value it had.
-	b := want(f.invoices, orgB, "ib", invoiceKey)
-	b.AmountDue = 1
-	is.NoErr(s.PutInvoice(ctx, b))
-	if n := version(); seen[n] != "" && seen[n] != "an invoice put" {
-		t.Fatalf("after a write to org_b, org_a's version is %d, as after %s", n, seen[n])
-	}
-
-	if ts, ok := s.(threadSubject); ok {
-		moved("a thread put", func() error {
-			return ts.PutThread(ctx, store.Thread{ID: "tv", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Versions",
-				Status: store.ThreadOpen, CreatedAt: day(3, 9)})
-		})
-		moved("a message put", func() error {
-			return ts.PutMessage(ctx, store.Message{ID: "mv", OrgID: orgA, ThreadID: "tv",
-				Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "b", CreatedAt: day(3, 10)})
-		})
-		moved("a message deleted", func() error { return ts.DeleteMessage(ctx, orgA, "mv") })
-		moved("a thread deleted", func() error { return ts.DeleteThread(ctx, orgA, "tv") })
-	}
-
-	del, ok := s.(store.Deleter)
-	if !ok {
-		return
-	}
-	moved("an invoice deleted", func() error { return del.DeleteInvoice(ctx, orgA, "i3") })
-	moved("a deliverable deleted", func() error { return del.DeleteDeliverable(ctx, orgA, "d2") })
-	moved("a milestone deleted", func() error { return del.DeleteMilestone(ctx, orgA, ms.ID) })
-	moved("a project deleted, with its items", func() error { return del.DeleteProject(ctx, orgA, "p1") })
-	moved("the organization deleted", func() error { return del.DeleteOrganization(ctx, orgA) })
-	moved("the organization put again, and a project", func() error {
-		if err := s.PutOrganization(ctx, f.orgs[0]); err != nil {
-			return err
-		}
-		return s.PutProject(ctx, p)
-	})
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	_, err := v.DataVersion(cancelled, orgA)
-	is.True(errors.Is(err, context.Canceled)) // a cancelled context's error
 }

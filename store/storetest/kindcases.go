@@ -1,0 +1,270 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// The cases that hold for every kind of item, run for each descriptor of
+// kindCases on items it puts itself: lists (restricted to projects,
+// filtered by project, paged), scoping and not-found, cancellation,
+// UpdatedAt and UpdatedSince here; deletion records, cascades,
+// departures, data versions and events in kindchanges.go. The cases of
+// each resource's own fields, orders and filters stay in its files.
+
+// kindProjects are the projects that openKind puts in each organization.
+var kindProjects = []string{"p1", "p2", "p3"}
+
+// testKinds runs the cases of every kind, for each kind of kindCases.
+func testKinds(t *testing.T, open func(t *testing.T) Subject) {
+	t.Run("Described", testKindsDescribed)
+	cases := []struct {
+		name string
+		run  func(t *testing.T, k kindCase, s Subject)
+	}{
+		{"Lists", kindLists},
+		{"Scoping", kindScoping},
+		{"Cancelled", kindCancelled},
+		{"UpdatedAt", kindUpdatedAt},
+		{"Deletions", kindDeletions},
+		{"ProjectDeleted", kindProjectDeleted},
+		{"Departures", kindDepartures},
+		{"Versions", kindVersions},
+		{"Events", kindEvents},
+	}
+	for _, k := range kindCases {
+		t.Run(string(k.kind), func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) { c.run(t, k, openKind(t, open, k)) })
+			}
+		})
+	}
+}
+
+// openKind opens a fresh Subject holding org_a and org_b, each with the
+// projects kindProjects, or skips the test when the cases cannot write
+// items of k to it.
+func openKind(t *testing.T, open func(t *testing.T) Subject, k kindCase) Subject {
+	t.Helper()
+	s := open(t)
+	if !k.canWrite(s) {
+		t.Skipf("the cases cannot write a %s to the store", k.kind)
+	}
+	is := is.New(t)
+	for _, org := range []string{orgA, orgB} {
+		is.NoErr(s.PutOrganization(ctx, store.Organization{ID: org, Name: org, Plan: "growth", RetainerActive: true, APIEnabled: true}))
+		for _, p := range kindProjects {
+			is.NoErr(projectKind.put(ctx, s, org, p, "", 0)) // seeding a project
+		}
+	}
+	return s
+}
+
+// scope is the project of k's lists in the cases: "" (all) but for a kind
+// listed per project.
+func (k kindCase) scope(project string) string {
+	if k.perProject {
+		return project
+	}
+	return ""
+}
+
+// getItem reads item id of org, failing the test when there is none.
+func getItem(t *testing.T, k kindCase, s Subject, org, id string) kindItem {
+	t.Helper()
+	it, err := k.get(ctx, s, org, id)
+	if err != nil {
+		t.Fatalf("%s %s/%s: %v", k.kind, org, id, err)
+	}
+	return it
+}
+
+// kindLists puts items of k in several projects (and in none, when the
+// kind allows it) and reads its lists: unrestricted, restricted to
+// projects (alone, with a project filter, empty, with unknown, another
+// organization's or unstorable ids), filtered by project and changed
+// since; each with its total, page by page.
+func kindLists(t *testing.T, k kindCase, s Subject) {
+	is := is.New(t)
+	projectOf := map[string]string{} // org_a's items of k, by id
+	if k.isProject {
+		for _, p := range kindProjects {
+			projectOf[p] = p
+		}
+	}
+	for n, p := range []string{"p1", "p2", "p1", "p3"} {
+		id := fmt.Sprint("x", n)
+		is.NoErr(k.put(ctx, s, orgA, id, p, n)) // seeding an item
+		projectOf[id] = k.projectOf(id, p)
+	}
+	if k.optional {
+		is.NoErr(k.put(ctx, s, orgA, "x9", "", 0)) // seeding an item of no project
+		projectOf["x9"] = ""
+	}
+	is.NoErr(k.put(ctx, s, orgB, "x0", "p2", 7)) // org_b's, with an id of org_a's
+	projectOfB := map[string]string{"x0": k.projectOf("x0", "p2")}
+	if k.isProject {
+		for _, p := range kindProjects {
+			projectOfB[p] = p
+		}
+	}
+
+	if k.perProject {
+		var lists []list
+		for _, p := range kindProjects {
+			full, _, err := k.list(orgA, p, nil, time.Time{})(ctx, s, all)
+			is.NoErr(err)
+			is.Equal(sortedCopy(full), keysWhere(projectOf, func(q string) bool { return q == p })) // a project's list holds its items
+			lists = append(lists, list{"of " + p, k.list(orgA, p, nil, time.Time{}), full},
+				list{"of " + p + ", changed since", k.list(orgA, p, nil, sinceEver), sortedByChange(t, k, s, orgA, full)})
+		}
+		checkLists(t, s, lists)
+		for _, l := range lists {
+			walk(t, s, l)
+		}
+		_, _, err := k.list(orgB, "pb", nil, time.Time{})(ctx, s, all)
+		is.True(errors.Is(err, store.ErrNotFound)) // a list of a project the organization does not have is not found
+		return
+	}
+
+	full, total, err := k.list(orgA, "", nil, time.Time{})(ctx, s, all)
+	is.NoErr(err)
+	is.Equal(sortedCopy(full), slices.Sorted(maps.Keys(projectOf))) // the list holds the organization's items
+	is.Equal(total, len(full))
+	fullB, _, err := k.list(orgB, "", nil, time.Time{})(ctx, s, all)
+	is.NoErr(err)
+	is.Equal(sortedCopy(fullB), slices.Sorted(maps.Keys(projectOfB))) // the list holds the organization's items only
+	in := func(only ...string) []string {
+		return slices.DeleteFunc(slices.Clone(full), func(id string) bool { return !store.InProjects(only, projectOf[id]) })
+	}
+	inB := func(only ...string) []string {
+		return slices.DeleteFunc(slices.Clone(fullB), func(id string) bool { return !store.InProjects(only, projectOfB[id]) })
+	}
+	bad := append(unstorable("p1"), unstorable("p2")...)
+	lists := []list{
+		{"unrestricted", k.list(orgA, "", nil, time.Time{}), full},
+		{"of p1", k.list(orgA, "", []string{"p1"}, time.Time{}), in("p1")},
+		{"of p2 and p1, p2 twice", k.list(orgA, "", []string{"p2", "p1", "p2"}, time.Time{}), in("p1", "p2")},
+		{"of no project", k.list(orgA, "", []string{}, time.Time{}), []string{}},
+		{"of unknown and org_b's ids", k.list(orgA, "", []string{"nope", "pb"}, time.Time{}), []string{}},
+		{"of unstorable ids", k.list(orgA, "", bad, time.Time{}), []string{}},
+		{"of p1 and unstorable ids", k.list(orgA, "", append([]string{"p1"}, bad...), time.Time{}), in("p1")},
+		{"of p1, changed since", k.list(orgA, "", []string{"p1"}, sinceEver), sortedByChange(t, k, s, orgA, in("p1"))},
+		{"of org_b", k.list(orgB, "", nil, time.Time{}), fullB},
+		{"of org_b, of p2", k.list(orgB, "", []string{"p2"}, time.Time{}), inB("p2")},
+		{"of an unknown organization", k.list("org_unknown", "", nil, time.Time{}), []string{}},
+	}
+	if !k.isProject {
+		lists = append(lists,
+			list{"in p1", k.list(orgA, "p1", nil, time.Time{}), in("p1")},
+			list{"in p1, of p1 and p2", k.list(orgA, "p1", []string{"p1", "p2"}, time.Time{}), in("p1")},
+			list{"in p2, of p1", k.list(orgA, "p2", []string{"p1"}, time.Time{}), []string{}},
+			list{"in an unknown project", k.list(orgA, "nope", nil, time.Time{}), []string{}},
+		)
+	}
+	checkLists(t, s, lists)
+	for _, l := range lists {
+		walk(t, s, l)
+	}
+}
+
+// sortedCopy returns ids sorted, never nil.
+func sortedCopy(ids []string) []string {
+	out := append([]string{}, ids...)
+	slices.Sort(out)
+	return out
+}
+
+// keysWhere returns the ids whose project keep accepts, sorted.
+func keysWhere(projectOf map[string]string, keep func(string) bool) []string {
+	out := []string{}
+	for id, p := range projectOf {
+		if keep(p) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sortedByChange returns ids in the order of a list changed since: by
+// UpdatedAt, then id.
+func sortedByChange(t *testing.T, k kindCase, s Subject, org string, ids []string) []string {
+	t.Helper()
+	at := map[string]time.Time{}
+	for _, id := range ids {
+		at[id] = getItem(t, k, s, org, id).updated
+	}
+	out := slices.Clone(ids)
+	slices.SortFunc(out, func(a, b string) int {
+		if c := at[a].Compare(at[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// kindScoping reads items of k across organizations: an id both hold
+// answers each its own; an id of the other organization, an unknown
+// organization, an unknown or unstorable id, or another kind's id are not
+// found.
+func kindScoping(t *testing.T, k kindCase, s Subject) {
+	is := is.New(t)
+	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, orgB, "x", "p1", 1))
+	is.NoErr(k.put(ctx, s, orgA, "y", "p2", 0))
+	a, b := getItem(t, k, s, orgA, "x"), getItem(t, k, s, orgB, "x")
+	is.True(strings.Contains(a.fields, ` OrgID:"org_a"`)) // org_a's x
+	is.True(strings.Contains(b.fields, ` OrgID:"org_b"`)) // org_b's x
+	is.True(a.fields != b.fields)                         // each organization's own item
+	is.Equal(a.project, k.projectOf("x", "p1"))           // an item names its project
+
+	for _, c := range []struct{ org, id, why string }{
+		{orgB, "y", "an item of the other organization"},
+		{orgA, "nope", "an unknown id"},
+		{"org_unknown", "x", "an unknown organization"},
+		{"", "x", "no organization"},
+		{orgA, "x\x00", "an unstorable id"},
+		{orgA, "x\xff", "an invalid UTF-8 id"},
+		{orgA, "p2", "a project's id"},
+		{orgA, holderThread("p1"), "a thread's id"},
+	} {
+		if c.id == "p2" && k.isProject || c.id == holderThread("p1") && k.kind == store.KindThread {
+			continue // the kind's own item
+		}
+		_, err := k.get(ctx, s, c.org, c.id)
+		is.True(errors.Is(err, store.ErrNotFound)) // c.why
+	}
+}
+
+// kindCancelled calls every method of k with a cancelled context: each
+// returns its error, wrapped, and stores nothing.
+func kindCancelled(t *testing.T, k kindCase, s Subject) {
+	is := is.New(t)
+	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, _, err := k.list(orgA, k.scope("p1"), nil, time.Time{})(cctx, s, all)
+	is.True(errors.Is(err, context.Canceled)) // a cancelled list
+	err = k.put(cctx, s, orgA, "xc", "p1", 0)
+	is.True(errors.Is(err, context.Canceled)) // a cancelled put
+	_, err = k.get(cctx, s, orgA, "x")
+	is.True(errors.Is(err, context.Canceled)) // a cancelled get
+	if _, ok := s.(store.Deleter); ok {
+		err = k.del(cctx, s, orgA, "x")
+		is.True(errors.Is(err, context.Canceled)) // a cancelled delete
+	}
+	_, err = k.get(ctx, s, orgA, "xc")
+	is.True(errors.Is(err, store.ErrNotFound)) // a cancelled put stores nothing
+	getItem(t, k, s, orgA, "x")                // a cancelled delete deletes nothing
+}

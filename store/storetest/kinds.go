@@ -1,0 +1,137 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+	"github.com/matryer/is"
+)
+
+// kindCases lists the descriptor of every kind of item, one line each, in
+// the order of store.Kinds. The cases that hold for every kind (kindcases.go:
+// restrictions, deletion records and cascades, departures, data versions,
+// events, UpdatedAt and UpdatedSince, scoping, cancellation) and the
+// functions that enumerate kinds (testVersions, PutAgainElsewhere) iterate
+// over it, and Run runs each descriptor's own cases: a new kind of item
+// adds its file (its descriptor, its cases and its Unimplemented methods)
+// and its line here, and edits no other file of storetest.
+var kindCases = []kindCase{
+	projectKind,     // projects.go
+	milestoneKind,   // milestones.go
+	deliverableKind, // deliverables.go
+	invoiceKind,     // invoices.go
+	threadKind,      // threadkinds.go
+	messageKind,     // threadkinds.go
+}
+
+// kindCase describes one kind of item (one of store.Kinds) to the cases
+// that hold for every kind: how to put, read, list and delete one item of
+// it, and how it belongs to a project. Each resource's descriptor lives in
+// its own file.
+type kindCase struct {
+	kind store.Kind
+	// isProject: the items are projects; an item's project is itself,
+	// and put's project is ignored.
+	isProject bool
+	// optional: an item may belong to no project (put with project "").
+	optional bool
+	// detached: an item stays when its project is deleted, with no
+	// project (an invoice); otherwise it goes with it.
+	detached bool
+	// perProject: its list reads one project's items and takes no
+	// OnlyProjects (milestones: the handler checks the project).
+	perProject bool
+	// writes reports whether the cases can write items of the kind to s
+	// (nil: every Subject can).
+	writes func(s Subject) bool
+
+	// put writes item id of org in project ("" for none), in variant n:
+	// the same n puts the same item again, another n changes a field
+	// that clients see (never its status). It puts first whatever else
+	// the item needs (a message's thread); the organization and the
+	// project must exist.
+	put func(ctx context.Context, s Subject, org, id, project string, n int) error
+	// get reads item id of org as a client sees it; an error wrapping
+	// store.ErrNotFound when there is none.
+	get func(ctx context.Context, s Subject, org, id string) (kindItem, error)
+	// list is the list of org's items of the kind, of project ("" for
+	// all; required when perProject), restricted to only (nil for no
+	// restriction) and changed since since (zero for any).
+	list func(org, project string, only []string, since time.Time) fetchFunc
+	// del deletes item id of org (by store.Deleter or
+	// store.ThreadWriter, as the kind is deleted).
+	del func(ctx context.Context, s Subject, org, id string) error
+
+	// cases are the kind's own cases, which Run runs beside the suite's.
+	cases []suiteCase
+}
+
+// kindItem is what the cases compare of an item read: its project ("" for
+// none), its UpdatedAt and its fields (describe).
+type kindItem struct {
+	project string
+	updated time.Time
+	fields  string
+}
+
+// fetchFunc reads one page of a list as ids, and the total.
+type fetchFunc = func(ctx context.Context, s store.Store, r store.PageRequest) (ids []string, total int, err error)
+
+// suiteCase is one case of Run: a name and what it runs.
+type suiteCase struct {
+	name string
+	run  func(t *testing.T, open func(t *testing.T) Subject)
+}
+
+// canWrite reports whether the cases can write items of k to s.
+func (k kindCase) canWrite(s Subject) bool { return k.writes == nil || k.writes(s) }
+
+// projectOf is the project of item id put in project.
+func (k kindCase) projectOf(id, project string) string {
+	if k.isProject {
+		return id
+	}
+	return project
+}
+
+// of is the record of item id of kind k, as deletions and the cases write
+// it: "kind id".
+func (k kindCase) of(id string) string { return string(k.kind) + " " + id }
+
+// writesThreads is the writes of the kinds that a store.ThreadWriter puts.
+func writesThreads(s Subject) bool {
+	_, ok := s.(store.ThreadWriter)
+	return ok
+}
+
+// kindCasesOwn is the cases of every descriptor, in the order of
+// kindCases.
+func kindCasesOwn() []suiteCase {
+	var out []suiteCase
+	for _, k := range kindCases {
+		out = append(out, k.cases...)
+	}
+	return out
+}
+
+// testKindsDescribed checks that kindCases describes each of store.Kinds
+// once, in its order: a kind without a descriptor would escape every case
+// of every kind.
+func testKindsDescribed(t *testing.T) {
+	is := is.New(t)
+	var got []store.Kind
+	for _, k := range kindCases {
+		got = append(got, k.kind)
+	}
+	is.Equal(got, store.Kinds) // one descriptor per kind, in the order of store.Kinds
+}
+
+// optionalPtr is project as an optional reference: nil for "".
+func optionalPtr(project string) *string {
+	if project == "" {
+		return nil
+	}
+	return ptr(project)
+}

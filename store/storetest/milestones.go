@@ -1,0 +1,30 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// milestoneKind describes milestones to the cases of every kind
+// (kinds.go).
+var milestoneKind = kindCase{
+	kind:       store.KindMilestone,
+	perProject: true,
+	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+		return s.PutMilestone(ctx, store.Milestone{ID: id, OrgID: org, ProjectID: project, Name: fmt.Sprint("Milestone ", id, " v", n),
+			Status: store.MilestonePending, DueAt: day(20, 9)})
+	},
+	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+		m, err := s.GetMilestone(ctx, org, id)
+		return kindItem{m.ProjectID, m.UpdatedAt, describe(m)}, err
+	},
+	list: func(org, project string, _ []string, since time.Time) fetchFunc {
+		return milestones(org, project, store.MilestoneQuery{UpdatedSince: since})
+	},
+	del: func(ctx context.Context, s Subject, org, id string) error {
+		return s.(store.Deleter).DeleteMilestone(ctx, org, id)
+	},
+}

@@ -1,0 +1,28 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// projectKind describes projects to the cases of every kind (kinds.go).
+var projectKind = kindCase{
+	kind:      store.KindProject,
+	isProject: true,
+	put: func(ctx context.Context, s Subject, org, id, _ string, n int) error {
+		return s.PutProject(ctx, store.Project{ID: id, OrgID: org, Name: fmt.Sprint("Project ", id, " v", n), Status: store.ProjectPlanned})
+	},
+	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+		p, err := s.GetProject(ctx, org, id)
+		return kindItem{p.ID, p.UpdatedAt, describe(p)}, err
+	},
+	list: func(org, _ string, only []string, since time.Time) fetchFunc {
+		return projects(org, store.ProjectQuery{OnlyProjects: only, UpdatedSince: since})
+	},
+	del: func(ctx context.Context, s Subject, org, id string) error {
+		return s.(store.Deleter).DeleteProject(ctx, org, id)
+	},
+}

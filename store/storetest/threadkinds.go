@@ -1,0 +1,80 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// threadKind describes threads to the cases of every kind (kinds.go): an
+// organization-wide thread belongs to no project, and a deleted project's
+// threads go with it. Their own cases (threads.go, threadwrites.go, ...)
+// run from here.
+var threadKind = kindCase{
+	kind:     store.KindThread,
+	optional: true,
+	writes:   writesThreads,
+	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+		return s.(store.ThreadWriter).PutThread(ctx, store.Thread{ID: id, OrgID: org, ProjectID: optionalPtr(project),
+			Subject: fmt.Sprint("About ", id, " v", n), Status: store.ThreadOpen, CreatedAt: day(1, 9)})
+	},
+	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+		th, err := s.GetThread(ctx, org, id)
+		return kindItem{deref(th.ProjectID), th.UpdatedAt, describe(th)}, err
+	},
+	list: func(org, project string, only []string, since time.Time) fetchFunc {
+		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+			return threadList(s, org, store.ThreadQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})(ctx, s, r)
+		}
+	},
+	del: func(ctx context.Context, s Subject, org, id string) error {
+		return s.(store.ThreadWriter).DeleteThread(ctx, org, id)
+	},
+	cases: []suiteCase{
+		{"Threads", testThreads},
+		{"ThreadsRestricted", testThreadsRestricted},
+	},
+}
+
+// messageKind describes messages to the cases of every kind (kinds.go): a
+// message belongs to its thread's project. Its put puts the message in a
+// thread of that project (holderThread) which it puts first: a message
+// moved to another project moves to another thread.
+var messageKind = kindCase{
+	kind:     store.KindMessage,
+	optional: true,
+	writes:   writesThreads,
+	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+		w := s.(store.ThreadWriter)
+		th := holderThread(project)
+		if err := w.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
+			Status: store.ThreadOpen, CreatedAt: day(1, 9)}); err != nil {
+			return err
+		}
+		return w.PutMessage(ctx, store.Message{ID: id, OrgID: org, ThreadID: th, Author: store.Author{Name: "Ana", Side: store.SideAgency},
+			Body: fmt.Sprint("Hello ", id, " v", n), CreatedAt: day(1, 10)})
+	},
+	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+		m, err := s.GetMessage(ctx, org, id, nil)
+		if err != nil {
+			return kindItem{}, err
+		}
+		th, err := s.GetThread(ctx, org, m.ThreadID)
+		return kindItem{deref(th.ProjectID), m.UpdatedAt, describe(m)}, err
+	},
+	list: func(org, project string, only []string, since time.Time) fetchFunc {
+		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+			return messageList(s, org, store.MessageQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})(ctx, s, r)
+		}
+	},
+	del: func(ctx context.Context, s Subject, org, id string) error {
+		return s.(store.ThreadWriter).DeleteMessage(ctx, org, id)
+	},
+}
+
+// holderThread is the thread that messageKind puts a message of project
+// in.
+func holderThread(project string) string { return "holder-" + cmp.Or(project, "none") }
