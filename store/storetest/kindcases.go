@@ -27,9 +27,13 @@ var kindProjects = []string{"p1", "p2", "p3"}
 // testKinds runs the cases of every kind, for each kind of kindCases.
 func testKinds(t *testing.T, open func(t *testing.T) Subject) {
 	t.Run("Described", testKindsDescribed)
+	// One store for every case, each case with organizations of its own:
+	// a store that is slow to open (a database migrated for each) opens
+	// once.
+	s := open(t)
 	cases := []struct {
 		name string
-		run  func(t *testing.T, k kindCase, s Subject)
+		run  func(t *testing.T, k kindCase, s Subject, oa, ob string)
 	}{
 		{"Lists", kindLists},
 		{"Scoping", kindScoping},
@@ -43,30 +47,33 @@ func testKinds(t *testing.T, open func(t *testing.T) Subject) {
 	}
 	for _, k := range kindCases {
 		t.Run(string(k.kind), func(t *testing.T) {
+			if !k.canWrite(s) {
+				t.Skipf("the cases cannot write a %s to the store", k.kind)
+			}
 			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) { c.run(t, k, openKind(t, open, k)) })
+				t.Run(c.name, func(t *testing.T) {
+					oa, ob := kindOrgs(t, s, string(k.kind)+"_"+c.name)
+					c.run(t, k, s, oa, ob)
+				})
 			}
 		})
 	}
 }
 
-// openKind opens a fresh Subject holding org_a and org_b, each with the
-// projects kindProjects, or skips the test when the cases cannot write
-// items of k to it.
-func openKind(t *testing.T, open func(t *testing.T) Subject, k kindCase) Subject {
+// kindOrgs puts two organizations named after a case, each with the
+// projects kindProjects, and returns their ids: the case's org_a and
+// org_b.
+func kindOrgs(t *testing.T, s Subject, name string) (string, string) {
 	t.Helper()
-	s := open(t)
-	if !k.canWrite(s) {
-		t.Skipf("the cases cannot write a %s to the store", k.kind)
-	}
 	is := is.New(t)
-	for _, org := range []string{orgA, orgB} {
+	oa, ob := "kinds_"+name+"_a", "kinds_"+name+"_b"
+	for _, org := range []string{oa, ob} {
 		is.NoErr(s.PutOrganization(ctx, store.Organization{ID: org, Name: org, Plan: "growth", RetainerActive: true, APIEnabled: true}))
 		for _, p := range kindProjects {
 			is.NoErr(projectKind.put(ctx, s, org, p, "", 0)) // seeding a project
 		}
 	}
-	return s
+	return oa, ob
 }
 
 // scope is the project of k's lists in the cases: "" (all) but for a kind
@@ -93,7 +100,7 @@ func getItem(t *testing.T, k kindCase, s Subject, org, id string) kindItem {
 // projects (alone, with a project filter, empty, with unknown, another
 // organization's or unstorable ids), filtered by project and changed
 // since; each with its total, page by page.
-func kindLists(t *testing.T, k kindCase, s Subject) {
+func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is := is.New(t)
 	projectOf := map[string]string{} // org_a's items of k, by id
 	if k.isProject {
@@ -103,14 +110,14 @@ func kindLists(t *testing.T, k kindCase, s Subject) {
 	}
 	for n, p := range []string{"p1", "p2", "p1", "p3"} {
 		id := fmt.Sprint("x", n)
-		is.NoErr(k.put(ctx, s, orgA, id, p, n)) // seeding an item
+		is.NoErr(k.put(ctx, s, oa, id, p, n)) // seeding an item
 		projectOf[id] = k.projectOf(id, p)
 	}
 	if k.optional {
-		is.NoErr(k.put(ctx, s, orgA, "x9", "", 0)) // seeding an item of no project
+		is.NoErr(k.put(ctx, s, oa, "x9", "", 0)) // seeding an item of no project
 		projectOf["x9"] = ""
 	}
-	is.NoErr(k.put(ctx, s, orgB, "x0", "p2", 7)) // org_b's, with an id of org_a's
+	is.NoErr(k.put(ctx, s, ob, "x0", "p2", 7)) // org_b's, with an id of org_a's
 	projectOfB := map[string]string{"x0": k.projectOf("x0", "p2")}
 	if k.isProject {
 		for _, p := range kindProjects {
@@ -121,26 +128,26 @@ func kindLists(t *testing.T, k kindCase, s Subject) {
 	if k.perProject {
 		var lists []list
 		for _, p := range kindProjects {
-			full, _, err := k.list(orgA, p, nil, time.Time{})(ctx, s, all)
+			full, _, err := k.list(oa, p, nil, time.Time{})(ctx, s, all)
 			is.NoErr(err)
 			is.Equal(sortedCopy(full), keysWhere(projectOf, func(q string) bool { return q == p })) // a project's list holds its items
-			lists = append(lists, list{"of " + p, k.list(orgA, p, nil, time.Time{}), full},
-				list{"of " + p + ", changed since", k.list(orgA, p, nil, sinceEver), sortedByChange(t, k, s, orgA, full)})
+			lists = append(lists, list{"of " + p, k.list(oa, p, nil, time.Time{}), full},
+				list{"of " + p + ", changed since", k.list(oa, p, nil, sinceEver), sortedByChange(t, k, s, oa, full)})
 		}
 		checkLists(t, s, lists)
 		for _, l := range lists {
 			walk(t, s, l)
 		}
-		_, _, err := k.list(orgB, "pb", nil, time.Time{})(ctx, s, all)
+		_, _, err := k.list(ob, "pb", nil, time.Time{})(ctx, s, all)
 		is.True(errors.Is(err, store.ErrNotFound)) // a list of a project the organization does not have is not found
 		return
 	}
 
-	full, total, err := k.list(orgA, "", nil, time.Time{})(ctx, s, all)
+	full, total, err := k.list(oa, "", nil, time.Time{})(ctx, s, all)
 	is.NoErr(err)
 	is.Equal(sortedCopy(full), slices.Sorted(maps.Keys(projectOf))) // the list holds the organization's items
 	is.Equal(total, len(full))
-	fullB, _, err := k.list(orgB, "", nil, time.Time{})(ctx, s, all)
+	fullB, _, err := k.list(ob, "", nil, time.Time{})(ctx, s, all)
 	is.NoErr(err)
 	is.Equal(sortedCopy(fullB), slices.Sorted(maps.Keys(projectOfB))) // the list holds the organization's items only
 	in := func(only ...string) []string {
@@ -151,24 +158,24 @@ func kindLists(t *testing.T, k kindCase, s Subject) {
 	}
 	bad := append(unstorable("p1"), unstorable("p2")...)
 	lists := []list{
-		{"unrestricted", k.list(orgA, "", nil, time.Time{}), full},
-		{"of p1", k.list(orgA, "", []string{"p1"}, time.Time{}), in("p1")},
-		{"of p2 and p1, p2 twice", k.list(orgA, "", []string{"p2", "p1", "p2"}, time.Time{}), in("p1", "p2")},
-		{"of no project", k.list(orgA, "", []string{}, time.Time{}), []string{}},
-		{"of unknown and org_b's ids", k.list(orgA, "", []string{"nope", "pb"}, time.Time{}), []string{}},
-		{"of unstorable ids", k.list(orgA, "", bad, time.Time{}), []string{}},
-		{"of p1 and unstorable ids", k.list(orgA, "", append([]string{"p1"}, bad...), time.Time{}), in("p1")},
-		{"of p1, changed since", k.list(orgA, "", []string{"p1"}, sinceEver), sortedByChange(t, k, s, orgA, in("p1"))},
-		{"of org_b", k.list(orgB, "", nil, time.Time{}), fullB},
-		{"of org_b, of p2", k.list(orgB, "", []string{"p2"}, time.Time{}), inB("p2")},
+		{"unrestricted", k.list(oa, "", nil, time.Time{}), full},
+		{"of p1", k.list(oa, "", []string{"p1"}, time.Time{}), in("p1")},
+		{"of p2 and p1, p2 twice", k.list(oa, "", []string{"p2", "p1", "p2"}, time.Time{}), in("p1", "p2")},
+		{"of no project", k.list(oa, "", []string{}, time.Time{}), []string{}},
+		{"of unknown ids", k.list(oa, "", []string{"nope", "pb"}, time.Time{}), []string{}},
+		{"of unstorable ids", k.list(oa, "", bad, time.Time{}), []string{}},
+		{"of p1 and unstorable ids", k.list(oa, "", append([]string{"p1"}, bad...), time.Time{}), in("p1")},
+		{"of p1, changed since", k.list(oa, "", []string{"p1"}, sinceEver), sortedByChange(t, k, s, oa, in("p1"))},
+		{"of org_b", k.list(ob, "", nil, time.Time{}), fullB},
+		{"of org_b, of p2", k.list(ob, "", []string{"p2"}, time.Time{}), inB("p2")},
 		{"of an unknown organization", k.list("org_unknown", "", nil, time.Time{}), []string{}},
 	}
 	if !k.isProject {
 		lists = append(lists,
-			list{"in p1", k.list(orgA, "p1", nil, time.Time{}), in("p1")},
-			list{"in p1, of p1 and p2", k.list(orgA, "p1", []string{"p1", "p2"}, time.Time{}), in("p1")},
-			list{"in p2, of p1", k.list(orgA, "p2", []string{"p1"}, time.Time{}), []string{}},
-			list{"in an unknown project", k.list(orgA, "nope", nil, time.Time{}), []string{}},
+			list{"in p1", k.list(oa, "p1", nil, time.Time{}), in("p1")},
+			list{"in p1, of p1 and p2", k.list(oa, "p1", []string{"p1", "p2"}, time.Time{}), in("p1")},
+			list{"in p2, of p1", k.list(oa, "p2", []string{"p1"}, time.Time{}), []string{}},
+			list{"in an unknown project", k.list(oa, "nope", nil, time.Time{}), []string{}},
 		)
 	}
 	checkLists(t, s, lists)
@@ -218,26 +225,26 @@ func sortedByChange(t *testing.T, k kindCase, s Subject, org string, ids []strin
 // answers each its own; an id of the other organization, an unknown
 // organization, an unknown or unstorable id, or another kind's id are not
 // found.
-func kindScoping(t *testing.T, k kindCase, s Subject) {
+func kindScoping(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is := is.New(t)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
-	is.NoErr(k.put(ctx, s, orgB, "x", "p1", 1))
-	is.NoErr(k.put(ctx, s, orgA, "y", "p2", 0))
-	a, b := getItem(t, k, s, orgA, "x"), getItem(t, k, s, orgB, "x")
-	is.True(strings.Contains(a.fields, ` OrgID:"org_a"`)) // org_a's x
-	is.True(strings.Contains(b.fields, ` OrgID:"org_b"`)) // org_b's x
-	is.True(a.fields != b.fields)                         // each organization's own item
-	is.Equal(a.project, k.projectOf("x", "p1"))           // an item names its project
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, ob, "x", "p1", 1))
+	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
+	a, b := getItem(t, k, s, oa, "x"), getItem(t, k, s, ob, "x")
+	is.True(strings.Contains(a.fields, fmt.Sprintf(" OrgID:%q", oa))) // org_a's x
+	is.True(strings.Contains(b.fields, fmt.Sprintf(" OrgID:%q", ob))) // org_b's x
+	is.True(a.fields != b.fields)                                     // each organization's own item
+	is.Equal(a.project, k.projectOf("x", "p1"))                       // an item names its project
 
 	for _, c := range []struct{ org, id, why string }{
-		{orgB, "y", "an item of the other organization"},
-		{orgA, "nope", "an unknown id"},
+		{ob, "y", "an item of the other organization"},
+		{oa, "nope", "an unknown id"},
 		{"org_unknown", "x", "an unknown organization"},
 		{"", "x", "no organization"},
-		{orgA, "x\x00", "an unstorable id"},
-		{orgA, "x\xff", "an invalid UTF-8 id"},
-		{orgA, "p2", "a project's id"},
-		{orgA, holderThread("p1"), "a thread's id"},
+		{oa, "x\x00", "an unstorable id"},
+		{oa, "x\xff", "an invalid UTF-8 id"},
+		{oa, "p2", "a project's id"},
+		{oa, holderThread("p1"), "a thread's id"},
 	} {
 		if c.id == "p2" && k.isProject || c.id == holderThread("p1") && k.kind == store.KindThread {
 			continue // the kind's own item
@@ -249,22 +256,22 @@ func kindScoping(t *testing.T, k kindCase, s Subject) {
 
 // kindCancelled calls every method of k with a cancelled context: each
 // returns its error, wrapped, and stores nothing.
-func kindCancelled(t *testing.T, k kindCase, s Subject) {
+func kindCancelled(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is := is.New(t)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, _, err := k.list(orgA, k.scope("p1"), nil, time.Time{})(cctx, s, all)
+	_, _, err := k.list(oa, k.scope("p1"), nil, time.Time{})(cctx, s, all)
 	is.True(errors.Is(err, context.Canceled)) // a cancelled list
-	err = k.put(cctx, s, orgA, "xc", "p1", 0)
+	err = k.put(cctx, s, oa, "xc", "p1", 0)
 	is.True(errors.Is(err, context.Canceled)) // a cancelled put
-	_, err = k.get(cctx, s, orgA, "x")
+	_, err = k.get(cctx, s, oa, "x")
 	is.True(errors.Is(err, context.Canceled)) // a cancelled get
 	if _, ok := s.(store.Deleter); ok {
-		err = k.del(cctx, s, orgA, "x")
+		err = k.del(cctx, s, oa, "x")
 		is.True(errors.Is(err, context.Canceled)) // a cancelled delete
 	}
-	_, err = k.get(ctx, s, orgA, "xc")
+	_, err = k.get(ctx, s, oa, "xc")
 	is.True(errors.Is(err, store.ErrNotFound)) // a cancelled put stores nothing
-	getItem(t, k, s, orgA, "x")                // a cancelled delete deletes nothing
+	getItem(t, k, s, oa, "x")                  // a cancelled delete deletes nothing
 }

@@ -16,34 +16,34 @@ import (
 // kindUpdatedAt checks that k's UpdatedAt is the store's: set by a put,
 // kept by a put that changes nothing, moved by a change; and that a list
 // changed since holds what changed, in order of change.
-func kindUpdatedAt(t *testing.T, k kindCase, s Subject) {
+func kindUpdatedAt(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is := is.New(t)
 	from := now(s)
-	is.NoErr(k.put(ctx, s, orgA, "y", "p1", 0))
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
-	within(is, getItem(t, k, s, orgA, "x").updated, from, now(s)) // a new item gets the time of its put
+	is.NoErr(k.put(ctx, s, oa, "y", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
+	within(is, getItem(t, k, s, oa, "x").updated, from, now(s)) // a new item gets the time of its put
 	pass(t, s)
 	from = now(s)
-	is.NoErr(k.put(ctx, s, orgA, "y", "p1", 1))
-	y := getItem(t, k, s, orgA, "y").updated
+	is.NoErr(k.put(ctx, s, oa, "y", "p1", 1))
+	y := getItem(t, k, s, oa, "y").updated
 	within(is, y, from, now(s)) // a change moves UpdatedAt to the time of the put
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 1))
-	x := getItem(t, k, s, orgA, "x").updated
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 1))
+	x := getItem(t, k, s, oa, "x").updated
 	is.True(x.After(y)) // a change moves UpdatedAt forward
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "y", "p1", 1))           // the same item again
-	is.True(getItem(t, k, s, orgA, "y").updated.Equal(y)) // a put that changes nothing keeps UpdatedAt
+	is.NoErr(k.put(ctx, s, oa, "y", "p1", 1))           // the same item again
+	is.True(getItem(t, k, s, oa, "y").updated.Equal(y)) // a put that changes nothing keeps UpdatedAt
 
 	scope := k.scope(k.projectOf("x", "p1"))
 	if k.isProject {
 		scope = ""
 	}
 	lists := []list{
-		{"changed since y's change", k.list(orgA, scope, nil, y), []string{"y", "x"}},
-		{"changed since x's change", k.list(orgA, scope, nil, x), []string{"x"}},
-		{"changed just after x's change", k.list(orgA, scope, nil, x.Add(time.Microsecond)), []string{}},
-		{"org_b's, changed since", k.list(orgB, scope, nil, y), []string{}},
+		{"changed since y's change", k.list(oa, scope, nil, y), []string{"y", "x"}},
+		{"changed since x's change", k.list(oa, scope, nil, x), []string{"x"}},
+		{"changed just after x's change", k.list(oa, scope, nil, x.Add(time.Microsecond)), []string{}},
+		{"org_b's, changed since", k.list(ob, scope, nil, y), []string{}},
 	}
 	checkLists(t, s, lists)
 	walk(t, s, lists[0])
@@ -52,41 +52,41 @@ func kindUpdatedAt(t *testing.T, k kindCase, s Subject) {
 // kindDeletions deletes items of k and reads their deletion records:
 // kind, id, project, date, the kind and restriction filters, not-found
 // deletes, and the record dropped when the item is put again.
-func kindDeletions(t *testing.T, k kindCase, s Subject) {
+func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	deleter(t, s)
 	is := is.New(t)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
-	is.NoErr(k.put(ctx, s, orgA, "y", "p2", 0))
-	is.NoErr(k.put(ctx, s, orgB, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
+	is.NoErr(k.put(ctx, s, ob, "x", "p1", 0))
 	if k.optional {
-		is.NoErr(k.put(ctx, s, orgA, "z", "", 0))
+		is.NoErr(k.put(ctx, s, oa, "z", "", 0))
 	}
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "y", "p2", 1))
-	since := getItem(t, k, s, orgA, "y").updated
+	is.NoErr(k.put(ctx, s, oa, "y", "p2", 1))
+	since := getItem(t, k, s, oa, "y").updated
 	pass(t, s)
 	from := now(s)
-	is.NoErr(k.del(ctx, s, orgA, "x")) // deleting an item
+	is.NoErr(k.del(ctx, s, oa, "x")) // deleting an item
 	want := []string{k.of("x")}
 	if k.optional {
 		pass(t, s)
-		is.NoErr(k.del(ctx, s, orgA, "z")) // deleting an item of no project
+		is.NoErr(k.del(ctx, s, oa, "z")) // deleting an item of no project
 		want = append(want, k.of("z"))
 	}
 	to := now(s)
-	_, err := k.get(ctx, s, orgA, "x")
+	_, err := k.get(ctx, s, oa, "x")
 	is.True(errors.Is(err, store.ErrNotFound)) // a deleted item is not found
 	for _, c := range []struct{ org, id, why string }{
-		{orgA, "x", "an item is deleted once"},
-		{orgA, "nope", "an unknown item"},
-		{orgB, "y", "an item of the other organization"},
+		{oa, "x", "an item is deleted once"},
+		{oa, "nope", "an unknown item"},
+		{ob, "y", "an item of the other organization"},
 		{"org_unknown", "y", "an unknown organization"},
 	} {
 		is.True(errors.Is(k.del(ctx, s, c.org, c.id), store.ErrNotFound)) // c.why
 	}
-	getItem(t, k, s, orgB, "x") // org_b's x stays
+	getItem(t, k, s, ob, "x") // org_b's x stays
 
-	p, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
+	p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
 	is.Equal(ids(p.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID }), want) // one record per item deleted, nothing else
 	for _, d := range p.Items {
@@ -110,21 +110,21 @@ func kindDeletions(t *testing.T, k kindCase, s Subject) {
 		}
 	}
 	lists := []list{
-		{"of the kind", deletions(s, orgA, q(func(q *store.DeletionQuery) { q.Kind = k.kind })), want},
-		{"of the kind only", deletions(s, orgA, q(func(q *store.DeletionQuery) { q.OnlyKinds = []store.Kind{k.kind} })), want},
-		{"of the other kinds only", deletions(s, orgA, q(func(q *store.DeletionQuery) { q.OnlyKinds = others })), []string{}},
-		{"of x's project", deletions(s, orgA, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{px} })), []string{k.of("x")}},
-		{"of p2", deletions(s, orgA, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{"p2"} })), []string{}},
-		{"of no project", deletions(s, orgA, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{} })), []string{}},
-		{"of org_b", deletions(s, orgB, q(func(*store.DeletionQuery) {})), []string{}},
+		{"of the kind", deletions(s, oa, q(func(q *store.DeletionQuery) { q.Kind = k.kind })), want},
+		{"of the kind only", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyKinds = []store.Kind{k.kind} })), want},
+		{"of the other kinds only", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyKinds = others })), []string{}},
+		{"of x's project", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{px} })), []string{k.of("x")}},
+		{"of p2", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{"p2"} })), []string{}},
+		{"of no project", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{} })), []string{}},
+		{"of org_b", deletions(s, ob, q(func(*store.DeletionQuery) {})), []string{}},
 	}
 	checkLists(t, s, lists)
 	for _, l := range lists[:1] {
 		walk(t, s, l)
 	}
 
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0)) // put again
-	checkLists(t, s, []list{{"after x is put again", deletions(s, orgA, q(func(*store.DeletionQuery) {})), want[1:]}})
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0)) // put again
+	checkLists(t, s, []list{{"after x is put again", deletions(s, oa, q(func(*store.DeletionQuery) {})), want[1:]}})
 }
 
 // kindProjectDeleted deletes a project that holds items of k: they go with
@@ -132,28 +132,28 @@ func kindDeletions(t *testing.T, k kindCase, s Subject) {
 // with no project and a new UpdatedAt, and leave it for a key restricted
 // to it; items of other projects and organizations are untouched, and a
 // project put again with the same id holds none of them.
-func kindProjectDeleted(t *testing.T, k kindCase, s Subject) {
+func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	if k.isProject {
 		t.Skip("a project is the project deleted")
 	}
 	d := deleter(t, s)
 	is := is.New(t)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
-	is.NoErr(k.put(ctx, s, orgA, "y", "p2", 0))
-	is.NoErr(k.put(ctx, s, orgB, "x", "p1", 0))
-	x, y := getItem(t, k, s, orgA, "x"), getItem(t, k, s, orgA, "y")
-	last := latest(t, s, orgA)
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
+	is.NoErr(k.put(ctx, s, ob, "x", "p1", 0))
+	x, y := getItem(t, k, s, oa, "x"), getItem(t, k, s, oa, "y")
+	last := latest(t, s, oa)
 	pass(t, s)
 	from := now(s)
-	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
+	is.NoErr(d.DeleteProject(ctx, oa, "p1"))
 	to := now(s)
 
 	byKind := func(only []string) list {
-		return list{"", deletions(s, orgA, store.DeletionQuery{Since: x.updated, Kind: k.kind, OnlyProjects: only}), nil}
+		return list{"", deletions(s, oa, store.DeletionQuery{Since: x.updated, Kind: k.kind, OnlyProjects: only}), nil}
 	}
-	events := readEvents(t, s, orgA, last, store.EventQuery{OnlyKinds: []store.Kind{k.kind}})
+	events := readEvents(t, s, oa, last, store.EventQuery{OnlyKinds: []store.Kind{k.kind}})
 	if k.detached {
-		got := getItem(t, k, s, orgA, "x")
+		got := getItem(t, k, s, oa, "x")
 		is.Equal(got.project, "")             // the item stays, without a project
 		is.True(got.updated.After(x.updated)) // taking its project is a change
 		within(is, got.updated, from, to)
@@ -162,56 +162,56 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject) {
 		checkLists(t, s, []list{l, onlyP1})                                                              // no deletion; a departure for a key of the project
 		is.Equal(evsOf(events), []ev{{Type: string(k.kind) + ".updated", ItemID: "x", ProjectID: "p1"}}) // updated, with the project it left
 	} else {
-		_, err := k.get(ctx, s, orgA, "x")
+		_, err := k.get(ctx, s, oa, "x")
 		is.True(errors.Is(err, store.ErrNotFound)) // the item goes with its project
-		p, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: x.updated, Kind: k.kind})
+		p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: x.updated, Kind: k.kind})
 		is.NoErr(err)
 		is.Equal(ids(p.Items, func(d store.Deletion) string { return d.ID }), []string{"x"}) // its deletion is recorded
 		is.Equal(p.Items[0].ProjectID, "p1")                                                 // with the project's id
 		within(is, p.Items[0].DeletedAt, from, to)
 		is.Equal(evsOf(events), []ev{{Type: string(k.kind) + ".deleted", ItemID: "x", ProjectID: "p1"}}) // deleted, with its project
 	}
-	is.True(getItem(t, k, s, orgA, "y").updated.Equal(y.updated)) // an item of another project is untouched
-	getItem(t, k, s, orgB, "x")                                   // org_b's x stays
+	is.True(getItem(t, k, s, oa, "y").updated.Equal(y.updated)) // an item of another project is untouched
+	getItem(t, k, s, ob, "x")                                   // org_b's x stays
 
-	is.NoErr(projectKind.put(ctx, s, orgA, "p1", "", 0)) // the project put again
-	checkLists(t, s, []list{{"of p1 put again", k.list(orgA, "p1", nil, time.Time{}), []string{}}})
+	is.NoErr(projectKind.put(ctx, s, oa, "p1", "", 0)) // the project put again
+	checkLists(t, s, []list{{"of p1 put again", k.list(oa, "p1", nil, time.Time{}), []string{}}})
 }
 
 // kindDepartures moves an item of k between projects (and to none, when
 // the kind allows it): a key restricted to a project it left sees it in
 // its deletions, dated when it left, until it comes back; a key of where
 // it is, and an unrestricted key, see nothing gone.
-func kindDepartures(t *testing.T, k kindCase, s Subject) {
+func kindDepartures(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	if k.isProject {
 		t.Skip("a project does not move")
 	}
 	is := is.New(t)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "y", "p3", 0))
-	since := getItem(t, k, s, orgA, "y").updated
+	is.NoErr(k.put(ctx, s, oa, "y", "p3", 0))
+	since := getItem(t, k, s, oa, "y").updated
 	gone := func(name string, only []string, want ...string) list {
 		out := []string{}
 		for _, id := range want {
 			out = append(out, k.of(id))
 		}
-		return list{name, deletions(s, orgA, store.DeletionQuery{Since: since, Kind: k.kind, OnlyProjects: only}), out}
+		return list{name, deletions(s, oa, store.DeletionQuery{Since: since, Kind: k.kind, OnlyProjects: only}), out}
 	}
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p2", 0)) // p1 -> p2
-	movedAt := getItem(t, k, s, orgA, "x").updated
+	is.NoErr(k.put(ctx, s, oa, "x", "p2", 0)) // p1 -> p2
+	movedAt := getItem(t, k, s, oa, "x").updated
 	checkLists(t, s, []list{
 		gone("of p1", []string{"p1"}, "x"),
 		gone("of p2", []string{"p2"}),
 		gone("of p1 and p2", []string{"p1", "p2"}),
 		gone("unrestricted", nil),
-		{"of p1, of the kind only", deletions(s, orgA, store.DeletionQuery{Since: since, OnlyProjects: []string{"p1"}, OnlyKinds: []store.Kind{k.kind}}), []string{k.of("x")}},
-		{"of p1, since after the move", deletions(s, orgA, store.DeletionQuery{Since: movedAt.Add(tick), OnlyProjects: []string{"p1"}}), []string{}},
-		{"in p2", k.list(orgA, "p2", nil, time.Time{}), []string{"x"}},
-		{"in p1", k.list(orgA, "p1", nil, time.Time{}), []string{}},
+		{"of p1, of the kind only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p1"}, OnlyKinds: []store.Kind{k.kind}}), []string{k.of("x")}},
+		{"of p1, since after the move", deletions(s, oa, store.DeletionQuery{Since: movedAt.Add(tick), OnlyProjects: []string{"p1"}}), []string{}},
+		{"in p2", k.list(oa, "p2", nil, time.Time{}), []string{"x"}},
+		{"in p1", k.list(oa, "p1", nil, time.Time{}), []string{}},
 	})
-	p, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since, OnlyProjects: []string{"p1"}})
+	p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: since, OnlyProjects: []string{"p1"}})
 	is.NoErr(err)
 	is.Equal(len(p.Items), 1)
 	is.True(p.Items[0].DeletedAt.Equal(movedAt)) // dated with the item's new stamp
@@ -219,14 +219,14 @@ func kindDepartures(t *testing.T, k kindCase, s Subject) {
 
 	if k.optional {
 		pass(t, s)
-		is.NoErr(k.put(ctx, s, orgA, "x", "", 0)) // p2 -> none
+		is.NoErr(k.put(ctx, s, oa, "x", "", 0)) // p2 -> none
 		checkLists(t, s, []list{gone("of p2, moved to none", []string{"p2"}, "x"), gone("unrestricted, moved to none", nil)})
 		pass(t, s)
-		is.NoErr(k.put(ctx, s, orgA, "x", "p2", 0)) // none -> p2
+		is.NoErr(k.put(ctx, s, oa, "x", "p2", 0)) // none -> p2
 		checkLists(t, s, []list{gone("of p2, back", []string{"p2"}), gone("of p1, still gone", []string{"p1"}, "x")})
 	}
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0)) // back in p1
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0)) // back in p1
 	checkLists(t, s, []list{
 		gone("of p1, x back", []string{"p1"}),
 		gone("of p2, x gone", []string{"p2"}, "x"),
@@ -236,7 +236,7 @@ func kindDepartures(t *testing.T, k kindCase, s Subject) {
 		return
 	}
 	pass(t, s)
-	is.NoErr(k.del(ctx, s, orgA, "x"))
+	is.NoErr(k.del(ctx, s, oa, "x"))
 	checkLists(t, s, []list{
 		gone("of p1, x deleted", []string{"p1"}, "x"),
 		gone("of p2, x deleted", []string{"p2"}, "x"),
@@ -246,14 +246,14 @@ func kindDepartures(t *testing.T, k kindCase, s Subject) {
 
 // kindVersions checks that each write of an item of k moves the
 // organization's data version to a value never seen before.
-func kindVersions(t *testing.T, k kindCase, s Subject) {
+func kindVersions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is := is.New(t)
 	seen := map[int64]string{}
-	moved := versionCheck(t, s, orgA, seen)
-	moved("an item put", func() error { return k.put(ctx, s, orgA, "x", "p1", 0) })
-	moved("an item changed", func() error { return k.put(ctx, s, orgA, "x", "p1", 1) })
+	moved := versionCheck(t, s, oa, seen)
+	moved("an item put", func() error { return k.put(ctx, s, oa, "x", "p1", 0) })
+	moved("an item changed", func() error { return k.put(ctx, s, oa, "x", "p1", 1) })
 	if _, ok := s.(store.Deleter); ok {
-		moved("an item deleted", func() error { return k.del(ctx, s, orgA, "x") })
+		moved("an item deleted", func() error { return k.del(ctx, s, oa, "x") })
 	}
 	is.True(len(seen) >= 3)
 }
@@ -261,38 +261,38 @@ func kindVersions(t *testing.T, k kindCase, s Subject) {
 // kindEvents checks the events of k's writes: created, updated when a
 // visible field changed and not when nothing did, deleted; each with its
 // item and project, and dated as its item.
-func kindEvents(t *testing.T, k kindCase, s Subject) {
+func kindEvents(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is := is.New(t)
-	last := latest(t, s, orgA)
+	last := latest(t, s, oa)
 	next := func() []store.Event {
 		t.Helper()
-		got := readEvents(t, s, orgA, last, store.EventQuery{OnlyKinds: []store.Kind{k.kind}})
-		last = latest(t, s, orgA)
+		got := readEvents(t, s, oa, last, store.EventQuery{OnlyKinds: []store.Kind{k.kind}})
+		last = latest(t, s, oa)
 		return got
 	}
 	of := func(action, id, project string) []ev {
 		return []ev{{Type: string(k.kind) + "." + action, ItemID: id, ProjectID: k.projectOf(id, project)}}
 	}
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	created := next()
 	is.Equal(evsOf(created), of("created", "x", "p1"))
-	is.True(created[0].CreatedAt.Equal(getItem(t, k, s, orgA, "x").updated)) // dated as its item
+	is.True(created[0].CreatedAt.Equal(getItem(t, k, s, oa, "x").updated)) // dated as its item
 	is.Equal(created[0].Kind, k.kind)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.Equal(len(next()), 0) // a put that changes nothing makes no event
 	pass(t, s)
-	is.NoErr(k.put(ctx, s, orgA, "x", "p1", 1))
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 1))
 	is.Equal(evsOf(next()), of("updated", "x", "p1"))
 	if k.optional {
-		is.NoErr(k.put(ctx, s, orgA, "z", "", 0))
+		is.NoErr(k.put(ctx, s, oa, "z", "", 0))
 		is.Equal(evsOf(next()), of("created", "z", "")) // an item of no project
 	}
-	is.NoErr(k.put(ctx, s, orgB, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, ob, "x", "p1", 0))
 	is.Equal(len(next()), 0) // another organization's events are its own
 	if _, ok := s.(store.Deleter); !ok {
 		return
 	}
-	is.NoErr(k.del(ctx, s, orgA, "x"))
+	is.NoErr(k.del(ctx, s, oa, "x"))
 	is.Equal(evsOf(next()), of("deleted", "x", "p1"))
 }
 
