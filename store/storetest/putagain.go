@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -13,10 +14,10 @@ import (
 // again in another project (issue 19): the put drops the item's deletion
 // record, so a key restricted to the project the record named, which saw
 // the item there, must see it leave that project instead; a key of the
-// project it is in now, and an unrestricted key, see nothing gone. A
-// milestone, a deliverable, an invoice and a thread, each deleted and put
-// again in another project; one put again in its own project leaves
-// nothing. clock is s's.
+// project it is in now, and an unrestricted key, see nothing gone. An
+// item of every kind that belongs to a project (kindCases), each deleted
+// and put again in another project; one put again in its own project
+// leaves nothing. clock is s's.
 func PutAgainElsewhere(t *testing.T, s SyncSubject, clock Clocked) {
 	is := is.New(t)
 	org := "putagain"
@@ -24,22 +25,25 @@ func PutAgainElsewhere(t *testing.T, s SyncSubject, clock Clocked) {
 	for _, p := range []string{"p0", "p1"} {
 		is.NoErr(s.PutProject(ctx, store.Project{ID: p, OrgID: org, Name: p, Status: store.ProjectPlanned}))
 	}
-	at := clock.Now()
+	var movers []kindCase
+	for _, k := range kindCases {
+		if !k.isProject && k.canWrite(s) {
+			movers = append(movers, k)
+		}
+	}
 	put := func(project, same string) {
-		is.NoErr(s.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: org, ProjectID: project, Name: "m", Status: store.MilestonePending, DueAt: at}))
-		is.NoErr(s.PutMilestone(ctx, store.Milestone{ID: "m2", OrgID: org, ProjectID: same, Name: "m", Status: store.MilestonePending, DueAt: at}))
-		is.NoErr(s.PutDeliverable(ctx, store.Deliverable{ID: "d1", OrgID: org, ProjectID: project, Name: "d", Status: store.DeliverablePending, CreatedAt: at}))
-		is.NoErr(s.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: org, Number: "1", ProjectID: &project, Status: store.InvoiceOpen, Currency: "EUR", IssuedAt: at, DueAt: at}))
-		is.NoErr(s.PutThread(ctx, store.Thread{ID: "t1", OrgID: org, ProjectID: &project, Subject: "t", Status: store.ThreadOpen, CreatedAt: at}))
+		for _, k := range movers {
+			is.NoErr(k.put(ctx, s, org, "x1", project, 0)) // put in project
+			is.NoErr(k.put(ctx, s, org, "x2", same, 0))    // put in same
+		}
 	}
 	put("p0", "p0")
 	clock.Advance(tick)
 	since := clock.Now()
-	is.NoErr(s.DeleteMilestone(ctx, org, "m1"))
-	is.NoErr(s.DeleteMilestone(ctx, org, "m2"))
-	is.NoErr(s.DeleteDeliverable(ctx, org, "d1"))
-	is.NoErr(s.DeleteInvoice(ctx, org, "i1"))
-	is.NoErr(s.DeleteThread(ctx, org, "t1"))
+	for _, k := range movers {
+		is.NoErr(k.del(ctx, s, org, "x1"))
+		is.NoErr(k.del(ctx, s, org, "x2"))
+	}
 	clock.Advance(tick)
 	put("p1", "p0")
 	gone := func(only []string) []string {
@@ -51,7 +55,12 @@ func PutAgainElsewhere(t *testing.T, s SyncSubject, clock Clocked) {
 		}
 		return out
 	}
-	is.Equal(gone([]string{"p0"}), []string{"deliverable/d1", "invoice/i1", "milestone/m1", "thread/t1"}) // left p0, as if moved
-	is.Equal(gone([]string{"p1"}), nil)                                                                   // in p1 now
-	is.Equal(gone(nil), nil)                                                                              // put again: no record
+	var left []string
+	for _, k := range movers {
+		left = append(left, fmt.Sprint(k.kind, "/x1"))
+	}
+	slices.Sort(left)                    // one second: in order of kind
+	is.Equal(gone([]string{"p0"}), left) // left p0, as if moved
+	is.Equal(gone([]string{"p1"}), nil)  // in p1 now
+	is.Equal(gone(nil), nil)             // put again: no record
 }
