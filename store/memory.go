@@ -149,6 +149,30 @@ type tenant struct {
 	departed   map[deletionKey]map[string]*departure // by item, then the project it left
 }
 
+// kindTable is a tenant's items of one kind, as the code that handles
+// every kind alike sees them: a deleted project's cascade
+// (DeleteProject), the item a thread is about (hasItem).
+type kindTable struct {
+	kind Kind
+	has  func(id string) bool
+	// cascade removes the items of a deleted project and returns their
+	// ids, in list order; nil for a kind whose items stay (invoices,
+	// which DeleteProject takes the project from) or that is the project.
+	cascade func(projectID string) []string
+}
+
+// tables lists the tenant's kinds of items kept in a sorted, in the order
+// of Kinds, one line per kind. Threads and messages, kept apart
+// (threadStore), are not in it.
+func (t *tenant) tables() []kindTable {
+	return []kindTable{
+		{KindProject, t.projects.has, nil},
+		{KindMilestone, t.milestones.has, cascadeOf(&t.milestones, func(m *Milestone) string { return m.ProjectID })},
+		{KindDeliverable, t.deliverables.has, cascadeOf(&t.deliverables, func(d *Deliverable) string { return d.ProjectID })},
+		{KindInvoice, t.invoices.has, nil},
+	}
+}
+
 // deletionKey names the item of a deletion record: one per kind and id.
 type deletionKey struct {
 	kind Kind

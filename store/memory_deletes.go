@@ -73,11 +73,12 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	}
 	at := m.stamp(t)
 	t.record(KindProject, id, id, at)
-	for _, ms := range t.milestones.removeAll(func(ms *Milestone) bool { return ms.ProjectID == id }) {
-		t.record(KindMilestone, ms.ID, id, at)
-	}
-	for _, d := range t.deliverables.removeAll(func(d *Deliverable) bool { return d.ProjectID == id }) {
-		t.record(KindDeliverable, d.ID, id, at)
+	for _, tb := range t.tables() { // its milestones and deliverables
+		if tb.cascade != nil {
+			for _, gone := range tb.cascade(id) {
+				t.record(tb.kind, gone, id, at)
+			}
+		}
 	}
 	var named []*Invoice
 	for _, i := range t.invoices.items {

@@ -81,6 +81,19 @@ func (s *sorted[T]) removeAll(match func(*T) bool) []*T {
 	return gone
 }
 
+// cascadeOf is the cascade of a deleted project on s (kindTable): it
+// removes the items whose project is the deleted one and returns their
+// ids, in list order.
+func cascadeOf[T any](s *sorted[T], project func(*T) string) func(projectID string) []string {
+	return func(projectID string) []string {
+		var ids []string
+		for _, v := range s.removeAll(func(v *T) bool { return project(v) == projectID }) {
+			ids = append(ids, s.id(v))
+		}
+		return ids
+	}
+}
+
 // view returns the items a list reads and the filter left to apply to
 // them. Without since (zero) they are all the items, in list order, and
 // keep is left to apply. With it, they are the items keep accepts (all

@@ -306,16 +306,16 @@ func (m *Memory) GetAttachment(ctx context.Context, orgID, id string) (Attachmen
 	return Attachment{}, fmt.Errorf("store: attachment %q: %w", id, ErrNotFound)
 }
 
-// hasItem reports whether the organization has the milestone, deliverable
-// or invoice a thread may be about.
+// hasItem reports whether the organization has the item of a kind a
+// thread may be about (Kind.About) with that id.
 func (t *tenant) hasItem(kind Kind, id string) bool {
-	switch kind {
-	case KindMilestone:
-		return t.milestones.has(id)
-	case KindDeliverable:
-		return t.deliverables.has(id)
-	case KindInvoice:
-		return t.invoices.has(id)
+	if !kind.About() {
+		return false
+	}
+	for _, tb := range t.tables() {
+		if tb.kind == kind {
+			return tb.has(id)
+		}
 	}
 	return false
 }

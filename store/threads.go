@@ -208,8 +208,8 @@ func (t Thread) Validate() error {
 		return invalid("thread", t.ID, "status %q is not one of %v", t.Status, ThreadStatuses)
 	}
 	if a := t.About; a != nil {
-		if a.Kind != KindMilestone && a.Kind != KindDeliverable && a.Kind != KindInvoice {
-			return invalid("thread", t.ID, "about.type %q is not milestone, deliverable or invoice", a.Kind)
+		if !a.Kind.About() {
+			return invalid("thread", t.ID, "about.type %q is not %s", a.Kind, aboutKinds())
 		}
 		if a.ID == "" {
 			return invalid("thread", t.ID, "about.id is empty")
