@@ -38,6 +38,7 @@ func testKinds(t *testing.T, open func(t *testing.T) Subject) {
 		{"Lists", kindLists},
 		{"Scoping", kindScoping},
 		{"Cancelled", kindCancelled},
+		{"Rejects", kindRejects},
 		{"UpdatedAt", kindUpdatedAt},
 		{"Deletions", kindDeletions},
 		{"ProjectDeleted", kindProjectDeleted},
@@ -118,6 +119,14 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		projectOf["x9"] = ""
 	}
 	is.NoErr(k.put(ctx, s, ob, "x0", "p2", 7)) // org_b's, with an id of org_a's
+	// A project, and an item in it, whose id the unstorable ids below
+	// would become, were a store to send them as they are.
+	is.NoErr(projectKind.put(ctx, s, oa, "p\ufffd", "", 0))
+	is.NoErr(k.put(ctx, s, oa, "x\ufffd", "p\ufffd", 0))
+	projectOf["x\ufffd"] = k.projectOf("x\ufffd", "p\ufffd")
+	if k.isProject {
+		projectOf["p\ufffd"] = "p\ufffd"
+	}
 	projectOfB := map[string]string{"x0": k.projectOf("x0", "p2")}
 	if k.isProject {
 		for _, p := range kindProjects {
@@ -156,7 +165,7 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	inB := func(only ...string) []string {
 		return slices.DeleteFunc(slices.Clone(fullB), func(id string) bool { return !store.InProjects(only, projectOfB[id]) })
 	}
-	bad := append(unstorable("p1"), unstorable("p2")...)
+	bad := append(unstorable("p1"), unstorable("p\ufffd")...)
 	lists := []list{
 		{"unrestricted", k.list(oa, "", nil, time.Time{}), full},
 		{"of p1", k.list(oa, "", []string{"p1"}, time.Time{}), in("p1")},
@@ -274,4 +283,26 @@ func kindCancelled(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	_, err = k.get(ctx, s, oa, "xc")
 	is.True(errors.Is(err, store.ErrNotFound)) // a cancelled put stores nothing
 	getItem(t, k, s, oa, "x")                  // a cancelled delete deletes nothing
+}
+
+// kindRejects puts items of k that must be refused: an empty or
+// unstorable id (store.ErrInvalid), into an unknown organization or
+// project (store.ErrNotFound); none of them is stored.
+func kindRejects(t *testing.T, k kindCase, s Subject, oa, _ string) {
+	is := is.New(t)
+	for _, id := range append([]string{""}, unstorable("x")...) {
+		is.True(errors.Is(k.put(ctx, s, oa, id, "p1", 0), store.ErrInvalid)) // an empty or unstorable id
+	}
+	is.True(errors.Is(k.put(ctx, s, "org_unknown", "x", "p1", 0), store.ErrNotFound)) // an unknown organization
+	if !k.isProject {
+		is.True(errors.Is(k.put(ctx, s, oa, "x", "nope", 0), store.ErrNotFound)) // an unknown project
+	}
+	_, err := k.get(ctx, s, oa, "x")
+	is.True(errors.Is(err, store.ErrNotFound)) // nothing refused is stored
+	full, _, err := k.list(oa, k.scope("p1"), nil, time.Time{})(ctx, s, all)
+	is.NoErr(err)
+	if k.isProject {
+		full = slices.DeleteFunc(full, func(id string) bool { return slices.Contains(kindProjects, id) })
+	}
+	is.Equal(full, []string{}) // nothing refused is listed
 }

@@ -273,6 +273,7 @@ func kindEvents(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	of := func(action, id, project string) []ev {
 		return []ev{{Type: string(k.kind) + "." + action, ItemID: id, ProjectID: k.projectOf(id, project)}}
 	}
+	start := last
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	created := next()
 	is.Equal(evsOf(created), of("created", "x", "p1"))
@@ -294,6 +295,13 @@ func kindEvents(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	}
 	is.NoErr(k.del(ctx, s, oa, "x"))
 	is.Equal(evsOf(next()), of("deleted", "x", "p1"))
+
+	// Restricted to projects: x's events only, for a key of its project.
+	px := k.projectOf("x", "p1")
+	xs := append(append(of("created", "x", "p1"), of("updated", "x", "p1")...), of("deleted", "x", "p1")...)
+	is.Equal(evsOf(readEvents(t, s, oa, start, store.EventQuery{OnlyKinds: []store.Kind{k.kind}, OnlyProjects: []string{px}})), xs)
+	is.Equal(len(readEvents(t, s, oa, start, store.EventQuery{OnlyKinds: []store.Kind{k.kind}, OnlyProjects: []string{"p2"}})), 0) // another project's key sees none
+	is.Equal(len(readEvents(t, s, oa, start, store.EventQuery{OnlyKinds: []store.Kind{}})), 0)                                     // a key of no kind sees none
 }
 
 // evsOf is what kindEvents compares of events: type, item and project.
