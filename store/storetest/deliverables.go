@@ -27,3 +27,15 @@ var deliverableKind = kindCase{
 		return s.(store.Deleter).DeleteDeliverable(ctx, org, id)
 	},
 }
+
+// The methods of Unimplemented for this resource (unimplemented.go).
+
+// ListDeliverables fails with errors.ErrUnsupported.
+func (Unimplemented) ListDeliverables(context.Context, string, store.DeliverableQuery) (store.Page[store.Deliverable], error) {
+	return store.Page[store.Deliverable]{}, unsupported("ListDeliverables")
+}
+
+// GetDeliverable fails with errors.ErrUnsupported.
+func (Unimplemented) GetDeliverable(context.Context, string, string) (store.Deliverable, error) {
+	return store.Deliverable{}, unsupported("GetDeliverable")
+}

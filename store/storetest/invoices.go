@@ -38,3 +38,15 @@ func deref(p *string) string {
 	}
 	return *p
 }
+
+// The methods of Unimplemented for this resource (unimplemented.go).
+
+// ListInvoices fails with errors.ErrUnsupported.
+func (Unimplemented) ListInvoices(context.Context, string, store.InvoiceQuery) (store.Page[store.Invoice], error) {
+	return store.Page[store.Invoice]{}, unsupported("ListInvoices")
+}
+
+// GetInvoice fails with errors.ErrUnsupported.
+func (Unimplemented) GetInvoice(context.Context, string, string) (store.Invoice, error) {
+	return store.Invoice{}, unsupported("GetInvoice")
+}

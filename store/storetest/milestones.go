@@ -28,3 +28,15 @@ var milestoneKind = kindCase{
 		return s.(store.Deleter).DeleteMilestone(ctx, org, id)
 	},
 }
+
+// The methods of Unimplemented for this resource (unimplemented.go).
+
+// ListMilestones fails with errors.ErrUnsupported.
+func (Unimplemented) ListMilestones(context.Context, string, string, store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	return store.Page[store.Milestone]{}, unsupported("ListMilestones")
+}
+
+// GetMilestone fails with errors.ErrUnsupported.
+func (Unimplemented) GetMilestone(context.Context, string, string) (store.Milestone, error) {
+	return store.Milestone{}, unsupported("GetMilestone")
+}

@@ -26,3 +26,20 @@ var projectKind = kindCase{
 		return s.(store.Deleter).DeleteProject(ctx, org, id)
 	},
 }
+
+// The methods of Unimplemented for this resource (unimplemented.go).
+
+// ListProjects fails with errors.ErrUnsupported.
+func (Unimplemented) ListProjects(context.Context, string, store.ProjectQuery) (store.Page[store.Project], error) {
+	return store.Page[store.Project]{}, unsupported("ListProjects")
+}
+
+// GetProject fails with errors.ErrUnsupported.
+func (Unimplemented) GetProject(context.Context, string, string) (store.Project, error) {
+	return store.Project{}, unsupported("GetProject")
+}
+
+// GetProjects fails with errors.ErrUnsupported.
+func (Unimplemented) GetProjects(context.Context, string, []string) ([]store.Project, error) {
+	return nil, unsupported("GetProjects")
+}

@@ -15,6 +15,15 @@
 // type assertion on the Subject) are skipped for a Subject that does not
 // implement it: deletes and their cascades, threads and messages put.
 //
+// The properties that hold for every kind of item (store.Kinds) run as
+// Run's "Kinds" case, once per kind, from one registry of kind
+// descriptors (kinds.go): restrictions to projects, scoping, not-found,
+// refusals, cancellation, UpdatedAt and UpdatedSince, deletion records,
+// a deleted project's items, departures, data versions and events. A new
+// kind of item adds one file to this package (its descriptor, its own
+// cases and its methods of Unimplemented) and one line to the registry;
+// the suite fails until every kind of store.Kinds is described.
+//
 // An implementation runs it from its own tests:
 //
 //	func TestConformance(t *testing.T) {

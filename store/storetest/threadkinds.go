@@ -78,3 +78,35 @@ var messageKind = kindCase{
 // holderThread is the thread that messageKind puts a message of project
 // in.
 func holderThread(project string) string { return "holder-" + cmp.Or(project, "none") }
+
+// The methods of Unimplemented for this resource (unimplemented.go).
+
+// ListThreads fails with errors.ErrUnsupported.
+func (Unimplemented) ListThreads(context.Context, string, store.ThreadQuery) (store.Page[store.Thread], error) {
+	return store.Page[store.Thread]{}, unsupported("ListThreads")
+}
+
+// GetThread fails with errors.ErrUnsupported.
+func (Unimplemented) GetThread(context.Context, string, string) (store.Thread, error) {
+	return store.Thread{}, unsupported("GetThread")
+}
+
+// ListThreadMessages fails with errors.ErrUnsupported.
+func (Unimplemented) ListThreadMessages(context.Context, string, string, store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, unsupported("ListThreadMessages")
+}
+
+// ListMessages fails with errors.ErrUnsupported.
+func (Unimplemented) ListMessages(context.Context, string, store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, unsupported("ListMessages")
+}
+
+// GetMessage fails with errors.ErrUnsupported.
+func (Unimplemented) GetMessage(context.Context, string, string, []string) (store.Message, error) {
+	return store.Message{}, unsupported("GetMessage")
+}
+
+// GetAttachment fails with errors.ErrUnsupported.
+func (Unimplemented) GetAttachment(context.Context, string, string) (store.Attachment, error) {
+	return store.Attachment{}, unsupported("GetAttachment")
+}

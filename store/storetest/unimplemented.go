@@ -23,57 +23,17 @@ import (
 //
 // A fake that should serve real data apart from a few methods embeds a
 // *store.Memory instead. The zero value is ready to use.
+//
+// Each resource's methods live in its own file of storetest, beside its
+// kindCase (projects.go, milestones.go, ..., threadkinds.go): a new
+// resource adds them there. This file keeps those of the parts of
+// store.Store that are no resource (changes, versions, events, Ping).
 type Unimplemented struct{}
 
 var _ store.Store = Unimplemented{}
 
 func unsupported(method string) error {
 	return fmt.Errorf("storetest.Unimplemented: %s: %w", method, errors.ErrUnsupported)
-}
-
-// ListProjects fails with errors.ErrUnsupported.
-func (Unimplemented) ListProjects(context.Context, string, store.ProjectQuery) (store.Page[store.Project], error) {
-	return store.Page[store.Project]{}, unsupported("ListProjects")
-}
-
-// GetProject fails with errors.ErrUnsupported.
-func (Unimplemented) GetProject(context.Context, string, string) (store.Project, error) {
-	return store.Project{}, unsupported("GetProject")
-}
-
-// GetProjects fails with errors.ErrUnsupported.
-func (Unimplemented) GetProjects(context.Context, string, []string) ([]store.Project, error) {
-	return nil, unsupported("GetProjects")
-}
-
-// ListMilestones fails with errors.ErrUnsupported.
-func (Unimplemented) ListMilestones(context.Context, string, string, store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return store.Page[store.Milestone]{}, unsupported("ListMilestones")
-}
-
-// GetMilestone fails with errors.ErrUnsupported.
-func (Unimplemented) GetMilestone(context.Context, string, string) (store.Milestone, error) {
-	return store.Milestone{}, unsupported("GetMilestone")
-}
-
-// ListDeliverables fails with errors.ErrUnsupported.
-func (Unimplemented) ListDeliverables(context.Context, string, store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return store.Page[store.Deliverable]{}, unsupported("ListDeliverables")
-}
-
-// GetDeliverable fails with errors.ErrUnsupported.
-func (Unimplemented) GetDeliverable(context.Context, string, string) (store.Deliverable, error) {
-	return store.Deliverable{}, unsupported("GetDeliverable")
-}
-
-// ListInvoices fails with errors.ErrUnsupported.
-func (Unimplemented) ListInvoices(context.Context, string, store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return store.Page[store.Invoice]{}, unsupported("ListInvoices")
-}
-
-// GetInvoice fails with errors.ErrUnsupported.
-func (Unimplemented) GetInvoice(context.Context, string, string) (store.Invoice, error) {
-	return store.Invoice{}, unsupported("GetInvoice")
 }
 
 // ListDeletions fails with errors.ErrUnsupported.
@@ -84,36 +44,6 @@ func (Unimplemented) ListDeletions(context.Context, string, store.DeletionQuery)
 // DataVersion fails with errors.ErrUnsupported.
 func (Unimplemented) DataVersion(context.Context, string) (int64, error) {
 	return 0, unsupported("DataVersion")
-}
-
-// ListThreads fails with errors.ErrUnsupported.
-func (Unimplemented) ListThreads(context.Context, string, store.ThreadQuery) (store.Page[store.Thread], error) {
-	return store.Page[store.Thread]{}, unsupported("ListThreads")
-}
-
-// GetThread fails with errors.ErrUnsupported.
-func (Unimplemented) GetThread(context.Context, string, string) (store.Thread, error) {
-	return store.Thread{}, unsupported("GetThread")
-}
-
-// ListThreadMessages fails with errors.ErrUnsupported.
-func (Unimplemented) ListThreadMessages(context.Context, string, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, unsupported("ListThreadMessages")
-}
-
-// ListMessages fails with errors.ErrUnsupported.
-func (Unimplemented) ListMessages(context.Context, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, unsupported("ListMessages")
-}
-
-// GetMessage fails with errors.ErrUnsupported.
-func (Unimplemented) GetMessage(context.Context, string, string, []string) (store.Message, error) {
-	return store.Message{}, unsupported("GetMessage")
-}
-
-// GetAttachment fails with errors.ErrUnsupported.
-func (Unimplemented) GetAttachment(context.Context, string, string) (store.Attachment, error) {
-	return store.Attachment{}, unsupported("GetAttachment")
 }
 
 // ListEvents fails with errors.ErrUnsupported.
