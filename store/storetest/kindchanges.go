@@ -35,10 +35,7 @@ func kindUpdatedAt(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is.NoErr(k.put(ctx, s, oa, "y", "p1", 1))           // the same item again
 	is.True(getItem(t, k, s, oa, "y").updated.Equal(y)) // a put that changes nothing keeps UpdatedAt
 
-	scope := k.scope(k.projectOf("x", "p1"))
-	if k.isProject {
-		scope = ""
-	}
+	scope := k.scope("p1")
 	lists := []list{
 		{"changed since y's change", k.list(oa, scope, nil, y), []string{"y", "x"}},
 		{"changed since x's change", k.list(oa, scope, nil, x), []string{"x"}},
