@@ -348,7 +348,7 @@ func (s *syncer) changes(ctx context.Context, r *Replica) error {
 	// safe lower bound of any deletion still to come, which keeps the
 	// feed's cursor moving when nothing is deleted.
 	seen := cur.newest()
-	next, err := readList(ctx, s, "/deletions", "since", cur.Deletions, false, func(d Deletion) { s.drop(r, d) })
+	next, err := readList(ctx, s, deletions.path, "since", cur.Deletions, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"): // older than the server keeps
 		return errReload
@@ -430,7 +430,7 @@ func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) err
 	if from.Before(epoch) {
 		from = epoch
 	}
-	next, err := readList(ctx, s, "/deletions", "since", ListCursor{Since: from}, false, func(d Deletion) { s.drop(r, d) })
+	next, err := readList(ctx, s, deletions.path, "since", ListCursor{Since: from}, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"):
 		next = ListCursor{}
@@ -472,7 +472,7 @@ func gone[V any](old, new map[string]V) int {
 // of the key's scopes is passed over (see scoped).
 func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
 	cur := &r.Cursor
-	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, r, DeletionProject, "/projects", &cur.Projects, r.Projects) }); err != nil {
+	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, r, DeletionProject, projects.path, &cur.Projects, r.Projects) }); err != nil {
 		return err
 	}
 	if !slices.Contains(cur.OutOfScope, "projects") { // the milestones need the same scope
@@ -481,17 +481,17 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 		}
 	}
 	if err := s.scoped(r, "deliverables", func() error {
-		return readInto(ctx, s, r, DeletionDeliverable, "/deliverables", &cur.Deliverables, r.Deliverables)
+		return readInto(ctx, s, r, DeletionDeliverable, deliverables.path, &cur.Deliverables, r.Deliverables)
 	}); err != nil {
 		return err
 	}
-	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, r, DeletionInvoice, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
+	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, r, DeletionInvoice, invoices.path, &cur.Invoices, r.Invoices) }); err != nil {
 		return err
 	}
 	if cur.NoThreads {
 		return nil
 	}
-	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, r, DeletionThread, "/threads", &cur.Threads, r.Threads) })
+	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, r, DeletionThread, threads.path, &cur.Threads, r.Threads) })
 	if ErrorCodeOf(err) == CodeNotFound {
 		// A server without threads; or one that no longer has them,
 		// whose threads are then no longer to be seen.
@@ -504,7 +504,7 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 	if err != nil {
 		return err
 	}
-	return s.scoped(r, "messages", func() error { return readInto(ctx, s, r, DeletionMessage, "/messages", &cur.Messages, r.Messages) })
+	return s.scoped(r, "messages", func() error { return readInto(ctx, s, r, DeletionMessage, messages.path, &cur.Messages, r.Messages) })
 }
 
 // scoped runs read, the reading of the list name, unless r's cursor says
@@ -563,7 +563,7 @@ func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) e
 		if !ok {
 			cur = start
 		}
-		path, err := milestonesPath(id)
+		path, err := milestones.path(id)
 		if err == nil {
 			err = readInto(ctx, s, r, DeletionMilestone, path, &cur, r.Milestones)
 		}
