@@ -43,26 +43,44 @@ func TestErrorCodesAreTheServers(t *testing.T) {
 	is.Equal(client, server)                                            // every code of the server's catalogue, and no other
 }
 
+// TestStatusEnumsAreTheStores checks every enum of the client (an
+// exported string type with constants, found in the package's sources,
+// not listed) against the server's: the store's type of the same name
+// (ProjectStatus...), whose constants the store validates against, or, for
+// the few named otherwise, what the table below says. A new resource's
+// status enum is checked with no edit here, and an enum with no
+// counterpart fails until it has one.
 func TestStatusEnumsAreTheStores(t *testing.T) {
-	tests := []struct {
-		client reflect.Type
-		store  []string
-	}{
-		{reflect.TypeFor[statusclient.ProjectStatus](), strs(store.ProjectStatuses)},
-		{reflect.TypeFor[statusclient.MilestoneStatus](), strs(store.MilestoneStatuses)},
-		{reflect.TypeFor[statusclient.DeliverableStatus](), strs(store.DeliverableStatuses)},
-		{reflect.TypeFor[statusclient.InvoiceStatus](), strs(store.InvoiceStatuses)},
-		{reflect.TypeFor[statusclient.ThreadStatus](), strs(store.ThreadStatuses)},
-		{reflect.TypeFor[statusclient.AuthorSide](), strs(store.AuthorSides)},
-		{reflect.TypeFor[statusclient.AboutType](), strs(aboutKinds())},
-		{reflect.TypeFor[statusclient.DeletionType](), strs(store.Kinds)},
+	client := enumsOf(t, reflect.TypeFor[statusclient.Client]().PkgPath())
+	server := enumsOf(t, reflect.TypeFor[store.Kind]().PkgPath())
+	otherwise := map[string][]string{
+		"DeletionType": strs(store.Kinds),
+		"AboutType":    strs(aboutKinds()),
+		"ErrorCode":    nil, // envelope.Code's: TestErrorCodesAreTheServers
+		"Expand":       nil, // a parameter's value, asked of the real handler in TestRealHandlerSingleItemsAndExpand
 	}
-	for _, tt := range tests {
-		t.Run(tt.client.Name(), func(t *testing.T) {
+	is.New(t).True(len(client) >= 8) // the enums were found
+	for name := range otherwise {
+		if _, ok := client[name]; !ok {
+			t.Errorf("the table names %s, which is no enum of statusclient", name)
+		}
+	}
+	for name, consts := range client {
+		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
-			want := slices.Sorted(slices.Values(tt.store))
-			is.True(len(want) > 0)                 // the store lists the states
-			is.Equal(constsOf(t, tt.client), want) // the client's constants are the store's states
+			want, ok := otherwise[name]
+			if !ok {
+				want, ok = server[name]
+			}
+			if !ok {
+				t.Fatalf("statusclient.%s has no type of that name in store, nor a line in this test", name)
+			}
+			if want == nil {
+				return
+			}
+			want = slices.Sorted(slices.Values(want))
+			is.True(len(want) > 0) // the store lists the states
+			is.Equal(consts, want) // the client's constants are the store's states
 		})
 	}
 }
@@ -89,16 +107,62 @@ func strs[S ~string](vs []S) []string {
 }
 
 // constsOf returns, sorted, the values of the constants of type typ declared
-// in typ's package, found by type-checking the package's sources (a
-// constant whose type is implicit, as in an iota group, counts too). The
-// package must be in this module, whose root is the parent directory.
+// in typ's package (see enumsOf).
 func constsOf(t *testing.T, typ reflect.Type) []string {
+	t.Helper()
+	pkg := typeCheck(t, typ.PkgPath())
+	named, ok := pkg.Scope().Lookup(typ.Name()).(*types.TypeName)
+	if !ok {
+		t.Fatalf("no type %s in %s", typ.Name(), typ.PkgPath())
+	}
+	return constsOfType(pkg, named.Type())
+}
+
+// enumsOf returns the enums of the package at path, by type name: the
+// sorted values of the constants of each exported type whose underlying
+// type is string and that has some.
+func enumsOf(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	pkg := typeCheck(t, path)
+	out := make(map[string][]string)
+	for _, name := range pkg.Scope().Names() {
+		tn, ok := pkg.Scope().Lookup(name).(*types.TypeName)
+		if !ok || !tn.Exported() || tn.IsAlias() {
+			continue
+		}
+		if b, ok := tn.Type().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+			continue
+		}
+		if consts := constsOfType(pkg, tn.Type()); len(consts) > 0 {
+			out[name] = consts
+		}
+	}
+	return out
+}
+
+// constsOfType returns, sorted, the values of pkg's constants of type typ
+// (a constant whose type is implicit, as in an iota group, counts too).
+func constsOfType(pkg *types.Package, typ types.Type) []string {
+	var out []string
+	for _, name := range pkg.Scope().Names() {
+		c, ok := pkg.Scope().Lookup(name).(*types.Const)
+		if ok && types.Identical(c.Type(), typ) {
+			out = append(out, constant.StringVal(c.Val()))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// typeCheck type-checks the sources of the package at path, which must be
+// in this module, whose root is the parent directory.
+func typeCheck(t *testing.T, path string) *types.Package {
 	t.Helper()
 	self := reflect.TypeFor[statusclient.Client]().PkgPath()
 	module := strings.TrimSuffix(self, "/statusclient")
-	rel, ok := strings.CutPrefix(typ.PkgPath(), module+"/")
+	rel, ok := strings.CutPrefix(path, module+"/")
 	if !ok {
-		t.Fatalf("%s is not a package of module %s", typ.PkgPath(), module)
+		t.Fatalf("%s is not a package of module %s", path, module)
 	}
 	dir := filepath.Join("..", filepath.FromSlash(rel))
 	bp, err := build.ImportDir(dir, 0)
@@ -115,27 +179,15 @@ func constsOf(t *testing.T, typ reflect.Type) []string {
 		files = append(files, f)
 	}
 	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", exportData(t))}
-	pkg, err := conf.Check(typ.PkgPath(), fset, files, nil)
+	pkg, err := conf.Check(path, fset, files, nil)
 	if err != nil {
-		t.Fatalf("type-checking %s: %v", typ.PkgPath(), err)
+		t.Fatalf("type-checking %s: %v", path, err)
 	}
-	named, ok := pkg.Scope().Lookup(typ.Name()).(*types.TypeName)
-	if !ok {
-		t.Fatalf("no type %s in %s", typ.Name(), typ.PkgPath())
-	}
-	var out []string
-	for _, name := range pkg.Scope().Names() {
-		c, ok := pkg.Scope().Lookup(name).(*types.Const)
-		if ok && types.Identical(c.Type(), named.Type()) {
-			out = append(out, constant.StringVal(c.Val()))
-		}
-	}
-	slices.Sort(out)
-	return out
+	return pkg
 }
 
 // exportData returns the lookup of the gc importer: the export data of
-// the packages that statusclient and envelope import, this module's (package
+// the packages that statusclient, envelope and store import, this module's (package
 // option) included, which the importer cannot find alone. One go list
 // finds them all, the first time.
 var exportData = func() func(t *testing.T) func(string) (io.ReadCloser, error) {
@@ -148,7 +200,7 @@ var exportData = func() func(t *testing.T) func(string) (io.ReadCloser, error) {
 		t.Helper()
 		once.Do(func() {
 			var out []byte
-			out, err = exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}", ".", "../envelope").Output()
+			out, err = exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}", ".", "../envelope", "../store").Output()
 			files = make(map[string]string)
 			for _, line := range strings.Fields(string(out)) {
 				path, file, _ := strings.Cut(line, "=")
