@@ -63,7 +63,7 @@ func TestEveryRouteHasAClientMethod(t *testing.T) {
 		mu.Lock()
 		method = m.Name
 		mu.Unlock()
-		callAnyhow(t, m.Name, c.Method(i))
+		_ = callAnyhow(t, m.Name, c.Method(i), "x")
 	}
 	for _, p := range routes {
 		if !notForTheClient(p) && len(asked[p]) == 0 {
@@ -76,10 +76,11 @@ func TestEveryRouteHasAClientMethod(t *testing.T) {
 }
 
 // callAnyhow calls fn with arguments that make it send a request: a
-// context, "x" for every string (an id), a *Replica, and option structs
-// whose time fields are set (DeletionListOptions requires Since). An
-// iterator it returns is ranged over until its first value.
-func callAnyhow(t *testing.T, name string, fn reflect.Value) {
+// context, id for every string, a *Replica, and option structs whose time
+// fields are set (DeletionListOptions requires Since). An iterator it
+// returns is ranged over until its first value. It returns the error fn
+// returned or yielded first.
+func callAnyhow(t *testing.T, name string, fn reflect.Value, id string) error {
 	t.Helper()
 	ft := fn.Type()
 	var args []reflect.Value
@@ -88,26 +89,33 @@ func callAnyhow(t *testing.T, name string, fn reflect.Value) {
 		if ft.IsVariadic() && i == ft.NumIn()-1 {
 			break
 		}
-		args = append(args, argFor(t, name, in))
+		args = append(args, argFor(t, name, in, id))
 	}
 	out := fn.Call(args)
-	if len(out) == 0 || out[0].Kind() != reflect.Func {
-		return
+	if len(out) == 0 {
+		return nil
 	}
+	if out[0].Kind() != reflect.Func {
+		err, _ := out[len(out)-1].Interface().(error)
+		return err
+	}
+	var err error
 	seq := out[0]
-	yield := reflect.MakeFunc(seq.Type().In(0), func([]reflect.Value) []reflect.Value {
+	yield := reflect.MakeFunc(seq.Type().In(0), func(vs []reflect.Value) []reflect.Value {
+		err, _ = vs[len(vs)-1].Interface().(error)
 		return []reflect.Value{reflect.ValueOf(false)}
 	})
 	seq.Call([]reflect.Value{yield})
+	return err
 }
 
-func argFor(t *testing.T, name string, typ reflect.Type) reflect.Value {
+func argFor(t *testing.T, name string, typ reflect.Type, id string) reflect.Value {
 	t.Helper()
 	switch {
 	case typ == reflect.TypeFor[context.Context]():
 		return reflect.ValueOf(context.Background())
 	case typ.Kind() == reflect.String:
-		return reflect.ValueOf("x").Convert(typ)
+		return reflect.ValueOf(id).Convert(typ)
 	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Struct:
 		return reflect.New(typ.Elem())
 	case typ.Kind() == reflect.Struct:
