@@ -47,29 +47,7 @@ func TestStatusEnumsAreTheStores(t *testing.T) {
 		"Expand":       nil, // a parameter's value, asked of the real handler in TestRealHandlerSingleItemsAndExpand
 	}
 	is.New(t).True(len(client) >= 8) // the enums were found
-	for name := range otherwise {
-		if _, ok := client[name]; !ok {
-			t.Errorf("the table names %s, which is no enum of statusclient", name)
-		}
-	}
-	for name, consts := range client {
-		t.Run(name, func(t *testing.T) {
-			is := is.New(t)
-			want, ok := otherwise[name]
-			if !ok {
-				want, ok = server[name]
-			}
-			if !ok {
-				t.Fatalf("statusclient.%s has no type of that name in store, nor a line in this test", name)
-			}
-			if want == nil {
-				return
-			}
-			want = slices.Sorted(slices.Values(want))
-			is.True(len(want) > 0) // the store lists the states
-			is.Equal(consts, want) // the client's constants are the store's states
-		})
-	}
+	gosource.Match(t, "statusclient", client, server, otherwise)
 }
 
 // aboutKinds are the kinds of item the store lets a thread be about: those

@@ -132,3 +132,39 @@ func constsOf(pkg *types.Package, typ types.Type) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Match checks each enum of got (its values by its name) against the
+// enum of the same name in want, or, for a name want does not have,
+// otherwise's entry: the values must be the same, in any order; a nil
+// entry says the enum is checked elsewhere. An enum of got named in
+// neither fails t, so a new enum is checked as soon as its counterpart
+// exists, and not silently passed over; so does an entry of otherwise
+// that got does not have. what names got's side in the messages.
+func Match(t *testing.T, what string, got, want, otherwise map[string][]string) {
+	t.Helper()
+	for name := range otherwise {
+		if _, ok := got[name]; !ok {
+			t.Errorf("the table names %s, which is no enum of %s", name, what)
+		}
+	}
+	for name, values := range got {
+		t.Run(name, func(t *testing.T) {
+			w, ok := otherwise[name]
+			if !ok {
+				w, ok = want[name]
+			}
+			switch {
+			case !ok:
+				t.Fatalf("%s's enum %s has no counterpart of that name, nor a line in the test's table", what, name)
+			case w == nil:
+				return
+			case len(w) == 0:
+				t.Fatalf("%s's enum %s: its counterpart has no values", what, name)
+			}
+			g, w := slices.Sorted(slices.Values(values)), slices.Sorted(slices.Values(w))
+			if !slices.Equal(g, w) {
+				t.Errorf("%s's enum %s is %q, want %q", what, name, g, w)
+			}
+		})
+	}
+}
