@@ -5,12 +5,27 @@ import (
 	"iter"
 )
 
-// The client's side of a resource is declared, not written again: a
-// resource's file holds its wire type, its options type (with its filters
-// and etag), one collection or nested value naming its routes, and exported
-// methods of one line each that call it. Paging, the All... walk, the
-// conditional request, id escaping and the empty-id check are here and in
-// pages.go, once for every resource.
+// The client's side of a resource is declared, not written again. Paging,
+// the All... walk, the conditional request, id escaping and the empty-id
+// check are here and in pages.go, once for every resource; a resource's
+// file ("widgets.go") holds:
+//
+//   - its wire type, and its enums (a WidgetStatus whose constants are the
+//     store's type of the same name: the contract test pairs them by name)
+//     and its DeletionWidget constant of DeletionType (one of store.Kinds);
+//   - its options type, embedding ListOptions, with filters (the route's
+//     query parameters) and etag (IfNoneMatch, or "" when it has none);
+//   - one collection (or nested, for a list below a parent item) naming
+//     its routes;
+//   - its List..., All... and Get... methods, one call each.
+//
+// The tests need no edit to know it: TestEveryRouteHasAClientMethod finds
+// its routes in statusapi.Routes and its methods by reflection, and
+// TestEmptyIDSendsNothing its methods that take an id. Sync keeps the
+// lists that synclists.go declares and no other: a list it should keep is
+// a field of Replica and of SyncCursor, key and stamp methods, one line of
+// plainLists, and its routes in the change fake of the Sync tests
+// (changefake_test.go).
 
 // collection is a list route at path ("/projects") of items of type T,
 // selected by options of type O, whose items are also got one by one at
