@@ -18,61 +18,62 @@ import (
 	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
+// table is every route of a handler with every opt-in option, as the
+// handler's one table of routes declares it (statusapi.RouteTable, in
+// routes.go): so that a new route is tested here or the tests fail.
+var table = routeTable()
+
 // routes are a request to every route that takes a key, one that succeeds
-// with test key "a": derived from the handler's one table of routes
-// (statusapi.Routes), so that a new route is tested here or the tests fail.
+// with test key "a": the examples the table declares.
 var routes = exampleRequests()
 
-// examples are requests that succeed with key "a", by route pattern; ""
-// for the routes that take no key.
-var examples = map[string]string{
-	"/v1/projects":                          "/v1/projects",
-	"/v1/projects/{id}":                     "/v1/projects/p1",
-	"/v1/projects/{id}/milestones":          "/v1/projects/p1/milestones",
-	"/v1/deliverables":                      "/v1/deliverables",
-	"/v1/deliverables/{id}/download":        "/v1/deliverables/d1/download",
-	"/v1/deliverables/{id}/file":            "", // the signed link: download_test.go
-	"/v1/invoices":                          "/v1/invoices",
-	"/v1/deletions":                         "/v1/deletions?since=2026-03-01T09:00:00Z",
-	"/v1/threads":                           "/v1/threads",
-	"/v1/threads/{id}":                      "/v1/threads/t1",
-	"/v1/threads/{id}/messages":             "/v1/threads/t1/messages",
-	"/v1/messages":                          "/v1/messages",
-	"/v1/attachments/{id}/download":         "/v1/attachments/att1/download",
-	"/v1/attachments/{id}/file":             "", // the signed link: threads_test.go
-	"/v1/openapi.json":                      "", // public: openapi_test.go
-	"/v1/docs":                              "", // public, HTML: docs_test.go
-	"/v1/docs/redoc.standalone.js":          "", // public, JavaScript: docs_test.go
-	"/v1/rate_limit":                        "", // keyed but reads no store and costs nothing: usage_test.go
-	"/v1/webhook_endpoints":                 "/v1/webhook_endpoints",
-	"/v1/webhook_endpoints/{id}/deliveries": "/v1/webhook_endpoints/we_1/deliveries",
-	"/v1/milestones/{id}":                   "/v1/milestones/m1",
-	"/v1/deliverables/{id}":                 "/v1/deliverables/d1",
-	"/v1/invoices/{id}":                     "/v1/invoices/i24",
-	"/v1/invoices/{id}/document":            "/v1/invoices/i24/document",
-	"/v1/invoices/{id}/file":                "", // the signed link: items_test.go
-	"/v1/messages/{id}":                     "/v1/messages/msg1",
-	"/v1/request_logs":                      "/v1/request_logs",
-	"/v1/events":                            "", // its own auth, failure and stream cases: events_test.go, stream_test.go
+// allOptIns are the options of every opt-in route, as the test harness
+// gives them. Routes only asks whether a recorder is given, so an idle
+// one stands for it.
+func allOptIns() []statusapi.Option {
+	return []statusapi.Option{statusapi.WithWebhookEndpoints(store.NewMemory()),
+		statusapi.WithRequestLog(new(statusapi.RequestRecorder))}
 }
 
-// allRoutes are the routes of a handler with every opt-in option, as the
-// test harness makes it. Routes only asks whether a recorder is given, so
-// an idle one stands for it.
-func allRoutes() []string {
-	return statusapi.Routes(store.NewMemory(), statusapi.WithWebhookEndpoints(store.NewMemory()),
-		statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
+// routeTable reads the table and refuses a route that declares neither
+// an example request nor why it has none, an example of a route that
+// takes no key, and an example that the route's pattern does not match.
+func routeTable() []statusapi.RouteInfo {
+	all := statusapi.RouteTable(store.NewMemory(), allOptIns()...)
+	for _, rt := range all {
+		switch {
+		case (rt.Example == "") == (rt.Exempt == ""):
+			panic("statusapi tests: route " + rt.Pattern + " declares no example request (or both an example and an exemption): give it one in its table entry (see route in routes.go), or exemptBecause naming the test that covers it")
+		case rt.Example != "" && !rt.Keyed:
+			panic("statusapi tests: route " + rt.Pattern + " takes no key, and so no example: the shared tests send keys")
+		case rt.Example != "" && !patternMatches(rt.Pattern, rt.Example):
+			panic("statusapi tests: the example request " + rt.Example + " is not one of route " + rt.Pattern)
+		}
+	}
+	return all
+}
+
+// patternMatches reports whether target's path is one of pattern's: the
+// same segments, a wildcard {name} matching any one.
+func patternMatches(pattern, target string) bool {
+	path, _, _ := strings.Cut(target, "?")
+	want, got := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, seg := range want {
+		if seg != got[i] && !(strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") && got[i] != "") {
+			return false
+		}
+	}
+	return true
 }
 
 func exampleRequests() []string {
 	var out []string
-	for _, pattern := range allRoutes() {
-		ex, ok := examples[pattern]
-		if !ok {
-			panic("statusapi tests: no example request for route " + pattern + ": add one to examples in conventions_test.go")
-		}
-		if ex != "" {
-			out = append(out, ex)
+	for _, rt := range table {
+		if rt.Example != "" {
+			out = append(out, rt.Example)
 		}
 	}
 	return out

@@ -1,0 +1,118 @@
+package statusapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// resource is a kind of item that the API lists and reads by id: its wire
+// form and the project it belongs to. Its list and get make the route
+// functions of the shape every such resource shares, so that a resource's
+// file is its wire type, its conversion and the declaration of its routes
+// (see milestones.go):
+//
+//   - a list parses page, limit and the parameters of its listSpec
+//     (listParamsOf), and expand when the resource belongs to projects;
+//     reads a page from the store (read builds the store's query from the
+//     parameters and the caller, whose projects it passes on); and writes
+//     it, each item in its wire form with its expanded project;
+//   - an item parses expand (or, for a resource of no project, refuses
+//     every parameter), reads the item of the path's id, answers 404 for
+//     one of a project the caller may not see, as for an unknown id, and
+//     writes it.
+//
+// The event feed, the deletion feed and the webhook endpoints are not
+// resources in this sense: their parameters (a cursor, a required since),
+// their visibility (an endpoint's list of projects) and their pages
+// (filtered after the store for a restricted key) are their own.
+type resource[T, W any] struct {
+	// wire is an item's wire form, given the project of expand=project
+	// (the zero expanded, no key, when not asked).
+	wire func(T, expanded) W
+	// projectOf is the project an item belongs to, "" for none (a
+	// retainer invoice), which a key restricted to projects never sees.
+	// nil for a resource that belongs to no project (a project itself, a
+	// message): its routes take no expand, and its read applies the
+	// caller's projects itself.
+	projectOf func(T) string
+}
+
+// plain is the wire of a resource of no project, whose items never carry
+// an expanded project.
+func plain[T, W any](out func(T) W) func(T, expanded) W {
+	return func(v T, _ expanded) W { return out(v) }
+}
+
+// listRead reads a page of a list route from the store: q is the parsed
+// query, r the request (for its context and path), c the caller, whose
+// projects the store's query carries.
+type listRead[T any] func(r *http.Request, c caller, q listParams) (store.Page[T], error)
+
+// itemRead reads the item id of the caller's organization.
+type itemRead[T any] func(ctx context.Context, c caller, id string) (T, error)
+
+// inOrg is the itemRead of a store's get of an organization's item by
+// id, such as store.Store's GetMilestone.
+func inOrg[T any](get func(ctx context.Context, org, id string) (T, error)) itemRead[T] {
+	return func(ctx context.Context, c caller, id string) (T, error) { return get(ctx, c.Org.ID, id) }
+}
+
+// list is the route function of a list of the resource: spec says which
+// parameters beside page and limit it takes (expand is added for a
+// resource of projects), read reads the page.
+func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		var (
+			q     listParams
+			asked bool
+			err   error
+		)
+		if res.projectOf != nil {
+			q, asked, err = expandableList(r, spec)
+		} else {
+			q, err = listParamsOf(r, spec)
+		}
+		if err != nil {
+			return response{}, err
+		}
+		p, err := read(r, c, q)
+		if err != nil {
+			return response{}, err
+		}
+		if res.projectOf == nil {
+			return page(q, p, func(v T) W { return res.wire(v, expanded{}) }), nil
+		}
+		return expandedPage(h, r, c, asked, q, p, res.projectOf, res.wire)
+	}
+}
+
+// get is the route function of one item of the resource, by the path's
+// id, read with read.
+func (res resource[T, W]) get(h *handler, read itemRead[T]) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		if res.projectOf == nil {
+			if err := noParams(r); err != nil {
+				return response{}, err
+			}
+			v, err := read(r.Context(), c, r.PathValue("id"))
+			if err != nil {
+				return response{}, err
+			}
+			return item(res.wire(v, expanded{})), nil
+		}
+		asked, err := itemExpand(r)
+		if err != nil {
+			return response{}, err
+		}
+		v, err := read(r.Context(), c, r.PathValue("id"))
+		if err == nil {
+			err = c.sees(res.projectOf(v))
+		}
+		if err != nil {
+			return response{}, err
+		}
+		return expandedItem(h, r, c, asked, v, res.projectOf, res.wire)
+	}
+}
