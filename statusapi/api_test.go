@@ -237,12 +237,7 @@ const fileContent = "the deliverable's bytes, 0123456789"
 func seed(t testing.TB, a *testAPI) {
 	t.Helper()
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := fatalOn(t)
 	putFixtures(t, a.store, a.files)
 	mint := func(name, org string, expires *time.Time) string {
 		k, rec, err := a.keys.Mint(ctx, org, name, expires)
@@ -296,6 +291,16 @@ func addFixture(f fixture) bool {
 	return true
 }
 
+// fatalOn returns a check that fails t on an error: the seeding's.
+func fatalOn(t testing.TB) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // putFixtures puts every fixture into st and src.
 func putFixtures(t testing.TB, st fixtureStore, src *files.Memory) {
 	t.Helper()
@@ -310,12 +315,7 @@ func putFixtures(t testing.TB, st fixtureStore, src *files.Memory) {
 func seedCore(t testing.TB, st fixtureStore, src *files.Memory, day func(int) time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := fatalOn(t)
 	for _, o := range []struct {
 		id       string
 		plan     store.Plan
@@ -415,12 +415,7 @@ const attachmentContent = "the attachment's bytes"
 func seedThreads(t testing.TB, st fixtureStore, src *files.Memory, day func(int) time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := fatalOn(t)
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	client := store.Author{Name: "Cleo", Side: store.SideClient}
 	for _, th := range []store.Thread{

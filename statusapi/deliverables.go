@@ -46,7 +46,10 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 }
 
 // deliverables are the deliverables of an organization's projects.
-var deliverables = resource[store.Deliverable, deliverable]{wire: deliverableExpanded, projectOf: deliverableProject}
+var deliverables = resource[store.Deliverable, deliverable]{
+	wire:      deliverableExpanded,
+	projectOf: func(v store.Deliverable) string { return v.ProjectID },
+}
 
 // deliverableRoutes are GET
 // /v1/deliverables?page&limit&status&projectId&updatedSince&expand, GET

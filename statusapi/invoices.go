@@ -58,7 +58,10 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // invoices are an organization's invoices: of its projects, or
 // retainer invoices of none, which a key restricted to projects never
 // sees.
-var invoices = resource[store.Invoice, invoice]{wire: invoiceExpanded, projectOf: invoiceProject}
+var invoices = resource[store.Invoice, invoice]{
+	wire:      invoiceExpanded,
+	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
+}
 
 // invoiceRoutes are GET
 // /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET

@@ -40,7 +40,10 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 }
 
 // milestones are a project's milestones.
-var milestones = resource[store.Milestone, milestone]{wire: milestoneExpanded, projectOf: milestoneProject}
+var milestones = resource[store.Milestone, milestone]{
+	wire:      milestoneExpanded,
+	projectOf: func(v store.Milestone) string { return v.ProjectID },
+}
 
 // milestoneRoutes are GET
 // /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,

@@ -99,7 +99,10 @@ func messageOut(m store.Message) message {
 // threads are an organization's threads: of its projects, or of none,
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
-var threads = resource[store.Thread, thread]{wire: threadExpanded, projectOf: threadProject}
+var threads = resource[store.Thread, thread]{
+	wire:      threadExpanded,
+	projectOf: func(v store.Thread) string { return deref(v.ProjectID) },
+}
 
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
