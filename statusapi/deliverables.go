@@ -46,16 +46,18 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 }
 
 // deliverables are the deliverables of an organization's projects.
-var deliverables = resource[store.Deliverable, deliverable]{
+var deliverables = declare(resource[store.Deliverable, deliverable]{
+	kind:      store.KindDeliverable,
+	statuses:  strs(store.DeliverableStatuses),
 	wire:      deliverableExpanded,
 	projectOf: func(v store.Deliverable) string { return v.ProjectID },
-}
+})
 
 // deliverableRoutes are GET
 // /v1/deliverables?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
 func deliverableRoutes(h *handler) []route {
-	list := deliverables.list(h, listSpec{statuses: strs(store.DeliverableStatuses), project: true, since: true},
+	list := deliverables.list(h, listSpec{project: true, since: true},
 		func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
 			return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
 				PageRequest:  q.PageRequest,

@@ -80,16 +80,6 @@ func eventParamsOf(r *http.Request) (eventParams, error) {
 	return p, nil
 }
 
-// eventStatuses are the statuses of each kind that has one: a change of
-// status is also an event typed by the new one.
-var eventStatuses = map[store.Kind][]string{
-	store.KindProject:     strs(store.ProjectStatuses),
-	store.KindMilestone:   strs(store.MilestoneStatuses),
-	store.KindDeliverable: strs(store.DeliverableStatuses),
-	store.KindInvoice:     strs(store.InvoiceStatuses),
-	store.KindThread:      strs(store.ThreadStatuses),
-}
-
 // validEventType reports whether t is "{kind}.created", ".updated",
 // ".deleted", or "{kind}.{one of its statuses}".
 func validEventType(t string) bool {
@@ -101,7 +91,7 @@ func validEventType(t string) bool {
 	case store.ActionCreated, store.ActionUpdated, store.ActionDeleted:
 		return true
 	}
-	return slices.Contains(eventStatuses[store.Kind(kind)], what)
+	return slices.Contains(kindStatuses[store.Kind(kind)], what)
 }
 
 // eventQuery is the store's query for p and the caller: the kinds its

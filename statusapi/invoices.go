@@ -58,16 +58,18 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // invoices are an organization's invoices: of its projects, or
 // retainer invoices of none, which a key restricted to projects never
 // sees.
-var invoices = resource[store.Invoice, invoice]{
+var invoices = declare(resource[store.Invoice, invoice]{
+	kind:      store.KindInvoice,
+	statuses:  strs(store.InvoiceStatuses),
 	wire:      invoiceExpanded,
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
-}
+})
 
 // invoiceRoutes are GET
 // /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/invoices/{id}?expand, and the document's signed link.
 func invoiceRoutes(h *handler) []route {
-	list := invoices.list(h, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: true},
+	list := invoices.list(h, listSpec{project: true, since: true},
 		func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
 			return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
 				PageRequest:  q.PageRequest,

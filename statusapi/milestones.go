@@ -40,17 +40,19 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 }
 
 // milestones are a project's milestones.
-var milestones = resource[store.Milestone, milestone]{
+var milestones = declare(resource[store.Milestone, milestone]{
+	kind:      store.KindMilestone,
+	statuses:  strs(store.MilestoneStatuses),
 	wire:      milestoneExpanded,
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
-}
+})
 
 // milestoneRoutes are GET
 // /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
 // where a project the organization does not have, or the key may not
 // see, is 404; and GET /v1/milestones/{id}?expand.
 func milestoneRoutes(h *handler) []route {
-	list := milestones.list(h, listSpec{statuses: strs(store.MilestoneStatuses), since: true},
+	list := milestones.list(h, listSpec{since: true},
 		func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
 			project := r.PathValue("id")
 			if err := c.sees(project); err != nil {

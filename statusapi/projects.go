@@ -32,12 +32,16 @@ func projectOut(p store.Project) project {
 
 // projects are an organization's projects: a key restricted to projects
 // sees its own only.
-var projects = resource[store.Project, project]{wire: plain(projectOut)}
+var projects = declare(resource[store.Project, project]{
+	kind:     store.KindProject,
+	statuses: strs(store.ProjectStatuses),
+	wire:     plain(projectOut),
+})
 
 // projectRoutes are GET /v1/projects?page&limit&status&updatedSince and
 // GET /v1/projects/{id}.
 func projectRoutes(h *handler) []route {
-	list := projects.list(h, listSpec{statuses: strs(store.ProjectStatuses), since: true},
+	list := projects.list(h, listSpec{since: true},
 		func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
 			return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 				PageRequest:  q.PageRequest,

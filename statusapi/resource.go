@@ -28,6 +28,11 @@ import (
 // their visibility (an endpoint's list of projects) and their pages
 // (filtered after the store for a restricted key) are their own.
 type resource[T, W any] struct {
+	// kind is the kind of the resource's items (deletion records,
+	// events); statuses its states, for a list's status parameter and the
+	// events typed by a change of status (none: the resource has none).
+	kind     store.Kind
+	statuses []string
 	// wire is an item's wire form, given the project of expand=project
 	// (the zero expanded, no key, when not asked).
 	wire func(T, expanded) W
@@ -37,6 +42,21 @@ type resource[T, W any] struct {
 	// message): its routes take no expand, and its read applies the
 	// caller's projects itself.
 	projectOf func(T) string
+}
+
+// kindStatuses are the statuses of each kind of item that has some, as
+// its resource declares them (declare): a change of status is also an
+// event typed by the new one (see validEventType).
+var kindStatuses = map[store.Kind][]string{}
+
+// declare returns res, its statuses registered under its kind: each
+// resource is declared through it (var milestones = declare(...)), so
+// that a new resource's statuses need no list of their own.
+func declare[T, W any](res resource[T, W]) resource[T, W] {
+	if len(res.statuses) > 0 {
+		kindStatuses[res.kind] = res.statuses
+	}
+	return res
 }
 
 // plain is the wire of a resource of no project, whose items never carry
@@ -60,9 +80,11 @@ func inOrg[T any](get func(ctx context.Context, org, id string) (T, error)) item
 }
 
 // list is the route function of a list of the resource: spec says which
-// parameters beside page and limit it takes (expand is added for a
-// resource of projects), read reads the page.
+// parameters beside page and limit it takes (status, of the resource's
+// statuses, when it has some; expand for a resource of projects), read
+// reads the page.
 func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiFunc {
+	spec.statuses = res.statuses
 	return func(r *http.Request, c caller) (response, error) {
 		var (
 			q     listParams

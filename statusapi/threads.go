@@ -99,14 +99,19 @@ func messageOut(m store.Message) message {
 // threads are an organization's threads: of its projects, or of none,
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
-var threads = resource[store.Thread, thread]{
+var threads = declare(resource[store.Thread, thread]{
+	kind:      store.KindThread,
+	statuses:  strs(store.ThreadStatuses),
 	wire:      threadExpanded,
 	projectOf: func(v store.Thread) string { return deref(v.ProjectID) },
-}
+})
 
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
-var messages = resource[store.Message, message]{wire: plain(messageOut)}
+var messages = declare(resource[store.Message, message]{
+	kind: store.KindMessage,
+	wire: plain(messageOut),
+})
 
 // threadRoutes are the routes of threads, messages and attachments
 // (store.Threads): GET /v1/threads?page&limit&status&projectId&updatedSince&expand,
@@ -115,7 +120,7 @@ var messages = resource[store.Message, message]{wire: plain(messageOut)}
 // /v1/messages?page&limit&threadId&projectId&updatedSince, and
 // /v1/messages/{id}.
 func threadRoutes(h *handler) []route {
-	listThreads := threads.list(h, listSpec{statuses: strs(store.ThreadStatuses), project: true, since: true},
+	listThreads := threads.list(h, listSpec{project: true, since: true},
 		func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
 			return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
 				PageRequest:  q.PageRequest,
