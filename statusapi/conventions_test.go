@@ -360,132 +360,30 @@ type failing interface {
 	store.WebhookEndpoints
 }
 
-// failStore fails every read with err (Ping too).
-type failStore struct{ err error }
+// failStore fails every read with err (Ping too): each of store.Store's
+// reads, through storetest.Unimplemented, and those of the request log
+// and webhook endpoints.
+type failStore struct {
+	storetest.Unimplemented
+	err error
+}
 
-func (s failStore) DataVersion(context.Context, string) (int64, error) { return 0, s.err }
-func (s failStore) ListEvents(context.Context, string, store.EventQuery) (store.EventPage, error) {
-	return store.EventPage{}, s.err
+func newFailStore(err error) failStore {
+	return failStore{Unimplemented: storetest.Unimplemented{Err: func(context.Context, string) error { return err }}, err: err}
 }
-func (s failStore) LatestEvent(context.Context, string) (string, error) { return "", s.err }
-func (s failStore) WatchEvents(ctx context.Context, _ string) <-chan struct{} {
-	return storetest.Unimplemented{}.WatchEvents(ctx, "")
-}
+
 func (s failStore) Ping(context.Context) error { return s.err }
-
-func (s failStore) ListProjects(context.Context, string, store.ProjectQuery) (store.Page[store.Project], error) {
-	return store.Page[store.Project]{}, s.err
-}
-func (s failStore) GetProject(context.Context, string, string) (store.Project, error) {
-	return store.Project{}, s.err
-}
-func (s failStore) ListMilestones(context.Context, string, string, store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return store.Page[store.Milestone]{}, s.err
-}
-func (s failStore) ListDeliverables(context.Context, string, store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return store.Page[store.Deliverable]{}, s.err
-}
-func (s failStore) GetDeliverable(context.Context, string, string) (store.Deliverable, error) {
-	return store.Deliverable{}, s.err
-}
-func (s failStore) ListInvoices(context.Context, string, store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return store.Page[store.Invoice]{}, s.err
-}
-func (s failStore) ListDeletions(context.Context, string, store.DeletionQuery) (store.Page[store.Deletion], error) {
-	return store.Page[store.Deletion]{}, s.err
-}
-func (s failStore) ListThreads(context.Context, string, store.ThreadQuery) (store.Page[store.Thread], error) {
-	return store.Page[store.Thread]{}, s.err
-}
-func (s failStore) GetThread(context.Context, string, string) (store.Thread, error) {
-	return store.Thread{}, s.err
-}
-func (s failStore) ListThreadMessages(context.Context, string, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, s.err
-}
-func (s failStore) ListMessages(context.Context, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, s.err
-}
-func (s failStore) GetAttachment(context.Context, string, string) (store.Attachment, error) {
-	return store.Attachment{}, s.err
-}
-func (s failStore) GetProjects(context.Context, string, []string) ([]store.Project, error) {
-	return nil, s.err
-}
-func (s failStore) GetMilestone(context.Context, string, string) (store.Milestone, error) {
-	return store.Milestone{}, s.err
-}
-func (s failStore) GetInvoice(context.Context, string, string) (store.Invoice, error) {
-	return store.Invoice{}, s.err
-}
-func (s failStore) GetMessage(context.Context, string, string, []string) (store.Message, error) {
-	return store.Message{}, s.err
-}
 
 // blockingStore answers every read only when ctx is done.
 type blockingStore struct{ storetest.Unimplemented }
 
-func (b blockingStore) DataVersion(ctx context.Context, _ string) (int64, error) {
-	return 0, b.wait(ctx)
-}
-func (b blockingStore) ListEvents(ctx context.Context, _ string, _ store.EventQuery) (store.EventPage, error) {
-	return store.EventPage{}, b.wait(ctx)
-}
-func (b blockingStore) LatestEvent(ctx context.Context, _ string) (string, error) {
-	return "", b.wait(ctx)
+func newBlockingStore() blockingStore {
+	return blockingStore{storetest.Unimplemented{Err: func(ctx context.Context, _ string) error { return blockingStore{}.wait(ctx) }}}
 }
 
 func (blockingStore) wait(ctx context.Context) error {
 	<-ctx.Done()
 	return fmt.Errorf("memory: %w", ctx.Err())
-}
-func (b blockingStore) ListProjects(ctx context.Context, _ string, _ store.ProjectQuery) (store.Page[store.Project], error) {
-	return store.Page[store.Project]{}, b.wait(ctx)
-}
-func (b blockingStore) GetProject(ctx context.Context, _, _ string) (store.Project, error) {
-	return store.Project{}, b.wait(ctx)
-}
-func (b blockingStore) ListMilestones(ctx context.Context, _, _ string, _ store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return store.Page[store.Milestone]{}, b.wait(ctx)
-}
-func (b blockingStore) ListDeliverables(ctx context.Context, _ string, _ store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return store.Page[store.Deliverable]{}, b.wait(ctx)
-}
-func (b blockingStore) GetDeliverable(ctx context.Context, _, _ string) (store.Deliverable, error) {
-	return store.Deliverable{}, b.wait(ctx)
-}
-func (b blockingStore) ListInvoices(ctx context.Context, _ string, _ store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return store.Page[store.Invoice]{}, b.wait(ctx)
-}
-func (b blockingStore) ListDeletions(ctx context.Context, _ string, _ store.DeletionQuery) (store.Page[store.Deletion], error) {
-	return store.Page[store.Deletion]{}, b.wait(ctx)
-}
-func (b blockingStore) ListThreads(ctx context.Context, _ string, _ store.ThreadQuery) (store.Page[store.Thread], error) {
-	return store.Page[store.Thread]{}, b.wait(ctx)
-}
-func (b blockingStore) GetThread(ctx context.Context, _, _ string) (store.Thread, error) {
-	return store.Thread{}, b.wait(ctx)
-}
-func (b blockingStore) ListThreadMessages(ctx context.Context, _, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, b.wait(ctx)
-}
-func (b blockingStore) ListMessages(ctx context.Context, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, b.wait(ctx)
-}
-func (b blockingStore) GetAttachment(ctx context.Context, _, _ string) (store.Attachment, error) {
-	return store.Attachment{}, b.wait(ctx)
-}
-func (b blockingStore) GetProjects(ctx context.Context, _ string, _ []string) ([]store.Project, error) {
-	return nil, b.wait(ctx)
-}
-func (b blockingStore) GetMilestone(ctx context.Context, _, _ string) (store.Milestone, error) {
-	return store.Milestone{}, b.wait(ctx)
-}
-func (b blockingStore) GetInvoice(ctx context.Context, _, _ string) (store.Invoice, error) {
-	return store.Invoice{}, b.wait(ctx)
-}
-func (b blockingStore) GetMessage(ctx context.Context, _, _ string, _ []string) (store.Message, error) {
-	return store.Message{}, b.wait(ctx)
 }
 
 // TestStoreFailures runs every route, the signed file link included,
@@ -497,10 +395,10 @@ func TestStoreFailures(t *testing.T) {
 		status     int
 		st         failing
 	}{
-		{"unexpected error", "INTERNAL", 500, failStore{errors.New("pq: relation secret_table does not exist")}},
-		{"ErrUnavailable", "UNAVAILABLE", 503, failStore{fmt.Errorf("bunstore: dial tcp secret_host: %w", store.ErrUnavailable)}},
-		{"deadline", "UNAVAILABLE", 503, failStore{fmt.Errorf("bunstore: secret_table: %w", context.DeadlineExceeded)}},
-		{"timeout", "UNAVAILABLE", 503, blockingStore{}},
+		{"unexpected error", "INTERNAL", 500, newFailStore(errors.New("pq: relation secret_table does not exist"))},
+		{"ErrUnavailable", "UNAVAILABLE", 503, newFailStore(fmt.Errorf("bunstore: dial tcp secret_host: %w", store.ErrUnavailable))},
+		{"deadline", "UNAVAILABLE", 503, newFailStore(fmt.Errorf("bunstore: secret_table: %w", context.DeadlineExceeded))},
+		{"timeout", "UNAVAILABLE", 503, newBlockingStore()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			healthy := newTestAPI(t)
@@ -554,7 +452,7 @@ func TestCacheHeaders(t *testing.T) {
 
 func TestClientGoneWritesNothing(t *testing.T) {
 	is := is.New(t)
-	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return blockingStore{} }})
+	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return newBlockingStore() }})
 	ctx, cancel := context.WithCancel(context.Background())
 	req := api.Request("GET", "/v1/invoices", "a").WithContext(ctx)
 	cancel()
