@@ -47,6 +47,7 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 
 // deliverables are the deliverables of an organization's projects.
 var deliverables = declare(resource[store.Deliverable, deliverable]{
+	scope:     auth.ScopeDeliverables,
 	kind:      store.KindDeliverable,
 	statuses:  strs(store.DeliverableStatuses),
 	wire:      deliverableExpanded,
@@ -57,19 +58,18 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 // /v1/deliverables?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
 func deliverableRoutes(h *handler) []route {
-	list := deliverables.list(h, listSpec{project: true, since: true},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
-			return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
-				PageRequest:  q.PageRequest,
-				UpdatedSince: q.UpdatedSince,
-				Status:       store.DeliverableStatus(q.Status),
-				ProjectID:    q.ProjectID,
-				OnlyProjects: c.ProjectIDs,
-			})
-		})
 	return []route{
-		h.cachedRoute("/v1/deliverables", auth.ScopeDeliverables, list, "/v1/deliverables"),
-		h.cachedRoute("/v1/deliverables/{id}", auth.ScopeDeliverables, deliverables.get(h, inOrg(h.st.GetDeliverable)), "/v1/deliverables/d1"),
+		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{project: true, since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
+				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.DeliverableStatus(q.Status),
+					ProjectID:    q.ProjectID,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h.st.GetDeliverable)),
 		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download"),
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).

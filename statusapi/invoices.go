@@ -59,6 +59,7 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // retainer invoices of none, which a key restricted to projects never
 // sees.
 var invoices = declare(resource[store.Invoice, invoice]{
+	scope:     auth.ScopeInvoices,
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
 	wire:      invoiceExpanded,
@@ -69,19 +70,18 @@ var invoices = declare(resource[store.Invoice, invoice]{
 // /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/invoices/{id}?expand, and the document's signed link.
 func invoiceRoutes(h *handler) []route {
-	list := invoices.list(h, listSpec{project: true, since: true},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
-			return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
-				PageRequest:  q.PageRequest,
-				UpdatedSince: q.UpdatedSince,
-				Status:       store.InvoiceStatus(q.Status),
-				ProjectID:    q.ProjectID,
-				OnlyProjects: c.ProjectIDs,
-			})
-		})
 	return []route{
-		h.cachedRoute("/v1/invoices", auth.ScopeInvoices, list, "/v1/invoices"),
-		h.cachedRoute("/v1/invoices/{id}", auth.ScopeInvoices, invoices.get(h, inOrg(h.st.GetInvoice)), "/v1/invoices/i24"),
+		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{project: true, since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
+				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.InvoiceStatus(q.Status),
+					ProjectID:    q.ProjectID,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)),
 		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document"),
 		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go"),
 	}

@@ -41,6 +41,7 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 
 // milestones are a project's milestones.
 var milestones = declare(resource[store.Milestone, milestone]{
+	scope:     auth.ScopeProjects,
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
 	wire:      milestoneExpanded,
@@ -52,20 +53,19 @@ var milestones = declare(resource[store.Milestone, milestone]{
 // where a project the organization does not have, or the key may not
 // see, is 404; and GET /v1/milestones/{id}?expand.
 func milestoneRoutes(h *handler) []route {
-	list := milestones.list(h, listSpec{since: true},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
-			project := r.PathValue("id")
-			if err := c.sees(project); err != nil {
-				return store.Page[store.Milestone]{}, err
-			}
-			return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
-				PageRequest:  q.PageRequest,
-				UpdatedSince: q.UpdatedSince,
-				Status:       store.MilestoneStatus(q.Status),
-			})
-		})
 	return []route{
-		h.cachedRoute("/v1/projects/{id}/milestones", auth.ScopeProjects, list, "/v1/projects/p1/milestones"),
-		h.cachedRoute("/v1/milestones/{id}", auth.ScopeProjects, milestones.get(h, inOrg(h.st.GetMilestone)), "/v1/milestones/m1"),
+		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
+				project := r.PathValue("id")
+				if err := c.sees(project); err != nil {
+					return store.Page[store.Milestone]{}, err
+				}
+				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.MilestoneStatus(q.Status),
+				})
+			}),
+		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)),
 	}
 }

@@ -33,6 +33,7 @@ func projectOut(p store.Project) project {
 // projects are an organization's projects: a key restricted to projects
 // sees its own only.
 var projects = declare(resource[store.Project, project]{
+	scope:    auth.ScopeProjects,
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
 	wire:     plain(projectOut),
@@ -41,24 +42,22 @@ var projects = declare(resource[store.Project, project]{
 // projectRoutes are GET /v1/projects?page&limit&status&updatedSince and
 // GET /v1/projects/{id}.
 func projectRoutes(h *handler) []route {
-	list := projects.list(h, listSpec{since: true},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
-			return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
-				PageRequest:  q.PageRequest,
-				UpdatedSince: q.UpdatedSince,
-				Status:       store.ProjectStatus(q.Status),
-				OnlyProjects: c.ProjectIDs,
-			})
-		})
-	// A project the key may not see is 404 without reading the store.
-	get := projects.get(h, func(ctx context.Context, c caller, id string) (store.Project, error) {
-		if err := c.sees(id); err != nil {
-			return store.Project{}, err
-		}
-		return h.st.GetProject(ctx, c.Org.ID, id)
-	})
 	return []route{
-		h.cachedRoute("/v1/projects", auth.ScopeProjects, list, "/v1/projects"),
-		h.cachedRoute("/v1/projects/{id}", auth.ScopeProjects, get, "/v1/projects/p1"),
+		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
+				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.ProjectStatus(q.Status),
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		// A project the key may not see is 404 without reading the store.
+		projects.itemRoute(h, "/v1/projects/{id}", "/v1/projects/p1", func(ctx context.Context, c caller, id string) (store.Project, error) {
+			if err := c.sees(id); err != nil {
+				return store.Project{}, err
+			}
+			return h.st.GetProject(ctx, c.Org.ID, id)
+		}),
 	}
 }

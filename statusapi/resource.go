@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -33,6 +34,9 @@ type resource[T, W any] struct {
 	// events typed by a change of status (none: the resource has none).
 	kind     store.Kind
 	statuses []string
+	// scope is the one a restricted key needs to read the resource
+	// (auth.Scope: the scope that covers its kind).
+	scope auth.Scope
 	// wire is an item's wire form, given the project of expand=project
 	// (the zero expanded, no key, when not asked).
 	wire func(T, expanded) W
@@ -79,19 +83,38 @@ func inOrg[T any](get func(ctx context.Context, org, id string) (T, error)) item
 	return func(ctx context.Context, c caller, id string) (T, error) { return get(ctx, c.Org.ID, id) }
 }
 
-// list is the route function of a list of the resource: spec says which
-// parameters beside page and limit it takes (status, of the resource's
-// statuses, when it has some; expand for a resource of projects), read
-// reads the page.
-func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiFunc {
+// listRoute is a list of the resource at path, cached and needing the
+// resource's scope; example is its request in the tests (see route).
+// spec says which parameters beside page and limit it takes: status, of
+// the resource's statuses, when it has some, and expand for a resource of
+// projects, are added. read reads the page.
+func (res resource[T, W]) listRoute(h *handler, path, example string, spec listSpec, read listRead[T]) route {
 	spec.statuses = res.statuses
+	if res.projectOf != nil {
+		spec.expand = true
+	}
+	rt := h.cachedRoute(path, res.scope, res.list(h, spec, read), example)
+	rt.list = &spec
+	return rt
+}
+
+// itemRoute is one item of the resource at path, by its {id}, read with
+// read: cached and needing the resource's scope; example is its request
+// in the tests (see route).
+func (res resource[T, W]) itemRoute(h *handler, path, example string, read itemRead[T]) route {
+	return h.cachedRoute(path, res.scope, res.get(h, read), example)
+}
+
+// list is the route function of a list of the resource, as listRoute
+// says.
+func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiFunc {
 	return func(r *http.Request, c caller) (response, error) {
 		var (
 			q     listParams
 			asked bool
 			err   error
 		)
-		if res.projectOf != nil {
+		if spec.expand {
 			q, asked, err = expandableList(r, spec)
 		} else {
 			q, err = listParamsOf(r, spec)
@@ -110,8 +133,8 @@ func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiF
 	}
 }
 
-// get is the route function of one item of the resource, by the path's
-// id, read with read.
+// get is the route function of one item of the resource, as itemRoute
+// says.
 func (res resource[T, W]) get(h *handler, read itemRead[T]) apiFunc {
 	return func(r *http.Request, c caller) (response, error) {
 		if res.projectOf == nil {

@@ -28,6 +28,9 @@ type route struct {
 	// the route has none and which test covers it instead.
 	example string
 	exempt  string
+	// list is the parameters of a resource's list (see listRoute); nil
+	// for any other route.
+	list *listSpec
 }
 
 // cachedRoute is a keyed route whose answer is a function of the

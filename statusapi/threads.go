@@ -100,6 +100,7 @@ func messageOut(m store.Message) message {
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
 var threads = declare(resource[store.Thread, thread]{
+	scope:     auth.ScopeThreads,
 	kind:      store.KindThread,
 	statuses:  strs(store.ThreadStatuses),
 	wire:      threadExpanded,
@@ -109,8 +110,9 @@ var threads = declare(resource[store.Thread, thread]{
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
 var messages = declare(resource[store.Message, message]{
-	kind: store.KindMessage,
-	wire: plain(messageOut),
+	scope: auth.ScopeThreads,
+	kind:  store.KindMessage,
+	wire:  plain(messageOut),
 })
 
 // threadRoutes are the routes of threads, messages and attachments
@@ -120,45 +122,41 @@ var messages = declare(resource[store.Message, message]{
 // /v1/messages?page&limit&threadId&projectId&updatedSince, and
 // /v1/messages/{id}.
 func threadRoutes(h *handler) []route {
-	listThreads := threads.list(h, listSpec{project: true, since: true},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
-			return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
-				PageRequest:  q.PageRequest,
-				Status:       store.ThreadStatus(q.Status),
-				ProjectID:    q.ProjectID,
-				UpdatedSince: q.UpdatedSince,
-				OnlyProjects: c.ProjectIDs,
-			})
-		})
-	listThreadMessages := messages.list(h, listSpec{since: true},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
-			return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
-				PageRequest:  q.PageRequest,
-				UpdatedSince: q.UpdatedSince,
-				OnlyProjects: c.ProjectIDs,
-			})
-		})
-	listMessages := messages.list(h, listSpec{project: true, since: true, extra: []string{paramThreadID}},
-		func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
-			return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
-				PageRequest:  q.PageRequest,
-				ThreadID:     q.given[paramThreadID],
-				ProjectID:    q.ProjectID,
-				UpdatedSince: q.UpdatedSince,
-				OnlyProjects: c.ProjectIDs,
-			})
-		})
-	// An internal message, one of an internal thread, or one the key may
-	// not see is 404.
-	getMessage := messages.get(h, func(ctx context.Context, c caller, id string) (store.Message, error) {
-		return h.st.GetMessage(ctx, c.Org.ID, id, c.ProjectIDs)
-	})
 	return []route{
-		h.cachedRoute("/v1/threads", auth.ScopeThreads, listThreads, "/v1/threads"),
-		h.cachedRoute("/v1/threads/{id}", auth.ScopeThreads, threads.get(h, inOrg(h.st.GetThread)), "/v1/threads/t1"),
-		h.cachedRoute("/v1/threads/{id}/messages", auth.ScopeThreads, listThreadMessages, "/v1/threads/t1/messages"),
-		h.cachedRoute("/v1/messages", auth.ScopeThreads, listMessages, "/v1/messages"),
-		h.cachedRoute("/v1/messages/{id}", auth.ScopeThreads, getMessage, "/v1/messages/msg1"),
+		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{project: true, since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
+				return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
+					PageRequest:  q.PageRequest,
+					Status:       store.ThreadStatus(q.Status),
+					ProjectID:    q.ProjectID,
+					UpdatedSince: q.UpdatedSince,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h.st.GetThread)),
+		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
+				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{project: true, since: true, extra: []string{paramThreadID}},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
+				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
+					PageRequest:  q.PageRequest,
+					ThreadID:     q.given[paramThreadID],
+					ProjectID:    q.ProjectID,
+					UpdatedSince: q.UpdatedSince,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		// An internal message, one of an internal thread, or one the key may
+		// not see is 404.
+		messages.itemRoute(h, "/v1/messages/{id}", "/v1/messages/msg1", func(ctx context.Context, c caller, id string) (store.Message, error) {
+			return h.st.GetMessage(ctx, c.Org.ID, id, c.ProjectIDs)
+		}),
 		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download"),
 		// The signed link, as a deliverable's (see download.go).
 		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go"),
