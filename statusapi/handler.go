@@ -191,14 +191,15 @@
 // every route through the table, so a new route needs no edit to them.
 //
 // A resource listed and read by id, and that belongs to a project or is
-// one, is a resource[T, W] (resource.go): its wire form and the project
-// an item belongs to. Its list and get are the route functions: a list
-// needs only its listSpec and the store call that reads a page, an item
-// the store's get; parameters, expand=project, the 404 of an item the key
-// may not see, and the page's envelope are theirs. So a new resource's
-// file in this package is its wire type, its conversion and its routes
-// (as milestones.go), plus one line in resources; its test data is a
-// fixture its own test file adds (addFixture, in api_test.go).
+// one, is a resource[T, W] (resource.go), declared once (declare): its
+// kind, statuses and scope, its wire form and the project an item belongs
+// to. Its routes are listRoute (its listSpec and the store call that
+// reads a page) and itemRoute (the store's get); parameters, status,
+// expand=project, the 404 of an item the key may not see, and the page's
+// envelope are theirs, and the event types of its statuses follow. So a
+// new resource's file in this package is its wire type, its conversion
+// and its routes (as milestones.go), plus one line in resources; its test
+// data is a fixture its own test file adds (addFixture, in api_test.go).
 //
 // A new resource of v1 grows store.Store: an interface of its own in
 // package store (as store.Threads in threads.go), embedded in store.Store,
