@@ -485,27 +485,6 @@ func none[T any](ctx context.Context, r store.PageRequest) (store.Page[T], error
 	return store.Page[T]{Items: []T{}}, unmatched(ctx, nil)
 }
 
-// get returns the organization's row of R's table (aliased alias) with
-// that id; the error wraps store.ErrNotFound when there is none.
-func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R, error) {
-	var row R
-	if !storable(orgID, id) {
-		return row, unmatched(ctx, fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound))
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	err := s.newSelect(&row).
-		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
-		Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return row, fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound)
-	}
-	if err != nil {
-		return row, failure(ctx, store.ErrUnavailable, fmt.Sprintf("%s %q", what, id), err)
-	}
-	return row, nil
-}
-
 // selectPage returns the rows of one page, in order, and the count of all
 // rows that filter matches, in one round trip. filter applies the WHERE
 // clauses (the organization's first) to a query on R's table; order is the

@@ -60,6 +60,18 @@ type threadRow struct {
 	MessagesChangedAt *time.Time `bun:"messages_changed_at,scanonly"`
 }
 
+// threadTable is the table of threads, for the generic list and get
+// (resource): clients see the threads that are not internal, and a list's
+// total is counted (item_counts holds no threads). An organization-wide
+// thread (project NULL) matches no restriction to projects.
+var threadTable = resource[threadRow, store.Thread]{
+	kind: "thread", plural: "threads", alias: "t",
+	order:   "t.last_message_at DESC NULLS LAST, t.id",
+	project: "t.project_id", status: "t.status",
+	visible: visibleThread,
+	item:    threadRow.thread,
+}
+
 func (row threadRow) thread() store.Thread {
 	th := store.Thread{
 		ID:            row.ID,
@@ -342,47 +354,14 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // indexes of the same shapes. Every one of them holds visible threads
 // only.
 func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	only, nothing := allowed(q.OnlyProjects)
-	if !storable(orgID, q.ProjectID) || nothing {
-		return none[store.Thread](ctx, q.PageRequest)
-	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("t.org_id = ?", orgID).Where(visibleThread)
-		if q.ProjectID != "" {
-			sq = sq.Where("t.project_id = ?", q.ProjectID)
-		}
-		if q.Status != "" {
-			sq = sq.Where("t.status = ?", q.Status)
-		}
-		sq = restrict(sq, "t.project_id", only) // an organization-wide thread (NULL) matches none
-		return since(sq, "t", q.UpdatedSince)
-	}
-	return list(ctx, s, "threads", q.PageRequest, q.UpdatedSince, filter, nil, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
+	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetThread returns one of the organization's visible threads; the error
 // wraps store.ErrNotFound when it has none with that id, or only an
 // internal one.
 func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, error) {
-	notFound := fmt.Errorf("bunstore: thread %q: %w", id, store.ErrNotFound)
-	if !storable(orgID, id) {
-		return store.Thread{}, unmatched(ctx, notFound)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	var row threadRow
-	err := s.newSelect(&row).
-		ColumnExpr("t.*"). // the triggers' columns too
-		Where("t.org_id = ? AND t.id = ?", orgID, id).
-		Where(visibleThread).
-		Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Thread{}, notFound
-	}
-	if err != nil {
-		return store.Thread{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("thread %q", id), err)
-	}
-	return row.thread(), nil
+	return threadTable.get(ctx, s, orgID, id)
 }
 
 // ListThreadMessages returns a page of one of the organization's visible
@@ -416,11 +395,8 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
 	if len(rows) == 0 {
-		var found bool
-		err := s.db.NewSelect().
-			ColumnExpr("EXISTS (?)", restrict(s.newSelect((*threadRow)(nil)).
-				ColumnExpr("1").Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only)).
-			Scan(ctx, &found)
+		found, err := s.exists(ctx, restrict(s.newSelect((*threadRow)(nil)).
+			Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only))
 		if err != nil {
 			return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
 		}
