@@ -52,7 +52,7 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 
 	is.NoErr(bunstore.Migrate(ctx, db))
 	want := []string{"api_keys", "attachments", "changes", "clientstatus_migrations", "clientstatus_migrations_locks", "data_version_log", "deletions", "deliverables", "departures", "invoices",
-		"item_counts", "key_usage", "messages", "milestones", "organizations", "projects", "request_logs", "sync_horizon", "threads",
+		"item_counts", "key_usage", "messages", "milestones", "organizations", "projects", "request_logs", "resource_kinds", "sync_horizon", "threads",
 		"webhook_deliveries", "webhook_endpoints", "webhook_jobs"}
 	is.Equal(tables(t, db), want) // every table, and bun/migrate's bookkeeping
 	own := slices.Sorted(slices.Values(bunstore.StoreTables))
