@@ -112,7 +112,7 @@ func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.Deli
 // its file lives; the error wraps store.ErrNotFound when it has none with
 // that id.
 func (s *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Deliverable, error) {
-	return deliverableTable.get(ctx, s, orgID, id)
+	return deliverableTable.get(ctx, s, orgID, id, nil)
 }
 
 // DeleteDeliverable deletes one of the organization's deliverables,

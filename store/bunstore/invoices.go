@@ -126,7 +126,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 // document lives; the error wraps store.ErrNotFound when it has none with
 // that id.
 func (s *Store) GetInvoice(ctx context.Context, orgID, id string) (store.Invoice, error) {
-	return invoiceTable.get(ctx, s, orgID, id)
+	return invoiceTable.get(ctx, s, orgID, id, nil)
 }
 
 // DeleteInvoice deletes one of the organization's invoices, leaving a

@@ -114,7 +114,7 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 // GetMilestone returns one of the organization's milestones; the error
 // wraps store.ErrNotFound when it has none with that id.
 func (s *Store) GetMilestone(ctx context.Context, orgID, id string) (store.Milestone, error) {
-	return milestoneTable.get(ctx, s, orgID, id)
+	return milestoneTable.get(ctx, s, orgID, id, nil)
 }
 
 // DeleteMilestone deletes one of the organization's milestones, leaving a

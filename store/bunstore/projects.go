@@ -88,7 +88,7 @@ func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQ
 // GetProject returns one of the organization's projects; the error wraps
 // store.ErrNotFound when it has none with that id.
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
-	return projectTable.get(ctx, s, orgID, id)
+	return projectTable.get(ctx, s, orgID, id, nil)
 }
 
 // GetProjects returns those of the organization's projects whose ids are

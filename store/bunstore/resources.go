@@ -51,6 +51,9 @@ type resource[R counted, T any] struct {
 	// counted says item_counts holds the resource's totals, under kind;
 	// else a list counts its rows.
 	counted bool
+	// columns, when not nil, adds columns to every row read, after a
+	// page's limit (a message's attachments, gathered as JSON).
+	columns func(*Store, *bun.SelectQuery) *bun.SelectQuery
 	// item converts a row to the item a read returns.
 	item func(R) T
 }
@@ -84,7 +87,15 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	if what == "" {
 		what = r.plural
 	}
-	return list(ctx, s, what, l.PageRequest, l.since, r.filter(orgID, l, only), count, order(r.alias, l.since, r.order), r.item)
+	return list(ctx, s, what, l.PageRequest, l.since, r.filter(orgID, l, only), count, order(r.alias, l.since, r.order), r.extra(s), r.item)
+}
+
+// extra is the page's columns (see columns), or nil.
+func (r resource[R, T]) extra(s *Store) func(*bun.SelectQuery) *bun.SelectQuery {
+	if r.columns == nil {
+		return nil
+	}
+	return func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
 }
 
 // filter is the WHERE clause of a list: the organization, what clients
@@ -109,9 +120,10 @@ func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun
 }
 
 // get returns the organization's item with that id, one that clients may
-// see; the error wraps store.ErrNotFound when there is none.
-func (r resource[R, T]) get(ctx context.Context, s *Store, orgID, id string) (T, error) {
-	row, err := r.row(ctx, s, orgID, id)
+// see and, when onlyProjects is not nil, of one of those projects; the
+// error wraps store.ErrNotFound when there is none.
+func (r resource[R, T]) get(ctx context.Context, s *Store, orgID, id string, onlyProjects []string) (T, error) {
+	row, err := r.row(ctx, s, orgID, id, onlyProjects)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -120,18 +132,24 @@ func (r resource[R, T]) get(ctx context.Context, s *Store, orgID, id string) (T,
 }
 
 // row is get's row, every column of the table read (the triggers' too).
-func (r resource[R, T]) row(ctx context.Context, s *Store, orgID, id string) (R, error) {
+func (r resource[R, T]) row(ctx context.Context, s *Store, orgID, id string, onlyProjects []string) (R, error) {
 	var row R
-	if !storable(orgID, id) {
+	only, nothing := allowed(onlyProjects)
+	if !storable(orgID, id) || nothing {
 		return row, unmatched(ctx, fmt.Errorf("bunstore: %s %q: %w", r.kind, id, store.ErrNotFound))
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	q := s.newSelect(&row).
-		ColumnExpr("?TableAlias.*").
-		Where("?.org_id = ? AND ?.id = ?", bun.Ident(r.alias), orgID, bun.Ident(r.alias), id)
+	q := s.newSelect(&row).ColumnExpr("?TableAlias.*")
+	if r.columns != nil {
+		q = r.columns(s, q)
+	}
+	q = q.Where("?.org_id = ? AND ?.id = ?", bun.Ident(r.alias), orgID, bun.Ident(r.alias), id)
 	if r.visible != "" {
 		q = q.Where(r.visible)
+	}
+	if r.project != "" {
+		q = restrict(q, r.project, only)
 	}
 	err := q.Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
