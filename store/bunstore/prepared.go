@@ -163,8 +163,8 @@ func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.Invo
 // invoiceListText is the statement of a page of invoices and its total,
 // with a filter on status, on project, or both: $1 is the organization,
 // $2 the limit, $3 the offset, then the status and the project, as given.
-// The page is selectPage's, by the invoices_list index of the filter's
-// shape; the total is tallied's, a sum of rows of item_counts, and the
+// The page is selectPage's, in invoiceTable's order, by the
+// invoices_list index of the filter's shape; the total is tallied's, a sum of rows of item_counts, and the
 // version DataVersion's, both in every row; a page past the end is one row
 // with the version, the total and null columns.
 func (s *Store) invoiceListText(status, project bool) string {
@@ -194,7 +194,7 @@ func (s *Store) invoiceListText(status, project bool) string {
 		b.WriteString(s.tableText("invoices"))
 		b.WriteString(" AS i WHERE i.org_id = $1")
 		b.WriteString(filter)
-		b.WriteString(" ORDER BY i.issued_at DESC, i.id LIMIT $2 OFFSET $3) AS i ON true ORDER BY i.issued_at DESC, i.id")
+		b.WriteString(" ORDER BY " + invoiceTable.order + " LIMIT $2 OFFSET $3) AS i ON true ORDER BY " + invoiceTable.order)
 		return b.String()
 	})
 }
