@@ -112,6 +112,7 @@ type Store struct {
 	// (prepared.go).
 	statements *statements
 	ords       *numberings // when the events were last numbered (events.go)
+	batches    *batches    // the hot reads, coalesced (batch.go)
 }
 
 var (
@@ -197,7 +198,9 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
+	s := &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
+	s.batches = newBatches(s)
+	return s
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods
