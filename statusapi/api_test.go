@@ -232,30 +232,13 @@ func ptr[T any](v T) *T { return &v }
 // fileContent is the content of deliverable d1's file.
 const fileContent = "the deliverable's bytes, 0123456789"
 
-// seed fills the store, key store and files with the test data.
+// seed fills the store, key store and files with the test data: the
+// fixtures, then keys of its organizations.
 func seed(t testing.TB, a *testAPI) {
 	t.Helper()
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, o := range []struct {
-		id       string
-		plan     store.Plan
-		retainer bool
-		api      bool
-	}{
-		{"org_a", store.PlanStarter, true, true},
-		{"org_b", store.PlanGrowth, true, true},
-		{"org_e", store.PlanEnterprise, true, true},
-		{"org_noretainer", store.PlanStarter, false, true},
-		{"org_noapi", store.PlanStarter, true, false},
-	} {
-		must(a.store.PutOrganization(ctx, store.Organization{ID: o.id, Name: o.id, Plan: o.plan, RetainerActive: o.retainer, APIEnabled: o.api}))
-	}
+	must := fatalOn(t)
+	putFixtures(t, a.store, a.files)
 	mint := func(name, org string, expires *time.Time) string {
 		k, rec, err := a.keys.Mint(ctx, org, name, expires)
 		must(err)
@@ -270,10 +253,86 @@ func seed(t testing.TB, a *testAPI) {
 	mint("noapi", "org_noapi", nil)
 	must(a.keys.Revoke(ctx, "org_a", mint("revoked", "org_a", nil)))
 	mint("expired", "org_a", ptr(t0.Add(time.Minute))) // expired at now
-	must(a.store.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: "org_a", URL: "https://hooks.example.com/a",
+	restricted := func(name string, r auth.Restriction) {
+		k, _, err := a.keys.MintRestricted(ctx, "org_a", name, nil, r)
+		must(err)
+		a.SetKey(name, k)
+	}
+	for _, s := range auth.AllScopes {
+		restricted(string(s), auth.Restriction{Scopes: []auth.Scope{s}})
+	}
+	restricted("p1 only", auth.Restriction{ProjectIDs: []string{"p1"}})
+	restricted("p2 only", auth.Restriction{ProjectIDs: []string{"p2"}})
+}
+
+// fixtureStore is what the test data is put into: the harness's
+// store.Memory, or a built-in store of the declared tests.
+type fixtureStore interface {
+	store.Writer
+	store.ThreadWriter
+	store.WebhookEndpoints
+}
+
+// fixture puts part of the test data into st and src, dated by day
+// (days from t0).
+type fixture func(t testing.TB, st fixtureStore, src *files.Memory, day func(int) time.Time)
+
+// fixtures are the test data, each resource's part: the organizations and
+// the first resources (seedCore), then each resource's own. The example
+// request of each route in the handler's table (routes.go) names items
+// of them. A new resource's test file adds its part with addFixture
+// (var _ = addFixture(seedWidgets)), so that seed and the declared tests,
+// which put every fixture, need no edit.
+var fixtures = []fixture{seedCore, seedThreads}
+
+// addFixture adds f to fixtures; its result is for a package-level var.
+func addFixture(f fixture) bool {
+	fixtures = append(fixtures, f)
+	return true
+}
+
+// fatalOn returns a check that fails t on an error: the seeding's.
+func fatalOn(t testing.TB) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// putFixtures puts every fixture into st and src.
+func putFixtures(t testing.TB, st fixtureStore, src *files.Memory) {
+	t.Helper()
+	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
+	for _, f := range fixtures {
+		f(t, st, src, day)
+	}
+}
+
+// seedCore puts the organizations, org_a's webhook endpoint, and the
+// projects, milestones, deliverables and invoices.
+func seedCore(t testing.TB, st fixtureStore, src *files.Memory, day func(int) time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	must := fatalOn(t)
+	for _, o := range []struct {
+		id       string
+		plan     store.Plan
+		retainer bool
+		api      bool
+	}{
+		{"org_a", store.PlanStarter, true, true},
+		{"org_b", store.PlanGrowth, true, true},
+		{"org_e", store.PlanEnterprise, true, true},
+		{"org_noretainer", store.PlanStarter, false, true},
+		{"org_noapi", store.PlanStarter, true, false},
+	} {
+		must(st.PutOrganization(ctx, store.Organization{ID: o.id, Name: o.id, Plan: o.plan, RetainerActive: o.retainer, APIEnabled: o.api}))
+	}
+	must(st.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: "org_a", URL: "https://hooks.example.com/a",
 		Types: []string{"*"}, ProjectIDs: []string{"p1"}, Enabled: true, Secret: []byte("sealed secret")})) // webhooks_test.go
 
-	day := func(d int) time.Time { return t0.AddDate(0, 0, d) }
 	cet := time.FixedZone("CET", 3600)
 	// org_a's projects. Ordered by startedAt descending, nulls last, then
 	// id: p2, p4 (same start as p2), p1, p3, p5.
@@ -285,14 +344,14 @@ func seed(t testing.TB, a *testAPI) {
 		{ID: "p5", Name: "Old", Status: store.ProjectCancelled, UpdatedAt: day(-3)},
 	} {
 		p.OrgID = "org_a"
-		must(a.store.PutProject(ctx, p))
+		must(st.PutProject(ctx, p))
 	}
 	// org_b has ids that collide with org_a's, holding other data.
-	must(a.store.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_b", Name: "B's secret", Status: store.ProjectPlanned, UpdatedAt: day(-1)}))
-	must(a.store.PutProject(ctx, store.Project{ID: "pb", OrgID: "org_b", Name: "B only", Status: store.ProjectPlanned, UpdatedAt: day(-1)}))
-	must(a.store.PutDeliverable(ctx, store.Deliverable{ID: "db", OrgID: "org_b", ProjectID: "pb", Name: "B's file", Status: store.DeliverablePending, FileName: ptr("b.txt"), ContentType: ptr("text/plain"), SizeBytes: ptr(int64(1)), FileKey: "b.txt", CreatedAt: day(-1), UpdatedAt: day(-1)}))
-	a.files.Put("b.txt", []byte("b"))
-	must(a.store.PutInvoice(ctx, store.Invoice{ID: "i01", OrgID: "org_b", Number: "B-1", Status: store.InvoiceOpen, Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: day(-1), DueAt: day(1)}))
+	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_b", Name: "B's secret", Status: store.ProjectPlanned, UpdatedAt: day(-1)}))
+	must(st.PutProject(ctx, store.Project{ID: "pb", OrgID: "org_b", Name: "B only", Status: store.ProjectPlanned, UpdatedAt: day(-1)}))
+	must(st.PutDeliverable(ctx, store.Deliverable{ID: "db", OrgID: "org_b", ProjectID: "pb", Name: "B's file", Status: store.DeliverablePending, FileName: ptr("b.txt"), ContentType: ptr("text/plain"), SizeBytes: ptr(int64(1)), FileKey: "b.txt", CreatedAt: day(-1), UpdatedAt: day(-1)}))
+	src.Put("b.txt", []byte("b"))
+	must(st.PutInvoice(ctx, store.Invoice{ID: "i01", OrgID: "org_b", Number: "B-1", Status: store.InvoiceOpen, Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: day(-1), DueAt: day(1)}))
 
 	// p1's milestones, ordered by dueAt ascending then id: m2, m1, m3.
 	for _, m := range []store.Milestone{
@@ -301,7 +360,7 @@ func seed(t testing.TB, a *testAPI) {
 		{ID: "m3", Name: "Launch", Status: store.MilestonePending, DueAt: day(30)},
 	} {
 		m.OrgID, m.ProjectID = "org_a", "p1"
-		must(a.store.PutMilestone(ctx, m))
+		must(st.PutMilestone(ctx, m))
 	}
 	// Deliverables, ordered by createdAt descending then id: d3, d1, d2.
 	for _, d := range []store.Deliverable{
@@ -310,9 +369,9 @@ func seed(t testing.TB, a *testAPI) {
 		{ID: "d3", ProjectID: "p2", Name: "Wireframes", Status: store.DeliverableInReview, FileName: ptr("wire.png"), ContentType: ptr("image/png"), SizeBytes: ptr(int64(10)), FileKey: "p2/missing.png", CreatedAt: day(-2), UpdatedAt: day(-2)},
 	} {
 		d.OrgID = "org_a"
-		must(a.store.PutDeliverable(ctx, d))
+		must(st.PutDeliverable(ctx, d))
 	}
-	a.files.Put("p1/homepage.pdf", []byte(fileContent))
+	src.Put("p1/homepage.pdf", []byte(fileContent))
 	// 25 invoices i01..i25 issued a day apart, i25 the newest; every fifth
 	// a retainer invoice (no project); statuses cycle draft, open, paid, void.
 	for n := 1; n <= 25; n++ {
@@ -331,24 +390,12 @@ func seed(t testing.TB, a *testAPI) {
 		switch n {
 		case 24, 20: // a project invoice's and a retainer invoice's document
 			inv.DocumentKey = "invoices/" + inv.ID + ".pdf"
-			a.files.Put(inv.DocumentKey, []byte(invoiceDocument))
+			src.Put(inv.DocumentKey, []byte(invoiceDocument))
 		case 23: // a document the file source does not have
 			inv.DocumentKey = "invoices/missing.pdf"
 		}
-		must(a.store.PutInvoice(ctx, inv))
+		must(st.PutInvoice(ctx, inv))
 	}
-
-	restricted := func(name string, r auth.Restriction) {
-		k, _, err := a.keys.MintRestricted(ctx, "org_a", name, nil, r)
-		must(err)
-		a.SetKey(name, k)
-	}
-	for _, s := range auth.AllScopes {
-		restricted(string(s), auth.Restriction{Scopes: []auth.Scope{s}})
-	}
-	restricted("p1 only", auth.Restriction{ProjectIDs: []string{"p1"}})
-	restricted("p2 only", auth.Restriction{ProjectIDs: []string{"p2"}})
-	seedThreads(t, a.store, a.files, day)
 }
 
 // invoiceDocument is the content of invoices i24's and i20's documents.
@@ -365,15 +412,10 @@ const attachmentContent = "the attachment's bytes"
 // threads without a visible message last, then id: t1 (its newest visible
 // message day -2; the internal note of day -1 does not count), t2, t4.
 // t3 is internal, and msg3 an internal note; org_b has a "t1" of its own.
-func seedThreads(t testing.TB, st *store.Memory, src *files.Memory, day func(int) time.Time) {
+func seedThreads(t testing.TB, st fixtureStore, src *files.Memory, day func(int) time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := fatalOn(t)
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	client := store.Author{Name: "Cleo", Side: store.SideClient}
 	for _, th := range []store.Thread{

@@ -18,61 +18,62 @@ import (
 	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
+// table is every route of a handler with every opt-in option, as the
+// handler's one table of routes declares it (statusapi.RouteTable, in
+// routes.go): so that a new route is tested here or the tests fail.
+var table = routeTable()
+
 // routes are a request to every route that takes a key, one that succeeds
-// with test key "a": derived from the handler's one table of routes
-// (statusapi.Routes), so that a new route is tested here or the tests fail.
+// with test key "a": the examples the table declares.
 var routes = exampleRequests()
 
-// examples are requests that succeed with key "a", by route pattern; ""
-// for the routes that take no key.
-var examples = map[string]string{
-	"/v1/projects":                          "/v1/projects",
-	"/v1/projects/{id}":                     "/v1/projects/p1",
-	"/v1/projects/{id}/milestones":          "/v1/projects/p1/milestones",
-	"/v1/deliverables":                      "/v1/deliverables",
-	"/v1/deliverables/{id}/download":        "/v1/deliverables/d1/download",
-	"/v1/deliverables/{id}/file":            "", // the signed link: download_test.go
-	"/v1/invoices":                          "/v1/invoices",
-	"/v1/deletions":                         "/v1/deletions?since=2026-03-01T09:00:00Z",
-	"/v1/threads":                           "/v1/threads",
-	"/v1/threads/{id}":                      "/v1/threads/t1",
-	"/v1/threads/{id}/messages":             "/v1/threads/t1/messages",
-	"/v1/messages":                          "/v1/messages",
-	"/v1/attachments/{id}/download":         "/v1/attachments/att1/download",
-	"/v1/attachments/{id}/file":             "", // the signed link: threads_test.go
-	"/v1/openapi.json":                      "", // public: openapi_test.go
-	"/v1/docs":                              "", // public, HTML: docs_test.go
-	"/v1/docs/redoc.standalone.js":          "", // public, JavaScript: docs_test.go
-	"/v1/rate_limit":                        "", // keyed but reads no store and costs nothing: usage_test.go
-	"/v1/webhook_endpoints":                 "/v1/webhook_endpoints",
-	"/v1/webhook_endpoints/{id}/deliveries": "/v1/webhook_endpoints/we_1/deliveries",
-	"/v1/milestones/{id}":                   "/v1/milestones/m1",
-	"/v1/deliverables/{id}":                 "/v1/deliverables/d1",
-	"/v1/invoices/{id}":                     "/v1/invoices/i24",
-	"/v1/invoices/{id}/document":            "/v1/invoices/i24/document",
-	"/v1/invoices/{id}/file":                "", // the signed link: items_test.go
-	"/v1/messages/{id}":                     "/v1/messages/msg1",
-	"/v1/request_logs":                      "/v1/request_logs",
-	"/v1/events":                            "", // its own auth, failure and stream cases: events_test.go, stream_test.go
+// allOptIns are the options of every opt-in route, as the test harness
+// gives them. Routes only asks whether a recorder is given, so an idle
+// one stands for it.
+func allOptIns() []statusapi.Option {
+	return []statusapi.Option{statusapi.WithWebhookEndpoints(store.NewMemory()),
+		statusapi.WithRequestLog(new(statusapi.RequestRecorder))}
 }
 
-// allRoutes are the routes of a handler with every opt-in option, as the
-// test harness makes it. Routes only asks whether a recorder is given, so
-// an idle one stands for it.
-func allRoutes() []string {
-	return statusapi.Routes(store.NewMemory(), statusapi.WithWebhookEndpoints(store.NewMemory()),
-		statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
+// routeTable reads the table and refuses a route that declares neither
+// an example request nor why it has none, an example of a route that
+// takes no key, and an example that the route's pattern does not match.
+func routeTable() []statusapi.RouteInfo {
+	all := statusapi.RouteTable(store.NewMemory(), allOptIns()...)
+	for _, rt := range all {
+		switch {
+		case (rt.Example == "") == (rt.Exempt == ""):
+			panic("statusapi tests: route " + rt.Pattern + " declares no example request (or both an example and an exemption): give it one in its table entry (see route in routes.go), or exemptBecause naming the test that covers it")
+		case rt.Example != "" && !rt.Keyed:
+			panic("statusapi tests: route " + rt.Pattern + " takes no key, and so no example: the shared tests send keys")
+		case rt.Example != "" && !patternMatches(rt.Pattern, rt.Example):
+			panic("statusapi tests: the example request " + rt.Example + " is not one of route " + rt.Pattern)
+		}
+	}
+	return all
+}
+
+// patternMatches reports whether target's path is one of pattern's: the
+// same segments, a wildcard {name} matching any one.
+func patternMatches(pattern, target string) bool {
+	path, _, _ := strings.Cut(target, "?")
+	want, got := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i, seg := range want {
+		if seg != got[i] && !(strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") && got[i] != "") {
+			return false
+		}
+	}
+	return true
 }
 
 func exampleRequests() []string {
 	var out []string
-	for _, pattern := range allRoutes() {
-		ex, ok := examples[pattern]
-		if !ok {
-			panic("statusapi tests: no example request for route " + pattern + ": add one to examples in conventions_test.go")
-		}
-		if ex != "" {
-			out = append(out, ex)
+	for _, rt := range table {
+		if rt.Example != "" {
+			out = append(out, rt.Example)
 		}
 	}
 	return out
@@ -359,132 +360,30 @@ type failing interface {
 	store.WebhookEndpoints
 }
 
-// failStore fails every read with err (Ping too).
-type failStore struct{ err error }
+// failStore fails every read with err (Ping too): each of store.Store's
+// reads, through storetest.Unimplemented, and those of the request log
+// and webhook endpoints.
+type failStore struct {
+	storetest.Unimplemented
+	err error
+}
 
-func (s failStore) DataVersion(context.Context, string) (int64, error) { return 0, s.err }
-func (s failStore) ListEvents(context.Context, string, store.EventQuery) (store.EventPage, error) {
-	return store.EventPage{}, s.err
+func newFailStore(err error) failStore {
+	return failStore{Unimplemented: storetest.Unimplemented{Err: func(context.Context, string) error { return err }}, err: err}
 }
-func (s failStore) LatestEvent(context.Context, string) (string, error) { return "", s.err }
-func (s failStore) WatchEvents(ctx context.Context, _ string) <-chan struct{} {
-	return storetest.Unimplemented{}.WatchEvents(ctx, "")
-}
+
 func (s failStore) Ping(context.Context) error { return s.err }
-
-func (s failStore) ListProjects(context.Context, string, store.ProjectQuery) (store.Page[store.Project], error) {
-	return store.Page[store.Project]{}, s.err
-}
-func (s failStore) GetProject(context.Context, string, string) (store.Project, error) {
-	return store.Project{}, s.err
-}
-func (s failStore) ListMilestones(context.Context, string, string, store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return store.Page[store.Milestone]{}, s.err
-}
-func (s failStore) ListDeliverables(context.Context, string, store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return store.Page[store.Deliverable]{}, s.err
-}
-func (s failStore) GetDeliverable(context.Context, string, string) (store.Deliverable, error) {
-	return store.Deliverable{}, s.err
-}
-func (s failStore) ListInvoices(context.Context, string, store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return store.Page[store.Invoice]{}, s.err
-}
-func (s failStore) ListDeletions(context.Context, string, store.DeletionQuery) (store.Page[store.Deletion], error) {
-	return store.Page[store.Deletion]{}, s.err
-}
-func (s failStore) ListThreads(context.Context, string, store.ThreadQuery) (store.Page[store.Thread], error) {
-	return store.Page[store.Thread]{}, s.err
-}
-func (s failStore) GetThread(context.Context, string, string) (store.Thread, error) {
-	return store.Thread{}, s.err
-}
-func (s failStore) ListThreadMessages(context.Context, string, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, s.err
-}
-func (s failStore) ListMessages(context.Context, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, s.err
-}
-func (s failStore) GetAttachment(context.Context, string, string) (store.Attachment, error) {
-	return store.Attachment{}, s.err
-}
-func (s failStore) GetProjects(context.Context, string, []string) ([]store.Project, error) {
-	return nil, s.err
-}
-func (s failStore) GetMilestone(context.Context, string, string) (store.Milestone, error) {
-	return store.Milestone{}, s.err
-}
-func (s failStore) GetInvoice(context.Context, string, string) (store.Invoice, error) {
-	return store.Invoice{}, s.err
-}
-func (s failStore) GetMessage(context.Context, string, string, []string) (store.Message, error) {
-	return store.Message{}, s.err
-}
 
 // blockingStore answers every read only when ctx is done.
 type blockingStore struct{ storetest.Unimplemented }
 
-func (b blockingStore) DataVersion(ctx context.Context, _ string) (int64, error) {
-	return 0, b.wait(ctx)
-}
-func (b blockingStore) ListEvents(ctx context.Context, _ string, _ store.EventQuery) (store.EventPage, error) {
-	return store.EventPage{}, b.wait(ctx)
-}
-func (b blockingStore) LatestEvent(ctx context.Context, _ string) (string, error) {
-	return "", b.wait(ctx)
+func newBlockingStore() blockingStore {
+	return blockingStore{storetest.Unimplemented{Err: func(ctx context.Context, _ string) error { return blockingStore{}.wait(ctx) }}}
 }
 
 func (blockingStore) wait(ctx context.Context) error {
 	<-ctx.Done()
 	return fmt.Errorf("memory: %w", ctx.Err())
-}
-func (b blockingStore) ListProjects(ctx context.Context, _ string, _ store.ProjectQuery) (store.Page[store.Project], error) {
-	return store.Page[store.Project]{}, b.wait(ctx)
-}
-func (b blockingStore) GetProject(ctx context.Context, _, _ string) (store.Project, error) {
-	return store.Project{}, b.wait(ctx)
-}
-func (b blockingStore) ListMilestones(ctx context.Context, _, _ string, _ store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return store.Page[store.Milestone]{}, b.wait(ctx)
-}
-func (b blockingStore) ListDeliverables(ctx context.Context, _ string, _ store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return store.Page[store.Deliverable]{}, b.wait(ctx)
-}
-func (b blockingStore) GetDeliverable(ctx context.Context, _, _ string) (store.Deliverable, error) {
-	return store.Deliverable{}, b.wait(ctx)
-}
-func (b blockingStore) ListInvoices(ctx context.Context, _ string, _ store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return store.Page[store.Invoice]{}, b.wait(ctx)
-}
-func (b blockingStore) ListDeletions(ctx context.Context, _ string, _ store.DeletionQuery) (store.Page[store.Deletion], error) {
-	return store.Page[store.Deletion]{}, b.wait(ctx)
-}
-func (b blockingStore) ListThreads(ctx context.Context, _ string, _ store.ThreadQuery) (store.Page[store.Thread], error) {
-	return store.Page[store.Thread]{}, b.wait(ctx)
-}
-func (b blockingStore) GetThread(ctx context.Context, _, _ string) (store.Thread, error) {
-	return store.Thread{}, b.wait(ctx)
-}
-func (b blockingStore) ListThreadMessages(ctx context.Context, _, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, b.wait(ctx)
-}
-func (b blockingStore) ListMessages(ctx context.Context, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, b.wait(ctx)
-}
-func (b blockingStore) GetAttachment(ctx context.Context, _, _ string) (store.Attachment, error) {
-	return store.Attachment{}, b.wait(ctx)
-}
-func (b blockingStore) GetProjects(ctx context.Context, _ string, _ []string) ([]store.Project, error) {
-	return nil, b.wait(ctx)
-}
-func (b blockingStore) GetMilestone(ctx context.Context, _, _ string) (store.Milestone, error) {
-	return store.Milestone{}, b.wait(ctx)
-}
-func (b blockingStore) GetInvoice(ctx context.Context, _, _ string) (store.Invoice, error) {
-	return store.Invoice{}, b.wait(ctx)
-}
-func (b blockingStore) GetMessage(ctx context.Context, _, _ string, _ []string) (store.Message, error) {
-	return store.Message{}, b.wait(ctx)
 }
 
 // TestStoreFailures runs every route, the signed file link included,
@@ -496,10 +395,10 @@ func TestStoreFailures(t *testing.T) {
 		status     int
 		st         failing
 	}{
-		{"unexpected error", "INTERNAL", 500, failStore{errors.New("pq: relation secret_table does not exist")}},
-		{"ErrUnavailable", "UNAVAILABLE", 503, failStore{fmt.Errorf("bunstore: dial tcp secret_host: %w", store.ErrUnavailable)}},
-		{"deadline", "UNAVAILABLE", 503, failStore{fmt.Errorf("bunstore: secret_table: %w", context.DeadlineExceeded)}},
-		{"timeout", "UNAVAILABLE", 503, blockingStore{}},
+		{"unexpected error", "INTERNAL", 500, newFailStore(errors.New("pq: relation secret_table does not exist"))},
+		{"ErrUnavailable", "UNAVAILABLE", 503, newFailStore(fmt.Errorf("bunstore: dial tcp secret_host: %w", store.ErrUnavailable))},
+		{"deadline", "UNAVAILABLE", 503, newFailStore(fmt.Errorf("bunstore: secret_table: %w", context.DeadlineExceeded))},
+		{"timeout", "UNAVAILABLE", 503, newBlockingStore()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			healthy := newTestAPI(t)
@@ -553,7 +452,7 @@ func TestCacheHeaders(t *testing.T) {
 
 func TestClientGoneWritesNothing(t *testing.T) {
 	is := is.New(t)
-	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return blockingStore{} }})
+	api := newTestAPIWith(t, setup{wrap: func(st store.Store) store.Store { return newBlockingStore() }})
 	ctx, cancel := context.WithCancel(context.Background())
 	req := api.Request("GET", "/v1/invoices", "a").WithContext(ctx)
 	cancel()

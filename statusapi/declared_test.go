@@ -1,6 +1,7 @@
 package statusapi_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -53,19 +54,18 @@ type wrapper struct{ store.Store }
 func testWrappedServesEveryRoute(t *testing.T, st declaredStore, ks auth.KeyStore) {
 	is := is.New(t)
 	ctx := context.Background()
-	seedDeclared(t, st)
+	src := files.NewMemory()
+	putFixtures(t, st, src) // the data the table's examples name
+	// Enterprise: no rate limit to run out of, however many routes.
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "org_a", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	keys := auth.NewKeys(ks)
 	t.Cleanup(func() { _ = keys.Close() })
 	key, _, err := keys.Mint(ctx, "org_a", "wrap", nil)
 	is.NoErr(err)
-	src := files.NewMemory()
-	src.Put("f/d1", []byte("d1"))
-	src.Put("f/i1", []byte("%PDF"))
-	src.Put("f/att1", []byte("a"))
 
-	handler := func(s store.Store, rec *statusapi.RequestRecorder) (http.Handler, []string) {
+	handler := func(s store.Store, rec *statusapi.RequestRecorder) (http.Handler, []statusapi.RouteInfo) {
 		opts := []statusapi.Option{statusapi.WithFiles(src), statusapi.WithWebhookEndpoints(st), statusapi.WithRequestLog(rec)}
-		return apitest.Handler(s, keys, nil, opts...), statusapi.Routes(s, opts...)
+		return apitest.Handler(s, keys, nil, opts...), statusapi.RouteTable(s, opts...)
 	}
 	rec := statusapi.NewRequestRecorder(st, statusapi.WithRecorderFlushInterval(time.Hour))
 	t.Cleanup(func() { _ = rec.Close(context.Background()) })
@@ -73,20 +73,12 @@ func testWrappedServesEveryRoute(t *testing.T, st declaredStore, ks auth.KeyStor
 	wrapped, wrappedRoutes := handler(wrapper{st}, rec)
 	is.Equal(wrappedRoutes, plainRoutes) // the same routes, listed
 
-	examples := map[string]string{ // a request of each route that the seed answers
-		"{id}/milestones": "p1", "/v1/projects/{id}": "p1", "/v1/milestones/": "m1", "/v1/deliverables/": "d1",
-		"/v1/invoices/": "i1", "/v1/threads/": "t1", "/v1/messages/": "msg1", "/v1/attachments/": "att1",
-		"/v1/webhook_endpoints/": "we_1",
-	}
-	for _, pattern := range plainRoutes {
-		target := pattern
-		for prefix, id := range examples {
-			if strings.Contains(pattern, prefix) {
-				target = strings.Replace(pattern, "{id}", id, 1)
-			}
-		}
-		if pattern == "/v1/deletions" {
-			target += "?since=" + time.Now().Add(time.Second).UTC().Format(time.RFC3339) // not before the store started
+	for _, rt := range plainRoutes {
+		// Each route's example (routes.go), or its pattern for a route
+		// without one: an unsigned signed link is 403.
+		target := cmp.Or(rt.Example, strings.ReplaceAll(rt.Pattern, "{id}", "x"))
+		if rt.Pattern == "/v1/deletions" {
+			target = rt.Pattern + "?since=" + time.Now().Add(time.Second).UTC().Format(time.RFC3339) // not before the store started
 		}
 		answer := func(h http.Handler) int {
 			req := httptest.NewRequest("GET", target, nil)
@@ -98,35 +90,10 @@ func testWrappedServesEveryRoute(t *testing.T, st declaredStore, ks auth.KeyStor
 		want, got := answer(plain), answer(wrapped)
 		// The wrapped store answers as the store.
 		is.Equal(got, want)
-		if got != http.StatusOK && !strings.HasSuffix(pattern, "/file") { // a signed link, unsigned here, is 403
+		if got != http.StatusOK && !strings.HasSuffix(rt.Pattern, "/file") { // a signed link, unsigned here, is 403
 			t.Errorf("%s: %d, want 200", target, got) // every route is served, on both
 		}
 	}
-}
-
-// seedDeclared gives org_a one item of each kind.
-func seedDeclared(t *testing.T, st declaredStore) {
-	t.Helper()
-	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	day := time.Now().UTC().Truncate(time.Second)
-	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
-	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Website", Status: store.ProjectInProgress}))
-	must(st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p1", Name: "Design", Status: store.MilestonePending, DueAt: day}))
-	must(st.PutDeliverable(ctx, store.Deliverable{ID: "d1", OrgID: "org_a", ProjectID: "p1", Name: "Home", Status: store.DeliverableApproved,
-		FileName: ptr("d1.txt"), ContentType: ptr("text/plain"), SizeBytes: ptr(int64(2)), FileKey: "f/d1", CreatedAt: day}))
-	must(st.PutInvoice(ctx, store.Invoice{ID: "i1", OrgID: "org_a", ProjectID: ptr("p1"), Number: "A-1", Status: store.InvoiceOpen,
-		Currency: "EUR", Total: 100, AmountDue: 100, IssuedAt: day, DueAt: day, DocumentKey: "f/i1"}))
-	must(st.PutThread(ctx, store.Thread{ID: "t1", OrgID: "org_a", ProjectID: ptr("p1"), Subject: "Launch", Status: store.ThreadOpen, CreatedAt: day}))
-	must(st.PutMessage(ctx, store.Message{ID: "msg1", OrgID: "org_a", ThreadID: "t1", Author: store.Author{Name: "Ana", Side: store.SideAgency},
-		Body: "Hello", CreatedAt: day, Attachments: []store.Attachment{{ID: "att1", FileName: "a.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "f/att1"}}}))
-	must(st.CreateWebhookEndpoint(ctx, store.WebhookEndpoint{ID: "we_1", OrgID: "org_a", URL: "https://hooks.example.com/a",
-		Types: []string{"*"}, Enabled: true, Secret: []byte("sealed")}))
 }
 
 // TestOptInRoutes: the webhook endpoints and the request log are served

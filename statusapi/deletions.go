@@ -24,7 +24,7 @@ func deletionOut(d store.Deletion) deletion {
 func deletionRoutes(h *handler) []route {
 	// No scope: each key reads the deletions of the kinds its scopes
 	// cover (see deletionKinds).
-	return []route{{"/v1/deletions", h.api("", h.listDeletions)}}
+	return []route{h.keyedRoute("/v1/deletions", "", h.listDeletions, "/v1/deletions?since=2026-03-01T09:00:00Z")}
 }
 
 // listDeletions serves GET /v1/deletions?since&type&page&limit: what

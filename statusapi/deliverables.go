@@ -3,6 +3,7 @@ package statusapi
 import (
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -44,39 +45,34 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 	return out
 }
 
-// listDeliverables serves GET
-// /v1/deliverables?page&limit&status&projectId&updatedSince&expand.
-func (h *handler) listDeliverables(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.DeliverableStatuses), project: true, since: true})
-	if err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
-		PageRequest:  q.PageRequest,
-		UpdatedSince: q.UpdatedSince,
-		Status:       store.DeliverableStatus(q.Status),
-		ProjectID:    q.ProjectID,
-		OnlyProjects: c.ProjectIDs,
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return expandedPage(h, r, c, asked, q, p, deliverableProject, deliverableExpanded)
-}
+// deliverables are the deliverables of an organization's projects.
+var deliverables = declare(resource[store.Deliverable, deliverable]{
+	scope:     auth.ScopeDeliverables,
+	kind:      store.KindDeliverable,
+	statuses:  strs(store.DeliverableStatuses),
+	wire:      deliverableExpanded,
+	projectOf: func(v store.Deliverable) string { return v.ProjectID },
+})
 
-// getDeliverable serves GET /v1/deliverables/{id}?expand; one of a
-// project the key may not see is 404.
-func (h *handler) getDeliverable(r *http.Request, c caller) (response, error) {
-	asked, err := itemExpand(r)
-	if err != nil {
-		return response{}, err
+// deliverableRoutes are GET
+// /v1/deliverables?page&limit&status&projectId&updatedSince&expand, GET
+// /v1/deliverables/{id}?expand, and the file's signed link (download.go).
+func deliverableRoutes(h *handler) []route {
+	return []route{
+		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{project: true, since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
+				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.DeliverableStatus(q.Status),
+					ProjectID:    q.ProjectID,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h.st.GetDeliverable)),
+		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download"),
+		// The signed link: no key and no rate limit, the signature is
+		// the credential (see download.go).
+		publicRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go"),
 	}
-	d, err := h.st.GetDeliverable(r.Context(), c.Org.ID, r.PathValue("id"))
-	if err == nil {
-		err = c.sees(d.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	return expandedItem(h, r, c, asked, d, deliverableProject, deliverableExpanded)
 }

@@ -16,8 +16,10 @@ import (
 func eventRoutes(h *handler) []route {
 	// No scope: each key reads the events of the kinds its scopes cover
 	// and of its projects (eventQuery).
-	feed := h.api("", h.listEvents)
-	return []route{{"/v1/events", func(w http.ResponseWriter, r *http.Request) {
+	rt := h.keyedRoute("/v1/events", "", h.listEvents, "").
+		exemptBecause("its own auth, failure and stream cases: events_test.go, stream_test.go")
+	feed := rt.handler
+	rt.handler = func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && acceptsEventStream(r.Header.Values("Accept")) {
 			h.streamEvents(w, r)
 			return
@@ -25,7 +27,8 @@ func eventRoutes(h *handler) []route {
 		// The same URL answers a stream to another Accept.
 		w.Header()["Vary"] = varyAccept
 		feed(w, r)
-	}}}
+	}
+	return []route{rt}
 }
 
 var varyAccept = []string{"Accept"}
@@ -77,16 +80,6 @@ func eventParamsOf(r *http.Request) (eventParams, error) {
 	return p, nil
 }
 
-// eventStatuses are the statuses of each kind that has one: a change of
-// status is also an event typed by the new one.
-var eventStatuses = map[store.Kind][]string{
-	store.KindProject:     strs(store.ProjectStatuses),
-	store.KindMilestone:   strs(store.MilestoneStatuses),
-	store.KindDeliverable: strs(store.DeliverableStatuses),
-	store.KindInvoice:     strs(store.InvoiceStatuses),
-	store.KindThread:      strs(store.ThreadStatuses),
-}
-
 // validEventType reports whether t is "{kind}.created", ".updated",
 // ".deleted", or "{kind}.{one of its statuses}".
 func validEventType(t string) bool {
@@ -98,7 +91,7 @@ func validEventType(t string) bool {
 	case store.ActionCreated, store.ActionUpdated, store.ActionDeleted:
 		return true
 	}
-	return slices.Contains(eventStatuses[store.Kind(kind)], what)
+	return slices.Contains(kindStatuses[store.Kind(kind)], what)
 }
 
 // eventQuery is the store's query for p and the caller: the kinds its

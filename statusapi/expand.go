@@ -137,12 +137,6 @@ func projectIDs[T any](items []T, of func(T) string) []string {
 	return out
 }
 
-// The project ids of the items expand reads.
-func milestoneProject(m store.Milestone) string     { return m.ProjectID }
-func deliverableProject(d store.Deliverable) string { return d.ProjectID }
-func invoiceProject(i store.Invoice) string         { return deref(i.ProjectID) }
-func threadProject(t store.Thread) string           { return deref(t.ProjectID) }
-
 // expandedPage is page for a list route that takes expand: with asked,
 // each item's wire form carries its project, read in one batch for the
 // page.

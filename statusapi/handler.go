@@ -179,11 +179,27 @@
 // response (item, page or credential) or an error; it writes nothing.
 // One place writes every response (write, in conditional.go: envelope,
 // ETag, 304 and its rate-limit refund, Link, cache headers) and one maps
-// every error (fail, in errors.go). So a route of an existing noun is one
-// function plus one line in routes.go: h.cached(scope, fn) when its answer
-// is a function of the organization's data (the response cache keeps it
-// until the data version moves), h.api(scope, fn) when it also depends on
-// the time (a signed link, the deletion feed).
+// every error (fail, in errors.go). Each noun's file declares its routes
+// (milestoneRoutes, ...) and the one table (resources, in routes.go)
+// lists each noun once. A route is h.cachedRoute(path, scope, fn,
+// example) when its answer is a function of the organization's data (the
+// response cache keeps it until the data version moves), h.keyedRoute
+// when it also depends on the time (a signed link, the deletion feed),
+// publicRoute when it takes no key. Its scope is the one the handler
+// enforces, and its example a request the package's tests make of it on
+// their data: the tests of conventions, scopes and restrictions walk
+// every route through the table, so a new route needs no edit to them.
+//
+// A resource listed and read by id, and that belongs to a project or is
+// one, is a resource[T, W] (resource.go), declared once (declare): its
+// kind, statuses and scope, its wire form and the project an item belongs
+// to. Its routes are listRoute (its listSpec and the store call that
+// reads a page) and itemRoute (the store's get); parameters, status,
+// expand=project, the 404 of an item the key may not see, and the page's
+// envelope are theirs, and the event types of its statuses follow. So a
+// new resource's file in this package is its wire type, its conversion
+// and its routes (as milestones.go), plus one line in resources; its test
+// data is a fixture its own test file adds (addFixture, in api_test.go).
 //
 // A new resource of v1 grows store.Store: an interface of its own in
 // package store (as store.Threads in threads.go), embedded in store.Store,
@@ -193,8 +209,7 @@
 // is opted in by an option that takes what serves it
 // (WithWebhookEndpoints, WithRequestLog), and returns no routes without it
 // (resources, in routes.go). docs/adding-a-resource.md lists the files a
-// resource touches today (about 12 new and 15 edited) and what generic
-// machinery would take it to fewer.
+// resource touches across the module.
 package statusapi
 
 import (

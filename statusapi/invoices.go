@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -54,39 +55,36 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 	return out
 }
 
-// listInvoices serves GET
-// /v1/invoices?page&limit&status&projectId&updatedSince&expand.
-func (h *handler) listInvoices(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.InvoiceStatuses), project: true, since: true})
-	if err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
-		PageRequest:  q.PageRequest,
-		UpdatedSince: q.UpdatedSince,
-		Status:       store.InvoiceStatus(q.Status),
-		ProjectID:    q.ProjectID,
-		OnlyProjects: c.ProjectIDs,
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return expandedPage(h, r, c, asked, q, p, invoiceProject, invoiceExpanded)
-}
+// invoices are an organization's invoices: of its projects, or
+// retainer invoices of none, which a key restricted to projects never
+// sees.
+var invoices = declare(resource[store.Invoice, invoice]{
+	scope:     auth.ScopeInvoices,
+	kind:      store.KindInvoice,
+	statuses:  strs(store.InvoiceStatuses),
+	wire:      invoiceExpanded,
+	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
+})
 
-// getInvoice serves GET /v1/invoices/{id}?expand; a retainer invoice or
-// one of a project the key may not see is 404 to a key restricted to
-// projects.
-func (h *handler) getInvoice(r *http.Request, c caller) (response, error) {
-	asked, err := itemExpand(r)
-	if err != nil {
-		return response{}, err
+// invoiceRoutes are GET
+// /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET
+// /v1/invoices/{id}?expand, and the document's signed link.
+func invoiceRoutes(h *handler) []route {
+	return []route{
+		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{project: true, since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
+				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.InvoiceStatus(q.Status),
+					ProjectID:    q.ProjectID,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)),
+		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document"),
+		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go"),
 	}
-	i, err := h.visibleInvoice(r, c)
-	if err != nil {
-		return response{}, err
-	}
-	return expandedItem(h, r, c, asked, i, invoiceProject, invoiceExpanded)
 }
 
 // visibleInvoice reads the invoice of the path that the caller may see.

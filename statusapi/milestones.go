@@ -3,6 +3,7 @@ package statusapi
 import (
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -38,42 +39,33 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 	return out
 }
 
-// listMilestones serves GET /v1/projects/{id}/milestones?page&limit&status&expand;
-// a project the organization does not have, or the key may not see, is
-// 404.
-func (h *handler) listMilestones(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.MilestoneStatuses), since: true})
-	if err != nil {
-		return response{}, err
-	}
-	project := r.PathValue("id")
-	if err := c.sees(project); err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
-		PageRequest:  q.PageRequest,
-		UpdatedSince: q.UpdatedSince,
-		Status:       store.MilestoneStatus(q.Status),
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return expandedPage(h, r, c, asked, q, p, milestoneProject, milestoneExpanded)
-}
+// milestones are a project's milestones.
+var milestones = declare(resource[store.Milestone, milestone]{
+	scope:     auth.ScopeProjects,
+	kind:      store.KindMilestone,
+	statuses:  strs(store.MilestoneStatuses),
+	wire:      milestoneExpanded,
+	projectOf: func(v store.Milestone) string { return v.ProjectID },
+})
 
-// getMilestone serves GET /v1/milestones/{id}?expand; one of a project
-// the key may not see is 404.
-func (h *handler) getMilestone(r *http.Request, c caller) (response, error) {
-	asked, err := itemExpand(r)
-	if err != nil {
-		return response{}, err
+// milestoneRoutes are GET
+// /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
+// where a project the organization does not have, or the key may not
+// see, is 404; and GET /v1/milestones/{id}?expand.
+func milestoneRoutes(h *handler) []route {
+	return []route{
+		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
+				project := r.PathValue("id")
+				if err := c.sees(project); err != nil {
+					return store.Page[store.Milestone]{}, err
+				}
+				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.MilestoneStatus(q.Status),
+				})
+			}),
+		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)),
 	}
-	m, err := h.st.GetMilestone(r.Context(), c.Org.ID, r.PathValue("id"))
-	if err == nil {
-		err = c.sees(m.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	return expandedItem(h, r, c, asked, m, milestoneProject, milestoneExpanded)
 }

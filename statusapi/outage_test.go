@@ -17,7 +17,7 @@ import (
 // the number of requests failed since the line before.
 func TestUnavailableLogIsPaced(t *testing.T) {
 	is := is.New(t)
-	down := failStore{fmt.Errorf("bunstore: dial tcp db:5432: %w", store.ErrUnavailable)}
+	down := newFailStore(fmt.Errorf("bunstore: dial tcp db:5432: %w", store.ErrUnavailable))
 	api := newTestAPIWith(t, setup{wrap: func(store.Store) store.Store { return down }})
 	lines := func() []string {
 		var out []string

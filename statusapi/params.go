@@ -108,6 +108,9 @@ type listSpec struct {
 	// (store.Changes), which is what honours it.
 	since bool
 	extra []string // further parameters the route parses itself
+	// expand is expand=project, parsed by expandableList (not by
+	// listParamsOf).
+	expand bool
 }
 
 // listParamsOf parses the parameters of a list route: page and limit,

@@ -12,12 +12,28 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// listRoutes are the list routes and the status values each accepts.
-var listRoutes = map[string][]string{
-	"/v1/projects":               {"planned", "in_progress", "on_hold", "completed", "cancelled"},
-	"/v1/projects/p1/milestones": {"pending", "in_progress", "completed"},
-	"/v1/deliverables":           {"pending", "in_review", "approved", "rejected"},
-	"/v1/invoices":               {"draft", "open", "paid", "void"},
+// listRoutes are the resources' lists that take a status, by example
+// request, and the status values each accepts, as the handler's table
+// declares them (see listRoute).
+var listRoutes = func() map[string][]string {
+	out := make(map[string][]string)
+	for _, rt := range table {
+		if rt.List && len(rt.Statuses) > 0 {
+			out[rt.Example] = rt.Statuses
+		}
+	}
+	return out
+}()
+
+// TestListRouteStatuses holds the statuses the table declares to the
+// contract's, for the first lists.
+func TestListRouteStatuses(t *testing.T) {
+	is := is.New(t)
+	is.Equal(listRoutes["/v1/projects"], []string{"planned", "in_progress", "on_hold", "completed", "cancelled"})
+	is.Equal(listRoutes["/v1/projects/p1/milestones"], []string{"pending", "in_progress", "completed"})
+	is.Equal(listRoutes["/v1/deliverables"], []string{"pending", "in_review", "approved", "rejected"})
+	is.Equal(listRoutes["/v1/invoices"], []string{"draft", "open", "paid", "void"})
+	is.Equal(listRoutes["/v1/threads"], []string{"open", "resolved"})
 }
 
 func TestInvalidParameters(t *testing.T) {
@@ -67,7 +83,11 @@ func TestInvalidParameters(t *testing.T) {
 			})
 		}
 	}
-	for _, path := range []string{"/v1/projects", "/v1/projects/p1/milestones"} {
+	for _, rt := range table {
+		if !rt.List || rt.ProjectID {
+			continue
+		}
+		path := rt.Example
 		t.Run(path+" takes no projectId", func(t *testing.T) {
 			is := is.New(t)
 			e := errorOf(t, api.do("GET", path+"?projectId=p1", "e"))

@@ -1,8 +1,10 @@
 package statusapi
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -28,36 +30,34 @@ func projectOut(p store.Project) project {
 	}
 }
 
-// listProjects serves GET /v1/projects?page&limit&status.
-func (h *handler) listProjects(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{statuses: strs(store.ProjectStatuses), since: true})
-	if err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
-		PageRequest:  q.PageRequest,
-		UpdatedSince: q.UpdatedSince,
-		Status:       store.ProjectStatus(q.Status),
-		OnlyProjects: c.ProjectIDs,
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return page(q, p, projectOut), nil
-}
+// projects are an organization's projects: a key restricted to projects
+// sees its own only.
+var projects = declare(resource[store.Project, project]{
+	scope:    auth.ScopeProjects,
+	kind:     store.KindProject,
+	statuses: strs(store.ProjectStatuses),
+	wire:     plain(projectOut),
+})
 
-// getProject serves GET /v1/projects/{id}.
-func (h *handler) getProject(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
+// projectRoutes are GET /v1/projects?page&limit&status&updatedSince and
+// GET /v1/projects/{id}.
+func projectRoutes(h *handler) []route {
+	return []route{
+		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
+				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					Status:       store.ProjectStatus(q.Status),
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		// A project the key may not see is 404 without reading the store.
+		projects.itemRoute(h, "/v1/projects/{id}", "/v1/projects/p1", func(ctx context.Context, c caller, id string) (store.Project, error) {
+			if err := c.sees(id); err != nil {
+				return store.Project{}, err
+			}
+			return h.st.GetProject(ctx, c.Org.ID, id)
+		}),
 	}
-	id := r.PathValue("id")
-	if err := c.sees(id); err != nil {
-		return response{}, err
-	}
-	pr, err := h.st.GetProject(r.Context(), c.Org.ID, id)
-	if err != nil {
-		return response{}, err
-	}
-	return item(projectOut(pr)), nil
 }

@@ -81,7 +81,7 @@ func requestLogRoutes(h *handler) []route {
 	if h.cfg.recorder == nil {
 		return nil
 	}
-	return []route{{requestLogRoute, h.api(auth.ScopeLogs, h.listRequestLogs)}}
+	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute)}
 }
 
 // listRequestLogs serves GET /v1/request_logs?page&limit&status: the

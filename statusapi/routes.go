@@ -7,10 +7,57 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// route is one path of the API and what serves it.
+// route is one path of the API: what serves it, what a key needs for it,
+// and how the package's tests reach it. Make one with cachedRoute,
+// keyedRoute or publicRoute, so that the scope the handler enforces and
+// the one the route declares are the same value.
 type route struct {
 	path    string
 	handler http.HandlerFunc
+	// keyed says the route takes an API key; scope is the one a
+	// restricted key needs for it ("" for none: every key may), as
+	// CONTRACT.md's "Restricted keys" says and the OpenAPI document's
+	// x-scope repeats.
+	keyed bool
+	scope auth.Scope
+	// example is a request of the route that succeeds with the tests'
+	// key "a" on their fixture data (seed, in api_test.go), naming only
+	// items of project p1. Only the package's tests read it: each keyed
+	// route is walked through it for the conventions, the scopes and the
+	// project restrictions every route shares. "" when exempt says why
+	// the route has none and which test covers it instead.
+	example string
+	exempt  string
+	// list is the parameters of a resource's list (see listRoute); nil
+	// for any other route.
+	list *listSpec
+}
+
+// cachedRoute is a keyed route whose answer is a function of the
+// organization's data: the response cache keeps it until the data
+// version moves (see cache.go).
+func (h *handler) cachedRoute(path string, scope auth.Scope, fn apiFunc, example string) route {
+	return route{path: path, handler: h.cached(scope, fn), keyed: true, scope: scope, example: example}
+}
+
+// keyedRoute is a keyed route whose answer also depends on the time (a
+// signed link, the deletion feed) or on more than the data: never cached.
+func (h *handler) keyedRoute(path string, scope auth.Scope, fn apiFunc, example string) route {
+	return route{path: path, handler: h.api(scope, fn), keyed: true, scope: scope, example: example}
+}
+
+// publicRoute is a route that takes no key (a signed link, the API's
+// description); exempt names the test that covers it, as the routes'
+// shared tests send keys.
+func publicRoute(path string, fn http.HandlerFunc, exempt string) route {
+	return route{path: path, handler: fn, exempt: exempt}
+}
+
+// exemptBecause is rt without an example: the shared tests leave it to
+// the test that why names.
+func (rt route) exemptBecause(why string) route {
+	rt.example, rt.exempt = "", why
+	return rt
 }
 
 // routes lists every route of the handler in one place. Each path is
@@ -36,62 +83,54 @@ func (h *handler) routes() *http.ServeMux {
 // documentation and tests: package openapi's tests check the document
 // against it.
 func Routes(st store.Store, opts ...Option) []string {
-	cfg := defaultConfig()
-	for _, opt := range opts {
-		opt(&cfg)
-	}
-	h := newHandler(st, nil, nil, cfg)
 	var out []string
-	for _, rt := range h.table() {
+	for _, rt := range tableOf(st, opts) {
 		out = append(out, rt.path)
 	}
 	return out
 }
 
-// table is the one list of the handler's routes. Each route that takes a
-// key names the scope a restricted key needs for it (see auth.Scope;
-// CONTRACT.md, "Restricted keys"). Routes whose answer is a function of
-// the store's data are cached (see cache.go); links and the deletion feed,
-// which also depend on the time, are not.
-func (h *handler) table() []route {
-	all := []route{
-		{"/v1/projects", h.cached(auth.ScopeProjects, h.listProjects)},
-		{"/v1/projects/{id}", h.cached(auth.ScopeProjects, h.getProject)},
-		{"/v1/projects/{id}/milestones", h.cached(auth.ScopeProjects, h.listMilestones)},
-		{"/v1/milestones/{id}", h.cached(auth.ScopeProjects, h.getMilestone)},
-		{"/v1/deliverables", h.cached(auth.ScopeDeliverables, h.listDeliverables)},
-		{"/v1/deliverables/{id}", h.cached(auth.ScopeDeliverables, h.getDeliverable)},
-		{"/v1/deliverables/{id}/download", h.api(auth.ScopeDeliverables, h.downloadLink)},
-		// The signed link: no key and no rate limit, the signature is
-		// the credential (see download.go).
-		{"/v1/deliverables/{id}/file", h.serveFile},
-		{"/v1/invoices", h.cached(auth.ScopeInvoices, h.listInvoices)},
-		{"/v1/invoices/{id}", h.cached(auth.ScopeInvoices, h.getInvoice)},
-		{"/v1/invoices/{id}/document", h.api(auth.ScopeInvoices, h.invoiceDocumentLink)},
-		{"/v1/invoices/{id}/file", h.serveInvoiceDocument}, // signed, as a deliverable's
-		// The OpenAPI document: public, like any API description.
-		{"/v1/openapi.json", h.serveOpenAPI},
-		// The reference page and its script (docs.go): public too.
-		{"/v1/docs", h.serveDocs},
-		{"/v1/docs/redoc.standalone.js", h.serveDocsScript},
+// tableOf is the table of a handler of st with opts, unvalidated.
+func tableOf(st store.Store, opts []Option) []route {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
 	}
+	return newHandler(st, nil, nil, cfg).table()
+}
+
+// table is the one list of the handler's routes: each resource's, then
+// the public description of the API. Routes whose answer is a function of
+// the store's data are cached (see cache.go); links and the deletion
+// feed, which also depend on the time, are not.
+func (h *handler) table() []route {
+	var all []route
 	for _, resource := range resources {
 		all = append(all, resource(h)...)
 	}
-	return all
+	return append(all,
+		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go"),
+		// The reference page and its script (docs.go): public too.
+		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go"),
+		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go"),
+	)
 }
 
-// resources are the resources added after the first contract, each in
-// its own file (see the package doc, "Adding a resource"). The first four
-// are part of v1 and served from every store.Store and
-// ratelimit.Limiter; the last two are opted in by their options and
-// return nil without them, so that their paths answer 404 like any
-// unknown path.
+// resources are the API's resources, each in its own file with its wire
+// type and routes (see the package doc, "Adding a resource"): a new one
+// is one line here. All but the last two are part of v1 and served from
+// every store.Store and ratelimit.Limiter; the last two are opted in by
+// their options and return nil without them, so that their paths answer
+// 404 like any unknown path.
 var resources = []func(h *handler) []route{
-	deletionRoutes,   // deletions.go: store.Changes
-	threadRoutes,     // threads.go: store.Threads
-	usageRoutes,      // usage.go: ratelimit.Limiter's Peek
-	eventRoutes,      // events.go: store.Events
-	webhookRoutes,    // webhooks.go: WithWebhookEndpoints
-	requestLogRoutes, // requestlog.go: WithRequestLog
+	projectRoutes,     // projects.go
+	milestoneRoutes,   // milestones.go
+	deliverableRoutes, // deliverables.go and download.go
+	invoiceRoutes,     // invoices.go
+	deletionRoutes,    // deletions.go: store.Changes
+	threadRoutes,      // threads.go: store.Threads
+	usageRoutes,       // usage.go: ratelimit.Limiter's Peek
+	eventRoutes,       // events.go: store.Events
+	webhookRoutes,     // webhooks.go: WithWebhookEndpoints
+	requestLogRoutes,  // requestlog.go: WithRequestLog
 }

@@ -96,109 +96,71 @@ func messageOut(m store.Message) message {
 	}
 }
 
+// threads are an organization's threads: of its projects, or of none,
+// which a key restricted to projects never sees. An internal thread is
+// none of the API's (the store answers not found).
+var threads = declare(resource[store.Thread, thread]{
+	scope:     auth.ScopeThreads,
+	kind:      store.KindThread,
+	statuses:  strs(store.ThreadStatuses),
+	wire:      threadExpanded,
+	projectOf: func(v store.Thread) string { return deref(v.ProjectID) },
+})
+
+// messages are the messages of threads; a message names no project, so
+// the store applies the caller's projects (through its thread).
+var messages = declare(resource[store.Message, message]{
+	scope: auth.ScopeThreads,
+	kind:  store.KindMessage,
+	wire:  plain(messageOut),
+})
+
 // threadRoutes are the routes of threads, messages and attachments
-// (store.Threads).
+// (store.Threads): GET /v1/threads?page&limit&status&projectId&updatedSince&expand,
+// /v1/threads/{id}?expand, /v1/threads/{id}/messages?page&limit&updatedSince
+// (a thread the caller cannot see is 404),
+// /v1/messages?page&limit&threadId&projectId&updatedSince, and
+// /v1/messages/{id}.
 func threadRoutes(h *handler) []route {
 	return []route{
-		{"/v1/threads", h.cached(auth.ScopeThreads, h.listThreads)},
-		{"/v1/threads/{id}", h.cached(auth.ScopeThreads, h.getThread)},
-		{"/v1/threads/{id}/messages", h.cached(auth.ScopeThreads, h.listThreadMessages)},
-		{"/v1/messages", h.cached(auth.ScopeThreads, h.listMessages)},
-		{"/v1/messages/{id}", h.cached(auth.ScopeThreads, h.getMessage)},
-		{"/v1/attachments/{id}/download", h.api(auth.ScopeThreads, h.attachmentLink)},
+		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{project: true, since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
+				return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
+					PageRequest:  q.PageRequest,
+					Status:       store.ThreadStatus(q.Status),
+					ProjectID:    q.ProjectID,
+					UpdatedSince: q.UpdatedSince,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h.st.GetThread)),
+		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{since: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
+				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
+					PageRequest:  q.PageRequest,
+					UpdatedSince: q.UpdatedSince,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{project: true, since: true, extra: []string{paramThreadID}},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
+				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
+					PageRequest:  q.PageRequest,
+					ThreadID:     q.given[paramThreadID],
+					ProjectID:    q.ProjectID,
+					UpdatedSince: q.UpdatedSince,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}),
+		// An internal message, one of an internal thread, or one the key may
+		// not see is 404.
+		messages.itemRoute(h, "/v1/messages/{id}", "/v1/messages/msg1", func(ctx context.Context, c caller, id string) (store.Message, error) {
+			return h.st.GetMessage(ctx, c.Org.ID, id, c.ProjectIDs)
+		}),
+		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download"),
 		// The signed link, as a deliverable's (see download.go).
-		{"/v1/attachments/{id}/file", h.serveAttachment},
+		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go"),
 	}
-}
-
-// listThreads serves GET
-// /v1/threads?page&limit&status&projectId&updatedSince&expand.
-func (h *handler) listThreads(r *http.Request, c caller) (response, error) {
-	q, asked, err := expandableList(r, listSpec{statuses: strs(store.ThreadStatuses), project: true, since: true})
-	if err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
-		PageRequest:  q.PageRequest,
-		Status:       store.ThreadStatus(q.Status),
-		ProjectID:    q.ProjectID,
-		UpdatedSince: q.UpdatedSince,
-		OnlyProjects: c.ProjectIDs,
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return expandedPage(h, r, c, asked, q, p, threadProject, threadExpanded)
-}
-
-// getThread serves GET /v1/threads/{id}?expand; an internal thread, or
-// one the key may not see, is 404.
-func (h *handler) getThread(r *http.Request, c caller) (response, error) {
-	asked, err := itemExpand(r)
-	if err != nil {
-		return response{}, err
-	}
-	t, err := h.st.GetThread(r.Context(), c.Org.ID, r.PathValue("id"))
-	if err == nil {
-		err = c.seesOptional(t.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	return expandedItem(h, r, c, asked, t, threadProject, threadExpanded)
-}
-
-// listThreadMessages serves GET
-// /v1/threads/{id}/messages?page&limit&updatedSince; a thread the caller
-// cannot see is 404.
-func (h *handler) listThreadMessages(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{since: true})
-	if err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
-		PageRequest:  q.PageRequest,
-		UpdatedSince: q.UpdatedSince,
-		OnlyProjects: c.ProjectIDs,
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return page(q, p, messageOut), nil
-}
-
-// listMessages serves GET
-// /v1/messages?page&limit&threadId&projectId&updatedSince.
-func (h *handler) listMessages(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{project: true, since: true, extra: []string{paramThreadID}})
-	if err != nil {
-		return response{}, err
-	}
-	p, err := h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
-		PageRequest:  q.PageRequest,
-		ThreadID:     q.given[paramThreadID],
-		ProjectID:    q.ProjectID,
-		UpdatedSince: q.UpdatedSince,
-		OnlyProjects: c.ProjectIDs,
-	})
-	if err != nil {
-		return response{}, err
-	}
-	return page(q, p, messageOut), nil
-}
-
-// getMessage serves GET /v1/messages/{id}: an internal message, one of
-// an internal thread, or one the key may not see (the store applies its
-// projects: a message names none) is 404.
-func (h *handler) getMessage(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
-	}
-	m, err := h.st.GetMessage(r.Context(), c.Org.ID, r.PathValue("id"), c.ProjectIDs)
-	if err != nil {
-		return response{}, err
-	}
-	return item(messageOut(m)), nil
 }
 
 // attachmentLink serves GET /v1/attachments/{id}/download: a signed link,

@@ -82,8 +82,8 @@ func webhookRoutes(h *handler) []route {
 	}
 	w := webhooks{st: h.cfg.webhooks, h: h}
 	return []route{
-		{"/v1/webhook_endpoints", h.api(auth.ScopeWebhooks, w.list)},
-		{"/v1/webhook_endpoints/{id}/deliveries", h.api(auth.ScopeWebhooks, w.deliveries)},
+		h.keyedRoute("/v1/webhook_endpoints", auth.ScopeWebhooks, w.list, "/v1/webhook_endpoints"),
+		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries"),
 	}
 }
 

@@ -66,6 +66,9 @@ var ErrResyncRequired = errors.New("statusclient: resync required")
 // zero Since: the server requires one.
 var errNoSince = errors.New("statusclient: DeletionListOptions.Since is required")
 
+// deletions are the routes of /v1/deletions (no route serves one record).
+var deletions = collection[Deletion, DeletionListOptions]{path: "/deletions"}
+
 // ListDeletions returns one page of the records of what disappeared from
 // the organization's view at or after opts.Since, ordered by DeletedAt
 // ascending, then Type, then ID. A Since older than the server keeps is an
@@ -75,7 +78,7 @@ func (c *Client) ListDeletions(ctx context.Context, opts DeletionListOptions) ([
 	if opts.Since.IsZero() {
 		return nil, nil, errNoSince
 	}
-	items, resp, err := list[Deletion](ctx, c, "/deletions", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	items, resp, err := deletions.list(ctx, c, opts)
 	return items, resp, resyncErr(err)
 }
 
@@ -88,7 +91,7 @@ func (c *Client) AllDeletions(ctx context.Context, opts DeletionListOptions) ite
 	if opts.Since.IsZero() {
 		return failed[Deletion](errNoSince)
 	}
-	records := walk[Deletion](ctx, c, "/deletions", opts.ListOptions, opts.filters())
+	records := deletions.all(ctx, c, opts)
 	return func(yield func(Deletion, error) bool) {
 		for d, err := range records {
 			if !yield(d, resyncErr(err)) {
@@ -104,6 +107,8 @@ func (o DeletionListOptions) filters() url.Values {
 	setString(q, "type", string(o.Type))
 	return q
 }
+
+func (o DeletionListOptions) etag() string { return o.IfNoneMatch }
 
 // resyncErr wraps ErrResyncRequired around the server's refusal of a
 // since parameter. The client always writes since in the contract's

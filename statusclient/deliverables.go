@@ -67,11 +67,14 @@ type DownloadLink struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
+// deliverables are the routes of /v1/deliverables.
+var deliverables = collection[Deliverable, DeliverableListOptions]{path: "/deliverables"}
+
 // ListDeliverables returns one page of the organization's deliverables,
 // ordered by CreatedAt descending, then by ID; with UpdatedSince, by
 // UpdatedAt ascending, then ID.
 func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptions) ([]Deliverable, *Response, error) {
-	return list[Deliverable](ctx, c, "/deliverables", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return deliverables.list(ctx, c, opts)
 }
 
 // AllDeliverables walks every page of ListDeliverables from opts.Page, MaxLimit
@@ -81,7 +84,7 @@ func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptio
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListDeliverables and follow Response.NextPage.
 func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOptions) iter.Seq2[Deliverable, error] {
-	return walk[Deliverable](ctx, c, "/deliverables", opts.ListOptions, opts.filters())
+	return deliverables.all(ctx, c, opts)
 }
 
 func (o DeliverableListOptions) filters() url.Values {
@@ -93,19 +96,21 @@ func (o DeliverableListOptions) filters() url.Values {
 	return q
 }
 
+func (o DeliverableListOptions) etag() string { return o.IfNoneMatch }
+
 // GetDeliverable returns one deliverable, exactly as ListDeliverables has
 // it. An id of no deliverable the key can see is an *Error with Code
 // CodeNotFound. opts, when given, may ask for its project
 // (ExpandProject).
 func (c *Client) GetDeliverable(ctx context.Context, id string, opts ...ItemOptions) (Deliverable, *Response, error) {
-	return getItem[Deliverable](ctx, c, "/deliverables", id, opts)
+	return deliverables.get(ctx, c, id, opts)
 }
 
 // DownloadDeliverable returns a fresh signed link to a deliverable's file.
 // A deliverable with no file attached is an *Error with Code
 // CodeFileNotAvailable (409); an unknown one, CodeNotFound.
 func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath("/deliverables", id)
+	path, err := itemPath(deliverables.path, id)
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}

@@ -9,11 +9,11 @@ import (
 // (CONTRACT.md, "Invoice documents and expansion").
 type Expand string
 
-// ExpandProject embeds each milestone's, deliverable's, invoice's or
-// thread's project (its Project field) in the same answer: one request
-// instead of one per project. An item of no project, or of one the key
-// may not see (a key without projects:read sees none), keeps a nil
-// Project.
+// ExpandProject embeds the project of each item that belongs to one (its
+// Project field: a milestone's, deliverable's, invoice's, thread's...) in
+// the same answer: one request instead of one per project. An item of no
+// project, or of one the key may not see (a key without projects:read
+// sees none), keeps a nil Project.
 const ExpandProject Expand = "project"
 
 // ProjectRef is a project as ExpandProject embeds it in an item.
@@ -23,9 +23,9 @@ type ProjectRef struct {
 	Status ProjectStatus `json:"status"`
 }
 
-// ItemOptions are the options of a call that returns one item (GetMilestone,
-// GetDeliverable, GetInvoice, GetThread). Those calls take at most one;
-// the zero value asks for the item alone.
+// ItemOptions are the options of a call that returns one item of a
+// project (GetMilestone, GetDeliverable, GetInvoice, GetThread...). Those
+// calls take at most one; the zero value asks for the item alone.
 type ItemOptions struct {
 	// Expand, when ExpandProject, fills the item's Project.
 	Expand Expand

@@ -62,11 +62,14 @@ type InvoiceListOptions struct {
 	Expand Expand
 }
 
+// invoices are the routes of /v1/invoices.
+var invoices = collection[Invoice, InvoiceListOptions]{path: "/invoices"}
+
 // ListInvoices returns one page of the organization's invoices, ordered by
 // IssuedAt descending, then by ID; with UpdatedSince, by UpdatedAt
 // ascending, then ID.
 func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]Invoice, *Response, error) {
-	return list[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return invoices.list(ctx, c, opts)
 }
 
 // AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
@@ -76,7 +79,7 @@ func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]I
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListInvoices and follow Response.NextPage.
 func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.Seq2[Invoice, error] {
-	return walk[Invoice](ctx, c, "/invoices", opts.ListOptions, opts.filters())
+	return invoices.all(ctx, c, opts)
 }
 
 func (o InvoiceListOptions) filters() url.Values {
@@ -88,11 +91,13 @@ func (o InvoiceListOptions) filters() url.Values {
 	return q
 }
 
+func (o InvoiceListOptions) etag() string { return o.IfNoneMatch }
+
 // GetInvoice returns one invoice, exactly as ListInvoices has it. An id
 // of no invoice the key can see is an *Error with Code CodeNotFound.
 // opts, when given, may ask for its project (ExpandProject).
 func (c *Client) GetInvoice(ctx context.Context, id string, opts ...ItemOptions) (Invoice, *Response, error) {
-	return getItem[Invoice](ctx, c, "/invoices", id, opts)
+	return invoices.get(ctx, c, id, opts)
 }
 
 // InvoiceDocument returns a fresh signed link to an invoice's document
@@ -100,7 +105,7 @@ func (c *Client) GetInvoice(ctx context.Context, id string, opts ...ItemOptions)
 // file. An invoice without one (DocumentAvailable false) is an *Error
 // with Code CodeFileNotAvailable (409); an unknown one, CodeNotFound.
 func (c *Client) InvoiceDocument(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath("/invoices", id)
+	path, err := itemPath(invoices.path, id)
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}

@@ -49,15 +49,15 @@ type MilestoneListOptions struct {
 	Expand Expand
 }
 
+// milestones are the routes of /v1/projects/{id}/milestones and
+// /v1/milestones/{id}.
+var milestones = nested[Milestone, MilestoneListOptions]{parent: "/projects", leaf: "/milestones"}
+
 // ListMilestones returns one page of a project's milestones, ordered by
 // DueAt ascending, then by ID (with UpdatedSince, by UpdatedAt ascending,
 // then ID). An unknown project is an *Error with Code CodeNotFound.
 func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) ([]Milestone, *Response, error) {
-	path, err := milestonesPath(projectID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return list[Milestone](ctx, c, path, opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return milestones.list(ctx, c, projectID, opts)
 }
 
 // AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
@@ -67,16 +67,7 @@ func (c *Client) ListMilestones(ctx context.Context, projectID string, opts Mile
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListMilestones and follow Response.NextPage.
 func (c *Client) AllMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) iter.Seq2[Milestone, error] {
-	path, err := milestonesPath(projectID)
-	if err != nil {
-		return failed[Milestone](err)
-	}
-	return walk[Milestone](ctx, c, path, opts.ListOptions, opts.filters())
-}
-
-func milestonesPath(projectID string) (string, error) {
-	path, err := itemPath("/projects", projectID)
-	return path + "/milestones", err
+	return milestones.all(ctx, c, projectID, opts)
 }
 
 func (o MilestoneListOptions) filters() url.Values {
@@ -87,10 +78,12 @@ func (o MilestoneListOptions) filters() url.Values {
 	return q
 }
 
+func (o MilestoneListOptions) etag() string { return o.IfNoneMatch }
+
 // GetMilestone returns one milestone, exactly as ListMilestones has it.
 // An id of no milestone the key can see is an *Error with Code
 // CodeNotFound. opts, when given, may ask for its project
 // (ExpandProject).
 func (c *Client) GetMilestone(ctx context.Context, id string, opts ...ItemOptions) (Milestone, *Response, error) {
-	return getItem[Milestone](ctx, c, "/milestones", id, opts)
+	return milestones.get(ctx, c, id, opts)
 }

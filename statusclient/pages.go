@@ -53,10 +53,46 @@ type Meta struct {
 	SyncedThrough time.Time `json:"syncedThrough,omitzero"`
 }
 
-// list fetches one page of the list route at path: the paging of lo, the
-// route's filters, and a conditional request when ifNoneMatch is not "".
-func list[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values, ifNoneMatch string) ([]T, *Response, error) {
-	env, resp, err := get[[]T](ctx, c, request{path: path, query: lo.query(filters), ifNoneMatch: ifNoneMatch})
+// listOptions is what the generic list helpers read from the options
+// type of a list (ProjectListOptions, InvoiceListOptions...): its paging
+// (ListOptions, embedded, gives paging), the route's filters as query
+// parameters, zero values left out, and the ETag of a conditional request
+// ("" for none). Every options type says all three: one that has no
+// filter or no IfNoneMatch says so with nil or "", so that none is left
+// out by mistake.
+type listOptions interface {
+	paging() ListOptions
+	filters() url.Values
+	etag() string
+}
+
+// paging returns o: what an options type embedding ListOptions pages by.
+func (o ListOptions) paging() ListOptions { return o }
+
+// pagingOnly are the options of a list that has no filter and no
+// conditional request, which takes ListOptions alone (the webhook lists).
+type pagingOnly struct{ ListOptions }
+
+func (pagingOnly) filters() url.Values { return nil }
+func (pagingOnly) etag() string        { return "" }
+
+// query is listOptions given as they are: a page of an internal walk
+// (walk's own, Sync's).
+type query struct {
+	lo          ListOptions
+	params      url.Values
+	ifNoneMatch string
+}
+
+func (q query) paging() ListOptions { return q.lo }
+func (q query) filters() url.Values { return q.params }
+func (q query) etag() string        { return q.ifNoneMatch }
+
+// list fetches one page of the list route at path, as opts say: their
+// paging, the route's filters, and a conditional request when their ETag
+// is not "".
+func list[T any](ctx context.Context, c *Client, path string, opts listOptions) ([]T, *Response, error) {
+	env, resp, err := get[[]T](ctx, c, request{path: path, query: opts.paging().query(opts.filters()), ifNoneMatch: opts.etag()})
 	if err != nil {
 		return nil, resp, err
 	}
@@ -65,19 +101,19 @@ func list[T any](ctx context.Context, c *Client, path string, lo ListOptions, fi
 }
 
 // walk is the one page walker of the All... iterators: it yields every item
-// of the list route at path, with its filters, page after page from
-// lo.Page (1 when 0), lo.Limit items a page (MaxLimit when 0), until a
-// Response has no NextPage (or one that does not move forward, from a
-// server that ignores the page asked for). It stops when the consumer
-// stops; an error is yielded once, with a zero item, and ends the walk.
-// It yields items only (see the All... methods).
-func walk[T any](ctx context.Context, c *Client, path string, lo ListOptions, filters url.Values) iter.Seq2[T, error] {
+// of the list route at path, with the filters of opts, page after page
+// from their Page (1 when 0), their Limit items a page (MaxLimit when 0),
+// until a Response has no NextPage (or one that does not move forward,
+// from a server that ignores the page asked for). Their ETag is ignored.
+// It stops when the consumer stops; an error is yielded once, with a zero
+// item, and ends the walk. It yields items only (see the All... methods).
+func walk[T any](ctx context.Context, c *Client, path string, opts listOptions) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		lo := lo
-		lo.Page = cmp.Or(lo.Page, 1)
-		lo.Limit = cmp.Or(lo.Limit, MaxLimit)
+		q := query{lo: opts.paging(), params: opts.filters()}
+		q.lo.Page = cmp.Or(q.lo.Page, 1)
+		q.lo.Limit = cmp.Or(q.lo.Limit, MaxLimit)
 		for {
-			items, resp, err := list[T](ctx, c, path, lo, filters, "")
+			items, resp, err := list[T](ctx, c, path, q)
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -88,10 +124,10 @@ func walk[T any](ctx context.Context, c *Client, path string, lo ListOptions, fi
 					return
 				}
 			}
-			if resp.NextPage <= lo.Page {
+			if resp.NextPage <= q.lo.Page {
 				return
 			}
-			lo.Page = resp.NextPage
+			q.lo.Page = resp.NextPage
 		}
 	}
 }

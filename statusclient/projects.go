@@ -45,11 +45,14 @@ type ProjectListOptions struct {
 	IfNoneMatch string
 }
 
+// projects are the routes of /v1/projects.
+var projects = collection[Project, ProjectListOptions]{path: "/projects"}
+
 // ListProjects returns one page of the organization's projects, ordered by
 // StartedAt descending (projects not started last), then by ID; with
 // UpdatedSince, by UpdatedAt ascending, then ID.
 func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]Project, *Response, error) {
-	return list[Project](ctx, c, "/projects", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return projects.list(ctx, c, opts)
 }
 
 // AllProjects walks every page of ListProjects from opts.Page, MaxLimit
@@ -59,7 +62,7 @@ func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]P
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListProjects and follow Response.NextPage.
 func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
-	return walk[Project](ctx, c, "/projects", opts.ListOptions, opts.filters())
+	return projects.all(ctx, c, opts)
 }
 
 func (o ProjectListOptions) filters() url.Values {
@@ -69,8 +72,10 @@ func (o ProjectListOptions) filters() url.Values {
 	return q
 }
 
+func (o ProjectListOptions) etag() string { return o.IfNoneMatch }
+
 // GetProject returns one project. An id of no project of the organization
 // (including another organization's) is an *Error with Code CodeNotFound.
 func (c *Client) GetProject(ctx context.Context, id string) (Project, *Response, error) {
-	return getItem[Project](ctx, c, "/projects", id, nil)
+	return projects.get(ctx, c, id, nil)
 }

@@ -36,13 +36,16 @@ type RequestLogListOptions struct {
 	Status string
 }
 
+// requestLogs are the routes of /v1/request_logs.
+var requestLogs = collection[RequestLog, RequestLogListOptions]{path: "/request_logs"}
+
 // RequestLogs returns one page of the organization's requests of the last
 // 7 days, newest first (GET /v1/request_logs; the key needs the scope
 // logs:read). A restricted key sees only its own requests. Requests to the
 // log itself are not in it. A server whose store keeps no log answers an
 // *Error with Code CodeNotFound.
 func (c *Client) RequestLogs(ctx context.Context, opts RequestLogListOptions) ([]RequestLog, *Response, error) {
-	return list[RequestLog](ctx, c, "/request_logs", opts.ListOptions, opts.filters(), "")
+	return requestLogs.list(ctx, c, opts)
 }
 
 // AllRequestLogs walks every page of RequestLogs from opts.Page, MaxLimit
@@ -50,7 +53,7 @@ func (c *Client) RequestLogs(ctx context.Context, opts RequestLogListOptions) ([
 // walked (not by the walk's own requests): a request made meanwhile
 // shifts the pages, so an item may come twice.
 func (c *Client) AllRequestLogs(ctx context.Context, opts RequestLogListOptions) iter.Seq2[RequestLog, error] {
-	return walk[RequestLog](ctx, c, "/request_logs", opts.ListOptions, opts.filters())
+	return requestLogs.all(ctx, c, opts)
 }
 
 func (o RequestLogListOptions) filters() url.Values {
@@ -58,3 +61,6 @@ func (o RequestLogListOptions) filters() url.Values {
 	setString(q, "status", o.Status)
 	return q
 }
+
+// etag is "": the request log is never asked conditionally.
+func (o RequestLogListOptions) etag() string { return "" }

@@ -269,12 +269,10 @@ func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 // init makes the nil maps of r, as in a zero Replica or one decoded from
 // JSON with an empty map left out.
 func (r *Replica) init() {
-	initMap(&r.Projects)
+	for _, l := range syncLists() {
+		l.init(r)
+	}
 	initMap(&r.Milestones)
-	initMap(&r.Deliverables)
-	initMap(&r.Invoices)
-	initMap(&r.Threads)
-	initMap(&r.Messages)
 	initMap(&r.Cursor.Milestones)
 }
 
@@ -348,7 +346,7 @@ func (s *syncer) changes(ctx context.Context, r *Replica) error {
 	// safe lower bound of any deletion still to come, which keeps the
 	// feed's cursor moving when nothing is deleted.
 	seen := cur.newest()
-	next, err := readList(ctx, s, "/deletions", "since", cur.Deletions, false, func(d Deletion) { s.drop(r, d) })
+	next, err := readList(ctx, s, deletions.path, "since", cur.Deletions, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"): // older than the server keeps
 		return errReload
@@ -396,9 +394,10 @@ func (s *syncer) load(ctx context.Context, r *Replica) error {
 	if err != nil {
 		return err
 	}
-	s.stats.Deleted = deleted + gone(r.Projects, fresh.Projects) + gone(r.Milestones, fresh.Milestones) +
-		gone(r.Deliverables, fresh.Deliverables) + gone(r.Invoices, fresh.Invoices) +
-		gone(r.Threads, fresh.Threads) + gone(r.Messages, fresh.Messages)
+	s.stats.Deleted = deleted + gone(r.Milestones, fresh.Milestones)
+	for _, l := range syncLists() {
+		s.stats.Deleted += l.gone(r, fresh)
+	}
 	*r = *fresh
 	return nil
 }
@@ -430,7 +429,7 @@ func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) err
 	if from.Before(epoch) {
 		from = epoch
 	}
-	next, err := readList(ctx, s, "/deletions", "since", ListCursor{Since: from}, false, func(d Deletion) { s.drop(r, d) })
+	next, err := readList(ctx, s, deletions.path, "since", ListCursor{Since: from}, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"):
 		next = ListCursor{}
@@ -451,7 +450,10 @@ func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) err
 // loading returns an empty Replica whose lists are all to be read from
 // start.
 func loading(start ListCursor) *Replica {
-	r := &Replica{Cursor: SyncCursor{Projects: start, Deliverables: start, Invoices: start, Threads: start, Messages: start}}
+	r := &Replica{}
+	for _, l := range syncLists() {
+		*l.cursor(&r.Cursor) = start
+	}
 	r.init()
 	return r
 }
@@ -472,26 +474,23 @@ func gone[V any](old, new map[string]V) int {
 // of the key's scopes is passed over (see scoped).
 func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
 	cur := &r.Cursor
-	if err := s.scoped(r, "projects", func() error { return readInto(ctx, s, r, DeletionProject, "/projects", &cur.Projects, r.Projects) }); err != nil {
+	if err := s.scoped(ctx, r, projectList); err != nil {
 		return err
 	}
-	if !slices.Contains(cur.OutOfScope, "projects") { // the milestones need the same scope
+	if !slices.Contains(cur.OutOfScope, projectList.name) { // the milestones need the same scope
 		if err := s.milestones(ctx, r, start); err != nil {
 			return err
 		}
 	}
-	if err := s.scoped(r, "deliverables", func() error {
-		return readInto(ctx, s, r, DeletionDeliverable, "/deliverables", &cur.Deliverables, r.Deliverables)
-	}); err != nil {
-		return err
-	}
-	if err := s.scoped(r, "invoices", func() error { return readInto(ctx, s, r, DeletionInvoice, "/invoices", &cur.Invoices, r.Invoices) }); err != nil {
-		return err
+	for _, l := range plainLists {
+		if err := s.scoped(ctx, r, l); err != nil {
+			return err
+		}
 	}
 	if cur.NoThreads {
 		return nil
 	}
-	err := s.scoped(r, "threads", func() error { return readInto(ctx, s, r, DeletionThread, "/threads", &cur.Threads, r.Threads) })
+	err := s.scoped(ctx, r, threadList)
 	if ErrorCodeOf(err) == CodeNotFound {
 		// A server without threads; or one that no longer has them,
 		// whose threads are then no longer to be seen.
@@ -504,49 +503,33 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 	if err != nil {
 		return err
 	}
-	return s.scoped(r, "messages", func() error { return readInto(ctx, s, r, DeletionMessage, "/messages", &cur.Messages, r.Messages) })
+	return s.scoped(ctx, r, messageList)
 }
 
-// scoped runs read, the reading of the list name, unless r's cursor says
-// the key may not read it. When the server refuses it with 403
-// INSUFFICIENT_SCOPE, the list is recorded as out of scope, emptied, and
-// passed over: the key syncs what it may read. Any other error is
-// returned, naming the list.
-func (s *syncer) scoped(r *Replica, name string, read func() error) error {
-	if slices.Contains(r.Cursor.OutOfScope, name) {
+// scoped reads the list l, unless r's cursor says the key may not read
+// it. When the server refuses it with 403 INSUFFICIENT_SCOPE, the list is
+// recorded as out of scope, emptied (the projects with their
+// milestones), and passed over: the key syncs what it may read. Any other
+// error is returned, naming the list.
+func (s *syncer) scoped(ctx context.Context, r *Replica, l syncList) error {
+	if slices.Contains(r.Cursor.OutOfScope, l.name) {
 		return nil
 	}
-	err := read()
+	err := l.read(ctx, s, r)
 	if ErrorCodeOf(err) != CodeInsufficientScope {
 		if err != nil {
-			return fmt.Errorf("statusclient: Sync: %s: %w", name, err)
+			return fmt.Errorf("statusclient: Sync: %s: %w", l.name, err)
 		}
 		return nil
 	}
-	r.Cursor.OutOfScope = append(r.Cursor.OutOfScope, name)
+	r.Cursor.OutOfScope = append(r.Cursor.OutOfScope, l.name)
 	slices.Sort(r.Cursor.OutOfScope)
-	switch name {
-	case "projects":
-		s.stats.Deleted += len(r.Projects) + len(r.Milestones)
-		clear(r.Projects)
+	s.stats.Deleted += l.size(r)
+	l.reset(r)
+	if l.kind == DeletionProject {
+		s.stats.Deleted += len(r.Milestones)
 		clear(r.Milestones)
-		r.Cursor.Projects, r.Cursor.Milestones = ListCursor{}, map[string]ListCursor{}
-	case "deliverables":
-		s.stats.Deleted += len(r.Deliverables)
-		clear(r.Deliverables)
-		r.Cursor.Deliverables = ListCursor{}
-	case "invoices":
-		s.stats.Deleted += len(r.Invoices)
-		clear(r.Invoices)
-		r.Cursor.Invoices = ListCursor{}
-	case "threads":
-		s.stats.Deleted += len(r.Threads)
-		clear(r.Threads)
-		r.Cursor.Threads = ListCursor{}
-	case "messages":
-		s.stats.Deleted += len(r.Messages)
-		clear(r.Messages)
-		r.Cursor.Messages = ListCursor{}
+		r.Cursor.Milestones = map[string]ListCursor{}
 	}
 	return nil
 }
@@ -563,7 +546,7 @@ func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) e
 		if !ok {
 			cur = start
 		}
-		path, err := milestonesPath(id)
+		path, err := milestones.path(id)
 		if err == nil {
 			err = readInto(ctx, s, r, DeletionMilestone, path, &cur, r.Milestones)
 		}
@@ -579,7 +562,7 @@ func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) e
 // newest is the largest Since of the cursors of the lists.
 func (c SyncCursor) newest() time.Time {
 	var t time.Time
-	for _, lc := range c.lists() {
+	for _, lc := range c.cursors() {
 		if lc.Since.After(t) {
 			t = lc.Since
 		}
@@ -587,26 +570,26 @@ func (c SyncCursor) newest() time.Time {
 	return t
 }
 
-func (c SyncCursor) lists() []ListCursor {
-	out := []ListCursor{c.Projects, c.Deliverables, c.Invoices, c.Threads, c.Messages}
-	for _, lc := range c.Milestones {
-		out = append(out, lc)
-	}
-	return out
-}
-
 // drop applies a deletion record to r, with the contract's cascades.
 // A record of a type Sync does not know is passed over.
 func (s *syncer) drop(r *Replica, d Deletion) {
 	n := &s.stats.Deleted
 	cur := &r.Cursor
+	for _, l := range syncLists() {
+		if l.kind == d.Type {
+			left(l.cursor(cur), d.ID)
+			l.remove(n, r, d.ID)
+		}
+	}
 	switch d.Type {
 	case DeletionProject:
-		left(&cur.Projects, d.ID)
-		remove(n, r.Projects, d.ID)
-		delete(r.Cursor.Milestones, d.ID)
+		delete(cur.Milestones, d.ID)
 		removeIf(n, r.Milestones, func(m Milestone) bool { return m.ProjectID == d.ID })
-		removeIf(n, r.Deliverables, func(x Deliverable) bool { return x.ProjectID == d.ID })
+		for _, l := range syncLists() {
+			if l.ofProject != nil {
+				l.ofProject(n, r, d.ID)
+			}
+		}
 		for id, t := range r.Threads {
 			if t.ProjectID != nil && *t.ProjectID == d.ID {
 				s.drop(r, Deletion{Type: DeletionThread, ID: id})
@@ -619,19 +602,8 @@ func (s *syncer) drop(r *Replica, d Deletion) {
 			}
 		}
 		remove(n, r.Milestones, d.ID)
-	case DeletionDeliverable:
-		left(&cur.Deliverables, d.ID)
-		remove(n, r.Deliverables, d.ID)
-	case DeletionInvoice:
-		left(&cur.Invoices, d.ID)
-		remove(n, r.Invoices, d.ID)
 	case DeletionThread:
-		left(&cur.Threads, d.ID)
-		remove(n, r.Threads, d.ID)
 		removeIf(n, r.Messages, func(m Message) bool { return m.ThreadID == d.ID })
-	case DeletionMessage:
-		left(&cur.Messages, d.ID)
-		remove(n, r.Messages, d.ID)
 	}
 }
 

@@ -89,7 +89,7 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 	for {
 		q := url.Values{}
 		setTime(q, param, since)
-		items, resp, err := list[T](ctx, s.c, path, ListOptions{Page: page, Limit: MaxLimit}, q, etag)
+		items, resp, err := list[T](ctx, s.c, path, query{lo: ListOptions{Page: page, Limit: MaxLimit}, params: q, ifNoneMatch: etag})
 		s.saw(resp)
 		if errors.Is(err, ErrNotModified) {
 			return from, nil

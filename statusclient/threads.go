@@ -145,6 +145,14 @@ type MessageListOptions struct {
 	IfNoneMatch string
 }
 
+// The routes of threads and messages: /v1/threads, /v1/messages and
+// /v1/threads/{id}/messages.
+var (
+	threads        = collection[Thread, ThreadListOptions]{path: "/threads"}
+	messages       = collection[Message, MessageListOptions]{path: "/messages"}
+	threadMessages = nested[Message, ThreadMessageListOptions]{parent: "/threads", leaf: "/messages"}
+)
+
 // ListThreads returns one page of the organization's threads, ordered by
 // LastMessageAt descending (threads without a message last), then by ID;
 // with UpdatedSince, by UpdatedAt ascending, then ID.
@@ -153,7 +161,7 @@ type MessageListOptions struct {
 // GetThread, ListThreadMessages, ListMessages, DownloadAttachment) with an
 // *Error of Code CodeNotFound, as an unknown path.
 func (c *Client) ListThreads(ctx context.Context, opts ThreadListOptions) ([]Thread, *Response, error) {
-	return list[Thread](ctx, c, "/threads", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return threads.list(ctx, c, opts)
 }
 
 // AllThreads walks every page of ListThreads from opts.Page, MaxLimit
@@ -163,7 +171,7 @@ func (c *Client) ListThreads(ctx context.Context, opts ThreadListOptions) ([]Thr
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListThreads and follow Response.NextPage.
 func (c *Client) AllThreads(ctx context.Context, opts ThreadListOptions) iter.Seq2[Thread, error] {
-	return walk[Thread](ctx, c, "/threads", opts.ListOptions, opts.filters())
+	return threads.all(ctx, c, opts)
 }
 
 func (o ThreadListOptions) filters() url.Values {
@@ -175,18 +183,20 @@ func (o ThreadListOptions) filters() url.Values {
 	return q
 }
 
+func (o ThreadListOptions) etag() string { return o.IfNoneMatch }
+
 // GetThread returns one thread. An id of no thread the organization can
 // see is an *Error with Code CodeNotFound. opts, when given, may ask for
 // its project (ExpandProject).
 func (c *Client) GetThread(ctx context.Context, id string, opts ...ItemOptions) (Thread, *Response, error) {
-	return getItem[Thread](ctx, c, "/threads", id, opts)
+	return threads.get(ctx, c, id, opts)
 }
 
 // GetMessage returns one message, exactly as ListMessages has it. An id
 // of no message the key can see (an agency's internal note included) is
 // an *Error with Code CodeNotFound.
 func (c *Client) GetMessage(ctx context.Context, id string) (Message, *Response, error) {
-	return getItem[Message](ctx, c, "/messages", id, nil)
+	return messages.get(ctx, c, id, nil)
 }
 
 // ListThreadMessages returns one page of a thread's messages, ordered by
@@ -195,11 +205,7 @@ func (c *Client) GetMessage(ctx context.Context, id string) (Message, *Response,
 // ascending, then ID). An unknown thread is an *Error with Code
 // CodeNotFound.
 func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) ([]Message, *Response, error) {
-	path, err := threadMessagesPath(threadID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return list[Message](ctx, c, path, opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return threadMessages.list(ctx, c, threadID, opts)
 }
 
 // AllThreadMessages walks every page of ListThreadMessages from opts.Page,
@@ -209,16 +215,7 @@ func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts T
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListThreadMessages and follow Response.NextPage.
 func (c *Client) AllThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) iter.Seq2[Message, error] {
-	path, err := threadMessagesPath(threadID)
-	if err != nil {
-		return failed[Message](err)
-	}
-	return walk[Message](ctx, c, path, opts.ListOptions, opts.filters())
-}
-
-func threadMessagesPath(threadID string) (string, error) {
-	path, err := itemPath("/threads", threadID)
-	return path + "/messages", err
+	return threadMessages.all(ctx, c, threadID, opts)
 }
 
 func (o ThreadMessageListOptions) filters() url.Values {
@@ -227,10 +224,12 @@ func (o ThreadMessageListOptions) filters() url.Values {
 	return q
 }
 
+func (o ThreadMessageListOptions) etag() string { return o.IfNoneMatch }
+
 // ListMessages returns one page of the organization's messages across its
 // threads, in the order of ListThreadMessages.
 func (c *Client) ListMessages(ctx context.Context, opts MessageListOptions) ([]Message, *Response, error) {
-	return list[Message](ctx, c, "/messages", opts.ListOptions, opts.filters(), opts.IfNoneMatch)
+	return messages.list(ctx, c, opts)
 }
 
 // AllMessages walks every page of ListMessages from opts.Page, MaxLimit
@@ -240,7 +239,7 @@ func (c *Client) ListMessages(ctx context.Context, opts MessageListOptions) ([]M
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListMessages and follow Response.NextPage.
 func (c *Client) AllMessages(ctx context.Context, opts MessageListOptions) iter.Seq2[Message, error] {
-	return walk[Message](ctx, c, "/messages", opts.ListOptions, opts.filters())
+	return messages.all(ctx, c, opts)
 }
 
 func (o MessageListOptions) filters() url.Values {
@@ -250,6 +249,8 @@ func (o MessageListOptions) filters() url.Values {
 	setTime(q, "updatedSince", o.UpdatedSince)
 	return q
 }
+
+func (o MessageListOptions) etag() string { return o.IfNoneMatch }
 
 // DownloadAttachment returns a fresh signed link to a message attachment's
 // file, exactly as DownloadDeliverable does for a deliverable's. An

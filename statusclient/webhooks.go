@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -103,27 +102,35 @@ type WebhookDelivery struct {
 	DurationMs int     `json:"durationMs"`
 }
 
+// The routes of webhook endpoints: /v1/webhook_endpoints and
+// /v1/webhook_endpoints/{id}/deliveries (no route serves one endpoint or
+// delivery by id).
+var (
+	webhookEndpoints  = collection[WebhookEndpoint, pagingOnly]{path: "/webhook_endpoints"}
+	webhookDeliveries = nested[WebhookDelivery, pagingOnly]{parent: "/webhook_endpoints", leaf: "/deliveries"}
+)
+
 // ListWebhookEndpoints returns one page of the organization's webhook
 // endpoints, oldest first. It needs the scope webhooks:read.
 func (c *Client) ListWebhookEndpoints(ctx context.Context, opts ListOptions) ([]WebhookEndpoint, *Response, error) {
-	return list[WebhookEndpoint](ctx, c, "/webhook_endpoints", opts, url.Values{}, "")
+	return webhookEndpoints.list(ctx, c, pagingOnly{opts})
 }
 
 // AllWebhookEndpoints walks every page of ListWebhookEndpoints (see
 // AllProjects).
 func (c *Client) AllWebhookEndpoints(ctx context.Context, opts ListOptions) iter.Seq2[WebhookEndpoint, error] {
-	return walk[WebhookEndpoint](ctx, c, "/webhook_endpoints", opts, url.Values{})
+	return webhookEndpoints.all(ctx, c, pagingOnly{opts})
 }
 
 // ListWebhookDeliveries returns one page of an endpoint's delivery
 // attempts of the last 30 days, newest first. It needs the scope
 // webhooks:read.
 func (c *Client) ListWebhookDeliveries(ctx context.Context, endpointID string, opts ListOptions) ([]WebhookDelivery, *Response, error) {
-	return list[WebhookDelivery](ctx, c, "/webhook_endpoints/"+url.PathEscape(endpointID)+"/deliveries", opts, url.Values{}, "")
+	return webhookDeliveries.list(ctx, c, endpointID, pagingOnly{opts})
 }
 
 // AllWebhookDeliveries walks every page of ListWebhookDeliveries (see
 // AllProjects).
 func (c *Client) AllWebhookDeliveries(ctx context.Context, endpointID string, opts ListOptions) iter.Seq2[WebhookDelivery, error] {
-	return walk[WebhookDelivery](ctx, c, "/webhook_endpoints/"+url.PathEscape(endpointID)+"/deliveries", opts, url.Values{})
+	return webhookDeliveries.all(ctx, c, endpointID, pagingOnly{opts})
 }

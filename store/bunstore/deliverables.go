@@ -27,6 +27,16 @@ type deliverableRow struct {
 	UpdatedAt   time.Time `bun:"updated_at,notnull"` // the database's: never written
 }
 
+// deliverableTable is the table of deliverables, for the generic list and get
+// (resource).
+var deliverableTable = resource[deliverableRow, store.Deliverable]{
+	kind: "deliverable", plural: "deliverables", alias: "d",
+	order:   "d.created_at DESC, d.id",
+	project: "d.project_id", status: "d.status",
+	counted: true,
+	item:    deliverableRow.deliverable,
+}
+
 func (row deliverableRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row deliverableRow) deliverable() store.Deliverable {
@@ -95,31 +105,14 @@ func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) err
 // same shapes. Its total is summed from item_counts, or with UpdatedSince
 // counted (see selectPage).
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	only, nothing := allowed(q.OnlyProjects)
-	if !storable(orgID, q.ProjectID) || nothing {
-		return none[store.Deliverable](ctx, q.PageRequest)
-	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("d.org_id = ?", orgID)
-		if q.ProjectID != "" {
-			sq = sq.Where("d.project_id = ?", q.ProjectID)
-		}
-		if q.Status != "" {
-			sq = sq.Where("d.status = ?", q.Status)
-		}
-		sq = restrict(sq, "d.project_id", only)
-		return since(sq, "d", q.UpdatedSince)
-	}
-	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "deliverable", status: string(q.Status), project: q.ProjectID, only: only})
-	return list(ctx, s, "deliverables", q.PageRequest, q.UpdatedSince, filter, count, order("d", q.UpdatedSince, "d.created_at DESC, d.id"), deliverableRow.deliverable)
+	return deliverableTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetDeliverable returns one of the organization's deliverables, with where
 // its file lives; the error wraps store.ErrNotFound when it has none with
 // that id.
 func (s *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Deliverable, error) {
-	row, err := get[deliverableRow](ctx, s, "deliverable", "d", orgID, id)
-	return row.deliverable(), err
+	return deliverableTable.get(ctx, s, orgID, id, nil)
 }
 
 // DeleteDeliverable deletes one of the organization's deliverables,

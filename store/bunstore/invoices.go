@@ -31,6 +31,17 @@ type invoiceRow struct {
 	UpdatedAt   time.Time `bun:"updated_at,notnull"` // the database's: never written
 }
 
+// invoiceTable is the table of invoices, for the generic list and get
+// (resource), and the pgx statements of prepared.go, which follow its
+// order and filters.
+var invoiceTable = resource[invoiceRow, store.Invoice]{
+	kind: "invoice", plural: "invoices", alias: "i",
+	order:   "i.issued_at DESC, i.id",
+	project: "i.project_id", status: "i.status",
+	counted: true,
+	item:    invoiceRow.invoice,
+}
+
 func (row invoiceRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row invoiceRow) invoice() store.Invoice {
@@ -103,34 +114,19 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // shapes. Its total is summed from item_counts, or with UpdatedSince
 // counted (see selectPage).
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	only, nothing := allowed(q.OnlyProjects)
-	if !storable(orgID, q.ProjectID) || nothing {
-		return none[store.Invoice](ctx, q.PageRequest)
-	}
-	if p, ok, err := s.listInvoicesPrepared(ctx, orgID, q); ok {
-		return p, err
-	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("i.org_id = ?", orgID)
-		if q.ProjectID != "" {
-			sq = sq.Where("i.project_id = ?", q.ProjectID)
+	if storable(orgID, q.ProjectID) { // else no query at all: the generic list's answer
+		if p, ok, err := s.listInvoicesPrepared(ctx, orgID, q); ok {
+			return p, err
 		}
-		if q.Status != "" {
-			sq = sq.Where("i.status = ?", q.Status)
-		}
-		sq = restrict(sq, "i.project_id", only)
-		return since(sq, "i", q.UpdatedSince)
 	}
-	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "invoice", status: string(q.Status), project: q.ProjectID, only: only})
-	return list(ctx, s, "invoices", q.PageRequest, q.UpdatedSince, filter, count, order("i", q.UpdatedSince, "i.issued_at DESC, i.id"), invoiceRow.invoice)
+	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetInvoice returns one of the organization's invoices, with where its
 // document lives; the error wraps store.ErrNotFound when it has none with
 // that id.
 func (s *Store) GetInvoice(ctx context.Context, orgID, id string) (store.Invoice, error) {
-	row, err := get[invoiceRow](ctx, s, "invoice", "i", orgID, id)
-	return row.invoice(), err
+	return invoiceTable.get(ctx, s, orgID, id, nil)
 }
 
 // DeleteInvoice deletes one of the organization's invoices, leaving a

@@ -130,7 +130,7 @@ const migrationsTable = "clientstatus_migrations"
 // storeTables are the tables Migrate creates.
 var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon",
 	"threads", "messages", "attachments", "data_version_log", "item_counts", "changes",
-	"request_logs", "key_usage", "departures", "webhook_endpoints", "webhook_jobs", "webhook_deliveries"}
+	"request_logs", "key_usage", "departures", "webhook_endpoints", "webhook_jobs", "webhook_deliveries", "resource_kinds"}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to

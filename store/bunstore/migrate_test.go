@@ -51,12 +51,13 @@ func TestMigrateFromEmptyAndAgain(t *testing.T) {
 	is.Equal(len(tables(t, db)), 0) // the schema starts empty
 
 	is.NoErr(bunstore.Migrate(ctx, db))
-	want := []string{"api_keys", "attachments", "changes", "clientstatus_migrations", "clientstatus_migrations_locks", "data_version_log", "deletions", "deliverables", "departures", "invoices",
-		"item_counts", "key_usage", "messages", "milestones", "organizations", "projects", "request_logs", "sync_horizon", "threads",
-		"webhook_deliveries", "webhook_endpoints", "webhook_jobs"}
-	is.Equal(tables(t, db), want) // every table, and bun/migrate's bookkeeping
-	own := slices.Sorted(slices.Values(bunstore.StoreTables))
-	is.Equal(own, slices.DeleteFunc(slices.Clone(want), func(n string) bool { return strings.HasPrefix(n, "clientstatus_migrations") })) // Migrate refuses to build on every table it makes
+	// Every table the migrations make is one of storeTables, on which
+	// Migrate refuses to build, and every one of those is made; the rest
+	// is bun/migrate's bookkeeping. A new resource's table is one line of
+	// storeTables, and this test derives from it.
+	want := slices.Sorted(slices.Values(append([]string{"clientstatus_migrations", "clientstatus_migrations_locks"}, bunstore.StoreTables...)))
+	is.Equal(tables(t, db), want)
+	is.True(len(want) > 20) // the tables of the migrations until resource_kinds, at least
 
 	st := bunstore.New(db)
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: "starter"}))

@@ -24,6 +24,16 @@ type milestoneRow struct {
 	UpdatedAt   time.Time  `bun:"updated_at,notnull"` // the database's: never written
 }
 
+// milestoneTable is the table of milestones, for the generic list and get
+// (resource): a list is of one project's, its parent.
+var milestoneTable = resource[milestoneRow, store.Milestone]{
+	kind: "milestone", plural: "milestones", alias: "m",
+	order:   "m.due_at, m.id",
+	project: "m.project_id", status: "m.status",
+	counted: true,
+	item:    milestoneRow.milestone,
+}
+
 func (row milestoneRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row milestoneRow) milestone() store.Milestone {
@@ -84,48 +94,27 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	if !storable(orgID, projectID) {
 		return store.Page[store.Milestone]{}, unmatched(ctx, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound))
 	}
-	ctx, cancel := s.query(ctx)
+	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("m.org_id = ? AND m.project_id = ?", orgID, projectID)
-		if q.Status != "" {
-			sq = sq.Where("m.status = ?", q.Status)
-		}
-		return since(sq, "m", q.UpdatedSince)
+	what := fmt.Sprintf("milestones of project %q", projectID)
+	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), since: q.UpdatedSince, what: what})
+	if err != nil || len(p.Items) > 0 {
+		return p, err
 	}
-	what := fmt.Sprintf("list milestones of project %q", projectID)
-	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "milestone", status: string(q.Status), project: projectID})
-	synced, err := s.syncedThrough(ctx, q.UpdatedSince)
+	found, err := s.exists(ctx, s.newSelect((*projectRow)(nil)).Where("p.org_id = ? AND p.id = ?", orgID, projectID))
 	if err != nil {
-		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
+		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
-	rows, n, err := selectPage[milestoneRow](ctx, s, q.PageRequest, filter, count, order("m", q.UpdatedSince, "m.due_at, m.id"))
-	if err != nil {
-		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
+	if !found {
+		return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
 	}
-	if len(rows) == 0 {
-		var found bool
-		err := s.db.NewSelect().
-			ColumnExpr("EXISTS (?)", s.newSelect((*projectRow)(nil)).
-				ColumnExpr("1").Where("p.org_id = ? AND p.id = ?", orgID, projectID)).
-			Scan(ctx, &found)
-		if err != nil {
-			return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, what, err)
-		}
-		if !found {
-			return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
-		}
-	}
-	p := listed(rows, n, milestoneRow.milestone)
-	p.SyncedThrough = synced
 	return p, nil
 }
 
 // GetMilestone returns one of the organization's milestones; the error
 // wraps store.ErrNotFound when it has none with that id.
 func (s *Store) GetMilestone(ctx context.Context, orgID, id string) (store.Milestone, error) {
-	row, err := get[milestoneRow](ctx, s, "milestone", "m", orgID, id)
-	return row.milestone(), err
+	return milestoneTable.get(ctx, s, orgID, id, nil)
 }
 
 // DeleteMilestone deletes one of the organization's milestones, leaving a

@@ -3,6 +3,8 @@ package bunstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,14 +40,10 @@ import (
 // whether it could: false, without calling fn, when the store's db is not
 // a *bun.DB on the pgx driver.
 func (s *Store) onPgx(ctx context.Context, fn func(*pgx.Conn) error) (bool, error) {
-	d, ok := s.db.(*bun.DB)
-	if !ok {
+	if !s.onPgxDB() {
 		return false, nil
 	}
-	if _, ok := d.DB.Driver().(*stdlib.Driver); !ok {
-		return false, nil
-	}
-	conn, err := d.DB.Conn(ctx)
+	conn, err := s.db.(*bun.DB).DB.Conn(ctx)
 	if err != nil {
 		return true, err
 	}
@@ -61,6 +59,16 @@ func (s *Store) onPgx(ctx context.Context, fn func(*pgx.Conn) error) (bool, erro
 		}
 		return err
 	})
+}
+
+// onPgxDB reports whether the store's db is a *bun.DB on the pgx driver.
+func (s *Store) onPgxDB() bool {
+	d, ok := s.db.(*bun.DB)
+	if !ok {
+		return false
+	}
+	_, ok = d.DB.Driver().(*stdlib.Driver)
+	return ok
 }
 
 // stalePlan reports whether err is PostgreSQL's refusal
@@ -96,105 +104,168 @@ func (st *statements) text(key string, make func() string) string {
 	return t
 }
 
-// preparedVersion is DataVersion's query on pgx; ok is false when the
-// store is not on pgx.
-func (s *Store) preparedVersion(ctx context.Context, orgID string) (version int64, ok bool, err error) {
-	q := s.statements.text("version", func() string {
-		return "SELECT coalesce(sum(l.n), 0)::bigint FROM " + s.tableText("data_version_log") + " AS l WHERE l.org_id = $1"
-	})
-	ok, err = s.onPgx(ctx, func(c *pgx.Conn) error {
-		return c.QueryRow(ctx, q, pgx.QueryExecModeCacheStatement, orgID).Scan(&version)
-	})
-	return version, ok, err
-}
-
 // invoiceListColumns are the columns of a page of invoices, in the order
 // preparedInvoices scans them.
 const invoiceListColumns = "i.org_id, i.id, i.number, i.project_id, i.status, i.currency, i.total, i.amount_due, i.issued_at, i.due_at, i.paid_at, i.document_key, i.updated_at"
+
+// invoicePageKey is one read of a page of invoices, as a batch asks it.
+type invoicePageKey struct {
+	org, status, project string
+	limit                int
+	offset               int64
+}
+
+// invoicePages are the batchers of the pages of invoices, one per shape
+// of filter: [status][project].
+type invoicePages [2][2]*batcher[invoicePageKey, store.Page[store.Invoice]]
+
+func newInvoicePages(s *Store) *invoicePages {
+	var p invoicePages
+	for _, status := range []bool{false, true} {
+		for _, project := range []bool{false, true} {
+			p[b2i(status)][b2i(project)] = newBatcher(func(keys []invoicePageKey) (map[invoicePageKey]store.Page[store.Invoice], error) {
+				return s.readInvoicePages(status, project, keys)
+			})
+		}
+	}
+	return &p
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // preparedInvoices is ListInvoices' query on pgx for a list without
 // UpdatedSince nor a restriction to projects: the same page and total as
 // selectPage's, with the organization's data version read in the same
 // statement (one snapshot: Page.Version is the version of exactly these
-// data), in one round trip. ok is false when the store is not on
-// pgx, or the query is not of that kind.
+// data), batched with concurrent pages of the same filters (batch.go).
+// ok is false when the store is not on pgx, or the query is not of that
+// kind.
 func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (p store.Page[store.Invoice], ok bool, err error) {
-	if !q.UpdatedSince.IsZero() || q.OnlyProjects != nil || q.Page < 1 || q.Limit < 1 {
+	if !q.UpdatedSince.IsZero() || q.OnlyProjects != nil || q.Page < 1 || q.Limit < 1 || !s.onPgxDB() {
 		return p, false, nil
 	}
-	args := []any{pgx.QueryExecModeCacheStatement, orgID, q.Limit, offset(q.PageRequest)}
-	if q.Status != "" {
-		args = append(args, string(q.Status))
+	k := invoicePageKey{org: orgID, status: string(q.Status), project: q.ProjectID, limit: q.Limit, offset: offset(q.PageRequest)}
+	p, err = s.batches.invoices[b2i(q.Status != "")][b2i(q.ProjectID != "")].read(ctx, k)
+	p.Items = slices.Clone(p.Items) // a page that identical reads share
+	return p, true, err
+}
+
+// readInvoicePages is a batch of preparedInvoices' reads of one shape, in
+// one statement (invoiceListText), under the store's query timeout and no
+// reader's context.
+func (s *Store) readInvoicePages(status, project bool, keys []invoicePageKey) (map[invoicePageKey]store.Page[store.Invoice], error) {
+	ctx, cancel := s.query(context.Background())
+	defer cancel()
+	orgs, limits, offsets := make([]string, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
+	var statuses, projects []string
+	for i, k := range keys {
+		orgs[i], limits[i], offsets[i] = k.org, int64(k.limit), k.offset
+		if status {
+			statuses = append(statuses, k.status)
+		}
+		if project {
+			projects = append(projects, k.project)
+		}
 	}
-	if q.ProjectID != "" {
-		args = append(args, q.ProjectID)
+	args := []any{pgx.QueryExecModeCacheStatement, orgs, limits, offsets}
+	if status {
+		args = append(args, statuses)
 	}
-	text := s.invoiceListText(q.Status != "", q.ProjectID != "")
-	ok, err = s.onPgx(ctx, func(c *pgx.Conn) error {
+	if project {
+		args = append(args, projects)
+	}
+	pages := make([]store.Page[store.Invoice], len(keys))
+	text := s.invoiceListText(status, project)
+	_, err := s.onPgx(ctx, func(c *pgx.Conn) error {
+		for i := range pages { // again, after a stale plan
+			pages[i] = store.Page[store.Invoice]{Items: make([]store.Invoice, 0, min(keys[i].limit, store.MaxLimit))}
+		}
 		rows, err := c.Query(ctx, text, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		items := make([]store.Invoice, 0, min(q.Limit, store.MaxLimit))
 		for rows.Next() {
 			var row invoiceRow
-			var matching int64
-			if rows.RawValues()[2] == nil { // the one row of a page past the end
-				if err := rows.Scan(&p.Version, &matching, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil {
+			var n, version, matching int64
+			if rows.RawValues()[3] == nil { // the one row of a page past the end
+				if err := rows.Scan(&n, &version, &matching, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil {
 					return err
 				}
-				p.Total = int(matching)
-				continue
-			}
-			if err := rows.Scan(&p.Version, &matching, &row.OrgID, &row.ID, &row.Number, &row.ProjectID, &row.Status, &row.Currency,
+			} else if err := rows.Scan(&n, &version, &matching, &row.OrgID, &row.ID, &row.Number, &row.ProjectID, &row.Status, &row.Currency,
 				&row.Total, &row.AmountDue, &row.IssuedAt, &row.DueAt, &row.PaidAt, &row.DocumentKey, &row.UpdatedAt); err != nil {
 				return err
 			}
-			p.Total = int(matching)
-			items = append(items, row.invoice())
+			if n < 1 || n > int64(len(pages)) {
+				return fmt.Errorf("bunstore: a page of invoices answered for read %d of %d", n, len(pages))
+			}
+			p := &pages[n-1]
+			p.Version, p.Total = version, int(matching)
+			if row.ID != "" {
+				p.Items = append(p.Items, row.invoice())
+			}
 		}
-		p.Items = items
 		return rows.Err()
 	})
-	return p, ok, err
+	if err != nil {
+		return nil, failure(ctx, store.ErrUnavailable, fmt.Sprintf("list invoices (%d pages)", len(keys)), err)
+	}
+	out := make(map[invoicePageKey]store.Page[store.Invoice], len(keys))
+	for i, k := range keys {
+		out[k] = pages[i]
+	}
+	return out, nil
 }
 
-// invoiceListText is the statement of a page of invoices and its total,
-// with a filter on status, on project, or both: $1 is the organization,
-// $2 the limit, $3 the offset, then the status and the project, as given.
-// The page is selectPage's, by the invoices_list index of the filter's
-// shape; the total is tallied's, a sum of rows of item_counts, and the
-// version DataVersion's, both in every row; a page past the end is one row
-// with the version, the total and null columns.
+// invoiceListText is the statement of a batch of pages of invoices and
+// their totals, with a filter on status, on project, or both: $1 holds
+// the organizations, $2 the limits, $3 the offsets, then the statuses and
+// the projects, as given, one element per page. Each page is
+// selectPage's, in invoiceTable's order, by the invoices_list index of the filter's shape; its
+// total is tallied's, a sum of rows of item_counts, and its version
+// DataVersion's, all in every row with the page's number (from 1) first;
+// a page past the end is one row with the number, the version, the total
+// and null columns. One statement: every page and version of a batch is
+// of the same snapshot.
 func (s *Store) invoiceListText(status, project bool) string {
 	key := "invoices " + strconv.FormatBool(status) + " " + strconv.FormatBool(project)
 	return s.statements.text(key, func() string {
-		filter, count, n := "", "", 3
+		params, columns, filter, count := "$1::text[], $2::bigint[], $3::bigint[]", "org, lim, off", "", ""
+		n := 3
 		if status {
 			n++
-			filter += " AND i.status = $" + strconv.Itoa(n)
-			count += " AND ic.status = $" + strconv.Itoa(n)
+			params += ", $" + strconv.Itoa(n) + "::text[]"
+			columns += ", status"
+			filter += " AND i.status = q.status"
+			count += " AND ic.status = q.status"
 		}
 		if project {
 			n++
-			filter += " AND i.project_id = $" + strconv.Itoa(n)
-			count += " AND ic.project_id = $" + strconv.Itoa(n)
+			params += ", $" + strconv.Itoa(n) + "::text[]"
+			columns += ", project"
+			filter += " AND i.project_id = q.project"
+			count += " AND ic.project_id = q.project"
 		}
 		var b strings.Builder
-		b.WriteString("SELECT c.version, c.matching, ")
+		b.WriteString("SELECT q.n, c.version, c.matching, ")
 		b.WriteString(invoiceListColumns)
-		b.WriteString(" FROM (SELECT (SELECT coalesce(sum(l.n), 0)::bigint FROM ")
+		b.WriteString(" FROM unnest(" + params + ") WITH ORDINALITY AS q(" + columns + ", n)")
+		b.WriteString(" CROSS JOIN LATERAL (SELECT (SELECT coalesce(sum(l.n), 0)::bigint FROM ")
 		b.WriteString(s.tableText("data_version_log"))
-		b.WriteString(" AS l WHERE l.org_id = $1) AS version, coalesce(sum(ic.n), 0)::bigint AS matching FROM ")
+		b.WriteString(" AS l WHERE l.org_id = q.org) AS version, coalesce(sum(ic.n), 0)::bigint AS matching FROM ")
 		b.WriteString(s.tableText("item_counts"))
-		b.WriteString(" AS ic WHERE ic.org_id = $1 AND ic.kind = 'invoice'")
+		b.WriteString(" AS ic WHERE ic.org_id = q.org AND ic.kind = 'invoice'")
 		b.WriteString(count)
 		b.WriteString(") AS c LEFT JOIN LATERAL (SELECT * FROM ")
 		b.WriteString(s.tableText("invoices"))
-		b.WriteString(" AS i WHERE i.org_id = $1")
+		b.WriteString(" AS i WHERE i.org_id = q.org")
 		b.WriteString(filter)
-		b.WriteString(" ORDER BY i.issued_at DESC, i.id LIMIT $2 OFFSET $3) AS i ON true ORDER BY i.issued_at DESC, i.id")
+		b.WriteString(" ORDER BY " + invoiceTable.order + " LIMIT q.lim OFFSET q.off) AS i ON true ORDER BY q.n, " + invoiceTable.order)
 		return b.String()
 	})
 }
@@ -207,14 +278,18 @@ func (s *Store) tableText(name string) string {
 	return pgx.Identifier{s.schema, name}.Sanitize()
 }
 
-// listInvoicesPrepared is preparedInvoices under the store's query
-// timeout, its error as list's.
+// listInvoicesPrepared is preparedInvoices, waiting at most the store's
+// query timeout, its error as list's: the batch's (wrapped by
+// readInvoicePages), or the wait's.
 func (s *Store) listInvoicesPrepared(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], bool, error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	p, ok, err := s.preparedInvoices(ctx, orgID, q)
 	if err != nil {
-		return store.Page[store.Invoice]{}, ok, failure(ctx, store.ErrUnavailable, "list invoices", err)
+		if ctx.Err() != nil {
+			err = failure(ctx, store.ErrUnavailable, "list invoices", err)
+		}
+		return store.Page[store.Invoice]{}, ok, err
 	}
 	return p, ok, nil
 }

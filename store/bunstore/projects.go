@@ -23,6 +23,16 @@ type projectRow struct {
 	UpdatedAt time.Time  `bun:"updated_at,notnull"` // the database's: never written
 }
 
+// projectTable is the table of projects, for the generic list and get
+// (resource); a restriction to projects keeps their own ids.
+var projectTable = resource[projectRow, store.Project]{
+	kind: "project", plural: "projects", alias: "p",
+	order:   "p.started_at DESC NULLS LAST, p.id",
+	project: "p.id", status: "p.status",
+	counted: true,
+	item:    projectRow.project,
+}
+
 func (row projectRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
 
 func (row projectRow) project() store.Project {
@@ -72,27 +82,13 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // first, through projects_changes (projects_changes_status). Its total is
 // summed from item_counts, or with UpdatedSince counted (see selectPage).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	only, nothing := allowed(q.OnlyProjects)
-	if !storable(orgID) || nothing {
-		return none[store.Project](ctx, q.PageRequest)
-	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("p.org_id = ?", orgID)
-		if q.Status != "" {
-			sq = sq.Where("p.status = ?", q.Status)
-		}
-		sq = restrict(sq, "p.id", only)
-		return since(sq, "p", q.UpdatedSince)
-	}
-	count := s.tallied(orgID, q.UpdatedSince, tally{kind: "project", status: string(q.Status), only: only})
-	return list(ctx, s, "projects", q.PageRequest, q.UpdatedSince, filter, count, order("p", q.UpdatedSince, "p.started_at DESC NULLS LAST, p.id"), projectRow.project)
+	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetProject returns one of the organization's projects; the error wraps
 // store.ErrNotFound when it has none with that id.
 func (s *Store) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
-	row, err := get[projectRow](ctx, s, "project", "p", orgID, id)
-	return row.project(), err
+	return projectTable.get(ctx, s, orgID, id, nil)
 }
 
 // GetProjects returns those of the organization's projects whose ids are

@@ -126,7 +126,7 @@ func (s *Store) ListRequestLogs(ctx context.Context, orgID string, q store.Reque
 		}
 		return sq
 	}
-	return list(ctx, s, "request logs", q.PageRequest, time.Time{}, filter, nil, "rl.created_at DESC, rl.id, rl.seq DESC", requestLogRow.record)
+	return list(ctx, s, "request logs", q.PageRequest, time.Time{}, filter, nil, "rl.created_at DESC, rl.id, rl.seq DESC", nil, requestLogRow.record)
 }
 
 // KeyUsage returns the usage of one of the organization's keys over the

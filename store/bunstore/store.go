@@ -112,6 +112,7 @@ type Store struct {
 	// (prepared.go).
 	statements *statements
 	ords       *numberings // when the events were last numbered (events.go)
+	batches    *batches    // the hot reads, coalesced (batch.go)
 }
 
 var (
@@ -197,7 +198,9 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	return &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
+	s := &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
+	s.batches = newBatches(s)
+	return s
 }
 
 // WithTx returns a Store like s (same schema and options) whose methods
@@ -430,16 +433,16 @@ func (t total) listed() bool  { return t.Listed }
 // list runs a list method: one page of R's table, filtered and ordered,
 // converted to items, under the store's query timeout, with its
 // SyncedThrough when since (its UpdatedSince) is not zero. count is the
-// query of its total, or nil to count the rows filter matches (see
-// selectPage).
-func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, since time.Time, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string, item func(R) T) (store.Page[T], error) {
+// query of its total, or nil to count the rows filter matches, and
+// columns adds to each row of the page, or is nil (see selectPage).
+func list[R counted, T any](ctx context.Context, s *Store, what string, r store.PageRequest, since time.Time, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string, columns func(*bun.SelectQuery) *bun.SelectQuery, item func(R) T) (store.Page[T], error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	synced, err := s.syncedThrough(ctx, since)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
-	rows, n, err := selectPage[R](ctx, s, r, filter, count, order)
+	rows, n, err := selectPage[R](ctx, s, r, filter, count, order, columns)
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
@@ -485,33 +488,14 @@ func none[T any](ctx context.Context, r store.PageRequest) (store.Page[T], error
 	return store.Page[T]{Items: []T{}}, unmatched(ctx, nil)
 }
 
-// get returns the organization's row of R's table (aliased alias) with
-// that id; the error wraps store.ErrNotFound when there is none.
-func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R, error) {
-	var row R
-	if !storable(orgID, id) {
-		return row, unmatched(ctx, fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound))
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	err := s.newSelect(&row).
-		Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
-		Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return row, fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound)
-	}
-	if err != nil {
-		return row, failure(ctx, store.ErrUnavailable, fmt.Sprintf("%s %q", what, id), err)
-	}
-	return row, nil
-}
-
 // selectPage returns the rows of one page, in order, and the count of all
 // rows that filter matches, in one round trip. filter applies the WHERE
 // clauses (the organization's first) to a query on R's table; order is the
 // list's ORDER BY, on the table's alias; count is the query of the total,
 // one row with the column matching (see tallied), or nil for one that
-// counts the rows filter matches (see counting).
+// counts the rows filter matches (see counting). columns, when not nil,
+// adds columns to the rows of the page only, computed after the limit
+// (a message's attachments).
 //
 // The page walks the list's index in order and stops at its limit. The
 // total is a query of its own: a sum of the few rows of item_counts that
@@ -524,7 +508,7 @@ func get[R any](ctx context.Context, s *Store, what, alias, orgID, id string) (R
 // first. The page is joined to the total's one row (LEFT JOIN LATERAL), so
 // that a page with no rows, past the end, is that one row with the total
 // and null columns (listed false), and still has its total.
-func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string) ([]R, int, error) {
+func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, count *bun.SelectQuery, order string, columns func(*bun.SelectQuery) *bun.SelectQuery) ([]R, int, error) {
 	if r.Page < 1 || r.Limit < 1 {
 		// Bun reads a limit of 0 as none: refuse rather than list all.
 		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
@@ -540,12 +524,14 @@ func selectPage[R counted](ctx context.Context, s *Store, r store.PageRequest, f
 		Limit(int64(r.Limit)).
 		Offset(offset(r))
 	rows := make([]R, 0, min(r.Limit, store.MaxLimit)+1)
-	err := s.db.NewSelect().
+	q := s.db.NewSelect().
 		TableExpr("(?) AS c", count).
 		Join("LEFT JOIN LATERAL (?) AS ? ON true", page, alias).
-		ColumnExpr("?.*, c.matching", alias).
-		OrderExpr(order).
-		Scan(ctx, &rows)
+		ColumnExpr("?.*, c.matching", alias)
+	if columns != nil {
+		q = columns(q)
+	}
+	err := q.OrderExpr(order).Scan(ctx, &rows)
 	if err != nil || len(rows) == 0 {
 		return rows[:0], 0, err
 	}

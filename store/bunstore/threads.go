@@ -60,6 +60,18 @@ type threadRow struct {
 	MessagesChangedAt *time.Time `bun:"messages_changed_at,scanonly"`
 }
 
+// threadTable is the table of threads, for the generic list and get
+// (resource): clients see the threads that are not internal, and a list's
+// total is counted (item_counts holds no threads). An organization-wide
+// thread (project NULL) matches no restriction to projects.
+var threadTable = resource[threadRow, store.Thread]{
+	kind: "thread", plural: "threads", alias: "t",
+	order:   "t.last_message_at DESC NULLS LAST, t.id",
+	project: "t.project_id", status: "t.status",
+	visible: visibleThread,
+	item:    threadRow.thread,
+}
+
 func (row threadRow) thread() store.Thread {
 	th := store.Thread{
 		ID:            row.ID,
@@ -131,6 +143,26 @@ type messageRow struct {
 	AttachmentsChangedAt *time.Time `bun:"attachments_changed_at,scanonly"`
 	// Its attachments, in order, as a list query gathers them (JSON).
 	Attachments []attachmentRow `bun:"attachments,scanonly"`
+}
+
+// messageTable is the table of messages, for the generic list and get
+// (resource): clients see the messages that are not internal, of threads
+// that are not; a message's project is its thread's (a trigger's copy), a
+// list's total is counted, and every row read gathers its attachments.
+var messageTable = resource[messageRow, store.Message]{
+	kind: "message", plural: "messages", alias: "m",
+	order:  "m.created_at, m.id",
+	parent: "m.thread_id", project: "m.project_id",
+	visible: visibleMessage,
+	columns: withAttachments,
+	item:    messageRow.message,
+}
+
+// withAttachments adds to a query of messages (m) their attachments, in
+// order, as one JSON list.
+func withAttachments(s *Store, q *bun.SelectQuery) *bun.SelectQuery {
+	return q.ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
+			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments"))
 }
 
 func (row messageRow) message() store.Message {
@@ -342,47 +374,14 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // indexes of the same shapes. Every one of them holds visible threads
 // only.
 func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	only, nothing := allowed(q.OnlyProjects)
-	if !storable(orgID, q.ProjectID) || nothing {
-		return none[store.Thread](ctx, q.PageRequest)
-	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("t.org_id = ?", orgID).Where(visibleThread)
-		if q.ProjectID != "" {
-			sq = sq.Where("t.project_id = ?", q.ProjectID)
-		}
-		if q.Status != "" {
-			sq = sq.Where("t.status = ?", q.Status)
-		}
-		sq = restrict(sq, "t.project_id", only) // an organization-wide thread (NULL) matches none
-		return since(sq, "t", q.UpdatedSince)
-	}
-	return list(ctx, s, "threads", q.PageRequest, q.UpdatedSince, filter, nil, order("t", q.UpdatedSince, "t.last_message_at DESC NULLS LAST, t.id"), threadRow.thread)
+	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetThread returns one of the organization's visible threads; the error
 // wraps store.ErrNotFound when it has none with that id, or only an
 // internal one.
 func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, error) {
-	notFound := fmt.Errorf("bunstore: thread %q: %w", id, store.ErrNotFound)
-	if !storable(orgID, id) {
-		return store.Thread{}, unmatched(ctx, notFound)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	var row threadRow
-	err := s.newSelect(&row).
-		ColumnExpr("t.*"). // the triggers' columns too
-		Where("t.org_id = ? AND t.id = ?", orgID, id).
-		Where(visibleThread).
-		Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Thread{}, notFound
-	}
-	if err != nil {
-		return store.Thread{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("thread %q", id), err)
-	}
-	return row.thread(), nil
+	return threadTable.get(ctx, s, orgID, id, nil)
 }
 
 // ListThreadMessages returns a page of one of the organization's visible
@@ -399,37 +398,21 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 	if !storable(orgID, threadID) || nothing {
 		return store.Page[store.Message]{}, unmatched(ctx, notFound)
 	}
-	ctx, cancel := s.query(ctx)
+	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("m.org_id = ? AND m.thread_id = ?", orgID, threadID).Where(visibleMessage)
-		sq = restrict(sq, "m.project_id", only)
-		return since(sq, "m", q.UpdatedSince)
+	what := fmt.Sprintf("messages of thread %q", threadID)
+	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: threadID, only: q.OnlyProjects, since: q.UpdatedSince, what: what})
+	if err != nil || len(p.Items) > 0 {
+		return p, err
 	}
-	what := fmt.Sprintf("list messages of thread %q", threadID)
-	synced, err := s.syncedThrough(ctx, q.UpdatedSince)
+	found, err := s.exists(ctx, restrict(s.newSelect((*threadRow)(nil)).
+		Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only))
 	if err != nil {
-		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list messages", err)
+		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
-	rows, n, err := s.selectMessages(ctx, q.PageRequest, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
-	if err != nil {
-		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
+	if !found {
+		return store.Page[store.Message]{}, notFound
 	}
-	if len(rows) == 0 {
-		var found bool
-		err := s.db.NewSelect().
-			ColumnExpr("EXISTS (?)", restrict(s.newSelect((*threadRow)(nil)).
-				ColumnExpr("1").Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only)).
-			Scan(ctx, &found)
-		if err != nil {
-			return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, what, err)
-		}
-		if !found {
-			return store.Page[store.Message]{}, notFound
-		}
-	}
-	p := listed(rows, n, messageRow.message)
-	p.SyncedThrough = synced
 	return p, nil
 }
 
@@ -442,34 +425,7 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 // visible messages only. A page and its total take one round trip,
 // attachments included.
 func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	only, nothing := allowed(q.OnlyProjects)
-	if !storable(orgID, q.ThreadID, q.ProjectID) || nothing {
-		return none[store.Message](ctx, q.PageRequest)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		sq = sq.Where("m.org_id = ?", orgID).Where(visibleMessage)
-		if q.ThreadID != "" {
-			sq = sq.Where("m.thread_id = ?", q.ThreadID)
-		}
-		if q.ProjectID != "" {
-			sq = sq.Where("m.project_id = ?", q.ProjectID)
-		}
-		sq = restrict(sq, "m.project_id", only)
-		return since(sq, "m", q.UpdatedSince)
-	}
-	synced, err := s.syncedThrough(ctx, q.UpdatedSince)
-	if err != nil {
-		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list messages", err)
-	}
-	rows, n, err := s.selectMessages(ctx, q.PageRequest, filter, order("m", q.UpdatedSince, "m.created_at, m.id"))
-	if err != nil {
-		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("list messages of organization %q", orgID), err)
-	}
-	p := listed(rows, n, messageRow.message)
-	p.SyncedThrough = synced
-	return p, nil
+	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: q.ThreadID, project: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetMessage returns one of the organization's visible messages of its
@@ -478,56 +434,7 @@ func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 // content, or, with onlyProjects not nil, only one of a thread outside
 // them.
 func (s *Store) GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (store.Message, error) {
-	notFound := fmt.Errorf("bunstore: message %q: %w", id, store.ErrNotFound)
-	only, nothing := allowed(onlyProjects)
-	if !storable(orgID, id) || nothing {
-		return store.Message{}, unmatched(ctx, notFound)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	var row messageRow
-	err := restrict(s.newSelect(&row).
-		ColumnExpr("m.*").
-		ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
-			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments")).
-		Where("m.org_id = ? AND m.id = ?", orgID, id).
-		Where(visibleMessage), "m.project_id", only).
-		Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Message{}, notFound
-	}
-	if err != nil {
-		return store.Message{}, failure(ctx, store.ErrUnavailable, fmt.Sprintf("message %q", id), err)
-	}
-	return row.message(), nil
-}
-
-// selectMessages is selectPage for messages: one page, in order, with the
-// count of all the rows filter matches, and each message's attachments,
-// gathered for the page's rows only, in one round trip.
-func (s *Store) selectMessages(ctx context.Context, r store.PageRequest, filter func(*bun.SelectQuery) *bun.SelectQuery, order string) ([]messageRow, int, error) {
-	if r.Page < 1 || r.Limit < 1 {
-		return nil, 0, fmt.Errorf("%w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
-	}
-	page := filter(s.newSelect((*messageRow)(nil))).
-		ColumnExpr("m.*").
-		ColumnExpr("true AS listed").
-		OrderExpr(order).
-		Limit(int64(r.Limit)).
-		Offset(offset(r))
-	rows := make([]messageRow, 0, min(r.Limit, store.MaxLimit)+1)
-	err := s.db.NewSelect().
-		TableExpr("(?) AS c", counting(s, (*messageRow)(nil), filter)).
-		Join("LEFT JOIN LATERAL (?) AS m ON true", page).
-		ColumnExpr("m.*, c.matching").
-		ColumnExpr(`(SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.ordinal), '[]') FROM ? AS a
-			WHERE a.org_id = m.org_id AND a.message_id = m.id) AS attachments`, s.table("attachments")).
-		OrderExpr(order).
-		Scan(ctx, &rows)
-	if err != nil || len(rows) == 0 {
-		return rows[:0], 0, err
-	}
-	return paged(rows), rows[0].matching(), nil
+	return messageTable.get(ctx, s, orgID, id, onlyProjects)
 }
 
 // GetAttachment returns an attachment of one of the organization's visible

@@ -29,7 +29,10 @@ func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	version, ok, err := s.preparedVersion(ctx, orgID)
+	version, ok, err := s.pgxVersion(ctx, orgID)
+	if ok && err != nil && ctx.Err() == nil { // the batch's error, wrapped by readVersions
+		return 0, err
+	}
 	if !ok {
 		err = s.db.NewRaw("SELECT coalesce(sum(l.n), 0)::bigint FROM ? AS l WHERE l.org_id = ?", s.table("data_version_log"), orgID).
 			Scan(ctx, &version)

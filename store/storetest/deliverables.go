@@ -31,11 +31,11 @@ var deliverableKind = kindCase{
 // The methods of Unimplemented for this resource (unimplemented.go).
 
 // ListDeliverables fails with errors.ErrUnsupported.
-func (Unimplemented) ListDeliverables(context.Context, string, store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return store.Page[store.Deliverable]{}, unsupported("ListDeliverables")
+func (u Unimplemented) ListDeliverables(ctx context.Context, _ string, _ store.DeliverableQuery) (store.Page[store.Deliverable], error) {
+	return store.Page[store.Deliverable]{}, u.fail(ctx, "ListDeliverables")
 }
 
 // GetDeliverable fails with errors.ErrUnsupported.
-func (Unimplemented) GetDeliverable(context.Context, string, string) (store.Deliverable, error) {
-	return store.Deliverable{}, unsupported("GetDeliverable")
+func (u Unimplemented) GetDeliverable(ctx context.Context, _ string, _ string) (store.Deliverable, error) {
+	return store.Deliverable{}, u.fail(ctx, "GetDeliverable")
 }

@@ -42,11 +42,11 @@ func deref(p *string) string {
 // The methods of Unimplemented for this resource (unimplemented.go).
 
 // ListInvoices fails with errors.ErrUnsupported.
-func (Unimplemented) ListInvoices(context.Context, string, store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return store.Page[store.Invoice]{}, unsupported("ListInvoices")
+func (u Unimplemented) ListInvoices(ctx context.Context, _ string, _ store.InvoiceQuery) (store.Page[store.Invoice], error) {
+	return store.Page[store.Invoice]{}, u.fail(ctx, "ListInvoices")
 }
 
 // GetInvoice fails with errors.ErrUnsupported.
-func (Unimplemented) GetInvoice(context.Context, string, string) (store.Invoice, error) {
-	return store.Invoice{}, unsupported("GetInvoice")
+func (u Unimplemented) GetInvoice(ctx context.Context, _ string, _ string) (store.Invoice, error) {
+	return store.Invoice{}, u.fail(ctx, "GetInvoice")
 }

@@ -32,11 +32,11 @@ var milestoneKind = kindCase{
 // The methods of Unimplemented for this resource (unimplemented.go).
 
 // ListMilestones fails with errors.ErrUnsupported.
-func (Unimplemented) ListMilestones(context.Context, string, string, store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return store.Page[store.Milestone]{}, unsupported("ListMilestones")
+func (u Unimplemented) ListMilestones(ctx context.Context, _ string, _ string, _ store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	return store.Page[store.Milestone]{}, u.fail(ctx, "ListMilestones")
 }
 
 // GetMilestone fails with errors.ErrUnsupported.
-func (Unimplemented) GetMilestone(context.Context, string, string) (store.Milestone, error) {
-	return store.Milestone{}, unsupported("GetMilestone")
+func (u Unimplemented) GetMilestone(ctx context.Context, _ string, _ string) (store.Milestone, error) {
+	return store.Milestone{}, u.fail(ctx, "GetMilestone")
 }

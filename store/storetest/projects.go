@@ -30,16 +30,16 @@ var projectKind = kindCase{
 // The methods of Unimplemented for this resource (unimplemented.go).
 
 // ListProjects fails with errors.ErrUnsupported.
-func (Unimplemented) ListProjects(context.Context, string, store.ProjectQuery) (store.Page[store.Project], error) {
-	return store.Page[store.Project]{}, unsupported("ListProjects")
+func (u Unimplemented) ListProjects(ctx context.Context, _ string, _ store.ProjectQuery) (store.Page[store.Project], error) {
+	return store.Page[store.Project]{}, u.fail(ctx, "ListProjects")
 }
 
 // GetProject fails with errors.ErrUnsupported.
-func (Unimplemented) GetProject(context.Context, string, string) (store.Project, error) {
-	return store.Project{}, unsupported("GetProject")
+func (u Unimplemented) GetProject(ctx context.Context, _ string, _ string) (store.Project, error) {
+	return store.Project{}, u.fail(ctx, "GetProject")
 }
 
 // GetProjects fails with errors.ErrUnsupported.
-func (Unimplemented) GetProjects(context.Context, string, []string) ([]store.Project, error) {
-	return nil, unsupported("GetProjects")
+func (u Unimplemented) GetProjects(ctx context.Context, _ string, _ []string) ([]store.Project, error) {
+	return nil, u.fail(ctx, "GetProjects")
 }

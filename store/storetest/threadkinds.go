@@ -82,31 +82,31 @@ func holderThread(project string) string { return "holder-" + cmp.Or(project, "n
 // The methods of Unimplemented for this resource (unimplemented.go).
 
 // ListThreads fails with errors.ErrUnsupported.
-func (Unimplemented) ListThreads(context.Context, string, store.ThreadQuery) (store.Page[store.Thread], error) {
-	return store.Page[store.Thread]{}, unsupported("ListThreads")
+func (u Unimplemented) ListThreads(ctx context.Context, _ string, _ store.ThreadQuery) (store.Page[store.Thread], error) {
+	return store.Page[store.Thread]{}, u.fail(ctx, "ListThreads")
 }
 
 // GetThread fails with errors.ErrUnsupported.
-func (Unimplemented) GetThread(context.Context, string, string) (store.Thread, error) {
-	return store.Thread{}, unsupported("GetThread")
+func (u Unimplemented) GetThread(ctx context.Context, _ string, _ string) (store.Thread, error) {
+	return store.Thread{}, u.fail(ctx, "GetThread")
 }
 
 // ListThreadMessages fails with errors.ErrUnsupported.
-func (Unimplemented) ListThreadMessages(context.Context, string, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, unsupported("ListThreadMessages")
+func (u Unimplemented) ListThreadMessages(ctx context.Context, _ string, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, u.fail(ctx, "ListThreadMessages")
 }
 
 // ListMessages fails with errors.ErrUnsupported.
-func (Unimplemented) ListMessages(context.Context, string, store.MessageQuery) (store.Page[store.Message], error) {
-	return store.Page[store.Message]{}, unsupported("ListMessages")
+func (u Unimplemented) ListMessages(ctx context.Context, _ string, _ store.MessageQuery) (store.Page[store.Message], error) {
+	return store.Page[store.Message]{}, u.fail(ctx, "ListMessages")
 }
 
 // GetMessage fails with errors.ErrUnsupported.
-func (Unimplemented) GetMessage(context.Context, string, string, []string) (store.Message, error) {
-	return store.Message{}, unsupported("GetMessage")
+func (u Unimplemented) GetMessage(ctx context.Context, _ string, _ string, _ []string) (store.Message, error) {
+	return store.Message{}, u.fail(ctx, "GetMessage")
 }
 
 // GetAttachment fails with errors.ErrUnsupported.
-func (Unimplemented) GetAttachment(context.Context, string, string) (store.Attachment, error) {
-	return store.Attachment{}, unsupported("GetAttachment")
+func (u Unimplemented) GetAttachment(ctx context.Context, _ string, _ string) (store.Attachment, error) {
+	return store.Attachment{}, u.fail(ctx, "GetAttachment")
 }

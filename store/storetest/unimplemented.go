@@ -9,7 +9,8 @@ import (
 )
 
 // Unimplemented is a store.Store whose every read fails with an error
-// wrapping errors.ErrUnsupported and naming the method; Ping answers nil
+// wrapping errors.ErrUnsupported and naming the method (or with Err's);
+// Ping answers nil
 // and WatchEvents never wakes. It is the base of a partial fake: embed it
 // and override the methods a test is about, so that the fake satisfies
 // store.Store, and any other read fails loudly (the handler answers it
@@ -28,32 +29,40 @@ import (
 // kindCase (projects.go, milestones.go, ..., threadkinds.go): a new
 // resource adds them there. This file keeps those of the parts of
 // store.Store that are no resource (changes, versions, events, Ping).
-type Unimplemented struct{}
+type Unimplemented struct {
+	// Err, when not nil, is the error of every read instead, given the
+	// read's context and the method's name: a store that fails or blocks
+	// in every read, whatever reads store.Store grows.
+	Err func(ctx context.Context, method string) error
+}
 
 var _ store.Store = Unimplemented{}
 
-func unsupported(method string) error {
+func (u Unimplemented) fail(ctx context.Context, method string) error {
+	if u.Err != nil {
+		return u.Err(ctx, method)
+	}
 	return fmt.Errorf("storetest.Unimplemented: %s: %w", method, errors.ErrUnsupported)
 }
 
 // ListDeletions fails with errors.ErrUnsupported.
-func (Unimplemented) ListDeletions(context.Context, string, store.DeletionQuery) (store.Page[store.Deletion], error) {
-	return store.Page[store.Deletion]{}, unsupported("ListDeletions")
+func (u Unimplemented) ListDeletions(ctx context.Context, _ string, _ store.DeletionQuery) (store.Page[store.Deletion], error) {
+	return store.Page[store.Deletion]{}, u.fail(ctx, "ListDeletions")
 }
 
 // DataVersion fails with errors.ErrUnsupported.
-func (Unimplemented) DataVersion(context.Context, string) (int64, error) {
-	return 0, unsupported("DataVersion")
+func (u Unimplemented) DataVersion(ctx context.Context, _ string) (int64, error) {
+	return 0, u.fail(ctx, "DataVersion")
 }
 
 // ListEvents fails with errors.ErrUnsupported.
-func (Unimplemented) ListEvents(context.Context, string, store.EventQuery) (store.EventPage, error) {
-	return store.EventPage{}, unsupported("ListEvents")
+func (u Unimplemented) ListEvents(ctx context.Context, _ string, _ store.EventQuery) (store.EventPage, error) {
+	return store.EventPage{}, u.fail(ctx, "ListEvents")
 }
 
 // LatestEvent fails with errors.ErrUnsupported.
-func (Unimplemented) LatestEvent(context.Context, string) (string, error) {
-	return "", unsupported("LatestEvent")
+func (u Unimplemented) LatestEvent(ctx context.Context, _ string) (string, error) {
+	return "", u.fail(ctx, "LatestEvent")
 }
 
 // WatchEvents returns a channel that never wakes, closed when ctx is

@@ -1,0 +1,38 @@
+package statusapi
+
+import (
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// RouteInfo is what the handler's table declares of one route, for the
+// package's tests (see route).
+type RouteInfo struct {
+	Pattern string
+	Keyed   bool       // takes an API key
+	Scope   auth.Scope // the scope a restricted key needs; "" for none
+	Example string     // a request that succeeds with key "a" on the tests' data
+	Exempt  string     // why there is no example, and which test covers the route
+
+	// A resource's list (see listRoute): List, and the parameters it
+	// takes beside page and limit.
+	List         bool
+	Statuses     []string // status's values; none: no status
+	ProjectID    bool     // projectId
+	UpdatedSince bool     // updatedSince
+	Expand       bool     // expand=project
+}
+
+// RouteTable returns the declarations of the routes of a handler of st
+// with opts, in the order of Routes.
+func RouteTable(st store.Store, opts ...Option) []RouteInfo {
+	var out []RouteInfo
+	for _, rt := range tableOf(st, opts) {
+		info := RouteInfo{Pattern: rt.path, Keyed: rt.keyed, Scope: rt.scope, Example: rt.example, Exempt: rt.exempt}
+		if l := rt.list; l != nil {
+			info.List, info.Statuses, info.ProjectID, info.UpdatedSince, info.Expand = true, l.statuses, l.project, l.since, l.expand
+		}
+		out = append(out, info)
+	}
+	return out
+}

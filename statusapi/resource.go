@@ -1,0 +1,163 @@
+package statusapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// resource is a kind of item that the API lists and reads by id: its wire
+// form and the project it belongs to. Its list and get make the route
+// functions of the shape every such resource shares, so that a resource's
+// file is its wire type, its conversion and the declaration of its routes
+// (see milestones.go):
+//
+//   - a list parses page, limit and the parameters of its listSpec
+//     (listParamsOf), and expand when the resource belongs to projects;
+//     reads a page from the store (read builds the store's query from the
+//     parameters and the caller, whose projects it passes on); and writes
+//     it, each item in its wire form with its expanded project;
+//   - an item parses expand (or, for a resource of no project, refuses
+//     every parameter), reads the item of the path's id, answers 404 for
+//     one of a project the caller may not see, as for an unknown id, and
+//     writes it.
+//
+// The event feed, the deletion feed and the webhook endpoints are not
+// resources in this sense: their parameters (a cursor, a required since),
+// their visibility (an endpoint's list of projects) and their pages
+// (filtered after the store for a restricted key) are their own.
+type resource[T, W any] struct {
+	// kind is the kind of the resource's items (deletion records,
+	// events); statuses its states, for a list's status parameter and the
+	// events typed by a change of status (none: the resource has none).
+	kind     store.Kind
+	statuses []string
+	// scope is the one a restricted key needs to read the resource
+	// (auth.Scope: the scope that covers its kind).
+	scope auth.Scope
+	// wire is an item's wire form, given the project of expand=project
+	// (the zero expanded, no key, when not asked).
+	wire func(T, expanded) W
+	// projectOf is the project an item belongs to, "" for none (a
+	// retainer invoice), which a key restricted to projects never sees.
+	// nil for a resource that belongs to no project (a project itself, a
+	// message): its routes take no expand, and its read applies the
+	// caller's projects itself.
+	projectOf func(T) string
+}
+
+// kindStatuses are the statuses of each kind of item that has some, as
+// its resource declares them (declare): a change of status is also an
+// event typed by the new one (see validEventType).
+var kindStatuses = map[store.Kind][]string{}
+
+// declare returns res, its statuses registered under its kind: each
+// resource is declared through it (var milestones = declare(...)), so
+// that a new resource's statuses need no list of their own.
+func declare[T, W any](res resource[T, W]) resource[T, W] {
+	if len(res.statuses) > 0 {
+		kindStatuses[res.kind] = res.statuses
+	}
+	return res
+}
+
+// plain is the wire of a resource of no project, whose items never carry
+// an expanded project.
+func plain[T, W any](out func(T) W) func(T, expanded) W {
+	return func(v T, _ expanded) W { return out(v) }
+}
+
+// listRead reads a page of a list route from the store: q is the parsed
+// query, r the request (for its context and path), c the caller, whose
+// projects the store's query carries.
+type listRead[T any] func(r *http.Request, c caller, q listParams) (store.Page[T], error)
+
+// itemRead reads the item id of the caller's organization.
+type itemRead[T any] func(ctx context.Context, c caller, id string) (T, error)
+
+// inOrg is the itemRead of a store's get of an organization's item by
+// id, such as store.Store's GetMilestone.
+func inOrg[T any](get func(ctx context.Context, org, id string) (T, error)) itemRead[T] {
+	return func(ctx context.Context, c caller, id string) (T, error) { return get(ctx, c.Org.ID, id) }
+}
+
+// listRoute is a list of the resource at path, cached and needing the
+// resource's scope; example is its request in the tests (see route).
+// spec says which parameters beside page and limit it takes: status, of
+// the resource's statuses, when it has some, and expand for a resource of
+// projects, are added. read reads the page.
+func (res resource[T, W]) listRoute(h *handler, path, example string, spec listSpec, read listRead[T]) route {
+	spec.statuses = res.statuses
+	if res.projectOf != nil {
+		spec.expand = true
+	}
+	rt := h.cachedRoute(path, res.scope, res.list(h, spec, read), example)
+	rt.list = &spec
+	return rt
+}
+
+// itemRoute is one item of the resource at path, by its {id}, read with
+// read: cached and needing the resource's scope; example is its request
+// in the tests (see route).
+func (res resource[T, W]) itemRoute(h *handler, path, example string, read itemRead[T]) route {
+	return h.cachedRoute(path, res.scope, res.get(h, read), example)
+}
+
+// list is the route function of a list of the resource, as listRoute
+// says.
+func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		var (
+			q     listParams
+			asked bool
+			err   error
+		)
+		if spec.expand {
+			q, asked, err = expandableList(r, spec)
+		} else {
+			q, err = listParamsOf(r, spec)
+		}
+		if err != nil {
+			return response{}, err
+		}
+		p, err := read(r, c, q)
+		if err != nil {
+			return response{}, err
+		}
+		if res.projectOf == nil {
+			return page(q, p, func(v T) W { return res.wire(v, expanded{}) }), nil
+		}
+		return expandedPage(h, r, c, asked, q, p, res.projectOf, res.wire)
+	}
+}
+
+// get is the route function of one item of the resource, as itemRoute
+// says.
+func (res resource[T, W]) get(h *handler, read itemRead[T]) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		if res.projectOf == nil {
+			if err := noParams(r); err != nil {
+				return response{}, err
+			}
+			v, err := read(r.Context(), c, r.PathValue("id"))
+			if err != nil {
+				return response{}, err
+			}
+			return item(res.wire(v, expanded{})), nil
+		}
+		asked, err := itemExpand(r)
+		if err != nil {
+			return response{}, err
+		}
+		v, err := read(r.Context(), c, r.PathValue("id"))
+		if err == nil {
+			err = c.sees(res.projectOf(v))
+		}
+		if err != nil {
+			return response{}, err
+		}
+		return expandedItem(h, r, c, asked, v, res.projectOf, res.wire)
+	}
+}

@@ -1,0 +1,102 @@
+package statusclient
+
+import (
+	"context"
+	"maps"
+	"slices"
+)
+
+// syncList is a list that Sync keeps in a map of the Replica with one
+// cursor: every list but the milestones, which have a cursor per project.
+// It is declared once, by flatList, and every step of Sync (read, scope,
+// deletion, load) goes through it, so that a new list is one line of
+// plainLists (and its Replica and SyncCursor fields).
+type syncList struct {
+	name string       // its word in SyncCursor.OutOfScope: "deliverables"
+	kind DeletionType // its items' type in the deletions feed
+	// read reads the list's changes into r from its cursor.
+	read func(ctx context.Context, s *syncer, r *Replica) error
+	// cursor is where its cursor is in c.
+	cursor func(c *SyncCursor) *ListCursor
+	// init makes its map of r when nil; size counts its items in r;
+	// reset empties them and its cursor.
+	init  func(r *Replica)
+	size  func(r *Replica) int
+	reset func(r *Replica)
+	// remove deletes the item id from r, counting it in n.
+	remove func(n *int, r *Replica, id string)
+	// ofProject deletes from r the items of the project id, counting
+	// them in n: the contract's cascade; nil for a list whose items belong
+	// to no project, or that cascades by itself (the threads, see drop).
+	ofProject func(n *int, r *Replica, id string)
+	// gone counts the items of old that fresh does not have.
+	gone func(old, fresh *Replica) int
+}
+
+// flatList declares the list at path, of items of type kind, kept in the
+// map items of a Replica from the cursor cursor of its SyncCursor.
+// project, when not nil, is the project an item belongs to: a deleted
+// project takes its items from the Replica.
+func flatList[T item](name string, kind DeletionType, path string, items func(*Replica) *map[string]T, cursor func(*SyncCursor) *ListCursor, project func(T) string) syncList {
+	l := syncList{
+		name:   name,
+		kind:   kind,
+		cursor: cursor,
+		read: func(ctx context.Context, s *syncer, r *Replica) error {
+			return readInto(ctx, s, r, kind, path, cursor(&r.Cursor), *items(r))
+		},
+		init:   func(r *Replica) { initMap(items(r)) },
+		size:   func(r *Replica) int { return len(*items(r)) },
+		reset:  func(r *Replica) { clear(*items(r)); *cursor(&r.Cursor) = ListCursor{} },
+		remove: func(n *int, r *Replica, id string) { remove(n, *items(r), id) },
+		gone:   func(old, fresh *Replica) int { return gone(*items(old), *items(fresh)) },
+	}
+	if project != nil {
+		l.ofProject = func(n *int, r *Replica, id string) {
+			removeIf(n, *items(r), func(v T) bool { return project(v) == id })
+		}
+	}
+	return l
+}
+
+// The lists of a Replica. Sync reads the projects (and the milestones
+// of each), then plainLists in order, then the threads and their
+// messages, which a server may not hold (see Client.Sync).
+var (
+	projectList = flatList("projects", DeletionProject, projects.path,
+		func(r *Replica) *map[string]Project { return &r.Projects },
+		func(c *SyncCursor) *ListCursor { return &c.Projects }, nil)
+	// plainLists are the lists read with nothing around them.
+	plainLists = []syncList{
+		flatList("deliverables", DeletionDeliverable, deliverables.path,
+			func(r *Replica) *map[string]Deliverable { return &r.Deliverables },
+			func(c *SyncCursor) *ListCursor { return &c.Deliverables },
+			func(d Deliverable) string { return d.ProjectID }),
+		flatList("invoices", DeletionInvoice, invoices.path,
+			func(r *Replica) *map[string]Invoice { return &r.Invoices },
+			func(c *SyncCursor) *ListCursor { return &c.Invoices },
+			nil), // an invoice outlives its project, which the server unsets
+	}
+	threadList = flatList("threads", DeletionThread, threads.path,
+		func(r *Replica) *map[string]Thread { return &r.Threads },
+		func(c *SyncCursor) *ListCursor { return &c.Threads }, nil)
+	messageList = flatList("messages", DeletionMessage, messages.path,
+		func(r *Replica) *map[string]Message { return &r.Messages },
+		func(c *SyncCursor) *ListCursor { return &c.Messages }, nil)
+)
+
+// syncLists returns every syncList, in the order Sync reads them.
+func syncLists() []syncList {
+	out := []syncList{projectList}
+	out = append(out, plainLists...)
+	return append(out, threadList, messageList)
+}
+
+// cursors returns the cursors of every list of c, the milestones' too.
+func (c *SyncCursor) cursors() []ListCursor {
+	var out []ListCursor
+	for _, l := range syncLists() {
+		out = append(out, *l.cursor(c))
+	}
+	return append(out, slices.Collect(maps.Values(c.Milestones))...)
+}

@@ -1,0 +1,171 @@
+package bunstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// A resource's list and get are made from a description of its table
+// (resource), so that a new resource's bunstore part is its row type, its
+// conversions, its writes and one resource value: its reads follow the
+// same rules as every other's, which these queries are the one copy of.
+//
+//   - Scoping: every query starts with the organization (the first column
+//     of every index), then the resource's visibility condition, if any,
+//     then its filters in index order (parent, project, status).
+//   - OnlyProjects: the restriction is a WHERE clause on the project
+//     column (restrict), so the page and its total hold only what the key
+//     may see; an empty one answers without a query (allowed).
+//   - UpdatedSince: the list's own order becomes (updated_at, id), its
+//     total is counted, and the page carries SyncedThrough (list).
+//   - Totals: summed from item_counts for a resource its triggers count
+//     (tallied), counted from the list's index otherwise (selectPage).
+//   - A value no PostgreSQL text can hold matches nothing (storable).
+//   - Errors: a missing item wraps store.ErrNotFound, a failed query is
+//     failure's (store.ErrUnavailable on a timeout or a lost database).
+
+// resource describes the table of one kind of item for the generic list
+// and get: R is its row, T its item.
+type resource[R counted, T any] struct {
+	kind   string // singular, as in errors and in item_counts: "milestone"
+	plural string // as in errors: "milestones"
+	alias  string // R's table alias: "m"
+	// order is the list's ORDER BY without UpdatedSince, on alias, ending
+	// in a unique column (id) so that pages do not overlap.
+	order string
+	// parent, project and status are the columns (on alias) of the list's
+	// filters, in the order its indexes hold them; "" for a filter the
+	// resource does not have. project is also the column a restriction to
+	// some projects applies to (a project's own id for projects).
+	parent, project, status string
+	// visible is the condition on the rows clients may see, which every
+	// read adds; "" when they see every row.
+	visible string
+	// counted says item_counts holds the resource's totals, under kind;
+	// else a list counts its rows.
+	counted bool
+	// columns, when not nil, adds columns to every row read, after a
+	// page's limit (a message's attachments, gathered as JSON).
+	columns func(*Store, *bun.SelectQuery) *bun.SelectQuery
+	// item converts a row to the item a read returns.
+	item func(R) T
+}
+
+// listing is a list request in a resource's terms: the filters' values,
+// "" for any.
+type listing struct {
+	store.PageRequest
+	parent, project, status string
+	// only is the query's OnlyProjects (see allowed).
+	only  []string
+	since time.Time // UpdatedSince
+	// what names the list in its errors, after "list "; "" for the
+	// plural.
+	what string
+}
+
+// list returns a page of the organization's items that l asks for (see
+// resource): one round trip, two with UpdatedSince (its SyncedThrough
+// first).
+func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l listing) (store.Page[T], error) {
+	only, nothing := allowed(l.only)
+	if !storable(orgID, l.parent, l.project) || nothing {
+		return none[T](ctx, l.PageRequest)
+	}
+	var count *bun.SelectQuery // nil: counted by selectPage
+	if r.counted {
+		count = s.tallied(orgID, l.since, tally{kind: r.kind, status: l.status, project: l.project, only: only})
+	}
+	what := l.what
+	if what == "" {
+		what = r.plural
+	}
+	return list(ctx, s, what, l.PageRequest, l.since, r.filter(orgID, l, only), count, order(r.alias, l.since, r.order), r.extra(s), r.item)
+}
+
+// extra is the page's columns (see columns), or nil.
+func (r resource[R, T]) extra(s *Store) func(*bun.SelectQuery) *bun.SelectQuery {
+	if r.columns == nil {
+		return nil
+	}
+	return func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
+}
+
+// filter is the WHERE clause of a list: the organization, what clients
+// see, the filters l sets, the restriction only (allowed's) and
+// UpdatedSince.
+func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun.SelectQuery) *bun.SelectQuery {
+	return func(sq *bun.SelectQuery) *bun.SelectQuery {
+		sq = sq.Where("?.org_id = ?", bun.Ident(r.alias), orgID)
+		if r.visible != "" {
+			sq = sq.Where(r.visible)
+		}
+		for _, f := range [...]struct{ column, value string }{{r.parent, l.parent}, {r.project, l.project}, {r.status, l.status}} {
+			if f.value != "" {
+				sq = sq.Where("? = ?", bun.Safe(f.column), f.value)
+			}
+		}
+		if r.project != "" {
+			sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
+		}
+		return since(sq, r.alias, l.since)
+	}
+}
+
+// get returns the organization's item with that id, one that clients may
+// see and, when onlyProjects is not nil, of one of those projects; the
+// error wraps store.ErrNotFound when there is none.
+func (r resource[R, T]) get(ctx context.Context, s *Store, orgID, id string, onlyProjects []string) (T, error) {
+	row, err := r.row(ctx, s, orgID, id, onlyProjects)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.item(row), nil
+}
+
+// row is get's row, every column of the table read (the triggers' too).
+func (r resource[R, T]) row(ctx context.Context, s *Store, orgID, id string, onlyProjects []string) (R, error) {
+	var row R
+	only, nothing := allowed(onlyProjects)
+	if !storable(orgID, id) || nothing {
+		return row, unmatched(ctx, fmt.Errorf("bunstore: %s %q: %w", r.kind, id, store.ErrNotFound))
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	q := s.newSelect(&row).ColumnExpr("?TableAlias.*")
+	if r.columns != nil {
+		q = r.columns(s, q)
+	}
+	q = q.Where("?.org_id = ? AND ?.id = ?", bun.Ident(r.alias), orgID, bun.Ident(r.alias), id)
+	if r.visible != "" {
+		q = q.Where(r.visible)
+	}
+	if r.project != "" {
+		q = restrict(q, r.project, only)
+	}
+	err := q.Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return row, fmt.Errorf("bunstore: %s %q: %w", r.kind, id, store.ErrNotFound)
+	}
+	if err != nil {
+		return row, failure(ctx, store.ErrUnavailable, fmt.Sprintf("%s %q", r.kind, id), err)
+	}
+	return row, nil
+}
+
+// exists reports whether the query q (a SELECT of the rows to look for)
+// matches a row: the check of a list under a parent (a project's
+// milestones, a thread's messages) whose page came back empty.
+func (s *Store) exists(ctx context.Context, q *bun.SelectQuery) (bool, error) {
+	var found bool
+	err := s.db.NewSelect().ColumnExpr("EXISTS (?)", q.ColumnExpr("1")).Scan(ctx, &found)
+	return found, err
+}
