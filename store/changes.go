@@ -23,18 +23,18 @@ const (
 // kinds is every kind of item, in the order of the contract, with what
 // the store knows of it: one line per kind, the one table that Kinds and
 // the methods of Kind read, so that a new kind is one line here (and its
-// constant above).
+// constant above). What the API declares of a kind (its scope, its
+// statuses) is declared with its routes, in statusapi and auth.
 var kinds = []struct {
-	kind     Kind
-	statuses []string // the statuses of an item of it; nil for none
-	about    bool     // a thread may be about an item of it (Ref)
+	kind  Kind
+	about bool // a thread may be about an item of it (Ref)
 }{
-	{KindProject, names(ProjectStatuses), false},
-	{KindMilestone, names(MilestoneStatuses), true},
-	{KindDeliverable, names(DeliverableStatuses), true},
-	{KindInvoice, names(InvoiceStatuses), true},
-	{KindThread, names(ThreadStatuses), false},
-	{KindMessage, nil, false},
+	{KindProject, false},
+	{KindMilestone, true},
+	{KindDeliverable, true},
+	{KindInvoice, true},
+	{KindThread, false},
+	{KindMessage, false},
 }
 
 // Kinds lists every kind of item, in the order of the contract.
@@ -48,20 +48,6 @@ var Kinds = func() []Kind {
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool { return oneOf(k, Kinds) }
-
-// Statuses returns the statuses an item of kind k may have, in the order
-// of its status type's list (ProjectStatuses, ...): a change from one to
-// another is also an event typed by the new one (Event). It is nil for a
-// kind without statuses (messages) and for a k that is not one of Kinds.
-// The slice is the caller's.
-func (k Kind) Statuses() []string {
-	for _, d := range kinds {
-		if d.kind == k {
-			return append([]string(nil), d.statuses...)
-		}
-	}
-	return nil
-}
 
 // About reports whether a thread may be about an item of kind k (Ref's
 // Kind): milestones, deliverables and invoices.
@@ -87,15 +73,6 @@ func aboutKinds() string {
 		return strings.Join(out, "")
 	}
 	return strings.Join(out[:len(out)-1], ", ") + " or " + out[len(out)-1]
-}
-
-// names returns a list of statuses as strings.
-func names[S ~string](all []S) []string {
-	out := make([]string, 0, len(all))
-	for _, s := range all {
-		out = append(out, string(s))
-	}
-	return out
 }
 
 // DeletionRetention is how long, at least, a store that tracks changes

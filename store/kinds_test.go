@@ -12,16 +12,6 @@ import (
 func TestKindTable(t *testing.T) {
 	is := is.New(t)
 	is.Equal(Kinds, []Kind{KindProject, KindMilestone, KindDeliverable, KindInvoice, KindThread, KindMessage}) // the contract's order
-	is.Equal(KindInvoice.Statuses(), []string{"draft", "open", "paid", "void"})
-	is.Equal(KindThread.Statuses(), []string{"open", "resolved"})
-	is.Equal(len(KindMessage.Statuses()), 0) // messages have no status
-	is.Equal(len(Kind("nope").Statuses()), 0)
-	for _, k := range Kinds {
-		is.Equal(len(k.Statuses()) > 0, k != KindMessage) // every kind but messages has statuses
-	}
-	s := KindProject.Statuses()
-	s[0] = "changed"
-	is.Equal(KindProject.Statuses()[0], "planned") // the slice is the caller's
 	is.Equal(aboutKinds(), "milestone, deliverable or invoice")
 	is.True(!Kind("nope").About())
 	is.True(!KindProject.About())
