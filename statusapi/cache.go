@@ -66,23 +66,37 @@ type cacheKey struct {
 // per key with the data version it was kept at, bounded by the bytes it
 // holds (bodies, links, keys and a fixed overhead per entry). It is safe
 // for concurrent use.
+//
+// An answer pushed out for room, or too large to keep, leaves its tag
+// behind: a tag entry, a few hundred bytes in a second LRU list bounded
+// by an eighth of the cache (for the default, some 13,000 tags). A polling client mostly revalidates (its
+// If-None-Match names the tag it has), and a revalidation needs the tag
+// and the version, not the body: a tag entry answers it with a 304 when
+// the version has not moved, and a request that does not name the tag
+// runs the store as a miss does. So a cache too small for the bodies of
+// every page its clients poll still spares the store their
+// revalidations.
 type responseCache struct {
-	max int64 // bytes; an answer over max/16 is not kept
+	max int64 // bytes; an answer over max/16 is kept as a tag
 
 	mu      sync.Mutex
-	size    int64
-	entries map[cacheKey]*list.Element // of *cacheEntry
-	lru     list.List                  // front: most recently used
+	size    int64                      // of the answers and marks
+	tagSize int64                      // of the tags
+	entries map[cacheKey]*list.Element // of *cacheEntry, in lru or tags
+	lru     list.List                  // answers and marks; front: most recently used
+	tags    list.List                  // tag entries; front: most recently used
 }
 
 // cacheEntry is the answer kept under key, encoded from data of version
-// version; an entry with no answer (enc nil) is a mark: the store gave
-// no version with the answer of this key, so the next request reads the
-// version first (see fromCache).
+// version. An entry with no answer (enc nil) is a tag entry when it has
+// a tag (the ETag of the answer it held, see responseCache), and
+// otherwise a mark: the store gave no version with the answer of this
+// key, so the next request reads the version first (see fromCache).
 type cacheEntry struct {
 	key     cacheKey
 	version int64
 	enc     *encoded
+	tag     *encoded // a tag entry's: status 200, the ETag, no body
 }
 
 // entryOverhead is what an entry costs beyond its bytes: the map slot,
@@ -105,50 +119,114 @@ func cost(k cacheKey, e *encoded) int64 {
 	return int64(n) + entryOverhead
 }
 
-// get returns what the cache holds under k: an answer and its version, a
-// mark (found, e nil), or nothing (not found).
-func (c *responseCache) get(k cacheKey) (e *encoded, version int64, found bool) {
+// get returns what the cache holds under k: an answer and its version; a
+// tag entry (e nil, tag not nil) and its version; a mark (found, both
+// nil); or nothing (not found).
+func (c *responseCache) get(k cacheKey) (e, tag *encoded, version int64, found bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
 	if !ok {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
-	c.lru.MoveToFront(el)
 	ent := el.Value.(*cacheEntry)
-	return ent.enc, ent.version, true
+	if ent.tag != nil {
+		c.tags.MoveToFront(el)
+	} else {
+		c.lru.MoveToFront(el)
+	}
+	return ent.enc, ent.tag, ent.version, true
 }
 
 // put keeps e (nil: a mark) under k, read at version, in place of what k
-// held, evicting the least recently used answers to make room; an answer
-// larger than a sixteenth of the cache is not kept, so that a few large
-// pages cannot flush everything else. A mark never replaces an answer.
+// held, making room as evict does; an answer larger than a sixteenth of
+// the cache is kept as a tag entry, so that a few large pages cannot
+// flush everything else. A mark never replaces an answer.
 func (c *responseCache) put(k cacheKey, version int64, e *encoded) {
-	n := cost(k, e)
-	if n > c.max/16 {
+	if e != nil && cost(k, e) > c.max/16 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.keepTag(k, version, tagOf(e))
 		return
 	}
+	n := cost(k, e)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[k]; ok {
-		c.lru.MoveToFront(el)
 		ent := el.Value.(*cacheEntry)
 		if e == nil && ent.enc != nil || ent.enc != nil && ent.version == version { // a concurrent miss kept it first
+			c.lru.MoveToFront(el)
 			return
 		}
-		c.size += n - cost(ent.key, ent.enc)
-		ent.version, ent.enc = version, e
-	} else {
-		c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, version: version, enc: e})
-		c.size += n
+		if ent.tag != nil { // an answer again: back among the answers
+			c.tags.Remove(el)
+			c.tagSize -= cost(ent.key, ent.tag)
+			delete(c.entries, k)
+		} else {
+			c.lru.MoveToFront(el)
+			c.size += n - cost(ent.key, ent.enc)
+			ent.version, ent.enc = version, e
+			c.evict()
+			return
+		}
 	}
+	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, version: version, enc: e})
+	c.size += n
+	c.evict()
+}
+
+// evict makes room among the answers: the least recently used answers
+// leave their tag (keepTag), marks go.
+func (c *responseCache) evict() {
 	for c.size > c.max {
 		old := c.lru.Back()
 		ent := old.Value.(*cacheEntry)
 		c.lru.Remove(old)
 		delete(c.entries, ent.key)
 		c.size -= cost(ent.key, ent.enc)
+		if ent.enc != nil && ent.enc.status == http.StatusOK {
+			c.keepTag(ent.key, ent.version, tagOf(ent.enc))
+		}
 	}
+}
+
+// keepTag keeps tag under k, at version, as a tag entry, in place of what
+// k held, and drops the least recently used tags past an eighth of the
+// cache. c.mu is held.
+func (c *responseCache) keepTag(k cacheKey, version int64, tag *encoded) {
+	if el, ok := c.entries[k]; ok {
+		ent := el.Value.(*cacheEntry)
+		if ent.tag == nil { // an answer or a mark: it goes
+			c.lru.Remove(el)
+			c.size -= cost(ent.key, ent.enc)
+		} else {
+			c.tags.Remove(el)
+			c.tagSize -= cost(ent.key, ent.tag)
+		}
+		delete(c.entries, k)
+	}
+	if tag == nil {
+		return
+	}
+	c.entries[k] = c.tags.PushFront(&cacheEntry{key: k, version: version, tag: tag})
+	c.tagSize += cost(k, tag)
+	for c.tagSize > c.max/8 {
+		old := c.tags.Back()
+		ent := old.Value.(*cacheEntry)
+		c.tags.Remove(old)
+		delete(c.entries, ent.key)
+		c.tagSize -= cost(ent.key, ent.tag)
+	}
+}
+
+// tagOf is what a tag entry keeps of e: its ETag, to answer a
+// revalidation with a 304 (see send); nil for an answer that is not a
+// 200, which no If-None-Match revalidates.
+func tagOf(e *encoded) *encoded {
+	if e.status != http.StatusOK {
+		return nil
+	}
+	return &encoded{status: http.StatusOK, etag: e.etag, etagValue: e.etagValue}
 }
 
 // cached wraps fn, a route that reads the store, in the response cache
@@ -183,7 +261,7 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			k.base = h.publicURL(r)
 		}
 		var v int64
-		e, kept, found := h.cache.get(k)
+		e, tag, kept, found := h.cache.get(k)
 		if found {
 			var err error
 			if v, err = h.st.DataVersion(r.Context(), c.Org.ID); err != nil {
@@ -191,6 +269,9 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			}
 			if e != nil && kept == v {
 				return response{encoded: e}, nil
+			}
+			if tag != nil && kept == v && matches(r.Header.Values("If-None-Match"), tag.etag) {
+				return response{encoded: tag}, nil // a 304 (send), which needs no body
 			}
 		}
 		res, err := fn(r, c)

@@ -200,6 +200,34 @@ func TestCacheIsBounded(t *testing.T) {
 	is.Equal(cs.queries.Load(), q+1)
 }
 
+// An answer too large to keep leaves its tag (as an answer pushed out of
+// a full cache does: cache_internal_test.go): a revalidation naming it
+// is a 304 without a query while the data do not change, and anything
+// else runs the store as a miss does.
+func TestCacheRevalidatesAnswersItCannotKeep(t *testing.T) {
+	is := is.New(t)
+	api, cs := counted(t, statusapi.WithResponseCache(16*1024))
+	big := api.do("GET", "/v1/invoices?limit=100", "a") // over a sixteenth: kept as its tag
+	is.Equal(big.Code, 200)
+	q := cs.queries.Load()
+	is.Equal(api.do("GET", "/v1/invoices?limit=100", "a", "If-None-Match", big.Header().Get("ETag")).Code, 304)
+	is.Equal(cs.queries.Load(), q)
+	is.Equal(api.do("GET", "/v1/invoices?limit=100", "a", "If-None-Match", `W/"other"`).Code, 200)
+	is.Equal(cs.queries.Load(), q+1)
+
+	// A write moves the version: the tag no longer answers.
+	inv, err := api.store.ListInvoices(context.Background(), "org_a", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	is.NoErr(err)
+	changed := inv.Items[0]
+	changed.AmountDue = 4243
+	is.NoErr(api.store.PutInvoice(context.Background(), changed))
+	q = cs.queries.Load()
+	after := api.do("GET", "/v1/invoices?limit=100", "a", "If-None-Match", big.Header().Get("ETag"))
+	is.Equal(after.Code, 200)
+	is.True(strings.Contains(after.Body.String(), `"amountDue":4243`))
+	is.Equal(cs.queries.Load(), q+1)
+}
+
 func TestWithoutResponseCache(t *testing.T) {
 	is := is.New(t)
 	api, cs := counted(t, statusapi.WithoutResponseCache())
