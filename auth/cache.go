@@ -48,6 +48,12 @@ const DefaultCacheSize = 10000
 // are never remembered. An answer looked up while an invalidation arrived
 // is returned but not remembered, as it may predate the change.
 //
+// A principal asked for in the second half of its ttl is served and looked
+// up again in the background, once at a time, and the answer replaces it:
+// a client that polls more often than the ttl never waits for the key
+// store after its first request, and no entry is ever served past its
+// ttl.
+//
 // Entries are keyed by the SHA-256 of the credential, never the credential.
 // At most DefaultCacheSize (see WithMaxEntries) are kept: when full, expired
 // entries are dropped, then arbitrary ones, so that random credentials
@@ -68,6 +74,8 @@ type Cache struct {
 	// epoch counts invalidations: an answer looked up across one is not
 	// remembered.
 	epoch uint64
+	// refreshing are the entries being looked up again (refreshAhead).
+	refreshing map[[sha256.Size]byte]bool
 }
 
 type cacheEntry struct {
@@ -123,12 +131,49 @@ func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, erro
 	epoch := c.epoch
 	c.mu.Unlock()
 	if ok {
+		if e.err == nil && e.until.Sub(now) < c.ttl/2 && !e.until.Equal(e.p.Expiry) {
+			c.refreshAhead(ctx, id, credential)
+		}
 		return e.p, e.err
 	}
-
 	p, err := c.next.Resolve(ctx, credential)
+	return p, c.remember(id, p, err, now, epoch)
+}
+
+// refreshAhead looks id's principal up again in the background, once at
+// a time, while the entry still answers: a credential in use is looked up
+// again in its ttl's second half, so that a client polling more often
+// than the ttl never waits for the key store, and a change no
+// Invalidations reported is still seen within the ttl. The lookup keeps
+// ctx's values, not its cancellation: it outlives the request.
+func (c *Cache) refreshAhead(ctx context.Context, id [sha256.Size]byte, credential string) {
+	c.mu.Lock()
+	if c.refreshing[id] {
+		c.mu.Unlock()
+		return
+	}
+	if c.refreshing == nil {
+		c.refreshing = make(map[[sha256.Size]byte]bool)
+	}
+	c.refreshing[id] = true
+	epoch := c.epoch
+	c.mu.Unlock()
+	go func() {
+		now := c.now()
+		p, err := c.next.Resolve(context.WithoutCancel(ctx), credential)
+		_ = c.remember(id, p, err, now, epoch)
+		c.mu.Lock()
+		delete(c.refreshing, id)
+		c.mu.Unlock()
+	}()
+}
+
+// remember keeps the answer p, err of id's lookup, started at now in
+// epoch, as Cache says (not a failure, not across an invalidation), and
+// returns err.
+func (c *Cache) remember(id [sha256.Size]byte, p Principal, err error, now time.Time, epoch uint64) error {
 	if err != nil && (!errors.Is(err, ErrInvalidKey) || errors.Is(err, ErrNotYetValid)) {
-		return p, err
+		return err
 	}
 	until := now.Add(c.ttl)
 	if err == nil && !p.Expiry.IsZero() && p.Expiry.Before(until) {
@@ -149,7 +194,7 @@ func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, erro
 		}
 	}
 	c.mu.Unlock()
-	return p, err
+	return err
 }
 
 // Forget drops the principals the cache remembers of the organization, so

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/matryer/is"
@@ -64,6 +65,54 @@ func TestCacheSparesLookups(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(behind.Count(), 3) // looked up again after the ttl
 }
+
+// A credential in use is looked up again in the background in its ttl's
+// second half: it never waits for the key store again, and a change no
+// invalidation reported is still seen within the ttl.
+func TestCacheRefreshesAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		ctx := context.Background()
+		clk := newClock()
+		keys, ks := newKeys(t, auth.WithClock(clk.Now))
+		plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
+		is.NoErr(err)
+		behind := &quietResolver{countingResolver{next: keys}}
+		c := auth.NewCache(behind, auth.WithCacheTTL(30*time.Second), auth.WithClock(clk.Now))
+		_, err = c.Resolve(ctx, plain)
+		is.NoErr(err)
+		clk.Advance(10 * time.Second)
+		_, err = c.Resolve(ctx, plain)
+		is.NoErr(err)
+		synctest.Wait()
+		is.Equal(behind.Count(), 1) // first half of the ttl: nothing more
+		for range 3 {
+			clk.Advance(16 * time.Second) // second half: served, and looked up again behind
+			_, err = c.Resolve(ctx, plain)
+			is.NoErr(err)
+			synctest.Wait()
+		}
+		is.Equal(behind.Count(), 4) // one lookup per refresh, none waited for
+		// A change nobody reported (a key store without invalidations) is
+		// seen by the next refresh, within the ttl.
+		a := active
+		a.APIEnabled = false
+		ks.PutOrganization(a) // behind reports no invalidation
+		clk.Advance(16 * time.Second)
+		p, err := c.Resolve(ctx, plain)
+		is.NoErr(err)
+		is.True(p.Org.CanUseAPI()) // served from the entry, still in its ttl
+		synctest.Wait()
+		p, err = c.Resolve(ctx, plain)
+		is.NoErr(err)
+		is.True(!p.Org.CanUseAPI()) // the refreshed answer
+	})
+}
+
+// quietResolver is a countingResolver that reports no invalidations.
+type quietResolver struct{ countingResolver }
+
+func (*quietResolver) Subscribe(func(string)) func() { return func() {} }
 
 // changeAccount returns a change to org_a's account.
 func changeAccount(change func(*store.Organization)) func(*testing.T, *auth.Keys, *testKeyStore, string) {
