@@ -123,7 +123,9 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit admissi
 		w.Header().Set(SandboxHeader, "true")
 	}
 	if tw, ok := w.(*trackingWriter); ok {
-		tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+		if tw.info != nil {
+			tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+		}
 		tw.keyed = true
 	}
 	if admit != nil {
