@@ -196,7 +196,10 @@ func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Princ
 	}
 	// Windows run on the limiter store's clock, the real one: Retry-After
 	// and RateLimit's t= count from the real time, whatever WithClock says.
-	d.WriteHeaders(w.Header(), time.Now())
+	// A decision without a limit writes no header: it needs no clock.
+	if d.Limited {
+		d.WriteHeaders(w.Header(), time.Now())
+	}
 	if d.Limited && !d.Allowed {
 		return d, envelope.Errorf(envelope.RateLimited,
 			"rate limit of %d requests per %s reached; retry after the number of seconds in Retry-After",
