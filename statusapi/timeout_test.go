@@ -3,6 +3,7 @@ package statusapi
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -115,4 +116,29 @@ func TestRequestTimeoutParent(t *testing.T) {
 		cancel()
 		is.Equal(ctx.Err(), context.DeadlineExceeded)
 	})
+}
+
+// TestRequestTimeoutConcurrent: goroutines that ask for Done, Err and
+// Value while the request ends all see one context, ended (run with
+// -race).
+func TestRequestTimeoutConcurrent(t *testing.T) {
+	is := is.New(t)
+	for range 100 {
+		ctx, cancel := withRequestTimeout(context.Background(), time.Minute)
+		var wg sync.WaitGroup
+		dones := make([]<-chan struct{}, 8)
+		for i := range dones {
+			wg.Go(func() {
+				_ = ctx.Err()
+				_ = ctx.Value(timeoutKey{})
+				dones[i] = ctx.Done()
+			})
+		}
+		cancel()
+		wg.Wait()
+		for _, done := range dones {
+			<-done
+		}
+		is.Equal(ctx.Err(), context.Canceled)
+	}
 }
