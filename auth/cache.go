@@ -115,12 +115,24 @@ func NewCache(r KeyResolver, opts ...Option) *Cache {
 	return cache
 }
 
+// credentialID is the SHA-256 of a credential, the key of the cache's
+// entries. A credential of up to 128 bytes (every key the module mints)
+// is hashed from a copy on the stack: []byte(credential) would allocate
+// for any credential over 32 bytes, on every request.
+func credentialID(credential string) [sha256.Size]byte {
+	var buf [128]byte
+	if len(credential) <= len(buf) {
+		return sha256.Sum256(append(buf[:0], credential...))
+	}
+	return sha256.Sum256([]byte(credential))
+}
+
 // Resolve answers from the cache when it can, else asks the resolver
 // behind. A principal is remembered until the earlier of ttl and its
 // Expiry, or until its organization is reported changed; a refusal
 // (ErrInvalidKey) for ttl, unless it wraps ErrNotYetValid.
 func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, error) {
-	id := sha256.Sum256([]byte(credential))
+	id := credentialID(credential)
 	now := c.now()
 	c.mu.Lock()
 	e, ok := c.entries[id]

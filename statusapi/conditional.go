@@ -184,12 +184,15 @@ func (h *handler) refund(w http.ResponseWriter, r *http.Request, c caller) func(
 	if !c.limit.Limited {
 		return nil
 	}
+	// The closure captures a copy made here, not c: capturing the
+	// parameter would move it to the heap on every call, limited or not.
+	p, limit := c.Principal, c.limit
 	return func() {
-		if err := h.lim.Refund(r.Context(), c.Principal); err != nil {
+		if err := h.lim.Refund(r.Context(), p); err != nil {
 			h.log(r, w, slog.LevelWarn, "statusapi: rate-limit refund for a 304 failed", "err", err.Error())
 			return
 		}
-		d := c.limit
+		d := limit
 		d.Remaining = min(d.Remaining+1, d.Limit)
 		d.WriteHeaders(w.Header(), time.Now())
 	}

@@ -323,7 +323,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd["Cache-Control"] = noStore
 	tw := &trackingWriter{ResponseWriter: w}
 	if tracked, ok := h.observing(r); ok {
-		tw.info.Start = time.Now()
+		tw.info = &RequestInfo{Start: time.Now()}
 		if h.cfg.recorder != nil {
 			tw.arrived = h.cfg.now() // the request log's createdAt, on the handler's clock
 		}
@@ -401,7 +401,9 @@ type trackingWriter struct {
 	started bool
 	status  int
 	bytes   int64
-	info    RequestInfo
+	// info is nil when nobody observes the requests (see observing): a
+	// RequestInfo is most of the writer's bytes, allocated per request.
+	info *RequestInfo
 	// keyed says that a key (or token) was accepted: the request is one
 	// for the request log (see recordRequest), which dates it arrived.
 	keyed   bool

@@ -1,7 +1,6 @@
 package statusapi
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -59,19 +58,24 @@ func (h *handler) api(scope auth.Scope, fn apiFunc) http.HandlerFunc {
 	return h.keyed(fn, h.admit(scope))
 }
 
+// admission admits an authenticated caller p to a route, or refuses it,
+// and returns the rate limit's decision on it. It takes and returns
+// values, not a *caller: a pointer given to a function value would move
+// every request's caller to the heap.
+type admission func(w http.ResponseWriter, r *http.Request, p auth.Principal) (ratelimit.Decision, error)
+
 // admit returns the admission of a route that needs scope: the key's
 // restriction, then the rate limit (steps 4 and 5 after authentication).
-func (h *handler) admit(scope auth.Scope) func(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
-		if err := h.authorize(w, r, c.Principal, scope); err != nil {
-			return err
+func (h *handler) admit(scope auth.Scope) admission {
+	return func(w http.ResponseWriter, r *http.Request, p auth.Principal) (ratelimit.Decision, error) {
+		if err := h.authorize(w, r, p, scope); err != nil {
+			return ratelimit.Decision{}, err
 		}
-		var err error
-		c.limit, err = h.rateLimit(w, r, c.Principal)
+		d, err := h.rateLimit(w, r, p)
 		if info := infoOf(w); info != nil {
-			info.RateLimit = c.limit
+			info.RateLimit = d
 		}
-		return err
+		return d, err
 	}
 }
 
@@ -83,9 +87,9 @@ func (h *handler) unmetered(fn apiFunc) http.HandlerFunc {
 
 // keyed wraps fn in authentication and then admit, when not nil, under
 // the request timeout, and writes what fn returns or the first error.
-func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Request, c *caller) error) http.HandlerFunc {
+func (h *handler) keyed(fn apiFunc, admit admission) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
+		ctx, cancel := withRequestTimeout(r.Context(), h.cfg.timeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		c, err := h.callerOf(w, r, admit)
@@ -103,7 +107,7 @@ func (h *handler) keyed(fn apiFunc, admit func(w http.ResponseWriter, r *http.Re
 
 // callerOf authenticates r, notes who called in the RequestInfo, and runs
 // admit, when not nil.
-func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit func(w http.ResponseWriter, r *http.Request, c *caller) error) (caller, error) {
+func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit admission) (caller, error) {
 	var c caller
 	var err error
 	c.Principal, err = h.authenticate(r)
@@ -119,11 +123,13 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit func(w 
 		w.Header().Set(SandboxHeader, "true")
 	}
 	if tw, ok := w.(*trackingWriter); ok {
-		tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+		if tw.info != nil {
+			tw.info.OrgID, tw.info.KeyID, tw.info.Subject, tw.info.Plan = c.Org.ID, c.KeyID, c.Subject, string(c.Org.Plan)
+		}
 		tw.keyed = true
 	}
 	if admit != nil {
-		err = admit(w, r, &c)
+		c.limit, err = admit(w, r, c.Principal)
 	}
 	return c, err
 }
@@ -190,7 +196,10 @@ func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Princ
 	}
 	// Windows run on the limiter store's clock, the real one: Retry-After
 	// and RateLimit's t= count from the real time, whatever WithClock says.
-	d.WriteHeaders(w.Header(), time.Now())
+	// A decision without a limit writes no header: it needs no clock.
+	if d.Limited {
+		d.WriteHeaders(w.Header(), time.Now())
+	}
 	if d.Limited && !d.Allowed {
 		return d, envelope.Errorf(envelope.RateLimited,
 			"rate limit of %d requests per %s reached; retry after the number of seconds in Retry-After",

@@ -95,7 +95,7 @@ func (h *handler) observing(r *http.Request) (*RequestInfo, bool) {
 // observe completes the RequestInfo kept by w and hands it to the
 // observers and to Track's caller.
 func (h *handler) observe(w *trackingWriter, r *http.Request, tracked *RequestInfo) {
-	info := w.info
+	info := *w.info
 	info.Method = r.Method
 	info.RequestID = w.Header().Get("X-Request-Id")
 	if p := r.Pattern; p != "" && p != "/" {
@@ -120,10 +120,11 @@ func (h *handler) observe(w *trackingWriter, r *http.Request, tracked *RequestIn
 }
 
 // infoOf returns the RequestInfo being built for the request w answers,
-// or nil when w is not the handler's own writer.
+// or nil when w is not the handler's own writer or nobody observes the
+// request.
 func infoOf(w http.ResponseWriter) *RequestInfo {
 	if tw, ok := w.(*trackingWriter); ok {
-		return &tw.info
+		return tw.info
 	}
 	return nil
 }
