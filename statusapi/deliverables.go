@@ -47,7 +47,6 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 
 // deliverables are the deliverables of an organization's projects.
 var deliverables = declare(resource[store.Deliverable, deliverable]{
-	scope:     auth.ScopeDeliverables,
 	kind:      store.KindDeliverable,
 	statuses:  strs(store.DeliverableStatuses),
 	wire:      deliverableExpanded,

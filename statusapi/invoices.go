@@ -59,7 +59,6 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // retainer invoices of none, which a key restricted to projects never
 // sees.
 var invoices = declare(resource[store.Invoice, invoice]{
-	scope:     auth.ScopeInvoices,
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
 	wire:      invoiceExpanded,

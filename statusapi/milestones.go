@@ -3,7 +3,6 @@ package statusapi
 import (
 	"net/http"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -41,7 +40,6 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 
 // milestones are a project's milestones.
 var milestones = declare(resource[store.Milestone, milestone]{
-	scope:     auth.ScopeProjects,
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
 	wire:      milestoneExpanded,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -33,7 +32,6 @@ func projectOut(p store.Project) project {
 // projects are an organization's projects: a key restricted to projects
 // sees its own only.
 var projects = declare(resource[store.Project, project]{
-	scope:    auth.ScopeProjects,
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
 	wire:     plain(projectOut),

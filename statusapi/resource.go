@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -34,8 +35,10 @@ type resource[T, W any] struct {
 	// events typed by a change of status (none: the resource has none).
 	kind     store.Kind
 	statuses []string
-	// scope is the one a restricted key needs to read the resource
-	// (auth.Scope: the scope that covers its kind).
+	// scope is the one a restricted key needs to read the resource:
+	// auth.ScopeOfKind(kind), set by declare, so that the scope of a
+	// kind's routes, deletion records and events is one line of
+	// auth/kinds.go.
 	scope auth.Scope
 	// wire is an item's wire form, given the project of expand=project
 	// (the zero expanded, no key, when not asked).
@@ -53,10 +56,17 @@ type resource[T, W any] struct {
 // event typed by the new one (see validEventType).
 var kindStatuses = map[store.Kind][]string{}
 
-// declare returns res, its statuses registered under its kind: each
-// resource is declared through it (var milestones = declare(...)), so
-// that a new resource's statuses need no list of their own.
+// declare returns res with the scope of its kind (auth.ScopeOfKind), its
+// statuses registered under its kind: each resource is declared through
+// it (var milestones = declare(...)), so that a new resource's statuses
+// need no list of their own. A kind without a scope is a mistake that
+// would serve the resource to every key: declare panics, at init, so
+// that every test of the package fails on it.
 func declare[T, W any](res resource[T, W]) resource[T, W] {
+	res.scope = auth.ScopeOfKind(res.kind)
+	if res.scope == "" {
+		panic(fmt.Sprintf("statusapi: kind %q has no scope in auth (auth/kinds.go)", res.kind))
+	}
 	if len(res.statuses) > 0 {
 		kindStatuses[res.kind] = res.statuses
 	}

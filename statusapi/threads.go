@@ -100,7 +100,6 @@ func messageOut(m store.Message) message {
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
 var threads = declare(resource[store.Thread, thread]{
-	scope:     auth.ScopeThreads,
 	kind:      store.KindThread,
 	statuses:  strs(store.ThreadStatuses),
 	wire:      threadExpanded,
@@ -110,9 +109,8 @@ var threads = declare(resource[store.Thread, thread]{
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
 var messages = declare(resource[store.Message, message]{
-	scope: auth.ScopeThreads,
-	kind:  store.KindMessage,
-	wire:  plain(messageOut),
+	kind: store.KindMessage,
+	wire: plain(messageOut),
 })
 
 // threadRoutes are the routes of threads, messages and attachments

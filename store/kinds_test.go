@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -11,7 +12,11 @@ import (
 // may be about.
 func TestKindTable(t *testing.T) {
 	is := is.New(t)
-	is.Equal(Kinds, []Kind{KindProject, KindMilestone, KindDeliverable, KindInvoice, KindThread, KindMessage}) // the contract's order
+	contract := []Kind{KindProject, KindMilestone, KindDeliverable, KindInvoice, KindThread, KindMessage}
+	is.Equal(Kinds[:len(contract)], contract) // the contract's order; a kind added since comes after
+	for i, k := range Kinds {
+		is.True(!slices.Contains(Kinds[:i], k)) // each once
+	}
 	is.Equal(aboutKinds(), "milestone, deliverable or invoice")
 	is.True(!Kind("nope").About())
 	is.True(!KindProject.About())

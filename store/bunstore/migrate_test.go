@@ -173,15 +173,26 @@ func TestMigrateUpgradesData(t *testing.T) {
 	is := is.New(t)
 	db := migrated(t)
 	const changes = "20260401000001_changes.tx"
-	// Back to the first migration's schema, with data: the later
-	// migrations, which build on this one, are rolled back first.
-	for _, name := range []string{"20261001000003_lockfree.tx", "20261001000002_events.tx", "20261001000001_spine.tx", "20260901000001_counts.tx", "20260801000001_versions.tx", "20260701000001_threads.tx", changes} {
+	// Back to the first migration's schema, with data: every later
+	// migration is rolled back first, newest first, so that a new one
+	// (a resource's table and triggers) needs no edit here.
+	downs, err := filepath.Glob(filepath.Join("migrations", "*.down.sql"))
+	is.NoErr(err)
+	var later []string
+	for _, f := range downs {
+		if name := strings.TrimSuffix(filepath.Base(f), ".down.sql"); name >= changes {
+			later = append(later, name)
+		}
+	}
+	slices.Sort(later)
+	slices.Reverse(later)
+	for _, name := range later {
 		_, err := db.ExecContext(ctx, migration(t, db, name+".down.sql"))
 		is.NoErr(err)
 		_, err = db.NewDelete().Table("clientstatus_migrations").Where("name = ?", strings.Split(name, "_")[0]).Exec(ctx)
 		is.NoErr(err)
 	}
-	_, err := db.ExecContext(ctx, `
+	_, err = db.ExecContext(ctx, `
 		INSERT INTO organizations (id, plan) VALUES ('org_a', 'growth');
 		INSERT INTO projects (org_id, id, status, updated_at) VALUES ('org_a', 'p1', 'planned', '2099-01-01Z'), ('org_a', 'p2', 'planned', '2026-01-01Z');
 		INSERT INTO milestones (org_id, id, project_id, status, due_at) VALUES ('org_a', 'm1', 'p1', 'pending', '2026-01-01Z');
