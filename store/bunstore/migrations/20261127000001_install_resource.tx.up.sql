@@ -65,7 +65,11 @@ ON CONFLICT (kind) DO NOTHING;
 
 -- check_kinds makes the kind CHECKs of deletions (every kind),
 -- item_counts (the counted ones) and departures (the items of a project)
--- allow the kinds of resource_kinds.
+-- allow the kinds of resource_kinds. The CHECK is added NOT VALID: it
+-- holds for every row written from then on, and the rows already there
+-- met the one it replaces (installing a kind widens it; dropping one
+-- deletes that kind's rows first), so no scan of these tables, which
+-- grow with every write, holds their lock during a migration.
 CREATE OR REPLACE FUNCTION {{.Schema}}.clientstatus_check_kinds() RETURNS void LANGUAGE plpgsql AS $check$
 DECLARE
 	t text[];
@@ -74,7 +78,7 @@ BEGIN
 	FOREACH t SLICE 1 IN ARRAY ARRAY[['deletions', 'true'], ['item_counts', 'k.counted'], ['departures', 'k.project_column = ''project_id''']] LOOP
 		EXECUTE format('SELECT string_agg(quote_literal(k.kind), '', '' ORDER BY k.kind) FROM {{.Schema}}.resource_kinds AS k WHERE %s', t[2])
 			INTO allowed;
-		EXECUTE format('ALTER TABLE {{.Schema}}.%I DROP CONSTRAINT IF EXISTS %I, ADD CONSTRAINT %I CHECK (kind IN (%s))',
+		EXECUTE format('ALTER TABLE {{.Schema}}.%I DROP CONSTRAINT IF EXISTS %I, ADD CONSTRAINT %I CHECK (kind IN (%s)) NOT VALID',
 			t[1], t[1] || '_kind_check', t[1] || '_kind_check', coalesce(allowed, 'NULL'));
 	END LOOP;
 END
