@@ -190,15 +190,21 @@ func (s *Store) readInvoicePages(status, project bool, keys []invoicePageKey) (m
 			return err
 		}
 		defer rows.Close()
+		// One row and one list of destinations for the whole batch, not
+		// a dozen allocations a row; the pointer columns are reset before
+		// each row, so that each item gets pointers of its own.
+		var row invoiceRow
+		var n, version, matching int64
+		dest := []any{&n, &version, &matching, &row.OrgID, &row.ID, &row.Number, &row.ProjectID, &row.Status, &row.Currency,
+			&row.Total, &row.AmountDue, &row.IssuedAt, &row.DueAt, &row.PaidAt, &row.DocumentKey, &row.UpdatedAt}
+		past := append(dest[:3:3], make([]any, len(dest)-3)...) // the one row of a page past the end: null columns
 		for rows.Next() {
-			var row invoiceRow
-			var n, version, matching int64
-			if rows.RawValues()[3] == nil { // the one row of a page past the end
-				if err := rows.Scan(&n, &version, &matching, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil {
-					return err
-				}
-			} else if err := rows.Scan(&n, &version, &matching, &row.OrgID, &row.ID, &row.Number, &row.ProjectID, &row.Status, &row.Currency,
-				&row.Total, &row.AmountDue, &row.IssuedAt, &row.DueAt, &row.PaidAt, &row.DocumentKey, &row.UpdatedAt); err != nil {
+			row.ID, row.ProjectID, row.PaidAt = "", nil, nil
+			d := dest
+			if rows.RawValues()[3] == nil {
+				d = past
+			}
+			if err := rows.Scan(d...); err != nil {
 				return err
 			}
 			if n < 1 || n > int64(len(pages)) {
