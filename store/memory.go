@@ -131,13 +131,13 @@ func NewMemory(opts ...MemoryOption) *Memory {
 // tenant is one organization and everything it owns, each kind in list
 // order, and its deletion records.
 type tenant struct {
-	org          Organization
-	version      int64 // moved by every write (stamp)
-	projects     sorted[Project]
-	milestones   sorted[Milestone]
-	deliverables sorted[Deliverable]
-	invoices     sorted[Invoice]
-	threads      threadStore // and their messages (memory_threads.go)
+	org     Organization
+	version int64 // moved by every write (stamp)
+	// items holds the *sorted[T] of each kind of memoryKinds (see
+	// itemDesc.of), and rows their kindTables, in the same order.
+	items   map[Kind]any
+	rows    []kindTable
+	threads threadStore // and their messages (memory_threads.go)
 
 	deletions []*Deletion               // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
@@ -149,6 +149,11 @@ type tenant struct {
 	departed   map[deletionKey]map[string]*departure // by item, then the project it left
 }
 
+// memoryKinds lists the kinds of items Memory keeps in a table
+// (memory_table.go, memory_kinds.go), in the order of Kinds: one line per
+// kind. Threads and messages, kept apart (threadStore), are not in it.
+var memoryKinds = []tableDesc{projectItems, milestoneItems, deliverableItems, invoiceItems}
+
 // kindTable is a tenant's items of one kind, as the code that handles
 // every kind alike sees them: a deleted project's cascade
 // (DeleteProject), the item a thread is about (hasItem).
@@ -156,22 +161,18 @@ type kindTable struct {
 	kind Kind
 	has  func(id string) bool
 	// cascade removes the items of a deleted project and returns their
-	// ids, in list order; nil for a kind whose items stay (invoices,
-	// which DeleteProject takes the project from) or that is the project.
+	// ids, in list order; nil for a kind whose items stay (detach) or
+	// that is the project.
 	cascade func(projectID string) []string
+	// detach, for a kind whose items stay when their project is deleted
+	// (invoices), takes them out of it (itemDesc.detachAll); nil for the
+	// others.
+	detach func(projectID string, at time.Time)
 }
 
 // tables lists the tenant's kinds of items kept in a sorted, in the order
-// of Kinds, one line per kind. Threads and messages, kept apart
-// (threadStore), are not in it.
-func (t *tenant) tables() []kindTable {
-	return []kindTable{
-		{KindProject, t.projects.has, nil},
-		{KindMilestone, t.milestones.has, cascadeOf(&t.milestones, func(m *Milestone) string { return m.ProjectID })},
-		{KindDeliverable, t.deliverables.has, cascadeOf(&t.deliverables, func(d *Deliverable) string { return d.ProjectID })},
-		{KindInvoice, t.invoices.has, nil},
-	}
-}
+// of memoryKinds.
+func (t *tenant) tables() []kindTable { return t.rows }
 
 // deletionKey names the item of a deletion record: one per kind and id.
 type deletionKey struct {
@@ -180,19 +181,16 @@ type deletionKey struct {
 }
 
 func newTenant(o Organization) *tenant {
-	return &tenant{
-		org: o,
-		projects: newSorted(projectOrder, func(p *Project) string { return p.ID },
-			func(p *Project) *time.Time { return &p.UpdatedAt }),
-		milestones: newSorted(milestoneOrder, func(m *Milestone) string { return m.ID },
-			func(m *Milestone) *time.Time { return &m.UpdatedAt }),
-		deliverables: newSorted(deliverableOrder, func(d *Deliverable) string { return d.ID },
-			func(d *Deliverable) *time.Time { return &d.UpdatedAt }),
-		invoices: newSorted(invoiceOrder, func(i *Invoice) string { return i.ID },
-			func(i *Invoice) *time.Time { return &i.UpdatedAt }),
+	t := &tenant{
+		org:     o,
+		items:   make(map[Kind]any, len(memoryKinds)),
 		threads: newThreadStore(),
 		deleted: make(map[deletionKey]time.Time),
 	}
+	for _, d := range memoryKinds {
+		d.add(t)
+	}
+	return t
 }
 
 // stamp returns the time to date a write to t with: the clock's, in UTC
@@ -325,125 +323,23 @@ func (m *Memory) Organization(ctx context.Context, id string) (Organization, err
 
 // PutProject inserts or replaces a project of an existing organization.
 func (m *Memory) PutProject(ctx context.Context, p Project) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	defer m.wake(p.OrgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner("project", p.ID, p.OrgID)
-	if err != nil {
-		return err
-	}
-	at := m.stamp(t)
-	if old, changed := t.projects.put(ptr(copyProject(p)), at); changed {
-		t.put(KindProject, p.ID, p.ID, "", statusOf(old, func(o *Project) string { return string(o.Status) }), string(p.Status), old != nil, at)
-	}
-	t.forget(KindProject, p.ID)
-	return nil
+	return projectItems.put(ctx, m, p)
 }
 
 // PutMilestone inserts or replaces a milestone of an existing project.
 func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := ms.Validate(); err != nil {
-		return err
-	}
-	defer m.wake(ms.OrgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner("milestone", ms.ID, ms.OrgID)
-	if err != nil {
-		return err
-	}
-	if err := t.hasProject("milestone", ms.ID, ms.ProjectID); err != nil {
-		return err
-	}
-	at := m.stamp(t)
-	if old := t.milestones.byID[ms.ID]; old != nil {
-		t.depart(KindMilestone, ms.ID, true, old.ProjectID, ms.ProjectID, at)
-	} else {
-		t.depart(KindMilestone, ms.ID, false, "", ms.ProjectID, at)
-	}
-	if old, changed := t.milestones.put(ptr(copyMilestone(ms)), at); changed {
-		t.put(KindMilestone, ms.ID, ms.ProjectID, "", statusOf(old, func(o *Milestone) string { return string(o.Status) }), string(ms.Status), old != nil, at)
-	}
-	t.forget(KindMilestone, ms.ID)
-	return nil
+	return milestoneItems.put(ctx, m, ms)
 }
 
 // PutDeliverable inserts or replaces a deliverable of an existing project.
 func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := d.Validate(); err != nil {
-		return err
-	}
-	defer m.wake(d.OrgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner("deliverable", d.ID, d.OrgID)
-	if err != nil {
-		return err
-	}
-	if err := t.hasProject("deliverable", d.ID, d.ProjectID); err != nil {
-		return err
-	}
-	at := m.stamp(t)
-	if old := t.deliverables.byID[d.ID]; old != nil {
-		t.depart(KindDeliverable, d.ID, true, old.ProjectID, d.ProjectID, at)
-	} else {
-		t.depart(KindDeliverable, d.ID, false, "", d.ProjectID, at)
-	}
-	if old, changed := t.deliverables.put(ptr(copyDeliverable(d)), at); changed {
-		t.put(KindDeliverable, d.ID, d.ProjectID, "", statusOf(old, func(o *Deliverable) string { return string(o.Status) }), string(d.Status), old != nil, at)
-	}
-	t.forget(KindDeliverable, d.ID)
-	return nil
+	return deliverableItems.put(ctx, m, d)
 }
 
 // PutInvoice inserts or replaces an invoice of an existing organization and,
 // unless it is a retainer invoice (nil ProjectID), of an existing project.
 func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := i.Validate(); err != nil {
-		return err
-	}
-	defer m.wake(i.OrgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner("invoice", i.ID, i.OrgID)
-	if err != nil {
-		return err
-	}
-	if i.ProjectID != nil {
-		if err := t.hasProject("invoice", i.ID, *i.ProjectID); err != nil {
-			return err
-		}
-	}
-	at := m.stamp(t)
-	if old := t.invoices.byID[i.ID]; old != nil {
-		t.depart(KindInvoice, i.ID, true, deref(old.ProjectID), deref(i.ProjectID), at)
-	} else {
-		t.depart(KindInvoice, i.ID, false, "", deref(i.ProjectID), at)
-	}
-	if old, changed := t.invoices.put(ptr(copyInvoice(i)), at); changed {
-		var left *string
-		if old != nil {
-			left = old.ProjectID
-		}
-		t.put(KindInvoice, i.ID, leftOr(deref(i.ProjectID), left), "", statusOf(old, func(o *Invoice) string { return string(o.Status) }), string(i.Status), old != nil, at)
-	}
-	t.forget(KindInvoice, i.ID)
-	return nil
+	return invoiceItems.put(ctx, m, i)
 }
 
 // owner returns the organization an item is put into. The caller holds mu.
@@ -456,7 +352,7 @@ func (m *Memory) owner(kind, id, orgID string) (*tenant, error) {
 }
 
 func (t *tenant) hasProject(kind, id, projectID string) error {
-	if !t.projects.has(projectID) {
+	if !projectItems.of(t).has(projectID) {
 		return fmt.Errorf("store: %s %q: project %q of organization %q (put it first): %w", kind, id, projectID, t.org.ID, ErrNotFound)
 	}
 	return nil
@@ -465,118 +361,38 @@ func (t *tenant) hasProject(kind, id, projectID string) error {
 // ListProjects returns a page of the organization's projects; an unknown
 // organization has none.
 func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error) {
-	if err := alive(ctx); err != nil {
-		return Page[Project]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var keep func(*Project) bool
-	if q.Status != "" || q.OnlyProjects != nil {
-		keep = func(p *Project) bool {
-			return (q.Status == "" || p.Status == q.Status) && InProjects(q.OnlyProjects, p.ID)
-		}
-	}
-	var items []*Project
-	if t := m.orgs[orgID]; t != nil {
-		items, keep = t.projects.view(q.UpdatedSince, keep)
-	}
-	return page(items, keep, q.PageRequest, copyProject, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	return projectItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
+		only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
 func (m *Memory) GetProject(ctx context.Context, orgID, id string) (Project, error) {
-	if err := alive(ctx); err != nil {
-		return Project{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if p, ok := t.projects.byID[id]; ok {
-			return copyProject(*p), nil
-		}
-	}
-	return Project{}, fmt.Errorf("store: project %q: %w", id, ErrNotFound)
+	return projectItems.get(ctx, m, orgID, id)
 }
 
 // ListMilestones returns a page of one project's milestones, or ErrNotFound
 // when the organization has no such project.
 func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error) {
-	if err := alive(ctx); err != nil {
-		return Page[Milestone]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	if t == nil || !t.projects.has(projectID) {
-		return Page[Milestone]{}, fmt.Errorf("store: project %q: %w", projectID, ErrNotFound)
-	}
-	keep := func(ms *Milestone) bool {
-		return ms.ProjectID == projectID && (q.Status == "" || ms.Status == q.Status)
-	}
-	items, keep := t.milestones.view(q.UpdatedSince, keep)
-	return page(items, keep, q.PageRequest, copyMilestone, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
+		projectID: projectID, inProject: true, since: q.UpdatedSince})
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
 func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q DeliverableQuery) (Page[Deliverable], error) {
-	if err := alive(ctx); err != nil {
-		return Page[Deliverable]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var keep func(*Deliverable) bool
-	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(d *Deliverable) bool {
-			return (q.Status == "" || d.Status == q.Status) && (q.ProjectID == "" || d.ProjectID == q.ProjectID) &&
-				InProjects(q.OnlyProjects, d.ProjectID)
-		}
-	}
-	var items []*Deliverable
-	if t := m.orgs[orgID]; t != nil {
-		items, keep = t.deliverables.view(q.UpdatedSince, keep)
-	}
-	return page(items, keep, q.PageRequest, copyDeliverable, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	return deliverableItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
+		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // GetDeliverable returns one of the organization's deliverables, or
 // ErrNotFound.
 func (m *Memory) GetDeliverable(ctx context.Context, orgID, id string) (Deliverable, error) {
-	if err := alive(ctx); err != nil {
-		return Deliverable{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if d, ok := t.deliverables.byID[id]; ok {
-			return copyDeliverable(*d), nil
-		}
-	}
-	return Deliverable{}, fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
+	return deliverableItems.get(ctx, m, orgID, id)
 }
 
 // ListInvoices returns a page of the organization's invoices.
 func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error) {
-	if err := alive(ctx); err != nil {
-		return Page[Invoice]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var keep func(*Invoice) bool
-	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(i *Invoice) bool {
-			project := ""
-			if i.ProjectID != nil {
-				project = *i.ProjectID
-			}
-			return (q.Status == "" || i.Status == q.Status) && (q.ProjectID == "" || project == q.ProjectID) &&
-				InProjects(q.OnlyProjects, project)
-		}
-	}
-	var items []*Invoice
-	if t := m.orgs[orgID]; t != nil {
-		items, keep = t.invoices.view(q.UpdatedSince, keep)
-	}
-	return page(items, keep, q.PageRequest, copyInvoice, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	return invoiceItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
+		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince})
 }
 
 // DataVersion returns the organization's data version (see

@@ -68,7 +68,7 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.orgs[orgID]
-	if t == nil || t.projects.remove(id) == nil {
+	if t == nil || projectItems.of(t).remove(id) == nil {
 		return fmt.Errorf("store: project %q: %w", id, ErrNotFound)
 	}
 	at := m.stamp(t)
@@ -80,18 +80,10 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 			}
 		}
 	}
-	var named []*Invoice
-	for _, i := range t.invoices.items {
-		if i.ProjectID != nil && *i.ProjectID == id {
-			named = append(named, i)
+	for _, tb := range t.tables() { // its invoices, which stay
+		if tb.detach != nil {
+			tb.detach(id, at)
 		}
-	}
-	for _, i := range named {
-		c := copyInvoice(*i)
-		c.ProjectID = nil
-		t.invoices.put(&c, at)
-		t.put(KindInvoice, i.ID, id, "", string(i.Status), string(i.Status), true, at) // the project it left
-		t.depart(KindInvoice, i.ID, true, id, "", at)
 	}
 	t.deleteProjectThreads(id, at)
 	t.dropStaleAbouts(at)
@@ -103,50 +95,14 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 // about it stay, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such milestone.
 func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var gone *Milestone
-	t := m.orgs[orgID]
-	if t != nil {
-		gone = t.milestones.remove(id)
-	}
-	if gone == nil {
-		return fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
-	}
-	at := m.stamp(t)
-	t.record(KindMilestone, id, gone.ProjectID, at)
-	t.dropStaleAbouts(at)
-	m.prune(t)
-	return nil
+	return milestoneItems.delete(ctx, m, orgID, id)
 }
 
 // DeleteDeliverable removes a deliverable and records its Deletion;
 // threads about it stay, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such deliverable.
 func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var gone *Deliverable
-	t := m.orgs[orgID]
-	if t != nil {
-		gone = t.deliverables.remove(id)
-	}
-	if gone == nil {
-		return fmt.Errorf("store: deliverable %q: %w", id, ErrNotFound)
-	}
-	at := m.stamp(t)
-	t.record(KindDeliverable, id, gone.ProjectID, at)
-	t.dropStaleAbouts(at)
-	m.prune(t)
-	return nil
+	return deliverableItems.delete(ctx, m, orgID, id)
 }
 
 // DeleteInvoice removes an invoice and records its Deletion (with no
@@ -154,29 +110,7 @@ func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error 
 // About. It returns an error wrapping ErrNotFound when the organization
 // has no such invoice.
 func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var gone *Invoice
-	t := m.orgs[orgID]
-	if t != nil {
-		gone = t.invoices.remove(id)
-	}
-	if gone == nil {
-		return fmt.Errorf("store: invoice %q: %w", id, ErrNotFound)
-	}
-	projectID := ""
-	if gone.ProjectID != nil {
-		projectID = *gone.ProjectID
-	}
-	at := m.stamp(t)
-	t.record(KindInvoice, id, projectID, at)
-	t.dropStaleAbouts(at)
-	m.prune(t)
-	return nil
+	return invoiceItems.delete(ctx, m, orgID, id)
 }
 
 // ListDeletions returns a page of the organization's deletion records at

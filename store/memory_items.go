@@ -25,7 +25,7 @@ func (m *Memory) GetProjects(ctx context.Context, orgID string, ids []string) ([
 		return out, nil
 	}
 	for i, id := range ids {
-		if p, ok := t.projects.byID[id]; ok && !slices.Contains(ids[:i], id) {
+		if p, ok := projectItems.of(t).byID[id]; ok && !slices.Contains(ids[:i], id) {
 			out = append(out, copyProject(*p))
 		}
 	}
@@ -35,33 +35,13 @@ func (m *Memory) GetProjects(ctx context.Context, orgID string, ids []string) ([
 // GetMilestone returns one of the organization's milestones, or
 // ErrNotFound.
 func (m *Memory) GetMilestone(ctx context.Context, orgID, id string) (Milestone, error) {
-	if err := alive(ctx); err != nil {
-		return Milestone{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if ms, ok := t.milestones.byID[id]; ok {
-			return copyMilestone(*ms), nil
-		}
-	}
-	return Milestone{}, fmt.Errorf("store: milestone %q: %w", id, ErrNotFound)
+	return milestoneItems.get(ctx, m, orgID, id)
 }
 
 // GetInvoice returns one of the organization's invoices, with its
 // DocumentKey, or ErrNotFound.
 func (m *Memory) GetInvoice(ctx context.Context, orgID, id string) (Invoice, error) {
-	if err := alive(ctx); err != nil {
-		return Invoice{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if i, ok := t.invoices.byID[id]; ok {
-			return copyInvoice(*i), nil
-		}
-	}
-	return Invoice{}, fmt.Errorf("store: invoice %q: %w", id, ErrNotFound)
+	return invoiceItems.get(ctx, m, orgID, id)
 }
 
 // GetMessage returns one of the organization's visible messages of its
