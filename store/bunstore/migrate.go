@@ -6,6 +6,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -127,10 +130,42 @@ func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
 // migrationsTable is where Migrate records what it applied.
 const migrationsTable = "clientstatus_migrations"
 
-// storeTables are the tables Migrate creates.
-var storeTables = []string{"organizations", "api_keys", "projects", "milestones", "deliverables", "invoices", "deletions", "sync_horizon",
-	"threads", "messages", "attachments", "data_version_log", "item_counts", "changes",
-	"request_logs", "key_usage", "departures", "webhook_endpoints", "webhook_jobs", "webhook_deliveries", "resource_kinds"}
+// storeTables are the tables Migrate creates: those its up migrations
+// create and do not drop again, read from the migrations themselves, so
+// that a new resource's table needs no list of its own.
+// TestMigrateFromEmptyAndAgain checks them against a migrated schema.
+var storeTables = tablesOf(migrationFiles)
+
+// createOrDropTable matches a migration's CREATE TABLE or DROP TABLE and
+// the table's name (schema-qualified by the template, or not).
+var createOrDropTable = regexp.MustCompile(`(?im)^\s*(CREATE|DROP) TABLE (?:IF (?:NOT )?EXISTS )?(?:\{\{\.Schema\}\}\.)?"?([a-z_][a-z0-9_]*)"?`)
+
+// tablesOf returns the tables that fsys's up migrations leave, applied in
+// order: created and not dropped by a later one.
+func tablesOf(fsys fs.FS) []string {
+	files, err := fs.Glob(fsys, "migrations/*.up.sql")
+	if err != nil {
+		panic(err) // a malformed pattern: the code's mistake
+	}
+	slices.Sort(files)
+	var tables []string
+	for _, f := range files {
+		text, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			panic(err) // embedded: always there
+		}
+		for _, m := range createOrDropTable.FindAllStringSubmatch(string(text), -1) {
+			if strings.EqualFold(m[1], "CREATE") {
+				if !slices.Contains(tables, m[2]) {
+					tables = append(tables, m[2])
+				}
+			} else {
+				tables = slices.DeleteFunc(tables, func(t string) bool { return t == m[2] })
+			}
+		}
+	}
+	return tables
+}
 
 // checkNoForeignTables refuses a schema that has tables named as the
 // store's but no record of Migrate having made them: they belong to
