@@ -20,6 +20,8 @@ func deletionOut(d store.Deletion) deletion {
 	return deletion{Type: string(d.Kind), ID: d.ID, DeletedAt: timestamp(d.DeletedAt)}
 }
 
+var _ = registerRoutes(deletionRoutes)
+
 // deletionRoutes is the deletion feed (store.Changes).
 func deletionRoutes(h *handler) []route {
 	// No scope: each key reads the deletions of the kinds its scopes

@@ -53,6 +53,8 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 	projectOf: func(v store.Deliverable) string { return v.ProjectID },
 })
 
+var _ = registerRoutes(deliverableRoutes)
+
 // deliverableRoutes are GET
 // /v1/deliverables?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).

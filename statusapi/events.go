@@ -12,6 +12,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
+var _ = registerRoutes(eventRoutes)
+
 // eventRoutes is the event feed and its live stream (store.Events).
 func eventRoutes(h *handler) []route {
 	// No scope: each key reads the events of the kinds its scopes cover

@@ -180,8 +180,9 @@
 // One place writes every response (write, in conditional.go: envelope,
 // ETag, 304 and its rate-limit refund, Link, cache headers) and one maps
 // every error (fail, in errors.go). Each noun's file declares its routes
-// (milestoneRoutes, ...) and the one table (resources, in routes.go)
-// lists each noun once. A route is h.cachedRoute(path, scope, fn,
+// (milestoneRoutes, ...) and registers them (var _ =
+// registerRoutes(milestoneRoutes)); the one table (table, in routes.go)
+// holds them all, sorted by path. A route is h.cachedRoute(path, scope, fn,
 // example) when its answer is a function of the organization's data (the
 // response cache keeps it until the data version moves), h.keyedRoute
 // when it also depends on the time (a signed link, the deletion feed),
@@ -192,13 +193,13 @@
 //
 // A resource listed and read by id, and that belongs to a project or is
 // one, is a resource[T, W] (resource.go), declared once (declare): its
-// kind, statuses and scope, its wire form and the project an item belongs
-// to. Its routes are listRoute (its listSpec and the store call that
+// kind and statuses (its scope is its kind's, auth.ScopeOfKind), its wire
+// form and the project an item belongs to. Its routes are listRoute (its listSpec and the store call that
 // reads a page) and itemRoute (the store's get); parameters, status,
 // expand=project, the 404 of an item the key may not see, and the page's
 // envelope are theirs, and the event types of its statuses follow. So a
 // new resource's file in this package is its wire type, its conversion
-// and its routes (as milestones.go), plus one line in resources; its test
+// and its routes (as milestones.go), which it registers itself; its test
 // data is a fixture its own test file adds (addFixture, in api_test.go).
 //
 // A new resource of v1 grows store.Store: an interface of its own in
@@ -208,7 +209,7 @@
 // wrapper of its store keeps every feature. A route that stays optional
 // is opted in by an option that takes what serves it
 // (WithWebhookEndpoints, WithRequestLog), and returns no routes without it
-// (resources, in routes.go). docs/adding-a-resource.md lists the files a
+// (webhooks.go, requestlog.go). docs/adding-a-resource.md lists the files a
 // resource touches across the module.
 package statusapi
 

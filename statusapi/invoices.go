@@ -65,6 +65,8 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
 
+var _ = registerRoutes(invoiceRoutes)
+
 // invoiceRoutes are GET
 // /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/invoices/{id}?expand, and the document's signed link.

@@ -46,6 +46,8 @@ var milestones = declare(resource[store.Milestone, milestone]{
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
 })
 
+var _ = registerRoutes(milestoneRoutes)
+
 // milestoneRoutes are GET
 // /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
 // where a project the organization does not have, or the key may not

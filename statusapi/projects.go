@@ -37,6 +37,8 @@ var projects = declare(resource[store.Project, project]{
 	wire:     plain(projectOut),
 })
 
+var _ = registerRoutes(projectRoutes)
+
 // projectRoutes are GET /v1/projects?page&limit&status&updatedSince and
 // GET /v1/projects/{id}.
 func projectRoutes(h *handler) []route {

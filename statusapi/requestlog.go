@@ -74,6 +74,8 @@ func requestLogOut(rec store.RequestRecord) requestLogItem {
 	return out
 }
 
+var _ = registerRoutes(requestLogRoutes)
+
 // requestLogRoutes is GET /v1/request_logs, with WithRequestLog; none
 // without. It is not cached:
 // its answer changes with every request of the organization.

@@ -2,6 +2,8 @@ package statusapi
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
@@ -99,38 +101,43 @@ func tableOf(st store.Store, opts []Option) []route {
 	return newHandler(st, nil, nil, cfg).table()
 }
 
-// table is the one list of the handler's routes: each resource's, then
-// the public description of the API. Routes whose answer is a function of
-// the store's data are cached (see cache.go); links and the deletion
-// feed, which also depend on the time, are not.
+// table is the one list of the handler's routes: every resource's (see
+// registerRoutes), then the public description of the API, sorted by
+// path, whatever the order the files registered in. Routes whose answer
+// is a function of the store's data are cached (see cache.go); links and
+// the deletion feed, which also depend on the time, are not.
 func (h *handler) table() []route {
 	var all []route
 	for _, resource := range resources {
 		all = append(all, resource(h)...)
 	}
-	return append(all,
+	all = append(all,
 		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go"),
 		// The reference page and its script (docs.go): public too.
 		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go"),
 		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go"),
 	)
+	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
+	return all
 }
 
 // resources are the API's resources, each in its own file with its wire
-// type and routes (see the package doc, "Adding a resource"): a new one
-// is one line here. All but the last two are part of v1 and served from
-// every store.Store and ratelimit.Limiter; the last two are opted in by
-// their options and return nil without them, so that their paths answer
-// 404 like any unknown path.
-var resources = []func(h *handler) []route{
-	projectRoutes,     // projects.go
-	milestoneRoutes,   // milestones.go
-	deliverableRoutes, // deliverables.go and download.go
-	invoiceRoutes,     // invoices.go
-	deletionRoutes,    // deletions.go: store.Changes
-	threadRoutes,      // threads.go: store.Threads
-	usageRoutes,       // usage.go: ratelimit.Limiter's Peek
-	eventRoutes,       // events.go: store.Events
-	webhookRoutes,     // webhooks.go: WithWebhookEndpoints
-	requestLogRoutes,  // requestlog.go: WithRequestLog
+// type and routes (see the package doc, "Adding a resource"), which
+// registers them (registerRoutes): projects.go, milestones.go,
+// deliverables.go and download.go, invoices.go, deletions.go
+// (store.Changes), threads.go (store.Threads), usage.go
+// (ratelimit.Limiter's Peek), events.go (store.Events), and the opt-ins
+// webhooks.go (WithWebhookEndpoints) and requestlog.go (WithRequestLog),
+// which return no routes without their option, so that their paths
+// answer 404 like any unknown path. All the others are part of v1 and
+// served from every store.Store and ratelimit.Limiter.
+var resources []func(h *handler) []route
+
+// registerRoutes adds a resource's routes to every handler's table. Each
+// resource's file calls it once, in a package-level var
+// (var _ = registerRoutes(projectRoutes)), so that a new resource is its
+// own file and edits no list here; the table sorts the routes by path.
+func registerRoutes(routes func(h *handler) []route) struct{} {
+	resources = append(resources, routes)
+	return struct{}{}
 }

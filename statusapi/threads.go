@@ -113,6 +113,8 @@ var messages = declare(resource[store.Message, message]{
 	wire: plain(messageOut),
 })
 
+var _ = registerRoutes(threadRoutes)
+
 // threadRoutes are the routes of threads, messages and attachments
 // (store.Threads): GET /v1/threads?page&limit&status&projectId&updatedSince&expand,
 // /v1/threads/{id}?expand, /v1/threads/{id}/messages?page&limit&updatedSince

@@ -13,6 +13,8 @@ type usage struct {
 	ResetAt   *string `json:"resetAt"`
 }
 
+var _ = registerRoutes(usageRoutes)
+
 // usageRoutes is GET /v1/rate_limit (ratelimit.Limiter's Peek).
 func usageRoutes(h *handler) []route {
 	// Needs a key but no scope, and spends nothing.

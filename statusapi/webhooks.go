@@ -74,6 +74,8 @@ func WithWebhookEndpoints(st store.WebhookEndpoints) Option {
 	return func(c *config) { c.webhooks, c.webhooksSet = st, true }
 }
 
+var _ = registerRoutes(webhookRoutes)
+
 // webhookRoutes are the routes of WithWebhookEndpoints; none without.
 // Not cached: deliveries are no data version's change.
 func webhookRoutes(h *handler) []route {
