@@ -3,77 +3,8 @@ package store
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
-
-// Kind names a kind of item, as the deletions feed (/v1/deletions) does.
-type Kind string
-
-// The kinds of item that can be deleted.
-const (
-	KindProject     Kind = "project"
-	KindMilestone   Kind = "milestone"
-	KindDeliverable Kind = "deliverable"
-	KindInvoice     Kind = "invoice"
-	KindThread      Kind = "thread"
-	KindMessage     Kind = "message"
-)
-
-// kinds is every kind of item, in the order of the contract, with what
-// the store knows of it: one line per kind, the one table that Kinds and
-// the methods of Kind read, so that a new kind is one line here (and its
-// constant above). What the API declares of a kind (its scope, its
-// statuses) is declared with its routes, in statusapi and auth.
-var kinds = []struct {
-	kind  Kind
-	about bool // a thread may be about an item of it (Ref)
-}{
-	{KindProject, false},
-	{KindMilestone, true},
-	{KindDeliverable, true},
-	{KindInvoice, true},
-	{KindThread, false},
-	{KindMessage, false},
-}
-
-// Kinds lists every kind of item, in the order of the contract.
-var Kinds = func() []Kind {
-	out := make([]Kind, 0, len(kinds))
-	for _, k := range kinds {
-		out = append(out, k.kind)
-	}
-	return out
-}()
-
-// Valid reports whether k is one of Kinds.
-func (k Kind) Valid() bool { return oneOf(k, Kinds) }
-
-// About reports whether a thread may be about an item of kind k (Ref's
-// Kind): milestones, deliverables and invoices.
-func (k Kind) About() bool {
-	for _, d := range kinds {
-		if d.kind == k {
-			return d.about
-		}
-	}
-	return false
-}
-
-// aboutKinds names the kinds that a thread may be about, for a message:
-// "milestone, deliverable or invoice".
-func aboutKinds() string {
-	var out []string
-	for _, d := range kinds {
-		if d.about {
-			out = append(out, string(d.kind))
-		}
-	}
-	if len(out) < 2 {
-		return strings.Join(out, "")
-	}
-	return strings.Join(out[:len(out)-1], ", ") + " or " + out[len(out)-1]
-}
 
 // DeletionRetention is how long, at least, a store that tracks changes
 // keeps its deletion records. A client that asks for deletions since an

@@ -149,11 +149,6 @@ type tenant struct {
 	departed   map[deletionKey]map[string]*departure // by item, then the project it left
 }
 
-// memoryKinds lists the kinds of items Memory keeps in a table
-// (memory_table.go, memory_kinds.go), in the order of Kinds: one line per
-// kind. Threads and messages, kept apart (threadStore), are not in it.
-var memoryKinds = []tableDesc{projectItems, milestoneItems, deliverableItems, invoiceItems}
-
 // kindTable is a tenant's items of one kind, as the code that handles
 // every kind alike sees them: a deleted project's cascade
 // (DeleteProject), the item a thread is about (hasItem).

@@ -5,11 +5,13 @@ import (
 	"time"
 )
 
-// The descriptions of the kinds Memory keeps in a table (memoryKinds,
-// memory_table.go): each kind's accessors, list order and copy.
+// The descriptions of the kinds of the contract that Memory keeps in a
+// table (memory_table.go): each kind's accessors, list order and copy,
+// each registered in memoryKinds by memoryTable. A later kind's
+// description is in its own file.
 
 // projectItems is how Memory keeps projects: a project is in itself.
-var projectItems = &itemDesc[Project]{
+var projectItems = memoryTable(&itemDesc[Project]{
 	kind:     KindProject,
 	order:    projectOrder,
 	id:       func(p *Project) string { return p.ID },
@@ -19,10 +21,10 @@ var projectItems = &itemDesc[Project]{
 	updated:  func(p *Project) *time.Time { return &p.UpdatedAt },
 	validate: Project.Validate,
 	copy:     copyProject,
-}
+})
 
 // milestoneItems is how Memory keeps milestones.
-var milestoneItems = &itemDesc[Milestone]{
+var milestoneItems = memoryTable(&itemDesc[Milestone]{
 	kind:     KindMilestone,
 	order:    milestoneOrder,
 	id:       func(m *Milestone) string { return m.ID },
@@ -32,10 +34,10 @@ var milestoneItems = &itemDesc[Milestone]{
 	updated:  func(m *Milestone) *time.Time { return &m.UpdatedAt },
 	validate: Milestone.Validate,
 	copy:     copyMilestone,
-}
+})
 
 // deliverableItems is how Memory keeps deliverables.
-var deliverableItems = &itemDesc[Deliverable]{
+var deliverableItems = memoryTable(&itemDesc[Deliverable]{
 	kind:     KindDeliverable,
 	order:    deliverableOrder,
 	id:       func(d *Deliverable) string { return d.ID },
@@ -45,11 +47,11 @@ var deliverableItems = &itemDesc[Deliverable]{
 	updated:  func(d *Deliverable) *time.Time { return &d.UpdatedAt },
 	validate: Deliverable.Validate,
 	copy:     copyDeliverable,
-}
+})
 
 // invoiceItems is how Memory keeps invoices: a retainer invoice is in no
 // project, and a deleted project's invoices stay, in none.
-var invoiceItems = &itemDesc[Invoice]{
+var invoiceItems = memoryTable(&itemDesc[Invoice]{
 	kind:     KindInvoice,
 	order:    invoiceOrder,
 	id:       func(i *Invoice) string { return i.ID },
@@ -60,7 +62,7 @@ var invoiceItems = &itemDesc[Invoice]{
 	validate: Invoice.Validate,
 	copy:     copyInvoice,
 	detach:   func(i *Invoice) { i.ProjectID = nil },
-}
+})
 
 func projectOrder(a, b *Project) int {
 	switch {

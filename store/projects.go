@@ -20,6 +20,11 @@ var ProjectStatuses = []ProjectStatus{ProjectPlanned, ProjectInProgress, Project
 // Valid reports whether s is one of ProjectStatuses.
 func (s ProjectStatus) Valid() bool { return oneOf(s, ProjectStatuses) }
 
+// KindProject is the kind of a project.
+const KindProject Kind = "project"
+
+var _ = declareKind(KindProject, kindInfo{})
+
 // Project is a piece of work the agency does for an organization.
 type Project struct {
 	ID        string

@@ -35,6 +35,17 @@ var AuthorSides = []AuthorSide{SideAgency, SideClient}
 // Valid reports whether s is one of AuthorSides.
 func (s AuthorSide) Valid() bool { return oneOf(s, AuthorSides) }
 
+// The kinds of a thread and of a message (a thread is about neither).
+const (
+	KindThread  Kind = "thread"
+	KindMessage Kind = "message"
+)
+
+var (
+	_ = declareKind(KindThread, kindInfo{})
+	_ = declareKind(KindMessage, kindInfo{})
+)
+
 // Ref points at what a thread is about: a milestone, a deliverable or an
 // invoice of the same organization.
 type Ref struct {

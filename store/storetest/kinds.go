@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,21 +12,38 @@ import (
 	"github.com/matryer/is"
 )
 
-// kindCases lists the descriptor of every kind of item, one line each, in
-// the order of store.Kinds. The cases that hold for every kind (kindcases.go:
+// kindCases lists the descriptor of every kind of item, in the order of
+// store.Kinds. The cases that hold for every kind (kindcases.go:
 // restrictions, deletion records and cascades, departures, data versions,
 // events, UpdatedAt and UpdatedSince, scoping, cancellation) and the
 // functions that enumerate kinds (testVersions, PutAgainElsewhere) iterate
-// over it, and Run runs each descriptor's own cases: a new kind of item
-// adds its file (its descriptor, its cases and its Unimplemented methods)
-// and its line here, and edits no other file of storetest.
-var kindCases = []kindCase{
-	projectKind,     // projects.go
-	milestoneKind,   // milestones.go
-	deliverableKind, // deliverables.go
-	invoiceKind,     // invoices.go
-	threadKind,      // threadkinds.go
-	messageKind,     // threadkinds.go
+// over it, and Run runs each descriptor's own cases. Only describeKind
+// writes it: a new kind of item adds its file (its descriptor, registered
+// by describeKind, its cases and its Unimplemented methods) and edits no
+// other file of storetest:
+//
+//	var noteKind = describeKind(kindCase{kind: store.KindNote, ...})
+var kindCases []kindCase
+
+// describeKind registers k in kindCases at the place of its kind in
+// store.Kinds, and returns it. store.Kinds is complete before storetest
+// is initialized, so the place is known whatever the order Go initializes
+// the descriptors in (their files' names). It panics on a kind that is
+// not one of store.Kinds and on a kind described twice: errors of the
+// program that every test catches. (testKindsDescribed checks that no
+// kind lacks a descriptor.)
+func describeKind(k kindCase) kindCase {
+	place := func(c kindCase) int { return slices.Index(store.Kinds, c.kind) }
+	at := place(k)
+	if at < 0 {
+		panic(fmt.Sprintf("storetest: descriptor of kind %q, which is not one of store.Kinds", k.kind))
+	}
+	i, found := slices.BinarySearchFunc(kindCases, at, func(c kindCase, at int) int { return cmp.Compare(place(c), at) })
+	if found {
+		panic(fmt.Sprintf("storetest: kind %q described twice", k.kind))
+	}
+	kindCases = slices.Insert(kindCases, i, k)
+	return k
 }
 
 // kindCase describes one kind of item (one of store.Kinds) to the cases
@@ -118,7 +138,8 @@ func kindCasesOwn() []suiteCase {
 
 // testKindsDescribed checks that kindCases describes each of store.Kinds
 // once, in its order: a kind without a descriptor would escape every case
-// of every kind.
+// of every kind. A second descriptor of a kind, or one of no kind, panics
+// (and leaves kindCases as it was).
 func testKindsDescribed(t *testing.T) {
 	is := is.New(t)
 	var got []store.Kind
@@ -126,6 +147,15 @@ func testKindsDescribed(t *testing.T) {
 		got = append(got, k.kind)
 	}
 	is.Equal(got, store.Kinds) // one descriptor per kind, in the order of store.Kinds
+
+	panics := func(k store.Kind) (msg any) {
+		defer func() { msg = recover() }()
+		describeKind(kindCase{kind: k})
+		return nil
+	}
+	is.True(panics(store.KindInvoice) != nil) // a kind described twice
+	is.True(panics("nope") != nil)            // a descriptor of no kind of store.Kinds
+	is.Equal(len(kindCases), len(store.Kinds))
 }
 
 // optionalPtr is project as an optional reference: nil for "".

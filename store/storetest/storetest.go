@@ -20,9 +20,11 @@
 // descriptors (kinds.go): restrictions to projects, scoping, not-found,
 // refusals, cancellation, UpdatedAt and UpdatedSince, deletion records,
 // a deleted project's items, departures, data versions and events. A new
-// kind of item adds one file to this package (its descriptor, its own
-// cases and its methods of Unimplemented) and one line to the registry;
-// the suite fails until every kind of store.Kinds is described.
+// kind of item adds one file to this package (its descriptor, which
+// registers itself with describeKind, its own cases and its methods of
+// Unimplemented) and edits no other: the registry follows the order of
+// store.Kinds, and the suite fails until every kind of store.Kinds is
+// described.
 //
 // An implementation runs it from its own tests:
 //

@@ -13,7 +13,7 @@ import (
 // organization-wide thread belongs to no project, and a deleted project's
 // threads go with it. Their own cases (threads.go, threadwrites.go, ...)
 // run from here.
-var threadKind = kindCase{
+var threadKind = describeKind(kindCase{
 	kind:     store.KindThread,
 	optional: true,
 	writes:   writesThreads,
@@ -37,13 +37,13 @@ var threadKind = kindCase{
 		{"Threads", testThreads},
 		{"ThreadsRestricted", testThreadsRestricted},
 	},
-}
+})
 
 // messageKind describes messages to the cases of every kind (kinds.go): a
 // message belongs to its thread's project. Its put puts the message in a
 // thread of that project (holderThread) which it puts first: a message
 // moved to another project moves to another thread.
-var messageKind = kindCase{
+var messageKind = describeKind(kindCase{
 	kind:     store.KindMessage,
 	optional: true,
 	writes:   writesThreads,
@@ -73,7 +73,7 @@ var messageKind = kindCase{
 	del: func(ctx context.Context, s Subject, org, id string) error {
 		return s.(store.ThreadWriter).DeleteMessage(ctx, org, id)
 	},
-}
+})
 
 // holderThread is the thread that messageKind puts a message of project
 // in.
