@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
 // t0 is when the test data is made (so the store dates it: updatedAt);
@@ -283,7 +285,31 @@ type fixture func(t testing.TB, st fixtureStore, src *files.Memory, day func(int
 // of them. A new resource's test file adds its part with addFixture
 // (var _ = addFixture(seedWidgets)), so that seed and the declared tests,
 // which put every fixture, need no edit.
-var fixtures = []fixture{seedCore, seedThreads}
+var fixtures = []fixture{seedCore, seedThreads, seedSamples}
+
+// seededByHand are the kinds whose items seedCore and seedThreads put.
+// The kinds of the first contract; a later kind's item in the test data is
+// its sample (seedSamples).
+var seededByHand = []store.Kind{store.KindProject, store.KindMilestone, store.KindDeliverable, store.KindInvoice, store.KindThread, store.KindMessage}
+
+// seedSamples puts, for every kind of item that no fixture seeds by hand,
+// its storetest sample in org_a's project p1 (id storetest.SampleID, as
+// "note_sample"): the item its routes' example requests name, so that a
+// new resource's routes are walked by the shared tests (conventions,
+// scopes, restrictions, declared) without a fixture of their own.
+func seedSamples(t testing.TB, st fixtureStore, _ *files.Memory, _ func(int) time.Time) {
+	t.Helper()
+	for _, k := range store.Kinds {
+		if slices.Contains(seededByHand, k) {
+			continue
+		}
+		s, ok := st.(storetest.Subject)
+		if !ok {
+			t.Fatalf("%T is not a whole store", st)
+		}
+		fatalOn(t)(storetest.Sample(context.Background(), s, k, "org_a", "p1"))
+	}
+}
 
 // addFixture adds f to fixtures; its result is for a package-level var.
 func addFixture(f fixture) bool {
