@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -150,6 +152,46 @@ func TestSingleItemParameters(t *testing.T) {
 			is.Equal(e.Error.Param, tc.param) // names the parameter
 		})
 	}
+}
+
+// TestEveryExpandRefusesAnUnknownOne walks every route whose OpenAPI
+// operation documents expand: an unknown value is 400 INVALID_PARAMETER
+// naming it, as the document says, on each route's example request, so
+// that a new resource's routes are held to it without a case of their own.
+func TestEveryExpandRefusesAnUnknownOne(t *testing.T) {
+	type param struct {
+		Ref string `json:"$ref"`
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	is.New(t).NoErr(json.Unmarshal(openapi.JSON(), &doc))
+	api := newTestAPIWith(t, unlimited)
+	walked := 0
+	for _, rt := range routeTable() {
+		var get struct{ Parameters []param }
+		if op := doc.Paths[rt.Pattern]["get"]; op != nil {
+			is.New(t).NoErr(json.Unmarshal(op, &get))
+		}
+		takes := slices.Contains(get.Parameters, param{"#/components/parameters/Expand"})
+		if !takes || rt.Example == "" {
+			continue
+		}
+		walked++
+		t.Run(rt.Pattern, func(t *testing.T) {
+			is := is.New(t)
+			sep := "?"
+			if strings.Contains(rt.Example, "?") {
+				sep = "&"
+			}
+			res := api.do("GET", rt.Example+sep+"expand=nothing", "a")
+			is.Equal(res.Code, 400)
+			e := errorOf(t, res)
+			is.Equal(e.Error.Code, "INVALID_PARAMETER")
+			is.Equal(e.Error.Param, "expand")
+		})
+	}
+	is.New(t).True(walked >= 8) // the lists and items of milestones, deliverables, invoices and threads
 }
 
 // TestExpandProject checks expand=project on every route that takes it.
