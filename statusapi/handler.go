@@ -260,6 +260,9 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 	if cfg.publicURL == "" && cfg.publicURLFunc == nil {
 		cfg.logger.Info("statusapi: no public URL set (WithPublicURL, WithPublicURLFunc): links are root-relative, from each request's mount prefix")
 	}
+	if cfg.recorder != nil {
+		cfg.recorder.adopt(cfg.logger) // one logger for the handler and its recorder
+	}
 	h := newHandler(st, keys, lim, cfg)
 	h.mux = h.routes()
 	return h

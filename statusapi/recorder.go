@@ -83,6 +83,10 @@ type RequestRecorder struct {
 	logMu    sync.Mutex
 	loggedAt time.Time // when a lost batch was last logged
 	unlogged int64     // records lost since
+
+	// adopted is the logger of the handler the recorder was given to
+	// (WithRequestLog), used when WithRecorderLogger set none.
+	adopted atomic.Pointer[slog.Logger]
 }
 
 // pendingRequest is a request waiting in the buffer: its record, and its
@@ -102,7 +106,7 @@ type RecorderOption func(*recorderConfig)
 type recorderConfig struct {
 	buffer, batch int
 	flush, prune  time.Duration
-	logger        *slog.Logger
+	logger        *slog.Logger // WithRecorderLogger's; nil: see RequestRecorder.logger
 	option.Check
 }
 
@@ -138,8 +142,11 @@ func WithRecorderPruneInterval(d time.Duration) RecorderOption {
 	}
 }
 
-// WithRecorderLogger sets where failed writes are logged (slog.Default()
-// unless set; nil keeps it).
+// WithRecorderLogger sets where failed writes are logged; nil keeps the
+// default: the logger of the handler the recorder is given to
+// (statusapi.New's WithLogger, through WithRequestLog), or slog.Default()
+// before it is given to one. So a server sets its logger in one place,
+// WithLogger.
 func WithRecorderLogger(l *slog.Logger) RecorderOption {
 	return func(c *recorderConfig) {
 		if l != nil {
@@ -154,7 +161,6 @@ func newRecorderConfig(opts []RecorderOption) (recorderConfig, error) {
 	cfg := recorderConfig{
 		buffer: DefaultRecorderBuffer, batch: DefaultRecorderBatch,
 		flush: DefaultRecorderFlushInterval, prune: DefaultRecorderPruneInterval,
-		logger: slog.Default(),
 	}
 	option.Apply(&cfg, opts)
 	return cfg, cfg.Err()
@@ -186,6 +192,26 @@ func NewRequestRecorder(sink store.RequestLog, opts ...RecorderOption) *RequestR
 	}
 	go rr.run()
 	return rr
+}
+
+// logger is where the recorder logs: WithRecorderLogger's, else the
+// handler's it was given to, else slog.Default().
+func (rr *RequestRecorder) logger() *slog.Logger {
+	if rr.cfg.logger != nil {
+		return rr.cfg.logger
+	}
+	if l := rr.adopted.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
+}
+
+// adopt makes l the recorder's logger unless WithRecorderLogger set one
+// or a handler gave one first.
+func (rr *RequestRecorder) adopt(l *slog.Logger) {
+	if l != nil {
+		rr.adopted.CompareAndSwap(nil, l)
+	}
 }
 
 // record appends a request to the buffer, or counts it dropped when the
@@ -225,7 +251,7 @@ func (rr *RequestRecorder) run() {
 		case <-prune.C:
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			if _, err := rr.sink.PruneRequestLogs(ctx); err != nil {
-				rr.cfg.logger.Warn("statusapi: request log: retention job failed", "err", err.Error())
+				rr.logger().Warn("statusapi: request log: retention job failed", "err", err.Error())
 			}
 			cancel()
 			continue
@@ -277,7 +303,7 @@ func (rr *RequestRecorder) logLost(n int, err error) {
 	defer rr.logMu.Unlock()
 	rr.unlogged += int64(n)
 	if now := time.Now(); rr.loggedAt.IsZero() || now.Sub(rr.loggedAt) >= time.Minute {
-		rr.cfg.logger.Error("statusapi: request log: records lost, the sink refused them",
+		rr.logger().Error("statusapi: request log: records lost, the sink refused them",
 			"records", rr.unlogged, "err", err.Error())
 		rr.loggedAt, rr.unlogged = now, 0
 	}

@@ -1,8 +1,11 @@
 package statusapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -220,6 +223,47 @@ func (g *gatedLog) seen() ([]int, int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]int(nil), g.batches...), g.prunes
+}
+
+// failingPrune is a request log whose retention job fails.
+type failingPrune struct{ *store.Memory }
+
+func (failingPrune) PruneRequestLogs(context.Context) (int, error) {
+	return 0, errors.New("disk full")
+}
+
+// TestRecorderLogsWhereTheHandlerDoes: a recorder given no logger of its
+// own logs through the logger of the handler it is given to
+// (WithLogger), so that a server sets its logger once.
+func TestRecorderLogsWhereTheHandlerDoes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		var out bytes.Buffer
+		var mu sync.Mutex
+		logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &out}, nil))
+		rec := statusapi.NewRequestRecorder(failingPrune{store.NewMemory()}, statusapi.WithRecorderPruneInterval(time.Hour))
+		defer rec.Close(context.Background())
+		apitest.Handler(store.NewMemory(), auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+			return auth.Principal{}, auth.ErrInvalidKey
+		}), nil, statusapi.WithLogger(logger), statusapi.WithRequestLog(rec))
+		time.Sleep(time.Hour) // fake time (synctest): the retention job runs, and fails
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		is.True(strings.Contains(out.String(), "retention job failed")) // through the handler's logger
+	})
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // TestRequestRecorder checks the recorder's lifecycle on a fake clock: a

@@ -156,7 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// PostgreSQL shared by the replicas. Deferred here, Close runs
 		// after the HTTP server's Shutdown and before the store closes,
 		// so the last requests are written.
-		rec := statusapi.NewRequestRecorder(b.store, statusapi.WithRecorderLogger(log))
+		rec := statusapi.NewRequestRecorder(b.store) // logs through the handler's WithLogger
 		defer func() {
 			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 			defer cancel()
