@@ -219,7 +219,18 @@ func TestPutBatchAllOrNothing(t *testing.T) {
 func TestPutBatchesConcurrently(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	_, st := withOrgAndProject(t)
+	// Each batch waits for the others' row locks, several in a row on a
+	// loaded machine: a lock_timeout of a minute, so that only a deadlock
+	// (which PostgreSQL breaks after deadlock_timeout, 1 s, with an error)
+	// fails the test, not a slow turn (Open's 2 s failed it once under CI).
+	schema, dsn := newSchema(t)
+	db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema, "lock_timeout": "60000"}))
+	is.NoErr(err)
+	t.Cleanup(func() { db.Close() })
+	is.NoErr(bunstore.Migrate(ctx, db))
+	st := bunstore.New(db)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanGrowth}))
+	is.NoErr(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectInProgress}))
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for w := range errs {
