@@ -112,7 +112,11 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // invoices_list_project_status; with UpdatedSince, the changed ones,
 // oldest change first, through the invoices_changes indexes of the same
 // shapes. Its total is summed from item_counts, or with UpdatedSince
-// counted (see selectPage).
+// counted (see selectPage). On pgx (Open's db), a list without
+// UpdatedSince nor a restriction to projects carries its data version
+// (store.Page.Version), and concurrent ones of the same filters are
+// answered together, by one statement that starts after each of them was
+// asked (prepared.go, batch.go).
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	if storable(orgID, q.ProjectID) { // else no query at all: the generic list's answer
 		if p, ok, err := s.listInvoicesPrepared(ctx, orgID, q); ok {
