@@ -10,6 +10,34 @@ import (
 	"github.com/matryer/is"
 )
 
+// refusal is a put that a store must refuse: the error wraps
+// store.ErrNotFound when notFound (a missing owner or reference), else
+// store.ErrInvalid.
+type refusal struct {
+	name     string
+	put      func() error
+	notFound bool
+}
+
+// checkRefusals runs each put as a subtest and checks its refusal: an
+// error of the right kind, never an outage.
+func checkRefusals(t *testing.T, refusals []refusal) {
+	t.Helper()
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			err := tt.put()
+			is.True(err != nil) // the item must be refused
+			if tt.notFound {
+				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner or reference wraps store.ErrNotFound
+			} else {
+				is.True(errors.Is(err, store.ErrInvalid)) // an invalid item wraps store.ErrInvalid
+			}
+			is.True(!errors.Is(err, store.ErrUnavailable)) // a refusal is never an outage
+		})
+	}
+}
+
 // testRejectsInvalid puts items that must be refused, and checks that
 // nothing of them is stored. A reference to a missing organization or
 // project (in the same organization) wraps store.ErrNotFound; any other
@@ -21,11 +49,7 @@ func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 	okD := store.Deliverable{ID: "new", OrgID: orgA, ProjectID: "p1", Name: "n", Status: store.DeliverablePending, CreatedAt: day(1, 1), UpdatedAt: day(1, 1)}
 	okI := store.Invoice{ID: "new", OrgID: orgA, Number: "n", Status: store.InvoiceOpen, Currency: "USD", Total: 1, AmountDue: 1, IssuedAt: day(1, 1), DueAt: day(2, 1)}
 
-	tests := []struct {
-		name     string
-		put      func() error
-		notFound bool // the error must wrap store.ErrNotFound
-	}{
+	tests := []refusal{
 		{"organization without id", func() error { return s.PutOrganization(ctx, store.Organization{Name: "x", Plan: "starter"}) }, false},
 		{"organization with unknown plan", func() error {
 			return s.PutOrganization(ctx, store.Organization{ID: "org_new", Name: "x", Plan: "platinum"})
@@ -56,19 +80,7 @@ func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 		{"invoice with negative total", func() error { i := okI; i.Total = -1; return s.PutInvoice(ctx, i) }, false},
 		{"invoice with negative amount due", func() error { i := okI; i.AmountDue = -100; return s.PutInvoice(ctx, i) }, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			err := tt.put()
-			is.True(err != nil) // the item must be refused
-			if tt.notFound {
-				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner wraps store.ErrNotFound
-			} else {
-				is.True(errors.Is(err, store.ErrInvalid)) // an invalid item wraps store.ErrInvalid
-			}
-			is.True(!errors.Is(err, store.ErrUnavailable)) // a refusal is never an outage
-		})
-	}
+	checkRefusals(t, tests)
 
 	// Nothing of the refused items was stored, and the seed data is intact.
 	is := is.New(t)

@@ -27,11 +27,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) threadSubjec
 	}
 	att := okM.Attachments[0]
 
-	tests := []struct {
-		name     string
-		put      func() error
-		notFound bool // the error must wrap store.ErrNotFound
-	}{
+	tests := []refusal{
 		{"thread without id", func() error { th := okT; th.ID = ""; return s.PutThread(ctx, th) }, false},
 		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
 		{"thread of unknown organization", func() error { th := okT; th.OrgID = "org_unknown"; return s.PutThread(ctx, th) }, true},
@@ -79,19 +75,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) threadSubjec
 			return s.PutMessage(ctx, m)
 		}, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			err := tt.put()
-			is.True(err != nil) // the item must be refused
-			if tt.notFound {
-				is.True(errors.Is(err, store.ErrNotFound)) // a missing owner or reference wraps store.ErrNotFound
-			} else {
-				is.True(errors.Is(err, store.ErrInvalid)) // an invalid item wraps store.ErrInvalid
-			}
-			is.True(!errors.Is(err, store.ErrUnavailable)) // a refusal is never an outage
-		})
-	}
+	checkRefusals(t, tests)
 
 	// Nothing of the refused items was stored, and the seed data is intact.
 	is := is.New(t)
