@@ -3,6 +3,8 @@ package bunstore
 import (
 	"context"
 	"sync"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The hot reads of polling clients (a data version, a page of invoices)
@@ -20,7 +22,9 @@ import (
 // was asked is seen, as with a statement of its own. Identical reads of
 // one batch are asked once. A reader whose context ends stops waiting at
 // once with its error; the batch runs on for the others, under the
-// store's query timeout.
+// store's query timeout. So a read waits at most for the statement that
+// runs before its own and its own, each under that timeout, and needs no
+// timer of its own.
 
 // maxRunningBatches is how many statements of one batcher run at once.
 // A read that finds fewer running starts its batch at once, so a lone
@@ -108,4 +112,15 @@ type batches struct {
 
 func newBatches(s *Store) *batches {
 	return &batches{versions: newBatcher(s.readVersions), invoices: newInvoicePages(s)}
+}
+
+// batchError is the error of a batched read as the store returns it: nil;
+// the batch's, which its statement has wrapped already (failure); or,
+// when ctx ended while the read waited, ctx's, wrapped as failure wraps
+// it (what says what was being read).
+func batchError(ctx context.Context, what func() string, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	return failure(ctx, store.ErrUnavailable, what(), err)
 }

@@ -284,17 +284,11 @@ func (s *Store) tableText(name string) string {
 	return pgx.Identifier{s.schema, name}.Sanitize()
 }
 
-// listInvoicesPrepared is preparedInvoices, waiting at most the store's
-// query timeout, its error as list's: the batch's (wrapped by
-// readInvoicePages), or the wait's.
+// listInvoicesPrepared is preparedInvoices with its error as list's (see
+// batchError).
 func (s *Store) listInvoicesPrepared(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], bool, error) {
-	ctx, cancel := s.query(ctx)
-	defer cancel()
 	p, ok, err := s.preparedInvoices(ctx, orgID, q)
-	if err != nil {
-		if ctx.Err() != nil {
-			err = failure(ctx, store.ErrUnavailable, "list invoices", err)
-		}
+	if err = batchError(ctx, func() string { return "list invoices" }, err); err != nil {
 		return store.Page[store.Invoice]{}, ok, err
 	}
 	return p, ok, nil

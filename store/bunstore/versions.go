@@ -29,18 +29,17 @@ func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	if !storable(orgID) {
 		return 0, unmatched(ctx, nil)
 	}
+	what := func() string { return fmt.Sprintf("data version of organization %q", orgID) }
+	if version, ok, err := s.pgxVersion(ctx, orgID); ok {
+		return version, batchError(ctx, what, err)
+	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	version, ok, err := s.pgxVersion(ctx, orgID)
-	if ok && err != nil && ctx.Err() == nil { // the batch's error, wrapped by readVersions
-		return 0, err
-	}
-	if !ok {
-		err = s.db.NewRaw("SELECT coalesce(sum(l.n), 0)::bigint FROM ? AS l WHERE l.org_id = ?", s.table("data_version_log"), orgID).
-			Scan(ctx, &version)
-	}
+	var version int64
+	err := s.db.NewRaw("SELECT coalesce(sum(l.n), 0)::bigint FROM ? AS l WHERE l.org_id = ?", s.table("data_version_log"), orgID).
+		Scan(ctx, &version)
 	if err != nil {
-		return 0, failure(ctx, store.ErrUnavailable, fmt.Sprintf("data version of organization %q", orgID), err)
+		return 0, failure(ctx, store.ErrUnavailable, what(), err)
 	}
 	return version, nil
 }
