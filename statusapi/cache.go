@@ -143,15 +143,13 @@ func (c *responseCache) get(k cacheKey) (e, tag *encoded, version int64, found b
 // the cache is kept as a tag entry, so that a few large pages cannot
 // flush everything else. A mark never replaces an answer.
 func (c *responseCache) put(k cacheKey, version int64, e *encoded) {
-	if e != nil && cost(k, e) > c.max/16 {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.keepTag(k, version, tagOf(e))
-		return
-	}
 	n := cost(k, e)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e != nil && n > c.max/16 {
+		c.keepTag(k, version, tagOf(e))
+		return
+	}
 	if el, ok := c.entries[k]; ok {
 		ent := el.Value.(*cacheEntry)
 		if e == nil && ent.enc != nil || ent.enc != nil && ent.version == version { // a concurrent miss kept it first
