@@ -608,7 +608,9 @@ func (r prodReport) print(out io.Writer, cfg config, loadBefore, loadAfter strin
 		return median(mapStats(s, func(st prodStats) float64 { return float64(st.p99) / float64(time.Millisecond) }))
 	}
 	cpu := func(s []prodStats) float64 { return median(mapStats(s, func(st prodStats) float64 { return st.cpu })) }
-	otherCPU := func(s []prodStats) float64 { return median(mapStats(s, func(st prodStats) float64 { return st.otherCPU })) }
+	otherCPU := func(s []prodStats) float64 {
+		return median(mapStats(s, func(st prodStats) float64 { return st.otherCPU }))
+	}
 	ratio := func(a, b []prodStats) float64 {
 		var rs []float64
 		for i := range a {

@@ -75,10 +75,16 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 // lock_timeout (DefaultLockTimeout unless set), a
 // context that ends cancels the statement on the server (a cancel request,
 // not only a dropped socket, so no query keeps running behind), times in
-// UTC, and one round trip per query. The pool keeps at most
-// 4 x GOMAXPROCS connections; change it through the returned db (it embeds
-// *sql.DB). A portal that builds its own *bun.DB should set the same:
-// statement_timeout and lock_timeout as run-time parameters, and pgx's
+// UTC, and one round trip per query. The store's few prepared statements
+// (the hot reads of polling clients: a page of invoices, the data
+// version) keep the plan made at their first run: plan_cache_mode is
+// force_generic_plan unless dsn sets it. It changes no other query: Bun's
+// (and pgx's, through this db) go by the simple protocol, with their
+// values in the text, and are planned at each run as before. The pool
+// keeps at most 4 x GOMAXPROCS connections; change it through the
+// returned db (it embeds *sql.DB). A portal that builds its own *bun.DB
+// should set the same: statement_timeout, lock_timeout and
+// plan_cache_mode as run-time parameters, and pgx's
 // CancelRequestContextWatcherHandler.
 //
 // Open returns the *option.Error of an option given a value no default
@@ -111,6 +117,13 @@ func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) 
 	}
 	if _, ok := cfg.RuntimeParams["timezone"]; !ok {
 		cfg.RuntimeParams["timezone"] = "UTC"
+	}
+	if _, ok := cfg.RuntimeParams["plan_cache_mode"]; !ok {
+		// The store's prepared reads (prepared.go) are planned once per
+		// connection: left to choose, PostgreSQL plans them again on
+		// every run, for the custom plan of a one-element array always
+		// looks cheaper than the generic one.
+		cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
 	// Bun writes the values into the query text itself; the simple
 	// protocol then sends it in one round trip, without preparing a

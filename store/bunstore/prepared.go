@@ -25,8 +25,11 @@ import (
 // and scan their rows without reflection. Bun writes the values into the
 // text of its queries, and the simple protocol sends that text to be
 // parsed and planned anew every time; a prepared statement is parsed
-// once, and PostgreSQL plans it once (a generic plan) when that plan
-// costs no more than the custom ones, which the lists' indexes make so.
+// once, and planned once on a connection from Open, which sets
+// plan_cache_mode to force_generic_plan (left to choose, PostgreSQL
+// re-plans these statements at every run, about as long as running them:
+// a custom plan for a batch of one looks cheaper than the generic plan,
+// which expects ten; TestPreparedListPlans checks the generic plans).
 // The answers are the same as Bun's queries', which remain for any other
 // db (a bun.Tx, a bun.Conn, Bun's pgdriver) and any other list.
 //

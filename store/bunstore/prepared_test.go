@@ -123,3 +123,49 @@ func TestPreparedReadsSurviveMigrations(t *testing.T) {
 	is.NoErr(err) // the stale statement is prepared again, not reported
 	is.Equal(after.Items, before.Items)
 }
+
+// The prepared reads are planned once per connection, not at every run:
+// Open sets plan_cache_mode to force_generic_plan (PostgreSQL, left to
+// choose, re-plans them every time), unless the URL sets it.
+func TestPreparedReadsArePlannedOnce(t *testing.T) {
+	is := is.New(t)
+	db := migrated(t)
+	db.SetMaxOpenConns(1) // the reads and the check below share the session
+	st := bunstore.New(db)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "o1", Name: "O1", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
+	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	is.NoErr(st.PutInvoice(ctx, store.Invoice{ID: "inv_1", OrgID: "o1", Number: "N-1", Status: store.InvoiceOpen, Currency: "EUR", IssuedAt: issued, DueAt: issued}))
+	const runs = 8
+	for range runs {
+		_, err := st.DataVersion(ctx, "o1")
+		is.NoErr(err)
+		p, err := st.ListInvoices(ctx, "o1", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceOpen})
+		is.NoErr(err)
+		is.Equal(len(p.Items), 1)
+	}
+	rows, err := db.QueryContext(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%data_version_log%'")
+	is.NoErr(err)
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var text string
+		var generic, custom int
+		is.NoErr(rows.Scan(&text, &generic, &custom))
+		is.Equal(custom, 0)     // never re-planned
+		is.Equal(generic, runs) // every run used the plan made at the first
+		seen++
+	}
+	is.NoErr(rows.Err())
+	is.Equal(seen, 2) // the version's statement and the page's
+
+	var mode string
+	is.NoErr(db.QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode))
+	is.Equal(mode, "force_generic_plan")
+
+	_, dsn := newSchema(t)
+	chosen, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"plan_cache_mode": "auto"}))
+	is.NoErr(err)
+	defer chosen.Close()
+	is.NoErr(chosen.QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode))
+	is.Equal(mode, "auto") // the URL's choice stands
+}
