@@ -8,6 +8,7 @@ package revoketest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -58,8 +60,21 @@ func NewReplica(t testing.TB, st store.Store, ks auth.KeyStore, keyOpts []auth.O
 		r.Cache.Close()
 		r.Keys.Close()
 	})
-	r.api = apitest.Handler(st, r.Cache, nil)
+	r.api = apitest.Handler(st, r.Cache, unlimited())
 	return r
+}
+
+// unlimited is a replica's rate limiter: no plan has a limit. The tests
+// ask a replica for a status every few milliseconds until it changes
+// (Within), and a slow machine (a channel slow to come back) would
+// otherwise spend a starter organization's budget, and every key of it
+// would then be answered 429.
+func unlimited() ratelimit.Limiter {
+	opts := []ratelimit.Option{ratelimit.WithLogger(slog.New(slog.DiscardHandler))}
+	for _, plan := range store.Plans {
+		opts = append(opts, ratelimit.WithRate(plan, ratelimit.Unlimited))
+	}
+	return ratelimit.NewMemory(opts...)
 }
 
 // Listening subscribes to inv and waits until it reports
