@@ -12,45 +12,50 @@ import (
 // ones are accepted, but nothing is answered), then restore. Tests use it
 // to simulate an outage without touching the machine's service, which
 // other packages' tests use at the same time.
+//
+// It keeps its port from NewProxy to the end of the test, cut or not: a
+// cut proxy accepts a connection and closes it at once. Were it to close
+// its listener, another test (or process) could be given the port
+// meanwhile, and a client of this one, reconnecting during the outage,
+// would reach that other proxy's service: an outage that was not one.
 type Proxy struct {
 	t      testing.TB
 	target string
-	addr   string
+	ln     net.Listener // for the proxy's whole life
 
 	mu        sync.Mutex
-	ln        net.Listener // nil while cut
+	cut       bool
 	blackhole bool
 	conns     map[net.Conn]struct{}
 }
 
 // NewProxy starts a proxy to target (host:port) on a free local port. It
-// is cut when the test ends.
+// is cut, and its port given back, when the test ends.
 func NewProxy(t testing.TB, target string) *Proxy {
 	t.Helper()
-	p := &Proxy{t: t, target: target, addr: "127.0.0.1:0", conns: map[net.Conn]struct{}{}}
-	p.mu.Lock()
-	p.listen()
-	p.mu.Unlock()
-	t.Cleanup(p.Cut)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("testenv: proxy: listen: %v", err)
+	}
+	p := &Proxy{t: t, target: target, ln: ln, conns: map[net.Conn]struct{}{}}
+	go p.serve()
+	t.Cleanup(func() {
+		p.Cut()
+		ln.Close()
+	})
 	return p
 }
 
 // Addr is the host:port clients connect to; it stays the same across Cut
 // and Restore.
-func (p *Proxy) Addr() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.addr
-}
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Cut drops every connection and refuses new ones.
+// Cut drops every connection and refuses new ones (each is closed as soon
+// as it is accepted).
 func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
+	p.cut = true
 	p.dropConns()
 }
 
@@ -62,39 +67,29 @@ func (p *Proxy) Blackhole() {
 	p.blackhole = true
 }
 
-// Restore forwards to the service again, on the same address. Connections
-// opened before are dropped, so clients reconnect.
+// Restore forwards to the service again. Connections opened before are
+// dropped, so clients reconnect.
 func (p *Proxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.blackhole = false
+	p.cut, p.blackhole = false, false
 	p.dropConns()
-	if p.ln == nil {
-		p.listen()
-	}
 }
 
-// listen (re)opens the listener on p.addr; p.mu is held.
-func (p *Proxy) listen() {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatalf("testenv: proxy: listen: %v", err)
-	}
-	p.ln, p.addr = ln, ln.Addr().String()
-	go p.serve(ln)
-}
-
-func (p *Proxy) serve(ln net.Listener) {
+// serve accepts connections until the listener closes, and forwards each
+// to the service unless the proxy is cut (closed at once) or blackholed
+// (kept, never answered).
+func (p *Proxy) serve() {
 	for {
-		c, err := ln.Accept()
+		c, err := p.ln.Accept()
 		if err != nil {
 			return
 		}
 		p.mu.Lock()
-		if p.ln != ln { // cut meanwhile
+		if p.cut {
 			p.mu.Unlock()
 			c.Close()
-			return
+			continue
 		}
 		p.conns[c] = struct{}{}
 		hole := p.blackhole
@@ -108,6 +103,11 @@ func (p *Proxy) serve(ln net.Listener) {
 			continue
 		}
 		p.mu.Lock()
+		if p.cut { // cut while dialling: c is closed already
+			p.mu.Unlock()
+			up.Close()
+			continue
+		}
 		p.conns[up] = struct{}{}
 		p.mu.Unlock()
 		go p.pipe(up, c)
