@@ -19,9 +19,10 @@ import (
 
 // countingResolver counts the lookups that reach it.
 type countingResolver struct {
-	next auth.KeyResolver
-	mu   sync.Mutex
-	n    int
+	next   auth.KeyResolver
+	mu     sync.Mutex
+	n      int
+	waited int // lookups on a context that can end: a request's, not a refresh's
 }
 
 func (c *countingResolver) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
@@ -31,8 +32,19 @@ func (c *countingResolver) Subscribe(fn func(string)) func() { return c.next.Sub
 func (c *countingResolver) Resolve(ctx context.Context, cred string) (auth.Principal, error) {
 	c.mu.Lock()
 	c.n++
+	if ctx.Done() != nil {
+		c.waited++
+	}
 	c.mu.Unlock()
 	return c.next.Resolve(ctx, cred)
+}
+
+// Waited is the lookups a request waited for, when the requests' context
+// can end: a refresh ahead runs on context.WithoutCancel, which cannot.
+func (c *countingResolver) Waited() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waited
 }
 
 func (c *countingResolver) Count() int {

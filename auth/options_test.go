@@ -74,7 +74,11 @@ func TestOptionsZeroMeansDefault(t *testing.T) {
 // TestCacheTTLZeroIsDefault checks that WithCacheTTL(0) remembers answers
 // for DefaultCacheTTL, and that a later option wins over an earlier one.
 func TestCacheTTLZeroIsDefault(t *testing.T) {
-	ctx := context.Background()
+	// The requests' context can end, so that the lookups they wait for
+	// are told from the refreshes ahead that a request in the ttl's
+	// second half starts in the background (countingResolver.Waited).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	for name, opts := range map[string][]auth.Option{
 		"no option":        nil,
 		"zero":             {auth.WithCacheTTL(0)},
@@ -87,18 +91,28 @@ func TestCacheTTLZeroIsDefault(t *testing.T) {
 			keys, _ := newKeys(t, auth.WithClock(clk.Now))
 			plain, _, err := keys.Mint(ctx, "org_a", "ci", nil)
 			is.NoErr(err)
-			behind := &countingResolver{next: keys}
-			c := auth.NewCache(behind, append([]auth.Option{auth.WithClock(clk.Now)}, opts...)...)
+			newCache := func() (*auth.Cache, *countingResolver) {
+				behind := &countingResolver{next: keys}
+				c := auth.NewCache(behind, append([]auth.Option{auth.WithClock(clk.Now)}, opts...)...)
+				t.Cleanup(func() { _ = c.Close() })
+				return c, behind
+			}
+
+			c, behind := newCache()
 			_, err = c.Resolve(ctx, plain)
 			is.NoErr(err)
 			clk.Advance(auth.DefaultCacheTTL - time.Nanosecond)
 			_, err = c.Resolve(ctx, plain)
 			is.NoErr(err)
-			is.Equal(behind.Count(), 1) // remembered until DefaultCacheTTL...
-			clk.Advance(time.Nanosecond)
+			is.Equal(behind.Waited(), 1) // remembered until DefaultCacheTTL...
+
+			c, behind = newCache() // nothing asked in between: no refresh ahead
 			_, err = c.Resolve(ctx, plain)
 			is.NoErr(err)
-			is.Equal(behind.Count(), 2) // ...and no longer
+			clk.Advance(auth.DefaultCacheTTL)
+			_, err = c.Resolve(ctx, plain)
+			is.NoErr(err)
+			is.Equal(behind.Waited(), 2) // ...and no longer
 		})
 	}
 }
