@@ -8,7 +8,6 @@ package revoketest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -70,7 +69,7 @@ func NewReplica(t testing.TB, st store.Store, ks auth.KeyStore, keyOpts []auth.O
 // otherwise spend a starter organization's budget, and every key of it
 // would then be answered 429.
 func unlimited() ratelimit.Limiter {
-	opts := []ratelimit.Option{ratelimit.WithLogger(slog.New(slog.DiscardHandler))}
+	var opts []ratelimit.Option
 	for _, plan := range store.Plans {
 		opts = append(opts, ratelimit.WithRate(plan, ratelimit.Unlimited))
 	}
