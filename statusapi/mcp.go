@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	pathpkg "path"
+	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
@@ -56,7 +58,8 @@ func MCPCallerFrom(ctx context.Context) (*MCPCaller, bool) {
 // authenticated and its rate limit already taken.
 type internalKey struct{}
 
-// Get answers GET path?query for the caller through the handler's route
+// Get answers GET path?query for the caller (path as sent on the wire:
+// an id in it escaped with url.PathEscape) through the handler's route
 // table, exactly as the route answers it (scope, project restrictions,
 // parameters, body), without authenticating again, without taking from
 // the rate limit and without a request log entry of its own: the request
@@ -70,14 +73,22 @@ func (c *MCPCaller) Get(ctx context.Context, path string, query url.Values) (sta
 	defer stop()
 	ctx = context.WithValue(ctx, internalKey{}, c.Principal)
 	ctx = context.WithValue(ctx, publicBaseKey{}, c.base)
-	u := &url.URL{Path: path, RawQuery: query.Encode()}
-	r, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	buf := &bodyBuffer{header: http.Header{envelope.RequestIDHeader: {c.requestID}}}
+	target := path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		c.h.fail(buf, r, envelope.New(envelope.NotFound, "no such route"))
+		r, _ = http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	}
+	// Only a clean path of a route, as ServeHTTP lets through.
+	if err != nil || r.URL.EscapedPath() != path || r.URL.Path != pathpkg.Clean(r.URL.Path) ||
+		!strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == MCPPath {
+		c.h.notFound(buf, r)
 		return buf.status, buf.body
 	}
-	r.RequestURI = u.RequestURI()
+	r.RequestURI = r.URL.RequestURI()
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
@@ -87,10 +98,6 @@ func (c *MCPCaller) Get(ctx context.Context, path string, query url.Values) (sta
 				envelope.WriteError(buf, r, envelope.New(envelope.Internal, "internal error"))
 			}
 		}()
-		if r.URL.Path != u.Path || r.URL.Path == MCPPath {
-			c.h.notFound(buf, r)
-			return
-		}
 		c.h.mux.ServeHTTP(buf, r)
 	}()
 	if buf.status == 0 {
