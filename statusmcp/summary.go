@@ -101,7 +101,7 @@ func summaryTool(d document, now func() time.Time) (tool, error) {
 			"next milestone not completed (earliest dueAt at or after asOf) and its overdue ones (not completed, dueAt before asOf); " +
 			"deliverables in review; open invoices (count, how many are overdue, amount due per currency); threads with a visible " +
 			"message in the last 7 days. A part the key's scopes do not cover is empty. Takes no arguments.",
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		InputSchema:  mustJSON(map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}),
 		OutputSchema: mustJSON(output),
 		Annotations:  readOnly("Status at a glance"),
 	}
