@@ -240,7 +240,8 @@ func options() map[string]row {
 			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
 		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), refused),
 			api("statusmcp", statusapi.WithMCP(statusmcp.Handler()), ok)}},
-		"statusmcp.WithClock": {none: "the MCP handler's clock for tests; nil keeps time.Now (statusmcp.Handler takes no errors)"},
+		"statusmcp.WithClock": {
+			none: "the MCP handler's clock for tests; nil keeps time.Now (statusmcp.Handler takes no errors)"},
 		"statusapi.WithCORS": {probes: []probe{api("none", statusapi.WithCORS(), ok)}},
 		"statusapi.WithRecorderBuffer": {probes: []probe{
 			recorder("zero", statusapi.WithRecorderBuffer(0), ok),
