@@ -33,6 +33,9 @@
 //     and the dispatcher that delivers events to them, signed as Standard
 //     Webhooks specifies, retried, shared by replicas, to public addresses
 //     only (standard library and this module).
+//   - statusmcp: POST /v1/mcp for AI assistants (the Model Context
+//     Protocol, on the official Go SDK), opted in by statusapi.WithMCP:
+//     tools that answer through the routes themselves.
 //   - files: where deliverables' bytes come from (memory, an fs.FS).
 //   - option: the one policy every package's options follow (nil and
 //     zero values keep the default, a value no default stands for is an

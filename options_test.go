@@ -34,6 +34,7 @@ import (
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusclient"
+	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/webhook"
@@ -237,6 +238,10 @@ func options() map[string]row {
 		// (issue 20: never a silent downgrade); leaving the option out is off.
 		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), refused),
 			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
+		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), refused),
+			api("statusmcp", statusapi.WithMCP(statusmcp.Handler()), ok)}},
+		"statusmcp.WithClock": {
+			none: "the MCP handler's clock for tests; nil keeps time.Now (statusmcp.Handler takes no errors)"},
 		"statusapi.WithCORS": {probes: []probe{api("none", statusapi.WithCORS(), ok)}},
 		"statusapi.WithRecorderBuffer": {probes: []probe{
 			recorder("zero", statusapi.WithRecorderBuffer(0), ok),

@@ -110,6 +110,13 @@ func (h *handler) keyed(fn apiFunc, admit admission) http.HandlerFunc {
 func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit admission) (caller, error) {
 	var c caller
 	var err error
+	if p, ok := internalPrincipal(r); ok { // a route an MCP tool runs (mcp.go)
+		c.Principal = p
+		if admit != nil {
+			c.limit, err = admit(w, r, p)
+		}
+		return c, err
+	}
 	c.Principal, err = h.authenticate(r)
 	if err != nil {
 		return c, err
@@ -190,6 +197,9 @@ func bearer(values []string) (string, bool) {
 // rate-limit headers and reports whether a limit applied. A Decision that
 // is not Limited lets the request through whatever its Allowed says.
 func (h *handler) rateLimit(w http.ResponseWriter, r *http.Request, p auth.Principal) (ratelimit.Decision, error) {
+	if _, ok := internalPrincipal(r); ok {
+		return ratelimit.Decision{}, nil // the request to /v1/mcp paid (mcp.go)
+	}
 	d, err := h.lim.Allow(r.Context(), p)
 	if err != nil {
 		return d, err

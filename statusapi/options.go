@@ -56,6 +56,7 @@ type config struct {
 	// are not served. webhooksSet tells a nil one given from none.
 	webhooks    store.WebhookEndpoints
 	webhooksSet bool
+	mcp         http.Handler // WithMCP's; nil: /v1/mcp is not served
 
 	option.Check
 }

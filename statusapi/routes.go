@@ -72,6 +72,7 @@ func (h *handler) routes() *http.ServeMux {
 		mux.HandleFunc("GET "+rt.path, rt.handler)
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
+	h.mcpRoute(mux) // POST /v1/mcp with WithMCP (mcp.go)
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
@@ -148,6 +149,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// The webhook endpoints that the dispatcher (startWebhooks) keeps in
 	// the store, served as the API's webhook routes.
 	opts = append(opts, statusapi.WithWebhookEndpoints(b.store))
+	// AI assistants: the Model Context Protocol at POST /v1/mcp.
+	opts = append(opts, statusapi.WithMCP(statusmcp.Handler()))
 	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
 		return cfg.flagError(err)
 	}

@@ -1,0 +1,159 @@
+package statusmcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/statusapi"
+)
+
+// Option configures the handler returned by Handler.
+type Option func(*config)
+
+type config struct {
+	now func() time.Time
+}
+
+// WithClock sets the clock of status_summary's asOf (default, and given
+// nil, time.Now).
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// Implementation is the name and version the server gives in its
+// initialize answer.
+var Implementation = mcp.Implementation{Name: "clientstatus", Title: "Client status API", Version: "v1"}
+
+// Handler returns the http.Handler of /v1/mcp, to give
+// statusapi.WithMCP. It serves only requests that the API's handler
+// authenticated (statusapi.MCPCallerFrom); any other is 400. Stateless:
+// no session is kept, so any replica answers any request; each request
+// is served by the server of the tools its caller's scopes allow. It panics if the embedded OpenAPI document lacks a tool's route
+// (a build defect, which the package's tests catch).
+func Handler(opts ...Option) http.Handler {
+	cfg := config{now: time.Now}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	tools, err := buildTools(cfg)
+	if err != nil {
+		panic(err)
+	}
+	srv := &servers{tools: tools}
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		c, ok := statusapi.MCPCallerFrom(r.Context())
+		if !ok {
+			return nil
+		}
+		return srv.of(c.Principal)
+	}, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		// The route takes a bearer key, which a page rebinding a name
+		// to localhost cannot send; portals run behind proxies on
+		// localhost whose Host is the portal's.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        statusapi.MaxMCPBodyBytes,
+	})
+}
+
+// buildTools makes every tool, in the contract's order.
+func buildTools(cfg config) ([]tool, error) {
+	d, err := loadDocument()
+	if err != nil {
+		return nil, err
+	}
+	var out []tool
+	for _, rt := range routeTools {
+		t, err := buildRouteTool(d, rt)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	s, err := summaryTool(d, cfg.now)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, s), nil
+}
+
+// servers keeps one server per set of tools a key may see: the tools
+// answer for the caller of their request (statusapi.MCPCallerFrom on
+// the request's context), so a server holds nothing of a caller and
+// serves any request of a key with the same scopes. A key's tools are a
+// function of its scopes; there are at most 2^len(auth.AllScopes) sets.
+type servers struct {
+	tools []tool
+	byKey sync.Map // string of '0'/'1', one per tool: *mcp.Server
+}
+
+// of returns the server of p's tools.
+func (s *servers) of(p auth.Principal) *mcp.Server {
+	key := make([]byte, len(s.tools))
+	for i, t := range s.tools {
+		key[i] = '0'
+		if t.scope == "" || p.Allows(t.scope) {
+			key[i] = '1'
+		}
+	}
+	if srv, ok := s.byKey.Load(string(key)); ok {
+		return srv.(*mcp.Server)
+	}
+	srv, _ := s.byKey.LoadOrStore(string(key), newServer(s.tools, key))
+	return srv.(*mcp.Server)
+}
+
+// newServer is a server whose tools/list shows the tools that shown
+// marks '1'. Every tool is added: a call of a tool the key does not see
+// still runs, and answers its route's INSUFFICIENT_SCOPE.
+func newServer(tools []tool, shown []byte) *mcp.Server {
+	s := mcp.NewServer(&Implementation, &mcp.ServerOptions{
+		Instructions: "Read-only access to an agency client's projects, milestones, deliverables, invoices, threads and events, " +
+			"with the caller's API key. Each tool answers exactly what its API route answers. " +
+			"Start with status_summary for an overview.",
+	})
+	hidden := map[string]bool{}
+	for i, t := range tools {
+		hidden[t.def.Name] = shown[i] == '0'
+		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			c, ok := statusapi.MCPCallerFrom(ctx)
+			if !ok { // not served behind statusapi.WithMCP
+				return errorBodyResult(internalError()), nil
+			}
+			var args json.RawMessage
+			if req.Params != nil {
+				args = req.Params.Arguments
+			}
+			return t.call(ctx, c, args), nil
+		})
+	}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				shown := make([]*mcp.Tool, 0, len(list.Tools))
+				for _, t := range list.Tools {
+					if !hidden[t.Name] {
+						shown = append(shown, t)
+					}
+				}
+				list.Tools = shown
+			}
+			return res, err
+		}
+	})
+	return s
+}

@@ -1,0 +1,214 @@
+package statusmcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/statusapi"
+)
+
+// routeTool is a tool that answers with one route of the API: name, the
+// route's path pattern and, for a route with an item in its path, the
+// argument that names it ("id", or "projectId" for a project's
+// milestones).
+type routeTool struct {
+	name, path, pathArg string
+}
+
+// routeTools are the tools that mirror a route, in the contract's order.
+var routeTools = []routeTool{
+	{name: "list_projects", path: "/v1/projects"},
+	{name: "get_project", path: "/v1/projects/{id}", pathArg: "id"},
+	{name: "list_milestones", path: "/v1/projects/{id}/milestones", pathArg: "projectId"},
+	{name: "list_deliverables", path: "/v1/deliverables"},
+	{name: "get_deliverable_download", path: "/v1/deliverables/{id}/download", pathArg: "id"},
+	{name: "list_invoices", path: "/v1/invoices"},
+	{name: "get_invoice", path: "/v1/invoices/{id}", pathArg: "id"},
+	{name: "get_invoice_document", path: "/v1/invoices/{id}/document", pathArg: "id"},
+	{name: "list_threads", path: "/v1/threads"},
+	{name: "list_messages", path: "/v1/threads/{id}/messages", pathArg: "threadId"},
+	{name: "list_events", path: "/v1/events"},
+}
+
+// tool is a tool ready to add to a server: its description for
+// tools/list, the scope a key needs to see it ("" for none) and what
+// answers it.
+type tool struct {
+	def   *mcp.Tool
+	scope auth.Scope
+	call  func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult
+}
+
+// buildRouteTool makes t's tool from its route's operation in the
+// OpenAPI document.
+func buildRouteTool(d document, t routeTool) (tool, error) {
+	op, err := d.operation(t.path)
+	if err != nil {
+		return tool{}, err
+	}
+	props := map[string]any{}
+	var required []string
+	if t.pathArg != "" {
+		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1,
+			"description": "The id of the item in the route's path (" + t.path + ")."}
+		required = append(required, t.pathArg)
+	}
+	for _, name := range op.queryOrder {
+		if name == t.pathArg {
+			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", t.name, name)
+		}
+		p := op.query[name]
+		s := clone(p.schema)
+		if _, ok := s["description"]; !ok && p.description != "" {
+			s["description"] = p.description
+		}
+		props[name] = s
+	}
+	input := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if required != nil {
+		input["required"] = required
+	}
+	desc := op.summary + " (GET " + t.path + "). " + op.description +
+		" Answers the route's JSON body: `data`, and `meta` for a list."
+	def := &mcp.Tool{
+		Name:         t.name,
+		Title:        op.summary,
+		Description:  desc,
+		InputSchema:  mustJSON(input),
+		OutputSchema: mustJSON(op.output),
+		Annotations:  readOnly(op.summary),
+	}
+	q := op.query
+	return tool{def: def, scope: auth.Scope(op.scope), call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
+		path, query, bad := t.request(args, q)
+		if bad != nil {
+			return errorResult(bad)
+		}
+		status, body := c.Get(ctx, path, query)
+		if status != http.StatusOK {
+			return errorBodyResult(body)
+		}
+		return jsonResult(body)
+	}}, nil
+}
+
+// request turns a tool's arguments into its route's path and query: the
+// path argument into the path, every other argument into the query
+// parameter of its name, a string as it is and a number as written
+// (JSON numbers for the integer parameters), so that the route applies
+// its own rules to them (an unknown name, a limit over 100...). null is
+// an absent argument.
+func (t routeTool) request(raw json.RawMessage, params map[string]param) (string, url.Values, *envelope.Error) {
+	args := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil {
+			return "", nil, envelope.New(envelope.InvalidParameter, "the arguments must be a JSON object")
+		}
+	}
+	names := make([]string, 0, len(args))
+	for name := range args {
+		names = append(names, name)
+	}
+	sort.Strings(names) // report the first bad argument the same way each time
+	path := t.path
+	query := url.Values{}
+	for _, name := range names {
+		v := bytes.TrimSpace(args[name])
+		if string(v) == "null" {
+			continue
+		}
+		_, known := params[name]
+		if !known && name != t.pathArg {
+			query.Set(name, string(v)) // the route refuses it, by name
+			continue
+		}
+		integer := params[name].integer
+		var s string
+		switch {
+		case len(v) > 0 && v[0] == '"':
+			if integer {
+				return "", nil, badParam(name, "%s must be an integer (a JSON number)", name)
+			}
+			if err := json.Unmarshal(v, &s); err != nil {
+				return "", nil, badParam(name, "%s must be a string", name)
+			}
+		case len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && integer:
+			s = string(v) // the route judges it ("1.5", "-1", "1e2" are refused there)
+		default:
+			if integer {
+				return "", nil, badParam(name, "%s must be an integer (a JSON number)", name)
+			}
+			return "", nil, badParam(name, "%s must be a string", name)
+		}
+		if name == t.pathArg {
+			if s == "" {
+				return "", nil, badParam(name, "%s must not be empty", name)
+			}
+			path = strings.Replace(path, "{id}", url.PathEscape(s), 1)
+			continue
+		}
+		query.Set(name, s)
+	}
+	if t.pathArg != "" && strings.Contains(path, "{id}") {
+		return "", nil, badParam(t.pathArg, "%s is required", t.pathArg)
+	}
+	return path, query, nil
+}
+
+func badParam(name, format string, args ...any) *envelope.Error {
+	e := envelope.Errorf(envelope.InvalidParameter, format, args...)
+	e.Param = name
+	return e
+}
+
+// jsonResult is a tool's answer: the route's body as structuredContent
+// and the same JSON as text.
+func jsonResult(body []byte) *mcp.CallToolResult {
+	body = bytes.TrimSpace(body)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		StructuredContent: json.RawMessage(body),
+	}
+}
+
+// errorBodyResult is a tool's failure: the route's error envelope
+// ({"error": {"code", "message", ...}}) as text, with isError.
+func errorBodyResult(body []byte) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: string(bytes.TrimSpace(body))}},
+		IsError: true,
+	}
+}
+
+// errorResult is errorBodyResult for an error found before the route ran.
+func errorResult(e *envelope.Error) *mcp.CallToolResult {
+	body, _ := json.Marshal(struct {
+		Error *envelope.Error `json:"error"`
+	}{e})
+	return errorBodyResult(body)
+}
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no, Title: title}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
