@@ -4,6 +4,8 @@ go 1.26.0
 
 tool github.com/oasdiff/oasdiff
 
+require github.com/matryer/is v1.4.1
+
 require (
 	cloud.google.com/go v0.123.0 // indirect
 	github.com/TwiN/go-color v1.4.1 // indirect
@@ -15,7 +17,6 @@ require (
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
-	github.com/matryer/is v1.4.1 // indirect
 	github.com/oasdiff/oasdiff v1.37.0 // indirect
 	github.com/pb33f/go-yaml v0.1.1 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.2 // indirect
