@@ -52,3 +52,5 @@
 //
 // This package holds no code.
 package clientstatus
+
+//go:generate go run ./internal/apirecord/gen

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,7 +98,11 @@ func send(w http.ResponseWriter, r *http.Request, e *encoded, refund func()) {
 	hd["Content-Type"] = jsonContentType
 	hd["Content-Length"] = e.lengthValue
 	if e.linkValue != nil {
-		hd["Link"] = e.linkValue
+		if prev := hd["Link"]; len(prev) == 0 { // a deprecation may have set one
+			hd["Link"] = e.linkValue
+		} else {
+			hd["Link"] = append(slices.Clip(prev), e.linkValue...)
+		}
 	}
 	w.WriteHeader(e.status)
 	if r.Method != http.MethodHead {

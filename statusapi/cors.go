@@ -13,7 +13,7 @@ import (
 // A request whose Origin is allowed gets Access-Control-Allow-Origin (that
 // origin, and Vary: Origin) and Access-Control-Expose-Headers for the
 // headers a client reads (ETag, Link, X-Request-Id, X-RateLimit-*,
-// Retry-After). A preflight (OPTIONS with Access-Control-Request-Method) to
+// Retry-After, Deprecation, Sunset). A preflight (OPTIONS with Access-Control-Request-Method) to
 // a /v1 path from an allowed origin is answered 204 with GET and HEAD, the
 // Authorization, If-None-Match and X-Request-Id request headers, and a
 // max age of ten minutes; from any other origin it is answered as today
@@ -33,7 +33,7 @@ func WithCORS(origins ...string) Option {
 
 // Headers of CORS.
 const (
-	corsExposed      = "ETag, Link, X-Request-Id, X-Sandbox, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After"
+	corsExposed      = "ETag, Link, X-Request-Id, X-Sandbox, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Deprecation, Sunset"
 	corsAllowHeaders = "Authorization, If-None-Match, X-Request-Id"
 )
 

@@ -1,6 +1,8 @@
 package statusapi
 
 import (
+	"time"
+
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -36,3 +38,13 @@ func RouteTable(st store.Store, opts ...Option) []RouteInfo {
 	}
 	return out
 }
+
+// WithDeprecation declares a deprecation for a test (deprecations.go):
+// nothing of v1 is deprecated, so only tests show the headers.
+func WithDeprecation(path, param, field string, since, sunset time.Time, notice string) Option {
+	return withDeprecation(deprecation{path: path, param: param, field: field, since: since, sunset: sunset, notice: notice})
+}
+
+// MarkDeprecatedTable marks the table of deprecations.go in doc, as the
+// served document does.
+func MarkDeprecatedTable(doc []byte) []byte { return markDeprecated(doc, deprecations) }

@@ -226,6 +226,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -289,7 +290,14 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	case lim == nil:
 		return config{}, errors.New("statusapi.New: nil ratelimit.Limiter")
 	}
-	return newConfig(opts)
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return cfg, err
+	}
+	if err := checkDeprecatedRoutes(newHandler(st, nil, nil, cfg).table(), cfg); err != nil {
+		return cfg, option.Errorf("statusapi", "deprecation", "%v", err)
+	}
+	return cfg, nil
 }
 
 // newHandler returns the handler of st, keys and lim under cfg, without
@@ -298,6 +306,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 // their options (WithWebhookEndpoints, WithRequestLog).
 func newHandler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, cfg config) *handler {
 	h := &handler{st: st, events: st, keys: keys, lim: lim, cfg: cfg}
+	h.docs.deprecations = cfg.deprecations
 	if cfg.cacheBytes > 0 {
 		h.cache = newResponseCache(cfg.cacheBytes)
 	}

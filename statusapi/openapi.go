@@ -31,8 +31,9 @@ const maxOpenAPIDocs = 64
 // openAPIDocs keeps the document encoded for each public URL it was
 // served under. The zero value is ready; it is safe for concurrent use.
 type openAPIDocs struct {
-	mu   sync.Mutex
-	docs map[string]*encoded
+	mu           sync.Mutex
+	docs         map[string]*encoded
+	deprecations []deprecation // marked in the document (deprecations.go)
 }
 
 // get returns the document whose servers name base, encoded.
@@ -45,7 +46,7 @@ func (d *openAPIDocs) get(base string) *encoded {
 	if d.docs == nil || len(d.docs) >= maxOpenAPIDocs {
 		d.docs = make(map[string]*encoded)
 	}
-	doc := withServer(openapi.JSON(), base)
+	doc := markDeprecated(withServer(openapi.JSON(), base), d.deprecations)
 	e := encode(func(w http.ResponseWriter) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(doc)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,8 @@ type config struct {
 	webhooks    store.WebhookEndpoints
 	webhooksSet bool
 	mcp         http.Handler // WithMCP's; nil: /v1/mcp is not served
+	// deprecations is the table of deprecations.go, and a test's own.
+	deprecations []deprecation
 
 	option.Check
 }
@@ -70,6 +73,8 @@ func defaultConfig() config {
 		timeout: DefaultTimeout,
 
 		cacheBytes: DefaultResponseCacheBytes,
+
+		deprecations: slices.Clone(deprecations),
 	}
 }
 
@@ -264,6 +269,11 @@ func (c *config) check() error {
 	}
 	if c.cacheBytes < 0 {
 		return refuse("WithResponseCache", "%d bytes is negative (WithoutResponseCache turns it off)", c.cacheBytes)
+	}
+	for _, d := range c.deprecations {
+		if err := d.check(); err != nil {
+			return refuse("deprecation", "%v", err)
+		}
 	}
 	if c.webhooksSet && c.webhooks == nil {
 		return refuse("WithWebhookEndpoints", "nil: nothing to serve /v1/webhook_endpoints and /v1/webhook_endpoints/{id}/deliveries from; leave the option out not to serve them")

@@ -69,7 +69,7 @@ func (rt route) exemptBecause(why string) route {
 func (h *handler) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, rt := range h.table() {
-		mux.HandleFunc("GET "+rt.path, rt.handler)
+		mux.HandleFunc("GET "+rt.path, deprecated(rt.path, h.cfg.deprecations, rt.handler))
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
 	h.mcpRoute(mux) // POST /v1/mcp with WithMCP (mcp.go)

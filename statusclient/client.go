@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clientstatus/clientstatus/option"
@@ -22,6 +23,7 @@ type Client struct {
 	base    string // the API root, ending in /v1, without a trailing slash
 	baseErr error  // set when the base URL is unusable: every call returns it
 	apiKey  string
+	warned  sync.Map // the routes whose deprecation was logged
 	config
 }
 
@@ -106,6 +108,7 @@ func get[T any](ctx context.Context, c *Client, r request) (envelope[T], *Respon
 			return out, nil, err
 		}
 		resp := newResponse(res)
+		c.warnDeprecated(r.path, resp)
 		switch {
 		case res.StatusCode == http.StatusNotModified:
 			closeBody(res)

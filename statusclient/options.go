@@ -2,6 +2,7 @@ package statusclient
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -37,6 +38,7 @@ type config struct {
 	maxAttempts int
 	maxWait     time.Duration
 	sleep       func(ctx context.Context, d time.Duration) error
+	logger      *slog.Logger
 	// check holds the first value refused: a named field, as Client
 	// embeds config and must not gain its methods.
 	check option.Check
@@ -57,6 +59,7 @@ func defaultConfig() config {
 		maxAttempts: DefaultMaxAttempts,
 		maxWait:     DefaultMaxWait,
 		sleep:       sleepCtx,
+		logger:      slog.Default(),
 	}
 }
 
@@ -122,5 +125,17 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 		if sleep != nil {
 			c.sleep = sleep
 		}
+	}
+}
+
+// WithLogger sets where the Client warns, once per route, that the API
+// deprecated what a request uses (see Response.Deprecation); never with the
+// key. nil means slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l == nil {
+			l = slog.Default()
+		}
+		c.logger = l
 	}
 }

@@ -44,6 +44,11 @@ type Response struct {
 
 	// RequestID is the X-Request-Id header: quote it to the operator.
 	RequestID string
+
+	// Deprecation is set when the request used something the API has
+	// deprecated (a route, a parameter, a field), nil otherwise. The
+	// Client also logs it, once per route (WithLogger).
+	Deprecation *Deprecation
 }
 
 // Rate is the rate-limit budget of the key's organization, from the
@@ -62,11 +67,12 @@ type Rate struct {
 // newResponse reads what a Response holds from res's status and headers.
 func newResponse(res *http.Response) *Response {
 	return &Response{
-		StatusCode: res.StatusCode,
-		Header:     res.Header,
-		Rate:       parseRate(res.Header),
-		ETag:       res.Header.Get("ETag"),
-		RequestID:  res.Header.Get("X-Request-Id"),
+		StatusCode:  res.StatusCode,
+		Header:      res.Header,
+		Rate:        parseRate(res.Header),
+		ETag:        res.Header.Get("ETag"),
+		RequestID:   res.Header.Get("X-Request-Id"),
+		Deprecation: parseDeprecation(res.Header),
 	}
 }
 

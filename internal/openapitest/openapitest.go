@@ -91,6 +91,16 @@ func New() *Validator {
 	return newValidator(doc)
 }
 
+// NewFromJSON returns a Validator of doc, an OpenAPI document such as the
+// one a handler serves, with nothing seen yet.
+func NewFromJSON(doc []byte) (*Validator, error) {
+	d, err := openapi3.NewLoader().LoadFromData(doc)
+	if err != nil {
+		return nil, err
+	}
+	return newValidator(d), nil
+}
+
 var load = sync.OnceValues(func() (*openapi3.T, error) {
 	return openapi3.NewLoader().LoadFromData(openapi.JSON())
 })

@@ -1,0 +1,42 @@
+// Command gen writes api/v1.txt, the record of the module's exported Go
+// API, from the code (go generate at the module's root). It refuses to drop
+// a recorded line unless CHANGELOG.md has a section of a new major version.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/clientstatus/clientstatus/internal/apirecord"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "apirecord:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	pkgs, err := apirecord.Packages(".")
+	if err != nil {
+		return err
+	}
+	current, err := apirecord.Record(".", pkgs)
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(apirecord.File)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	changelog, err := os.ReadFile("CHANGELOG.md")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := apirecord.Check(apirecord.Parse(old), current, string(changelog)); errors.Is(err, apirecord.ErrBreaking) && len(old) > 0 {
+		return err
+	}
+	return os.WriteFile(apirecord.File, apirecord.Format(current), 0o644)
+}
