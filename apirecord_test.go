@@ -28,6 +28,7 @@ import (
 	_ "github.com/clientstatus/clientstatus/sandbox"
 	_ "github.com/clientstatus/clientstatus/statusapi"
 	_ "github.com/clientstatus/clientstatus/statusclient"
+	_ "github.com/clientstatus/clientstatus/statusmcp"
 	_ "github.com/clientstatus/clientstatus/store"
 	_ "github.com/clientstatus/clientstatus/store/bunstore"
 	_ "github.com/clientstatus/clientstatus/store/storetest"
@@ -38,7 +39,7 @@ import (
 var recorded = []string{
 	"auth", "auth/authtest", "auth/jwtauth", "auth/redisinvalidate", "envelope", "files",
 	"openapi", "option", "otelstatus", "ratelimit", "ratelimit/ratelimittest",
-	"ratelimit/redislimit", "sandbox", "statusapi", "statusclient", "store",
+	"ratelimit/redislimit", "sandbox", "statusapi", "statusclient", "statusmcp", "store",
 	"store/bunstore", "store/storetest", "webhook",
 }
 
