@@ -328,7 +328,13 @@ func (s *Store) numberEvents(ctx context.Context, orgID string) error {
 		LastOrd  sql.NullInt64 `bun:"last_ord"`
 		Numbered int           `bun:"numbered"`
 	}
-	return s.db.NewRaw("SELECT n.last_ord, n.numbered FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row)
+	err := s.db.NewRaw("SELECT n.last_ord, n.numbered FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row)
+	if err != nil && ctx.Err() == nil {
+		// A connection that cannot number (read-only, or above READ
+		// COMMITTED: the error says which) fails every read alike.
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	return err
 }
 
 // LatestEvent returns the id of the organization's newest event (the

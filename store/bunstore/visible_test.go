@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -340,4 +342,34 @@ func interleave(t *testing.T, seed uint64, onPG bool, db *bun.DB, pg *bunstore.S
 	}
 	is.Equal(ids, seen) // the order read is the order kept
 	is.Equal(full.Total, len(seen))
+}
+
+// TestEventsNeedReadCommittedWriter: on a connection that cannot number
+// (read-only, or above READ COMMITTED), an event read fails with an error
+// that names why, rather than serving a feed that never moves.
+func TestEventsNeedReadCommittedWriter(t *testing.T) {
+	t.Parallel()
+	schema, dsn := newSchema(t)
+	rw, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rw.Close() })
+	is := is.New(t)
+	is.NoErr(bunstore.Migrate(ctx, rw))
+	st := bunstore.New(rw)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: "growth"}))
+	is.NoErr(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "P", Status: store.ProjectPlanned}))
+	for setting, says := range map[string]string{"default_transaction_read_only": "read-only", "default_transaction_isolation": "READ COMMITTED only"} {
+		value := "on"
+		if setting == "default_transaction_isolation" {
+			value = "serializable"
+		}
+		db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema, setting: value}))
+		is.NoErr(err)
+		t.Cleanup(func() { db.Close() })
+		_, err = bunstore.New(db).ListEvents(ctx, "org_a", store.EventQuery{Limit: 10})
+		is.True(errors.Is(err, store.ErrUnavailable)) // a failure, not an empty feed
+		is.True(strings.Contains(err.Error(), says))  // that says why
+	}
 }
