@@ -58,12 +58,13 @@ func run(args []string, out io.Writer) error {
 	pg := fs.String("pg", "", "PostgreSQL `URL`: measure the commit-to-event latency across two replicas instead")
 	writes := fs.Int("writes", 100, "with -pg: writes of each way (library writer, plain SQL)")
 	gap := fs.Duration("gap", 20*time.Millisecond, "with -pg: the pause after each write")
+	foreign := fs.Duration("foreign", 0, "with -pg: hold a transaction open in another database of the server this long while writing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx := context.Background()
 	if *pg != "" {
-		return runPostgres(ctx, *pg, *writes, *gap, out)
+		return runPostgres(ctx, *pg, *writes, *gap, *foreign, out)
 	}
 	mem := store.NewMemory()
 	var st store.Store = mem

@@ -77,7 +77,7 @@ func openReplica(ctx context.Context, dsn string) (*replica, error) {
 // plain SQL on A's pool, one at a time, gap apart. It reports, for each
 // way of writing, p50 and max of the time from the write's commit
 // returning to its event's frame read on B's stream.
-func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration, out io.Writer) error {
+func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.Duration, out io.Writer) error {
 	admin, err := bunstore.Open(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("-pg: %w", err)
@@ -164,18 +164,13 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 	}()
 	time.Sleep(500 * time.Millisecond) // the stream's headers and listener up
 
-	// probe notes when the event of a transaction becomes visible.
-	visible := map[string]time.Time{}
-	probe := func(id, xid string) {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			var past bool
-			if err := admin.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot()) > ?::xid8", xid).Scan(ctx, &past); err == nil && past {
-				mu.Lock()
-				visible[id] = time.Now()
-				mu.Unlock()
-				return
-			}
+	if foreign > 0 {
+		stop, err := holdForeign(ctx, admin, dsn, foreign)
+		if err != nil {
+			return err
 		}
+		defer stop()
+		fmt.Fprintf(out, "a transaction holding an id in another database of the server stays open for %v\n", foreign)
 	}
 	issued := time.Now().UTC().Truncate(time.Second)
 	ways := []struct {
@@ -187,9 +182,6 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 				Currency: "EUR", Total: 100, AmountDue: 100, IssuedAt: issued, DueAt: issued.AddDate(0, 1, 0)})
 		}},
 		{"plain SQL (replica A's pool)", func(id string) error {
-			// In a transaction that reads its id, so that a probe can
-			// tell when the event is visible: when no older
-			// transaction runs any more (the horizon).
 			tx, err := a.db.BeginTx(ctx, nil)
 			if err != nil {
 				return err
@@ -200,15 +192,7 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 			if err != nil {
 				return err
 			}
-			var xid string
-			if err := tx.NewRaw("SELECT pg_current_xact_id()::text").Scan(ctx, &xid); err != nil {
-				return err
-			}
-			if err := tx.Commit(); err != nil {
-				return err
-			}
-			go probe(id, xid)
-			return nil
+			return tx.Commit()
 		}},
 	}
 	fmt.Fprintf(out, "two replicas on PostgreSQL (schema %s), a stream open on B; %d writes each way, %v apart\n", schema, writes, gap)
@@ -240,14 +224,11 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-		var lat, horizon []time.Duration
+		var lat []time.Duration
 		mu.Lock()
 		for id, at := range committed {
 			if t, ok := arrived[id]; ok {
 				lat = append(lat, t.Sub(at))
-			}
-			if t, ok := visible[id]; ok {
-				horizon = append(horizon, max(0, t.Sub(at)))
 			}
 		}
 		mu.Unlock()
@@ -255,13 +236,66 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap time.Duration,
 			return fmt.Errorf("%s: %d of %d events reached the stream on B within 10 s", way.name, len(lat), writes)
 		}
 		slices.Sort(lat)
-		fmt.Fprintf(out, "%s: commit to event on B: min %v, p50 %v, p90 %v, max %v\n", way.name,
-			lat[0].Round(time.Microsecond), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*9/10].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
-		if len(horizon) > 0 {
-			slices.Sort(horizon)
-			fmt.Fprintf(out, "  of which waiting for the horizon (older transactions of the cluster still running; %d probed): p50 %v, p90 %v, max %v\n", len(horizon),
-				horizon[len(horizon)/2].Round(time.Microsecond), horizon[len(horizon)*9/10].Round(time.Microsecond), horizon[len(horizon)-1].Round(time.Microsecond))
-		}
+		fmt.Fprintf(out, "%s: commit to event on B: min %v, p50 %v, p90 %v, p99 %v, max %v\n", way.name,
+			lat[0].Round(time.Microsecond), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*9/10].Round(time.Microsecond),
+			lat[len(lat)*99/100].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
 	}
 	return nil
+}
+
+// holdForeign creates a database of its own on dsn's server and holds a
+// transaction with an id open there for d (or until stop): what stalled
+// every event when readers waited for the cluster's oldest transaction.
+func holdForeign(ctx context.Context, admin *bun.DB, dsn string, d time.Duration) (stop func(), err error) {
+	r := make([]byte, 6)
+	_, _ = rand.Read(r)
+	name := "clientstatus_foreign_" + hex.EncodeToString(r)
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET statement_timeout = 0"); err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE ?", bun.Ident(name)); err != nil {
+		return nil, err
+	}
+	drop := func() {
+		conn, err := admin.Conn(context.Background())
+		if err == nil {
+			_, _ = conn.ExecContext(context.Background(), "SET statement_timeout = 0")
+			_, _ = conn.ExecContext(context.Background(), "DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name))
+			_, _ = conn.ExecContext(context.Background(), "RESET statement_timeout")
+			conn.Close()
+		}
+	}
+	_, _ = conn.ExecContext(ctx, "RESET statement_timeout")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		drop()
+		return nil, err
+	}
+	u.Path = "/" + name
+	other, err := bunstore.Open(ctx, u.String())
+	if err != nil {
+		drop()
+		return nil, err
+	}
+	tx, err := other.BeginTx(ctx, nil)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, "SELECT pg_current_xact_id()")
+	}
+	if err != nil {
+		other.Close()
+		drop()
+		return nil, err
+	}
+	timer := time.AfterFunc(d, func() { _ = tx.Rollback() })
+	return func() {
+		timer.Stop()
+		_ = tx.Rollback()
+		other.Close()
+		drop()
+	}, nil
 }

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -20,12 +18,15 @@ import (
 // changes, which the triggers of the migration 20261001000002_events
 // write in each writer's transaction (see there for what makes a row).
 // A row is one event "{kind}.{action}" and, for a change of status, a
-// second one "{kind}.{status}". Readers see the rows whose transaction id
-// is below the oldest transaction still running, in (xid, seq) order:
-// that set is final, and a row that becomes visible later sorts after it,
-// however late its transaction commits. An event's id encodes its place:
-// "evt_", the xid and the seq in 16 hex digits each, and 0 for the row's
-// action or 1 for its status, so that ids sort as the feed does.
+// second one "{kind}.{status}". A row is an event once it is numbered:
+// clientstatus_number_events (migration 20261128000001_visible_order)
+// gives the committed rows their running counts (ord) in the order they
+// become visible, and the feed is the rows in ord order. Nothing but a
+// row's own transaction holds it back, and the numbered rows are a prefix
+// that only grows, so an order once read never changes. An event's id
+// names its row: "evt_", the xid and the seq in 16 hex digits each, and 0
+// for the row's action or 1 for its status; a cursor is resolved to its
+// row's ord.
 
 var _ store.Events = (*Store)(nil)
 
@@ -33,6 +34,7 @@ var _ store.Events = (*Store)(nil)
 // kept, the total, and an event (nulls when the page is empty).
 type eventRow struct {
 	Kept           bool           `bun:"kept"`
+	Ord            sql.NullInt64  `bun:"ord"`
 	Total          int            `bun:"total"`
 	XID            sql.NullString `bun:"xid"`
 	Seq            sql.NullInt64  `bun:"seq"`
@@ -46,15 +48,12 @@ type eventRow struct {
 	At             sql.NullTime   `bun:"at"`
 }
 
-// cursor is an event's place: its row's (xid, seq) and n.
+// cursor is an event's name: its row's (xid, seq) and n.
 type cursor struct {
 	xid uint64
 	seq int64
 	n   int
 }
-
-// before reports whether c's row comes before d's.
-func (c cursor) before(d cursor) bool { return c.xid < d.xid || c.xid == d.xid && c.seq < d.seq }
 
 func (c cursor) id() string { return fmt.Sprintf("evt_%016x%016x%d", c.xid, uint64(c.seq), c.n) }
 
@@ -71,24 +70,20 @@ func parseCursor(id string) (c cursor, ok bool) {
 	return cursor{xid: xid, seq: int64(seq), n: int(id[36] - '0')}, true
 }
 
-// horizon is the condition on a row of changes (alias c) of being
-// visible: its transaction is below every one still running.
-const horizon = "c.xid < pg_snapshot_xmin(pg_current_snapshot())"
-
 // ListEvents returns the organization's events after q.After (see
-// store.Events). An After that is not an event id, or names no visible
+// store.Events). An After that is not an event id, or names no numbered
 // row the organization keeps (pruned, or another organization's), wraps
 // store.ErrUnknownCursor; a cursor the query's filters skip is fine. A
 // limit below 1 wraps store.ErrInvalid.
 //
-// A page and its total cost about the same however many events the
-// organization keeps, for every key and type filter but a key restricted
-// to projects: the page is read through an index of each type (or kind)
-// it keeps, and the total from the running counts of the migration
-// 20261006000001_event_ordinals, which it first brings up to the horizon
-// (numberEvents). For a key restricted to projects (q.OnlyProjects), the
-// total counts the rows after After, and a page of a project with few
-// events reads past the others.
+// It first numbers what committed since the last numbering
+// (numberEvents). A page and its total cost about the same however many
+// events the organization keeps, for every key and type filter but a key
+// restricted to projects: the page is read through an index of each type
+// (or kind) it keeps, in ord order, and the total from the running
+// counts. For a key restricted to projects (q.OnlyProjects), the total
+// counts the rows after After, and a page of a project with few events
+// reads past the others.
 func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
 	if q.Limit < 1 {
 		return store.EventPage{}, fmt.Errorf("bunstore: %w event limit %d", store.ErrInvalid, q.Limit)
@@ -118,57 +113,42 @@ func (s *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	last, err := s.ords.recent(orgID)
-	if err != nil {
-		last, err = s.numberEvents(ctx, orgID)
+	if err := s.numberEvents(ctx, orgID); err != nil {
+		return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events: number events", err)
 	}
-	if err != nil && ctx.Err() != nil {
-		return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events", err)
-	}
-	if err != nil || q.OnlyProjects != nil {
-		last = cursor{} // counted from the first row: (0, 0) sorts before every row
-	}
-	e := eventSQL{s: s, org: orgID, from: from, last: last, projects: q.OnlyProjects}
-	// The statement: whether After is kept, the total, and the page.
-	e.add(`SELECT k.kept, k.total, p.* FROM (SELECT `)
-	if q.After == "" {
-		e.add(`true`)
-	} else {
-		e.add(`EXISTS (SELECT FROM ? AS c WHERE c.org_id = ? AND c.xid = ?::xid8 AND c.seq = ? AND (? = 0 OR c.status IS NOT NULL) AND `+horizon+`)`,
+	e := eventSQL{s: s, org: orgID, from: from, projects: q.OnlyProjects}
+	// The statement: After's row (f), whether it is kept, the total, and
+	// the page.
+	if q.After != "" {
+		e.add(`WITH f AS (SELECT c.ord FROM ? AS c WHERE c.org_id = ? AND c.xid = ?::xid8 AND c.seq = ? AND c.ord IS NOT NULL AND (? = 0 OR c.status IS NOT NULL)) `,
 			s.table("changes"), orgID, xidArg(from.xid), from.seq, from.n)
+		e.fromOrd = `(SELECT f.ord FROM f)`
+		e.add(`SELECT k.kept, k.total, p.* FROM (SELECT EXISTS (SELECT FROM f) AS kept, (0`)
+	} else {
+		e.fromOrd = `0`
+		e.add(`SELECT k.kept, k.total, p.* FROM (SELECT true AS kept, (0`)
 	}
-	e.add(` AS kept, (0`)
-	if last != (cursor{}) {
-		for _, st := range streams {
-			e.add(` + `)
+	for _, st := range streams {
+		e.add(` + `)
+		if q.OnlyProjects != nil {
+			e.add(`(SELECT count(*) FROM `)
+			e.rows(st)
+			e.add(`)`)
+		} else {
 			e.counted(st)
 		}
 	}
-	e.add(` + (SELECT count(*) FROM `)
-	// The rows after the newest numbered one, from After on: one bound,
-	// which the index scan starts from.
-	tail := cursor{xid: from.xid, seq: from.seq}
-	if next := (cursor{xid: last.xid, seq: last.seq + 1}); last != (cursor{}) && tail.before(next) {
-		tail = next
-	}
-	e.rows(nil, tail)
-	if len(q.Types) > 0 {
-		e.add(` AND v.type IN (?)`, bun.In(q.Types))
-	}
-	if q.OnlyKinds != nil {
-		e.add(` AND c.kind IN (?)`, bun.In(q.OnlyKinds))
-	}
-	e.add(`)) AS total) AS k LEFT JOIN (SELECT * FROM (`)
+	e.add(`) AS total) AS k LEFT JOIN (SELECT * FROM (`)
 	for i, st := range streams {
 		if i > 0 {
 			e.add(` UNION ALL `)
 		}
-		e.add(`(SELECT c.xid::text AS xid, c.seq, v.n, v.type, c.kind, c.item_id, c.project_id, c.thread_id,
+		e.add(`(SELECT c.ord, c.xid::text AS xid, c.seq, v.n, v.type, c.kind, c.item_id, c.project_id, c.thread_id,
 			CASE WHEN v.n = 1 THEN c.previous_status END AS previous_status, c.at FROM `)
-		e.rows(&st, cursor{xid: from.xid, seq: from.seq})
-		e.add(` ORDER BY c.xid, c.seq, v.n LIMIT ?)`, q.Limit)
+		e.rows(st)
+		e.add(` ORDER BY c.ord, v.n LIMIT ?)`, q.Limit)
 	}
-	e.add(`) AS u ORDER BY u.xid::xid8, u.seq, u.n LIMIT ?) AS p ON true ORDER BY p.xid::xid8, p.seq, p.n`, q.Limit)
+	e.add(`) AS u ORDER BY u.ord, u.n LIMIT ?) AS p ON true ORDER BY p.ord, p.n`, q.Limit)
 	var rows []eventRow
 	if err := s.db.NewRaw(e.sql.String(), e.args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return store.EventPage{}, failure(ctx, store.ErrUnavailable, "list events", err)
@@ -211,8 +191,8 @@ type eventStream struct {
 }
 
 // eventStreams returns the streams that together make the events q
-// keeps (but for OnlyProjects), each once; ok is false when none can
-// match.
+// keeps (but for OnlyProjects), each once, none sharing an event; ok is
+// false when none can match.
 func eventStreams(q store.EventQuery) (streams []eventStream, ok bool) {
 	if q.OnlyKinds != nil && len(q.OnlyKinds) == 0 || q.OnlyProjects != nil && len(q.OnlyProjects) == 0 {
 		return nil, false
@@ -250,7 +230,7 @@ type eventSQL struct {
 	s        *Store
 	org      string
 	from     cursor // After; n -1 when none
-	last     cursor // the newest numbered row; zero when none
+	fromOrd  string // the expression of After's row's ord: 0 when none
 	projects []string
 	sql      strings.Builder
 	args     []any
@@ -264,22 +244,18 @@ func (e *eventSQL) add(sql string, args ...any) {
 // xidArg is an xid as a query argument (cast ::xid8).
 func xidArg(xid uint64) string { return strconv.FormatUint(xid, 10) }
 
-// rows adds "changes AS c, its events v WHERE" the organization's visible
-// events after From, of st (nil: any), of the projects, in rows at or
-// after lower's (xid, seq).
-func (e *eventSQL) rows(st *eventStream, lower cursor) {
+// rows adds "changes AS c, its events v WHERE" the organization's events
+// after From, of st, of the projects.
+func (e *eventSQL) rows(st eventStream) {
 	e.add(`? AS c CROSS JOIN LATERAL (VALUES (0, c.kind || '.' || c.action), (1, c.kind || '.' || c.status)) AS v (n, type)
-		WHERE c.org_id = ? AND `+horizon+` AND (v.n = 0 OR c.status IS NOT NULL)`, e.s.table("changes"), e.org)
-	e.add(` AND (c.xid, c.seq) >= (?::xid8, ?) AND (c.xid, c.seq, v.n) > (?::xid8, ?, ?)`,
-		xidArg(lower.xid), lower.seq, xidArg(e.from.xid), e.from.seq, e.from.n)
-	if st != nil {
-		e.where("c", *st)
-		switch {
-		case st.action != "":
-			e.add(` AND v.n = 0`)
-		case st.status != "":
-			e.add(` AND v.n = 1`)
-		}
+		WHERE c.org_id = ? AND c.ord IS NOT NULL AND (v.n = 0 OR c.status IS NOT NULL)`, e.s.table("changes"), e.org)
+	e.add(` AND c.ord >= `+e.fromOrd+` AND (c.ord, v.n) > (`+e.fromOrd+`, ?)`, e.from.n)
+	e.where("c", st)
+	switch {
+	case st.action != "":
+		e.add(` AND v.n = 0`)
+	case st.status != "":
+		e.add(` AND v.n = 1`)
 	}
 	if e.projects != nil {
 		e.add(` AND c.project_id IN (?)`, bun.In(e.projects))
@@ -299,9 +275,9 @@ func (e *eventSQL) where(a string, st eventStream) {
 	}
 }
 
-// counted adds the count of st's events after From up to the newest
-// numbered row (Last): its running count there, less the one at From (or
-// before st's first row kept, with no From or none of st's before it).
+// counted adds the count of st's events after From: its running count at
+// its newest numbered row, less the one at From (or before st's first
+// row kept, with no From or none of st's at or before it).
 func (e *eventSQL) counted(st eventStream) {
 	col, k, second := "ord", "1 + (x.status IS NOT NULL)::int", "x.status IS NOT NULL"
 	switch {
@@ -312,104 +288,57 @@ func (e *eventSQL) counted(st eventStream) {
 	case st.kind != "":
 		col = "kind_ord"
 	}
-	one := func(sel string, selArgs []any, cond string, condArgs []any, order string) {
-		e.add(`(SELECT `+sel+` FROM ? AS x WHERE x.org_id = ?`, append(selArgs, e.s.table("changes"), e.org)...)
+	one := func(sel string, selArgs []any, cond string, order string) {
+		e.add(`(SELECT `+sel+` FROM ? AS x WHERE x.org_id = ? AND x.ord IS NOT NULL`, append(selArgs, e.s.table("changes"), e.org)...)
 		e.where("x", st)
-		e.add(cond+` ORDER BY x.xid `+order+`, x.seq `+order+` LIMIT 1)`, condArgs...)
+		e.add(cond + ` ORDER BY x.ord ` + order + ` LIMIT 1)`)
 	}
-	upToLast := []any{xidArg(e.last.xid), e.last.seq}
 	e.add(`coalesce(`)
-	one(`x.`+col, nil, ` AND (x.xid, x.seq) <= (?::xid8, ?)`, upToLast, `DESC`)
+	one(`x.`+col, nil, ``, `DESC`)
 	e.add(` - coalesce(`)
 	if e.from.n >= 0 {
 		// The running count at From's row, less its second event when
 		// that is st's and after From.
-		one(`x.`+col+` - CASE WHEN (x.xid, x.seq) = (?::xid8, ?) AND ? = 0 AND `+second+` THEN 1 ELSE 0 END`,
-			[]any{xidArg(e.from.xid), e.from.seq, e.from.n},
-			` AND (x.xid, x.seq) <= (?::xid8, ?) AND (x.xid, x.seq) <= (?::xid8, ?)`,
-			append([]any{xidArg(e.from.xid), e.from.seq}, upToLast...), `DESC`)
+		one(`x.`+col+` - CASE WHEN x.ord = `+e.fromOrd+` AND ? = 0 AND `+second+` THEN 1 ELSE 0 END`,
+			[]any{e.from.n}, ` AND x.ord <= `+e.fromOrd, `DESC`)
 		e.add(`, `)
 	}
-	one(`x.`+col+` - (`+k+`)`, nil, ``, nil, `ASC`)
+	one(`x.`+col+` - (`+k+`)`, nil, ``, `ASC`)
 	e.add(`), 0)`)
 }
 
 // numberBatch is the most rows one call of numberEvents numbers: a few
 // milliseconds of work, so that a read after a burst of writes is not
-// held; the reads after it go on.
+// held; the function wakes the watchers when it leaves rows for the next.
 const numberBatch = 5000
 
-// numberEvents brings the running counts of the organization's events up
-// to the horizon, unless another transaction is doing it (see the
-// migration 20261006000001_event_ordinals), and returns the newest
-// numbered row (zero when none is).
+// numberEvents numbers the organization's rows that committed before it
+// was called (clientstatus_number_events of the migration
+// 20261128000001_visible_order), waiting, within ctx, for a numbering
+// another transaction is doing; with nothing to number it takes no lock.
 //
-// A Store numbers each organization at most every numberEvery: a read
-// in between counts the rows after the newest numbered row it saw last
-// (which stays numbered), a few, and saves a round trip.
-func (s *Store) numberEvents(ctx context.Context, orgID string) (cursor, error) {
+// In a caller's transaction (WithTx) it numbers nothing: the lock would
+// be held until that transaction ends, and every other reader wait for
+// it. There, a read sees what other reads numbered.
+func (s *Store) numberEvents(ctx context.Context, orgID string) error {
+	if _, inTx := s.db.(bun.Tx); inTx {
+		return nil
+	}
 	var row struct {
-		XID  sql.NullString `bun:"last_xid"`
-		Seq  sql.NullInt64  `bun:"last_seq"`
-		Took bool           `bun:"took"`
+		LastOrd  sql.NullInt64 `bun:"last_ord"`
+		Numbered int           `bun:"numbered"`
 	}
-	if err := s.db.NewRaw("SELECT n.last_xid::text AS last_xid, n.last_seq, n.took FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row); err != nil {
-		return cursor{}, err
+	err := s.db.NewRaw("SELECT n.last_ord, n.numbered FROM ?(?, ?) AS n", s.table("clientstatus_number_events"), orgID, numberBatch).Scan(ctx, &row)
+	if err != nil && ctx.Err() == nil {
+		// A connection that cannot number (read-only, or above READ
+		// COMMITTED: the error says which) fails every read alike.
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
-	var last cursor
-	if row.XID.Valid {
-		xid, err := strconv.ParseUint(row.XID.String, 10, 64)
-		if err != nil {
-			return cursor{}, fmt.Errorf("xid %q: %w", row.XID.String, err)
-		}
-		last = cursor{xid: xid, seq: row.Seq.Int64}
-	}
-	if row.Took {
-		s.ords.set(orgID, last)
-	}
-	return last, nil
+	return err
 }
 
-// numberEvery is how often, at most, a Store numbers an organization's
-// events (numberEvents).
-const numberEvery = 100 * time.Millisecond
-
-// numberings remembers, for each organization, the newest numbered row
-// a Store saw when it last numbered, and when.
-type numberings struct {
-	mu   sync.Mutex
-	orgs map[string]numbering
-}
-
-type numbering struct {
-	last cursor
-	at   time.Time
-}
-
-// errStale is numberings.recent's answer when an organization is due.
-var errStale = errors.New("not numbered lately")
-
-// recent returns the newest numbered row of the organization when this
-// Store numbered it less than numberEvery ago, else errStale.
-func (n *numberings) recent(org string) (cursor, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if v, ok := n.orgs[org]; ok && time.Since(v.at) < numberEvery {
-		return v.last, nil
-	}
-	return cursor{}, errStale
-}
-
-func (n *numberings) set(org string, last cursor) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.orgs == nil {
-		n.orgs = make(map[string]numbering)
-	}
-	n.orgs[org] = numbering{last: last, at: time.Now()}
-}
-
-// LatestEvent returns the id of the organization's newest visible event,
+// LatestEvent returns the id of the organization's newest event (the
+// numbered row with the largest ord, after numbering what committed),
 // "" when it has none.
 func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	if !storable(orgID) {
@@ -417,13 +346,16 @@ func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
+	if err := s.numberEvents(ctx, orgID); err != nil {
+		return "", failure(ctx, store.ErrUnavailable, "latest event: number events", err)
+	}
 	var row struct {
 		XID    string `bun:"xid"`
 		Seq    int64  `bun:"seq"`
 		Status bool   `bun:"status"`
 	}
-	err := s.db.NewRaw("SELECT c.xid::text AS xid, c.seq, c.status IS NOT NULL AS status FROM ? AS c WHERE c.org_id = ? AND "+horizon+
-		" ORDER BY c.xid DESC, c.seq DESC LIMIT 1", s.table("changes"), orgID).Scan(ctx, &row)
+	err := s.db.NewRaw("SELECT c.xid::text AS xid, c.seq, c.status IS NOT NULL AS status FROM ? AS c WHERE c.org_id = ? AND c.ord IS NOT NULL"+
+		" ORDER BY c.ord DESC LIMIT 1", s.table("changes"), orgID).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -445,11 +377,10 @@ func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 // have become visible (see store.Events): by the NOTIFY that the
 // migration's trigger sends when a writing transaction commits, from any
 // process, received on the Store's listening connection (see Subscribe),
-// which it holds while anything watches or subscribes. Each time that
-// connection comes up, every watcher is woken, as notifications may have
-// been missed. A wake-up may come before the events are visible (an older
-// transaction still runs): the reader lists again later, as
-// store.Events says. The channel is closed when ctx is done.
+// which it holds while anything watches or subscribes (a numbering that
+// leaves rows for the next sends one too). Each time that connection
+// comes up, every watcher is woken, as notifications may have been
+// missed. The channel is closed when ctx is done.
 func (s *Store) WatchEvents(ctx context.Context, orgID string) <-chan struct{} {
 	return s.notify.watchEvents(ctx, orgID)
 }

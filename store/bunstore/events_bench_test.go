@@ -40,7 +40,6 @@ func eventBenchSeed(b *testing.B, n int) (*bunstore.Store, *bun.DB) {
 			b.Fatal(err)
 		}
 	}
-	reader := settled{st, db}
 	events, was := invoices, store.InvoiceDraft
 	for round := 1; events < n; round++ {
 		status := store.InvoiceStatuses[(round/2)%len(store.InvoiceStatuses)]
@@ -53,7 +52,6 @@ func eventBenchSeed(b *testing.B, n int) (*bunstore.Store, *bun.DB) {
 		}
 		was = status
 	}
-	reader.settle(ctx)
 	return st, db
 }
 

@@ -111,8 +111,7 @@ type Store struct {
 	// statements are the texts of the reads prepared on pgx
 	// (prepared.go).
 	statements *statements
-	ords       *numberings // when the events were last numbered (events.go)
-	batches    *batches    // the hot reads, coalesced (batch.go)
+	batches    *batches // the hot reads, coalesced (batch.go)
 }
 
 var (
@@ -198,7 +197,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	s := &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, ords: &numberings{}}
+	s := &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}}
 	s.batches = newBatches(s)
 	return s
 }
