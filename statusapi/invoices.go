@@ -81,10 +81,29 @@ func invoiceRoutes(h *handler) []route {
 					ProjectID:    q.ProjectID,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
-		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)),
-		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document"),
-		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go"),
+			}).describe(operation{
+			id: "listInvoices", tag: "Invoices",
+			summary:     "List invoices",
+			description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",
+		}),
+		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)).describe(operation{
+			id: "getInvoice", tag: "Invoices",
+			summary:     "Get an invoice",
+			description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
+		}),
+		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").describe(operation{
+			id: "getInvoiceDocument", tag: "Invoices",
+			summary:     "Get a link to an invoice document",
+			description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
+			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
+		}),
+		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go").describe(operation{
+			id: "getInvoiceDocumentFile", tag: "Invoices",
+			summary:     "Fetch an invoice document through a signed link",
+			description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}),
 	}
 }
 

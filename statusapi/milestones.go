@@ -65,7 +65,15 @@ func milestoneRoutes(h *handler) []route {
 					UpdatedSince: q.UpdatedSince,
 					Status:       store.MilestoneStatus(q.Status),
 				})
-			}),
-		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)),
+			}).describe(operation{
+			id: "listMilestones", tag: "Projects",
+			summary:     "List a project's milestones",
+			description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
+		}),
+		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)).describe(operation{
+			id: "getMilestone", tag: "Projects",
+			summary:     "Get a milestone",
+			description: "One milestone of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
+		}),
 	}
 }

@@ -51,13 +51,21 @@ func projectRoutes(h *handler) []route {
 					Status:       store.ProjectStatus(q.Status),
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
+			}).describe(operation{
+			id: "listProjects", tag: "Projects",
+			summary:     "List projects",
+			description: "The organization's projects, ordered by `startedAt` descending (not started last), then `id`. A restricted key needs the scope `projects:read`.",
+		}),
 		// A project the key may not see is 404 without reading the store.
 		projects.itemRoute(h, "/v1/projects/{id}", "/v1/projects/p1", func(ctx context.Context, c caller, id string) (store.Project, error) {
 			if err := c.sees(id); err != nil {
 				return store.Project{}, err
 			}
 			return h.st.GetProject(ctx, c.Org.ID, id)
+		}).describe(operation{
+			id: "getProject", tag: "Projects",
+			summary:     "Get a project",
+			description: "One project of the organization. An id of another organization answers 404, as one that does not exist. A restricted key needs the scope `projects:read`.",
 		}),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
@@ -105,6 +106,7 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 	}
 	rt := h.cachedRoute(path, res.scope, res.list(h, spec, read), example)
 	rt.list = &spec
+	rt.resource = res.name()
 	return rt
 }
 
@@ -112,7 +114,16 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 // read: cached and needing the resource's scope; example is its request
 // in the tests (see route).
 func (res resource[T, W]) itemRoute(h *handler, path, example string, read itemRead[T]) route {
-	return h.cachedRoute(path, res.scope, res.get(h, read), example)
+	rt := h.cachedRoute(path, res.scope, res.get(h, read), example)
+	rt.resource, rt.expand = res.name(), res.projectOf != nil
+	return rt
+}
+
+// name is the resource's name in the OpenAPI document: its kind,
+// capitalized ("Milestone"), which names its schemas and responses.
+func (res resource[T, W]) name() string {
+	k := string(res.kind)
+	return strings.ToUpper(k[:1]) + k[1:]
 }
 
 // list is the route function of a list of the resource, as listRoute

@@ -1,0 +1,4849 @@
+// Code generated once from the hand-kept document; now kept here.
+
+package openapigen
+
+var info = O(
+	"title", "Client Project Status API",
+	"version", "1.0.0",
+	"description", "A read-only JSON API through which clients on an active retainer read their projects, milestones, deliverables and invoices. The data a key can see is that of the organization that owns the key.\n\nConventions:\n\n- Every route answers `GET` and `HEAD`; `HEAD` gives the same status and headers as `GET` and no body, and is documented as its own operation (`listProjectsHead` beside `listProjects`), with responses that have no body. Any other method answers 405 `METHOD_NOT_ALLOWED` with `Allow: GET, HEAD` (the response `MethodNotAllowed` in the components); an unknown path under `/v1` answers 404 `NOT_FOUND`.\n- Every body is JSON (`application/json; charset=utf-8`) in an envelope: `{\"data\": ...}`, `{\"data\": [...], \"meta\": {...}}` or `{\"error\": {...}}`. The signed file route serves the file itself.\n- Every item of a type has the same keys: absent values are `null`, never omitted. Timestamps are RFC 3339 in UTC, to the second. Money is integer minor units with an ISO 4217 `currency`.\n- List routes take `page`, `limit`, `status`, `updatedSince` and, for deliverables and invoices, `projectId`. Any other query parameter, a repeated or empty one, or a bad value answers 400 `INVALID_PARAMETER` naming it.\n- Rate limits are per organization and plan: starter 60 and growth 300 requests a minute, enterprise unlimited. Limited responses carry `X-RateLimit-*` and `RateLimit*` headers; a refused request is 429 `RATE_LIMITED` with `Retry-After`. `GET /v1/rate_limit` reads the budget without spending it.\n- Restricted keys: a key may be limited to some scopes (`projects:read`, `deliverables:read`, `invoices:read`, `threads:read`, `webhooks:read`, `logs:read`; each operation's `x-scope` names the one it needs) and to some projects. A route outside its scopes answers 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"...\"`; an item outside its projects answers 404 as another organization's id, and lists, totals and deletions hold only what it may see (never a retainer invoice).\n- Sandbox keys (`csk_test_...`) read a sandbox copy of their organization: demo data that changes by itself, never mixed with live data; every route behaves the same, and answers to them carry `X-Sandbox: true`.\n- Every response carries `X-Request-Id`.",
+)
+
+var servers = A(
+	O(
+		"url", "{baseUrl}",
+		"description", "Where the handler is mounted: the portal's origin plus its prefix, without `/v1`.",
+		"variables", O(
+			"baseUrl", O(
+				"default", "http://localhost:8080",
+				"description", "For example `https://portal.example.com/api` when the handler is mounted under `/api`.",
+			),
+		),
+	),
+)
+
+var tags = A(
+	O(
+		"name", "Projects",
+		"description", "Projects and their milestones.",
+	),
+	O(
+		"name", "Deliverables",
+		"description", "Deliverables and their files.",
+	),
+	O(
+		"name", "Invoices",
+		"description", "Invoices.",
+	),
+	O(
+		"name", "Threads",
+		"description", "The conversation between the agency and the client: threads, their messages and attachments. Internal notes of the agency are never shown.",
+	),
+	O(
+		"name", "Meta",
+		"description", "This document.",
+	),
+	O(
+		"name", "Sync",
+		"description", "Keeping a copy in sync by polling: `updatedSince` on every list, and the deletions feed.",
+	),
+	O(
+		"name", "Events",
+		"description", "What changed, as a feed to resume from and a live stream (Server-Sent Events).",
+	),
+	O(
+		"name", "Webhooks",
+		"description", "The organization's webhook endpoints, which the agency registers, and their deliveries.",
+	),
+	O(
+		"name", "Logs",
+		"description", "The organization's own requests of the last 7 days.",
+	),
+)
+
+var securitySchemes = O(
+	"bearerAuth", O(
+		"type", "http",
+		"scheme", "bearer",
+		"description", "`Authorization: Bearer <API_KEY>`. Keys are created in the client portal and belong to one organization; the scheme is case-insensitive.",
+	),
+)
+
+var headers = O(
+	"X-Request-Id", O(
+		"description", "The request id: the client's own `X-Request-Id` when it sent a sane one, else one the server made. Quote it to the operator.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^[A-Za-z0-9._:-]{1,128}$",
+		),
+		"required", true,
+	),
+	"X-Sandbox", O(
+		"description", "`true` on every answer to a sandbox key (`csk_test_...`), which reads its organization's sandbox, never its live data; absent for live keys.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"true",
+			),
+		),
+	),
+	"X-RateLimit-Limit", O(
+		"description", "Requests the organization's plan allows per window. Present on rate-limited plans (starter, growth); enterprise responses carry no rate-limit headers.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 0,
+		),
+	),
+	"X-RateLimit-Remaining", O(
+		"description", "Requests left in the current window.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 0,
+		),
+	),
+	"X-RateLimit-Reset", O(
+		"description", "When the current window ends, in Unix seconds.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 0,
+		),
+	),
+	"RateLimit-Policy", O(
+		"description", "The plan's quota and window in seconds, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";q=60;w=60`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"RateLimit", O(
+		"description", "Requests left and seconds until the window ends, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";r=59;t=42`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Retry-After", O(
+		"description", "Seconds to wait before retrying.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 1,
+		),
+		"required", true,
+	),
+	"ETag", O(
+		"description", "Entity tag of the representation; send it back in `If-None-Match` to get 304 when nothing changed.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Link", O(
+		"description", "RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the list, each keeping the request's filters and limit; `prev` and `next` only where such a page exists.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Cache-Control", O(
+		"description", "`private, no-cache` on successful JSON responses: a client's own cache may keep them but must revalidate each use, a shared cache never stores them. `no-store` on errors, download links and files. On the reference page `no-cache`, on its script `public, max-age=86400`: both are the same for every caller.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Vary", O(
+		"description", "`Authorization`: the representation depends on the caller's key.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Accept-Ranges", O(
+		"description", "`bytes` when the file can be served in ranges (`Range` requests).",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Last-Modified", O(
+		"description", "When the file last changed, when its source knows.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Content-Range", O(
+		"description", "The one range served, as `bytes 4-14/1234`. Absent from a `multipart/byteranges` answer to several ranges, whose parts carry their own.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^bytes [0-9]+-[0-9]+/[0-9]+$",
+		),
+	),
+	"Content-Range-Unsatisfied", O(
+		"description", "`bytes */<size>`: the file's size, which the `Range` does not fit.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^bytes \\*/[0-9]+$",
+		),
+		"required", true,
+	),
+	"X-Content-Type-Options", O(
+		"description", "Always `nosniff`.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"nosniff",
+			),
+		),
+	),
+	"Content-Security-Policy", O(
+		"description", "The reference page's policy: scripts, styles, images, fonts and connections from the handler's own origin only (plus inline styles, `data:` images and fonts, and a `blob:` web worker, which the renderer uses); no plugin, no `<base>`, no form, and no framing by another page. For example `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"WWW-Authenticate", O(
+		"description", "The authentication scheme to use: `Bearer`.",
+		"schema", O(
+			"type", "string",
+		),
+		"required", true,
+	),
+	"Allow", O(
+		"description", "The methods every route supports: `GET, HEAD`.",
+		"schema", O(
+			"type", "string",
+		),
+		"required", true,
+	),
+	"Content-Disposition", O(
+		"description", "`attachment` with the deliverable's file name.",
+		"schema", O(
+			"type", "string",
+		),
+		"required", true,
+	),
+	"WWW-Authenticate-Scope", O(
+		"description", "On `INSUFFICIENT_SCOPE` only: the scope the route needs, as RFC 6750 says, `Bearer error=\"insufficient_scope\", scope=\"invoices:read\"`.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^Bearer error=\"insufficient_scope\", scope=\"[a-z]+:read\"$",
+		),
+	),
+	"X-Accel-Buffering", O(
+		"description", "`no` on the live stream (`text/event-stream`), so that a proxy such as nginx does not buffer it.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"no",
+			),
+		),
+	),
+)
+
+var parameters = O(
+	"Id", O(
+		"name", "id",
+		"in", "path",
+		"required", true,
+		"description", "Opaque identifier.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"Page", O(
+		"name", "page",
+		"in", "query",
+		"description", "Page number, from 1. A page past the end is 200 with `data: []` and the true total.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 1,
+			"default", 1,
+		),
+	),
+	"Limit", O(
+		"name", "limit",
+		"in", "query",
+		"description", "Items per page. Over 100 is rejected (400), not clamped.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 1,
+			"maximum", 100,
+			"default", 20,
+		),
+	),
+	"ProjectStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only projects in this state (case-sensitive). No filter when absent.",
+		"schema", O(
+			"$ref", "#/components/schemas/ProjectStatus",
+		),
+	),
+	"MilestoneStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only milestones in this state (case-sensitive). No filter when absent.",
+		"schema", O(
+			"$ref", "#/components/schemas/MilestoneStatus",
+		),
+	),
+	"DeliverableStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only deliverables in this state (case-sensitive). No filter when absent.",
+		"schema", O(
+			"$ref", "#/components/schemas/DeliverableStatus",
+		),
+	),
+	"InvoiceStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only invoices in this state (case-sensitive). No filter when absent.",
+		"schema", O(
+			"$ref", "#/components/schemas/InvoiceStatus",
+		),
+	),
+	"ProjectId", O(
+		"name", "projectId",
+		"in", "query",
+		"description", "Only items of this project. An unknown id gives 200 with an empty page.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"IfNoneMatch", O(
+		"name", "If-None-Match",
+		"in", "header",
+		"description", "An `ETag` from an earlier response: 304 with no body when the representation has not changed.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"RequestId", O(
+		"name", "X-Request-Id",
+		"in", "header",
+		"description", "The client's own request id, echoed in the response when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`; otherwise the server makes one.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Range", O(
+		"name", "Range",
+		"in", "header",
+		"description", "A byte range of the file (RFC 9110), answered 206, or 416 when it cannot be served.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"IfRange", O(
+		"name", "If-Range",
+		"in", "header",
+		"description", "Serve the `Range` only if the file is unchanged (RFC 9110).",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"IfMatch", O(
+		"name", "If-Match",
+		"in", "header",
+		"description", "A precondition (RFC 9110); the file route sends no `ETag`, so only `*` holds.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"IfModifiedSince", O(
+		"name", "If-Modified-Since",
+		"in", "header",
+		"description", "304 when the file has not changed since (RFC 9110); needs a `Last-Modified`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"IfUnmodifiedSince", O(
+		"name", "If-Unmodified-Since",
+		"in", "header",
+		"description", "412 when the file has changed since (RFC 9110); needs a `Last-Modified`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"FileIfNoneMatch", O(
+		"name", "If-None-Match",
+		"in", "header",
+		"description", "A condition (RFC 9110); the file route sends no `ETag`, so only `*` matches, answered 304.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Org", O(
+		"name", "org",
+		"in", "query",
+		"required", true,
+		"description", "The organization the link was made for.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"Expires", O(
+		"name", "expires",
+		"in", "query",
+		"required", true,
+		"description", "When the link expires, in Unix seconds.",
+		"schema", O(
+			"type", "integer",
+			"format", "int64",
+		),
+	),
+	"Signature", O(
+		"name", "signature",
+		"in", "query",
+		"required", true,
+		"description", "The link's signature.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"UpdatedSince", O(
+		"name", "updatedSince",
+		"in", "query",
+		"description", "Only items whose `updatedAt` is at or after this time (inclusive), in the contract's format (`2026-03-01T09:00:00Z`); the list is then ordered by `updatedAt` ascending, then `id`, and `meta.total` counts those items, and `meta.syncedThrough` says from when to ask next (see `Meta`). It combines with the other filters.",
+		"schema", O(
+			"type", "string",
+			"format", "date-time",
+			"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+		),
+	),
+	"Since", O(
+		"name", "since",
+		"in", "query",
+		"required", true,
+		"description", "Required: list what disappeared at or after this time (inclusive), in the contract's format. Use the largest `deletedAt` (or `updatedAt`) you have seen. A time older than the records kept (at least 30 days; for an in-memory store, before it started) answers 400 `INVALID_PARAMETER` naming `since`: resync in full.",
+		"schema", O(
+			"type", "string",
+			"format", "date-time",
+			"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+		),
+	),
+	"DeletionType", O(
+		"name", "type",
+		"in", "query",
+		"description", "Only records of this kind. No filter when absent.",
+		"schema", O(
+			"$ref", "#/components/schemas/DeletionType",
+		),
+	),
+	"ThreadStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only threads in this state (case-sensitive). No filter when absent.",
+		"schema", O(
+			"$ref", "#/components/schemas/ThreadStatus",
+		),
+	),
+	"ThreadId", O(
+		"name", "threadId",
+		"in", "query",
+		"description", "Only messages of this thread. An unknown id gives 200 with an empty page.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"After", O(
+		"name", "after",
+		"in", "query",
+		"description", "The id of the last event you handled: the events after it. Absent: from the oldest event kept (for the stream: only new events). An id that is unknown or older than the events kept (at least 30 days) answers 400 `INVALID_PARAMETER` naming `after`: resync in full, then resume from the newest event.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"EventTypes", O(
+		"name", "type",
+		"in", "query",
+		"description", "Only events of these types, as a comma-separated list (`invoice.paid,deliverable.in_review`). Each must be a valid type (see `EventTypeName`), else 400 naming `type`. No filter when absent.",
+		"style", "form",
+		"explode", false,
+		"schema", O(
+			"type", "array",
+			"minItems", 1,
+			"items", O(
+				"$ref", "#/components/schemas/EventTypeName",
+			),
+		),
+	),
+	"LastEventId", O(
+		"name", "Last-Event-ID",
+		"in", "header",
+		"description", "For the stream (`Accept: text/event-stream`): the id of the last event received, as a reconnecting Server-Sent Events client sends it. It wins over `after`.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
+	"AcceptEvents", O(
+		"name", "Accept",
+		"in", "header",
+		"description", "`text/event-stream` for the live stream; anything else (or none) for the JSON feed.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Expand", O(
+		"name", "expand",
+		"in", "query",
+		"required", false,
+		"description", "`project` embeds each item's project as `project`: `{\"id\", \"name\", \"status\"}`, or `null` for an item of no project or of one the key may not see (a key without `projects:read`, or restricted to other projects, sees none). The projects of a page are read at once. Without it the item has no `project` key. Any other value is 400 `INVALID_PARAMETER`.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"project",
+			),
+		),
+	),
+	"RequestLogStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only requests answered with this status (`404`), or with a status of this class (`4xx`, `5xx`). No filter when absent; anything else answers 400 `INVALID_PARAMETER` naming `status`.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^([1-5][0-9]{2}|4xx|5xx)$",
+		),
+		"examples", O(
+			"status", O(
+				"value", "404",
+			),
+			"class", O(
+				"value", "4xx",
+			),
+		),
+	),
+)
+
+var responses = O(
+	"ProjectListResponse", O(
+		"description", "One page of projects, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/ProjectList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "prj_acme_1",
+							"name", "Website relaunch",
+							"status", "in_progress",
+							"startedAt", "2026-01-12T09:00:00Z",
+							"dueAt", "2026-04-30T17:00:00Z",
+							"updatedAt", "2026-02-27T15:42:10Z",
+						),
+						O(
+							"id", "prj_acme_2",
+							"name", "Spring catalogue",
+							"status", "planned",
+							"startedAt", nil,
+							"dueAt", nil,
+							"updatedAt", "2026-02-20T11:05:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 2,
+					),
+				),
+			),
+		),
+	),
+	"MilestoneListResponse", O(
+		"description", "One page of milestones, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/MilestoneList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "ms_acme_1_2",
+							"projectId", "prj_acme_1",
+							"name", "Design sign-off",
+							"status", "completed",
+							"dueAt", "2026-02-13T17:00:00Z",
+							"completedAt", "2026-02-12T16:20:00Z",
+							"updatedAt", "2026-02-12T16:20:00Z",
+						),
+						O(
+							"id", "ms_acme_1_3",
+							"projectId", "prj_acme_1",
+							"name", "Content migration",
+							"status", "in_progress",
+							"dueAt", "2026-03-20T17:00:00Z",
+							"completedAt", nil,
+							"updatedAt", "2026-02-20T10:00:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 2,
+					),
+				),
+			),
+		),
+	),
+	"DeliverableListResponse", O(
+		"description", "One page of deliverables, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/DeliverableList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "dlv_acme_1_3",
+							"projectId", "prj_acme_1",
+							"name", "Website relaunch: final build",
+							"status", "pending",
+							"fileName", nil,
+							"contentType", nil,
+							"sizeBytes", nil,
+							"createdAt", "2026-02-26T09:00:00Z",
+							"updatedAt", "2026-02-26T09:00:00Z",
+						),
+						O(
+							"id", "dlv_acme_1_2",
+							"projectId", "prj_acme_1",
+							"name", "Website relaunch: prototype",
+							"status", "in_review",
+							"fileName", "prototype-v3.pdf",
+							"contentType", "application/pdf",
+							"sizeBytes", 4718592,
+							"createdAt", "2026-02-24T10:15:00Z",
+							"updatedAt", "2026-02-25T08:30:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 2,
+					),
+				),
+			),
+		),
+	),
+	"InvoiceListResponse", O(
+		"description", "One page of invoices, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/InvoiceList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "inv_acme_007",
+							"number", "INV-2026-007",
+							"projectId", "prj_acme_1",
+							"status", "open",
+							"currency", "EUR",
+							"total", 480000,
+							"amountDue", 240000,
+							"issuedAt", "2026-02-28T00:00:00Z",
+							"dueAt", "2026-03-30T00:00:00Z",
+							"paidAt", nil,
+							"documentAvailable", true,
+							"updatedAt", "2026-02-28T00:00:00Z",
+						),
+						O(
+							"id", "inv_acme_006",
+							"number", "INV-2026-006",
+							"projectId", nil,
+							"status", "paid",
+							"currency", "EUR",
+							"total", 150000,
+							"amountDue", 0,
+							"issuedAt", "2026-02-01T00:00:00Z",
+							"dueAt", "2026-03-03T00:00:00Z",
+							"paidAt", "2026-02-10T14:03:22Z",
+							"documentAvailable", true,
+							"updatedAt", "2026-02-10T14:03:22Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 2,
+					),
+				),
+			),
+		),
+	),
+	"ProjectResponse", O(
+		"description", "The project.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/ProjectEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"id", "prj_acme_1",
+						"name", "Website relaunch",
+						"status", "in_progress",
+						"startedAt", "2026-01-12T09:00:00Z",
+						"dueAt", "2026-04-30T17:00:00Z",
+						"updatedAt", "2026-02-27T15:42:10Z",
+					),
+				),
+			),
+		),
+	),
+	"DownloadLinkResponse", O(
+		"description", "A signed link to the deliverable's file, valid for 15 minutes. Never cached (`Cache-Control: no-store`): the link is a credential.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/DownloadLinkEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"url", "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0",
+						"expiresAt", "2026-03-01T09:15:00Z",
+					),
+				),
+			),
+		),
+	),
+	"NotModified", O(
+		"description", "Nothing changed since the `ETag` sent in `If-None-Match`. No body.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+	),
+	"BadRequest", O(
+		"description", "INVALID_PARAMETER: a query parameter is unknown, repeated, empty, malformed or out of range; `error.param` names it.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "INVALID_PARAMETER",
+						"message", "status must be one of planned, in_progress, on_hold, completed, cancelled",
+						"param", "status",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"Unauthorized", O(
+		"description", "UNAUTHORIZED: no `Authorization` header, not `Bearer <key>`, or an unknown, revoked or expired key. Counts against no rate limit.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"WWW-Authenticate", O(
+				"$ref", "#/components/headers/WWW-Authenticate",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "UNAUTHORIZED",
+						"message", "the API key is invalid, revoked or expired",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"Forbidden", O(
+		"description", "FORBIDDEN: the key is valid but its account has no active retainer or API access is disabled, or the key is restricted and this server cannot enforce restrictions. INSUFFICIENT_SCOPE: the key is restricted to scopes that do not include the route's (see the operation's `x-scope`), named in `WWW-Authenticate`. Counts against no rate limit.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"WWW-Authenticate", O(
+				"$ref", "#/components/headers/WWW-Authenticate-Scope",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "FORBIDDEN",
+						"message", "API access needs an active retainer and API access enabled on the account; contact the service operator",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"NotFound", O(
+		"description", "NOT_FOUND: no such item for this organization (an id of another organization answers the same), or no such route under /v1.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "NOT_FOUND",
+						"message", "no such item",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"MethodNotAllowed", O(
+		"description", "METHOD_NOT_ALLOWED: any method but GET or HEAD, on any route.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"Allow", O(
+				"$ref", "#/components/headers/Allow",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "METHOD_NOT_ALLOWED",
+						"message", "method POST is not allowed; use GET or HEAD",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"FileNotAvailable", O(
+		"description", "FILE_NOT_AVAILABLE: the deliverable has no file attached, or its file is not available (the message says which).",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "FILE_NOT_AVAILABLE",
+						"message", "this deliverable has no file attached",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"TooManyRequests", O(
+		"description", "RATE_LIMITED: the organization's plan budget is spent for this window. Retry after `Retry-After` seconds.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Retry-After", O(
+				"$ref", "#/components/headers/Retry-After",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "RATE_LIMITED",
+						"message", "rate limit of 60 requests per minute reached; retry after the number of seconds in Retry-After",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"Internal", O(
+		"description", "INTERNAL: an unexpected error. The message carries no internals; quote the request id.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "INTERNAL",
+						"message", "internal error",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"Unavailable", O(
+		"description", "UNAVAILABLE: the store, the key store or the rate limiter is unreachable or timed out. Safe to retry, after `Retry-After` seconds (1).",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Retry-After", O(
+				"$ref", "#/components/headers/Retry-After",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "UNAVAILABLE",
+						"message", "the service is temporarily unavailable; retry later",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"LinkRejected", O(
+		"description", "LINK_EXPIRED: the signed link is past its expiry; INVALID_SIGNATURE: the link was changed or is incomplete.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/Error",
+				),
+				"example", O(
+					"error", O(
+						"code", "LINK_EXPIRED",
+						"message", "the download link has expired; ask for a new one",
+						"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+					),
+				),
+			),
+		),
+	),
+	"File", O(
+		"description", "The deliverable's file, with its own media type (`application/octet-stream` when it has none).",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"Content-Disposition", O(
+				"$ref", "#/components/headers/Content-Disposition",
+			),
+			"Accept-Ranges", O(
+				"$ref", "#/components/headers/Accept-Ranges",
+			),
+			"Last-Modified", O(
+				"$ref", "#/components/headers/Last-Modified",
+			),
+		),
+		"content", O(
+			"*/*", O(),
+		),
+	),
+	"FilePart", O(
+		"description", "The requested ranges of the file (`Range` request, RFC 9110). One range is served with the file's own media type and a `Content-Range`; several ranges as one `multipart/byteranges` body, whose parts each carry their own `Content-Type` and `Content-Range`, with no `Content-Range` on the response itself. (Ranges that together cover more than the file are answered 200 with the whole file.)",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"Content-Disposition", O(
+				"$ref", "#/components/headers/Content-Disposition",
+			),
+			"Accept-Ranges", O(
+				"$ref", "#/components/headers/Accept-Ranges",
+			),
+			"Last-Modified", O(
+				"$ref", "#/components/headers/Last-Modified",
+			),
+			"Content-Range", O(
+				"$ref", "#/components/headers/Content-Range",
+			),
+		),
+		"content", O(
+			"*/*", O(),
+		),
+	),
+	"FileNotModified", O(
+		"description", "The file has not changed since the validator sent in `If-None-Match` or `If-Modified-Since`. No body.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"Content-Disposition", O(
+				"$ref", "#/components/headers/Content-Disposition",
+			),
+			"Accept-Ranges", O(
+				"$ref", "#/components/headers/Accept-Ranges",
+			),
+			"Last-Modified", O(
+				"$ref", "#/components/headers/Last-Modified",
+			),
+		),
+	),
+	"FilePrecondition", O(
+		"description", "An `If-Match` or `If-Unmodified-Since` precondition failed. No body.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"Content-Disposition", O(
+				"$ref", "#/components/headers/Content-Disposition",
+			),
+		),
+	),
+	"FileRange", O(
+		"description", "The `Range` cannot be served from the file. Plain text, from Go's `net/http`.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"Content-Disposition", O(
+				"$ref", "#/components/headers/Content-Disposition",
+			),
+			"Content-Range", O(
+				"$ref", "#/components/headers/Content-Range-Unsatisfied",
+			),
+		),
+		"content", O(
+			"text/plain", O(
+				"schema", O(
+					"type", "string",
+				),
+			),
+		),
+	),
+	"OpenAPIDocument", O(
+		"description", "This document.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"type", "object",
+					"description", "An OpenAPI 3.1 document.",
+				),
+			),
+		),
+	),
+	"DocsPage", O(
+		"description", "The reference page: HTML that loads the renderer and this document, both from the handler.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Content-Security-Policy", O(
+				"$ref", "#/components/headers/Content-Security-Policy",
+			),
+		),
+		"content", O(
+			"text/html", O(),
+		),
+	),
+	"DocsScript", O(
+		"description", "The renderer of the reference page: minified JavaScript.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+		),
+		"content", O(
+			"text/javascript", O(),
+		),
+	),
+	"DeletionListResponse", O(
+		"description", "One page of deletion records, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/DeletionList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"type", "milestone",
+							"id", "ms_acme_4",
+							"deletedAt", "2026-03-01T09:12:44Z",
+						),
+						O(
+							"type", "project",
+							"id", "prj_acme_2",
+							"deletedAt", "2026-03-01T09:12:44Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 2,
+					),
+				),
+			),
+		),
+	),
+	"ThreadListResponse", O(
+		"description", "One page of threads, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/ThreadList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "thr_acme_1",
+							"projectId", "prj_acme_1",
+							"subject", "Launch date",
+							"status", "open",
+							"about", O(
+								"type", "milestone",
+								"id", "ms_acme_3",
+							),
+							"messageCount", 2,
+							"createdAt", "2026-02-02T10:00:00Z",
+							"lastMessageAt", "2026-02-03T16:20:00Z",
+							"resolvedAt", nil,
+							"updatedAt", "2026-02-03T16:20:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 1,
+					),
+				),
+			),
+		),
+	),
+	"MessageListResponse", O(
+		"description", "One page of messages, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/MessageList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "msg_acme_2",
+							"threadId", "thr_acme_1",
+							"author", O(
+								"name", "Ana",
+								"side", "agency",
+							),
+							"body", "Can we move the launch to March?",
+							"attachments", A(
+								O(
+									"id", "att_acme_1",
+									"fileName", "plan.pdf",
+									"contentType", "application/pdf",
+									"sizeBytes", 48213,
+								),
+							),
+							"createdAt", "2026-02-03T16:20:00Z",
+							"editedAt", nil,
+							"updatedAt", "2026-02-03T16:20:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 1,
+					),
+				),
+			),
+		),
+	),
+	"ThreadResponse", O(
+		"description", "The thread.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/ThreadEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"id", "thr_acme_1",
+						"projectId", "prj_acme_1",
+						"subject", "Launch date",
+						"status", "open",
+						"about", O(
+							"type", "milestone",
+							"id", "ms_acme_3",
+						),
+						"messageCount", 2,
+						"createdAt", "2026-02-02T10:00:00Z",
+						"lastMessageAt", "2026-02-03T16:20:00Z",
+						"resolvedAt", nil,
+						"updatedAt", "2026-02-03T16:20:00Z",
+					),
+				),
+			),
+		),
+	),
+	"UsageResponse", O(
+		"description", "The budget. Reading it spends none of it: the response carries no rate-limit headers.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/UsageEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"plan", "starter",
+						"limit", 60,
+						"remaining", 42,
+						"resetAt", "2026-03-01T09:01:00Z",
+					),
+				),
+			),
+		),
+	),
+	"NotModifiedUsage", O(
+		"description", "Nothing changed since the `ETag` sent in `If-None-Match`. No body, and no rate-limit headers.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+		),
+	),
+	"EventListResponse", O(
+		"description", "A page of events (`application/json`), or the live stream (`text/event-stream`) when the request's `Accept` names it.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+			"X-Accel-Buffering", O(
+				"$ref", "#/components/headers/X-Accel-Buffering",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/EventList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "evt_01J8ZK3M4Q",
+							"type", "invoice.paid",
+							"createdAt", "2026-03-01T09:00:00Z",
+							"data", O(
+								"object", "invoice",
+								"id", "inv_acme_1",
+								"projectId", "prj_acme_1",
+								"previousStatus", "open",
+							),
+						),
+						O(
+							"id", "evt_01J8ZK3M4R",
+							"type", "message.created",
+							"createdAt", "2026-03-01T09:00:05Z",
+							"data", O(
+								"object", "message",
+								"id", "msg_acme_1",
+								"projectId", "prj_acme_1",
+								"threadId", "thr_acme_1",
+								"previousStatus", nil,
+							),
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 2,
+					),
+				),
+			),
+			"text/event-stream", O(
+				"schema", O(
+					"type", "string",
+					"description", "Server-Sent Events. First, when the stream starts after an event, a frame `id: <that id>` with no data (where a reconnecting client resumes from). Then one frame per event: `id: <event id>`, `event: <event type>`, `data: <the event as JSON, as in the feed>`, and an empty line; a comment line `: ping` at least every 15 seconds.",
+				),
+				"example", "id: evt_01J8ZK3M4P\n\nid: evt_01J8ZK3M4Q\nevent: invoice.paid\ndata: {\"id\":\"evt_01J8ZK3M4Q\",\"type\":\"invoice.paid\",\"createdAt\":\"2026-03-01T09:00:00Z\",\"data\":{\"object\":\"invoice\",\"id\":\"inv_acme_1\",\"projectId\":\"prj_acme_1\",\"previousStatus\":\"open\"}}\n\n: ping\n\n",
+			),
+		),
+	),
+	"WebhookEndpointListResponse", O(
+		"description", "One page of webhook endpoints, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/WebhookEndpointList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "we_1",
+							"url", "https://hooks.example.com/clientstatus",
+							"types", A(
+								"invoice.paid",
+								"deliverable.in_review",
+							),
+							"status", "enabled",
+							"disabledReason", nil,
+							"createdAt", "2026-02-01T09:00:00Z",
+							"updatedAt", "2026-02-01T09:00:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 1,
+					),
+				),
+			),
+		),
+	),
+	"WebhookDeliveryListResponse", O(
+		"description", "One page of delivery attempts, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/WebhookDeliveryList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "whd_5f1c",
+							"eventId", "evt_0000000000000042",
+							"eventType", "invoice.paid",
+							"attempt", 1,
+							"attemptedAt", "2026-03-01T09:00:01Z",
+							"statusCode", 200,
+							"error", nil,
+							"durationMs", 84,
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 1,
+					),
+				),
+			),
+		),
+	),
+	"MilestoneResponse", O(
+		"description", "The milestone.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/MilestoneEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"id", "ms_acme_1_2",
+						"projectId", "prj_acme_1",
+						"name", "Design sign-off",
+						"status", "completed",
+						"dueAt", "2026-02-13T17:00:00Z",
+						"completedAt", "2026-02-12T16:20:00Z",
+						"updatedAt", "2026-02-12T16:20:00Z",
+					),
+				),
+			),
+		),
+	),
+	"DeliverableResponse", O(
+		"description", "The deliverable.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/DeliverableEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"id", "dlv_acme_1_2",
+						"projectId", "prj_acme_1",
+						"name", "Website relaunch: prototype",
+						"status", "in_review",
+						"fileName", "prototype-v3.pdf",
+						"contentType", "application/pdf",
+						"sizeBytes", 4718592,
+						"createdAt", "2026-02-24T10:15:00Z",
+						"updatedAt", "2026-02-25T08:30:00Z",
+					),
+				),
+			),
+		),
+	),
+	"InvoiceResponse", O(
+		"description", "The invoice.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/InvoiceEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"id", "inv_acme_007",
+						"number", "INV-2026-007",
+						"projectId", "prj_acme_1",
+						"status", "open",
+						"currency", "EUR",
+						"total", 480000,
+						"amountDue", 240000,
+						"issuedAt", "2026-02-28T00:00:00Z",
+						"dueAt", "2026-03-30T00:00:00Z",
+						"paidAt", nil,
+						"documentAvailable", true,
+						"updatedAt", "2026-02-28T00:00:00Z",
+					),
+				),
+			),
+		),
+	),
+	"MessageResponse", O(
+		"description", "The message.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/MessageEnvelope",
+				),
+				"example", O(
+					"data", O(
+						"id", "msg_acme_2",
+						"threadId", "thr_acme_1",
+						"author", O(
+							"name", "Ana",
+							"side", "agency",
+						),
+						"body", "Can we move the launch to March?",
+						"attachments", A(
+							O(
+								"id", "att_acme_1",
+								"fileName", "plan.pdf",
+								"contentType", "application/pdf",
+								"sizeBytes", 48213,
+							),
+						),
+						"createdAt", "2026-02-03T16:20:00Z",
+						"editedAt", nil,
+						"updatedAt", "2026-02-03T16:20:00Z",
+					),
+				),
+			),
+		),
+	),
+	"RequestLogListResponse", O(
+		"description", "One page of the request log, with paging information.",
+		"headers", O(
+			"X-Request-Id", O(
+				"$ref", "#/components/headers/X-Request-Id",
+			),
+			"X-Sandbox", O(
+				"$ref", "#/components/headers/X-Sandbox",
+			),
+			"X-Content-Type-Options", O(
+				"$ref", "#/components/headers/X-Content-Type-Options",
+			),
+			"Cache-Control", O(
+				"$ref", "#/components/headers/Cache-Control",
+			),
+			"ETag", O(
+				"$ref", "#/components/headers/ETag",
+			),
+			"Vary", O(
+				"$ref", "#/components/headers/Vary",
+			),
+			"X-RateLimit-Limit", O(
+				"$ref", "#/components/headers/X-RateLimit-Limit",
+			),
+			"X-RateLimit-Remaining", O(
+				"$ref", "#/components/headers/X-RateLimit-Remaining",
+			),
+			"X-RateLimit-Reset", O(
+				"$ref", "#/components/headers/X-RateLimit-Reset",
+			),
+			"RateLimit-Policy", O(
+				"$ref", "#/components/headers/RateLimit-Policy",
+			),
+			"RateLimit", O(
+				"$ref", "#/components/headers/RateLimit",
+			),
+			"Link", O(
+				"$ref", "#/components/headers/Link",
+			),
+		),
+		"content", O(
+			"application/json", O(
+				"schema", O(
+					"$ref", "#/components/schemas/RequestLogList",
+				),
+				"example", O(
+					"data", A(
+						O(
+							"id", "3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e",
+							"method", "GET",
+							"path", "/v1/invoices",
+							"route", "/v1/invoices",
+							"query", A(
+								"limit",
+								"stauts",
+							),
+							"status", 400,
+							"errorCode", "INVALID_PARAMETER",
+							"keyId", "key_7Hq2",
+							"durationMs", 3,
+							"createdAt", "2026-03-01T09:00:00Z",
+						),
+					),
+					"meta", O(
+						"page", 1,
+						"per_page", 20,
+						"total", 1,
+					),
+				),
+			),
+		),
+	),
+)
+
+var headOf = map[string]string{
+	"ProjectListResponse":         "ListHead",
+	"BadRequest":                  "BadRequestHead",
+	"Unauthorized":                "UnauthorizedHead",
+	"Forbidden":                   "ForbiddenHead",
+	"TooManyRequests":             "TooManyRequestsHead",
+	"Internal":                    "InternalHead",
+	"Unavailable":                 "UnavailableHead",
+	"ProjectResponse":             "ProjectHead",
+	"NotFound":                    "NotFoundHead",
+	"MilestoneListResponse":       "ListHead",
+	"DeliverableListResponse":     "ListHead",
+	"DownloadLinkResponse":        "DownloadLinkHead",
+	"FileNotAvailable":            "FileNotAvailableHead",
+	"File":                        "FileHead",
+	"FilePart":                    "FilePartHead",
+	"LinkRejected":                "LinkRejectedHead",
+	"FileRange":                   "FileRangeHead",
+	"InvoiceListResponse":         "ListHead",
+	"OpenAPIDocument":             "OpenAPIDocumentHead",
+	"DocsPage":                    "DocsPageHead",
+	"DocsScript":                  "DocsScriptHead",
+	"DeletionListResponse":        "ListHead",
+	"ThreadListResponse":          "ListHead",
+	"ThreadResponse":              "ProjectHead",
+	"MessageListResponse":         "ListHead",
+	"UsageResponse":               "UsageHead",
+	"EventListResponse":           "EventListHead",
+	"WebhookEndpointListResponse": "ListHead",
+	"WebhookDeliveryListResponse": "ListHead",
+	"MilestoneResponse":           "ProjectHead",
+	"DeliverableResponse":         "ProjectHead",
+	"InvoiceResponse":             "ProjectHead",
+	"MessageResponse":             "ProjectHead",
+	"RequestLogListResponse":      "ListHead",
+}
+
+var headDescriptions = map[string]string{
+	"OpenAPIDocumentHead":  "This document. `HEAD`: the same headers, no body.",
+	"LinkRejectedHead":     "LINK_EXPIRED: the signed link is past its expiry; INVALID_SIGNATURE: the link was changed or is incomplete. `HEAD`: the same headers, no body.",
+	"FileRangeHead":        "The `Range` cannot be served from the file. Plain text, from Go's `net/http`. `HEAD`: the same headers, no body.",
+	"UsageHead":            "The budget. `HEAD`: the same headers, no body.",
+	"TooManyRequestsHead":  "RATE_LIMITED: the organization's plan budget is spent for this window. Retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
+	"ProjectHead":          "The project. `HEAD`: the same headers, no body.",
+	"DownloadLinkHead":     "A signed link to the deliverable's file, valid for 15 minutes. Never cached (`Cache-Control: no-store`): the link is a credential. `HEAD`: the same headers, no body.",
+	"EventListHead":        "The headers of `listEvents`'s 200, without the body (a HEAD never streams).",
+	"UnavailableHead":      "UNAVAILABLE: the store, the key store or the rate limiter is unreachable or timed out. Safe to retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
+	"ListHead":             "The headers of one page of a list, without its body (`HEAD`).",
+	"FilePartHead":         "The requested ranges of the file (`Range` request, RFC 9110). One range is served with the file's own media type and a `Content-Range`; several ranges as one `multipart/byteranges` body, whose parts each carry their own `Content-Type` and `Content-Range`, with no `Content-Range` on the response itself. (Ranges that together cover more than the file are answered 200 with the whole file.) `HEAD`: the same headers, no body.",
+	"NotFoundHead":         "NOT_FOUND: no such item for this organization (an id of another organization answers the same), or no such route under /v1. `HEAD`: the same headers, no body.",
+	"InternalHead":         "INTERNAL: an unexpected error. The message carries no internals; quote the request id. `HEAD`: the same headers, no body.",
+	"FileNotAvailableHead": "FILE_NOT_AVAILABLE: the deliverable has no file attached. `HEAD`: the same headers, no body.",
+	"DocsPageHead":         "The reference page. `HEAD`: the same headers, no body.",
+	"DocsScriptHead":       "The renderer of the reference page. `HEAD`: the same headers, no body.",
+	"FileHead":             "The deliverable's file, with its own media type (`application/octet-stream` when it has none). `HEAD`: the same headers, no body.",
+	"UnauthorizedHead":     "UNAUTHORIZED: no `Authorization` header, not `Bearer <key>`, or an unknown, revoked or expired key. Counts against no rate limit. `HEAD`: the same headers, no body.",
+	"BadRequestHead":       "INVALID_PARAMETER: a query parameter is unknown, repeated, empty, malformed or out of range; `error.param` names it. `HEAD`: the same headers, no body.",
+	"ForbiddenHead":        "FORBIDDEN: the key is valid but its account has no active retainer or API access is disabled, or the key is restricted and this server cannot enforce restrictions. INSUFFICIENT_SCOPE: the key is restricted to scopes that do not include the route's (see the operation's `x-scope`), named in `WWW-Authenticate`. Counts against no rate limit. `HEAD`: the same headers, no body.",
+}
+
+var schemas = O(
+	"ProjectStatus", O(
+		"type", "string",
+		"description", "The state of a project.",
+		"enum", A(
+			"planned",
+			"in_progress",
+			"on_hold",
+			"completed",
+			"cancelled",
+		),
+	),
+	"MilestoneStatus", O(
+		"type", "string",
+		"description", "The state of a milestone.",
+		"enum", A(
+			"pending",
+			"in_progress",
+			"completed",
+		),
+	),
+	"DeliverableStatus", O(
+		"type", "string",
+		"description", "The state of a deliverable.",
+		"enum", A(
+			"pending",
+			"in_review",
+			"approved",
+			"rejected",
+		),
+	),
+	"InvoiceStatus", O(
+		"type", "string",
+		"description", "The state of an invoice.",
+		"enum", A(
+			"draft",
+			"open",
+			"paid",
+			"void",
+		),
+	),
+	"Project", O(
+		"type", "object",
+		"description", "A piece of work the agency does for the organization. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "prj_acme_1",
+				"name", "Website relaunch",
+				"status", "in_progress",
+				"startedAt", "2026-01-12T09:00:00Z",
+				"dueAt", "2026-04-30T17:00:00Z",
+				"updatedAt", "2026-02-27T15:42:10Z",
+			),
+			O(
+				"id", "prj_acme_2",
+				"name", "Spring catalogue",
+				"status", "planned",
+				"startedAt", nil,
+				"dueAt", nil,
+				"updatedAt", "2026-02-20T11:05:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"name",
+			"status",
+			"startedAt",
+			"dueAt",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"description", "Opaque project identifier, used as `{id}` in paths.",
+				"minLength", 1,
+			),
+			"name", O(
+				"type", "string",
+				"description", "Project name.",
+			),
+			"status", O(
+				"$ref", "#/components/schemas/ProjectStatus",
+			),
+			"startedAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When work started; `null` until started.",
+			),
+			"dueAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When the project is due; `null` when open-ended.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the project last changed.",
+			),
+		),
+	),
+	"Milestone", O(
+		"type", "object",
+		"description", "A dated step of a project. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "ms_acme_1_2",
+				"projectId", "prj_acme_1",
+				"name", "Design sign-off",
+				"status", "completed",
+				"dueAt", "2026-02-13T17:00:00Z",
+				"completedAt", "2026-02-12T16:20:00Z",
+				"updatedAt", "2026-02-12T16:20:00Z",
+			),
+			O(
+				"id", "ms_acme_1_3",
+				"projectId", "prj_acme_1",
+				"name", "Content migration",
+				"status", "in_progress",
+				"dueAt", "2026-03-20T17:00:00Z",
+				"completedAt", nil,
+				"updatedAt", "2026-02-20T10:00:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"projectId",
+			"name",
+			"status",
+			"dueAt",
+			"completedAt",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"description", "Opaque milestone identifier.",
+				"minLength", 1,
+			),
+			"projectId", O(
+				"type", "string",
+				"description", "The project the milestone belongs to.",
+				"minLength", 1,
+			),
+			"name", O(
+				"type", "string",
+				"description", "Milestone name.",
+			),
+			"status", O(
+				"$ref", "#/components/schemas/MilestoneStatus",
+			),
+			"dueAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the milestone is due.",
+			),
+			"completedAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When the milestone was completed; `null` until then.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the milestone last changed, set by the store whenever a change is visible to clients.",
+			),
+			"project", O(
+				"oneOf", A(
+					O(
+						"$ref", "#/components/schemas/ExpandedProject",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+			),
+		),
+	),
+	"Deliverable", O(
+		"type", "object",
+		"description", "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "dlv_acme_1_2",
+				"projectId", "prj_acme_1",
+				"name", "Website relaunch: prototype",
+				"status", "in_review",
+				"fileName", "prototype-v3.pdf",
+				"contentType", "application/pdf",
+				"sizeBytes", 4718592,
+				"createdAt", "2026-02-24T10:15:00Z",
+				"updatedAt", "2026-02-25T08:30:00Z",
+			),
+			O(
+				"id", "dlv_acme_1_3",
+				"projectId", "prj_acme_1",
+				"name", "Website relaunch: final build",
+				"status", "pending",
+				"fileName", nil,
+				"contentType", nil,
+				"sizeBytes", nil,
+				"createdAt", "2026-02-26T09:00:00Z",
+				"updatedAt", "2026-02-26T09:00:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"projectId",
+			"name",
+			"status",
+			"fileName",
+			"contentType",
+			"sizeBytes",
+			"createdAt",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"description", "Opaque deliverable identifier, used as `{id}` in the download path.",
+				"minLength", 1,
+			),
+			"projectId", O(
+				"type", "string",
+				"description", "The project the deliverable belongs to.",
+				"minLength", 1,
+			),
+			"name", O(
+				"type", "string",
+				"description", "Deliverable name.",
+			),
+			"status", O(
+				"$ref", "#/components/schemas/DeliverableStatus",
+			),
+			"fileName", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The attached file's name; `null` until a file is attached.",
+			),
+			"contentType", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The attached file's media type; `null` until a file is attached.",
+			),
+			"sizeBytes", O(
+				"oneOf", A(
+					O(
+						"type", "integer",
+						"format", "int64",
+						"minimum", 0,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The attached file's size in bytes; `null` until a file is attached.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the deliverable was created.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the deliverable last changed.",
+			),
+			"project", O(
+				"oneOf", A(
+					O(
+						"$ref", "#/components/schemas/ExpandedProject",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+			),
+		),
+	),
+	"Invoice", O(
+		"type", "object",
+		"description", "A bill to the organization. Amounts are integers in minor units (cents) of `currency`. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "inv_acme_007",
+				"number", "INV-2026-007",
+				"projectId", "prj_acme_1",
+				"status", "open",
+				"currency", "EUR",
+				"total", 480000,
+				"amountDue", 240000,
+				"issuedAt", "2026-02-28T00:00:00Z",
+				"dueAt", "2026-03-30T00:00:00Z",
+				"paidAt", nil,
+				"documentAvailable", true,
+				"updatedAt", "2026-02-28T00:00:00Z",
+			),
+			O(
+				"id", "inv_acme_006",
+				"number", "INV-2026-006",
+				"projectId", nil,
+				"status", "paid",
+				"currency", "EUR",
+				"total", 150000,
+				"amountDue", 0,
+				"issuedAt", "2026-02-01T00:00:00Z",
+				"dueAt", "2026-03-03T00:00:00Z",
+				"paidAt", "2026-02-10T14:03:22Z",
+				"documentAvailable", true,
+				"updatedAt", "2026-02-10T14:03:22Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"number",
+			"projectId",
+			"status",
+			"currency",
+			"total",
+			"amountDue",
+			"issuedAt",
+			"dueAt",
+			"paidAt",
+			"documentAvailable",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"description", "Opaque invoice identifier.",
+				"minLength", 1,
+			),
+			"number", O(
+				"type", "string",
+				"description", "The invoice number as printed on it.",
+			),
+			"projectId", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"minLength", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The project billed; `null` for retainer invoices, which belong to no project.",
+			),
+			"status", O(
+				"$ref", "#/components/schemas/InvoiceStatus",
+			),
+			"currency", O(
+				"type", "string",
+				"description", "ISO 4217 currency code, such as `EUR`.",
+				"pattern", "^[A-Z]{3}$",
+			),
+			"total", O(
+				"type", "integer",
+				"format", "int64",
+				"description", "Invoice total, in minor units of `currency`.",
+			),
+			"amountDue", O(
+				"type", "integer",
+				"format", "int64",
+				"description", "Amount still due, in minor units of `currency`.",
+			),
+			"issuedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the invoice was issued.",
+			),
+			"dueAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When payment is due.",
+			),
+			"paidAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When the invoice was paid; `null` until paid.",
+			),
+			"documentAvailable", O(
+				"type", "boolean",
+				"description", "Whether the invoice has a document (its PDF), served through `getInvoiceDocument`.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the invoice last changed, set by the store whenever a change is visible to clients (a project deleted from under it included).",
+			),
+			"project", O(
+				"oneOf", A(
+					O(
+						"$ref", "#/components/schemas/ExpandedProject",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+			),
+		),
+	),
+	"DownloadLink", O(
+		"type", "object",
+		"description", "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
+		"examples", A(
+			O(
+				"url", "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0",
+				"expiresAt", "2026-03-01T09:15:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"url",
+			"expiresAt",
+		),
+		"properties", O(
+			"url", O(
+				"type", "string",
+				"description", "The signed URL: absolute on the public URL the portal configured; without one, root-relative (`/api/v1/...`), to resolve against the URL called.",
+				"format", "uri-reference",
+			),
+			"expiresAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the link stops working: 15 minutes after it was made.",
+			),
+		),
+	),
+	"Meta", O(
+		"type", "object",
+		"description", "Paging information of a list; on a page of changes (`updatedSince`, `listDeletions`) also `syncedThrough`.",
+		"examples", A(
+			O(
+				"page", 1,
+				"per_page", 20,
+				"total", 2,
+			),
+			O(
+				"page", 1,
+				"per_page", 100,
+				"total", 1,
+				"syncedThrough", "2026-03-01T09:00:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"page",
+			"per_page",
+			"total",
+		),
+		"properties", O(
+			"page", O(
+				"type", "integer",
+				"minimum", 1,
+				"description", "The page served, from 1.",
+			),
+			"per_page", O(
+				"type", "integer",
+				"minimum", 1,
+				"maximum", 100,
+				"description", "The effective `limit`.",
+			),
+			"total", O(
+				"type", "integer",
+				"minimum", 0,
+				"description", "The count of all items matching the filters, whatever the page.",
+			),
+			"syncedThrough", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "Present on every list answered with `updatedSince` and on every page of `listDeletions`, and left out of every other list (it is paging information, not an item field, so it is omitted rather than null): every write that this answer could not see yet has, or will get, an `updatedAt` (or `deletedAt`) at or after it, whatever its transaction's length or the locks it waited on. With nothing in flight it is the current second. A sync client asks again from the smallest `syncedThrough` of the pages it walked, not from the largest `updatedAt` it saw.",
+			),
+		),
+	),
+	"ProjectList", O(
+		"type", "object",
+		"description", "One page of projects.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Project",
+				),
+				"description", "The page's projects, in the list's documented order; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"MilestoneList", O(
+		"type", "object",
+		"description", "One page of milestones.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Milestone",
+				),
+				"description", "The page's milestones, in the list's documented order; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"DeliverableList", O(
+		"type", "object",
+		"description", "One page of deliverables.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Deliverable",
+				),
+				"description", "The page's deliverables, in the list's documented order; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"InvoiceList", O(
+		"type", "object",
+		"description", "One page of invoices.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Invoice",
+				),
+				"description", "The page's invoices, in the list's documented order; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"ProjectEnvelope", O(
+		"type", "object",
+		"description", "A single project.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Project",
+			),
+		),
+	),
+	"DownloadLinkEnvelope", O(
+		"type", "object",
+		"description", "A single downloadLink.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/DownloadLink",
+			),
+		),
+	),
+	"ErrorCode", O(
+		"type", "string",
+		"enum", A(
+			"INVALID_PARAMETER",
+			"UNAUTHORIZED",
+			"FORBIDDEN",
+			"INSUFFICIENT_SCOPE",
+			"LINK_EXPIRED",
+			"INVALID_SIGNATURE",
+			"NOT_FOUND",
+			"METHOD_NOT_ALLOWED",
+			"FILE_NOT_AVAILABLE",
+			"RATE_LIMITED",
+			"INTERNAL",
+			"UNAVAILABLE",
+		),
+		"description", "Machine-readable error code; clients branch on it. Each code has one HTTP status: INVALID_PARAMETER 400; UNAUTHORIZED 401; FORBIDDEN, INSUFFICIENT_SCOPE, LINK_EXPIRED, INVALID_SIGNATURE 403; NOT_FOUND 404 (also unknown routes under /v1); METHOD_NOT_ALLOWED 405; FILE_NOT_AVAILABLE 409; RATE_LIMITED 429; INTERNAL 500; UNAVAILABLE 503.",
+	),
+	"Error", O(
+		"type", "object",
+		"description", "The body of every error response.",
+		"examples", A(
+			O(
+				"error", O(
+					"code", "INVALID_PARAMETER",
+					"message", "limit must be a whole number from 1 to 100",
+					"param", "limit",
+					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+				),
+			),
+			O(
+				"error", O(
+					"code", "NOT_FOUND",
+					"message", "no such item",
+					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+				),
+			),
+			O(
+				"error", O(
+					"code", "INSUFFICIENT_SCOPE",
+					"message", "this key may not read this route: it needs the scope invoices:read",
+					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"error",
+		),
+		"properties", O(
+			"error", O(
+				"type", "object",
+				"description", "What went wrong.",
+				"additionalProperties", false,
+				"required", A(
+					"code",
+					"message",
+				),
+				"properties", O(
+					"code", O(
+						"$ref", "#/components/schemas/ErrorCode",
+					),
+					"message", O(
+						"type", "string",
+						"description", "Human-readable text. Never carries internals.",
+					),
+					"param", O(
+						"type", "string",
+						"description", "The offending query parameter, for INVALID_PARAMETER.",
+					),
+					"request_id", O(
+						"type", "string",
+						"description", "The response's `X-Request-Id`, so a client that logs only the body can quote it.",
+					),
+				),
+			),
+		),
+	),
+	"DeletionType", O(
+		"type", "string",
+		"description", "The kind of item that disappeared.",
+		"enum", A(
+			"project",
+			"milestone",
+			"deliverable",
+			"invoice",
+			"thread",
+			"message",
+		),
+	),
+	"Deletion", O(
+		"type", "object",
+		"description", "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
+		"examples", A(
+			O(
+				"type", "project",
+				"id", "prj_acme_2",
+				"deletedAt", "2026-03-01T09:12:44Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"type",
+			"id",
+			"deletedAt",
+		),
+		"properties", O(
+			"type", O(
+				"$ref", "#/components/schemas/DeletionType",
+			),
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The id the item had.",
+			),
+			"deletedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When it disappeared.",
+			),
+		),
+	),
+	"DeletionList", O(
+		"type", "object",
+		"description", "One page of deletion records.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Deletion",
+				),
+				"description", "The page's records, ordered by `deletedAt` ascending, then `type`, then `id`; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"ThreadStatus", O(
+		"type", "string",
+		"description", "The state of a thread.",
+		"enum", A(
+			"open",
+			"resolved",
+		),
+	),
+	"About", O(
+		"type", "object",
+		"description", "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
+		"additionalProperties", false,
+		"required", A(
+			"type",
+			"id",
+		),
+		"properties", O(
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"milestone",
+					"deliverable",
+					"invoice",
+				),
+			),
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+			),
+		),
+	),
+	"Thread", O(
+		"type", "object",
+		"description", "A conversation between the agency and the client, usually about one project. Counts and times reflect the messages the client can see only. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "thr_acme_1",
+				"projectId", "prj_acme_1",
+				"subject", "Launch date",
+				"status", "open",
+				"about", O(
+					"type", "milestone",
+					"id", "ms_acme_3",
+				),
+				"messageCount", 2,
+				"createdAt", "2026-02-02T10:00:00Z",
+				"lastMessageAt", "2026-02-03T16:20:00Z",
+				"resolvedAt", nil,
+				"updatedAt", "2026-02-03T16:20:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"projectId",
+			"subject",
+			"status",
+			"about",
+			"messageCount",
+			"createdAt",
+			"lastMessageAt",
+			"resolvedAt",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Opaque thread identifier.",
+			),
+			"projectId", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"minLength", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The project the thread is about; `null` for a thread about the whole account.",
+			),
+			"subject", O(
+				"type", "string",
+				"description", "The thread's subject.",
+			),
+			"status", O(
+				"$ref", "#/components/schemas/ThreadStatus",
+			),
+			"about", O(
+				"oneOf", A(
+					O(
+						"$ref", "#/components/schemas/About",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "What the thread is about, when it is about one item; `null` otherwise.",
+			),
+			"messageCount", O(
+				"type", "integer",
+				"minimum", 0,
+				"description", "The number of messages in the thread.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the thread was started.",
+			),
+			"lastMessageAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When its newest message was written; `null` while it has none.",
+			),
+			"resolvedAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When the thread was resolved; `null` until then.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the thread or its messages last changed.",
+			),
+			"project", O(
+				"oneOf", A(
+					O(
+						"$ref", "#/components/schemas/ExpandedProject",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+			),
+		),
+	),
+	"Author", O(
+		"type", "object",
+		"description", "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
+		"additionalProperties", false,
+		"required", A(
+			"name",
+			"side",
+		),
+		"properties", O(
+			"name", O(
+				"type", "string",
+			),
+			"side", O(
+				"$ref", "#/components/schemas/AuthorSide",
+			),
+		),
+	),
+	"Attachment", O(
+		"type", "object",
+		"description", "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"fileName",
+			"contentType",
+			"sizeBytes",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Opaque attachment identifier.",
+			),
+			"fileName", O(
+				"type", "string",
+			),
+			"contentType", O(
+				"type", "string",
+			),
+			"sizeBytes", O(
+				"type", "integer",
+				"format", "int64",
+				"minimum", 0,
+			),
+		),
+	),
+	"Message", O(
+		"type", "object",
+		"description", "One message of a thread. Every key is always present; absent values are `null`; `attachments` is always an array.",
+		"examples", A(
+			O(
+				"id", "msg_acme_2",
+				"threadId", "thr_acme_1",
+				"author", O(
+					"name", "Ana",
+					"side", "agency",
+				),
+				"body", "Can we move the launch to March?",
+				"attachments", A(
+					O(
+						"id", "att_acme_1",
+						"fileName", "plan.pdf",
+						"contentType", "application/pdf",
+						"sizeBytes", 48213,
+					),
+				),
+				"createdAt", "2026-02-03T16:20:00Z",
+				"editedAt", nil,
+				"updatedAt", "2026-02-03T16:20:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"threadId",
+			"author",
+			"body",
+			"attachments",
+			"createdAt",
+			"editedAt",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Opaque message identifier.",
+			),
+			"threadId", O(
+				"type", "string",
+				"minLength", 1,
+			),
+			"author", O(
+				"$ref", "#/components/schemas/Author",
+			),
+			"body", O(
+				"type", "string",
+				"description", "Plain text.",
+			),
+			"attachments", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Attachment",
+				),
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the message was written.",
+			),
+			"editedAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When it was last edited; `null` if never.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the message last changed.",
+			),
+		),
+	),
+	"ThreadList", O(
+		"type", "object",
+		"description", "One page of threads.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Thread",
+				),
+				"description", "The page's items, in the list's documented order; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"MessageList", O(
+		"type", "object",
+		"description", "One page of messages.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Message",
+				),
+				"description", "The page's items, in the list's documented order; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"ThreadEnvelope", O(
+		"type", "object",
+		"description", "A single thread.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Thread",
+			),
+		),
+	),
+	"Usage", O(
+		"type", "object",
+		"description", "The rate-limit budget of the key's organization, as its next request would find it. On an unlimited plan (enterprise) `limit`, `remaining` and `resetAt` are `null`.",
+		"examples", A(
+			O(
+				"plan", "starter",
+				"limit", 60,
+				"remaining", 42,
+				"resetAt", "2026-03-01T09:01:00Z",
+			),
+			O(
+				"plan", "enterprise",
+				"limit", nil,
+				"remaining", nil,
+				"resetAt", nil,
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"plan",
+			"limit",
+			"remaining",
+			"resetAt",
+		),
+		"properties", O(
+			"plan", O(
+				"type", "string",
+				"enum", A(
+					"starter",
+					"growth",
+					"enterprise",
+				),
+				"description", "The organization's plan.",
+			),
+			"limit", O(
+				"oneOf", A(
+					O(
+						"type", "integer",
+						"format", "int64",
+						"minimum", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Requests a window; `null` on an unlimited plan.",
+			),
+			"remaining", O(
+				"oneOf", A(
+					O(
+						"type", "integer",
+						"format", "int64",
+						"minimum", 0,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Requests left in the current window (the whole budget when none is in progress); `null` on an unlimited plan.",
+			),
+			"resetAt", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"format", "date-time",
+						"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "When the current window ends and `remaining` is `limit` again (with no window in progress, when one opened now would end); `null` on an unlimited plan.",
+			),
+		),
+	),
+	"UsageEnvelope", O(
+		"type", "object",
+		"description", "The key's budget.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Usage",
+			),
+		),
+	),
+	"AuthorSide", O(
+		"type", "string",
+		"description", "Which side of the conversation wrote a message.",
+		"enum", A(
+			"agency",
+			"client",
+		),
+		"x-enum-varnames", A(
+			"AuthorSideAgency",
+			"AuthorSideClient",
+		),
+	),
+	"ProjectEvent", O(
+		"type", "object",
+		"description", "An event about a project: `project.created`, `.updated` or `.deleted`, or `project.{new status}` when its status changes (beside `.updated`), with `data.previousStatus`. Every project event's `data` has the same keys.",
+		"examples", A(
+			O(
+				"id", "evt_01J8ZK3M4Q",
+				"type", "project.cancelled",
+				"createdAt", "2026-03-01T09:00:00Z",
+				"data", O(
+					"object", "project",
+					"id", "prj_acme_1",
+					"projectId", "prj_acme_1",
+					"previousStatus", "completed",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"type",
+			"createdAt",
+			"data",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only.",
+			),
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"project.created",
+					"project.updated",
+					"project.deleted",
+					"project.planned",
+					"project.in_progress",
+					"project.on_hold",
+					"project.completed",
+					"project.cancelled",
+				),
+				"description", "What happened.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`).",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+			),
+			"data", O(
+				"type", "object",
+				"additionalProperties", false,
+				"required", A(
+					"object",
+					"id",
+					"projectId",
+					"previousStatus",
+				),
+				"properties", O(
+					"object", O(
+						"type", "string",
+						"const", "project",
+						"description", "The kind of item.",
+					),
+					"id", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The item's id: read it at its single-item route, or its list.",
+					),
+					"projectId", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "The project the item belongs to (for a deleted item, the one it was in); null for what belongs to no project.",
+					),
+					"previousStatus", O(
+						"oneOf", A(
+							O(
+								"$ref", "#/components/schemas/ProjectStatus",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "On an event typed by a new status (`project.cancelled`), the status before; null on every other event.",
+					),
+				),
+				"description", "What the event is about: thin, read the item itself.",
+			),
+		),
+	),
+	"MilestoneEvent", O(
+		"type", "object",
+		"description", "An event about a milestone: `milestone.created`, `.updated` or `.deleted`, or `milestone.{new status}` when its status changes (beside `.updated`), with `data.previousStatus`. Every milestone event's `data` has the same keys.",
+		"examples", A(
+			O(
+				"id", "evt_01J8ZK3M4Q",
+				"type", "milestone.completed",
+				"createdAt", "2026-03-01T09:00:00Z",
+				"data", O(
+					"object", "milestone",
+					"id", "ms_acme_1",
+					"projectId", "prj_acme_1",
+					"previousStatus", "in_progress",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"type",
+			"createdAt",
+			"data",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only.",
+			),
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"milestone.created",
+					"milestone.updated",
+					"milestone.deleted",
+					"milestone.pending",
+					"milestone.in_progress",
+					"milestone.completed",
+				),
+				"description", "What happened.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`).",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+			),
+			"data", O(
+				"type", "object",
+				"additionalProperties", false,
+				"required", A(
+					"object",
+					"id",
+					"projectId",
+					"previousStatus",
+				),
+				"properties", O(
+					"object", O(
+						"type", "string",
+						"const", "milestone",
+						"description", "The kind of item.",
+					),
+					"id", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The item's id: read it at its single-item route, or its list.",
+					),
+					"projectId", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "The project the item belongs to (for a deleted item, the one it was in); null for what belongs to no project.",
+					),
+					"previousStatus", O(
+						"oneOf", A(
+							O(
+								"$ref", "#/components/schemas/MilestoneStatus",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "On an event typed by a new status (`milestone.completed`), the status before; null on every other event.",
+					),
+				),
+				"description", "What the event is about: thin, read the item itself.",
+			),
+		),
+	),
+	"DeliverableEvent", O(
+		"type", "object",
+		"description", "An event about a deliverable: `deliverable.created`, `.updated` or `.deleted`, or `deliverable.{new status}` when its status changes (beside `.updated`), with `data.previousStatus`. Every deliverable event's `data` has the same keys.",
+		"examples", A(
+			O(
+				"id", "evt_01J8ZK3M4Q",
+				"type", "deliverable.rejected",
+				"createdAt", "2026-03-01T09:00:00Z",
+				"data", O(
+					"object", "deliverable",
+					"id", "dlv_acme_1",
+					"projectId", "prj_acme_1",
+					"previousStatus", "approved",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"type",
+			"createdAt",
+			"data",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only.",
+			),
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"deliverable.created",
+					"deliverable.updated",
+					"deliverable.deleted",
+					"deliverable.pending",
+					"deliverable.in_review",
+					"deliverable.approved",
+					"deliverable.rejected",
+				),
+				"description", "What happened.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`).",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+			),
+			"data", O(
+				"type", "object",
+				"additionalProperties", false,
+				"required", A(
+					"object",
+					"id",
+					"projectId",
+					"previousStatus",
+				),
+				"properties", O(
+					"object", O(
+						"type", "string",
+						"const", "deliverable",
+						"description", "The kind of item.",
+					),
+					"id", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The item's id: read it at its single-item route, or its list.",
+					),
+					"projectId", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "The project the item belongs to (for a deleted item, the one it was in); null for what belongs to no project.",
+					),
+					"previousStatus", O(
+						"oneOf", A(
+							O(
+								"$ref", "#/components/schemas/DeliverableStatus",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "On an event typed by a new status (`deliverable.rejected`), the status before; null on every other event.",
+					),
+				),
+				"description", "What the event is about: thin, read the item itself.",
+			),
+		),
+	),
+	"InvoiceEvent", O(
+		"type", "object",
+		"description", "An event about a invoice: `invoice.created`, `.updated` or `.deleted`, or `invoice.{new status}` when its status changes (beside `.updated`), with `data.previousStatus`. Every invoice event's `data` has the same keys.",
+		"examples", A(
+			O(
+				"id", "evt_01J8ZK3M4Q",
+				"type", "invoice.void",
+				"createdAt", "2026-03-01T09:00:00Z",
+				"data", O(
+					"object", "invoice",
+					"id", "inv_acme_1",
+					"projectId", "prj_acme_1",
+					"previousStatus", "paid",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"type",
+			"createdAt",
+			"data",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only.",
+			),
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"invoice.created",
+					"invoice.updated",
+					"invoice.deleted",
+					"invoice.draft",
+					"invoice.open",
+					"invoice.paid",
+					"invoice.void",
+				),
+				"description", "What happened.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`).",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+			),
+			"data", O(
+				"type", "object",
+				"additionalProperties", false,
+				"required", A(
+					"object",
+					"id",
+					"projectId",
+					"previousStatus",
+				),
+				"properties", O(
+					"object", O(
+						"type", "string",
+						"const", "invoice",
+						"description", "The kind of item.",
+					),
+					"id", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The item's id: read it at its single-item route, or its list.",
+					),
+					"projectId", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "The project the item belongs to (for a deleted item, the one it was in); null for what belongs to no project.",
+					),
+					"previousStatus", O(
+						"oneOf", A(
+							O(
+								"$ref", "#/components/schemas/InvoiceStatus",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "On an event typed by a new status (`invoice.void`), the status before; null on every other event.",
+					),
+				),
+				"description", "What the event is about: thin, read the item itself.",
+			),
+		),
+	),
+	"ThreadEvent", O(
+		"type", "object",
+		"description", "An event about a thread: `thread.created`, `.updated` or `.deleted`, or `thread.{new status}` when its status changes (beside `.updated`), with `data.previousStatus`. Every thread event's `data` has the same keys.",
+		"examples", A(
+			O(
+				"id", "evt_01J8ZK3M4Q",
+				"type", "thread.resolved",
+				"createdAt", "2026-03-01T09:00:00Z",
+				"data", O(
+					"object", "thread",
+					"id", "thr_acme_1",
+					"projectId", "prj_acme_1",
+					"previousStatus", "open",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"type",
+			"createdAt",
+			"data",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only.",
+			),
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"thread.created",
+					"thread.updated",
+					"thread.deleted",
+					"thread.open",
+					"thread.resolved",
+				),
+				"description", "What happened.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`).",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+			),
+			"data", O(
+				"type", "object",
+				"additionalProperties", false,
+				"required", A(
+					"object",
+					"id",
+					"projectId",
+					"previousStatus",
+				),
+				"properties", O(
+					"object", O(
+						"type", "string",
+						"const", "thread",
+						"description", "The kind of item.",
+					),
+					"id", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The item's id: read it at its single-item route, or its list.",
+					),
+					"projectId", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "The project the item belongs to (for a deleted item, the one it was in); null for what belongs to no project.",
+					),
+					"previousStatus", O(
+						"oneOf", A(
+							O(
+								"$ref", "#/components/schemas/ThreadStatus",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "On an event typed by a new status (`thread.resolved`), the status before; null on every other event.",
+					),
+				),
+				"description", "What the event is about: thin, read the item itself.",
+			),
+		),
+	),
+	"MessageEvent", O(
+		"type", "object",
+		"description", "An event about a message: `message.created`, `.updated` or `.deleted`. Every message event's `data` has the same keys.",
+		"examples", A(
+			O(
+				"id", "evt_01J8ZK3M4Q",
+				"type", "message.created",
+				"createdAt", "2026-03-01T09:00:00Z",
+				"data", O(
+					"object", "message",
+					"id", "msg_acme_1",
+					"projectId", "prj_acme_1",
+					"threadId", "thr_acme_1",
+					"previousStatus", nil,
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"type",
+			"createdAt",
+			"data",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only.",
+			),
+			"type", O(
+				"type", "string",
+				"enum", A(
+					"message.created",
+					"message.updated",
+					"message.deleted",
+				),
+				"description", "What happened.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`).",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+			),
+			"data", O(
+				"type", "object",
+				"additionalProperties", false,
+				"required", A(
+					"object",
+					"id",
+					"projectId",
+					"threadId",
+					"previousStatus",
+				),
+				"properties", O(
+					"object", O(
+						"type", "string",
+						"const", "message",
+						"description", "The kind of item.",
+					),
+					"id", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The item's id: read it at its single-item route, or its list.",
+					),
+					"projectId", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "The project the item belongs to (for a deleted item, the one it was in); null for what belongs to no project.",
+					),
+					"threadId", O(
+						"type", "string",
+						"minLength", 1,
+						"description", "The message's thread.",
+					),
+					"previousStatus", O(
+						"oneOf", A(
+							O(
+								"type", "string",
+							),
+							O(
+								"type", "null",
+							),
+						),
+						"description", "Always null: a message has no status.",
+					),
+				),
+				"description", "What the event is about: thin, read the item itself.",
+			),
+		),
+	),
+	"Event", O(
+		"description", "One client-visible change: one schema per kind of item, told apart by `type` (`{kind}.{created|updated|deleted}`, or `{kind}.{new status}`).",
+		"oneOf", A(
+			O(
+				"$ref", "#/components/schemas/ProjectEvent",
+			),
+			O(
+				"$ref", "#/components/schemas/MilestoneEvent",
+			),
+			O(
+				"$ref", "#/components/schemas/DeliverableEvent",
+			),
+			O(
+				"$ref", "#/components/schemas/InvoiceEvent",
+			),
+			O(
+				"$ref", "#/components/schemas/ThreadEvent",
+			),
+			O(
+				"$ref", "#/components/schemas/MessageEvent",
+			),
+		),
+		"discriminator", O(
+			"propertyName", "type",
+			"mapping", O(
+				"project.created", "#/components/schemas/ProjectEvent",
+				"project.updated", "#/components/schemas/ProjectEvent",
+				"project.deleted", "#/components/schemas/ProjectEvent",
+				"project.planned", "#/components/schemas/ProjectEvent",
+				"project.in_progress", "#/components/schemas/ProjectEvent",
+				"project.on_hold", "#/components/schemas/ProjectEvent",
+				"project.completed", "#/components/schemas/ProjectEvent",
+				"project.cancelled", "#/components/schemas/ProjectEvent",
+				"milestone.created", "#/components/schemas/MilestoneEvent",
+				"milestone.updated", "#/components/schemas/MilestoneEvent",
+				"milestone.deleted", "#/components/schemas/MilestoneEvent",
+				"milestone.pending", "#/components/schemas/MilestoneEvent",
+				"milestone.in_progress", "#/components/schemas/MilestoneEvent",
+				"milestone.completed", "#/components/schemas/MilestoneEvent",
+				"deliverable.created", "#/components/schemas/DeliverableEvent",
+				"deliverable.updated", "#/components/schemas/DeliverableEvent",
+				"deliverable.deleted", "#/components/schemas/DeliverableEvent",
+				"deliverable.pending", "#/components/schemas/DeliverableEvent",
+				"deliverable.in_review", "#/components/schemas/DeliverableEvent",
+				"deliverable.approved", "#/components/schemas/DeliverableEvent",
+				"deliverable.rejected", "#/components/schemas/DeliverableEvent",
+				"invoice.created", "#/components/schemas/InvoiceEvent",
+				"invoice.updated", "#/components/schemas/InvoiceEvent",
+				"invoice.deleted", "#/components/schemas/InvoiceEvent",
+				"invoice.draft", "#/components/schemas/InvoiceEvent",
+				"invoice.open", "#/components/schemas/InvoiceEvent",
+				"invoice.paid", "#/components/schemas/InvoiceEvent",
+				"invoice.void", "#/components/schemas/InvoiceEvent",
+				"thread.created", "#/components/schemas/ThreadEvent",
+				"thread.updated", "#/components/schemas/ThreadEvent",
+				"thread.deleted", "#/components/schemas/ThreadEvent",
+				"thread.open", "#/components/schemas/ThreadEvent",
+				"thread.resolved", "#/components/schemas/ThreadEvent",
+				"message.created", "#/components/schemas/MessageEvent",
+				"message.updated", "#/components/schemas/MessageEvent",
+				"message.deleted", "#/components/schemas/MessageEvent",
+			),
+		),
+	),
+	"EventTypeName", O(
+		"type", "string",
+		"enum", A(
+			"project.created",
+			"project.updated",
+			"project.deleted",
+			"project.planned",
+			"project.in_progress",
+			"project.on_hold",
+			"project.completed",
+			"project.cancelled",
+			"milestone.created",
+			"milestone.updated",
+			"milestone.deleted",
+			"milestone.pending",
+			"milestone.in_progress",
+			"milestone.completed",
+			"deliverable.created",
+			"deliverable.updated",
+			"deliverable.deleted",
+			"deliverable.pending",
+			"deliverable.in_review",
+			"deliverable.approved",
+			"deliverable.rejected",
+			"invoice.created",
+			"invoice.updated",
+			"invoice.deleted",
+			"invoice.draft",
+			"invoice.open",
+			"invoice.paid",
+			"invoice.void",
+			"thread.created",
+			"thread.updated",
+			"thread.deleted",
+			"thread.open",
+			"thread.resolved",
+			"message.created",
+			"message.updated",
+			"message.deleted",
+		),
+		"description", "An event type: `{kind}.created`, `.updated`, `.deleted`, or `{kind}.{status}` for a kind that has statuses.",
+	),
+	"EventList", O(
+		"type", "object",
+		"description", "A page of events.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Event",
+				),
+				"description", "The events after `after`, oldest first; `[]` when there are none yet.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"WebhookEndpoint", O(
+		"type", "object",
+		"description", "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "we_1",
+				"url", "https://hooks.example.com/clientstatus",
+				"types", A(
+					"invoice.paid",
+					"deliverable.in_review",
+				),
+				"status", "enabled",
+				"disabledReason", nil,
+				"createdAt", "2026-02-01T09:00:00Z",
+				"updatedAt", "2026-02-01T09:00:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"url",
+			"types",
+			"status",
+			"disabledReason",
+			"createdAt",
+			"updatedAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Opaque endpoint identifier.",
+			),
+			"url", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Where events are POSTed.",
+			),
+			"types", O(
+				"type", "array",
+				"items", O(
+					"type", "string",
+					"minLength", 1,
+				),
+				"description", "The event types delivered: `[\"*\"]` for every type, or types such as `invoice.paid`.",
+			),
+			"status", O(
+				"type", "string",
+				"enum", A(
+					"enabled",
+					"disabled",
+				),
+				"description", "Whether events are delivered.",
+			),
+			"disabledReason", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"minLength", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Why a disabled endpoint is: `disabled` (by the agency), `gone` (it answered `410 Gone`), `failing_for_5_days`; `null` when enabled.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the endpoint was registered.",
+			),
+			"updatedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When its settings or status last changed.",
+			),
+		),
+	),
+	"WebhookDelivery", O(
+		"type", "object",
+		"description", "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
+		"examples", A(
+			O(
+				"id", "whd_5f1c",
+				"eventId", "evt_0000000000000042",
+				"eventType", "invoice.paid",
+				"attempt", 1,
+				"attemptedAt", "2026-03-01T09:00:01Z",
+				"statusCode", 200,
+				"error", nil,
+				"durationMs", 84,
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"eventId",
+			"eventType",
+			"attempt",
+			"attemptedAt",
+			"statusCode",
+			"error",
+			"durationMs",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Opaque attempt identifier.",
+			),
+			"eventId", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event delivered: the `webhook-id` header, the same on every attempt.",
+			),
+			"eventType", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The event's type.",
+			),
+			"attempt", O(
+				"type", "integer",
+				"minimum", 1,
+				"description", "The attempt's number, from 1.",
+			),
+			"attemptedAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the attempt started: its `webhook-timestamp`.",
+			),
+			"statusCode", O(
+				"oneOf", A(
+					O(
+						"type", "integer",
+						"minimum", 100,
+						"maximum", 599,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The endpoint's HTTP status; `null` when no answer came. A 2xx is a success; a 3xx is not followed.",
+			),
+			"error", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"enum", A(
+							"timeout",
+							"connection",
+							"tls",
+							"refused_address",
+							"redirect",
+						),
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Why no answer came, or why the answer counts as none: no answer within 15 seconds, no connection, a TLS failure, an address that is not public, or a redirect (never followed); `null` otherwise.",
+			),
+			"durationMs", O(
+				"type", "integer",
+				"minimum", 0,
+				"description", "How long the attempt took, in milliseconds.",
+			),
+		),
+	),
+	"WebhookEndpointList", O(
+		"type", "object",
+		"description", "One page of webhook endpoints.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/WebhookEndpoint",
+				),
+				"description", "The page's endpoints, oldest first; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"WebhookDeliveryList", O(
+		"type", "object",
+		"description", "One page of delivery attempts.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/WebhookDelivery",
+				),
+				"description", "The page's attempts, newest first; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"ExpandedProject", O(
+		"type", "object",
+		"description", "An item's project, embedded by `expand=project`.",
+		"examples", A(
+			O(
+				"id", "prj_acme_1",
+				"name", "Website relaunch",
+				"status", "in_progress",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"name",
+			"status",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "Opaque project identifier.",
+			),
+			"name", O(
+				"type", "string",
+				"description", "Project name.",
+			),
+			"status", O(
+				"$ref", "#/components/schemas/ProjectStatus",
+			),
+		),
+	),
+	"MilestoneEnvelope", O(
+		"type", "object",
+		"description", "A single milestone.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Milestone",
+			),
+		),
+	),
+	"DeliverableEnvelope", O(
+		"type", "object",
+		"description", "A single deliverable.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Deliverable",
+			),
+		),
+	),
+	"InvoiceEnvelope", O(
+		"type", "object",
+		"description", "A single invoice.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Invoice",
+			),
+		),
+	),
+	"MessageEnvelope", O(
+		"type", "object",
+		"description", "A single message.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Message",
+			),
+		),
+	),
+	"RequestLog", O(
+		"type", "object",
+		"description", "One request the organization made with a key, as the request log keeps it: never a query value, a key, a token or a body.",
+		"examples", A(
+			O(
+				"id", "3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e",
+				"method", "GET",
+				"path", "/v1/invoices",
+				"route", "/v1/invoices",
+				"query", A(
+					"limit",
+					"stauts",
+				),
+				"status", 400,
+				"errorCode", "INVALID_PARAMETER",
+				"keyId", "key_7Hq2",
+				"durationMs", 3,
+				"createdAt", "2026-03-01T09:00:00Z",
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"id",
+			"method",
+			"path",
+			"route",
+			"query",
+			"status",
+			"errorCode",
+			"keyId",
+			"durationMs",
+			"createdAt",
+		),
+		"properties", O(
+			"id", O(
+				"type", "string",
+				"minLength", 1,
+				"description", "The request id: the `X-Request-Id` of its response (a client's own, when it sent one; so not necessarily unique).",
+			),
+			"method", O(
+				"type", "string",
+				"description", "`GET` or `HEAD`.",
+			),
+			"path", O(
+				"type", "string",
+				"description", "The path as sent, relative to where the API is mounted, without the query.",
+			),
+			"route", O(
+				"type", "string",
+				"description", "The route's pattern, such as `/v1/invoices/{id}`.",
+			),
+			"query", O(
+				"type", "array",
+				"items", O(
+					"type", "string",
+				),
+				"description", "The names of the query parameters sent, sorted, each once; never their values.",
+			),
+			"status", O(
+				"type", "integer",
+				"minimum", 100,
+				"maximum", 599,
+				"description", "The HTTP status of the answer.",
+			),
+			"errorCode", O(
+				"oneOf", A(
+					O(
+						"$ref", "#/components/schemas/ErrorCode",
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The answer's `error.code`; null on success.",
+			),
+			"keyId", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"minLength", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "The public id of the API key used (never the key); null for a credential that is no stored key (a token of the portal's).",
+			),
+			"durationMs", O(
+				"type", "integer",
+				"minimum", 0,
+				"description", "How long the server took to answer, in milliseconds.",
+			),
+			"createdAt", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "When the request arrived.",
+			),
+		),
+	),
+	"RequestLogList", O(
+		"type", "object",
+		"description", "One page of the request log.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/RequestLog",
+				),
+				"description", "The page's requests, newest first (`createdAt` descending), then `id`; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+)
