@@ -11,10 +11,21 @@ import (
 
 // deletion is a Deletion on the wire.
 type deletion struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	DeletedAt string `json:"deletedAt"`
+	Type      string `json:"type" oa:"ref=DeletionType"`
+	ID        string `json:"id" oa:"minLength=1"`
+	DeletedAt string `json:"deletedAt" oa:"time"`
 }
+
+var _ = describeWire[deletion](wireDoc{
+	name:        "Deletion",
+	description: "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
+	examples:    `[{"type": "project", "id": "prj_acme_2", "deletedAt": "2026-03-01T09:12:44Z"}]`,
+	fields: map[string]string{
+		"type":      "",
+		"id":        "The id the item had.",
+		"deletedAt": "When it disappeared.",
+	},
+})
 
 func deletionOut(d store.Deletion) deletion {
 	return deletion{Type: string(d.Kind), ID: d.ID, DeletedAt: timestamp(d.DeletedAt)}

@@ -11,16 +11,16 @@ import (
 // sizeBytes are null until a file is attached; where the file is stored
 // (FileKey) is never sent.
 type deliverable struct {
-	ID          string   `json:"id"`
-	ProjectID   string   `json:"projectId"`
+	ID          string   `json:"id" oa:"minLength=1"`
+	ProjectID   string   `json:"projectId" oa:"minLength=1"`
 	Name        string   `json:"name"`
-	Status      string   `json:"status"`
+	Status      string   `json:"status" oa:"ref=DeliverableStatus"`
 	FileName    *string  `json:"fileName"`
 	ContentType *string  `json:"contentType"`
-	SizeBytes   *int64   `json:"sizeBytes"`
-	CreatedAt   string   `json:"createdAt"`
-	UpdatedAt   string   `json:"updatedAt"`
-	Project     expanded `json:"project,omitzero"` // expand=project only
+	SizeBytes   *int64   `json:"sizeBytes" oa:"format=int64,minimum=0"`
+	CreatedAt   string   `json:"createdAt" oa:"time"`
+	UpdatedAt   string   `json:"updatedAt" oa:"time"`
+	Project     expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
 func deliverableOut(d store.Deliverable) deliverable {
@@ -47,6 +47,22 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 
 // deliverables are the deliverables of an organization's projects.
 var deliverables = declare(resource[store.Deliverable, deliverable]{
+	doc: wireDoc{
+		description: "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "dlv_acme_1_3", "projectId": "prj_acme_1", "name": "Website relaunch: final build", "status": "pending", "fileName": null, "contentType": null, "sizeBytes": null, "createdAt": "2026-02-26T09:00:00Z", "updatedAt": "2026-02-26T09:00:00Z"}, {"id": "dlv_acme_1_2", "projectId": "prj_acme_1", "name": "Website relaunch: prototype", "status": "in_review", "fileName": "prototype-v3.pdf", "contentType": "application/pdf", "sizeBytes": 4718592, "createdAt": "2026-02-24T10:15:00Z", "updatedAt": "2026-02-25T08:30:00Z"}]`,
+		fields: map[string]string{
+			"id":          "Opaque deliverable identifier, used as `{id}` in the download path.",
+			"projectId":   "The project the deliverable belongs to.",
+			"name":        "Deliverable name.",
+			"status":      "",
+			"fileName":    "The attached file's name; `null` until a file is attached.",
+			"contentType": "The attached file's media type; `null` until a file is attached.",
+			"sizeBytes":   "The attached file's size in bytes; `null` until a file is attached.",
+			"createdAt":   "When the deliverable was created.",
+			"updatedAt":   "When the deliverable last changed.",
+			"project":     "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+		},
+	},
 	kind:      store.KindDeliverable,
 	statuses:  strs(store.DeliverableStatuses),
 	wire:      deliverableExpanded,

@@ -35,6 +35,10 @@ func describeAPI() openapigen.API {
 		}
 		api.Routes = append(api.Routes, r)
 	}
+	for _, w := range wireSchemas {
+		api.Wires = append(api.Wires, openapigen.Wire{Name: w.doc.name, Description: w.doc.description, Type: w.wire,
+			Fields: w.doc.fields, Examples: w.doc.examples, Resource: w.resource, Statuses: w.statuses})
+	}
 	for _, k := range store.Kinds {
 		api.Kinds = append(api.Kinds, openapigen.Kind{Name: string(k), Statuses: kindStatuses[k]})
 	}

@@ -10,12 +10,12 @@ import (
 // project is a Project on the wire. Every key is always present; a
 // project not started or open-ended has null startedAt or dueAt.
 type project struct {
-	ID        string  `json:"id"`
+	ID        string  `json:"id" oa:"minLength=1"`
 	Name      string  `json:"name"`
-	Status    string  `json:"status"`
-	StartedAt *string `json:"startedAt"`
-	DueAt     *string `json:"dueAt"`
-	UpdatedAt string  `json:"updatedAt"`
+	Status    string  `json:"status" oa:"ref=ProjectStatus"`
+	StartedAt *string `json:"startedAt" oa:"time"`
+	DueAt     *string `json:"dueAt" oa:"time"`
+	UpdatedAt string  `json:"updatedAt" oa:"time"`
 }
 
 func projectOut(p store.Project) project {
@@ -32,6 +32,18 @@ func projectOut(p store.Project) project {
 // projects are an organization's projects: a key restricted to projects
 // sees its own only.
 var projects = declare(resource[store.Project, project]{
+	doc: wireDoc{
+		description: "A piece of work the agency does for the organization. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress", "startedAt": "2026-01-12T09:00:00Z", "dueAt": "2026-04-30T17:00:00Z", "updatedAt": "2026-02-27T15:42:10Z"}, {"id": "prj_acme_2", "name": "Spring catalogue", "status": "planned", "startedAt": null, "dueAt": null, "updatedAt": "2026-02-20T11:05:00Z"}]`,
+		fields: map[string]string{
+			"id":        "Opaque project identifier, used as `{id}` in paths.",
+			"name":      "Project name.",
+			"status":    "",
+			"startedAt": "When work started; `null` until started.",
+			"dueAt":     "When the project is due; `null` when open-ended.",
+			"updatedAt": "When the project last changed.",
+		},
+	},
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
 	wire:     plain(projectOut),

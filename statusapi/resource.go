@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -50,6 +51,9 @@ type resource[T, W any] struct {
 	// message): its routes take no expand, and its read applies the
 	// caller's projects itself.
 	projectOf func(T) string
+	// doc is what the OpenAPI document says of the item's wire form W
+	// (its name is the kind's).
+	doc wireDoc
 }
 
 // kindStatuses are the statuses of each kind of item that has some, as
@@ -71,6 +75,9 @@ func declare[T, W any](res resource[T, W]) resource[T, W] {
 	if len(res.statuses) > 0 {
 		kindStatuses[res.kind] = res.statuses
 	}
+	doc := res.doc
+	doc.name = res.name()
+	wireSchemas = append(wireSchemas, wireSchema{doc: doc, wire: reflect.TypeFor[W](), resource: true, statuses: res.statuses})
 	return res
 }
 

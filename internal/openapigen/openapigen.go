@@ -24,6 +24,8 @@ const Generator = "internal/openapigen"
 // API is what the document is generated from.
 type API struct {
 	Routes []Route
+	// Wires are the wire types, whose schemas are reflected.
+	Wires []Wire
 	// Kinds are the kinds of item that events are about, in order, with
 	// their statuses (none: the kind has none).
 	Kinds []Kind
@@ -75,29 +77,37 @@ type Kind struct {
 // Generate returns the document of api, indented JSON with a final
 // newline.
 func Generate(api API) ([]byte, error) {
-	comps := O(
-		"securitySchemes", securitySchemes,
-		"parameters", parameters,
-		"headers", headers,
-	)
 	resps := append(Obj(nil), responses...)
 	schs := append(Obj(nil), schemas...)
+	params := append(Obj(nil), parameters...)
+	heads := make(map[string]string, len(headOf))
+	for k, v := range headOf {
+		heads[k] = v
+	}
+	if err := wireComponents(api.Wires, &schs, &params, &resps, heads); err != nil {
+		return nil, err
+	}
+	comps := O(
+		"securitySchemes", securitySchemes,
+		"parameters", params,
+		"headers", headers,
+	)
 	paths := Obj{}
 	usedHeads := map[string]bool{}
 	for _, rt := range api.Routes {
-		item, err := pathItem(rt, resps, usedHeads)
+		item, err := pathItem(rt, resps, heads, usedHeads)
 		if err != nil {
 			return nil, err
 		}
 		paths = append(paths, KV{rt.Path, item})
 	}
-	var heads []string
+	var headNames []string
 	for h := range usedHeads {
-		heads = append(heads, h)
+		headNames = append(headNames, h)
 	}
-	sort.Strings(heads)
-	for _, h := range heads {
-		resps = append(resps, KV{h, headResponse(h, resps)})
+	sort.Strings(headNames)
+	for _, h := range headNames {
+		resps = append(resps, KV{h, headResponse(h, resps, heads)})
 	}
 	comps = append(comps, KV{"responses", resps}, KV{"schemas", schs})
 	doc := O(
@@ -123,10 +133,10 @@ func Generate(api API) ([]byte, error) {
 
 // headResponse is the HEAD twin of the GET responses that map to name
 // (headOf): the same headers, its own description, no body.
-func headResponse(name string, resps Obj) Obj {
+func headResponse(name string, resps Obj, heads map[string]string) Obj {
 	out := O("description", headDescriptions[name])
 	for _, kv := range resps {
-		if headOf[kv.Key] == name {
+		if heads[kv.Key] == name {
 			if h := kv.Value.(Obj).Get("headers"); h != nil {
 				out = append(out, KV{"headers", h})
 			}
@@ -137,7 +147,7 @@ func headResponse(name string, resps Obj) Obj {
 }
 
 // pathItem is the path item of rt: its GET operation and the HEAD twin.
-func pathItem(rt Route, resps Obj, usedHeads map[string]bool) (Obj, error) {
+func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
 	if rt.ID == "" || rt.Summary == "" {
 		return nil, fmt.Errorf("route %s declares no operation id or summary", rt.Path)
 	}
@@ -159,7 +169,7 @@ func pathItem(rt Route, resps Obj, usedHeads map[string]bool) (Obj, error) {
 		code := fmt.Sprint(c.status)
 		getResps = append(getResps, KV{code, Ref("responses", c.name)})
 		h := c.name
-		if hn, ok := headOf[c.name]; ok {
+		if hn, ok := heads[c.name]; ok {
 			h = hn
 			usedHeads[hn] = true
 		}
