@@ -40,7 +40,7 @@ func describeAPI() openapigen.API {
 			Fields: w.doc.fields, Examples: w.doc.examples, Resource: w.resource, Statuses: w.statuses})
 	}
 	for _, k := range store.Kinds {
-		api.Kinds = append(api.Kinds, openapigen.Kind{Name: string(k), Statuses: kindStatuses[k]})
+		api.Kinds = append(api.Kinds, openapigen.Kind{Name: string(k), Statuses: kindStatuses[k], Thread: k == store.KindMessage})
 	}
 	return api
 }

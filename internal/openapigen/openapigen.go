@@ -26,8 +26,7 @@ type API struct {
 	Routes []Route
 	// Wires are the wire types, whose schemas are reflected.
 	Wires []Wire
-	// Kinds are the kinds of item that events are about, in order, with
-	// their statuses (none: the kind has none).
+	// Kinds are the kinds of item that events are about, in order.
 	Kinds []Kind
 }
 
@@ -68,10 +67,13 @@ type List struct {
 	Status, Project, Since, Expand bool
 }
 
-// Kind is a kind of item that events are about.
+// Kind is a kind of item that events are about, with its statuses
+// (none: the kind has none); Thread says its events' data carry
+// threadId.
 type Kind struct {
 	Name     string
 	Statuses []string
+	Thread   bool
 }
 
 // Generate returns the document of api, indented JSON with a final
@@ -87,6 +89,7 @@ func Generate(api API) ([]byte, error) {
 	if err := wireComponents(api.Wires, &schs, &params, &resps, heads); err != nil {
 		return nil, err
 	}
+	webhooks := eventComponents(api.Kinds, api.Wires, &schs)
 	comps := O(
 		"securitySchemes", securitySchemes,
 		"parameters", params,
@@ -117,6 +120,7 @@ func Generate(api API) ([]byte, error) {
 		"security", A(O("bearerAuth", A())),
 		"tags", tags,
 		"paths", paths,
+		"webhooks", webhooks,
 		"components", comps,
 	)
 	raw, err := marshal(doc)
