@@ -1,0 +1,26 @@
+package webhook_test
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/webhooktest"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// TestDispatcherBoundedMemory: the dispatcher's goroutines follow the
+// organizations with enabled endpoints (10,000 put then deleted leave
+// none behind), and a quiet pass over 10,000 endpoints makes a bounded
+// number of store calls. docs/performance.md quotes its log line.
+func TestDispatcherBoundedMemory(t *testing.T) {
+	n := 10_000
+	if testing.Short() {
+		n = 1_000
+	}
+	f := webhooktest.Measure(t, store.NewMemory(), n, 10)
+	t.Log(f)
+	is := is.New(t)
+	is.True(f.GoroutinesWithOrgs >= f.GoroutinesBefore+n) // a watch per organization while it has an endpoint
+	is.True(f.Pass.Calls <= 2+100)                        // the listing, the claim and at most a sweep's organizations
+}
