@@ -10,14 +10,11 @@ import (
 )
 
 // TestDispatcherBoundedMemory: the dispatcher's goroutines follow the
-// organizations with enabled endpoints (10,000 put then deleted leave
-// none behind), and a quiet pass over 10,000 endpoints makes a bounded
+// organizations with enabled endpoints (put then deleted, they leave
+// none behind), and a quiet pass over their endpoints makes a bounded
 // number of store calls. docs/performance.md quotes its log line.
 func TestDispatcherBoundedMemory(t *testing.T) {
-	n := 10_000
-	if testing.Short() {
-		n = 1_000
-	}
+	n := webhooktest.Size(t)
 	f := webhooktest.Measure(t, store.NewMemory(), n, 10)
 	t.Log(f)
 	is := is.New(t)
