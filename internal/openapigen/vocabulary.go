@@ -1,13 +1,18 @@
-// Code generated once from the hand-kept document; now kept here.
-
 package openapigen
 
+// The shared vocabulary of the document, said once: what no route, wire
+// type or kind implies. A route names these components (Route.Params,
+// Route.Responses); what the table and the wire types make is added to
+// them by Generate.
+
+// info is the document's title, version and conventions.
 var info = O(
 	"title", "Client Project Status API",
 	"version", "1.0.0",
 	"description", "A read-only JSON API through which clients on an active retainer read their projects, milestones, deliverables and invoices. The data a key can see is that of the organization that owns the key.\n\nConventions:\n\n- Every route answers `GET` and `HEAD`; `HEAD` gives the same status and headers as `GET` and no body, and is documented as its own operation (`listProjectsHead` beside `listProjects`), with responses that have no body. Any other method answers 405 `METHOD_NOT_ALLOWED` with `Allow: GET, HEAD` (the response `MethodNotAllowed` in the components); an unknown path under `/v1` answers 404 `NOT_FOUND`.\n- Every body is JSON (`application/json; charset=utf-8`) in an envelope: `{\"data\": ...}`, `{\"data\": [...], \"meta\": {...}}` or `{\"error\": {...}}`. The signed file route serves the file itself.\n- Every item of a type has the same keys: absent values are `null`, never omitted. Timestamps are RFC 3339 in UTC, to the second. Money is integer minor units with an ISO 4217 `currency`.\n- List routes take `page`, `limit`, `status`, `updatedSince` and, for deliverables and invoices, `projectId`. Any other query parameter, a repeated or empty one, or a bad value answers 400 `INVALID_PARAMETER` naming it.\n- Rate limits are per organization and plan: starter 60 and growth 300 requests a minute, enterprise unlimited. Limited responses carry `X-RateLimit-*` and `RateLimit*` headers; a refused request is 429 `RATE_LIMITED` with `Retry-After`. `GET /v1/rate_limit` reads the budget without spending it.\n- Restricted keys: a key may be limited to some scopes (`projects:read`, `deliverables:read`, `invoices:read`, `threads:read`, `webhooks:read`, `logs:read`; each operation's `x-scope` names the one it needs) and to some projects. A route outside its scopes answers 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"...\"`; an item outside its projects answers 404 as another organization's id, and lists, totals and deletions hold only what it may see (never a retainer invoice).\n- Sandbox keys (`csk_test_...`) read a sandbox copy of their organization: demo data that changes by itself, never mixed with live data; every route behaves the same, and answers to them carry `X-Sandbox: true`.\n- Every response carries `X-Request-Id`.",
 )
 
+// servers is the one server, whose URL the handler replaces when serving the document.
 var servers = A(
 	O(
 		"url", "{baseUrl}",
@@ -21,6 +26,7 @@ var servers = A(
 	),
 )
 
+// tags are the operations' groups, in the reference's order.
 var tags = A(
 	O(
 		"name", "Projects",
@@ -60,6 +66,7 @@ var tags = A(
 	),
 )
 
+// securitySchemes is the bearer API key.
 var securitySchemes = O(
 	"bearerAuth", O(
 		"type", "http",
@@ -68,6 +75,7 @@ var securitySchemes = O(
 	),
 )
 
+// headers are the response headers that responses name.
 var headers = O(
 	"X-Request-Id", O(
 		"description", "The request id: the client's own `X-Request-Id` when it sent a sane one, else one the server made. Quote it to the operator.",
@@ -232,6 +240,7 @@ var headers = O(
 	),
 )
 
+// parameters are the parameters that routes name, beside each resource's status (derived).
 var parameters = O(
 	"Id", O(
 		"name", "id",
@@ -476,6 +485,7 @@ var parameters = O(
 	),
 )
 
+// responses are the standard responses and those of the routes that are not a resource's list or item (derived).
 var responses = O(
 	"DownloadLinkResponse", O(
 		"description", "A signed link to the deliverable's file, valid for 15 minutes. Never cached (`Cache-Control: no-store`): the link is a credential.",
@@ -1579,6 +1589,7 @@ var responses = O(
 	),
 )
 
+// headOf is the HEAD twin of each GET response with a body: the same headers, no body.
 var headOf = map[string]string{
 	"BadRequest":                  "BadRequestHead",
 	"Unauthorized":                "UnauthorizedHead",
@@ -1604,6 +1615,7 @@ var headOf = map[string]string{
 	"RequestLogListResponse":      "ListHead",
 }
 
+// headDescriptions are the HEAD twins' descriptions.
 var headDescriptions = map[string]string{
 	"ForbiddenHead":        "FORBIDDEN: the key is valid but its account has no active retainer or API access is disabled, or the key is restricted and this server cannot enforce restrictions. INSUFFICIENT_SCOPE: the key is restricted to scopes that do not include the route's (see the operation's `x-scope`), named in `WWW-Authenticate`. Counts against no rate limit. `HEAD`: the same headers, no body.",
 	"UsageHead":            "The budget. `HEAD`: the same headers, no body.",
@@ -1627,6 +1639,7 @@ var headDescriptions = map[string]string{
 	"EventListHead":        "The headers of `listEvents`'s 200, without the body (a HEAD never streams).",
 }
 
+// schemas are the schemas that no wire type reflects: the envelope's, the error's and the routes' own bodies.
 var schemas = O(
 	"Meta", O(
 		"type", "object",
