@@ -99,3 +99,12 @@ func marshal(v any) ([]byte, error) {
 func Ref(section, name string) Obj {
 	return O("$ref", "#/components/"+section+"/"+name)
 }
+
+// concat returns the members of objs, in order, in one new Obj.
+func concat(objs ...Obj) Obj {
+	var out Obj
+	for _, o := range objs {
+		out = append(out, o...)
+	}
+	return out
+}
