@@ -163,8 +163,8 @@ func TestSyncedThroughAndRevalidation(t *testing.T) {
 			}
 			st.set(second)
 			two := a.do("GET", target, "a")
-			is.Equal(two.Header().Get("ETag"), one.Header().Get("ETag")) // the same items: the same tag
-			is.Equal(metaOf(t, two.Body.Bytes())["syncedThrough"], at(second)) // never an old one in a 200
+			is.Equal(two.Header().Get("ETag"), one.Header().Get("ETag"))                            // the same items: the same tag
+			is.Equal(metaOf(t, two.Body.Bytes())["syncedThrough"], at(second))                      // never an old one in a 200
 			is.Equal(a.do("GET", target, "a", "If-None-Match", one.Header().Get("ETag")).Code, 304) // revalidates
 			is.Equal(a.do("GET", "/v1/deletions?since="+at(t0), "a", "If-None-Match",
 				a.do("GET", "/v1/deletions?since="+at(t0), "a").Header().Get("ETag")).Code, 304) // the deletions too
@@ -223,8 +223,8 @@ func TestCachedSyncedThroughFollowsTheClock(t *testing.T) {
 			synced, err := time.Parse(time.RFC3339, metaOf(t, res.Body.Bytes())["syncedThrough"].(string))
 			is.NoErr(err)
 			behind := a.clock.Now().Truncate(time.Second).Sub(synced)
-			is.True(behind >= 0 && behind <= time.Second) // at most a second behind the current second, data unchanged
-			is.Equal(res.Header().Get("ETag"), first.Header().Get("ETag"))               // the same data, the same tag
+			is.True(behind >= 0 && behind <= time.Second)                  // at most a second behind the current second, data unchanged
+			is.Equal(res.Header().Get("ETag"), first.Header().Get("ETag")) // the same data, the same tag
 		}
 		is.Equal(a.do("GET", target, "a", "If-None-Match", first.Header().Get("ETag")).Code, 304) // the older answer still revalidates
 	}
