@@ -115,8 +115,8 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 // every project, earliest due first, through the index
 // milestones_list_org (milestones_list with a project filter, the
 // _status ones with a status), or with UpdatedSince the changed ones,
-// oldest change first, through milestones_changes_org (milestones_changes
-// with a project filter); its total as ListMilestones'. An unknown
+// oldest change first, through milestones_changes (ranges of each
+// project's changes, sorted); its total as ListMilestones'. An unknown
 // project filter gives an empty page.
 func (s *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
 	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status),
