@@ -41,7 +41,7 @@ func deletionRoutes(h *handler) []route {
 		id: "listDeletions", tag: "Sync",
 		summary:     "List deletions",
 		description: "What disappeared from the caller's view at or after `since`, so that a client keeping a copy can remove it: deleted items, items deleted with their project (a project takes its milestones, deliverables and threads with it), and threads or messages made internal. Records are kept at least 30 days, and a record is dropped when an item of the same type and id is put again. A sync client applies deletions, then changes (every list's `updatedSince`), then asks again from the smallest `meta.syncedThrough` of the pages it walked (not from the largest `deletedAt` or `updatedAt` it saw: a transaction that committed late may carry an earlier one); it never misses a write, and an item may come twice (upsert by id). Every page carries `meta.syncedThrough`. A restricted key reads only the records of the types its scopes cover (`project` and `milestone` with `projects:read`, `deliverable` with `deliverables:read`, `invoice` with `invoices:read`, `thread` and `message` with `threads:read`) and of its projects; a `type` it may not read gives an empty list. A key restricted to projects also sees here an item that left its projects while it still exists (an invoice moved to another project or to none, the invoices of a deleted project), dated when it left.",
-		params:      []string{"Page", "Limit", "Since", "DeletionType", "IfNoneMatch"},
+		params:      []string{"Page", "Limit", "Since", "Cursor", "DeletionType", "IfNoneMatch"},
 		responses:   map[int]string{200: "DeletionListResponse", 304: "NotModified"},
 	})}
 }
@@ -53,7 +53,7 @@ func deletionRoutes(h *handler) []route {
 // scopes cover and of its projects; a type it may not read is an empty
 // list, as its view holds none.
 func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}})
+	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}, cursor: true})
 	if err != nil {
 		return response{}, err
 	}
@@ -65,12 +65,15 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	q.sync = true // every page of deletions carries syncedThrough
+	q.sync = true // every page of deletions carries syncedThrough and next
+	if err := q.walk(r, c); err != nil {
+		return response{}, err
+	}
 	kind := store.Kind(q.given[paramType])
 	if kind != "" && !kind.Valid() {
 		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
 	}
-	p, err := h.st.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
+	p, err := h.st.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind, After: q.After,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs})
 	if errors.Is(err, store.ErrSinceTooOld) {
 		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the smallest meta.syncedThrough of its pages")

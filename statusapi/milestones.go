@@ -65,7 +65,10 @@ var _ = registerRoutes(milestoneRoutes)
 // milestoneRoutes are GET
 // /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
 // where a project the organization does not have, or the key may not
-// see, is 404; and GET /v1/milestones/{id}?expand.
+// see, is 404; GET
+// /v1/milestones?page&limit&projectId&status&updatedSince&expand, the
+// organization's milestones of every project the key may see; and GET
+// /v1/milestones/{id}?expand.
 func milestoneRoutes(h *handler) []route {
 	return []route{
 		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{since: true},
@@ -77,12 +80,28 @@ func milestoneRoutes(h *handler) []route {
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					Status:       store.MilestoneStatus(q.Status),
 				})
 			}).describe(operation{
 			id: "listMilestones", tag: "Projects",
 			summary:     "List a project's milestones",
 			description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
+		}),
+		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{since: true, project: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
+				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
+					PageRequest:  q.PageRequest,
+					ProjectID:    q.ProjectID,
+					Status:       store.MilestoneStatus(q.Status),
+					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
+					OnlyProjects: c.ProjectIDs,
+				})
+			}).describe(operation{
+			id: "listAllMilestones", tag: "Projects",
+			summary:     "List the organization's milestones",
+			description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",
 		}),
 		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)).describe(operation{
 			id: "getMilestone", tag: "Projects",

@@ -190,6 +190,7 @@ func threadRoutes(h *handler) []route {
 					Status:       store.ThreadStatus(q.Status),
 					ProjectID:    q.ProjectID,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
@@ -207,6 +208,7 @@ func threadRoutes(h *handler) []route {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
@@ -221,6 +223,7 @@ func threadRoutes(h *handler) []route {
 					ThreadID:     q.given[paramThreadID],
 					ProjectID:    q.ProjectID,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{

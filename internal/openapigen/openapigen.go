@@ -205,7 +205,8 @@ func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string
 	return item, nil
 }
 
-// paramsOf lists the operation parameters of rt: a list's, then the
+// paramsOf lists the operation parameters of rt: a list's (after, the
+// cursor, with updatedSince), then the
 // route's own, expand, If-None-Match for a cached route and X-Request-Id.
 func paramsOf(rt Route) []string {
 	var out []string
@@ -219,7 +220,7 @@ func paramsOf(rt Route) []string {
 			out = append(out, "ProjectId")
 		}
 		if l.Since {
-			out = append(out, "UpdatedSince")
+			out = append(out, "UpdatedSince", "Cursor")
 		}
 		expand = expand || l.Expand
 	}

@@ -146,6 +146,15 @@ var parameters = O(
 			"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
 		),
 	),
+	"Cursor", O(
+		"name", "after",
+		"in", "query",
+		"description", "The `meta.next` of the page before, to walk a list of changes by cursor: the items that follow it, in the same order, with `meta.page` 1 and `meta.total` counting them. A list takes it with `updatedSince` only, never with `page`; a cursor is valid only for the route, filters and key that gave it. Anything else is 400 `INVALID_PARAMETER` naming `after`. A walk by `after` never skips an item that matched throughout, however others moved, arrived or left.",
+		"schema", O(
+			"type", "string",
+			"minLength", 1,
+		),
+	),
 	"Since", O(
 		"name", "since",
 		"in", "query",

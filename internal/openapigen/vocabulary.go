@@ -298,7 +298,7 @@ var headDescriptions = map[string]string{
 var schemas = O(
 	"Meta", O(
 		"type", "object",
-		"description", "Paging information of a list; on a page of changes (`updatedSince`, `listDeletions`) also `syncedThrough`.",
+		"description", "Paging information of a list; on a page of changes (`updatedSince`, `listDeletions`) also `syncedThrough` and `next`.",
 		"examples", A(
 			O(
 				"page", 1,
@@ -310,6 +310,7 @@ var schemas = O(
 				"per_page", 100,
 				"total", 1,
 				"syncedThrough", "2026-03-01T09:00:00Z",
+				"next", nil,
 			),
 		),
 		"additionalProperties", false,
@@ -340,6 +341,18 @@ var schemas = O(
 				"format", "date-time",
 				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
 				"description", "Present on every list answered with `updatedSince` and on every page of `listDeletions`, and left out of every other list (it is paging information, not an item field, so it is omitted rather than null): every write that this answer could not see yet has, or will get, an `updatedAt` (or `deletedAt`) at or after it, whatever its transaction's length or the locks it waited on. With nothing in flight it is the current second. A sync client asks again from the smallest `syncedThrough` of the pages it walked, not from the largest `updatedAt` it saw.",
+			),
+			"next", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"minLength", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Present on every list answered with `updatedSince` and on every page of `listDeletions`, left out of every other list: the `after` that continues the walk by cursor, `null` when no matching item follows.",
 			),
 		),
 	),
