@@ -2,6 +2,7 @@ package statusclient
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -37,6 +38,7 @@ type config struct {
 	maxAttempts int
 	maxWait     time.Duration
 	sleep       func(ctx context.Context, d time.Duration) error
+	logger      *slog.Logger
 	// check holds the first value refused: a named field, as Client
 	// embeds config and must not gain its methods.
 	check option.Check
@@ -57,6 +59,7 @@ func defaultConfig() config {
 		maxAttempts: DefaultMaxAttempts,
 		maxWait:     DefaultMaxWait,
 		sleep:       sleepCtx,
+		logger:      slog.Default(),
 	}
 }
 
@@ -110,6 +113,16 @@ func WithRetry(maxAttempts int, maxWait time.Duration) Option {
 		}
 		if maxWait != 0 {
 			c.maxWait = maxWait
+		}
+	}
+}
+
+// WithLogger sets where the Client says what it mends by itself (a
+// stream that keeps ending at once). nil means slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
 		}
 	}
 }
