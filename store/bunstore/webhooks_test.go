@@ -22,7 +22,7 @@ import (
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
-var webhookKey = webhook.DeriveKey([]byte("test signing key"))
+var webhookKey, _ = webhook.DeriveKey([]byte("test signing key, 32 bytes or more"))
 
 // replicas opens n pools on one fresh, migrated schema: the stores of n
 // replicas of a portal.
