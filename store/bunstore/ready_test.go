@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,11 +30,14 @@ func TestPing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			is := is.New(t)
-			u, err := url.Parse(testenv.PostgresURL(t))
+			schema, dsn := newSchema(t)
+			u, err := url.Parse(withParams(dsn, map[string]string{"search_path": schema}))
 			is.NoErr(err)
 			p := testenv.NewProxy(t, u.Host)
 			u.Host = p.Addr()
 			db, err := bunstore.Open(ctx, u.String())
+			is.NoErr(err)
+			is.NoErr(bunstore.Migrate(ctx, db)) // ready needs a migrated schema
 			is.NoErr(err)
 			t.Cleanup(func() { db.Close() })
 			const timeout = 300 * time.Millisecond
@@ -63,4 +67,31 @@ func TestPingCancelled(t *testing.T) {
 	err := st.Ping(cctx)
 	is.True(errors.Is(err, store.ErrUnavailable)) // not ready
 	is.True(errors.Is(err, context.Canceled))     // because the caller gave up
+}
+
+// TestPingNotMigrated: a schema never migrated, or migrated by a newer
+// version (a migration this one does not know), is not ready, with a
+// reason that says what to do and holds no internals; once migrated, the
+// store is ready.
+func TestPingNotMigrated(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	db := openSchema(t)
+	st := bunstore.New(db)
+	err := st.Ping(ctx)
+	var se *store.SchemaError
+	is.True(errors.As(err, &se))                             // never migrated: not ready
+	is.True(strings.Contains(se.Reason, "bunstore.Migrate")) // says what to do
+	is.True(!strings.Contains(se.Reason, "127.0.0.1"))
+
+	is.NoErr(bunstore.Migrate(ctx, db))
+	is.NoErr(st.Ping(ctx)) // migrated: ready
+
+	newer := migrated(t)
+	_, err = newer.ExecContext(ctx, "INSERT INTO clientstatus_migrations (name, group_id) VALUES ('29991231000001', 99)")
+	is.NoErr(err)
+	err = bunstore.New(newer).Ping(ctx)
+	is.True(errors.As(err, &se)) // migrated by a newer version: not ready
+	is.True(strings.Contains(se.Reason, "newer"))
+	is.True(strings.Contains(se.Reason, "29991231000001")) // which migration
 }
