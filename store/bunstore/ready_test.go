@@ -3,6 +3,7 @@ package bunstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -94,4 +95,43 @@ func TestPingNotMigrated(t *testing.T) {
 	is.True(errors.As(err, &se)) // migrated by a newer version: not ready
 	is.True(strings.Contains(se.Reason, "newer"))
 	is.True(strings.Contains(se.Reason, "29991231000001")) // which migration
+}
+
+// TestDataVersionOutage: with the database blackholed, concurrent data
+// version reads (batched, more of them than statements may run at once)
+// each fail as unavailable within the query timeout, not twice it.
+func TestDataVersionOutage(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	schema, dsn := newSchema(t)
+	u, err := url.Parse(withParams(dsn, map[string]string{"search_path": schema}))
+	is.NoErr(err)
+	p := testenv.NewProxy(t, u.Host)
+	u.Host = p.Addr()
+	db, err := bunstore.Open(ctx, u.String())
+	is.NoErr(err)
+	t.Cleanup(func() { db.Close() })
+	is.NoErr(bunstore.Migrate(ctx, db))
+	const timeout = 2 * time.Second
+	st := bunstore.New(db, bunstore.WithQueryTimeout(timeout))
+	_, err = st.DataVersion(ctx, "org_a")
+	is.NoErr(err)
+
+	p.Blackhole()
+	errs := make(chan error, 6)
+	took := make(chan time.Duration, 6)
+	for i := range 6 {
+		go func() {
+			start := time.Now()
+			_, err := st.DataVersion(ctx, fmt.Sprintf("org_%d", i))
+			took <- time.Since(start)
+			errs <- err
+		}()
+	}
+	for range 6 {
+		is.True(errors.Is(<-errs, store.ErrUnavailable))
+		d := <-took
+		is.True(d < timeout+timeout/2) // within the deadline (twice it before)
+	}
+	p.Restore()
 }
