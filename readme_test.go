@@ -50,7 +50,7 @@ func mountInMemory(ctx context.Context, mux *http.ServeMux, srv *http.Server) (*
 		return nil, nil, err
 	}
 
-	cache := auth.NewCache(keys)                                // forgets a key keys revokes at once
+	cache := auth.NewCache(keys)                                 // forgets a key keys revokes at once
 	stop, endStreams := context.WithCancel(context.Background()) // ends live streams on shutdown
 	srv.RegisterOnShutdown(endStreams)                           // else Shutdown waits for every open stream
 	api := statusapi.New(st, cache, ratelimit.NewMemory(),
