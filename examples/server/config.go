@@ -54,7 +54,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var c config
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.addr, "addr", ":8080", "`address` to listen on")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "`address` to listen on: this machine only by default, since the demo keys are public; \":8080\" listens on every interface")
 	fs.StringVar(&c.dataFile, "data", "", "JSON data `file` to serve (see docs/data-file.md); without it, the built-in demo data")
 	fs.StringVar(&c.publicURL, "public-url", "", "`URL` at which clients reach the API, for download links (default http://localhost:<port of -addr>)")
 	fs.DurationVar(&c.linkTTL, "link-ttl", statusapi.DefaultLinkTTL, "how long a signed download link stays valid")
@@ -185,13 +185,13 @@ func (c config) flagError(err error) error {
 
 // defaultPublicURL is where a client on this machine reaches a server
 // listening on addr: http://localhost:<port> when it listens on every
-// interface, else http://<host>:<port>.
+// interface or on loopback, else http://<host>:<port>.
 func defaultPublicURL(addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return "http://" + addr.String()
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+	if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
