@@ -351,7 +351,8 @@ func options() map[string]row {
 			client("zero", statusclient.WithRetry(0, 0), ok),
 			client("negative attempts", statusclient.WithRetry(-1, 0), refused),
 			client("negative wait", statusclient.WithRetry(0, -time.Second), refused)}},
-		"statusclient.WithSleep": {probes: []probe{client("nil", statusclient.WithSleep(nil), ok)}},
+		"statusclient.WithSleep":  {probes: []probe{client("nil", statusclient.WithSleep(nil), ok)}},
+		"statusclient.WithLogger": {probes: []probe{client("nil", statusclient.WithLogger(nil), ok)}},
 
 		// otelstatus
 		"otelstatus.WithTracerProvider": {probes: []probe{otel("nil", otelstatus.WithTracerProvider(nil))}},

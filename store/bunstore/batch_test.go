@@ -122,14 +122,14 @@ func TestBatcherReadWithinTimeout(t *testing.T) {
 			go func() { _, _ = b.read(context.Background(), "busy") }()
 			synctest.Wait()
 		}
-		time.Sleep(500 * time.Millisecond) // fake time: asked while they run
+		time.Sleep(500 * time.Millisecond) // fake time (synctest): asked while they run
 		start := time.Now()
 		_, err := b.read(context.Background(), "x")
 		is.True(time.Since(start) <= timeout) // within one timeout, not two
 		err = batchError(context.Background(), func() string { return "x" }, err)
 		is.True(errors.Is(err, store.ErrUnavailable))
 		is.True(errors.Is(err, context.DeadlineExceeded))
-		time.Sleep(2 * timeout) // fake time: the statements end
+		time.Sleep(2 * timeout) // fake time (synctest): the statements end
 		synctest.Wait()
 		is.Equal(b.running, 0)
 	})
