@@ -337,6 +337,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.cors(tw, r) {
 		return
 	}
+	if r.URL.Path == "/v1/docs/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		serveDocsSlash(tw, r) // a person typing the page's address
+		return
+	}
 	// ServeMux would answer an unclean path ("/v1//projects", "/v1/x/..")
 	// with a plain-text redirect; no client of ours sends one.
 	if r.URL.Path != path.Clean(r.URL.Path) {
