@@ -316,6 +316,8 @@ type handler struct {
 	outage  pace.Pacer  // paces the unavailable lines (outage.go)
 	refused refusedKeys // paces the lines about revoked and expired keys
 	docs    openAPIDocs // the served OpenAPI document, per public URL
+	// sandboxes are the sandbox organizations checked for (sandbox.go).
+	sandboxes sandboxesSeen
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route

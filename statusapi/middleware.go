@@ -121,6 +121,7 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit admissi
 		// on it, so sandbox and live data never mix.
 		c.Org.ID = readOrgID(c.Principal)
 		w.Header().Set(SandboxHeader, "true")
+		h.checkSandbox(w, r, c.Org.ID)
 	}
 	if tw, ok := w.(*trackingWriter); ok {
 		if tw.info != nil {
