@@ -112,7 +112,10 @@ func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset,
 	if cfg.webhookAllowLocal {
 		log.Warn("webhooks may be delivered over http and to local and private addresses (-webhooks-allow-local): for development only")
 	}
-	key := webhook.DeriveKey(signingKey)
+	key, err := webhook.DeriveKey(signingKey)
+	if err != nil {
+		return webhooks{}, err
+	}
 	w := webhooks{eps: webhook.NewEndpoints(ws, ev, key, opts...), allowLocal: cfg.webhookAllowLocal}
 	for _, e := range ds.webhooks {
 		if _, err := w.put(ctx, e); err != nil {

@@ -49,7 +49,7 @@ import (
 )
 
 // key seals the endpoints' secrets, in the parent and in the replicas.
-var key = webhook.DeriveKey([]byte("webhookload: a measuring key, not a secret"))
+var key, _ = webhook.DeriveKey([]byte("webhookload: a measuring key, not a secret"))
 
 // org is the organization whose events are delivered.
 const org = "org_load"
