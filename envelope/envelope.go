@@ -35,6 +35,24 @@ type Meta struct {
 	// list: meta is not an item, and a key that cannot mean anything
 	// there is better absent than null.
 	SyncedThrough string `json:"syncedThrough,omitempty"`
+	// Next is set on a list walked by cursor (answered with updatedSince,
+	// a page of /v1/deletions): the after of the items that follow, null
+	// when none follows. nil leaves the key out of every other list.
+	Next *Cursor `json:"next,omitempty"`
+}
+
+// Cursor is meta.next: After, the opaque value of the after parameter
+// that continues a walk, or null when it is "" (no item follows).
+type Cursor struct {
+	After string
+}
+
+// MarshalJSON writes the cursor as a JSON string, or null.
+func (c Cursor) MarshalJSON() ([]byte, error) {
+	if c.After == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(c.After)
 }
 
 type itemBody struct {

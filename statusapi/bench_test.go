@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/apitest"
@@ -113,3 +114,41 @@ type discard struct{ h http.Header }
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discard) WriteHeader(int)             {}
+
+// changesRequest is a page of changes whose meta carries syncedThrough and
+// a next cursor: 2 of the fixture's invoices changed since t0.
+func changesRequest(api *testAPI) *http.Request {
+	return api.Request("GET", "/v1/invoices?updatedSince=2026-03-01T09:00:00Z&limit=2", "a")
+}
+
+// BenchmarkListChanges is BenchmarkListInvoices for a page of changes,
+// served from the cache while its syncedThrough is fresh.
+func BenchmarkListChanges(b *testing.B) {
+	api := newTestAPIWith(b, unlimited)
+	recordEach(b, api.handler, changesRequest(api), http.StatusOK)
+}
+
+// BenchmarkListChangesUncached is BenchmarkListChanges with the response
+// cache off: the store query, the cursor and the encoding on each request.
+func BenchmarkListChangesUncached(b *testing.B) {
+	api := newTestAPIWith(b, unlimited, statusapi.WithoutResponseCache())
+	recordEach(b, api.handler, changesRequest(api), http.StatusOK)
+}
+
+// BenchmarkListChangesClockMoves is BenchmarkListChanges with the clock
+// two seconds on at each request: the cached page's syncedThrough is never
+// fresh, so each request reads the store again, the worst case of a
+// client polling one page of changes less often than every second.
+func BenchmarkListChangesClockMoves(b *testing.B) {
+	api := newTestAPIWith(b, unlimited)
+	req := changesRequest(api)
+	b.ReportAllocs()
+	for b.Loop() {
+		api.clock.Advance(2 * time.Second)
+		res := httptest.NewRecorder()
+		api.handler.ServeHTTP(res, req)
+		if res.Code != http.StatusOK {
+			b.Fatal(res.Code)
+		}
+	}
+}

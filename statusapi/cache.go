@@ -60,6 +60,9 @@ type cacheKey struct {
 	// projects says whether the caller may read projects: expand=project
 	// embeds them only then (expand.go), the one answer a scope changes.
 	projects bool
+	// key is the caller's key on a list of changes, whose meta.next is
+	// bound to it (cursor.go); "" on every other route.
+	key string
 }
 
 // responseCache is a least-recently-used cache of encoded answers, one
@@ -109,7 +112,7 @@ func newResponseCache(maxBytes int64) *responseCache {
 
 // cost is what e (nil for a mark) costs the cache under k.
 func cost(k cacheKey, e *encoded) int64 {
-	n := len(k.org) + len(k.base) + len(k.path) + len(k.query) + len(k.only)
+	n := len(k.org) + len(k.base) + len(k.path) + len(k.query) + len(k.only) + len(k.key)
 	if e != nil {
 		n += len(e.body) + len(e.etag)
 		if e.linkValue != nil {
@@ -258,6 +261,10 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 		if h.cfg.publicURL == "" {
 			k.base = h.publicURL(r)
 		}
+		if strings.Contains(r.URL.RawQuery, paramUpdatedSince+"=") {
+			b := binding(r, nil, c)
+			k.key = string(b[:])
+		}
 		var v int64
 		e, tag, kept, found := h.cache.get(k)
 		if found {
@@ -265,7 +272,7 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			if v, err = h.st.DataVersion(r.Context(), c.Org.ID); err != nil {
 				return response{}, err
 			}
-			if e != nil && kept == v {
+			if e != nil && kept == v && h.fresh(e) {
 				return response{encoded: e}, nil
 			}
 			if tag != nil && kept == v && matches(r.Header.Values("If-None-Match"), tag.etag) {
@@ -286,6 +293,15 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 		res.keep = func(e *encoded) { h.cache.put(k, v, e) }
 		return res, nil
 	}
+}
+
+// fresh reports whether e may be served again: its meta.syncedThrough,
+// if any, is at most a second behind the current second. A page of
+// changes kept longer is read anew, so that every 200 carries a
+// syncedThrough that follows the clock while its data do not change (a
+// 304 may still stand for it: the ETag leaves syncedThrough out).
+func (h *handler) fresh(e *encoded) bool {
+	return e.synced == 0 || h.cfg.now().Unix()-e.synced <= 1
 }
 
 // onlyKey encodes a restriction to projects for the cache key: "" for

@@ -23,6 +23,10 @@ type encoded struct {
 	body   []byte
 	etag   string
 
+	// synced is the meta.syncedThrough of a page of changes, in Unix
+	// seconds, 0 for none: how long the cache may serve it (fresh).
+	synced int64
+
 	// The header values, made once; linkValue is nil for no Link header.
 	etagValue, lengthValue, linkValue []string
 }
@@ -174,6 +178,9 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, c caller, res re
 			untag = `,"syncedThrough":"` + res.syncedThrough + `"`
 		}
 		e = encode(func(w http.ResponseWriter) { res.body(w, nil) }, link, untag)
+		if t, err := time.Parse(timestampLayout, res.syncedThrough); res.syncedThrough != "" && err == nil {
+			e.synced = t.Unix()
+		}
 		if res.keep != nil && e.status == http.StatusOK {
 			res.keep(e)
 		}

@@ -99,8 +99,10 @@ func TestContentTypeAndEnvelope(t *testing.T) {
 				is.NoErr(json.Unmarshal(body["meta"], &meta))
 				keys := 3 // meta has page, per_page, total
 				if strings.Contains(path, "since=") || strings.Contains(path, "Since=") {
-					keys = 4 // and syncedThrough on a page of changes
+					keys = 5 // and syncedThrough and next on a page of changes
 					is.True(meta["syncedThrough"] != nil)
+					_, hasNext := meta["next"]
+					is.True(hasNext) // next, a cursor or null, on a page of changes
 				}
 				is.Equal(len(meta), keys)
 				is.True(body["data"][0] == '[')

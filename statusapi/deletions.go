@@ -36,7 +36,7 @@ func deletionRoutes(h *handler) []route {
 // scopes cover and of its projects; a type it may not read is an empty
 // list, as its view holds none.
 func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}})
+	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}, cursor: true})
 	if err != nil {
 		return response{}, err
 	}
@@ -48,12 +48,15 @@ func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
 	if err != nil {
 		return response{}, err
 	}
-	q.sync = true // every page of deletions carries syncedThrough
+	q.sync = true // every page of deletions carries syncedThrough and next
+	if err := q.walk(r, c); err != nil {
+		return response{}, err
+	}
 	kind := store.Kind(q.given[paramType])
 	if kind != "" && !kind.Valid() {
 		return response{}, envelope.InvalidParam(paramType, "type must be one of "+joinKinds())
 	}
-	p, err := h.st.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind,
+	p, err := h.st.ListDeletions(r.Context(), c.Org.ID, store.DeletionQuery{PageRequest: q.PageRequest, Since: since, Kind: kind, After: q.After,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs})
 	if errors.Is(err, store.ErrSinceTooOld) {
 		return response{}, envelope.InvalidParam(paramSince, "since is older than the deletions kept (at least 30 days): resync in full, then ask again from the smallest meta.syncedThrough of its pages")

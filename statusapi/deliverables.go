@@ -65,6 +65,7 @@ func deliverableRoutes(h *handler) []route {
 				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					Status:       store.DeliverableStatus(q.Status),
 					ProjectID:    q.ProjectID,
 					OnlyProjects: c.ProjectIDs,

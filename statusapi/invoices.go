@@ -77,6 +77,7 @@ func invoiceRoutes(h *handler) []route {
 				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					Status:       store.InvoiceStatus(q.Status),
 					ProjectID:    q.ProjectID,
 					OnlyProjects: c.ProjectIDs,

@@ -79,6 +79,14 @@ func appendList[W any](b []byte, items []W, meta envelope.Meta) ([]byte, bool) {
 		b = append(b, `,"syncedThrough":`...)
 		b = appendJSONString(b, meta.SyncedThrough)
 	}
+	if meta.Next != nil {
+		b = append(b, `,"next":`...)
+		if meta.Next.After == "" {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, meta.Next.After)
+		}
+	}
 	return append(b, "}}\n"...), true
 }
 

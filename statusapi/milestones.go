@@ -51,7 +51,10 @@ var _ = registerRoutes(milestoneRoutes)
 // milestoneRoutes are GET
 // /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
 // where a project the organization does not have, or the key may not
-// see, is 404; and GET /v1/milestones/{id}?expand.
+// see, is 404; GET
+// /v1/milestones?page&limit&projectId&status&updatedSince&expand, the
+// organization's milestones of every project the key may see; and GET
+// /v1/milestones/{id}?expand.
 func milestoneRoutes(h *handler) []route {
 	return []route{
 		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{since: true},
@@ -63,7 +66,19 @@ func milestoneRoutes(h *handler) []route {
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					Status:       store.MilestoneStatus(q.Status),
+				})
+			}),
+		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{since: true, project: true},
+			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
+				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
+					PageRequest:  q.PageRequest,
+					ProjectID:    q.ProjectID,
+					Status:       store.MilestoneStatus(q.Status),
+					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
+					OnlyProjects: c.ProjectIDs,
 				})
 			}),
 		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)),

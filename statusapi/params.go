@@ -95,8 +95,13 @@ type listParams struct {
 	UpdatedSince time.Time         // zero for none
 	given        map[string]string // the query as given, for links
 	// sync is true for a page of changes (a list asked with updatedSince,
-	// a page of deletions): its meta carries syncedThrough.
+	// a page of deletions): its meta carries syncedThrough and next.
 	sync bool
+	// After is the position the after parameter names (see walk), zero
+	// for none; bind the binding of the cursors of the list.
+	After store.Position
+	bind  [bindingSize]byte
+	next  *envelope.Cursor // meta.next of the page served, for its link
 }
 
 // listSpec says which parameters a list route takes beside page and
@@ -108,6 +113,9 @@ type listSpec struct {
 	// (store.Changes), which is what honours it.
 	since bool
 	extra []string // further parameters the route parses itself
+	// cursor is after, the walk by cursor of a list of changes: offered
+	// with since, and to the deletion feed.
+	cursor bool
 	// expand is expand=project, parsed by expandableList (not by
 	// listParamsOf).
 	expand bool
@@ -133,6 +141,9 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 	}
 	if spec.since {
 		allowed = append(allowed, paramUpdatedSince)
+	}
+	if spec.since || spec.cursor {
+		allowed = append(allowed, paramAfter)
 	}
 	allowed = append(allowed, spec.extra...)
 	q, err := query(r.URL.RawQuery, allowed...)
@@ -166,6 +177,14 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 			return listParams{}, err
 		}
 		p.sync = true
+	}
+	if _, ok := q[paramAfter]; ok {
+		if _, ok := q[paramPage]; ok {
+			return listParams{}, envelope.InvalidParam(paramAfter, "after replaces page: give one or the other")
+		}
+		if spec.since && !p.sync {
+			return listParams{}, envelope.InvalidParam(paramAfter, "after continues a walk of changes: give it with the updatedSince of the page that gave it")
+		}
 	}
 	return p, nil
 }
@@ -220,6 +239,9 @@ func (p listParams) meta(total int, syncedThrough time.Time) envelope.Meta {
 // of an empty list), each the public URL of the same route with the
 // request's other parameters as given and the page set.
 func (h *handler) links(r *http.Request, q listParams, total int) string {
+	if q.sync {
+		return h.walkLinks(r, q)
+	}
 	last := 1
 	if total > 0 {
 		last = (total + q.Limit - 1) / q.Limit
@@ -241,6 +263,30 @@ func (h *handler) links(r *http.Request, q listParams, total int) string {
 		out = append(out, link(q.Page+1, "next"))
 	}
 	return strings.Join(append(out, link(last, "last")), ", ")
+}
+
+// walkLinks is the Link header of a page of changes, which links by
+// after, not by page: first (the walk from its start) and, when items
+// follow, next (after set to meta.next).
+func (h *handler) walkLinks(r *http.Request, q listParams) string {
+	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
+	link := func(after, rel string) string {
+		v := make(url.Values, len(q.given)+1)
+		for name, value := range q.given {
+			if name != paramPage && name != paramAfter {
+				v.Set(name, value)
+			}
+		}
+		if after != "" {
+			v.Set(paramAfter, after)
+		}
+		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
+	}
+	out := link("", "first")
+	if q.next != nil && q.next.After != "" {
+		out += ", " + link(q.next.After, "next")
+	}
+	return out
 }
 
 // strs lists a status type's values as strings, for listParamsOf.

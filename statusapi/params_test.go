@@ -112,7 +112,7 @@ func TestInvalidParameterMessages(t *testing.T) {
 		{"/v1/projects?status=x", "status must be one of planned, in_progress, on_hold, completed, cancelled"},
 		{"/v1/invoices?status=PAID", "status must be one of draft, open, paid, void"},
 		{"/v1/invoices?limit=101", "limit must be a whole number from 1 to 100"},
-		{"/v1/invoices?sort=id", `unknown parameter "sort": this route accepts page, limit, status, projectId, updatedSince, expand`},
+		{"/v1/invoices?sort=id", `unknown parameter "sort": this route accepts page, limit, status, projectId, updatedSince, after, expand`},
 		{"/v1/projects/p1?x=1", `unknown parameter "x": this route takes no query parameters`},
 	} {
 		t.Run(tc.target, func(t *testing.T) {

@@ -48,6 +48,7 @@ func projectRoutes(h *handler) []route {
 				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					Status:       store.ProjectStatus(q.Status),
 					OnlyProjects: c.ProjectIDs,
 				})

@@ -129,6 +129,9 @@ func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiF
 		} else {
 			q, err = listParamsOf(r, spec)
 		}
+		if err == nil {
+			err = q.walk(r, c)
+		}
 		if err != nil {
 			return response{}, err
 		}

@@ -52,6 +52,8 @@ func page[T, W any](q listParams, p store.Page[T], wire func(T) W) response {
 		items[i] = wire(it)
 	}
 	meta := q.meta(p.Total, p.SyncedThrough)
+	meta.Next = nextOf(q, p)
+	q.next = meta.Next
 	return response{
 		body: func(w http.ResponseWriter, r *http.Request) {
 			if !writeFastList(w, r, items, meta) {

@@ -140,9 +140,8 @@ func TestSyncedThroughOnEveryPageOfChanges(t *testing.T) {
 
 // TestSyncedThroughAndRevalidation shows that syncedThrough, which
 // follows the store's clock, costs no 304: the ETag leaves it out. With
-// the response cache, an answer is served again with the syncedThrough it
-// was computed with until the data change; without it, each answer has
-// the store's new one, and the same ETag.
+// the response cache or without, each 200 has the store's new one once
+// the one kept is over a second old, and the same ETag.
 func TestSyncedThroughAndRevalidation(t *testing.T) {
 	for _, cached := range []bool{true, false} {
 		t.Run(map[bool]string{true: "cached", false: "not cached"}[cached], func(t *testing.T) {
@@ -164,12 +163,8 @@ func TestSyncedThroughAndRevalidation(t *testing.T) {
 			}
 			st.set(second)
 			two := a.do("GET", target, "a")
-			is.Equal(two.Header().Get("ETag"), one.Header().Get("ETag")) // the same items: the same tag
-			want := at(second)
-			if cached {
-				want = at(first) // the cached answer, with the syncedThrough of its data
-			}
-			is.Equal(metaOf(t, two.Body.Bytes())["syncedThrough"], want)
+			is.Equal(two.Header().Get("ETag"), one.Header().Get("ETag"))                            // the same items: the same tag
+			is.Equal(metaOf(t, two.Body.Bytes())["syncedThrough"], at(second))                      // never an old one in a 200
 			is.Equal(a.do("GET", target, "a", "If-None-Match", one.Header().Get("ETag")).Code, 304) // revalidates
 			is.Equal(a.do("GET", "/v1/deletions?since="+at(t0), "a", "If-None-Match",
 				a.do("GET", "/v1/deletions?since="+at(t0), "a").Header().Get("ETag")).Code, 304) // the deletions too
@@ -206,5 +201,31 @@ func TestSyncedThroughOnMemory(t *testing.T) {
 		res := a.do("GET", target+at(t0), "a")
 		is.Equal(res.Code, 200)
 		is.Equal(metaOf(t, res.Body.Bytes())["syncedThrough"], want) // the store's current second: target
+	}
+}
+
+// TestCachedSyncedThroughFollowsTheClock asks the same page of changes
+// again as the clock moves while the data do not: the cache serves it
+// within the second, and every 200 carries a syncedThrough at most a
+// second behind the current second, cached or not; a revalidation of the
+// first answer is still a 304.
+func TestCachedSyncedThroughFollowsTheClock(t *testing.T) {
+	is := is.New(t)
+	a := newTestAPIWith(t, unlimited)
+	for _, target := range []string{"/v1/projects?updatedSince=" + at(t0), "/v1/milestones?updatedSince=" + at(t0) + "&limit=1"} {
+		first := a.do("GET", target, "a")
+		is.Equal(first.Code, 200)
+		is.Equal(a.do("GET", target, "a").Body.String(), first.Body.String()) // served again within the second
+		for range 5 {
+			a.clock.Advance(1500 * time.Millisecond)
+			res := a.do("GET", target, "a")
+			is.Equal(res.Code, 200)
+			synced, err := time.Parse(time.RFC3339, metaOf(t, res.Body.Bytes())["syncedThrough"].(string))
+			is.NoErr(err)
+			behind := a.clock.Now().Truncate(time.Second).Sub(synced)
+			is.True(behind >= 0 && behind <= time.Second)                  // at most a second behind the current second, data unchanged
+			is.Equal(res.Header().Get("ETag"), first.Header().Get("ETag")) // the same data, the same tag
+		}
+		is.Equal(a.do("GET", target, "a", "If-None-Match", first.Header().Get("ETag")).Code, 304) // the older answer still revalidates
 	}
 }

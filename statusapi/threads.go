@@ -130,6 +130,7 @@ func threadRoutes(h *handler) []route {
 					Status:       store.ThreadStatus(q.Status),
 					ProjectID:    q.ProjectID,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}),
@@ -139,6 +140,7 @@ func threadRoutes(h *handler) []route {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 					PageRequest:  q.PageRequest,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}),
@@ -149,6 +151,7 @@ func threadRoutes(h *handler) []route {
 					ThreadID:     q.given[paramThreadID],
 					ProjectID:    q.ProjectID,
 					UpdatedSince: q.UpdatedSince,
+					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}),

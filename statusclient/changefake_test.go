@@ -52,14 +52,16 @@ type changeAPI struct {
 	now, started time.Time
 	projects     map[string]statusclient.Project
 	milestones   map[string]statusclient.Milestone
-	deliverables map[string]statusclient.Deliverable
-	invoices     map[string]statusclient.Invoice
-	threads      map[string]statusclient.Thread
-	messages     map[string]statusclient.Message
-	deletions    map[deletionKey]statusclient.Deletion
-	open         map[*lateTx]bool // transactions begun, not committed
-	requests     []string
-	mux          *http.ServeMux
+	// noOrgMilestones leaves /v1/milestones out (withoutOrgMilestones).
+	noOrgMilestones bool
+	deliverables    map[string]statusclient.Deliverable
+	invoices        map[string]statusclient.Invoice
+	threads         map[string]statusclient.Thread
+	messages        map[string]statusclient.Message
+	deletions       map[deletionKey]statusclient.Deletion
+	open            map[*lateTx]bool // transactions begun, not committed
+	requests        []string
+	mux             *http.ServeMux
 }
 
 type deletionKey struct {
@@ -73,6 +75,10 @@ const retention = 30 * 24 * time.Hour
 
 // withoutThreads makes a changeAPI without threads.
 func withoutThreads(f *changeAPI) { f.noThreads = true }
+
+// withoutOrgMilestones makes a changeAPI without /v1/milestones, as
+// servers before it: milestones are listed per project.
+func withoutOrgMilestones(f *changeAPI) { f.noOrgMilestones = true }
 
 // withoutChanges makes a changeAPI that tracks no changes.
 func withoutChanges(f *changeAPI) { f.noChanges = true }
@@ -411,6 +417,15 @@ func (f *changeAPI) routes() {
 			return m.ProjectID == id && matches(r, "status", string(m.Status))
 		}, "status")
 	})
+	if !f.noOrgMilestones { // every project's milestones in one list
+		mux.HandleFunc("GET /v1/milestones", func(w http.ResponseWriter, r *http.Request) {
+			serveChanges(f, w, r, f.milestones, func(a, b statusclient.Milestone) int {
+				return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.ID, b.ID))
+			}, func(m statusclient.Milestone) bool {
+				return matches(r, "status", string(m.Status)) && matches(r, "projectId", m.ProjectID)
+			}, "status", "projectId")
+		})
+	}
 	mux.HandleFunc("GET /v1/deliverables", func(w http.ResponseWriter, r *http.Request) {
 		serveChanges(f, w, r, f.deliverables, func(a, b statusclient.Deliverable) int {
 			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID))

@@ -33,10 +33,13 @@
 // UpdatedAt at or after it, ordered by UpdatedAt ascending, then ID, and
 // Meta.Total counts them. Each page of such a list, and each page of
 // deletions, carries Meta.SyncedThrough: every write the page could not
-// see yet is stamped at or after it. Ask again from the smallest
-// SyncedThrough of the pages you walked, not from the largest UpdatedAt
-// you saw (a transaction that commits late can carry an earlier one), and
-// expect some items once more: the bound is inclusive (upsert by id).
+// see yet is stamped at or after it, and Meta.Next: the ListOptions.After
+// of the items that follow, which never skips an item that kept its place
+// (a walk by Page can). Walk by Next to the end, then ask again from the
+// smallest SyncedThrough of the pages you walked, not from the largest
+// UpdatedAt you saw (a transaction that commits late can carry an earlier
+// one), and expect some items once more: the bound is inclusive (upsert
+// by id). The All... iterators walk such lists by Next.
 // UpdatedSince is sent as the contract's timestamps are
 // written, 2006-01-02T15:04:05Z: in UTC, its fraction of a second dropped
 // (which can only widen the result). A server that tracks no changes

@@ -87,3 +87,48 @@ func (o MilestoneListOptions) etag() string { return o.IfNoneMatch }
 func (c *Client) GetMilestone(ctx context.Context, id string, opts ...ItemOptions) (Milestone, *Response, error) {
 	return milestones.get(ctx, c, id, opts)
 }
+
+// OrgMilestoneListOptions selects the organization's milestones of every
+// project. Zero values leave the server's defaults: page 1, 20 a page,
+// any project and status.
+type OrgMilestoneListOptions struct {
+	ListOptions
+	ProjectID string
+	Status    MilestoneStatus
+	// UpdatedSince, when not zero, keeps only the milestones updated at
+	// or after it, ordered by UpdatedAt ascending, then ID (see
+	// MilestoneListOptions).
+	UpdatedSince time.Time
+	// IfNoneMatch is as MilestoneListOptions'.
+	IfNoneMatch string
+	// Expand, when ExpandProject, fills each milestone's Project.
+	Expand Expand
+}
+
+// orgMilestones is the route /v1/milestones.
+var orgMilestones = collection[Milestone, OrgMilestoneListOptions]{path: "/milestones"}
+
+// ListOrgMilestones returns one page of the organization's milestones of
+// every project, ordered by DueAt ascending, then ProjectID, then ID
+// (with UpdatedSince, by UpdatedAt ascending, then ID): a sync in pages,
+// not a request per project.
+func (c *Client) ListOrgMilestones(ctx context.Context, opts OrgMilestoneListOptions) ([]Milestone, *Response, error) {
+	return orgMilestones.list(ctx, c, opts)
+}
+
+// AllOrgMilestones walks every page of ListOrgMilestones as AllMilestones
+// walks ListMilestones.
+func (c *Client) AllOrgMilestones(ctx context.Context, opts OrgMilestoneListOptions) iter.Seq2[Milestone, error] {
+	return orgMilestones.all(ctx, c, opts)
+}
+
+func (o OrgMilestoneListOptions) filters() url.Values {
+	q := url.Values{}
+	setString(q, "projectId", o.ProjectID)
+	setString(q, "status", string(o.Status))
+	setTime(q, "updatedSince", o.UpdatedSince)
+	setString(q, "expand", string(o.Expand))
+	return q
+}
+
+func (o OrgMilestoneListOptions) etag() string { return o.IfNoneMatch }

@@ -24,6 +24,10 @@ const MaxLimit = 100
 type ListOptions struct {
 	Page  int // the page to serve, from 1
 	Limit int // items a page, 1..MaxLimit
+	// After is the Meta.Next of the page before, to walk a list asked
+	// with UpdatedSince (or the deletions) by cursor, in place of Page:
+	// such a walk never skips an item that kept its place.
+	After string
 }
 
 // query returns the paging parameters together with filters, which it
@@ -35,6 +39,7 @@ func (o ListOptions) query(filters url.Values) url.Values {
 	}
 	setInt(q, "page", o.Page)
 	setInt(q, "limit", o.Limit)
+	setString(q, "after", o.After)
 	return q
 }
 
@@ -51,6 +56,10 @@ type Meta struct {
 	// SyncedThrough of the pages it walked, not from the largest
 	// UpdatedAt it saw (see Client.Sync).
 	SyncedThrough time.Time `json:"syncedThrough,omitzero"`
+	// Next is set on a page of changes by a server that walks them by
+	// cursor: the ListOptions.After of the items that follow, "" when
+	// none follows (or the server sends none).
+	Next string `json:"next"`
 }
 
 // listOptions is what the generic list helpers read from the options
@@ -104,13 +113,17 @@ func list[T any](ctx context.Context, c *Client, path string, opts listOptions) 
 // of the list route at path, with the filters of opts, page after page
 // from their Page (1 when 0), their Limit items a page (MaxLimit when 0),
 // until a Response has no NextPage (or one that does not move forward,
-// from a server that ignores the page asked for). Their ETag is ignored.
+// from a server that ignores the page asked for); a list of changes
+// (asked with UpdatedSince) it walks by Meta.Next instead, to its end.
+// Their ETag is ignored.
 // It stops when the consumer stops; an error is yielded once, with a zero
 // item, and ends the walk. It yields items only (see the All... methods).
 func walk[T any](ctx context.Context, c *Client, path string, opts listOptions) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		q := query{lo: opts.paging(), params: opts.filters()}
-		q.lo.Page = cmp.Or(q.lo.Page, 1)
+		if q.lo.After == "" {
+			q.lo.Page = cmp.Or(q.lo.Page, 1)
+		}
 		q.lo.Limit = cmp.Or(q.lo.Limit, MaxLimit)
 		for {
 			items, resp, err := list[T](ctx, c, path, q)
@@ -124,10 +137,14 @@ func walk[T any](ctx context.Context, c *Client, path string, opts listOptions) 
 					return
 				}
 			}
-			if resp.NextPage <= q.lo.Page {
+			switch {
+			case resp.Meta.Next != "": // a list of changes: by cursor
+				q.lo.Page, q.lo.After = 0, resp.Meta.Next
+			case q.lo.After != "" || resp.NextPage <= q.lo.Page:
 				return
+			default:
+				q.lo.Page = resp.NextPage
 			}
-			q.lo.Page = resp.NextPage
 		}
 	}
 }

@@ -37,9 +37,11 @@ type SyncCursor struct {
 	// Deletions is the cursor of the deletions feed. Zero before the
 	// first Sync and on a server that tracks no changes: the next Sync
 	// then loads everything.
-	Deletions    ListCursor
-	Projects     ListCursor
-	Milestones   map[string]ListCursor // by project id: milestones are listed per project
+	Deletions ListCursor
+	Projects  ListCursor
+	// Milestones holds the cursor of /v1/milestones under the key "";
+	// from a server without that route, one cursor by project id.
+	Milestones   map[string]ListCursor
 	Deliverables ListCursor
 	Invoices     ListCursor
 	Threads      ListCursor
@@ -164,22 +166,23 @@ var errReload = errors.New("statusclient: full load needed")
 // too). Invoices that named a deleted project come back through the
 // invoice list, with ProjectID nil.
 //
-// Milestones are listed per project, and one can change without its
-// project changing, so Sync reads the milestones of every project, each
-// with its own cursor. A server that answers 404 on /v1/threads holds no
+// Milestones are read through /v1/milestones, every project's in pages
+// with one cursor; from a server without that route, per project, each
+// with its own cursor (one can change without its project changing). A server that answers 404 on /v1/threads holds no
 // threads: Sync records it (SyncCursor.NoThreads) and does not ask again
 // until its next full load.
 //
 // Costs. A full load reads every item once: a page per 100 items of each
-// list, one request per project for its milestones, and one for the
-// deletions. (A little more: after a page, the next asks again from the
-// page's newest UpdatedAt, which an item changing during the walk cannot
-// make it skip; items stamped that same second come twice.) Against a
+// list, the milestones of every project included, and one for the
+// deletions. Each list is walked by cursor (Meta.Next), which never skips
+// an item that kept its place; from a server without cursors, after a
+// page the next asks again from the page's newest UpdatedAt, and items
+// stamped that same second come twice. Against a
 // server that tracks no changes, the load's first request, asked with
-// updatedSince, is refused and counts too. A later Sync costs 6 requests (4
+// updatedSince, is refused and counts too. A later Sync costs 7 requests (5
 // from a server without threads, fewer for a key restricted to some
-// scopes) plus one per project, and a page more per 100 changes in a
-// list, and items changed since the smallest syncedThrough come again. A
+// scopes; plus one per project from a server without /v1/milestones),
+// and a page more per 100 changes in a list, and items changed since the smallest syncedThrough come again. A
 // list that has not changed since the Sync before answers 304 Not
 // Modified, which the server does not count against the rate budget: Sync
 // sends the ETag of the previous answer when that answer was the whole
@@ -534,12 +537,41 @@ func (s *syncer) scoped(ctx context.Context, r *Replica, l syncList) error {
 	return nil
 }
 
-// milestones reads the milestones of every project of r, each project
+// allMilestones is the key of r.Cursor.Milestones under which Sync keeps
+// the cursor of /v1/milestones, every project's milestones in one list.
+const allMilestones = ""
+
+// milestones reads the milestones of every project of r: through
+// /v1/milestones, in pages, from its cursor (or from the smallest of
+// the projects' cursors, or start, when there is none yet); from a server
+// without that route (404), per project as perProject does.
+func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) error {
+	cur, ok := r.Cursor.Milestones[allMilestones]
+	if !ok {
+		cur = start
+		for id, lc := range r.Cursor.Milestones {
+			if _, still := r.Projects[id]; still && (lc.Since.IsZero() || lc.Since.Before(cur.Since)) {
+				cur = ListCursor{Since: lc.Since}
+			}
+		}
+	}
+	err := readInto(ctx, s, r, DeletionMilestone, orgMilestones.path, &cur, r.Milestones)
+	if ErrorCodeOf(err) == CodeNotFound {
+		return s.perProject(ctx, r, start)
+	}
+	if err != nil {
+		return fmt.Errorf("statusclient: Sync: milestones: %w", err)
+	}
+	r.Cursor.Milestones = map[string]ListCursor{allMilestones: cur}
+	return nil
+}
+
+// perProject reads the milestones of every project of r, each project
 // from its own cursor, or from start for a project without one. A project
 // gone since the projects were read (404) is passed over: its deletion is
 // recorded, for the next Sync. The cursors of projects no longer in r are
 // dropped.
-func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) error {
+func (s *syncer) perProject(ctx context.Context, r *Replica, start ListCursor) error {
 	cursors := make(map[string]ListCursor, len(r.Projects))
 	for _, id := range slices.Sorted(maps.Keys(r.Projects)) {
 		cur, ok := r.Cursor.Milestones[id]

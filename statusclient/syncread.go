@@ -44,7 +44,11 @@ func readInto[T item](ctx context.Context, s *syncer, r *Replica, kind DeletionT
 //
 // With a cursor (from.Since not zero) it asks for the items stamped at or
 // after from.Since, in the order of their stamps (param is the list's
-// parameter: updatedSince, or since for the deletions feed). After each
+// parameter: updatedSince, or since for the deletions feed). From a
+// server that walks by cursor (Meta.Next), it follows Meta.Next to the
+// end of the list, which never skips an item that kept its place, and
+// the next cursor is the smallest syncedThrough of the pages walked.
+// From one that does not, after each
 // page it asks again from the newest stamp of the page, from page 1,
 // rather than for the next page: an item that changes during the walk
 // moves to the end of the list, and pages of a fixed query would shift
@@ -85,11 +89,16 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 	var through time.Time // the smallest syncedThrough of the pages walked
 	synced, found := true, false
 	l := leavers{before: maps.Clone(from.Paged)}
-	again := 1 // the reads again from a group that an item left
+	again := 1  // the reads again from a group that an item left
+	after := "" // the walk by cursor, once the server gave one
 	for {
 		q := url.Values{}
 		setTime(q, param, since)
-		items, resp, err := list[T](ctx, s.c, path, query{lo: ListOptions{Page: page, Limit: MaxLimit}, params: q, ifNoneMatch: etag})
+		lo := ListOptions{Page: page, Limit: MaxLimit}
+		if after != "" {
+			lo = ListOptions{Limit: MaxLimit, After: after}
+		}
+		items, resp, err := list[T](ctx, s.c, path, query{lo: lo, params: q, ifNoneMatch: etag})
 		s.saw(resp)
 		if errors.Is(err, ErrNotModified) {
 			return from, nil
@@ -116,7 +125,11 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 				through = st
 			}
 		}
-		last := resp.NextPage <= page // none, or one that does not move forward
+		if !since.IsZero() && resp.Meta.Next != "" {
+			after = resp.Meta.Next // the items that follow, whatever moved
+			continue
+		}
+		last := after != "" || resp.NextPage <= page // none, or one that does not move forward
 		switch {
 		case since.IsZero() && last:
 			return ListCursor{}, nil
@@ -135,10 +148,10 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 			if !l.left.IsZero() && l.left.Before(next.Since) {
 				next.Since = l.left
 			}
-			if stay && !found && page == 1 && !next.Since.Before(from.Since) {
+			if stay && !found && page == 1 && after == "" && !next.Since.Before(from.Since) {
 				next.Since = from.Since
 			}
-			if (stay || !synced) && page == 1 && next.Since.Equal(since) {
+			if (stay || !synced) && page == 1 && after == "" && next.Since.Equal(since) {
 				next.ETag = resp.ETag
 			}
 			if len(l.paged) > 0 {

@@ -2,6 +2,7 @@ package statusclient_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -137,4 +138,37 @@ func walkAll(t *testing.T, c *statusclient.Client) statusclient.Replica {
 		r.Invoices[i.ID] = i
 	}
 	return r
+}
+
+// TestFirstSyncCostsPagesNotProjects syncs 250 projects with two
+// milestones each, through the real handler, with a page of 100: the
+// milestones cost pages of /v1/milestones, not a request per project.
+func TestFirstSyncCostsPagesNotProjects(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st := store.NewMemory()
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
+	t.Cleanup(func() { _ = keys.Close() })
+	srv := httptest.NewServer(apitest.Handler(st, keys, nil))
+	t.Cleanup(srv.Close)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_many", Name: "Many", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
+	key, _, err := keys.Mint(ctx, "org_many", "sync", nil)
+	is.NoErr(err)
+	day := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 250 {
+		id := fmt.Sprintf("p%03d", i)
+		is.NoErr(st.PutProject(ctx, store.Project{ID: id, OrgID: "org_many", Name: id, Status: store.ProjectInProgress}))
+		for j := range 2 {
+			is.NoErr(st.PutMilestone(ctx, store.Milestone{ID: fmt.Sprintf("m%03d-%d", i, j), OrgID: "org_many", ProjectID: id, Name: "M", Status: store.MilestonePending, DueAt: day}))
+		}
+	}
+	var r statusclient.Replica
+	s, err := statusclient.New(srv.URL+"/v1", key).Sync(ctx, &r)
+	is.NoErr(err)
+	is.Equal(len(r.Projects), 250)
+	is.Equal(len(r.Milestones), 500)
+	// projects 3 pages, milestones 5, deliverables, invoices, threads,
+	// messages 1 each, the deletions 1, and a first request refused at
+	// most: far from the 250 of a request per project.
+	is.True(s.Requests <= 3+5+4+1+1) // requests grow with pages
 }

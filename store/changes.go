@@ -38,6 +38,9 @@ type DeletionQuery struct {
 	PageRequest
 	Since time.Time // required
 	Kind  Kind      // "" for any
+	// After, when not zero, keeps only the records that follow it (see
+	// Position): a walk by cursor.
+	After Position
 	// OnlyKinds, when not nil, keeps only records of these kinds (none
 	// when it is empty): those of a key restricted to some scopes (see
 	// Store). It combines with Kind.
@@ -96,4 +99,33 @@ type Deleter interface {
 	DeleteMilestone(ctx context.Context, orgID, id string) error
 	DeleteDeliverable(ctx context.Context, orgID, id string) error
 	DeleteInvoice(ctx context.Context, orgID, id string) error
+}
+
+// Position is a place in a list of changes, for a walk by cursor: in a
+// list asked with UpdatedSince (ordered by UpdatedAt, then ID) At is an
+// UpdatedAt and Kind is empty; in a page of deletions (ordered by
+// DeletedAt, then Kind, then ID) At is a DeletedAt. A query's After, when
+// not zero, keeps only the items that follow it in that order, and its
+// total counts them: an item that keeps its place is never skipped,
+// however others move, arrive or leave.
+type Position struct {
+	At   time.Time
+	Kind Kind
+	ID   string
+}
+
+// IsZero reports whether p is no position: the walk starts at the
+// beginning.
+func (p Position) IsZero() bool { return p.At.IsZero() && p.Kind == "" && p.ID == "" }
+
+// follows reports whether an item at (at, kind, id) comes after p in a
+// list of changes.
+func (p Position) follows(at time.Time, kind Kind, id string) bool {
+	if c := at.Compare(p.At); c != 0 {
+		return c > 0
+	}
+	if kind != p.Kind {
+		return kind > p.Kind
+	}
+	return id > p.ID
 }

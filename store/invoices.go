@@ -57,6 +57,10 @@ type InvoiceQuery struct {
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
+	// After, when not zero, keeps only the items that follow it in the
+	// UpdatedSince order (see Position); it is honoured with UpdatedSince
+	// only.
+	After Position
 	// OnlyProjects, when not nil, keeps only the invoices that name one of
 	// these projects, never a retainer invoice (none when it is empty): a
 	// restricted key's (see Store). It combines with ProjectID.

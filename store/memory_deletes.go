@@ -154,10 +154,10 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 		}
 	}
 	var keep func(*Deletion) bool
-	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil {
+	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil || !q.After.IsZero() {
 		keep = func(d *Deletion) bool {
 			return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
-				InProjects(q.OnlyProjects, d.ProjectID)
+				InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.follows(d.DeletedAt, d.Kind, d.ID))
 		}
 	}
 	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())

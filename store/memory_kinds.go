@@ -83,6 +83,9 @@ func milestoneOrder(a, b *Milestone) int {
 	if c := a.DueAt.Compare(b.DueAt); c != 0 {
 		return c
 	}
+	if c := strings.Compare(a.ProjectID, b.ProjectID); c != 0 {
+		return c
+	}
 	return strings.Compare(a.ID, b.ID)
 }
 

@@ -97,15 +97,16 @@ func cascadeOf[T any](s *sorted[T], project func(*T) string) func(projectID stri
 // view returns the items a list reads and the filter left to apply to
 // them. Without since (zero) they are all the items, in list order, and
 // keep is left to apply. With it, they are the items keep accepts (all
-// when it is nil) with UpdatedAt at or after since, ordered by UpdatedAt,
-// then id, and nothing is left to apply.
-func (s *sorted[T]) view(since time.Time, keep func(*T) bool) ([]*T, func(*T) bool) {
+// when it is nil) with UpdatedAt at or after since, and following after
+// when it is not zero, ordered by UpdatedAt, then id, and nothing is left
+// to apply.
+func (s *sorted[T]) view(since time.Time, after Position, keep func(*T) bool) ([]*T, func(*T) bool) {
 	if since.IsZero() {
 		return s.items, keep
 	}
 	var out []*T
 	for _, v := range s.items {
-		if !s.updated(v).Before(since) && (keep == nil || keep(v)) {
+		if !s.updated(v).Before(since) && (after.IsZero() || after.follows(*s.updated(v), "", s.id(v))) && (keep == nil || keep(v)) {
 			out = append(out, v)
 		}
 	}

@@ -163,6 +163,7 @@ type listing struct {
 	inProject bool
 	only      []string // OnlyProjects
 	since     time.Time
+	after     Position
 }
 
 // list returns a page of the organization's items; an unknown
@@ -186,7 +187,7 @@ func (d *itemDesc[T]) list(ctx context.Context, m *Memory, orgID string, l listi
 	}
 	var items []*T
 	if t != nil {
-		items, keep = d.of(t).view(l.since, keep)
+		items, keep = d.of(t).view(l.since, l.after, keep)
 	}
 	return page(items, keep, l.PageRequest, d.copy, m.syncedThrough(l.since), t.dataVersion())
 }

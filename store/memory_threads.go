@@ -219,7 +219,7 @@ func (m *Memory) ListThreads(ctx context.Context, orgID string, q ThreadQuery) (
 	}
 	var items []*Thread
 	if t := m.orgs[orgID]; t != nil {
-		items, keep = t.threads.shown.view(q.UpdatedSince, keep)
+		items, keep = t.threads.shown.view(q.UpdatedSince, q.After, keep)
 	}
 	return page(items, keep, q.PageRequest, copyThread, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
@@ -253,7 +253,7 @@ func (m *Memory) ListThreadMessages(ctx context.Context, orgID, threadID string,
 	if t == nil || !t.threads.shown.has(threadID) || !InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
 		return Page[Message]{}, fmt.Errorf("store: thread %q: %w", threadID, ErrNotFound)
 	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, func(msg *Message) bool { return msg.ThreadID == threadID })
+	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, func(msg *Message) bool { return msg.ThreadID == threadID })
 	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
@@ -279,7 +279,7 @@ func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery)
 			return (q.ProjectID == "" || project == q.ProjectID) && InProjects(q.OnlyProjects, project)
 		}
 	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, keep)
+	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, keep)
 	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 

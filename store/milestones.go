@@ -43,6 +43,10 @@ type MilestoneQuery struct {
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
+	// After, when not zero, keeps only the items that follow it in the
+	// UpdatedSince order (see Position); it is honoured with UpdatedSince
+	// only.
+	After Position
 }
 
 // Validate reports the first problem that makes m unfit to be stored: an
@@ -63,4 +67,23 @@ func (m Milestone) Validate() error {
 		return invalid("milestone", m.ID, "status %q is not one of %v", m.Status, MilestoneStatuses)
 	}
 	return nil
+}
+
+// AllMilestoneQuery selects the organization's milestones of every
+// project. They are ordered by DueAt ascending, then ProjectID, then ID;
+// with UpdatedSince, by UpdatedAt ascending, then ID.
+type AllMilestoneQuery struct {
+	PageRequest
+	ProjectID string          // "" for any; an unknown one matches nothing
+	Status    MilestoneStatus // "" for any
+	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
+	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
+	UpdatedSince time.Time
+	// After, when not zero, keeps only the items that follow it in the
+	// UpdatedSince order (see Position); it is honoured with UpdatedSince
+	// only.
+	After Position
+	// OnlyProjects, when not nil, keeps only the milestones of these
+	// projects (none when it is empty): a restricted key's (see Store).
+	OnlyProjects []string
 }

@@ -44,6 +44,10 @@ type ProjectQuery struct {
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
+	// After, when not zero, keeps only the items that follow it in the
+	// UpdatedSince order (see Position); it is honoured with UpdatedSince
+	// only.
+	After Position
 	// OnlyProjects, when not nil, keeps only the projects with these ids
 	// (none when it is empty): a restricted key's (see Store).
 	OnlyProjects []string

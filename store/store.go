@@ -105,7 +105,7 @@ var ErrLockTimeout = errors.New("lock wait timed out")
 // Every query honours the restrictions of restricted API keys
 // (auth.Restriction), so that such a key never sees an item outside its
 // projects, nor a total that counts one: OnlyProjects on every query type
-// (ProjectQuery, DeliverableQuery, InvoiceQuery, DeletionQuery,
+// (ProjectQuery, AllMilestoneQuery, DeliverableQuery, InvoiceQuery, DeletionQuery,
 // ThreadQuery, MessageQuery, EventQuery; ListThreadMessages answers
 // ErrNotFound for a thread outside them), OnlyKinds on DeletionQuery and
 // EventQuery, the ProjectID of the Attachment that GetAttachment returns
@@ -127,6 +127,9 @@ type Store interface {
 	// ListMilestones returns a page of one project's milestones, or
 	// ErrNotFound when the organization has no such project.
 	ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error)
+	// ListAllMilestones returns a page of the organization's milestones
+	// of every project. An unknown ProjectID filter gives an empty page.
+	ListAllMilestones(ctx context.Context, orgID string, q AllMilestoneQuery) (Page[Milestone], error)
 	// GetMilestone returns one milestone, or ErrNotFound.
 	GetMilestone(ctx context.Context, orgID, id string) (Milestone, error)
 	// ListDeliverables returns a page of the organization's deliverables.

@@ -123,6 +123,10 @@ type ThreadQuery struct {
 	Status       ThreadStatus // "" for any
 	ProjectID    string       // "" for any
 	UpdatedSince time.Time    // zero for none (see Changes)
+	// After, when not zero, keeps only the items that follow it in the
+	// UpdatedSince order (see Position); it is honoured with UpdatedSince
+	// only.
+	After Position
 	// OnlyProjects, when not nil, keeps only the threads of these
 	// projects, never an organization-wide one (none when it is empty): a
 	// restricted key's (see Store). It combines with ProjectID.
@@ -137,6 +141,10 @@ type MessageQuery struct {
 	ThreadID     string    // "" for any
 	ProjectID    string    // "" for any: the messages of that project's threads
 	UpdatedSince time.Time // zero for none (see Changes)
+	// After, when not zero, keeps only the items that follow it in the
+	// UpdatedSince order (see Position); it is honoured with UpdatedSince
+	// only.
+	After Position
 	// OnlyProjects, when not nil, keeps only the messages of threads of
 	// these projects, never of an organization-wide one (none when it is
 	// empty): a restricted key's (see Store). ListThreadMessages

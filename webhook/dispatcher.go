@@ -3,10 +3,12 @@ package webhook
 import (
 	"context"
 	"errors"
-	"github.com/clientstatus/clientstatus/internal/pace"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/internal/pace"
 
 	"github.com/clientstatus/clientstatus/internal/eventwire"
 	"github.com/clientstatus/clientstatus/store"
@@ -19,10 +21,11 @@ import (
 // once the claim expires).
 //
 // Each pass, woken by the store's events (store.Events.WatchEvents) or by
-// its poll interval, it queues the new events of every enabled endpoint
-// (moving the endpoint's cursor in the same write, so two replicas never
-// queue one event twice), then claims due deliveries and makes their
-// attempts, WithConcurrency at a time. A failed attempt is retried on the
+// its poll interval, it queues the new events of the enabled endpoints of
+// the organizations woken, and of a bounded share of the others on each
+// poll (moving the endpoint's cursor in the same write, so two replicas
+// never queue one event twice), then claims due deliveries and makes
+// their attempts, WithConcurrency at a time. A failed attempt is retried on the
 // schedule (WithSchedule), a 410 Gone disables the endpoint at once, and
 // DisableAfter of failures disables it too.
 //
@@ -110,32 +113,77 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
+// sweepOrgs is how many organizations a poll looks at for new events
+// besides those the store woke: a pass costs a bounded number of reads
+// however many organizations have endpoints, and each is looked at
+// again within a bounded number of polls (see docs/performance.md).
+const sweepOrgs = 100
+
 // run is the pass loop: it returns once loop is done and every attempt it
 // started has ended (attempts runs them).
+//
+// A pass lists the enabled endpoints only when it may have to queue
+// events: its first, each poll, and a wake by the store. It queues the
+// events of the organizations the store woke, of those with an endpoint
+// new in the list, and of the next sweepOrgs of the others (all of them
+// on the first pass). A pass woken by a finished attempt only claims.
+// One watch follows each organization with an enabled endpoint, and ends
+// once it has none.
 func (d *Dispatcher) run(loop, attempts context.Context) {
 	wake := make(chan struct{}, 1)
-	watched := map[string]bool{}
+	w := &watches{cancel: map[string]context.CancelFunc{}, woken: map[string]bool{}, wake: wake}
+	defer w.stop()
 	slots := make(chan struct{}, d.cfg.concurrency)
 	var inflight sync.WaitGroup
 	defer inflight.Wait()
 	tick := time.NewTicker(d.cfg.poll)
 	defer tick.Stop()
+	// current is the endpoints as last listed: the attempts read them (a
+	// change of URL or secret applies from the next listing on).
+	current := map[[2]string]store.WebhookEndpoint{}
+	var orgs []string // of current, sorted
+	next := 0         // the sweep's place in orgs
+	list, first := true, true
 	for {
-		endpoints, err := d.st.EnabledWebhookEndpoints(loop)
-		if err != nil && loop.Err() == nil {
-			d.storeTrouble("webhook: listing endpoints", err)
-		}
-		// The attempts of this pass read the endpoints as listed: a
-		// change of URL or secret applies from the next pass on.
-		current := map[[2]string]store.WebhookEndpoint{}
-		for _, e := range endpoints {
-			current[[2]string{e.OrgID, e.ID}] = e
-			if !watched[e.OrgID] {
-				watched[e.OrgID] = true
-				go forward(d.ev.WatchEvents(loop, e.OrgID), wake)
-			}
-			if err := d.enqueue(loop, e); err != nil && loop.Err() == nil {
-				d.storeTrouble("webhook: queueing events", err, "org", e.OrgID, "endpoint", e.ID)
+		if list {
+			endpoints, err := d.st.EnabledWebhookEndpoints(loop)
+			if err != nil {
+				if loop.Err() == nil {
+					d.storeTrouble("webhook: listing endpoints", err)
+				}
+			} else {
+				listed := make(map[[2]string]store.WebhookEndpoint, len(endpoints))
+				byOrg := map[string][]store.WebhookEndpoint{}
+				todo := w.take()
+				for _, e := range endpoints {
+					k := [2]string{e.OrgID, e.ID}
+					if _, ok := current[k]; !ok {
+						todo[e.OrgID] = true // new, or enabled again
+					}
+					listed[k] = e
+					byOrg[e.OrgID] = append(byOrg[e.OrgID], e)
+				}
+				current = listed
+				orgs = w.follow(loop, byOrg, d.ev)
+				if first {
+					next = 0
+					for _, org := range orgs {
+						todo[org] = true
+					}
+				}
+				for n := 0; n < min(sweepOrgs, len(orgs)); n++ {
+					next %= len(orgs)
+					todo[orgs[next]] = true
+					next++
+				}
+				for org := range todo {
+					for _, e := range byOrg[org] {
+						if err := d.enqueue(loop, e); err != nil && loop.Err() == nil {
+							d.storeTrouble("webhook: queueing events", err, "org", e.OrgID, "endpoint", e.ID)
+						}
+					}
+				}
+				first = false
 			}
 		}
 		for free := cap(slots) - len(slots); free > 0 && loop.Err() == nil; free = cap(slots) - len(slots) {
@@ -148,12 +196,12 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 			}
 			for _, j := range jobs {
 				slots <- struct{}{}
+				e, ok := current[[2]string{j.OrgID, j.EndpointID}]
 				inflight.Go(func() {
 					defer func() {
 						<-slots
 						signal(wake)
 					}()
-					e, ok := current[[2]string{j.OrgID, j.EndpointID}]
 					d.attempt(attempts, j, e, ok)
 				})
 			}
@@ -165,8 +213,79 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 		case <-loop.Done():
 			return
 		case <-wake:
+			list = w.pending()
 		case <-tick.C:
+			list = true
 		}
+	}
+}
+
+// watches are a dispatcher's watches of its organizations' events: one
+// per organization with an enabled endpoint, each marking its
+// organization woken and waking the pass loop.
+type watches struct {
+	cancel map[string]context.CancelFunc // only the pass loop uses it
+	wake   chan struct{}
+
+	mu    sync.Mutex
+	woken map[string]bool
+}
+
+// follow starts a watch for each organization of byOrg not watched yet
+// and ends those of the organizations no longer in it; it returns
+// byOrg's organizations, sorted.
+func (w *watches) follow(ctx context.Context, byOrg map[string][]store.WebhookEndpoint, ev store.Events) []string {
+	for org, cancel := range w.cancel {
+		if byOrg[org] == nil {
+			cancel()
+			delete(w.cancel, org)
+		}
+	}
+	orgs := make([]string, 0, len(byOrg))
+	for org := range byOrg {
+		orgs = append(orgs, org)
+		if w.cancel[org] == nil {
+			wctx, cancel := context.WithCancel(ctx)
+			w.cancel[org] = cancel
+			go w.forward(org, ev.WatchEvents(wctx, org))
+		}
+	}
+	slices.Sort(orgs)
+	return orgs
+}
+
+// forward marks org woken and wakes the loop for each value of from,
+// until from is closed.
+func (w *watches) forward(org string, from <-chan struct{}) {
+	for range from {
+		w.mu.Lock()
+		w.woken[org] = true
+		w.mu.Unlock()
+		signal(w.wake)
+	}
+}
+
+// take returns the organizations woken since the last take, and forgets
+// them.
+func (w *watches) take() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	got := w.woken
+	w.woken = map[string]bool{}
+	return got
+}
+
+// pending reports whether an organization was woken since the last take.
+func (w *watches) pending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.woken) > 0
+}
+
+// stop ends every watch.
+func (w *watches) stop() {
+	for _, cancel := range w.cancel {
+		cancel()
 	}
 }
 
@@ -174,12 +293,6 @@ func signal(c chan struct{}) {
 	select {
 	case c <- struct{}{}:
 	default:
-	}
-}
-
-func forward(from <-chan struct{}, to chan struct{}) {
-	for range from {
-		signal(to)
 	}
 }
 

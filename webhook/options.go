@@ -89,9 +89,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithPollInterval sets how often the dispatcher looks for new events and
-// due retries without being woken (1 s unless set): the bound on delivery
-// latency while the store's notifications are down.
+// WithPollInterval sets how often the dispatcher looks for due retries,
+// and for new events of 100 organizations in turn, without being woken
+// (1 s unless set): while the store's notifications are down, an
+// organization's new events are found within a poll per 100 organizations
+// with endpoints.
 func WithPollInterval(d time.Duration) Option {
 	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithPollInterval", &c.poll, d, defaultPoll) }
 }

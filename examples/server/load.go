@@ -81,6 +81,29 @@ type section struct {
 	// held and the next does not. For an item already gone it may return
 	// an error wrapping store.ErrNotFound.
 	remove func(t target, ctx context.Context, orgID, id string) error
+	// parent names the section of the items that own this one's (set by
+	// ownedBy), and owner the id of an item's owner ("" for none): the
+	// store deletes an item with its owner.
+	parent string
+	owner  func(item any) string
+}
+
+// ownedBy marks the items of s as owned by items of the section parent,
+// owner naming an item's ("" for none). A change that removes an owner
+// does not remove what it owns one by one: the owner's delete takes it,
+// so that the feed gets its deletion and no other event for it.
+func ownedBy[T any](parent string, owner func(T) string, s section) section {
+	s.parent = parent
+	s.owner = func(v any) string { return owner(v.(T)) }
+	return s
+}
+
+// projectOf is a thread's project id, "" for one about the whole account.
+func projectOf(th store.Thread) string {
+	if th.ProjectID == nil {
+		return ""
+	}
+	return *th.ProjectID
 }
 
 // sectionOf makes the section of items of type T: list is a dataset's,
@@ -119,18 +142,22 @@ var sections = []section{
 	// After the projects: a restricted key's projects are checked at import.
 	secret(sectionOf("apiKeys", func(ds *dataset) *[]apiKey { return &ds.keys }, parseKey,
 		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey)),
-	sectionOf("milestones", func(ds *dataset) *[]store.Milestone { return &ds.milestones }, parseMilestone,
-		func(m store.Milestone) ref { return ref{m.OrgID, m.ID} }, target.PutMilestone, target.DeleteMilestone),
-	sectionOf("deliverables", func(ds *dataset) *[]store.Deliverable { return &ds.deliverables }, parseDeliverable,
-		func(d store.Deliverable) ref { return ref{d.OrgID, d.ID} }, target.PutDeliverable, target.DeleteDeliverable),
+	ownedBy("projects", func(m store.Milestone) string { return m.ProjectID },
+		sectionOf("milestones", func(ds *dataset) *[]store.Milestone { return &ds.milestones }, parseMilestone,
+			func(m store.Milestone) ref { return ref{m.OrgID, m.ID} }, target.PutMilestone, target.DeleteMilestone)),
+	ownedBy("projects", func(d store.Deliverable) string { return d.ProjectID },
+		sectionOf("deliverables", func(ds *dataset) *[]store.Deliverable { return &ds.deliverables }, parseDeliverable,
+			func(d store.Deliverable) ref { return ref{d.OrgID, d.ID} }, target.PutDeliverable, target.DeleteDeliverable)),
 	sectionOf("invoices", func(ds *dataset) *[]store.Invoice { return &ds.invoices }, parseInvoice,
 		func(i store.Invoice) ref { return ref{i.OrgID, i.ID} }, target.PutInvoice, target.DeleteInvoice),
 	// Threads come after the items they may be about, messages after
 	// their threads.
-	sectionOf("threads", func(ds *dataset) *[]store.Thread { return &ds.threads }, parseThread,
-		func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.putThread, target.deleteThread),
-	sectionOf("messages", func(ds *dataset) *[]store.Message { return &ds.messages }, parseMessage,
-		func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.putMessage, target.deleteMessage),
+	ownedBy("projects", projectOf,
+		sectionOf("threads", func(ds *dataset) *[]store.Thread { return &ds.threads }, parseThread,
+			func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.putThread, target.deleteThread)),
+	ownedBy("threads", func(m store.Message) string { return m.ThreadID },
+		sectionOf("messages", func(ds *dataset) *[]store.Message { return &ds.messages }, parseMessage,
+			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.putMessage, target.deleteMessage)),
 }
 
 // secret marks a section whose ids are secrets.
@@ -155,15 +182,23 @@ type change struct {
 	put, remove [][]entry
 	// goneOrgs are the organizations removed: what they own goes with them.
 	goneOrgs map[string]bool
+	// owned counts the items removed with their owner (see ownedBy),
+	// which remove does not list.
+	owned int
 }
 
 // diff returns the change from old to ds. An item is changed when it
 // differs in anything but UpdatedAt: a data file's is ignored, the store
 // sets its own. Items of an organization that goes are not removed one by
-// one: the organization takes them.
+// one: the organization takes them; nor are items whose owner goes (a
+// project's milestones, deliverables and threads, a thread's messages):
+// removed first, a message would make its thread an update just before
+// the thread's deletion.
 func diff(old, ds *dataset) change {
 	c := change{put: make([][]entry, len(sections)), remove: make([][]entry, len(sections)), goneOrgs: map[string]bool{}}
+	gone := map[string]map[ref]bool{} // by section: removed, by themselves or with their owner
 	for i, s := range sections {
+		gone[s.name] = map[ref]bool{}
 		was := map[ref]entry{}
 		for _, e := range s.entries(old) {
 			was[e.ref] = e
@@ -181,7 +216,11 @@ func diff(old, ds *dataset) change {
 			case i == 0: // sections[0] is organizations
 				c.goneOrgs[e.ref.org] = true
 				c.remove[i] = append(c.remove[i], e)
+			case s.owner != nil && gone[s.parent][ref{e.ref.org, s.owner(e.item)}]:
+				gone[s.name][e.ref] = true
+				c.owned++
 			default:
+				gone[s.name][e.ref] = true
 				c.remove[i] = append(c.remove[i], e)
 			}
 		}
@@ -212,7 +251,7 @@ func (c change) count() (put, removed int) {
 		put += len(c.put[i])
 		removed += len(c.remove[i])
 	}
-	return put, removed
+	return put, removed + c.owned
 }
 
 // apply writes c through t: first the organizations that go (taking what

@@ -268,7 +268,7 @@ func Diff(recorded, current []string) (added, removed []string) {
 var majorHeading = regexp.MustCompile(`(?m)^## \[v?(\d+)\.\d+\.\d+[^\]]*\]`)
 
 // NewMajor reports whether changelog has a section for a major version
-// after 1, the only place a breaking change of the Go API may be recorded.
+// after 1: every breaking change recorded there is allowed.
 func NewMajor(changelog string) bool {
 	for _, m := range majorHeading.FindAllStringSubmatch(changelog, -1) {
 		if major, err := strconv.Atoi(m[1]); err == nil && major > 1 {
@@ -278,34 +278,93 @@ func NewMajor(changelog string) bool {
 	return false
 }
 
+// unreleasedBreaking returns the "### Breaking" subsection of changelog's
+// "## [Unreleased]" section: the breaking changes of the untagged version,
+// which a release must then tag as a new major version.
+func unreleasedBreaking(changelog string) string {
+	_, rest, ok := strings.Cut(changelog, "\n## [Unreleased]")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "\n## ["); i >= 0 {
+		rest = rest[:i]
+	}
+	_, rest, ok = strings.Cut(rest, "\n### Breaking")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "\n### "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// Identifier is the name a changelog entry uses for a record line's
+// exported name: "store.Store" for every line of the interface Store of
+// package store, "store.Memory" for a method of *Memory.
+func Identifier(line string) string {
+	pkg, decl, ok := strings.Cut(strings.TrimPrefix(line, "pkg "), ", ")
+	if !ok {
+		return ""
+	}
+	pkg = pkg[strings.LastIndex(pkg, "/")+1:]
+	fields := strings.Fields(decl)
+	if len(fields) < 2 {
+		return ""
+	}
+	name := fields[1]
+	if fields[0] == "method" && len(fields) > 2 {
+		name = strings.Trim(fields[1], "(*)")
+	}
+	if i := strings.IndexAny(name, "[(,"); i >= 0 {
+		name = name[:i]
+	}
+	return pkg + "." + name
+}
+
+// Allowed reports whether changelog records the removal or change of line
+// as breaking: under a new major version, or named (as Identifier gives it,
+// in backquotes) under "### Breaking" of the Unreleased section.
+func Allowed(changelog, line string) bool {
+	if NewMajor(changelog) {
+		return true
+	}
+	id := Identifier(line)
+	return id != "" && strings.Contains(unreleasedBreaking(changelog), "`"+id+"`")
+}
+
 // ErrBreaking is wrapped by Check's error for a removal or a change.
 var ErrBreaking = errors.New("breaking change of the Go API")
 
 // Check compares the recorded API with the current one. A removal or
-// change is an error wrapping ErrBreaking unless changelog has a section
-// of a new major version; an addition, or an allowed removal, is an error
-// that asks to regenerate the record. Equal records answer nil.
+// change is an error wrapping ErrBreaking unless changelog records it as
+// breaking (Allowed); an addition, or an allowed removal, is an error that
+// asks to regenerate the record. Equal records answer nil.
 func Check(recorded, current []string, changelog string) error {
 	added, removed := Diff(recorded, current)
 	if len(added) == 0 && len(removed) == 0 {
 		return nil
 	}
 	var b strings.Builder
-	if len(removed) > 0 && !NewMajor(changelog) {
-		for _, l := range removed {
+	var refused []string
+	for _, l := range removed {
+		if !Allowed(changelog, l) {
+			refused = append(refused, l)
+		}
+	}
+	if len(refused) > 0 {
+		for _, l := range refused {
 			fmt.Fprintf(&b, "\t- %s\n", l)
 		}
-		for _, l := range added {
-			fmt.Fprintf(&b, "\t+ %s\n", l)
-		}
 		return fmt.Errorf("%w: %d line(s) of %s removed or changed:\n%s"+
-			"a removal or a signature change breaks callers: restore it, or record it in CHANGELOG.md "+
-			"under a new major version section (## [2.0.0]) with the module path .../v2, then run go generate",
-			ErrBreaking, len(removed), File, b.String())
+			"a removal or a signature change breaks callers: restore it, or record it as breaking in CHANGELOG.md, "+
+			"naming it in backquotes (`%s`) under \"### Breaking\" of [Unreleased] (the next tag is then a new major version, "+
+			"module path .../v2), then run go generate",
+			ErrBreaking, len(refused), File, b.String(), Identifier(refused[0]))
 	}
 	fmt.Fprintf(&b, "%s is out of date: run go generate (additions are allowed", File)
 	if len(removed) > 0 {
-		b.WriteString("; the removals are recorded under a new major version in CHANGELOG.md")
+		b.WriteString("; the removals are recorded as breaking in CHANGELOG.md")
 	}
 	b.WriteString("):\n")
 	for _, l := range removed {

@@ -38,7 +38,7 @@ func TestCheckRemovalIsBreaking(t *testing.T) {
 	err := apirecord.Check(v1, v1[1:], released)
 	is.True(errors.Is(err, apirecord.ErrBreaking)) // a removal breaks callers
 	is.True(strings.Contains(err.Error(), "- pkg statusclient, func New"))
-	is.True(strings.Contains(err.Error(), "new major version"))
+	is.True(strings.Contains(err.Error(), "### Breaking")) // says how to record it
 }
 
 func TestCheckChangeIsBreaking(t *testing.T) {
@@ -72,4 +72,32 @@ func TestNewMajor(t *testing.T) {
 func TestParseFormat(t *testing.T) {
 	is := is.New(t)
 	is.Equal(apirecord.Parse(apirecord.Format(v1)), v1) // the header is a comment
+}
+
+func TestCheckChangeNamedUnderUnreleasedBreaking(t *testing.T) {
+	is := is.New(t)
+	current := []string{
+		"pkg statusclient, func New(string, *http.Client, ...Option) *Client",
+		v1[1], v1[2],
+	}
+	breaking := strings.Replace(released, "## [Unreleased]\n", "## [Unreleased]\n\n### Breaking\n\n- `statusclient.New` takes an *http.Client.\n", 1)
+	err := apirecord.Check(v1, current, breaking)
+	is.True(err != nil)                             // the record must still be regenerated
+	is.True(!errors.Is(err, apirecord.ErrBreaking)) // the change is recorded as breaking
+
+	other := strings.Replace(released, "## [Unreleased]\n", "## [Unreleased]\n\n### Breaking\n\n- `statusclient.Client` changed.\n", 1)
+	is.True(errors.Is(apirecord.Check(v1, current, other), apirecord.ErrBreaking)) // naming another identifier allows nothing
+
+	below := strings.Replace(released, "### Added\n", "### Breaking\n\n- `statusclient.New`.\n", 1)
+	is.True(errors.Is(apirecord.Check(v1, current, below), apirecord.ErrBreaking)) // only the Unreleased section counts
+}
+
+func TestIdentifier(t *testing.T) {
+	is := is.New(t)
+	is.Equal(apirecord.Identifier("pkg store, type Store interface { GetProject, ListProjects }"), "store.Store")
+	is.Equal(apirecord.Identifier("pkg store, type Store interface, GetProject(context.Context, string, string) (Project, error)"), "store.Store")
+	is.Equal(apirecord.Identifier("pkg statusclient, method (*Client) Projects(context.Context) ([]Project, error)"), "statusclient.Client")
+	is.Equal(apirecord.Identifier("pkg statusapi, const MinSigningKeyLen untyped int = 16"), "statusapi.MinSigningKeyLen")
+	is.Equal(apirecord.Identifier("pkg store/bunstore, func Open(context.Context, string, ...Option) (*Store, error)"), "bunstore.Open")
+	is.Equal(apirecord.Identifier("pkg store, type Page[T any] struct, Items []T"), "store.Page")
 }

@@ -95,7 +95,8 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 	// OnlyProjects the departures (see 20261001000004_departures) of items
 	// that left one of those projects and are in none of them now, one
 	// per item, the latest.
-	records := func() *bun.SelectQuery {
+	var records func() *bun.SelectQuery
+	records = func() *bun.SelectQuery {
 		dels := restrict(filter(s.newSelect((*deletionRow)(nil)), "x.kind"), "x.project_id", projects).
 			Where("x.deleted_at >= ?", q.Since)
 		if projects == nil {
@@ -110,6 +111,13 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 			Where("x.departed_at >= ?", q.Since).
 			OrderExpr("x.kind, x.id, x.departed_at DESC")
 		return s.db.NewSelect().TableExpr("(? UNION ALL (?)) AS x", dels, deps)
+	}
+	if !q.After.IsZero() { // a walk by cursor: the records that follow it
+		all := records
+		records = func() *bun.SelectQuery {
+			return s.db.NewSelect().TableExpr("(?) AS x", all().ColumnExpr("x.kind, x.id, x.project_id, x.deleted_at")).
+				Where("(x.deleted_at, x.kind, x.id) > (?, ?, ?)", q.After.At, q.After.Kind, q.After.ID)
+		}
 	}
 	page := records().
 		ColumnExpr("x.kind, x.id, x.project_id, x.deleted_at").

@@ -123,7 +123,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 			return p, err
 		}
 	}
-	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
+	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
 }
 
 // GetInvoice returns one of the organization's invoices, with where its

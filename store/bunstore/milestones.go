@@ -28,7 +28,7 @@ type milestoneRow struct {
 // (resource): a list is of one project's, its parent.
 var milestoneTable = resource[milestoneRow, store.Milestone]{
 	kind: "milestone", plural: "milestones", alias: "m",
-	order:   "m.due_at, m.id",
+	order:   "m.due_at, m.project_id, m.id",
 	project: "m.project_id", status: "m.status",
 	counted: true,
 	item:    milestoneRow.milestone,
@@ -97,7 +97,7 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
 	what := fmt.Sprintf("milestones of project %q", projectID)
-	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), since: q.UpdatedSince, what: what})
+	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), since: q.UpdatedSince, after: q.After, what: what})
 	if err != nil || len(p.Items) > 0 {
 		return p, err
 	}
@@ -109,6 +109,18 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 		return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
 	}
 	return p, nil
+}
+
+// ListAllMilestones returns a page of the organization's milestones of
+// every project, earliest due first, through the index
+// milestones_list_org (milestones_list with a project filter, the
+// _status ones with a status), or with UpdatedSince the changed ones,
+// oldest change first, through milestones_changes (ranges of each
+// project's changes, sorted); its total as ListMilestones'. An unknown
+// project filter gives an empty page.
+func (s *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
+	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status),
+		only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
 }
 
 // GetMilestone returns one of the organization's milestones; the error

@@ -82,7 +82,7 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // first, through projects_changes (projects_changes_status). Its total is
 // summed from item_counts, or with UpdatedSince counted (see selectPage).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
+	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
 }
 
 // GetProject returns one of the organization's projects; the error wraps

@@ -65,7 +65,8 @@ type listing struct {
 	parent, project, status string
 	// only is the query's OnlyProjects (see allowed).
 	only  []string
-	since time.Time // UpdatedSince
+	since time.Time      // UpdatedSince
+	after store.Position // After, with UpdatedSince
 	// what names the list in its errors, after "list "; "" for the
 	// plural.
 	what string
@@ -115,7 +116,7 @@ func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun
 		if r.project != "" {
 			sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
 		}
-		return since(sq, r.alias, l.since)
+		return after(since(sq, r.alias, l.since), r.alias, l.since, l.after)
 	}
 }
 

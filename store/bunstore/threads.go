@@ -374,7 +374,7 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // indexes of the same shapes. Every one of them holds visible threads
 // only.
 func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince})
+	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
 }
 
 // GetThread returns one of the organization's visible threads; the error
@@ -401,7 +401,7 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
 	what := fmt.Sprintf("messages of thread %q", threadID)
-	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: threadID, only: q.OnlyProjects, since: q.UpdatedSince, what: what})
+	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: threadID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After, what: what})
 	if err != nil || len(p.Items) > 0 {
 		return p, err
 	}
@@ -425,7 +425,7 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 // visible messages only. A page and its total take one round trip,
 // attachments included.
 func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: q.ThreadID, project: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince})
+	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: q.ThreadID, project: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
 }
 
 // GetMessage returns one of the organization's visible messages of its

@@ -246,6 +246,23 @@ func testEventCascades(t *testing.T, open func(t *testing.T) eventSubject) {
 	sortEv(want)
 	is.Equal(got, want) // one event per visible item of the cascade, and none for internal content
 
+	is.NoErr(s.PutThread(ctx, evThread("t3", ptr("p2"), false)))
+	is.NoErr(s.PutMessage(ctx, evMessage("msg4", "t3", false)))
+	is.NoErr(s.PutMessage(ctx, evMessage("msg5", "t3", false)))
+	is.NoErr(s.PutMessage(ctx, evMessage("msg6", "t3", true)))
+	last = latest(t, s, orgA)
+	pass(t, s)
+	is.NoErr(s.DeleteThread(ctx, orgA, "t3"))
+	got, _ = newEvents(t, s, orgA, last)
+	want = []ev{
+		{"thread.deleted", "t3", "p2", "", ""},
+		{"message.deleted", "msg4", "p2", "t3", ""},
+		{"message.deleted", "msg5", "p2", "t3", ""},
+	}
+	sortEv(got)
+	sortEv(want)
+	is.Equal(got, want) // a thread deleted with its messages: no thread.updated for the messages it took
+
 	is.NoErr(s.DeleteOrganization(ctx, orgA))
 	is.Equal(latest(t, s, orgA), "") // a deleted organization's events are gone
 	_, err := s.ListEvents(ctx, orgA, store.EventQuery{After: last, Limit: 10})

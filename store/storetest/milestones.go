@@ -40,3 +40,8 @@ func (u Unimplemented) ListMilestones(ctx context.Context, _ string, _ string, _
 func (u Unimplemented) GetMilestone(ctx context.Context, _ string, _ string) (store.Milestone, error) {
 	return store.Milestone{}, u.fail(ctx, "GetMilestone")
 }
+
+// ListAllMilestones fails with errors.ErrUnsupported.
+func (u Unimplemented) ListAllMilestones(ctx context.Context, _ string, _ store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
+	return store.Page[store.Milestone]{}, u.fail(ctx, "ListAllMilestones")
+}

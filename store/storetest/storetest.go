@@ -104,6 +104,9 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"Events", testEvents},
 		{"WebhooksOfDeletedOrganization", testWebhooksOfDeletedOrganization},
 		{"Kinds", testKinds},
+		{"WalkByAfter", testWalkByAfter},
+		{"FollowSyncRule", testFollowSyncRule},
+		{"AllMilestones", testAllMilestones},
 	}
 	tests = append(tests, kindCasesOwn()...) // each kind's own cases (kinds.go)
 	for _, tt := range tests {

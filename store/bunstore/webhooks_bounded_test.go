@@ -1,0 +1,23 @@
+package bunstore_test
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/webhooktest"
+	"github.com/clientstatus/clientstatus/store/bunstore"
+)
+
+// TestDispatcherBoundedPostgres is webhook's TestDispatcherBoundedMemory on
+// PostgreSQL: organizations with endpoints put, watched, then
+// deleted; a quiet pass's statements bounded. docs/performance.md quotes
+// its log line.
+func TestDispatcherBoundedPostgres(t *testing.T) {
+	n := webhooktest.Size(t)
+	st := bunstore.New(migrated(t))
+	f := webhooktest.Measure(t, st, n, 20)
+	t.Log(f)
+	is := is.New(t)
+	is.True(f.Pass.Calls <= 2+100) // the listing, the claim and at most a sweep's organizations
+}

@@ -1,0 +1,23 @@
+package webhook_test
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/webhooktest"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// TestDispatcherBoundedMemory: the dispatcher's goroutines follow the
+// organizations with enabled endpoints (put then deleted, they leave
+// none behind), and a quiet pass over their endpoints makes a bounded
+// number of store calls. docs/performance.md quotes its log line.
+func TestDispatcherBoundedMemory(t *testing.T) {
+	n := webhooktest.Size(t)
+	f := webhooktest.Measure(t, store.NewMemory(), n, 10)
+	t.Log(f)
+	is := is.New(t)
+	is.True(f.GoroutinesWithOrgs >= f.GoroutinesBefore+n) // a watch per organization while it has an endpoint
+	is.True(f.Pass.Calls <= 2+100)                        // the listing, the claim and at most a sweep's organizations
+}
