@@ -16,7 +16,7 @@ import (
 // for all of them, and the store makes one round trip. Under load, the
 // cost of a statement, not of its few index scans, is most of what these
 // reads cost: a statement of 8 pages of invoices answers 3x the pages a
-// second of 8 statements on the same cores (examples/bench; see
+// second of 8 statements on the same cores (tools/bench; see
 // docs/performance.md).
 //
 // It changes nothing a reader sees. A read joins only a batch that has

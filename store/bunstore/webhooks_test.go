@@ -191,7 +191,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // TestWebhookReplicas runs two dispatchers on two pools of one schema:
-// 300 events to 3 endpoints arrive each exactly once (examples/webhookload
+// 300 events to 3 endpoints arrive each exactly once (tools/webhookload
 // measures 1,000, with replica processes and PostgreSQL's event spine). Then again with
 // one dispatcher killed while it holds claims (its attempts held at the
 // receiver, then abandoned, nothing of them recorded): its jobs stay

@@ -5,7 +5,7 @@
 // delivery as a client would (statusclient.VerifyWebhook). It measures and
 // reports; it asserts nothing, but exits non-zero when a delivery is lost.
 //
-//	go run ./examples/webhookload -database-url "$TEST_DATABASE_URL"
+//	go run ./tools/webhookload -database-url "$TEST_DATABASE_URL"
 //
 // Each scenario works in a schema of its own, dropped at the end:
 //
