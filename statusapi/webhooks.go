@@ -119,7 +119,7 @@ func webhookRoutes(h *handler) []route {
 			id: "listWebhookEndpoints", tag: "Webhooks",
 			summary:     "List webhook endpoints",
 			description: "The organization's webhook endpoints, oldest first: each event that an endpoint's `types`, and the scopes and projects the agency gave it, let it see is POSTed to its `url` as the event JSON (as `/v1/events` serves it), signed as Standard Webhooks specifies (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's `whsec_` secret, which the agency's portal shows once). A 2xx answer within 15 seconds is a success; anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with jitter; `410 Gone` disables the endpoint at once, and 5 days of failure disable it. Needs the scope `webhooks:read`; a key restricted to projects sees only the endpoints restricted to some of its projects. Served when the deployment serves webhook endpoints (statusapi.WithWebhookEndpoints); otherwise the path answers 404 like any unknown path.",
-			params:      []string{"Page", "Limit", "IfNoneMatch"},
+			params:      []string{"Page", "Limit", "WebhookEndpointStatus", "IfNoneMatch"},
 			responses:   map[int]string{200: "WebhookEndpointListResponse", 304: "NotModified"},
 		}),
 		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries").describe(operation{
@@ -148,14 +148,15 @@ func visible(c caller, e store.WebhookEndpoint) bool {
 	return e.ProjectIDs != nil && !slices.ContainsFunc(e.ProjectIDs, func(p string) bool { return !c.AllowsProject(p) })
 }
 
-// list serves GET /v1/webhook_endpoints?page&limit: oldest first.
+// list serves GET /v1/webhook_endpoints?status&page&limit: oldest first.
 func (w webhooks) list(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{})
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.WebhookEndpointStatuses)})
 	if err != nil {
 		return response{}, err
 	}
+	status := store.WebhookEndpointStatus(q.Status)
 	if c.ProjectIDs == nil {
-		p, err := w.st.ListWebhookEndpoints(r.Context(), c.Org.ID, q.PageRequest)
+		p, err := w.st.ListWebhookEndpoints(r.Context(), c.Org.ID, store.WebhookEndpointQuery{PageRequest: q.PageRequest, Status: status})
 		if err != nil {
 			return response{}, err
 		}
@@ -163,7 +164,7 @@ func (w webhooks) list(r *http.Request, c caller) (response, error) {
 	}
 	// A key restricted to projects: an organization has few endpoints,
 	// read them all and keep those it sees, so totals count only them.
-	all, err := w.all(r.Context(), c)
+	all, err := w.all(r.Context(), c, status)
 	if err != nil {
 		return response{}, err
 	}
@@ -174,10 +175,10 @@ func (w webhooks) list(r *http.Request, c caller) (response, error) {
 	return page(q, p, webhookEndpointOut), nil
 }
 
-func (w webhooks) all(ctx context.Context, c caller) ([]store.WebhookEndpoint, error) {
+func (w webhooks) all(ctx context.Context, c caller, status store.WebhookEndpointStatus) ([]store.WebhookEndpoint, error) {
 	var out []store.WebhookEndpoint
 	for n := 1; ; n++ {
-		p, err := w.st.ListWebhookEndpoints(ctx, c.Org.ID, store.PageRequest{Page: n, Limit: store.MaxLimit})
+		p, err := w.st.ListWebhookEndpoints(ctx, c.Org.ID, store.WebhookEndpointQuery{PageRequest: store.PageRequest{Page: n, Limit: store.MaxLimit}, Status: status})
 		if err != nil {
 			return nil, err
 		}

@@ -252,4 +252,16 @@ var parameters = O(
 			),
 		),
 	),
+	"WebhookEndpointStatus", O(
+		"name", "status",
+		"in", "query",
+		"description", "Only webhook endpoints in this state (case-sensitive). No filter when absent.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"enabled",
+				"disabled",
+			),
+		),
+	),
 )
