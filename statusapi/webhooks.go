@@ -15,7 +15,7 @@ type webhookEndpoint struct {
 	ID             string   `json:"id" oa:"minLength=1"`
 	URL            string   `json:"url" oa:"minLength=1"`
 	Types          []string `json:"types" oa:"minLength=1"`
-	Status         string   `json:"status" oa:"enum=enabled|disabled"`
+	Status         string   `json:"status" oa:"ref=WebhookEndpointStatus"`
 	DisabledReason *string  `json:"disabledReason" oa:"minLength=1"`
 	CreatedAt      string   `json:"createdAt" oa:"time"`
 	UpdatedAt      string   `json:"updatedAt" oa:"time"`

@@ -256,12 +256,6 @@ var parameters = O(
 		"name", "status",
 		"in", "query",
 		"description", "Only webhook endpoints in this state (case-sensitive). No filter when absent.",
-		"schema", O(
-			"type", "string",
-			"enum", A(
-				"enabled",
-				"disabled",
-			),
-		),
+		"schema", Ref("schemas", "WebhookEndpointStatus"),
 	),
 )

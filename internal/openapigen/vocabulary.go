@@ -493,6 +493,11 @@ var schemas = O(
 			),
 		),
 	),
+	"WebhookEndpointStatus", O(
+		"type", "string",
+		"description", "The state of a webhook endpoint: `enabled` (delivered to) or `disabled`.",
+		"enum", A("enabled", "disabled"),
+	),
 	"AuthorSide", O(
 		"type", "string",
 		"description", "Which side of the conversation wrote a message.",
