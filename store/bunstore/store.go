@@ -32,49 +32,19 @@ import (
 // included, when New is given no WithQueryTimeout.
 const DefaultQueryTimeout = 3 * time.Second
 
-// Store is a store.Store (its changes, threads, versions and events
-// included), a store.Writer, a store.Deleter, a store.ThreadWriter
-// (threads.go), a store.RequestLog, store.WebhookEndpoints and an
-// auth.KeyStore on PostgreSQL, and an
-// auth.Invalidations that reports changes to keys and organizations (see
-// Subscribe). It is safe for
-// concurrent use when its db is (a *bun.DB is; a transaction is not, see
-// WithTx).
+// Store is a store.Store, store.Writer, store.Deleter, store.ThreadWriter,
+// store.RequestLog, store.WebhookEndpoints and auth.KeyStore on
+// PostgreSQL, and an auth.Invalidations that reports changes to keys and
+// organizations (see Subscribe). It is safe for concurrent use when its db
+// is (a *bun.DB is; a transaction is not, see WithTx).
 //
-// Ids are unique per organization: two organizations may each have a
-// project "p1", and neither ever sees the other's. Writes insert or
-// replace by (organization, id) and leave a row untouched when nothing in
-// it changes, so loading the same data twice changes nothing. Every time is
-// returned in UTC.
-//
-// Every item's UpdatedAt is the database's: statement_timestamp(), when
-// the statement that changed it began, set by a trigger on insert and on
-// an update that changes another column, and kept by one that changes
-// nothing; the UpdatedAt of an item given to a Put is ignored. The
-// triggers hold for a portal's own SQL on the store's tables too. Every
-// list honours its query's UpdatedSince through an index of its shape
-// ending in (updated_at, id). A change becomes visible when its
-// transaction commits, with the time its statement began: keep the
-// transactions that write short, or a client polling meanwhile may move
-// past their changes.
-//
-// Deletes cascade through the schema's foreign keys (an organization takes
-// everything it owns and its keys; a project its milestones and
-// deliverables, and sets the ProjectID of its invoices to nil), and a
-// trigger records each item removed, however it was deleted, in the table
-// deletions, which ListDeletions reads (see there for how long records
-// are kept).
-//
-// Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
-// in the key methods) for a missing item; store.ErrInvalid for an item or
-// request refused for what it holds (a Validate error, a page below 1, a
-// key record without an id); and store.ErrUnavailable (the same error as
-// auth.ErrUnavailable) when the database cannot be reached, does not answer
-// in time or cancels the statement; store.ErrLockTimeout when a write
-// waited for a lock another transaction holds (writers of one
-// organization never wait for each other, but two writing the same item
-// do) longer than lock_timeout (see Open). On a deadline they also wrap
-// context.DeadlineExceeded, and on cancellation ctx's error.
+// Ids are unique per organization. Writes insert or replace by
+// (organization, id) and leave an unchanged row untouched. UpdatedAt is
+// the database's statement_timestamp(), set by triggers that hold for a
+// portal's own SQL too; deletes cascade through foreign keys, and a
+// trigger records each item removed for ListDeletions. Errors wrap
+// store.ErrNotFound, store.ErrInvalid, store.ErrUnavailable or
+// store.ErrLockTimeout. What each promises in detail: docs/library.md.
 type Store struct {
 	db      bun.IDB
 	timeout time.Duration
