@@ -86,9 +86,7 @@ func NewCache(r KeyResolver, opts ...Option) *Cache {
 }
 
 // credentialID is the SHA-256 of a credential, the key of the cache's
-// entries. A credential of up to 128 bytes (every key the module mints)
-// is hashed from a copy on the stack: []byte(credential) would allocate
-// for any credential over 32 bytes, on every request.
+// entries, hashed without an allocation up to 128 bytes.
 func credentialID(credential string) [sha256.Size]byte {
 	var buf [128]byte
 	if len(credential) <= len(buf) {
