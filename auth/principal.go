@@ -67,28 +67,17 @@ type Principal struct {
 }
 
 // KeyResolver resolves the credential of an "Authorization: Bearer <credential>"
-// header to the calling Principal.
+// header to the calling Principal. Implementations are safe for concurrent
+// use and never log the credential.
 //
 // Resolve returns an error wrapping ErrInvalidKey for a malformed, unknown,
 // revoked or expired credential, and one wrapping ErrUnavailable (or ctx's
 // error) when it cannot tell. It resolves a credential of an organization
-// that may not use the API (see store.Organization.CanUseAPI) like any
-// other: the caller decides. A Principal that stops being valid before a
-// cache would forget it says so in its Expiry. Implementations are safe for
-// concurrent use and never log the credential.
-//
-// Ping reports whether the resolver can serve, for a readiness check
-// (statusapi.Ready): nil when it can, or when it has nothing to check (a
-// ResolverFunc, a resolver of signed tokens); an error wrapping
-// ErrUnavailable (or ctx's) when what it reads from does not answer.
-//
-// Subscribe (Invalidations) reports the organizations whose keys or
-// account changed, so that a Cache in front forgets them at once: Keys
-// reports its revocations and what its KeyStore and Publisher report; a
-// resolver with nothing to report (a ResolverFunc, a resolver of signed
-// tokens) returns a stop that does nothing. Declared rather than
-// discovered: a portal's wrapper of a resolver keeps revocation in
-// milliseconds only by passing Subscribe on, and the compiler says so.
+// that may not use the API like any other: the caller decides. Ping
+// reports whether it can serve, for a readiness check (nil when it has
+// nothing to check). Subscribe reports the organizations whose keys or
+// account changed, so that a Cache in front forgets them at once; a
+// wrapper of a resolver keeps revocation fast only by passing it on.
 type KeyResolver interface {
 	Resolve(ctx context.Context, credential string) (Principal, error)
 	Ping(ctx context.Context) error
