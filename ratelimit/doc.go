@@ -26,12 +26,5 @@
 // without spending it (GET /v1/rate_limit); PlanLimiter's reads its
 // Counter's Peek.
 //
-// Options follow the module's one policy (package
-// [github.com/clientstatus/clientstatus/option]): a nil Option is
-// ignored; an option given the zero value of its argument (0, "", nil)
-// leaves the default; a value that no default stands for (a negative
-// duration, a negative Limit, a policy that is neither FailOpen nor
-// FailClosed) is an *option.Error naming the option ("ratelimit:
-// WithTimeout: -1s is negative"), with which the constructor panics and
-// which Validate returns.
+// Options follow the module's one policy (package option).
 package ratelimit
