@@ -60,9 +60,10 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 // whichever process or SQL statement (triggers NOTIFY on NotifyChannel at
 // commit), usually within milliseconds; a PutOrganization through this
 // Store reports at once. While anything subscribes, the Store holds one
-// connection of its own that LISTENs (see WithListenConfig); when it
-// fails, the Store logs it once, reconnects with backoff, and then calls fn
-// with auth.AllOrganizations, as changes may have been missed. See
+// connection of its own that LISTENs (through pgx or Bun's pgdriver; any
+// other driver needs WithListenConfig); when it fails, the Store logs it
+// once, reconnects with backoff, and then calls fn with
+// auth.AllOrganizations, as changes may have been missed. See
 // auth.Invalidations for fn's rules.
 func (s *Store) Subscribe(fn func(orgID string)) (stop func()) {
 	return s.notify.hub.Subscribe(fn)
