@@ -21,10 +21,7 @@ import (
 // statusapi.UnavailableLogInterval during an outage) and this line only
 // that one more request failed, so a failed request is one line, not an
 // error line on top of the API's. Other 5xx are errors.
-//
-// The record is given to the slog.Handler directly, without the caller's
-// program counter (no source in the line): slog.Logger would walk the
-// stack for it on every request.
+// Lines carry no source position.
 func Handler(log *slog.Logger, next http.Handler) http.Handler {
 	h := log.Handler()
 	return serve(next, h.Enabled, func(ctx context.Context, e entry) { _ = h.Handle(ctx, e.record()) })
