@@ -40,7 +40,7 @@ import (
 
 // mountInMemory is the README's "Mount it in your Go server" snippet.
 func mountInMemory(ctx context.Context, mux *http.ServeMux, srv *http.Server) (*auth.Keys, func(), error) {
-	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, see below
+	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, docs/library.md
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
 
 	// An organization is put once, in the store; its keys read it from there.
