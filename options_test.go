@@ -235,7 +235,7 @@ func options() map[string]row {
 		"statusapi.WithObserver":         {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
 		"statusapi.WithRequestLog":       {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
 		// A nil store of an opt-in route is refused, not taken for "off"
-		// (issue 20: never a silent downgrade); leaving the option out is off.
+		// (never a silent downgrade); leaving the option out is off.
 		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), refused),
 			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
 		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), refused),

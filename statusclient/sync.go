@@ -118,139 +118,18 @@ var epoch = time.Unix(0, 0).UTC()
 // can make the replica equal to the server's again.
 var errReload = errors.New("statusclient: full load needed")
 
-// Sync makes r equal to what the server shows the Client's key, as the
-// contract's sync algorithm says: it applies the deletions recorded since
-// the last Sync, then the changes (upsert by id), and remembers where it
-// left off in r.Cursor: the smallest meta.syncedThrough of the pages it
-// walked, never the largest UpdatedAt it saw, so a write whose
-// transaction committed after a later one, with an earlier UpdatedAt, is
-// still fetched by the next Sync. It returns what it did, and an error
-// when it could not finish, naming the list and wrapping the failed
-// call's error (ErrorCodeOf and errors.As work on it): r then holds what
-// was applied so far, each list's cursor where that list left off, and
-// the next Sync completes it.
+// Sync makes r equal to what the server shows the Client's key: it applies
+// the deletions recorded since the last Sync, then each list's changes
+// (upsert by id), and keeps in r.Cursor where each list left off (the
+// smallest meta.syncedThrough of the pages it walked). The first Sync of a
+// Replica, and one whose cursor the server no longer covers
+// (ErrResyncRequired), loads everything, replacing r only once it has read
+// it all (SyncStats.Full). Lists a restricted key may not read are passed
+// over (SyncStats.OutOfScope).
 //
-// The first Sync of a Replica (zero Cursor) loads everything. So does a
-// Sync whose cursor the server no longer covers (400 on since: see
-// ErrResyncRequired), and every Sync against a server that tracks no
-// changes (404 on /v1/deletions, or updatedSince refused): it then reads
-// every list whole and replaces r's content, and SyncStats.Full says so.
-// A load replaces r only once it has read everything, so an error leaves
-// r as it was. It ends with a read of the deletions made while it ran.
-//
-// Otherwise a Sync reads, each from its own cursor: the deletions feed
-// (and drops what it names), then the projects, the milestones of every
-// project, the deliverables, the invoices, the threads and the messages
-// (and puts what they hold, by id). Every read asks, inclusively, from
-// the smallest syncedThrough of the pages that list's last read walked:
-// each list has its own cursor, which the contract's rule allows, since
-// a syncedThrough speaks of every write the page could not see, and the
-// smallest of one list's pages covers that list's writes. An item may
-// come twice; it is put again. A read that finds nothing new keeps the
-// cursor it asked from (any cursor at or before a syncedThrough is safe),
-// so that the next read is the same request and can answer 304. From a
-// server that sends no syncedThrough (one older than this rule), a list's
-// cursor is the largest UpdatedAt it saw, as that server's contract
-// said.
-//
-// A key restricted to some scopes syncs what it may read: a list the
-// server refuses with 403 INSUFFICIENT_SCOPE is passed over, named in
-// SyncCursor.OutOfScope and SyncStats.OutOfScope, and not asked again
-// until the next full load; the Replica holds none of its items. The
-// deletions feed holds only the kinds the key may read (the server
-// filters it).
-//
-// Sync also applies the contract's cascades itself: a deleted project
-// takes its milestones, deliverables, threads and their messages from r,
-// and a deleted thread its messages (the server records each of them
-// too). Invoices that named a deleted project come back through the
-// invoice list, with ProjectID nil.
-//
-// Milestones are read through /v1/milestones, every project's in pages
-// with one cursor; from a server without that route, per project, each
-// with its own cursor (one can change without its project changing). A server that answers 404 on /v1/threads holds no
-// threads: Sync records it (SyncCursor.NoThreads) and does not ask again
-// until its next full load.
-//
-// Costs. A full load reads every item once: a page per 100 items of each
-// list, the milestones of every project included, and one for the
-// deletions. Each list is walked by cursor (Meta.Next), which never skips
-// an item that kept its place; from a server without cursors, after a
-// page the next asks again from the page's newest UpdatedAt, and items
-// stamped that same second come twice. Against a
-// server that tracks no changes, the load's first request, asked with
-// updatedSince, is refused and counts too. A later Sync costs 7 requests (5
-// from a server without threads, fewer for a key restricted to some
-// scopes; plus one per project from a server without /v1/milestones),
-// and a page more per 100 changes in a list, and items changed since the smallest syncedThrough come again. A
-// list that has not changed since the Sync before answers 304 Not
-// Modified, which the server does not count against the rate budget: Sync
-// sends the ETag of the previous answer when that answer was the whole
-// list and the cursor did not move. So a quiet Sync costs round trips and
-// one request of budget: the deletions feed's, which Sync asks without an
-// ETag so that its syncedThrough, and the feed's cursor, move with the
-// server's clock. Requests are sent one after another.
-//
-// The deletions feed is read from the smallest syncedThrough of its
-// pages the last time, which moves with the server's clock even when
-// nothing is deleted. (From a server that sends no syncedThrough, from
-// the largest DeletedAt seen, or the largest UpdatedAt seen by an earlier
-// Sync if larger: in an organization in which nothing the key sees has
-// changed for the 30 days the server keeps deletions, every Sync is then
-// a full load until something changes.) An in-memory server that
-// restarted knows no deletions from before: the next Sync is a full
-// load.
-//
-// Pages that shift. A list with updatedSince is ordered by UpdatedAt,
-// then id, and its pages are numbered: should an item on a page already
-// read leave it while Sync walks on (changed, so stamped later and moved
-// to the end; deleted; or out of the key's projects), every later item
-// moves one place up, and the one that crosses the page boundary is
-// never read. Its UpdatedAt is older than the next cursor, so no later
-// Sync would read it either. The wire contract has no parameter to page
-// by position, so Sync keeps the pages from shifting where it can and
-// watches for the rest:
-//
-//   - After each page it asks again from the newest UpdatedAt of the
-//     page, from page 1: an item changing behind that point is not in
-//     the new query, and shifts nothing. Only within a group of more
-//     than a page of items sharing one UpdatedAt (one second: a bulk
-//     import) does it follow page numbers, and only there can an item
-//     be skipped, when an item of the group's earlier pages leaves the
-//     group. Whatever was skipped is stamped at or after the group's.
-//   - It notes the items of those earlier pages, by id, with the group's
-//     stamp (ListCursor.Paged). One that comes again in the same read
-//     with another UpdatedAt left: the read starts again from the
-//     group's stamp, once; should one leave that second read too, the
-//     list's cursor is no later than the group's stamp. One that comes
-//     in the next Sync with another UpdatedAt, or that the next Sync's
-//     deletions feed names (read before the lists), left as well: that
-//     Sync reads the list from the group's stamp (at once for a
-//     deletion, again after the walk for a change). Every item that left
-//     is found one way or the other: its change or deletion was either
-//     seen by a later page of the same walk, or stamped at or after a
-//     syncedThrough of the walk, which the next Sync reads from.
-//   - The deletions feed is paged the same way, by (deletedAt, type,
-//     id); a record leaves it when its item is put again (or comes back
-//     to the key's projects). Sync notes the records of a feed group's
-//     earlier pages likewise: one that comes again with another
-//     deletedAt starts the feed read again, once; an item of one that a
-//     list holds in this Sync or the next sends the feed's cursor back
-//     to the group's stamp. The feed holds only what is gone now, so
-//     reading it again removes nothing that is back.
-//
-// This cannot livelock, and costs nothing when nothing leaves: a list's
-// cursor goes back only to the stamp of a group that an item was seen to
-// leave, and only after its walk applied everything it read. Once that
-// second is past (older than every syncedThrough), no write joins the
-// group and every item that leaves it does so for good, so each Sync
-// that goes back to it finds it smaller, and the cursor moves on when
-// nothing leaves. Each read walks its list at most twice. A walk that
-// pages no group notes nothing and goes back nowhere.
-//
-// Sync trusts what the contract promises: that the server stamps
-// UpdatedAt and DeletedAt from one clock, and that every write a page
-// could not see is stamped at or after its syncedThrough.
+// An error names the list and wraps the failed call's error; r then holds
+// what was applied so far, and the next Sync completes it. The algorithm,
+// its cost in requests and what it guarantees are in docs/sync.md.
 func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 	if r == nil {
 		return SyncStats{}, errors.New("statusclient: Sync: nil *Replica")

@@ -40,49 +40,16 @@ func readInto[T item](ctx context.Context, s *syncer, r *Replica, kind DeletionT
 }
 
 // readList reads the list at path from the cursor from and applies each
-// item, MaxLimit a page, and returns the cursor to read from next time.
+// item, MaxLimit a page, and returns the cursor to read from next time:
+// the smallest syncedThrough of the pages walked. It asks for the items
+// stamped at or after from.Since (param is updatedSince, or since for the
+// deletions feed) and follows Meta.Next; from a server without Meta.Next,
+// it asks again from each page's newest stamp, and watches the items of a
+// group of pages sharing one stamp (Paged) for one that leaves it.
 //
-// With a cursor (from.Since not zero) it asks for the items stamped at or
-// after from.Since, in the order of their stamps (param is the list's
-// parameter: updatedSince, or since for the deletions feed). From a
-// server that walks by cursor (Meta.Next), it follows Meta.Next to the
-// end of the list, which never skips an item that kept its place, and
-// the next cursor is the smallest syncedThrough of the pages walked.
-// From one that does not, after each
-// page it asks again from the newest stamp of the page, from page 1,
-// rather than for the next page: an item that changes during the walk
-// moves to the end of the list, and pages of a fixed query would shift
-// under it, skipping an item. Only a page whose items all share the stamp
-// asked from is followed by the next page of the same query. An item
-// whose write a page could not see is stamped at or after that page's
-// syncedThrough, so the next cursor is the smallest syncedThrough of the
-// pages walked (from a server that sends none, the newest stamp seen).
-// When stay is true and the read found nothing (one page, no item), the
-// next cursor is from.Since itself, unless a syncedThrough is older:
-// asking again from a cursor at or before the syncedThrough misses
-// nothing, and the next read is then the same request. The next cursor
-// then carries the ETag of the last answer when that answer was the whole
-// list and asked from that same cursor: the next read answers 304 when
-// nothing changed, and a 304 to the first request (sent with from.ETag)
-// leaves the cursor. The deletions feed neither stays nor keeps an ETag
-// (but from a server without syncedThrough): its cursor must move with
-// the server's clock, to stay within the 30 days of records the server
-// keeps, and a 304 tells no new syncedThrough.
-//
-// The pages of one query, followed by number within a group of more than
-// a page of items sharing one stamp, can still shift: when an item of an
-// earlier page of the group leaves it (changed, so stamped later; or
-// deleted) before the next page is read, the item that moved across the
-// page boundary is never read. So readList notes the items of such pages
-// (the next cursor's Paged, by key, with the group's stamp) and watches
-// for one of them, or one of from.Paged (noted by the read before), to
-// come again with another stamp: it then reads again from the smallest
-// stamp of the groups they left, once; should that read see one leave
-// too, the next cursor is no later than that group's stamp. Sync sees the
-// others leave in the deletions feed (see Client.Sync).
-//
-// Without a cursor it walks the list's pages in the list's own order,
-// and the next cursor is zero: a whole read again.
+// With stay, a read that found nothing keeps from.Since and the answer's
+// ETag, so that the next read is the same request and can answer 304.
+// Without a cursor it walks the whole list and returns a zero cursor.
 func readList[T item](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
 	since, page, etag := from.Since, 1, from.ETag
 	newest := since

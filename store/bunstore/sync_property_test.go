@@ -15,7 +15,7 @@ import (
 	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
-// TestSyncRandomInterleavings is the property of issue 19 on PostgreSQL:
+// TestSyncRandomInterleavings is the sync property on PostgreSQL:
 // writers of one organization, in plain SQL and through the library, each
 // in transactions left open across the others' writes and a syncing
 // client's syncs, committed or rolled back in random order, upsert and
@@ -127,7 +127,7 @@ func syncSeed(t *testing.T, db *bun.DB, st *bunstore.Store, seed uint64) {
 // isNotFound reports whether err wraps store.ErrNotFound.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
-// TestSyncInterleavings is issue 19's property through the wire on
+// TestSyncInterleavings is the sync property through the wire on
 // PostgreSQL (storetest.SyncInterleavings; the memory store's
 // TestMemorySyncInterleavings): writes between the pages of every walk,
 // many items in one second (bunstore.WithClock), every resource, three
