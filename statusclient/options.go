@@ -139,4 +139,3 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 		}
 	}
 }
-
