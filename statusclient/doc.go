@@ -42,9 +42,7 @@
 // by id). The All... iterators walk such lists by Next.
 // UpdatedSince is sent as the contract's timestamps are
 // written, 2006-01-02T15:04:05Z: in UTC, its fraction of a second dropped
-// (which can only widen the result). A server that tracks no changes
-// refuses it with an *Error of Code CodeInvalidParameter and Param
-// "updatedSince".
+// (which can only widen the result).
 //
 // What disappeared is not in the lists: ListDeletions (and AllDeletions)
 // names it, by type and id, from a time on. A time older than the server
