@@ -5,31 +5,30 @@
 // # The policy
 //
 // Every package configures its constructors with functional options
-// (statusapi.Option, ratelimit.Option, webhook.Option, ...), and all of
-// them follow the same rules:
+// (statusapi.Option, ratelimit.Option, webhook.Option, ...), and every
+// option, in every package, follows one rule:
 //
-//  1. A nil Option is ignored, in every constructor that takes options.
-//  2. An option given nil (a logger, a clock, an observer, an HTTP client,
-//     a provider) keeps the option's documented default. In particular
-//     WithLogger(nil) means the package's default logger, slog.Default()
-//     unless the option's doc names another.
-//  3. An option given its type's zero value (0, "", false) keeps the
-//     documented default, unless its doc says why the zero value is
-//     refused (statusapi.WithSigningKey: an empty key is what an unset
-//     environment variable gives).
-//  4. A value that no default stands for (a negative duration or size, a
-//     value out of its documented range, a malformed name) is a
-//     configuration error. An option never panics: it records the
-//     error, and the constructor reports the first one as an *Error
-//     naming the option. A constructor that returns an error
+//  1. A nil Option is ignored, by every function that takes options
+//     (statusapi.Routes included).
+//  2. The zero value of an option's argument (nil, 0, "", false, an
+//     empty slice) sets the option's documented default, exactly as if
+//     the option were left out; options apply in order, so a later zero
+//     undoes an earlier value. There is no exception: zero never means
+//     "off", "unlimited" or "refused". A feature that is off by default
+//     (statusapi.WithRequestLog, WithWebhookEndpoints, WithMCP) is on
+//     only when given a non-zero value; one that is on by default is
+//     turned off by an option of its own (statusapi.WithoutResponseCache).
+//     An option that adds to a list (statusapi.WithObserver, WithCORS,
+//     auth.WithInvalidations) adds nothing given zero.
+//  3. Any other value that no default stands for (a negative duration or
+//     size, a value out of its documented range, a malformed name) is a
+//     configuration error, and only that. An option never panics: it
+//     records the error, and the constructor reports the first one as an
+//     *Error naming the option. A constructor that returns an error
 //     (jwtauth.New, bunstore.Open) returns it; one that does not panics
 //     with the *Error itself, and its package has a Validate function
-//     that returns the same error without building anything, for a
-//     program that builds its options from configuration (flags,
-//     environment) and wants a message rather than a panic.
-//  5. A constructor reports only the options it reads: an option that a
-//     constructor ignores (auth.WithCacheTTL given to auth.NewKeys) is
-//     not checked there.
+//     that returns the same error without building anything. A
+//     constructor reports only the options it reads.
 //
 // Required dependencies are positional arguments, not options: a nil one
 // makes the constructor panic with a plain message, as it is a mistake

@@ -47,14 +47,14 @@ type changeAPI struct {
 	now, started time.Time
 	projects     map[string]statusclient.Project
 	milestones   map[string]statusclient.Milestone
-	deliverables    map[string]statusclient.Deliverable
-	invoices        map[string]statusclient.Invoice
-	threads         map[string]statusclient.Thread
-	messages        map[string]statusclient.Message
-	deletions       map[deletionKey]statusclient.Deletion
-	open            map[*lateTx]bool // transactions begun, not committed
-	requests        []string
-	mux             *http.ServeMux
+	deliverables map[string]statusclient.Deliverable
+	invoices     map[string]statusclient.Invoice
+	threads      map[string]statusclient.Thread
+	messages     map[string]statusclient.Message
+	deletions    map[deletionKey]statusclient.Deletion
+	open         map[*lateTx]bool // transactions begun, not committed
+	requests     []string
+	mux          *http.ServeMux
 }
 
 type deletionKey struct {
