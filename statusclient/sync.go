@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -22,7 +21,7 @@ type Replica struct {
 	Milestones   map[string]Milestone
 	Deliverables map[string]Deliverable
 	Invoices     map[string]Invoice
-	Threads      map[string]Thread  // empty from a server that holds no threads
+	Threads      map[string]Thread
 	Messages     map[string]Message // of every thread, by message id
 
 	// Cursor says where each part of the copy was read up to. Sync alone
@@ -35,20 +34,14 @@ type Replica struct {
 // of them could pass over a change made to one list after it was read.
 type SyncCursor struct {
 	// Deletions is the cursor of the deletions feed. Zero before the
-	// first Sync and on a server that tracks no changes: the next Sync
-	// then loads everything.
-	Deletions ListCursor
-	Projects  ListCursor
-	// Milestones holds the cursor of /v1/milestones under the key "";
-	// from a server without that route, one cursor by project id.
-	Milestones   map[string]ListCursor
+	// first Sync: the next Sync then loads everything.
+	Deletions    ListCursor
+	Projects     ListCursor
+	Milestones   ListCursor // of /v1/milestones, every project's
 	Deliverables ListCursor
 	Invoices     ListCursor
 	Threads      ListCursor
 	Messages     ListCursor
-	// NoThreads records that the server answered 404 on /v1/threads: it
-	// holds no threads, and Sync no longer asks until its next full load.
-	NoThreads bool
 	// OutOfScope names the lists the key may not read, sorted: those the
 	// server answered 403 INSUFFICIENT_SCOPE ("projects", which holds the
 	// milestones too, "deliverables", "invoices", "threads",
@@ -62,33 +55,21 @@ type SyncCursor struct {
 type ListCursor struct {
 	// Since is where the next read asks from, inclusively: the smallest
 	// meta.syncedThrough of the pages the last read walked (see
-	// Client.Sync), or the stamp of a group of items that one was seen
-	// to leave while they were paged (see Paged), if earlier; or, when that read found nothing new, the Since it
-	// asked from, kept; or, from a server that sends no syncedThrough,
-	// the largest UpdatedAt (DeletedAt, for the deletions feed) seen.
-	// Zero means the list is read whole, without updatedSince.
+	// Client.Sync), or, when that read found nothing new, the Since it
+	// asked from, kept. Zero means the list is read from the start.
 	Since time.Time
 	// ETag is the tag of the answer to that next read, when this read
 	// already got it and it was the whole list; "" otherwise. Sync sends
 	// it as If-None-Match: an unchanged list answers 304, which costs no
 	// rate budget.
 	ETag string
-	// Paged names the items that the read walked by page number, within
-	// a group of more than a page of items sharing one stamp, with that
-	// stamp, by id (by type and id, "invoice/inv_1", for the deletions
-	// feed); nil when it walked none. Should one of them leave its group
-	// (change, be deleted, or for a deletion record be put again) while
-	// the pages were read, an item may have shifted past the read: the
-	// next Sync that sees it leave reads again from the group's stamp.
-	Paged map[string]time.Time
 }
 
 // SyncStats says what a Sync did.
 type SyncStats struct {
 	// Full is true when the Sync loaded everything afresh: the first
-	// Sync of a Replica, one after the server said the cursor was older
-	// than the deletions it keeps (ErrResyncRequired), and every Sync
-	// against a server that tracks no changes (see Client.Sync).
+	// Sync of a Replica, and one after the server said the cursor was
+	// older than the deletions it keeps (ErrResyncRequired).
 	Full bool
 	// Upserted counts the items received and written into the replica.
 	// Bounds are inclusive, so an item stamped at a cursor comes again
@@ -108,10 +89,9 @@ type SyncStats struct {
 	OutOfScope []string
 }
 
-// epoch is the updatedSince of a full load from a server that tracks
-// changes: before any item. A load in UpdatedAt order, re-anchored after
-// each page, cannot lose an item that changes while it walks (see
-// readList), where a walk of pages in the lists' own order could.
+// epoch is the updatedSince of a full load: before any item. A load in
+// UpdatedAt order, walked by cursor, cannot lose an item that changes
+// while it walks, where a walk of pages in the lists' own order could.
 var epoch = time.Unix(0, 0).UTC()
 
 // errReload is returned by Sync's incremental steps when only a full load
@@ -154,8 +134,6 @@ func (r *Replica) init() {
 	for _, l := range syncLists() {
 		l.init(r)
 	}
-	initMap(&r.Milestones)
-	initMap(&r.Cursor.Milestones)
 }
 
 func initMap[V any](m *map[string]V) {
@@ -169,40 +147,13 @@ type syncer struct {
 	c     *Client
 	stats SyncStats
 	// through is the smallest syncedThrough of the pages of changes
-	// walked so far; unsynced is true once such a page came without one
-	// (a server older than the rule).
-	through  time.Time
-	unsynced bool
-	// gone is the Paged of the deletions feed's reads of this Sync and
-	// the one before (see back).
-	gone map[string]time.Time
-}
-
-// back notes that a list holds the item of type kind and id. When a read
-// of the deletions feed walked a record of it by page number (see
-// readList), in a group of records sharing one stamp, that record was
-// dropped when the item was put again, which may have shifted another
-// record past that read: the feed's cursor goes back to the group's
-// stamp, and the next Sync reads it again from there. (The feed holds
-// only what is gone now, so reading it again drops nothing that is back.)
-func (s *syncer) back(r *Replica, kind DeletionType, id string) {
-	k := Deletion{Type: kind, ID: id}.key()
-	at, ok := s.gone[k]
-	if !ok {
-		return
-	}
-	delete(s.gone, k)
-	if cur := &r.Cursor.Deletions; !cur.Since.IsZero() && at.Before(cur.Since) {
-		cur.Since, cur.ETag = at, ""
-	}
+	// walked so far.
+	through time.Time
 }
 
 // synced notes the syncedThrough of a page of changes.
 func (s *syncer) synced(t time.Time) {
-	switch {
-	case t.IsZero():
-		s.unsynced = true
-	case s.through.IsZero() || t.Before(s.through):
+	if s.through.IsZero() || t.Before(s.through) {
 		s.through = t
 	}
 }
@@ -223,37 +174,15 @@ func (s *syncer) saw(resp *Response) {
 // load can make r equal to the server's again.
 func (s *syncer) changes(ctx context.Context, r *Replica) error {
 	cur := &r.Cursor
-	// From a server without syncedThrough: every list read before this
-	// point was read before the deletions are, and their stamps are a
-	// safe lower bound of any deletion still to come, which keeps the
-	// feed's cursor moving when nothing is deleted.
-	seen := cur.newest()
 	next, err := readList(ctx, s, deletions.path, "since", cur.Deletions, false, func(d Deletion) { s.drop(r, d) })
 	switch {
 	case isParamRefused(err, "since"): // older than the server keeps
 		return errReload
-	case ErrorCodeOf(err) == CodeNotFound: // the server no longer tracks changes
-		return errReload
 	case err != nil:
 		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
 	}
-	if s.unsynced && seen.After(next.Since) {
-		next = ListCursor{Since: seen, Paged: next.Paged}
-	}
-	s.gone = maps.Clone(cur.Deletions.Paged)
-	if s.gone == nil {
-		s.gone = next.Paged
-	} else {
-		maps.Copy(s.gone, next.Paged)
-	}
 	cur.Deletions = next
-
-	start := ListCursor{Since: epoch}
-	err = s.lists(ctx, r, start)
-	if isParamRefused(err, "updatedSince") { // the server no longer tracks changes
-		return errReload
-	}
-	return err
+	return s.lists(ctx, r)
 }
 
 // load is a full load: it reads everything into a new Replica and
@@ -261,22 +190,15 @@ func (s *syncer) changes(ctx context.Context, r *Replica) error {
 func (s *syncer) load(ctx context.Context, r *Replica) error {
 	s.stats.Full = true
 	deleted := s.stats.Deleted
-	began := time.Now()
-	fresh := loading(ListCursor{Since: epoch})
-	err := s.lists(ctx, fresh, ListCursor{Since: epoch})
-	if isParamRefused(err, "updatedSince") {
-		// A server that tracks no changes: read every list whole, in
-		// its own order, and leave the deletions cursor zero, so that
-		// the next Sync is a full load again.
-		fresh = loading(ListCursor{})
-		err = s.lists(ctx, fresh, ListCursor{})
-	} else if err == nil {
-		err = s.settle(ctx, fresh, time.Since(began))
+	fresh := loading()
+	err := s.lists(ctx, fresh)
+	if err == nil {
+		err = s.settle(ctx, fresh)
 	}
 	if err != nil {
 		return err
 	}
-	s.stats.Deleted = deleted + gone(r.Milestones, fresh.Milestones)
+	s.stats.Deleted = deleted
 	for _, l := range syncLists() {
 		s.stats.Deleted += l.gone(r, fresh)
 	}
@@ -284,30 +206,13 @@ func (s *syncer) load(ctx context.Context, r *Replica) error {
 	return nil
 }
 
-// settle ends a load from a server that tracks changes: it drops from r
-// what was deleted while the load ran, and sets r's deletions cursor.
-//
-// Every deletion that a page of the load could not see is stamped at or
-// after that page's syncedThrough: settle reads the deletions from the
-// smallest syncedThrough of the load's pages, and the feed's cursor is
-// then the smallest of its own pages.
-//
-// From a server that sends no syncedThrough, the server's clock when the
-// load began is a safe start, as every list was read after it. It is
-// only known from the stamps, so settle takes the newest stamp the load
-// saw, which the server set before the load ended, less the time the
-// load took, measured on this machine (whose clock need not agree with
-// the server's), and a second for the stamps' rounding; the feed's
-// cursor is then the newest stamp seen. From a server that knows nothing
-// that old (one that started during that time, or whose newest stamp is
-// older than the 30 days of deletions it keeps), it cannot ask: the next
-// Sync is a full load again.
-func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) error {
-	newest := r.Cursor.newest()
-	from := newest.Add(-took - time.Second).Truncate(time.Second)
-	if !s.unsynced && !s.through.IsZero() {
-		from = s.through
-	}
+// settle ends a load: it drops from r what was deleted while the load
+// ran, and sets r's deletions cursor. Every deletion that a page of the
+// load could not see is stamped at or after that page's syncedThrough:
+// settle reads the deletions from the smallest syncedThrough of the
+// load's pages.
+func (s *syncer) settle(ctx context.Context, r *Replica) error {
+	from := s.through
 	if from.Before(epoch) {
 		from = epoch
 	}
@@ -315,26 +220,19 @@ func (s *syncer) settle(ctx context.Context, r *Replica, took time.Duration) err
 	switch {
 	case isParamRefused(err, "since"):
 		next = ListCursor{}
-	case ErrorCodeOf(err) == CodeNotFound:
-		return nil // updatedSince, but no deletions: every Sync is a full load
 	case err != nil:
 		return fmt.Errorf("statusclient: Sync: deletions: %w", err)
-	}
-	// From a server without syncedThrough: deletions from now on are
-	// stamped after every stamp seen so far.
-	if s.unsynced && newest.After(next.Since) {
-		next = ListCursor{Since: newest}
 	}
 	r.Cursor.Deletions = next
 	return nil
 }
 
 // loading returns an empty Replica whose lists are all to be read from
-// start.
-func loading(start ListCursor) *Replica {
+// epoch.
+func loading() *Replica {
 	r := &Replica{}
 	for _, l := range syncLists() {
-		*l.cursor(&r.Cursor) = start
+		*l.cursor(&r.Cursor) = ListCursor{Since: epoch}
 	}
 	r.init()
 	return r
@@ -351,41 +249,15 @@ func gone[V any](old, new map[string]V) int {
 	return n
 }
 
-// lists reads the changes of every list into r, each from its cursor;
-// the milestones of a project without a cursor, from start. A list out
-// of the key's scopes is passed over (see scoped).
-func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error {
-	cur := &r.Cursor
-	if err := s.scoped(ctx, r, projectList); err != nil {
-		return err
-	}
-	if !slices.Contains(cur.OutOfScope, projectList.name) { // the milestones need the same scope
-		if err := s.milestones(ctx, r, start); err != nil {
-			return err
-		}
-	}
-	for _, l := range plainLists {
+// lists reads the changes of every list into r, each from its cursor.
+// A list out of the key's scopes is passed over (see scoped).
+func (s *syncer) lists(ctx context.Context, r *Replica) error {
+	for _, l := range syncLists() {
 		if err := s.scoped(ctx, r, l); err != nil {
 			return err
 		}
 	}
-	if cur.NoThreads {
-		return nil
-	}
-	err := s.scoped(ctx, r, threadList)
-	if ErrorCodeOf(err) == CodeNotFound {
-		// A server without threads; or one that no longer has them,
-		// whose threads are then no longer to be seen.
-		s.stats.Deleted += len(r.Threads) + len(r.Messages)
-		clear(r.Threads)
-		clear(r.Messages)
-		cur.Threads, cur.Messages, cur.NoThreads = ListCursor{}, ListCursor{}, true
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return s.scoped(ctx, r, messageList)
+	return nil
 }
 
 // scoped reads the list l, unless r's cursor says the key may not read
@@ -394,8 +266,8 @@ func (s *syncer) lists(ctx context.Context, r *Replica, start ListCursor) error 
 // milestones), and passed over: the key syncs what it may read. Any other
 // error is returned, naming the list.
 func (s *syncer) scoped(ctx context.Context, r *Replica, l syncList) error {
-	if slices.Contains(r.Cursor.OutOfScope, l.name) {
-		return nil
+	if slices.Contains(r.Cursor.OutOfScope, l.name) || l.kind == DeletionMilestone && slices.Contains(r.Cursor.OutOfScope, projectList.name) {
+		return nil // the milestones need the projects' scope
 	}
 	err := l.read(ctx, s, r)
 	if ErrorCodeOf(err) != CodeInsufficientScope {
@@ -409,93 +281,23 @@ func (s *syncer) scoped(ctx context.Context, r *Replica, l syncList) error {
 	s.stats.Deleted += l.size(r)
 	l.reset(r)
 	if l.kind == DeletionProject {
-		s.stats.Deleted += len(r.Milestones)
-		clear(r.Milestones)
-		r.Cursor.Milestones = map[string]ListCursor{}
+		s.stats.Deleted += milestoneList.size(r)
+		milestoneList.reset(r)
 	}
 	return nil
-}
-
-// allMilestones is the key of r.Cursor.Milestones under which Sync keeps
-// the cursor of /v1/milestones, every project's milestones in one list.
-const allMilestones = ""
-
-// milestones reads the milestones of every project of r: through
-// /v1/milestones, in pages, from its cursor (or from the smallest of
-// the projects' cursors, or start, when there is none yet); from a server
-// without that route (404), per project as perProject does.
-func (s *syncer) milestones(ctx context.Context, r *Replica, start ListCursor) error {
-	cur, ok := r.Cursor.Milestones[allMilestones]
-	if !ok {
-		cur = start
-		for id, lc := range r.Cursor.Milestones {
-			if _, still := r.Projects[id]; still && (lc.Since.IsZero() || lc.Since.Before(cur.Since)) {
-				cur = ListCursor{Since: lc.Since}
-			}
-		}
-	}
-	err := readInto(ctx, s, r, DeletionMilestone, orgMilestones.path, &cur, r.Milestones)
-	if ErrorCodeOf(err) == CodeNotFound {
-		return s.perProject(ctx, r, start)
-	}
-	if err != nil {
-		return fmt.Errorf("statusclient: Sync: milestones: %w", err)
-	}
-	r.Cursor.Milestones = map[string]ListCursor{allMilestones: cur}
-	return nil
-}
-
-// perProject reads the milestones of every project of r, each project
-// from its own cursor, or from start for a project without one. A project
-// gone since the projects were read (404) is passed over: its deletion is
-// recorded, for the next Sync. The cursors of projects no longer in r are
-// dropped.
-func (s *syncer) perProject(ctx context.Context, r *Replica, start ListCursor) error {
-	cursors := make(map[string]ListCursor, len(r.Projects))
-	for _, id := range slices.Sorted(maps.Keys(r.Projects)) {
-		cur, ok := r.Cursor.Milestones[id]
-		if !ok {
-			cur = start
-		}
-		path, err := milestones.path(id)
-		if err == nil {
-			err = readInto(ctx, s, r, DeletionMilestone, path, &cur, r.Milestones)
-		}
-		if err != nil && ErrorCodeOf(err) != CodeNotFound {
-			return fmt.Errorf("statusclient: Sync: milestones of project %q: %w", id, err)
-		}
-		cursors[id] = cur
-	}
-	r.Cursor.Milestones = cursors
-	return nil
-}
-
-// newest is the largest Since of the cursors of the lists.
-func (c SyncCursor) newest() time.Time {
-	var t time.Time
-	for _, lc := range c.cursors() {
-		if lc.Since.After(t) {
-			t = lc.Since
-		}
-	}
-	return t
 }
 
 // drop applies a deletion record to r, with the contract's cascades.
 // A record of a type Sync does not know is passed over.
 func (s *syncer) drop(r *Replica, d Deletion) {
 	n := &s.stats.Deleted
-	cur := &r.Cursor
 	for _, l := range syncLists() {
 		if l.kind == d.Type {
-			left(l.cursor(cur), d.ID)
 			l.remove(n, r, d.ID)
 		}
 	}
 	switch d.Type {
 	case DeletionProject:
-		delete(cur.Milestones, d.ID)
-		removeIf(n, r.Milestones, func(m Milestone) bool { return m.ProjectID == d.ID })
 		for _, l := range syncLists() {
 			if l.ofProject != nil {
 				l.ofProject(n, r, d.ID)
@@ -506,33 +308,9 @@ func (s *syncer) drop(r *Replica, d Deletion) {
 				s.drop(r, Deletion{Type: DeletionThread, ID: id})
 			}
 		}
-	case DeletionMilestone:
-		for id, lc := range cur.Milestones {
-			if left(&lc, d.ID) {
-				cur.Milestones[id] = lc
-			}
-		}
-		remove(n, r.Milestones, d.ID)
 	case DeletionThread:
 		removeIf(n, r.Messages, func(m Message) bool { return m.ThreadID == d.ID })
 	}
-}
-
-// left notes that the item id is deleted (or out of the key's view): when
-// the last read of the list whose cursor is cur walked it by page number,
-// in a group of items sharing one stamp, its leaving may have shifted an
-// item of the group past that read, so the next read asks again from the
-// group's stamp. It reports whether it changed cur.
-func left(cur *ListCursor, id string) bool {
-	at, ok := cur.Paged[id]
-	if !ok {
-		return false
-	}
-	delete(cur.Paged, id)
-	if !cur.Since.IsZero() && at.Before(cur.Since) {
-		cur.Since, cur.ETag = at, ""
-	}
-	return true
 }
 
 // remove deletes id from m, counting it in n when it was there.

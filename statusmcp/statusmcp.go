@@ -24,8 +24,9 @@ type config struct {
 // nil, time.Now).
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }

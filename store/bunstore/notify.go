@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -40,11 +41,7 @@ var _ auth.Invalidations = (*Store)(nil)
 // connection (see Subscribe): lost, back, or impossible. nil means
 // slog.Default(), the default.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.Default()) }
 }
 
 // WithListenConfig makes Subscribe listen through a connection of cfg
