@@ -26,16 +26,6 @@ const tick = time.Second
 // and of the test may be.
 const clockSkew = time.Second
 
-// deleter returns s as a store.Deleter, or skips the test.
-func deleter(t *testing.T, s Subject) store.Deleter {
-	t.Helper()
-	d, ok := s.(store.Deleter)
-	if !ok {
-		t.Skip("the store does not implement store.Deleter")
-	}
-	return d
-}
-
 // updatedAtCheck returns the check of an item's UpdatedAt, which same
 // leaves out. UpdatedAt is the store's (store.Changes): set while the
 // items were put (from..to), in UTC, whatever the item given held.
@@ -151,7 +141,7 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
 	f := seedData()
 	f.put(t, s)
-	pass(t, s)
+	s.Advance(tick)
 
 	// Putting every item again, as it was, with another UpdatedAt and
 	// its times in another zone, changes nothing.
@@ -174,7 +164,7 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 	}
 	for _, d := range f.deliverables {
 		before["deliverable "+d.OrgID+"/"+d.ID] = getDeliverable(t, s, d.OrgID, d.ID).UpdatedAt
-		d.UpdatedAt = now(s).Add(time.Hour)
+		d.UpdatedAt = s.Now().Add(time.Hour)
 		d.CreatedAt = d.CreatedAt.UTC()
 		if err := s.PutDeliverable(ctx, d); err != nil {
 			t.Fatal(err)
@@ -260,7 +250,7 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 		{"invoice project taken", func() error { i1.ProjectID = nil; return s.PutInvoice(ctx, i1) }, invoiceAt("i1")},
 		{"invoice project given", func() error { i5.ProjectID = ptr("p2"); return s.PutInvoice(ctx, i5) }, invoiceAt("i5")},
 		{"invoice paid, with a future UpdatedAt given", func() error {
-			i5.PaidAt, i5.UpdatedAt = ptr(day(2, 0)), now(s).Add(24*time.Hour)
+			i5.PaidAt, i5.UpdatedAt = ptr(day(2, 0)), s.Now().Add(24*time.Hour)
 			return s.PutInvoice(ctx, i5)
 		}, invoiceAt("i5")},
 	}
@@ -268,10 +258,10 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			old := tt.at()
-			pass(t, s)
-			from := now(s)
+			s.Advance(tick)
+			from := s.Now()
 			is.NoErr(tt.put())
-			to := now(s)
+			to := s.Now()
 			now := tt.at()
 			is.True(now.After(old)) // a change moves UpdatedAt forward
 			within(is, now, from, to)
@@ -280,11 +270,11 @@ func testUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 
 	// A new item gets the time of its put, whatever it held.
 	is := is.New(t)
-	from := now(s)
+	from := s.Now()
 	is.NoErr(s.PutProject(ctx, store.Project{ID: "p9", OrgID: orgA, Name: "New", Status: store.ProjectPlanned, UpdatedAt: day(1, 0)}))
 	is.NoErr(s.PutMilestone(ctx, store.Milestone{ID: "m9", OrgID: orgA, ProjectID: "p1", Name: "New", Status: store.MilestonePending, DueAt: day(1, 0),
-		UpdatedAt: now(s).Add(time.Hour)}))
-	to := now(s)
+		UpdatedAt: s.Now().Add(time.Hour)}))
+	to := s.Now()
 	within(is, getProject(t, s, orgA, "p9").UpdatedAt, from, to)
 	within(is, getMilestone(t, s, orgA, "p1", "m9").UpdatedAt, from, to)
 }
@@ -302,7 +292,7 @@ func utc(t *time.Time) *time.Time {
 // its bounds.
 func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	from := now(s)
+	from := s.Now()
 	f := seedData()
 	f.put(t, s)
 
@@ -320,7 +310,7 @@ func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	}
 	var since, last time.Time // of the first and the last change of org_a
 	for n, item := range touched {
-		pass(t, s)
+		s.Advance(tick)
 		var err error
 		var at func() time.Time
 		switch v := item.(type) {
@@ -429,7 +419,7 @@ func testUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3)) // the same change again
 	checkLists(t, s, lists[:1])
-	pass(t, s)
+	s.Advance(tick)
 	p3.Name += " (again)"
 	is.NoErr(s.PutProject(ctx, p3)) // a new change
 	checkLists(t, s, []list{{"projects, p3 changed again", projects(orgA, store.ProjectQuery{UpdatedSince: since}), []string{"p1", "p5", "p3"}}})
@@ -454,10 +444,10 @@ func inChangeOrder[T any](items []T, key func(T) (time.Time, string)) error {
 func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
 	c := s
-	d := deleter(t, s)
+	d := s
 	seedData().put(t, s)
 	is := is.New(t)
-	pass(t, s)
+	s.Advance(tick)
 	p3 := want(seedData().projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
@@ -533,23 +523,4 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 type Clocked interface {
 	Now() time.Time
 	Advance(d time.Duration)
-}
-
-// pass lets a tick pass on s's clock; it skips the test for a Subject
-// that is not Clocked.
-func pass(t *testing.T, s any) {
-	t.Helper()
-	c, ok := s.(Clocked)
-	if !ok {
-		t.Skip("this case dates writes apart: it needs a Subject whose clock the suite moves (storetest.Clocked)")
-	}
-	c.Advance(tick)
-}
-
-// now is the time on s's clock.
-func now(s any) time.Time {
-	if c, ok := s.(Clocked); ok {
-		return c.Now()
-	}
-	return time.Now()
 }

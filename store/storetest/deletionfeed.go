@@ -28,7 +28,7 @@ func deletions(c store.Changes, org string, q store.DeletionQuery) func(context.
 func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
 	c := s
-	d := deleter(t, s)
+	d := s
 	f := seedData()
 	f.put(t, s)
 	is := is.New(t)
@@ -42,13 +42,13 @@ func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
 
 	// The store's own time before the first deletion: since is compared
 	// with times from the store's clock.
-	pass(t, s)
+	s.Advance(tick)
 	p3 := want(f.projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))
 	since := getProject(t, s, orgA, "p3").UpdatedAt
 
-	from := now(s)
+	from := s.Now()
 	for _, del := range []func() error{
 		func() error { return d.DeleteInvoice(ctx, orgA, "i5") },     // a retainer invoice
 		func() error { return d.DeleteMilestone(ctx, orgA, "m4") },   // of p1
@@ -57,10 +57,10 @@ func testDeletions(t *testing.T, open func(t *testing.T) Subject) {
 		func() error { return d.DeleteInvoice(ctx, orgB, "i1") },     // org_b's, of its p1
 		func() error { return d.DeleteMilestone(ctx, orgB, "m1") },   // org_b's, of its p1
 	} {
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(del()) // deleting
 	}
-	to := now(s)
+	to := s.Now()
 
 	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
@@ -158,7 +158,7 @@ func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) Subject) {
 
 	for _, since := range []time.Time{
 		{},
-		now(s).Add(-store.DeletionRetention - 24*time.Hour),
+		s.Now().Add(-store.DeletionRetention - 24*time.Hour),
 		day(-3650, 0),
 	} {
 		for _, org := range []string{orgA, orgB} {
@@ -168,7 +168,7 @@ func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) Subject) {
 	}
 
 	// A since from the store's own recent times is fine.
-	pass(t, s)
+	s.Advance(tick)
 	p3 := want(seedData().projects, orgA, "p3", projectKey)
 	p3.Name += " (changed)"
 	is.NoErr(s.PutProject(ctx, p3))

@@ -24,7 +24,7 @@ var deliverableKind = describeKind(kindCase{
 		return deliverables(org, store.DeliverableQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteDeliverable(ctx, org, id)
+		return s.DeleteDeliverable(ctx, org, id)
 	},
 })
 

@@ -27,7 +27,7 @@ var invoiceKind = describeKind(kindCase{
 		return invoices(org, store.InvoiceQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteInvoice(ctx, org, id)
+		return s.DeleteInvoice(ctx, org, id)
 	},
 })
 

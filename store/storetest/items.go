@@ -16,10 +16,10 @@ import (
 
 func testSingleItems(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	from := now(s)
+	from := s.Now()
 	f := seedData()
 	f.put(t, s)
-	updated := updatedAtCheck(s, from, now(s))
+	updated := updatedAtCheck(s, from, s.Now())
 	for _, want := range f.milestones {
 		t.Run("milestone "+want.OrgID+"/"+want.ID, func(t *testing.T) {
 			is := is.New(t)
@@ -77,10 +77,7 @@ func testSingleItems(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(i.Number, "B-0001") // org_b's i1
 	is.Equal(i.DocumentKey, "")  // org_b's i1 has no document, org_a's has
 
-	d, ok := s.(store.Deleter)
-	if !ok {
-		return
-	}
+	d := s
 	is.NoErr(d.DeleteMilestone(ctx, orgA, "m1"))
 	_, err = s.GetMilestone(ctx, orgA, "m1")
 	is.True(errors.Is(err, store.ErrNotFound)) // a deleted milestone is not found
@@ -121,13 +118,13 @@ func testGetProjects(t *testing.T, open func(t *testing.T) Subject) {
 	}
 }
 
-func testGetMessage(t *testing.T, open func(t *testing.T) threadSubject) {
+func testGetMessage(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	from := now(s)
+	from := s.Now()
 	seedData().put(t, s)
 	f := threadData()
 	f.put(t, s)
-	to := now(s)
+	to := s.Now()
 	for _, msg := range f.messages {
 		visible := !msg.Internal && !want(f.threads, msg.OrgID, msg.ThreadID, threadKey).Internal
 		t.Run("message "+msg.OrgID+"/"+msg.ID, func(t *testing.T) {

@@ -63,9 +63,6 @@ type kindCase struct {
 	// perProject: its list reads one project's items and takes no
 	// OnlyProjects (milestones: the handler checks the project).
 	perProject bool
-	// writes reports whether the cases can write items of the kind to s
-	// (nil: every Subject can).
-	writes func(s Subject) bool
 
 	// put writes item id of org in project ("" for none), in variant n:
 	// the same n puts the same item again, another n changes a field
@@ -105,9 +102,6 @@ type suiteCase struct {
 	run  func(t *testing.T, open func(t *testing.T) Subject)
 }
 
-// canWrite reports whether the cases can write items of k to s.
-func (k kindCase) canWrite(s Subject) bool { return k.writes == nil || k.writes(s) }
-
 // projectOf is the project of item id put in project.
 func (k kindCase) projectOf(id, project string) string {
 	if k.isProject {
@@ -119,12 +113,6 @@ func (k kindCase) projectOf(id, project string) string {
 // of is the record of item id of kind k, as deletions and the cases write
 // it: "kind id".
 func (k kindCase) of(id string) string { return string(k.kind) + " " + id }
-
-// writesThreads is the writes of the kinds that a store.ThreadWriter puts.
-func writesThreads(s Subject) bool {
-	_, ok := s.(store.ThreadWriter)
-	return ok
-}
 
 // kindCasesOwn is the cases of every descriptor, in the order of
 // kindCases.

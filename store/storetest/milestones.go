@@ -25,7 +25,7 @@ var milestoneKind = describeKind(kindCase{
 		return milestones(org, project, store.MilestoneQuery{UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteMilestone(ctx, org, id)
+		return s.DeleteMilestone(ctx, org, id)
 	},
 })
 

@@ -23,7 +23,7 @@ var projectKind = describeKind(kindCase{
 		return projects(org, store.ProjectQuery{OnlyProjects: only, UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteProject(ctx, org, id)
+		return s.DeleteProject(ctx, org, id)
 	},
 })
 

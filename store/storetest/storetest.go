@@ -58,10 +58,18 @@ import (
 	"github.com/matryer/is"
 )
 
-// Subject is what the suite tests: a store that can be read and seeded.
+// Subject is what the suite tests: a store with its whole write side,
+// and the clock it dates its writes from.
 type Subject interface {
 	store.Store
 	store.Writer
+	store.Deleter
+	store.ThreadWriter
+	store.Organizations
+	store.RequestLog
+	store.WebhookEndpoints
+	store.WebhookQueue
+	Clocked
 }
 
 // Run runs the suite as subtests of t. open must return a fresh, empty
@@ -121,10 +129,10 @@ var all = store.PageRequest{Page: 1, Limit: store.MaxLimit}
 
 func testRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	from := now(s)
+	from := s.Now()
 	f := seedData()
 	f.put(t, s)
-	updated := updatedAtCheck(s, from, now(s))
+	updated := updatedAtCheck(s, from, s.Now())
 	for _, want := range f.projects {
 		t.Run("project "+want.OrgID+"/"+want.ID, func(t *testing.T) {
 			is := is.New(t)

@@ -16,9 +16,8 @@ import (
 var threadKind = describeKind(kindCase{
 	kind:     store.KindThread,
 	optional: true,
-	writes:   writesThreads,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
-		return s.(store.ThreadWriter).PutThread(ctx, store.Thread{ID: id, OrgID: org, ProjectID: optionalPtr(project),
+		return s.PutThread(ctx, store.Thread{ID: id, OrgID: org, ProjectID: optionalPtr(project),
 			Subject: fmt.Sprint("About ", id, " v", n), Status: store.ThreadOpen, CreatedAt: day(1, 9)})
 	},
 	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
@@ -31,7 +30,7 @@ var threadKind = describeKind(kindCase{
 		}
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.ThreadWriter).DeleteThread(ctx, org, id)
+		return s.DeleteThread(ctx, org, id)
 	},
 	cases: []suiteCase{
 		{"Threads", testThreads},
@@ -46,9 +45,8 @@ var threadKind = describeKind(kindCase{
 var messageKind = describeKind(kindCase{
 	kind:     store.KindMessage,
 	optional: true,
-	writes:   writesThreads,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
-		w := s.(store.ThreadWriter)
+		w := s
 		th := holderThread(project)
 		if err := w.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
 			Status: store.ThreadOpen, CreatedAt: day(1, 9)}); err != nil {
@@ -71,7 +69,7 @@ var messageKind = describeKind(kindCase{
 		}
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.ThreadWriter).DeleteMessage(ctx, org, id)
+		return s.DeleteMessage(ctx, org, id)
 	},
 })
 

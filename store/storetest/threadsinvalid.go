@@ -15,7 +15,7 @@ import (
 // missing organization, project, About item or thread (in the same
 // organization) wraps store.ErrNotFound; any other refusal,
 // store.ErrInvalid.
-func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
 	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
@@ -101,7 +101,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) threadSubjec
 
 // testThreadUnstorable checks that ids no store keeps exactly are refused
 // as invalid, not as missing, and match nothing in reads.
-func testThreadUnstorable(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadUnstorable(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
 	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
@@ -195,7 +195,7 @@ func testThreadUnstorable(t *testing.T, open func(t *testing.T) threadSubject) {
 // testThreadText round-trips text that encodings, escaping and column
 // sizes get wrong: Unicode everywhere, a 100 KB body, and attachment file
 // names with quotes, slashes and non-ASCII.
-func testThreadText(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadText(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	var b strings.Builder

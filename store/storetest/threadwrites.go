@@ -14,7 +14,7 @@ import (
 	"github.com/matryer/is"
 )
 
-func testDeleteThread(t *testing.T, open func(t *testing.T) threadSubject) {
+func testDeleteThread(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteThread(ctx, orgA, "t1"))
@@ -53,20 +53,20 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) threadSubject) {
 // testThreadDeleteProject checks the cascade: a project's threads,
 // internal ones too, go with it, with their messages; other threads stay,
 // and those about a milestone or deliverable it took lose their About.
-func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
-	d := deleter(t, s)
+	d := s
 	is := is.New(t)
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "tx", OrgID: orgA, Subject: "About p1's milestone", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "ty", OrgID: orgA, ProjectID: ptr("p2"), Subject: "About p1's deliverable", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(3, 0)}))
-	pass(t, s)
+	s.Advance(tick)
 	before := map[string]time.Time{}
 	for _, id := range []string{"tx", "ty", "t2", "t3"} {
 		before[id] = getThread(t, s, orgA, id).UpdatedAt
 	}
-	pass(t, s)
+	s.Advance(tick)
 	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
 
 	for _, id := range []string{"t1", "t4", "t5"} {
@@ -110,9 +110,9 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject
 
 // testThreadDeleteAbout checks that a thread about a milestone, a
 // deliverable or an invoice that is deleted stays, about nothing.
-func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
-	d := deleter(t, s)
+	d := s
 	is := is.New(t)
 	for _, c := range []struct {
 		thread string
@@ -123,7 +123,7 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) 
 		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
 	} {
 		old := getThread(t, s, orgA, c.thread)
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(c.del())
 		th := getThread(t, s, orgA, c.thread)
 		is.Equal(th.About, nil)                    // a thread about a deleted item stays, about nothing
@@ -139,9 +139,9 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) 
 	is.True(errors.Is(err, store.ErrNotFound)) // a thread about a deleted item is refused
 }
 
-func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
-	d := deleter(t, s)
+	d := s
 	is := is.New(t)
 	is.NoErr(d.DeleteOrganization(ctx, orgA))
 	is.NoErr(s.PutOrganization(ctx, seededOrg(orgA)))
@@ -172,9 +172,9 @@ func seededOrg(id string) store.Organization {
 // testThreadUpdatedAt checks when a write moves a thread's and a
 // message's UpdatedAt, and when it must not: internal content moves
 // nothing.
-func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
-	pass(t, s)
+	s.Advance(tick)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
@@ -255,7 +255,7 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
 		}, nil, []string{"thread t7"}, []string{"thread t1"}},
 		{"new message, with a future UpdatedAt given", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: now(s).Add(time.Hour)})
+			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: s.Now().Add(time.Hour)})
 		}, []string{"thread t7"}, []string{"message msg9"}, []string{"thread t1"}},
 	}
 	for _, tt := range tests {
@@ -269,10 +269,10 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 				}
 				old[item] = u
 			}
-			pass(t, s)
-			from := now(s)
+			s.Advance(tick)
+			from := s.Now()
 			is.NoErr(tt.write())
-			to := now(s)
+			to := s.Now()
 			for _, item := range append(slices.Clone(tt.moves), tt.appears...) {
 				u, ok := at(item)
 				if !ok {
@@ -299,9 +299,9 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 // testThreadUpdatedSince changes threads and messages one by one, time
 // apart, and reads every list since the first change: with each filter,
 // page by page, and at its bounds.
-func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	from := now(s)
+	from := s.Now()
 	seedData().put(t, s)
 	f := threadData()
 	f.put(t, s)
@@ -309,7 +309,7 @@ func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject)
 
 	change := func(write func() error) {
 		t.Helper()
-		pass(t, s)
+		s.Advance(tick)
 		if err := write(); err != nil {
 			t.Fatal(err)
 		}
@@ -395,12 +395,12 @@ func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject)
 // and reads the deletion records: what leaves one (visible content that
 // disappears) and what does not (internal content), their projects, and
 // records dropped when the content is visible again.
-func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
 	c := s
 	is := is.New(t)
 
-	pass(t, s)
+	s.Advance(tick)
 	t4 := want(f.threads, orgA, "t4", threadKey)
 	t4.Subject += " (changed)"
 	is.NoErr(s.PutThread(ctx, t4))
@@ -408,7 +408,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 
 	msg2 := f.message(orgA, "msg2")
 	t2 := want(f.threads, orgA, "t2", threadKey)
-	from := now(s)
+	from := s.Now()
 	for _, write := range []func() error{
 		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
@@ -421,10 +421,10 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
 	} {
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(write())
 	}
-	to := now(s)
+	to := s.Now()
 
 	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
@@ -454,7 +454,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	// Visible again, the content drops its records and comes back as
 	// changed; put again while internal, a deleted item keeps its record:
 	// hidden and deleted look the same.
-	back := now(s)
+	back := s.Now()
 	t5 := want(f.threads, orgA, "t5", threadKey)
 	for _, write := range []func() error{
 		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
@@ -463,7 +463,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { t5.Internal = true; return s.PutThread(ctx, t5) },
 		func() error { return s.PutMessage(ctx, f.message(orgA, "msg7")) },
 	} {
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{
@@ -472,7 +472,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
 	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
-		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, now(s)) // content visible again is dated anew
+		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, s.Now()) // content visible again is dated anew
 	}
 	t5.Internal = false
 	is.NoErr(s.PutThread(ctx, t5))
@@ -480,7 +480,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
 }
 
-func testThreadCancelled(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadCancelled(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -524,7 +524,7 @@ func testThreadCancelled(t *testing.T, open func(t *testing.T) threadSubject) {
 // and hides and shows a thread, while other goroutines read; run it with
 // -race. Every read must see an ordered list, and every write must be
 // counted.
-func testThreadConcurrent(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadConcurrent(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
 	const writers, readers, each = 4, 4, 20
