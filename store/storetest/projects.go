@@ -9,7 +9,7 @@ import (
 )
 
 // projectKind describes projects to the cases of every kind (kinds.go).
-var projectKind = describeKind(kindCase{
+var projectKind = kindCase{
 	kind:      store.KindProject,
 	isProject: true,
 	put: func(ctx context.Context, s Subject, org, id, _ string, n int) error {
@@ -25,7 +25,7 @@ var projectKind = describeKind(kindCase{
 	del: func(ctx context.Context, s Subject, org, id string) error {
 		return s.DeleteProject(ctx, org, id)
 	},
-})
+}
 
 // The methods of Unimplemented for this resource (unimplemented.go).
 

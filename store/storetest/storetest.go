@@ -115,8 +115,9 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"WalkByAfter", testWalkByAfter},
 		{"FollowSyncRule", testFollowSyncRule},
 		{"AllMilestones", testAllMilestones},
+		{"Threads", testThreads},
+		{"ThreadsRestricted", testThreadsRestricted},
 	}
-	tests = append(tests, kindCasesOwn()...) // each kind's own cases (kinds.go)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open) })
 	}

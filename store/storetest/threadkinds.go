@@ -11,9 +11,8 @@ import (
 
 // threadKind describes threads to the cases of every kind (kinds.go): an
 // organization-wide thread belongs to no project, and a deleted project's
-// threads go with it. Their own cases (threads.go, threadwrites.go, ...)
-// run from here.
-var threadKind = describeKind(kindCase{
+// threads go with it.
+var threadKind = kindCase{
 	kind:     store.KindThread,
 	optional: true,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
@@ -32,17 +31,13 @@ var threadKind = describeKind(kindCase{
 	del: func(ctx context.Context, s Subject, org, id string) error {
 		return s.DeleteThread(ctx, org, id)
 	},
-	cases: []suiteCase{
-		{"Threads", testThreads},
-		{"ThreadsRestricted", testThreadsRestricted},
-	},
-})
+}
 
 // messageKind describes messages to the cases of every kind (kinds.go): a
 // message belongs to its thread's project. Its put puts the message in a
 // thread of that project (holderThread) which it puts first: a message
 // moved to another project moves to another thread.
-var messageKind = describeKind(kindCase{
+var messageKind = kindCase{
 	kind:     store.KindMessage,
 	optional: true,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
@@ -71,7 +66,7 @@ var messageKind = describeKind(kindCase{
 	del: func(ctx context.Context, s Subject, org, id string) error {
 		return s.DeleteMessage(ctx, org, id)
 	},
-})
+}
 
 // holderThread is the thread that messageKind puts a message of project
 // in.
