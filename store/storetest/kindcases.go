@@ -152,6 +152,10 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		}
 		_, _, err := k.list(ob, "pb", nil, time.Time{})(ctx, s, all)
 		is.True(errors.Is(err, store.ErrNotFound)) // a list of a project the organization does not have is not found
+		for _, b := range unstorable("p1") {
+			_, _, err := k.list(oa, b, nil, time.Time{})(ctx, s, all)
+			is.True(errors.Is(err, store.ErrNotFound)) // a list of an unstorable project id is not found
+		}
 		return
 	}
 
@@ -181,6 +185,14 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		{"of org_b", k.list(ob, "", nil, time.Time{}), fullB},
 		{"of org_b, of p2", k.list(ob, "", []string{"p2"}, time.Time{}), inB("p2")},
 		{"of an unknown organization", k.list("org_unknown", "", nil, time.Time{}), []string{}},
+	}
+	for _, b := range unstorable(oa) {
+		lists = append(lists, list{fmt.Sprintf("of organization %q", b), k.list(b, "", nil, time.Time{}), []string{}})
+	}
+	if !k.isProject {
+		for _, b := range bad {
+			lists = append(lists, list{fmt.Sprintf("in project %q", b), k.list(oa, b, nil, time.Time{}), []string{}})
+		}
 	}
 	if !k.isProject {
 		lists = append(lists,
@@ -255,6 +267,8 @@ func kindScoping(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		{"", "x", "no organization"},
 		{oa, "x\x00", "an unstorable id"},
 		{oa, "x\xff", "an invalid UTF-8 id"},
+		{oa + "\x00", "x", "an unstorable organization id"},
+		{oa + "\xff", "x", "an invalid UTF-8 organization id"},
 		{oa, "p2", "a project's id"},
 		{oa, holderThread("p1"), "a thread's id"},
 	} {

@@ -44,7 +44,6 @@ func testThreads(t *testing.T, open func(t *testing.T) Subject) {
 		{"DeleteAboutItem", testThreadDeleteAbout},
 		{"DeleteOrganization", testThreadDeleteOrganization},
 		{"UpdatedAt", testThreadUpdatedAt},
-		{"UpdatedSince", testThreadUpdatedSince},
 		{"Deletions", testThreadDeletions},
 		{"CancelledContext", testThreadCancelled},
 		{"ConcurrentUse", testThreadConcurrent},
