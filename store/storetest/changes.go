@@ -10,16 +10,12 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of store.Changes (UpdatedAt set by the store, UpdatedSince,
-// deletion records), and of the write side's store.Deleter (deletes and
-// their cascades), which run for a Subject that implements it and are
-// skipped for one that does not. Those that need writes dated apart move
-// the Subject's clock (Clocked) and never sleep: they are skipped, saying
-// so, for a Subject without one.
+// The helpers of the cases of store.Changes, and the concurrent changes
+// case; the rules of every kind are in kindchanges.go.
 
 // tick is how far the suite moves a Subject's clock between writes that
 // must be dated apart: the second every store keeps (the wire's
-// precision, issue 26).
+// precision).
 const tick = time.Second
 
 // clockSkew is how far apart the clocks of a store (a database server's)
@@ -207,13 +203,11 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(feed.Total, writers*each/2) // every deletion is recorded
 }
 
-// Clocked is the optional interface of a Subject whose clock the suite
-// moves: Now is the time the store dates its writes from, and Advance
-// moves it forward. The suite lets time pass (a tick between writes that
-// must be dated apart) by Advance, at no cost and never by sleeping; the
-// cases that need it are skipped, saying so, for any other Subject. A
-// store with a clock option (store.WithClock, bunstore.WithClock) becomes
-// one by embedding, beside it, the clock it was given:
+// Clocked is the clock of a Subject: Now is the time the store dates its
+// writes from, and Advance moves it forward, so that the suite lets time
+// pass without sleeping. A store with a clock option (store.WithClock,
+// bunstore.WithClock) becomes a Subject by embedding, beside it, the clock
+// it was given:
 //
 //	type clocked struct {
 //		*store.Memory

@@ -309,6 +309,17 @@ func kindRejects(t *testing.T, k kindCase, s Subject, oa, _ string) {
 		is.True(errors.Is(k.put(ctx, s, oa, id, "p1", 0), store.ErrInvalid)) // an empty or unstorable id
 	}
 	is.True(errors.Is(k.put(ctx, s, "org_unknown", "x", "p1", 0), store.ErrNotFound)) // an unknown organization
+	for _, org := range unstorable(oa) {
+		err := k.put(ctx, s, org, "x", "p1", 0)
+		is.True(err != nil && !errors.Is(err, store.ErrNotFound)) // an unstorable organization id is invalid, not missing
+	}
+	if !k.isProject {
+		is.NoErr(projectKind.put(ctx, s, oa, "p\ufffd", "", 0))
+		for _, p := range append(unstorable("p1"), unstorable("p\ufffd")...) {
+			err := k.put(ctx, s, oa, "x", p, 0)
+			is.True(err != nil && !errors.Is(err, store.ErrNotFound)) // an unstorable project id is invalid, not missing
+		}
+	}
 	if !k.isProject {
 		is.True(errors.Is(k.put(ctx, s, oa, "x", "nope", 0), store.ErrNotFound)) // an unknown project
 	}

@@ -11,9 +11,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of the optional store.RequestLog: they run for a Subject that
-// implements it and are skipped for one that does not. Times are the
-// store's clock's (see Clocked; PostgreSQL's now()), as a store dates
+// The cases of store.RequestLog. Times are the store's clock's (see Clocked; PostgreSQL's now()), as a store dates
 // retention from its own.
 
 // request is a record of org_a's key k1 at, with status.

@@ -14,10 +14,9 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of the optional store.Threads and store.ThreadWriter: they run
-// for a Subject that implements both and are skipped for one that does
-// not. Those about UpdatedSince and deletion records need store.Changes
-// too, and those about cascades store.Deleter.
+// The cases of threads and messages that are not every kind's
+// (kindcases.go): their fields, orders, the invisibility of internal
+// content, attachments and the cascades of a thread.
 
 // testThreads runs the thread cases as subtests.
 func testThreads(t *testing.T, open func(t *testing.T) Subject) {
@@ -45,7 +44,6 @@ func testThreads(t *testing.T, open func(t *testing.T) Subject) {
 		{"DeleteOrganization", testThreadDeleteOrganization},
 		{"UpdatedAt", testThreadUpdatedAt},
 		{"Deletions", testThreadDeletions},
-		{"CancelledContext", testThreadCancelled},
 		{"ConcurrentUse", testThreadConcurrent},
 	}
 	for _, tt := range tests {

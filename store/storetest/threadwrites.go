@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -383,46 +382,6 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	is.NoErr(s.PutThread(ctx, t5))
 	checkLists(t, s, []list{{"records left with t5 visible", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
 	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
-}
-
-func testThreadCancelled(t *testing.T, open func(t *testing.T) Subject) {
-	s, _ := seededThreads(t, open)
-	cctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	calls := []struct {
-		name string
-		call func(ctx context.Context) error
-	}{
-		{"ListThreads", func(ctx context.Context) error {
-			_, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
-			return err
-		}},
-		{"GetThread", func(ctx context.Context) error { _, err := s.GetThread(ctx, orgA, "t1"); return err }},
-		{"ListThreadMessages", func(ctx context.Context) error {
-			_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all})
-			return err
-		}},
-		{"ListMessages", func(ctx context.Context) error {
-			_, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all})
-			return err
-		}},
-		{"GetAttachment", func(ctx context.Context) error { _, err := getAttachment(s, ctx, orgA, "a1"); return err }},
-		{"PutThread", func(ctx context.Context) error {
-			return s.PutThread(ctx, store.Thread{ID: "tc", OrgID: orgA, Subject: "c", Status: store.ThreadOpen, CreatedAt: day(1, 1)})
-		}},
-		{"PutMessage", func(ctx context.Context) error {
-			return s.PutMessage(ctx, store.Message{ID: "mc", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "c", Side: store.SideClient}, CreatedAt: day(1, 1)})
-		}},
-		{"DeleteThread", func(ctx context.Context) error { return s.DeleteThread(ctx, orgA, "t1") }},
-		{"DeleteMessage", func(ctx context.Context) error { return s.DeleteMessage(ctx, orgA, "msg1") }},
-	}
-	for _, c := range calls {
-		t.Run(c.name, func(t *testing.T) {
-			is := is.New(t)
-			is.True(errors.Is(c.call(cctx), context.Canceled)) // a cancelled context's error is returned, wrapped
-		})
-	}
-	checkLists(t, s, seededThreadLists(s)) // a cancelled write changes nothing
 }
 
 // testThreadConcurrent puts and deletes messages, visible and internal,

@@ -10,9 +10,6 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of the optional store.Versions: they run for a Subject that
-// implements it and are skipped for one that does not.
-
 // testVersions makes every kind of write, of every kind of item
 // (kindCases), and checks that each one moves the organization's data
 // version to a value never seen before, the deleted and re-created
