@@ -44,6 +44,7 @@ func testKinds(t *testing.T, open func(t *testing.T) Subject) {
 		{"UpdatedAt", kindUpdatedAt, nil},
 		{"Deletions", kindDeletions, nil},
 		{"ProjectDeleted", kindProjectDeleted, inProject},
+		{"OrganizationDeleted", kindOrganizationDeleted, nil},
 		{"Departures", kindDepartures, inProject},
 		{"PutAgainElsewhere", kindPutAgainElsewhere, inProject},
 		{"Versions", kindVersions, nil},

@@ -172,6 +172,26 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	checkLists(t, s, []list{{"of p1 put again", k.list(oa, "p1", nil, time.Time{}), []string{}}})
 }
 
+// kindOrganizationDeleted deletes an organization holding items of k,
+// visible and internal: they go with it; the other organization's stay;
+// the organization put again holds none of them.
+func kindOrganizationDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
+	is := is.New(t)
+	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
+	is.NoErr(k.put(ctx, s, ob, "x", "p1", 0))
+	is.NoErr(s.DeleteOrganization(ctx, oa))
+	_, err := k.get(ctx, s, oa, "x")
+	is.True(errors.Is(err, store.ErrNotFound))                             // an item goes with its organization
+	is.True(errors.Is(k.put(ctx, s, oa, "y", "p1", 0), store.ErrNotFound)) // a deleted organization takes no items
+	is.True(errors.Is(k.del(ctx, s, oa, "x"), store.ErrNotFound))          // nor has any to delete
+	getItem(t, k, s, ob, "x")                                              // the other organization's stays
+	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: oa, Name: oa, Plan: "growth"}))
+	if !k.isProject {
+		is.NoErr(projectKind.put(ctx, s, oa, "p1", "", 0))
+	}
+	checkLists(t, s, []list{{"of the organization put again", k.list(oa, k.scope("p1"), nil, time.Time{}), []string{}}})
+}
+
 // kindDepartures moves an item of k between projects (and to none, when
 // the kind allows it): a key restricted to a project it left sees it in
 // its deletions, dated when it left, until it comes back; a key of where
