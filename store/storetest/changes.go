@@ -22,16 +22,6 @@ const tick = time.Second
 // and of the test may be.
 const clockSkew = time.Second
 
-// updatedAtCheck returns the check of an item's UpdatedAt, which same
-// leaves out. UpdatedAt is the store's (store.Changes): set while the
-// items were put (from..to), in UTC, whatever the item given held.
-func updatedAtCheck(_ Subject, from, to time.Time) func(is *is.I, got, want time.Time) {
-	return func(is *is.I, got, _ time.Time) {
-		is.Helper()
-		within(is, got, from, to)
-	}
-}
-
 // within checks that a time the store set is in UTC and between from and
 // to, give or take clockSkew: not in the future, and not a time given to
 // a Put.
@@ -45,10 +35,8 @@ func within(is *is.I, at, from, to time.Time) {
 
 // The items of the fixture, by organization and id.
 
-func projectKey(p store.Project) (string, string)         { return p.OrgID, p.ID }
-func milestoneKey(m store.Milestone) (string, string)     { return m.OrgID, m.ID }
-func deliverableKey(d store.Deliverable) (string, string) { return d.OrgID, d.ID }
-func invoiceKey(i store.Invoice) (string, string)         { return i.OrgID, i.ID }
+func projectKey(p store.Project) (string, string) { return p.OrgID, p.ID }
+func invoiceKey(i store.Invoice) (string, string) { return i.OrgID, i.ID }
 
 // The items as a store holds them now.
 
@@ -59,15 +47,6 @@ func getProject(t *testing.T, s Subject, org, id string) store.Project {
 		t.Fatalf("project %s/%s: %v", org, id, err)
 	}
 	return p
-}
-
-func getInvoice(t *testing.T, s Subject, org, id string) store.Invoice {
-	t.Helper()
-	page, err := s.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: all})
-	if err != nil {
-		t.Fatalf("invoices of %s: %v", org, err)
-	}
-	return find(t, page.Items, id, func(i store.Invoice) string { return i.ID })
 }
 
 // checkLists checks each list's items, in order, and total.
@@ -89,7 +68,7 @@ func checkLists(t *testing.T, s store.Store, lists []list) {
 // included.
 func walk(t *testing.T, s store.Store, l list) {
 	t.Helper()
-	for _, limit := range []int{1, 2, 3, 100} {
+	for _, limit := range []int{1, 2, 3, 7, 100} {
 		t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
 			is := is.New(t)
 			walked := []string{}
@@ -110,14 +89,6 @@ func walk(t *testing.T, s store.Store, l list) {
 			is.Equal(walked, l.want) // the pages hold every item once, in order
 		})
 	}
-}
-
-// utc returns *t in UTC, nil for nil.
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	return ptr(t.UTC())
 }
 
 // inChangeOrder reports items out of the order of an UpdatedSince list:

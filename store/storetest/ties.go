@@ -52,7 +52,7 @@ func (l tiedList) before(a, b tied) int {
 	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id))
 }
 
-// testTies is issue 26's property: over random data whose times share
+// testTies is the property of ties: over random data whose times share
 // seconds (whole seconds apart, and sub-second values that the wire shows
 // as the same second), every list, under each filter, with and without
 // UpdatedSince, at each page size, and the deletions feed come back in
