@@ -39,8 +39,8 @@
 // implementation must share: ordering, paging, filters, totals, scoping,
 // not-found, cancellation, restrictions, data versions, UpdatedAt,
 // UpdatedSince and deletion records, communication threads and the
-// invisibility of internal content, and for a store that implements the
-// write side (Deleter, ThreadWriter), deletes and cascades. Package store
+// invisibility of internal content, deletes and cascades, over a store
+// with its whole write side. Package store
 // depends on the standard library only.
 package store
 

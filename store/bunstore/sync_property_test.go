@@ -125,4 +125,3 @@ func syncSeed(t *testing.T, db *bun.DB, st *bunstore.Store, seed uint64) {
 
 // isNotFound reports whether err wraps store.ErrNotFound.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
-
