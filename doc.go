@@ -44,9 +44,10 @@
 //   - openapi: the OpenAPI 3.1 document of /v1, embedded.
 //   - statusclient: a typed Go client for /v1, standard library only.
 //   - examples/server: a standalone server wiring it all, on demo data, a
-//     data file or PostgreSQL and Redis; examples/client, examples/keys
-//     and examples/load: a client, a command to manage API keys, and a load
-//     generator.
+//     data file or PostgreSQL and Redis; examples/client and
+//     examples/keys: a client and a command to manage API keys.
+//   - tools: measuring tools (load, bench, streams, webhookload) and the
+//     wire-compatibility check (oasdiff).
 //
 // README.md shows how to run, call and mount it.
 //

@@ -177,7 +177,7 @@ func hook(value string, o webhook.Option, refused bool) probe {
 		func() error { return webhook.Validate(o) },
 		func() error {
 			m := store.NewMemory()
-			key := webhook.DeriveKey([]byte("0123456789abcdef0123456789abcdef"))
+			key, _ := webhook.DeriveKey([]byte("0123456789abcdef0123456789abcdef"))
 			webhook.NewEndpoints(m, m, key, o) // reads no option that can be refused
 			return catch(func() { webhook.NewDispatcher(m, m, key, o) })
 		}, refused}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	"github.com/redis/go-redis/v9"
@@ -38,7 +39,7 @@ import (
 // statusapi.Routes, and TestDocLinks every relative link of the docs.
 
 // mountInMemory is the README's "Mount it in your Go server" snippet.
-func mountInMemory(ctx context.Context, mux *http.ServeMux) (*auth.Keys, error) {
+func mountInMemory(ctx context.Context, mux *http.ServeMux, srv *http.Server) (*auth.Keys, func(), error) {
 	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, see below
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
 
@@ -46,17 +47,23 @@ func mountInMemory(ctx context.Context, mux *http.ServeMux) (*auth.Keys, error) 
 	err := st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme",
 		Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
-	api := statusapi.New(st, auth.NewCache(keys), ratelimit.NewMemory(),
+	cache := auth.NewCache(keys)                                 // forgets a key keys revokes at once
+	stop, endStreams := context.WithCancel(context.Background()) // ends live streams on shutdown
+	srv.RegisterOnShutdown(endStreams)                           // else Shutdown waits for every open stream
+	api := statusapi.New(st, cache, ratelimit.NewMemory(),
 		statusapi.WithPublicURL("https://portal.example.com/api"),
 		statusapi.WithSigningKey([]byte(os.Getenv("CLIENTSTATUS_SIGNING_KEY"))), // 32+ random bytes
 		statusapi.WithFiles(files.FromFS(os.DirFS("/srv/deliverables"))),
+		statusapi.WithShutdown(stop),
 	)
 	mux.Handle("/api/", http.StripPrefix("/api", api))
 	// GET https://portal.example.com/api/v1/projects, Authorization: Bearer <key>
-	return keys, nil // keys.Mint makes a client's key; call keys.Close() on the way out
+	// keys.Mint makes a client's key; call closeAll on the way out.
+	closeAll := func() { endStreams(); _ = cache.Close(); _ = keys.Close() }
+	return keys, closeAll, nil
 }
 
 func TestMountInMemory(t *testing.T) {
@@ -64,9 +71,12 @@ func TestMountInMemory(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("CLIENTSTATUS_SIGNING_KEY", "0123456789abcdef0123456789abcdef")
 	mux := http.NewServeMux()
-	keys, err := mountInMemory(ctx, mux)
+	srv := httptest.NewUnstartedServer(mux)
+	keys, closeAll, err := mountInMemory(ctx, mux, srv.Config)
 	is.NoErr(err)
-	defer keys.Close()
+	defer closeAll()
+	srv.Start()
+	defer srv.Close()
 	key, _, err := keys.Mint(ctx, "org_acme", "CI dashboard", nil) // a newcomer mints a key
 	is.NoErr(err)
 
@@ -76,37 +86,59 @@ func TestMountInMemory(t *testing.T) {
 	mux.ServeHTTP(res, req)
 	is.Equal(res.Code, 200) // and calls the API
 	is.True(strings.Contains(res.Body.String(), `"total":0`))
+
+	// With a live stream open, the server shuts down at once.
+	sreq, err := http.NewRequest("GET", srv.URL+"/api/v1/events", nil)
+	is.NoErr(err)
+	sreq.Header.Set("Authorization", "Bearer "+key)
+	sreq.Header.Set("Accept", "text/event-stream")
+	stream, err := srv.Client().Do(sreq)
+	is.NoErr(err)
+	defer stream.Body.Close()
+	is.Equal(stream.StatusCode, 200)
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	is.NoErr(srv.Config.Shutdown(sctx)) // the stream ended: Shutdown did not wait out its context
 }
 
 // mountOnPostgres is the README's "On PostgreSQL and Redis" snippet.
-func mountOnPostgres(ctx context.Context, databaseURL, redisURL, schema string) (http.Handler, *auth.Keys, error) {
+func mountOnPostgres(ctx context.Context, srv *http.Server, databaseURL, redisURL, schema string) (http.Handler, *auth.Keys, func(), error) {
 	db, err := bunstore.Open(ctx, databaseURL) // pgx, with statement_timeout; or your own *bun.DB
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cs := bunstore.WithSchema(schema)                     // its own schema ("clientstatus"), beside your tables
 	if err := bunstore.Migrate(ctx, db, cs); err != nil { // idempotent; safe from several replicas
-		return nil, nil, err
+		db.Close()
+		return nil, nil, nil, err
 	}
 	st := bunstore.New(db, cs) // store.Store, store.Writer and auth.KeyStore: organizations are put once
 
 	opt, err := redis.ParseURL(redisURL)
 	if err != nil {
-		return nil, nil, err
+		db.Close()
+		return nil, nil, nil, err
 	}
 	opt.ContextTimeoutEnabled = true // a call abandoned at the limiter's timeout frees its connection
-	lim := redislimit.New(redis.NewClient(opt))
+	rdb := redis.NewClient(opt)
+	lim := redislimit.New(rdb)
 
 	keys := auth.NewKeys(st)
+	cache := auth.NewCache(keys) // listens for revocations (PostgreSQL LISTEN) until closed
+	closeAll := func() { _ = cache.Close(); _ = keys.Close(); _ = rdb.Close(); _ = db.Close() }
 	err = st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme",
 		Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true})
 	if err != nil {
-		return nil, nil, err
+		closeAll()
+		return nil, nil, nil, err
 	}
-	api := statusapi.New(st, auth.NewCache(keys), lim,
+	stop, endStreams := context.WithCancel(context.Background())
+	srv.RegisterOnShutdown(endStreams) // open live streams end as the server shuts down
+	api := statusapi.New(st, cache, lim,
 		statusapi.WithSigningKey([]byte(os.Getenv("CLIENTSTATUS_SIGNING_KEY"))), // and the options above
+		statusapi.WithShutdown(stop),
 	)
-	return api, keys, nil
+	return api, keys, func() { endStreams(); closeAll() }, nil
 }
 
 func TestMountOnPostgres(t *testing.T) {
@@ -115,8 +147,9 @@ func TestMountOnPostgres(t *testing.T) {
 	t.Setenv("CLIENTSTATUS_SIGNING_KEY", "0123456789abcdef0123456789abcdef")
 	dsn, redisURL := testenv.PostgresURL(t), testenv.RedisURL(t)
 	schema := fmt.Sprintf("readme_%08x", rand.Uint32()) // isolated from other runs
-	api, keys, err := mountOnPostgres(ctx, dsn, redisURL, schema)
+	api, keys, closeAll, err := mountOnPostgres(ctx, &http.Server{}, dsn, redisURL, schema)
 	is.NoErr(err)
+	defer closeAll()
 	t.Cleanup(func() {
 		db, err := bunstore.Open(context.Background(), dsn)
 		if err == nil {
@@ -124,7 +157,6 @@ func TestMountOnPostgres(t *testing.T) {
 			db.Close()
 		}
 	})
-	defer keys.Close()
 	key, _, err := keys.Mint(ctx, "org_acme", "CI dashboard", nil)
 	is.NoErr(err)
 	req := httptest.NewRequest("GET", "/v1/invoices", nil)

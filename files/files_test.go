@@ -145,3 +145,41 @@ func ExampleMemory() {
 	fmt.Println(string(b))
 	// Output: Quarterly report
 }
+
+// TestRoute: keys under the prefix open in one source, every other key in
+// the other; a key under the prefix never falls through to the other.
+func TestRoute(t *testing.T) {
+	is := is.New(t)
+	demo, own := files.NewMemory(), files.NewMemory()
+	demo.Put("sandbox/mockup.png", []byte("demo"))
+	own.Put("acme/brief.pdf", []byte("own"))
+	own.Put("sandbox/secret.txt", []byte("not for sandbox keys"))
+	src := files.Route("sandbox/", demo, own)
+	b, _ := readAll(t, src, "sandbox/mockup.png")
+	is.Equal(string(b), "demo")
+	b, _ = readAll(t, src, "acme/brief.pdf")
+	is.Equal(string(b), "own")
+	_, err := src.Open(context.Background(), "sandbox/secret.txt")
+	is.True(errors.Is(err, fs.ErrNotExist)) // the prefix is the other source's alone
+}
+
+// Serve the sandbox's demo files beside the portal's own.
+func ExampleRoute() {
+	demo, own := files.NewMemory(), files.NewMemory() // demo: sandbox.Files()
+	demo.Put("sandbox/mockup.png", []byte("a demo file"))
+	own.Put("acme/brief.pdf", []byte("the portal's file"))
+	src := files.Route("sandbox/", demo, own) // give it to statusapi.WithFiles
+	for _, key := range []string{"sandbox/mockup.png", "acme/brief.pdf"} {
+		f, err := src.Open(context.Background(), key)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		fmt.Println(key, string(b))
+	}
+	// Output:
+	// sandbox/mockup.png a demo file
+	// acme/brief.pdf the portal's file
+}

@@ -10,6 +10,7 @@ package files
 import (
 	"context"
 	"io/fs"
+	"strings"
 )
 
 // Source opens the file stored under a key (a deliverable's FileKey).
@@ -25,4 +26,27 @@ import (
 // it. Implementations are safe for concurrent use.
 type Source interface {
 	Open(ctx context.Context, key string) (fs.File, error)
+}
+
+// Route returns a Source that opens the keys that start with prefix in
+// under, and every other key in rest: a portal's own files beside
+// another's, such as sandbox.Files() (prefix "sandbox/"). A key under
+// prefix missing from under is missing: it never falls through to rest.
+func Route(prefix string, under, rest Source) Source {
+	if under == nil || rest == nil {
+		panic("files: Route: nil Source")
+	}
+	return route{prefix: prefix, under: under, rest: rest}
+}
+
+type route struct {
+	prefix      string
+	under, rest Source
+}
+
+func (r route) Open(ctx context.Context, key string) (fs.File, error) {
+	if strings.HasPrefix(key, r.prefix) {
+		return r.under.Open(ctx, key)
+	}
+	return r.rest.Open(ctx, key)
 }

@@ -6,8 +6,11 @@ import (
 	"github.com/clientstatus/clientstatus/files"
 )
 
-// filePrefix starts the file key of every demo file.
-const filePrefix = "sandbox/"
+// FilesPrefix starts the file key of every demo file.
+const FilesPrefix = "sandbox/"
+
+// filePrefix is FilesPrefix, as the package's own code names it.
+const filePrefix = FilesPrefix
 
 // demoFile is a file of the demo data: its name, type and bytes.
 type demoFile struct {
@@ -40,6 +43,13 @@ func Files() files.Source {
 		m.Put(f.key, f.content)
 	}
 	return m
+}
+
+// FilesBeside returns a source that serves the demo files (keys that
+// start with FilesPrefix) from Files, and every other key from own, the
+// portal's: give it to statusapi.WithFiles.
+func FilesBeside(own files.Source) files.Source {
+	return files.Route(FilesPrefix, Files(), own)
 }
 
 // pdf returns a one-page PDF that shows text.

@@ -30,6 +30,13 @@ func (h *handler) serveDocs(w http.ResponseWriter, r *http.Request) {
 	docsPage().serve(w, r)
 }
 
+// serveDocsSlash redirects GET /v1/docs/ to the page, with a relative
+// Location, so that it lands on the page under any mount prefix.
+func serveDocsSlash(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Location", "../docs")
+	w.WriteHeader(http.StatusMovedPermanently)
+}
+
 // serveDocsScript serves GET /v1/docs/redoc.standalone.js, the renderer
 // of the reference page, embedded (internal/redoc): no key, no rate
 // limit, cached by browsers for a day and revalidated by its ETag.

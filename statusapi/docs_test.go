@@ -2,12 +2,14 @@ package statusapi_test
 
 import (
 	"bytes"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/internal/apitest"
 	"github.com/clientstatus/clientstatus/statusapi/internal/redoc"
 )
 
@@ -78,8 +80,25 @@ func TestDocs(t *testing.T) {
 			is.Equal(res.Code, 405)
 			is.Equal(res.Header().Get("Allow"), "GET, HEAD")
 		}
-		for _, path := range []string{"/v1/docs/", "/v1/docs/redoc.js", "/v1/docs/redoc.standalone.js.map", "/v1/doc"} {
+		for _, path := range []string{"/v1/docs/redoc.js", "/v1/docs/redoc.standalone.js.map", "/v1/doc"} {
 			is.Equal(api.do("GET", path, "").Code, 404) // nothing else is served
 		}
 	})
+}
+
+// TestDocsTrailingSlash: /v1/docs/ redirects to the page, relatively, so
+// that it lands on the page under any mount prefix.
+func TestDocsTrailingSlash(t *testing.T) {
+	is := is.New(t)
+	a := apitest.New(t)
+	res := a.Do("GET", "/v1/docs/", "")
+	is.Equal(res.Code, http.StatusMovedPermanently)
+	is.Equal(res.Header().Get("Location"), "../docs") // relative: no prefix to know
+	srv := a.Server("/api", nil)
+	got, err := srv.Client().Get(srv.URL + "/api/v1/docs/")
+	is.NoErr(err)
+	defer got.Body.Close()
+	is.Equal(got.StatusCode, 200)
+	is.Equal(got.Request.URL.Path, "/api/v1/docs") // the page, under the prefix
+	is.Equal(got.Header.Get("Content-Type"), "text/html; charset=utf-8")
 }

@@ -325,6 +325,8 @@ type handler struct {
 	outage  pace.Pacer  // paces the unavailable lines (outage.go)
 	refused refusedKeys // paces the lines about revoked and expired keys
 	docs    openAPIDocs // the served OpenAPI document, per public URL
+	// sandboxes are the sandbox organizations checked for (sandbox.go).
+	sandboxes sandboxesSeen
 }
 
 // ServeHTTP runs steps 1 to 3 of the order of processing; the route
@@ -344,6 +346,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.recover(tw, r)
 	if h.cors(tw, r) {
+		return
+	}
+	if r.URL.Path == "/v1/docs/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		serveDocsSlash(tw, r) // a person typing the page's address
 		return
 	}
 	// ServeMux would answer an unclean path ("/v1//projects", "/v1/x/..")

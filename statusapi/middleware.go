@@ -126,8 +126,9 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit admissi
 		// store read, the rate limit (a budget of its own, on the live
 		// account's plan), the response cache, events and webhooks key
 		// on it, so sandbox and live data never mix.
-		c.Org.ID = auth.SandboxOrgID(c.Org.ID)
+		c.Org.ID = readOrgID(c.Principal)
 		w.Header().Set(SandboxHeader, "true")
+		h.checkSandbox(w, r, c.Org.ID)
 	}
 	if tw, ok := w.(*trackingWriter); ok {
 		if tw.info != nil {
@@ -139,6 +140,15 @@ func (h *handler) callerOf(w http.ResponseWriter, r *http.Request, admit admissi
 		c.limit, err = admit(w, r, c.Principal)
 	}
 	return c, err
+}
+
+// readOrgID returns the organization p reads: its own, or its sandbox
+// for a sandbox key.
+func readOrgID(p auth.Principal) string {
+	if p.Sandbox {
+		return auth.SandboxOrgID(p.Org.ID)
+	}
+	return p.Org.ID
 }
 
 // SandboxHeader is set to "true" on every answer to a sandbox key (see

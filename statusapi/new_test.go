@@ -34,6 +34,9 @@ func TestNewRefusesBadSetup(t *testing.T) {
 		{"short signing key", "WithSigningKey: the key is 15 bytes", func() {
 			statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("fifteen bytes!!")))
 		}},
+		{"signing key under 32 bytes", "WithSigningKey: the key is 31 bytes; use at least 32 random bytes", func() {
+			statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcde")))
+		}},
 		{"empty signing key", "empty key", func() {
 			statusapi.New(st, keys, lim, statusapi.WithSigningKey([]byte(""))) // an unset environment variable
 		}},

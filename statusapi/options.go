@@ -22,9 +22,10 @@ const (
 	// DefaultTimeout bounds the backend work of one request (key lookup,
 	// rate limit, store, file source).
 	DefaultTimeout = 10 * time.Second
-	// MinSigningKeyLen is the shortest signing key New accepts. 32 bytes or
-	// more (the HMAC-SHA256 block's worth of entropy) are recommended.
-	MinSigningKeyLen = 16
+	// MinSigningKeyLen is the shortest signing key New accepts: 32 random
+	// bytes, the output size of HMAC-SHA256. webhook.DeriveKey asks the
+	// same of its secret.
+	MinSigningKeyLen = 32
 )
 
 // Option configures the handler returned by New.
@@ -105,8 +106,8 @@ func WithPublicURL(u string) Option {
 
 // WithSigningKey sets the secret with which download links are signed
 // (HMAC-SHA256). Every replica that should verify the links of the others
-// needs the same key. Use at least 32 random bytes; New panics on a key
-// shorter than MinSigningKeyLen. The handler keeps its own copy and never
+// needs the same key: at least MinSigningKeyLen (32) random bytes; New
+// panics on a shorter key. The handler keeps its own copy and never
 // logs it.
 //
 // Without it, New makes a random key for the process and logs a warning:
@@ -250,7 +251,7 @@ func (c *config) check() error {
 		return refuse("WithSigningKey", "got an empty key (is the variable it comes from set?)")
 	}
 	if c.signingKey != nil && len(c.signingKey) < MinSigningKeyLen {
-		return refuse("WithSigningKey", "the key is %d bytes; use at least %d (32 recommended)", len(c.signingKey), MinSigningKeyLen)
+		return refuse("WithSigningKey", "the key is %d bytes; use at least %d random bytes", len(c.signingKey), MinSigningKeyLen)
 	}
 	if c.publicURL != "" {
 		u, err := url.Parse(c.publicURL)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -24,10 +25,13 @@ const ReadinessTimeout = 5 * time.Second
 //
 //	200 {"status":"ready"}
 //	503 {"status":"unavailable"}
+//	503 {"status":"unavailable","reason":"the database schema was never migrated: ..."}
 //
 // and any other method 405 METHOD_NOT_ALLOWED. The body never says which
 // part failed nor why (a probe may be public; errors hold host names and
-// driver messages): each failing check is logged to logger (nil:
+// driver messages), except a store's *store.SchemaError, whose reason is
+// made to be shown and says what to do: it is logged once at Error until
+// it changes. Any other failing check is logged to logger (nil:
 // slog.Default()) at Warn, with the failed parts ("store", "key store",
 // "limiter"), Ready's error and the request id. Every answer carries
 // Cache-Control: no-store and an X-Request-Id, kept from the request as
@@ -45,6 +49,8 @@ type readiness struct {
 	keys auth.KeyResolver
 	lim  ratelimit.Limiter
 	log  *slog.Logger
+	// schemaReason is the last store.SchemaError reason logged.
+	schemaReason atomic.Pointer[string]
 }
 
 func (rd *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -61,16 +67,30 @@ func (rd *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	err := Ready(ctx, rd.st, rd.keys, rd.lim)
 	if err == nil {
-		envelope.Write(w, r, http.StatusOK, readyStatus{"ready"})
+		rd.schemaReason.Store(nil)
+		envelope.Write(w, r, http.StatusOK, readyStatus{Status: "ready"})
+		return
+	}
+	var se *store.SchemaError
+	if errors.As(err, &se) {
+		// A schema to migrate does not mend itself: said once (until the
+		// reason changes), not at every probe.
+		if prev := rd.schemaReason.Swap(&se.Reason); prev == nil || *prev != se.Reason {
+			rd.log.ErrorContext(r.Context(), "statusapi: not ready: "+se.Reason, "failed", failedParts(err), "request_id", id)
+		}
+		envelope.Write(w, r, http.StatusServiceUnavailable, readyStatus{"unavailable", se.Reason})
 		return
 	}
 	rd.log.WarnContext(r.Context(), "statusapi: not ready", "failed", failedParts(err), "err", err.Error(), "request_id", id)
-	envelope.Write(w, r, http.StatusServiceUnavailable, readyStatus{"unavailable"})
+	envelope.Write(w, r, http.StatusServiceUnavailable, readyStatus{Status: "unavailable"})
 }
 
 // readyStatus is the body of a readiness answer.
 type readyStatus struct {
 	Status string `json:"status"`
+	// Reason says what an operator must do, when no retry mends it (a
+	// store whose schema is not this version's).
+	Reason string `json:"reason,omitempty"`
 }
 
 // failedParts returns the names of the parts that Ready's error says

@@ -66,3 +66,22 @@ func TestReadiness(t *testing.T) {
 		is.Equal(res.Header().Get("Allow"), "GET, HEAD")
 	})
 }
+
+// TestReadinessNotMigrated: a store whose schema is not this version's
+// is not ready, with the store's reason in the body, logged once however
+// often the probe asks.
+func TestReadinessNotMigrated(t *testing.T) {
+	is := is.New(t)
+	st := store.NewMemory()
+	reason := "the database schema was never migrated: run bunstore.Migrate"
+	notMigrated := pingStore{st, fmt.Errorf("bunstore: ping: %w", &store.SchemaError{Reason: reason})}
+	var logs bytes.Buffer
+	h := statusapi.Readiness(notMigrated, auth.NewKeys(auth.NewMemoryKeyStore(st)), nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	for range 3 {
+		res := httptest.NewRecorder()
+		h.ServeHTTP(res, httptest.NewRequest("GET", "/readyz", nil))
+		is.Equal(res.Code, 503)
+		is.Equal(res.Body.String(), `{"status":"unavailable","reason":"`+reason+`"}`+"\n")
+	}
+	is.Equal(strings.Count(logs.String(), reason), 1) // once in the log
+}

@@ -263,13 +263,14 @@ func (s *stream) read(ctx context.Context) (store.EventPage, error) {
 }
 
 // allowed reports whether the stream's credential still resolves to a
-// principal of the same organization that may use the API. The resolver
-// is the handler's (a Cache forgets a revoked key at once).
+// principal that reads the same organization (a sandbox key, its
+// sandbox) and may use the API. The resolver is the handler's (a Cache
+// forgets a revoked key at once).
 func (s *stream) allowed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.h.cfg.timeout)
 	defer cancel()
 	p, err := s.h.keys.Resolve(ctx, s.cred)
-	return err == nil && p.Org.ID == s.c.Org.ID && p.Org.CanUseAPI()
+	return err == nil && readOrgID(p) == s.c.Org.ID && p.Org.CanUseAPI()
 }
 
 // send writes a page of events as frames ("id:", "event:", "data:"), and

@@ -478,3 +478,30 @@ func TestStreamRetriesAWakeUp(t *testing.T) {
 		<-s.done
 	})
 }
+
+// TestStreamSandboxKey: a sandbox key's stream stays open past the
+// access re-checks, and reads its sandbox's events.
+func TestStreamSandboxKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		a, es := newEventAPI(t)
+		sb := a.Org("org_a~sandbox", store.PlanEnterprise)
+		key, _, err := a.Keys.MintSandbox(context.Background(), "org_a", "sb", nil)
+		is.NoErr(err)
+		a.SetKey("sb", key)
+		req := a.Request("GET", "/v1/events", "sb", "Accept", "text/event-stream")
+		ctx, cancel := context.WithCancel(req.Context())
+		s := &openStream{w: newStreamWriter(), done: make(chan struct{}), cancel: cancel}
+		go func() {
+			defer close(s.done)
+			a.Handler.ServeHTTP(s.w, req.WithContext(ctx))
+		}()
+		is.Equal(s.opened(), "")
+		is.Equal(s.w.header.Get(statusapi.SandboxHeader), "true")
+		time.Sleep(3*statusapi.StreamPoll + 100*time.Millisecond) // fake time (synctest): three access re-checks
+		es.Add(sb.ID, store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+		is.Equal(frameIDs(s.next()), []string{"evt_1"}) // still open, and reading the sandbox
+		cancel()
+		<-s.done
+	})
+}

@@ -19,7 +19,8 @@ import (
 // It is the context context.WithTimeout returns, as far as anyone can
 // tell: its Deadline is the same; Err says context.DeadlineExceeded once
 // the deadline has passed, and the parent's error once the parent is done,
-// whether or not Done was asked for; once Done is asked for it is a
+// whether or not Done was asked for, and context.Cause agrees with Err;
+// once Done is asked for it is a
 // context.WithDeadline, for Done, Err, Value and children alike; cancel
 // ends it as context.WithTimeout's cancel does.
 func withRequestTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -46,11 +47,32 @@ type timeoutState struct {
 	ctx    context.Context // nil when cancelled first
 	cancel context.CancelFunc
 	err    error // when ctx is nil
+	// ended, when ctx is nil and c ended by itself (not by its parent), is
+	// a context without values that ended with err: its canceler is the
+	// one context.Cause finds.
+	ended context.Context
 }
 
 // cancelledFirst is the state of the usual request: answered, and
 // cancelled, before anyone waited on its context.
-var cancelledFirst = &timeoutState{err: context.Canceled}
+var cancelledFirst = &timeoutState{err: context.Canceled, ended: endedWith(context.Canceled)}
+
+// expiredFirst is the state of a request timeout whose deadline passed
+// before anyone waited on it.
+var expiredFirst = &timeoutState{err: context.DeadlineExceeded, ended: endedWith(context.DeadlineExceeded)}
+
+// endedWith returns a context without values, done with err
+// (context.Canceled or context.DeadlineExceeded) as its error and cause.
+func endedWith(err error) context.Context {
+	if err == context.DeadlineExceeded {
+		ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+		cancel()
+		return ctx
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
 
 // closedDone is the Done channel of a lazyTimeout cancelled first.
 var closedDone = func() chan struct{} {
@@ -84,12 +106,15 @@ func (c *lazyTimeout) Err() error {
 	return c.endedBy()
 }
 
-// endedBy is Err before anyone asked for Done.
+// endedBy is Err before anyone asked for Done. A deadline seen passed
+// fixes c's state, so that a parent done later changes neither its Err
+// nor its cause, as with context.WithTimeout.
 func (c *lazyTimeout) endedBy() error {
 	if err := c.parent.Err(); err != nil {
 		return err
 	}
 	if !time.Now().Before(c.deadline) {
+		c.state.CompareAndSwap(nil, expiredFirst)
 		return context.DeadlineExceeded
 	}
 	return nil
@@ -97,10 +122,25 @@ func (c *lazyTimeout) endedBy() error {
 
 // Value is the context.WithDeadline's once made (so that the context
 // package finds the canceler it registers children with), else the
+// parent's. Once c ended by itself (cancelled, or past its deadline)
+// before anyone asked for Done, the context package's lookup of the
+// nearest canceler (context.Cause) finds one that ended as c did, not
+// the parent's: ended holds no values, so every other key is the
 // parent's.
 func (c *lazyTimeout) Value(key any) any {
-	if s := c.state.Load(); s != nil && s.ctx != nil {
+	s := c.state.Load()
+	if s == nil && !time.Now().Before(c.deadline) {
+		_ = c.endedBy() // fixes the state, unless the parent ended first
+		s = c.state.Load()
+	}
+	switch {
+	case s == nil:
+	case s.ctx != nil:
 		return s.ctx.Value(key)
+	case s.ended != nil:
+		if v := s.ended.Value(key); v != nil {
+			return v
+		}
 	}
 	return c.parent.Value(key)
 }
@@ -132,7 +172,10 @@ func (c *lazyTimeout) cancel() {
 	case s == nil:
 		s = cancelledFirst
 		if err := c.endedBy(); err != nil {
-			s = &timeoutState{err: err}
+			s = c.state.Load() // expiredFirst, when the deadline passed
+			if s == nil {
+				s = &timeoutState{err: err} // the parent's
+			}
 		}
 		c.state.Store(s)
 	case s.ctx != nil:

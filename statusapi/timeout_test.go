@@ -142,3 +142,41 @@ func TestRequestTimeoutConcurrent(t *testing.T) {
 		is.Equal(ctx.Err(), context.Canceled)
 	}
 }
+
+// TestRequestTimeoutCause: context.Cause says what context.WithTimeout's
+// would when the parent is a cancellable context (a request's) and
+// nothing asked for Done: DeadlineExceeded past the deadline, Canceled
+// once cancelled, the parent's cause once the parent is done, nil before.
+func TestRequestTimeoutCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		parent, stop := context.WithCancelCause(context.WithValue(context.Background(), timeoutKey{}, "v"))
+		defer stop(nil)
+		ctx, cancel := withRequestTimeout(parent, time.Second)
+		defer cancel()
+		is.NoErr(context.Cause(ctx))
+		time.Sleep(time.Second)                                // fake time (synctest)
+		is.Equal(context.Cause(ctx), context.DeadlineExceeded) // past the deadline
+		is.Equal(ctx.Value(timeoutKey{}), "v")                 // the parent's values still
+		cancel()
+		is.Equal(context.Cause(ctx), context.DeadlineExceeded) // ended by its deadline
+
+		cancelled, cancel := withRequestTimeout(parent, time.Second)
+		cancel()
+		is.Equal(context.Cause(cancelled), context.Canceled) // cancelled first
+		is.Equal(cancelled.Value(timeoutKey{}), "v")
+
+		gone := errors.New("client gone")
+		live, cancel := withRequestTimeout(parent, time.Second)
+		defer cancel()
+		stop(gone)
+		is.Equal(context.Cause(live), gone) // the parent's cause
+		cancel()
+		is.Equal(context.Cause(live), gone)
+		// Ended before the parent: its own cause, as its Err, stays.
+		is.Equal(ctx.Err(), context.DeadlineExceeded)
+		is.Equal(context.Cause(ctx), context.DeadlineExceeded)
+		is.Equal(cancelled.Err(), context.Canceled)
+		is.Equal(context.Cause(cancelled), context.Canceled)
+	})
+}

@@ -105,14 +105,15 @@ func visible(c caller, e store.WebhookEndpoint) bool {
 	return e.ProjectIDs != nil && !slices.ContainsFunc(e.ProjectIDs, func(p string) bool { return !c.AllowsProject(p) })
 }
 
-// list serves GET /v1/webhook_endpoints?page&limit: oldest first.
+// list serves GET /v1/webhook_endpoints?status&page&limit: oldest first.
 func (w webhooks) list(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{})
+	q, err := listParamsOf(r, listSpec{statuses: strs(store.WebhookEndpointStatuses)})
 	if err != nil {
 		return response{}, err
 	}
+	status := store.WebhookEndpointStatus(q.Status)
 	if c.ProjectIDs == nil {
-		p, err := w.st.ListWebhookEndpoints(r.Context(), c.Org.ID, q.PageRequest)
+		p, err := w.st.ListWebhookEndpoints(r.Context(), c.Org.ID, store.WebhookEndpointQuery{PageRequest: q.PageRequest, Status: status})
 		if err != nil {
 			return response{}, err
 		}
@@ -120,7 +121,7 @@ func (w webhooks) list(r *http.Request, c caller) (response, error) {
 	}
 	// A key restricted to projects: an organization has few endpoints,
 	// read them all and keep those it sees, so totals count only them.
-	all, err := w.all(r.Context(), c)
+	all, err := w.all(r.Context(), c, status)
 	if err != nil {
 		return response{}, err
 	}
@@ -131,10 +132,10 @@ func (w webhooks) list(r *http.Request, c caller) (response, error) {
 	return page(q, p, webhookEndpointOut), nil
 }
 
-func (w webhooks) all(ctx context.Context, c caller) ([]store.WebhookEndpoint, error) {
+func (w webhooks) all(ctx context.Context, c caller, status store.WebhookEndpointStatus) ([]store.WebhookEndpoint, error) {
 	var out []store.WebhookEndpoint
 	for n := 1; ; n++ {
-		p, err := w.st.ListWebhookEndpoints(ctx, c.Org.ID, store.PageRequest{Page: n, Limit: store.MaxLimit})
+		p, err := w.st.ListWebhookEndpoints(ctx, c.Org.ID, store.WebhookEndpointQuery{PageRequest: store.PageRequest{Page: n, Limit: store.MaxLimit}, Status: status})
 		if err != nil {
 			return nil, err
 		}

@@ -71,6 +71,39 @@ func TestWebhookEndpoints(t *testing.T) {
 	is.Equal(a.do("GET", "/v1/webhook_endpoints?limit=0", "a").Code, 400)
 }
 
+// TestWebhookEndpointsStatus: the list filters on status (enabled,
+// disabled), totals counting only those; another value is 400 naming
+// status.
+func TestWebhookEndpointsStatus(t *testing.T) {
+	is := is.New(t)
+	a := newTestAPI(t)
+	seedWebhooks(t, a)
+	var body struct {
+		Data []map[string]any    `json:"data"`
+		Meta struct{ Total int } `json:"meta"`
+	}
+	for _, tc := range []struct{ key, status, want string }{
+		{"a", "enabled", "we_1"},
+		{"a", "disabled", "we_all"},
+		{"p1 only", "enabled", "we_1"},
+	} {
+		res := a.do("GET", "/v1/webhook_endpoints?status="+tc.status+"&limit=1", tc.key)
+		is.Equal(res.Code, 200)
+		body.Data = nil
+		is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
+		is.Equal(body.Meta.Total, 1)
+		is.Equal(len(body.Data), 1)
+		is.Equal(body.Data[0]["id"], tc.want)
+		is.Equal(body.Data[0]["status"], tc.status)
+	}
+	res := a.do("GET", "/v1/webhook_endpoints?status=disabled", "p1 only")
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &body))
+	is.Equal(body.Meta.Total, 0) // we_all is not of its projects
+	res = a.do("GET", "/v1/webhook_endpoints?status=Enabled", "a")
+	is.Equal(res.Code, 400)
+	is.True(strings.Contains(res.Body.String(), `"param":"status"`))
+}
+
 func TestWebhookDeliveries(t *testing.T) {
 	is := is.New(t)
 	a := newTestAPI(t)
@@ -103,7 +136,7 @@ func (s failStore) CreateWebhookEndpoint(context.Context, store.WebhookEndpoint)
 func (s failStore) GetWebhookEndpoint(context.Context, string, string) (store.WebhookEndpoint, error) {
 	return store.WebhookEndpoint{}, s.err
 }
-func (s failStore) ListWebhookEndpoints(context.Context, string, store.PageRequest) (store.Page[store.WebhookEndpoint], error) {
+func (s failStore) ListWebhookEndpoints(context.Context, string, store.WebhookEndpointQuery) (store.Page[store.WebhookEndpoint], error) {
 	return store.Page[store.WebhookEndpoint]{}, s.err
 }
 func (s failStore) UpdateWebhookEndpoint(context.Context, string, string, func(*store.WebhookEndpoint) error) (store.WebhookEndpoint, error) {
@@ -120,7 +153,7 @@ func (b blockingStore) CreateWebhookEndpoint(ctx context.Context, _ store.Webhoo
 func (b blockingStore) GetWebhookEndpoint(ctx context.Context, _, _ string) (store.WebhookEndpoint, error) {
 	return store.WebhookEndpoint{}, b.wait(ctx)
 }
-func (b blockingStore) ListWebhookEndpoints(ctx context.Context, _ string, _ store.PageRequest) (store.Page[store.WebhookEndpoint], error) {
+func (b blockingStore) ListWebhookEndpoints(ctx context.Context, _ string, _ store.WebhookEndpointQuery) (store.Page[store.WebhookEndpoint], error) {
 	return store.Page[store.WebhookEndpoint]{}, b.wait(ctx)
 }
 func (b blockingStore) UpdateWebhookEndpoint(ctx context.Context, _, _ string, _ func(*store.WebhookEndpoint) error) (store.WebhookEndpoint, error) {

@@ -128,7 +128,10 @@ const (
 // replica shutting down), it reconnects from the last event it yielded
 // (Last-Event-ID), after the server's Retry-After or a backoff of 1s, 2s,
 // 4s... up to StreamMaxBackoff, with jitter. A transport error is retried
-// the same way, without being yielded.
+// the same way, without being yielded. The backoff starts again only after
+// a connection that yielded an event or lasted StreamMaxBackoff: a server
+// that keeps ending the stream at once is reconnected to ever more slowly,
+// and the Client logs it once (WithLogger).
 //
 // An error that reconnecting cannot mend is yielded once and ends it: an
 // after the server no longer keeps (wrapping ErrResyncRequired), a key
@@ -146,8 +149,10 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 		hc := *c.hc
 		hc.Timeout = 0
 		s := &eventStream{c: c, hc: &hc, last: after, first: true}
+		short, warned := 0, false // short: connections in a row that the server accepted and ended at once
 		for attempt := 1; ; attempt++ {
-			delivered, wait, err := s.connect(ctx, yield)
+			start := time.Now()
+			accepted, wait, err := s.connect(ctx, yield)
 			if errors.Is(err, errStopped) {
 				return
 			}
@@ -159,9 +164,17 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 				yield(Event{}, err)
 				return
 			}
-			if delivered {
-				attempt = 1
+			switch {
+			case s.yielded || time.Since(start) >= streamSteady:
+				attempt, short = 1, 0 // a stream that served: the backoff starts again
+			case accepted:
+				if short++; short == 2 && !warned {
+					warned = true
+					c.logger.Warn("statusclient: the event stream ended at once after the server accepted it; reconnecting with a growing backoff",
+						"url", s.c.base+"/events", "err", errString(err))
+				}
 			}
+			s.yielded = false
 			if wait == 0 {
 				wait = backoff(attempt)
 			}
@@ -171,6 +184,20 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 			}
 		}
 	}
+}
+
+// streamSteady is how long a connection that yielded nothing must have
+// lasted for the backoff to start again: one that ends sooner, again and
+// again (a server that accepts the stream and ends it), is reconnected
+// to ever more slowly, never in a loop.
+const streamSteady = StreamMaxBackoff
+
+// errString is err's message, or "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // errStopped: the consumer broke out of the loop.
@@ -191,10 +218,12 @@ type eventStream struct {
 	hc    *http.Client
 	last  string // the last event id seen: the cursor to resume from
 	first bool   // no connection made yet: send last as after, not as Last-Event-ID
+	// yielded: the connection being made yielded an event.
+	yielded bool
 }
 
 // connect makes one connection and yields its events until it ends. It
-// reports whether the server accepted it (so the backoff starts again),
+// reports whether the server accepted it,
 // and how long to wait before the next: 0 for the backoff, the server's
 // Retry-After, or < 0 with an error that reconnecting cannot mend.
 func (s *eventStream) connect(ctx context.Context, yield func(Event, error) bool) (bool, time.Duration, error) {
@@ -259,6 +288,7 @@ func (s *eventStream) connect(ctx context.Context, yield func(Event, error) bool
 				if err := json.Unmarshal([]byte(data), &e); err != nil {
 					return true, -1, fmt.Errorf("statusclient: decoding an event: %w", err)
 				}
+				s.yielded = true
 				if !yield(e, nil) {
 					return true, 0, errStopped
 				}

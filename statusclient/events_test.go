@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,4 +235,41 @@ func ExampleClient_Stream() {
 	// Output:
 	// evt_2 invoice.paid
 	// evt_3 invoice.paid
+}
+
+// TestStreamEndingAtOnceBacksOff: a server that accepts the stream and
+// ends it at once, again and again, is reconnected to with a growing,
+// capped backoff, and the client says so once in its log.
+func TestStreamEndingAtOnceBacksOff(t *testing.T) {
+	is := is.New(t)
+	var conns atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conns.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("id: evt_1\n\n")) // the cursor frame, then the end
+	}))
+	defer srv.Close()
+	var logs strings.Builder
+	var waits recorder
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if len(waits.waits) == 12 {
+			cancel()
+		}
+		return waits.sleep(ctx, d)
+	}
+	c := statusclient.New(srv.URL, "example-key", statusclient.WithSleep(sleep),
+		statusclient.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	for _, err := range c.Stream(ctx, "") {
+		is.True(errors.Is(err, context.Canceled)) // only ctx's error is yielded
+	}
+	is.Equal(conns.Load(), int64(13))
+	for i, d := range waits.waits {
+		want := min(time.Second<<i, statusclient.StreamMaxBackoff)
+		is.True(d >= want/2 && d <= want) // exponential, capped, with jitter
+	}
+	is.Equal(strings.Count(logs.String(), "level=WARN"), 1) // said once
+	is.True(strings.Contains(logs.String(), "ended at once"))
 }

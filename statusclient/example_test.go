@@ -52,7 +52,7 @@ func exampleServerAndStore(plan ...store.Plan) (*httptest.Server, *store.Memory)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return httptest.NewServer(statusapi.New(st, keys, ratelimit.NewMemory(),
-		statusapi.WithSigningKey([]byte("example signing key, 32 bytes..")), statusapi.WithLogger(quiet))), st
+		statusapi.WithSigningKey([]byte("example signing key, 32 bytes...")), statusapi.WithLogger(quiet))), st
 }
 
 // Make a Client with options, and get one item.

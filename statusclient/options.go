@@ -117,6 +117,18 @@ func WithRetry(maxAttempts int, maxWait time.Duration) Option {
 	}
 }
 
+// WithLogger sets where the Client warns, never with the key: once per
+// route that the API deprecated what a request uses (see
+// Response.Deprecation), and when a stream keeps ending at once. nil means
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
 // WithSleep replaces the way the Client waits before a retry. sleep must
 // return early with ctx.Err() when ctx ends. Tests use it to record the
 // waits instead of sleeping. nil means the default, a timer.
@@ -128,14 +140,3 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	}
 }
 
-// WithLogger sets where the Client warns, once per route, that the API
-// deprecated what a request uses (see Response.Deprecation); never with the
-// key. nil means slog.Default().
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l == nil {
-			l = slog.Default()
-		}
-		c.logger = l
-	}
-}

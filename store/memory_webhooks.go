@@ -106,7 +106,7 @@ func (m *Memory) GetWebhookEndpoint(ctx context.Context, orgID, id string) (Webh
 }
 
 // ListWebhookEndpoints implements WebhookEndpoints.
-func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q PageRequest) (Page[WebhookEndpoint], error) {
+func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q WebhookEndpointQuery) (Page[WebhookEndpoint], error) {
 	if err := alive(ctx); err != nil {
 		return Page[WebhookEndpoint]{}, err
 	}
@@ -114,7 +114,7 @@ func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q PageR
 	w.mu.Lock()
 	var all []*WebhookEndpoint
 	for k, e := range w.endpoints {
-		if k[0] == orgID {
+		if k[0] == orgID && q.keeps(e) {
 			c := copyEndpoint(*e)
 			all = append(all, &c)
 		}
@@ -123,7 +123,7 @@ func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q PageR
 	slices.SortFunc(all, func(a, b *WebhookEndpoint) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
-	return page(all, nil, q, copyEndpoint, time.Time{}, 0)
+	return page(all, nil, q.PageRequest, copyEndpoint, time.Time{}, 0)
 }
 
 // UpdateWebhookEndpoint implements WebhookEndpoints.

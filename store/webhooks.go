@@ -100,6 +100,30 @@ type WebhookOutcome struct {
 	Disable string
 }
 
+// WebhookEndpointStatus is an endpoint's state: enabled (delivered to)
+// or disabled (WebhookEndpoint.Enabled false).
+type WebhookEndpointStatus string
+
+// The webhook endpoint states.
+const (
+	WebhookEndpointEnabled  WebhookEndpointStatus = "enabled"
+	WebhookEndpointDisabled WebhookEndpointStatus = "disabled"
+)
+
+// WebhookEndpointStatuses lists every webhook endpoint state.
+var WebhookEndpointStatuses = []WebhookEndpointStatus{WebhookEndpointEnabled, WebhookEndpointDisabled}
+
+// WebhookEndpointQuery selects an organization's endpoints, oldest first.
+type WebhookEndpointQuery struct {
+	PageRequest
+	Status WebhookEndpointStatus // "" for any
+}
+
+// keeps reports whether q's Status keeps e.
+func (q WebhookEndpointQuery) keeps(e *WebhookEndpoint) bool {
+	return q.Status == "" || e.Enabled == (q.Status == WebhookEndpointEnabled)
+}
+
 // WebhookDeliveryQuery selects an endpoint's attempts, newest first.
 type WebhookDeliveryQuery struct {
 	PageRequest
@@ -120,9 +144,9 @@ type WebhookEndpoints interface {
 	CreateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error
 	// GetWebhookEndpoint returns one endpoint.
 	GetWebhookEndpoint(ctx context.Context, orgID, id string) (WebhookEndpoint, error)
-	// ListWebhookEndpoints returns the organization's endpoints, oldest
-	// first (by CreatedAt, then id).
-	ListWebhookEndpoints(ctx context.Context, orgID string, q PageRequest) (Page[WebhookEndpoint], error)
+	// ListWebhookEndpoints returns the organization's endpoints in
+	// q.Status (any when ""), oldest first (by CreatedAt, then id).
+	ListWebhookEndpoints(ctx context.Context, orgID string, q WebhookEndpointQuery) (Page[WebhookEndpoint], error)
 	// UpdateWebhookEndpoint calls fn with the endpoint, under a lock
 	// that no other update, enqueue or attempt crosses, and stores what
 	// fn leaves (its ID, OrgID, Cursor and CreatedAt kept; UpdatedAt

@@ -18,7 +18,7 @@ import (
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
-var testKey = webhook.DeriveKey([]byte("the portal's signing key"))
+var testKey = mustDeriveKey("the portal's signing key, 32 bytes or more")
 
 // attempts is an Observer that passes every attempt on.
 type attempts chan webhook.Attempt

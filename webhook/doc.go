@@ -5,7 +5,7 @@
 // rotate a secret, delete, redeliver an event), and runs a Dispatcher
 // beside the handler, on every replica:
 //
-//	key := webhook.DeriveKey(signingKey) // or 32 bytes of the portal's own
+//	key, err := webhook.DeriveKey(signingKey) // or 32 random bytes of the portal's own
 //	eps := webhook.NewEndpoints(st, st, key)
 //	e, secret, err := eps.Create(ctx, "org_a", webhook.Settings{URL: "https://hooks.example.com/cs"})
 //	// show secret to the agency once: it is stored sealed, never shown again

@@ -184,7 +184,7 @@ func (s *Endpoints) Get(ctx context.Context, orgID, id string) (store.WebhookEnd
 // List returns a page of the organization's endpoints, oldest first,
 // without their secrets.
 func (s *Endpoints) List(ctx context.Context, orgID string, q store.PageRequest) (store.Page[store.WebhookEndpoint], error) {
-	p, err := s.st.ListWebhookEndpoints(ctx, orgID, q)
+	p, err := s.st.ListWebhookEndpoints(ctx, orgID, store.WebhookEndpointQuery{PageRequest: q})
 	for i := range p.Items {
 		p.Items[i] = withoutSecrets(p.Items[i])
 	}

@@ -14,18 +14,30 @@ import (
 // (AES-256-GCM).
 const KeySize = 32
 
+// MinSecretLen is the shortest secret DeriveKey accepts: 32 bytes, as
+// statusapi.MinSigningKeyLen, so that the download links' signing key
+// always qualifies.
+const MinSecretLen = 32
+
 // DeriveKey derives the key that seals endpoint secrets from another
 // secret of the portal's, such as the key that signs its download links:
 // HKDF-SHA-256 (RFC 5869) with no salt and the info
 // "clientstatus webhook secrets v1", so the two keys never coincide and
-// knowing the sealing key tells nothing of the other. A portal with a key
-// of its own for this gives it to New as is.
-func DeriveKey(secret []byte) []byte {
+// knowing the sealing key tells nothing of the other. It refuses a secret
+// shorter than MinSecretLen, an empty one (an unset variable) first. A
+// portal with a key of its own for this gives it to New as is.
+func DeriveKey(secret []byte) ([]byte, error) {
+	if len(secret) == 0 {
+		return nil, errors.New("webhook: DeriveKey: got an empty secret (is the variable it comes from set?)")
+	}
+	if len(secret) < MinSecretLen {
+		return nil, fmt.Errorf("webhook: DeriveKey: the secret is %d bytes; use at least %d random bytes", len(secret), MinSecretLen)
+	}
 	k, err := hkdf.Key(sha256.New, secret, nil, "clientstatus webhook secrets v1", KeySize)
 	if err != nil {
-		panic("webhook: DeriveKey: " + err.Error()) // only for a length HKDF cannot give
+		return nil, fmt.Errorf("webhook: DeriveKey: %w", err)
 	}
-	return k
+	return k, nil
 }
 
 // sealer encrypts endpoint secrets with AES-GCM. The associated data is

@@ -42,7 +42,7 @@ func testReloadCascadeEvents(t *testing.T, args ...string) {
 	want := []string{"message.deleted msg1", "message.deleted msg3", "message.deleted msg5",
 		"milestone.deleted m1", "project.deleted p1", "thread.deleted t1", "thread.deleted t2"}
 	var got []string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+	testenv.Until(30*time.Second, func() bool { // the events of a reload that another process applies
 		got = got[:0]
 		all := events(t, s, "")
 		// The reload's events: from its first deletion on (the file
@@ -55,11 +55,8 @@ func testReloadCascadeEvents(t *testing.T, args ...string) {
 			got = append(got, e[1]+" "+e[2])
 		}
 		slices.Sort(got)
-		if len(got) >= len(want) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // a poll for the events to show, not a wait for time to pass
-	}
+		return len(got) >= len(want)
+	})
 	is.Equal(got, want) // a reload that deletes an item makes no other event for it
 	is.Equal(read(t, s, "/v1/threads/t1", keyT).status, 404)
 }

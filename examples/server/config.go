@@ -54,7 +54,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	var c config
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.addr, "addr", ":8080", "`address` to listen on")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "`address` to listen on: this machine only by default, since the demo keys are public; \":8080\" listens on every interface")
 	fs.StringVar(&c.dataFile, "data", "", "JSON data `file` to serve (see docs/data-file.md); without it, the built-in demo data")
 	fs.StringVar(&c.publicURL, "public-url", "", "`URL` at which clients reach the API, for download links (default http://localhost:<port of -addr>)")
 	fs.DurationVar(&c.linkTTL, "link-ttl", statusapi.DefaultLinkTTL, "how long a signed download link stays valid")
@@ -64,7 +64,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.redisPrefix, "redis-prefix", ratelimit.DefaultPrefix, "start of the limiter's Redis keys: deployments that share a Redis and a prefix share budgets")
 	fs.DurationVar(&c.redisWait, "redis-timeout", ratelimit.DefaultTimeout, "how long a request waits for Redis before the outage policy applies (0: the default)")
 	fs.TextVar(&c.redisOutage, "redis-outage", ratelimit.FailOpen, "when Redis is down or slow: open (serve without limits, log a warning) or closed (503 UNAVAILABLE)")
-	fs.DurationVar(&c.sandboxInterval, "sandbox-interval", sandbox.DefaultInterval, "how often the sandboxes of sandbox keys change by themselves; 0: never")
+	fs.DurationVar(&c.sandboxInterval, "sandbox-interval", sandbox.DefaultInterval, "how often the sandboxes of sandbox keys change by themselves (5s with the built-in demo data); 0: never")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&c.cacheMiB, "response-cache-mb", statusapi.DefaultResponseCacheBytes>>20, "size of the response cache in MiB (encoded answers kept until the data changes); 0 turns it off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`address` to serve Prometheus metrics on, at /metrics, apart from the API; without one, no metrics")
@@ -80,6 +80,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		fs.Usage()
 		return c, errUsage
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if c.dataFile == "" && !given["sandbox-interval"] {
+		c.sandboxInterval = demoSandboxInterval // the demo's first stream shows something soon
+	}
 	fromEnv := func(v *string, name string) {
 		if *v == "" {
 			*v = getenv(name)
@@ -90,6 +95,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fromEnv(&c.redisURL, envRedisURL)
 	return c, c.check()
 }
+
+// demoSandboxInterval is how often the demo data's sandbox moves, unless
+// -sandbox-interval says otherwise: every few seconds, so that a stream
+// opened with its key shows an event soon.
+const demoSandboxInterval = 5 * time.Second
 
 // check refuses nonsense in the flags, with a message saying what to
 // change: the server's own flags here, and the options built from flags
@@ -185,13 +195,13 @@ func (c config) flagError(err error) error {
 
 // defaultPublicURL is where a client on this machine reaches a server
 // listening on addr: http://localhost:<port> when it listens on every
-// interface, else http://<host>:<port>.
+// interface or on loopback, else http://<host>:<port>.
 func defaultPublicURL(addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return "http://" + addr.String()
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+	if ip := net.ParseIP(host); host == "" || (ip != nil && (ip.IsUnspecified() || ip.IsLoopback())) {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)

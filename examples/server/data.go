@@ -107,397 +107,161 @@ func keyPart(s string) string {
 	return b.String()
 }
 
-// The items of a data file, as JSON. Every field a file may hold is here:
-// an unknown field is refused, so that a misspelt one ("dueat") cannot
-// silently become null. Pointers tell a missing required field from a zero.
-type (
-	fileJSON struct {
-		Organizations []json.RawMessage `json:"organizations"`
-		APIKeys       []json.RawMessage `json:"apiKeys"`
-		Projects      []json.RawMessage `json:"projects"`
-		Milestones    []json.RawMessage `json:"milestones"`
-		Deliverables  []json.RawMessage `json:"deliverables"`
-		Invoices      []json.RawMessage `json:"invoices"`
-		Threads       []json.RawMessage `json:"threads"`
-		Messages      []json.RawMessage `json:"messages"`
-		Webhooks      []json.RawMessage `json:"webhookEndpoints"`
-	}
-	orgJSON struct {
-		ID             string `json:"id"`
-		Name           string `json:"name"`
-		Plan           string `json:"plan"`
-		RetainerActive *bool  `json:"retainerActive"`
-		APIEnabled     *bool  `json:"apiEnabled"`
-	}
-	keyJSON struct {
-		OrgID     string  `json:"orgId"`
-		Name      string  `json:"name"`
-		Key       string  `json:"key"`
-		ExpiresAt *string `json:"expiresAt"`
-		RevokedAt *string `json:"revokedAt"`
-		// Optional: absent or null for no restriction; [] is refused.
-		Scopes     []string `json:"scopes"`
-		ProjectIDs []string `json:"projectIds"`
-		// Optional: true for a sandbox key.
-		Sandbox bool `json:"sandbox"`
-	}
-	projectJSON struct {
-		ID        string  `json:"id"`
-		OrgID     string  `json:"orgId"`
-		Name      string  `json:"name"`
-		Status    string  `json:"status"`
-		StartedAt *string `json:"startedAt"`
-		DueAt     *string `json:"dueAt"`
-		UpdatedAt *string `json:"updatedAt"` // optional: see updatedAt
-	}
-	milestoneJSON struct {
-		ID          string  `json:"id"`
-		OrgID       string  `json:"orgId"` // optional: the project's
-		ProjectID   string  `json:"projectId"`
-		Name        string  `json:"name"`
-		Status      string  `json:"status"`
-		DueAt       *string `json:"dueAt"`
-		CompletedAt *string `json:"completedAt"`
-		UpdatedAt   *string `json:"updatedAt"` // optional: see updatedAt
-	}
-	deliverableJSON struct {
-		ID          string  `json:"id"`
-		OrgID       string  `json:"orgId"` // optional: the project's
-		ProjectID   string  `json:"projectId"`
-		Name        string  `json:"name"`
-		Status      string  `json:"status"`
-		FileName    *string `json:"fileName"`
-		ContentType *string `json:"contentType"`
-		SizeBytes   *int64  `json:"sizeBytes"`
-		CreatedAt   *string `json:"createdAt"`
-		UpdatedAt   *string `json:"updatedAt"` // optional: see updatedAt
-		Content     *string `json:"content"`
-	}
-	invoiceJSON struct {
-		ID        string  `json:"id"`
-		OrgID     string  `json:"orgId"`
-		Number    string  `json:"number"`
-		ProjectID *string `json:"projectId"`
-		Status    string  `json:"status"`
-		Currency  string  `json:"currency"`
-		Total     *int64  `json:"total"`
-		AmountDue *int64  `json:"amountDue"`
-		IssuedAt  *string `json:"issuedAt"`
-		DueAt     *string `json:"dueAt"`
-		PaidAt    *string `json:"paidAt"`
-		UpdatedAt *string `json:"updatedAt"` // optional: see updatedAt
-		Document  *string `json:"document"`  // optional: the document's bytes (documents.go)
-	}
-	threadJSON struct {
-		ID         string          `json:"id"`
-		OrgID      string          `json:"orgId"` // optional when projectId is given: the project's
-		ProjectID  *string         `json:"projectId"`
-		Subject    string          `json:"subject"`
-		Status     string          `json:"status"`
-		About      json.RawMessage `json:"about"` // aboutJSON or null
-		Internal   *bool           `json:"internal"`
-		CreatedAt  *string         `json:"createdAt"`
-		ResolvedAt *string         `json:"resolvedAt"`
-		UpdatedAt  *string         `json:"updatedAt"` // ignored: the store sets it
-	}
-	aboutJSON struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	}
-	messageJSON struct {
-		ID          string            `json:"id"`
-		OrgID       string            `json:"orgId"` // optional: the thread's
-		ThreadID    string            `json:"threadId"`
-		Author      json.RawMessage   `json:"author"` // authorJSON
-		Body        *string           `json:"body"`
-		Internal    *bool             `json:"internal"`
-		CreatedAt   *string           `json:"createdAt"`
-		EditedAt    *string           `json:"editedAt"`
-		UpdatedAt   *string           `json:"updatedAt"`   // ignored: the store sets it
-		Attachments []json.RawMessage `json:"attachments"` // attachmentJSON
-	}
-	authorJSON struct {
-		Name string `json:"name"`
-		Side string `json:"side"`
-	}
-	attachmentJSON struct {
-		ID          string  `json:"id"`
-		FileName    string  `json:"fileName"`
-		ContentType *string `json:"contentType"` // optional: sniffed from content
-		Content     *string `json:"content"`
-	}
-)
-
 // parseData reads a data file (the format docs/data-file.md describes) and checks it
 // whole: every item's fields, unique ids, and that every id it refers to
 // exists and belongs to the same organization. The error names the first
 // bad item, as in `projects[3] (id "p9"): unknown organization "org_x"`.
-func parseData(r io.Reader) (*dataset, error) {
-	raw, err := io.ReadAll(r)
+func parseData(in io.Reader) (*dataset, error) {
+	raw, err := io.ReadAll(in)
 	if err != nil {
 		return nil, err
 	}
-	var f fileJSON
-	if err := decodeStrict(bytes.NewReader(raw), &f); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, errEndsTooSoon) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var whole json.RawMessage
+	if err := dec.Decode(&whole); err != nil {
+		if err = jsonError(err); errors.Is(err, errEndsTooSoon) || strings.HasPrefix(err.Error(), "not valid JSON") {
 			return nil, fmt.Errorf("%s: %w", whereBroken(raw), err)
 		}
 		return nil, err
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	r := &reader{}
+	raws := make([][]json.RawMessage, len(sections)+1) // the sections', then webhookEndpoints
+	fs := []field{opt("webhookEndpoints", &raws[len(sections)])}
+	for i, s := range sections {
+		fs = append(fs, opt(s.name, &raws[i]))
+	}
+	if err := r.object(whole, "", fs...); err != nil {
+		return nil, err
+	}
 	ds := &dataset{content: map[string][]byte{}}
-	ds.ignored = unknownFields("", []json.RawMessage{raw}, &fileJSON{})
-	for _, sec := range []struct {
-		name string
-		raws []json.RawMessage
-		v    any
-	}{
-		{"organizations", f.Organizations, &orgJSON{}},
-		{"apiKeys", f.APIKeys, &keyJSON{}},
-		{"projects", f.Projects, &projectJSON{}},
-		{"milestones", f.Milestones, &milestoneJSON{}},
-		{"deliverables", f.Deliverables, &deliverableJSON{}},
-		{"invoices", f.Invoices, &invoiceJSON{}},
-		{"threads", f.Threads, &threadJSON{}},
-		{"messages", f.Messages, &messageJSON{}},
-		{"webhookEndpoints", f.Webhooks, &webhookJSON{}},
-	} {
-		ds.ignored = append(ds.ignored, unknownFields(sec.name, sec.raws, sec.v)...)
+	for i, s := range sections {
+		if err := s.parse(r, raws[i], ds); err != nil {
+			return nil, err
+		}
 	}
-	ds.ignored = append(ds.ignored, nestedUnknownFields(f.Threads, f.Messages)...)
-	if ds.orgs, err = items("organizations", f.Organizations, parseOrg); err != nil {
+	if ds.webhooks, err = items(r, "webhookEndpoints", raws[len(sections)], parseWebhook); err != nil {
 		return nil, err
-	}
-	if ds.keys, err = items("apiKeys", f.APIKeys, parseKey); err != nil {
-		return nil, err
-	}
-	if ds.projects, err = items("projects", f.Projects, parseProject); err != nil {
-		return nil, err
-	}
-	if ds.milestones, err = items("milestones", f.Milestones, parseMilestone); err != nil {
-		return nil, err
-	}
-	withContent, err := items("deliverables", f.Deliverables, parseDeliverable)
-	if err != nil {
-		return nil, err
-	}
-	for _, dc := range withContent {
-		ds.deliverables = append(ds.deliverables, dc.Deliverable)
-	}
-	withDocs, err := items("invoices", f.Invoices, parseInvoice)
-	if err != nil {
-		return nil, err
-	}
-	for _, ii := range withDocs {
-		ds.invoices = append(ds.invoices, ii.Invoice)
-	}
-	if ds.threads, err = items("threads", f.Threads, parseThread); err != nil {
-		return nil, err
-	}
-	if ds.webhooks, err = items("webhookEndpoints", f.Webhooks, parseWebhook); err != nil {
-		return nil, err
-	}
-	msgs, err := items("messages", f.Messages, parseMessage)
-	if err != nil {
-		return nil, err
-	}
-	for _, mi := range msgs {
-		ds.messages = append(ds.messages, mi.Message)
 	}
 	if err := ds.check(); err != nil {
 		return nil, err
 	}
-	// Content is attached once check has given each deliverable and
+	ds.ignored = r.ignored
+	// Files are attached once check has given each deliverable and
 	// message its organization.
-	for i, dc := range withContent {
-		if dc.content != nil {
-			ds.attach(i, []byte(*dc.content))
+	for i, c := range r.contents {
+		if c != nil {
+			ds.attach(i, []byte(*c))
 		}
 	}
-	for i, ii := range withDocs {
-		if ii.document != nil {
-			ds.attachDocument(i, []byte(*ii.document))
+	for i, d := range r.documents {
+		if d != nil {
+			ds.attachDocument(i, []byte(*d))
 		}
 	}
-	for i, mi := range msgs {
-		ds.attachFiles(i, mi.contents)
+	for i, files := range r.files {
+		ds.attachFiles(i, files)
 		if err := ds.messages[i].Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", itemName("messages", i, mi.ID), err)
+			return nil, fmt.Errorf("%s: %w", itemName("messages", i, ds.messages[i].ID), err)
 		}
 	}
 	return ds, nil
 }
 
-func parseOrg(raw json.RawMessage) (store.Organization, error) {
-	var v orgJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return store.Organization{}, err
+// The parse functions decode an item of their section into its store type
+// and check what the item alone can tell. An item that belongs to a
+// project is validated by check, once its organization is known.
+
+func parseOrg(r *reader, raw json.RawMessage, where string) (o store.Organization, err error) {
+	if err := r.object(raw, where, opt("id", &o.ID), opt("name", &o.Name), opt("plan", &o.Plan),
+		req("retainerActive", &o.RetainerActive, boolean), req("apiEnabled", &o.APIEnabled, boolean)); err != nil {
+		return o, err
 	}
-	if v.RetainerActive == nil || v.APIEnabled == nil {
-		return store.Organization{}, errors.New("retainerActive and apiEnabled are required (true or false)")
+	if o.Name == "" {
+		return o, errors.New("name is required")
 	}
-	if v.Name == "" {
-		return store.Organization{}, errors.New("name is required")
-	}
-	o := store.Organization{ID: v.ID, Name: v.Name, Plan: store.Plan(v.Plan), RetainerActive: *v.RetainerActive, APIEnabled: *v.APIEnabled}
 	if auth.IsSandboxOrgID(o.ID) {
 		return o, fmt.Errorf("an id ending in %s is reserved for sandboxes", auth.SandboxSuffix)
 	}
 	return o, o.Validate()
 }
 
-func parseKey(raw json.RawMessage) (apiKey, error) {
-	var v keyJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return apiKey{}, err
+func parseKey(r *reader, raw json.RawMessage, where string) (k apiKey, err error) {
+	if err := r.object(raw, where, opt("orgId", &k.OrgID), opt("name", &k.Name), opt("key", &k.Key),
+		opt("expiresAt", &k.ExpiresAt), opt("revokedAt", &k.RevokedAt),
+		opt("scopes", &k.Scopes), opt("projectIds", &k.ProjectIDs), opt("sandbox", &k.Sandbox)); err != nil {
+		return k, err
 	}
-	if v.OrgID == "" {
-		return apiKey{}, errors.New("orgId is required")
-	}
-	if v.Key == "" || strings.TrimSpace(v.Key) != v.Key || strings.ContainsAny(v.Key, " \t\r\n") {
-		return apiKey{}, errors.New("key is required, without spaces")
-	}
-	k := apiKey{OrgID: v.OrgID, Name: v.Name, Key: v.Key}
-	if v.Scopes != nil {
-		k.Scopes = make([]auth.Scope, len(v.Scopes))
-		for i, s := range v.Scopes {
-			k.Scopes[i] = auth.Scope(s)
-		}
-	}
-	k.ProjectIDs = v.ProjectIDs
-	k.Sandbox = v.Sandbox
-	if k.Sandbox && k.Restricted() {
+	switch {
+	case k.OrgID == "":
+		return k, errors.New("orgId is required")
+	case k.Key == "" || strings.TrimSpace(k.Key) != k.Key || strings.ContainsAny(k.Key, " \t\r\n"):
+		return k, errors.New("key is required, without spaces")
+	case k.Sandbox && k.Restricted():
 		return k, errors.New("a sandbox key reads all of its sandbox: leave out scopes and projectIds")
-	}
-	if !k.Sandbox && strings.HasPrefix(k.Key, auth.SandboxKeyPrefix) {
+	case !k.Sandbox && strings.HasPrefix(k.Key, auth.SandboxKeyPrefix):
 		return k, fmt.Errorf("a key that starts with %s is a sandbox key: add \"sandbox\": true", auth.SandboxKeyPrefix)
 	}
-	if err := k.Restriction.Validate(); err != nil {
-		return k, err
-	}
-	var err error
-	if k.ExpiresAt, err = optionalTime("expiresAt", v.ExpiresAt); err != nil {
-		return k, err
-	}
-	if k.RevokedAt, err = optionalTime("revokedAt", v.RevokedAt); err != nil {
-		return k, err
-	}
-	return k, nil
+	return k, k.Restriction.Validate()
 }
 
-func parseProject(raw json.RawMessage) (store.Project, error) {
-	var v projectJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return store.Project{}, err
-	}
-	p := store.Project{ID: v.ID, OrgID: v.OrgID, Name: v.Name, Status: store.ProjectStatus(v.Status)}
-	var err error
-	if p.StartedAt, err = optionalTime("startedAt", v.StartedAt); err != nil {
+func parseProject(r *reader, raw json.RawMessage, where string) (p store.Project, err error) {
+	if err := r.object(raw, where, opt("id", &p.ID), opt("orgId", &p.OrgID), opt("name", &p.Name), opt("status", &p.Status),
+		opt("startedAt", &p.StartedAt), opt("dueAt", &p.DueAt), opt("updatedAt", &p.UpdatedAt)); err != nil {
 		return p, err
 	}
-	if p.DueAt, err = optionalTime("dueAt", v.DueAt); err != nil {
-		return p, err
-	}
-	if p.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
-		return p, err
-	}
-	if err := requireName(v.Name); err != nil {
+	if err := requireName(p.Name); err != nil {
 		return p, err
 	}
 	return p, p.Validate()
 }
 
-func parseMilestone(raw json.RawMessage) (store.Milestone, error) {
-	var v milestoneJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return store.Milestone{}, err
-	}
-	m := store.Milestone{ID: v.ID, OrgID: v.OrgID, ProjectID: v.ProjectID, Name: v.Name, Status: store.MilestoneStatus(v.Status)}
-	var err error
-	if m.DueAt, err = requiredTime("dueAt", v.DueAt); err != nil {
+func parseMilestone(r *reader, raw json.RawMessage, where string) (m store.Milestone, err error) {
+	if err := r.object(raw, where, opt("id", &m.ID), opt("orgId", &m.OrgID), opt("projectId", &m.ProjectID),
+		opt("name", &m.Name), opt("status", &m.Status), at("dueAt", &m.DueAt), opt("completedAt", &m.CompletedAt),
+		opt("updatedAt", &m.UpdatedAt)); err != nil {
 		return m, err
 	}
-	if m.CompletedAt, err = optionalTime("completedAt", v.CompletedAt); err != nil {
-		return m, err
-	}
-	if m.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
-		return m, err
-	}
-	if err := requireName(v.Name); err != nil {
-		return m, err
-	}
-	return m, nil // validated by check, once its organization is known
+	return m, requireName(m.Name)
 }
 
-// deliverableItem is a deliverable of a data file and the content of its
-// file, nil when the item holds none.
-type deliverableItem struct {
-	store.Deliverable
-	content *string
+func parseDeliverable(r *reader, raw json.RawMessage, where string) (d store.Deliverable, err error) {
+	var content *string
+	if err := r.object(raw, where, opt("id", &d.ID), opt("orgId", &d.OrgID), opt("projectId", &d.ProjectID),
+		opt("name", &d.Name), opt("status", &d.Status), opt("fileName", &d.FileName), opt("contentType", &d.ContentType),
+		opt("sizeBytes", &d.SizeBytes), at("createdAt", &d.CreatedAt), opt("updatedAt", &d.UpdatedAt),
+		opt("content", &content)); err != nil {
+		return d, err
+	}
+	if err := requireName(d.Name); err != nil {
+		return d, err
+	}
+	if content != nil && d.SizeBytes != nil && *d.SizeBytes != int64(len(*content)) {
+		return d, fmt.Errorf("sizeBytes %d is not the length of content (%d bytes)", *d.SizeBytes, len(*content))
+	}
+	r.contents = append(r.contents, content)
+	return d, nil
 }
 
-func parseDeliverable(raw json.RawMessage) (deliverableItem, error) {
-	var v deliverableJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return deliverableItem{}, err
+func parseInvoice(r *reader, raw json.RawMessage, where string) (i store.Invoice, err error) {
+	const cents = "integer minor units"
+	var document *string
+	if err := r.object(raw, where, opt("id", &i.ID), opt("orgId", &i.OrgID), opt("number", &i.Number),
+		opt("projectId", &i.ProjectID), opt("status", &i.Status), opt("currency", &i.Currency),
+		req("total", &i.Total, cents), req("amountDue", &i.AmountDue, cents), at("issuedAt", &i.IssuedAt),
+		at("dueAt", &i.DueAt), opt("paidAt", &i.PaidAt), opt("updatedAt", &i.UpdatedAt), opt("document", &document)); err != nil {
+		return i, err
 	}
-	d := store.Deliverable{
-		ID: v.ID, OrgID: v.OrgID, ProjectID: v.ProjectID, Name: v.Name,
-		Status:   store.DeliverableStatus(v.Status),
-		FileName: v.FileName, ContentType: v.ContentType, SizeBytes: v.SizeBytes,
+	if document != nil && *document == "" {
+		return i, errors.New("document is empty: leave it out for an invoice without one")
 	}
-	item := deliverableItem{Deliverable: d, content: v.Content}
-	var err error
-	if item.CreatedAt, err = requiredTime("createdAt", v.CreatedAt); err != nil {
-		return item, err
+	if i.Number == "" {
+		return i, errors.New("number is required")
 	}
-	if item.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
-		return item, err
-	}
-	if err := requireName(v.Name); err != nil {
-		return item, err
-	}
-	if v.Content != nil && d.SizeBytes != nil && *d.SizeBytes != int64(len(*v.Content)) {
-		return item, fmt.Errorf("sizeBytes %d is not the length of content (%d bytes)", *d.SizeBytes, len(*v.Content))
-	}
-	return item, nil // validated by check, once its organization is known
-}
-
-func parseInvoice(raw json.RawMessage) (invoiceItem, error) {
-	var v invoiceJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return invoiceItem{}, err
-	}
-	item := invoiceItem{document: v.Document}
-	i := &item.Invoice
-	*i = store.Invoice{
-		ID: v.ID, OrgID: v.OrgID, Number: v.Number, ProjectID: v.ProjectID,
-		Status: store.InvoiceStatus(v.Status), Currency: v.Currency,
-	}
-	if v.Document != nil && *v.Document == "" {
-		return item, errors.New("document is empty: leave it out for an invoice without one")
-	}
-	if v.Number == "" {
-		return item, errors.New("number is required")
-	}
-	if v.Total == nil || v.AmountDue == nil {
-		return item, errors.New("total and amountDue are required (integer minor units)")
-	}
-	i.Total, i.AmountDue = *v.Total, *v.AmountDue
-	var err error
-	if i.IssuedAt, err = requiredTime("issuedAt", v.IssuedAt); err != nil {
-		return item, err
-	}
-	if i.DueAt, err = requiredTime("dueAt", v.DueAt); err != nil {
-		return item, err
-	}
-	if i.PaidAt, err = optionalTime("paidAt", v.PaidAt); err != nil {
-		return item, err
-	}
-	if i.UpdatedAt, err = updatedAt(v.UpdatedAt); err != nil {
-		return item, err
-	}
-	return item, i.Validate()
+	r.documents = append(r.documents, document)
+	return i, i.Validate()
 }
 
 func requireName(name string) error {
@@ -505,38 +269,6 @@ func requireName(name string) error {
 		return errors.New("name is required")
 	}
 	return nil
-}
-
-// requiredTime parses an RFC 3339 timestamp that must be there. Times are
-// kept in UTC at second precision, as the API shows them.
-func requiredTime(field string, s *string) (time.Time, error) {
-	if s == nil {
-		return time.Time{}, fmt.Errorf("%s is required (an RFC 3339 time such as 2026-03-01T09:00:00Z)", field)
-	}
-	t, err := time.Parse(time.RFC3339, *s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: %q is not an RFC 3339 time such as 2026-03-01T09:00:00Z", field, *s)
-	}
-	return t.UTC().Truncate(time.Second), nil
-}
-
-// optionalTime parses an RFC 3339 timestamp that may be null or missing.
-func optionalTime(field string, s *string) (*time.Time, error) {
-	if s == nil {
-		return nil, nil
-	}
-	t, err := requiredTime(field, s)
-	return &t, err
-}
-
-// updatedAt parses an item's updatedAt, which a file may hold (an item as
-// the API shows it) or leave out (zero). Every store tracks changes
-// (store.Changes) and so ignores it and dates every change itself.
-func updatedAt(s *string) (time.Time, error) {
-	if s == nil {
-		return time.Time{}, nil
-	}
-	return requiredTime("updatedAt", s)
 }
 
 // check verifies what no single item can: ids are unique within their

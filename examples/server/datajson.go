@@ -7,86 +7,130 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
+	"time"
 )
 
-// decodeStrict decodes one JSON object into the struct v points to,
-// refusing anything after it and any field whose name differs from a known
-// one only in case (encoding/json alone would take "dueat" for "dueAt" and
-// serve the wrong value). Fields it does not know at all are skipped here;
-// unknownFields names them, so the server can warn about them.
-func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	var fields map[string]json.RawMessage
-	if err := dec.Decode(&fields); err != nil {
+// field is a field of a data-file object: its JSON name, where its value
+// goes, and, for a required one, what the message asking for it adds. A
+// missing field and a null one are the same: they leave the value zero.
+type field struct {
+	name string
+	// into is what json.Unmarshal decodes into, except that *time.Time and
+	// **time.Time take an RFC 3339 string, and a func(json.RawMessage)
+	// error decodes the value itself.
+	into any
+	need string // "" when the field may be left out
+}
+
+func opt(name string, into any) field              { return field{name: name, into: into} }
+func req(name string, into any, need string) field { return field{name, into, need} }
+
+// at is a required time.
+func at(name string, into *time.Time) field { return req(name, into, rfc3339) }
+
+const (
+	boolean = "true or false"
+	rfc3339 = "an RFC 3339 time such as 2026-03-01T09:00:00Z"
+)
+
+// reader decodes the objects of a data file into the store's types and
+// names the fields the format does not have: they are ignored with a
+// warning rather than refused, so that a file written for a richer format
+// still loads.
+type reader struct {
+	ignored []string
+	// What the items hold beside their store type, by index in their
+	// section: deliverables' content, invoices' document, messages'
+	// attachments' bytes.
+	contents, documents []*string
+	files               [][][]byte
+}
+
+// object decodes the JSON object raw into fs. A field whose name differs
+// from a known one only in case is refused (encoding/json alone would take
+// "dueat" for "dueAt" and serve the wrong value); one the format does not
+// have at all is named in r.ignored, after where (the object's name in
+// the file; "" for the file itself).
+func (r *reader) object(raw json.RawMessage, where string, fs ...field) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return jsonError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("unexpected data after the JSON value")
-	}
-	if fields == nil {
+	if m == nil {
 		return errors.New("want a JSON object, not null")
 	}
-	known := jsonNames(v)
-	for name := range fields {
-		if known[name] {
+	var unknown []string
+	for name := range m {
+		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == name }) {
+			for _, f := range fs {
+				if strings.EqualFold(f.name, name) {
+					return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, f.name)
+				}
+			}
+			unknown = append(unknown, name)
+		}
+	}
+	for _, f := range fs {
+		v, ok := m[f.name]
+		if !ok || string(v) == "null" {
+			if f.need != "" {
+				return fmt.Errorf("%s is required (%s)", f.name, f.need)
+			}
 			continue
 		}
-		for k := range known {
-			if strings.EqualFold(k, name) {
-				return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, k)
-			}
-		}
-		delete(fields, name)
-	}
-	whole, _ := json.Marshal(fields) // re-encoding what was just decoded cannot fail
-	return jsonError(json.Unmarshal(whole, v))
-}
-
-// jsonNames returns the JSON names of the fields of the struct v points to.
-func jsonNames(v any) map[string]bool {
-	known := map[string]bool{}
-	t := reflect.TypeOf(v).Elem()
-	for i := 0; i < t.NumField(); i++ {
-		known[strings.Split(t.Field(i).Tag.Get("json"), ",")[0]] = true
-	}
-	return known
-}
-
-// unknownFields names the fields of a section's items that the data-file
-// format does not have, as `projects[2] (id "p3").owner` (section "": the
-// file's own top-level names). They are ignored
-// with a warning rather than refused: a file written for a newer or richer
-// format still loads, and the operator sees what was left out.
-func unknownFields(section string, raws []json.RawMessage, v any) []string {
-	known := jsonNames(v)
-	var out []string
-	for i, raw := range raws {
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(raw, &fields) != nil {
-			continue // parse has refused it already
-		}
-		for name := range fields {
-			switch {
-			case known[name]:
-			case section == "": // the file itself
-				out = append(out, name)
-			default:
-				out = append(out, itemName(section, i, idOf(raw))+"."+name)
-			}
+		if err := f.decode(v); err != nil {
+			return err
 		}
 	}
-	return out
+	for _, name := range unknown {
+		if where != "" {
+			name = where + "." + name
+		}
+		r.ignored = append(r.ignored, name)
+	}
+	return nil
 }
 
-// jsonError makes the decoder's errors read as the file's terms: the
-// field's JSON name rather than the Go type.
-func jsonError(err error) error {
-	if err == nil {
+// decode decodes raw, which is not null, into f.into. Times are kept in
+// UTC at second precision, as the API shows them.
+func (f field) decode(raw json.RawMessage) error {
+	var t *time.Time
+	switch p := f.into.(type) {
+	case func(json.RawMessage) error:
+		return p(raw)
+	case *time.Time:
+		t = p
+	case **time.Time:
+		t = new(time.Time)
+		*p = t
+	default:
+		if err := json.Unmarshal(raw, f.into); err != nil {
+			return fmt.Errorf("%s: %w", f.name, jsonError(err))
+		}
 		return nil
 	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("%s: %w", f.name, jsonError(err))
+	}
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not %s", f.name, s, rfc3339)
+	}
+	*t = v.UTC().Truncate(time.Second)
+	return nil
+}
+
+// jsonError makes the decoder's errors read as the file's terms.
+func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
 		want := "a " + te.Type.String()
 		switch te.Type.Kind() {
 		case reflect.Int, reflect.Int64:
@@ -98,21 +142,14 @@ func jsonError(err error) error {
 		case reflect.Slice:
 			want = "a list"
 		case reflect.Struct, reflect.Map:
-			want = "an object"
+			return fmt.Errorf("want an object, not %s", te.Value)
 		}
-		if te.Field == "" {
-			return fmt.Errorf("want %s, not %s", want, te.Value)
-		}
-		return fmt.Errorf("%s: %s is not %s", te.Field, te.Value, want)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
+		return fmt.Errorf("%s is not %s", te.Value, want)
+	case errors.As(err, &se):
 		return fmt.Errorf("not valid JSON: %w", se)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errEndsTooSoon
-	}
-	if errors.Is(err, io.EOF) {
+	case errors.Is(err, io.EOF):
 		return errors.New("empty file: want a JSON object")
 	}
 	return err
@@ -176,12 +213,13 @@ func whereBroken(data []byte) string {
 
 // items parses each raw item of a section with parse, naming a bad item by
 // its section, index and, when it has one, id.
-func items[T any](section string, raws []json.RawMessage, parse func(json.RawMessage) (T, error)) ([]T, error) {
+func items[T any](r *reader, section string, raws []json.RawMessage, parse func(*reader, json.RawMessage, string) (T, error)) ([]T, error) {
 	out := make([]T, 0, len(raws))
 	for i, raw := range raws {
-		v, err := parse(raw)
+		name := itemName(section, i, idOf(raw))
+		v, err := parse(r, raw, name)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", itemName(section, i, idOf(raw)), err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		out = append(out, v)
 	}
@@ -203,44 +241,4 @@ func idOf(raw json.RawMessage) string {
 	}
 	_ = json.Unmarshal(raw, &v)
 	return v.ID
-}
-
-// nestedUnknownFields names the fields of the objects inside threads and
-// messages (about, author, attachments) that the format does not have, as
-// `messages[0] (id "msg1").attachments[1].size`; like unknownFields, they
-// are ignored with a warning.
-func nestedUnknownFields(threads, messages []json.RawMessage) []string {
-	var out []string
-	nested := func(where string, raw json.RawMessage, v any) {
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(raw, &fields) != nil {
-			return // null, or refused by parse already
-		}
-		known := jsonNames(v)
-		for name := range fields {
-			if !known[name] {
-				out = append(out, where+"."+name)
-			}
-		}
-	}
-	for i, raw := range threads {
-		var v struct {
-			About json.RawMessage `json:"about"`
-		}
-		_ = json.Unmarshal(raw, &v)
-		nested(itemName("threads", i, idOf(raw))+".about", v.About, &aboutJSON{})
-	}
-	for i, raw := range messages {
-		var v struct {
-			Author      json.RawMessage   `json:"author"`
-			Attachments []json.RawMessage `json:"attachments"`
-		}
-		_ = json.Unmarshal(raw, &v)
-		name := itemName("messages", i, idOf(raw))
-		nested(name+".author", v.Author, &authorJSON{})
-		for j, a := range v.Attachments {
-			nested(fmt.Sprintf("%s.attachments[%d]", name, j), a, &attachmentJSON{})
-		}
-	}
-	return out
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -102,112 +102,83 @@ func (ds *dataset) checkThreads(known func(string) error, owner func(*string, st
 	return nil
 }
 
-func parseThread(raw json.RawMessage) (store.Thread, error) {
-	var v threadJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return store.Thread{}, err
-	}
-	t := store.Thread{ID: v.ID, OrgID: v.OrgID, ProjectID: v.ProjectID, Subject: v.Subject, Status: store.ThreadStatus(v.Status)}
-	if strings.TrimSpace(v.Subject) == "" {
-		return t, errors.New("subject is required")
-	}
-	// Required, so that a thread an export forgot to mark is not shown to
-	// clients by default: internal notes must never leak.
-	if v.Internal == nil {
-		return t, errors.New("internal is required (true or false)")
-	}
-	t.Internal = *v.Internal
-	if len(v.About) > 0 && string(v.About) != "null" {
-		var a aboutJSON
-		if err := decodeStrict(bytes.NewReader(v.About), &a); err != nil {
-			return t, fmt.Errorf("about: %w", err)
+func parseThread(r *reader, raw json.RawMessage, where string) (t store.Thread, err error) {
+	about := func(raw json.RawMessage) error {
+		var a store.Ref
+		if err := r.object(raw, where+".about", opt("type", &a.Kind), opt("id", &a.ID)); err != nil {
+			return fmt.Errorf("about: %w", err)
 		}
-		t.About = &store.Ref{Kind: store.Kind(a.Type), ID: a.ID}
+		t.About = &a
+		return nil
 	}
-	var err error
-	if t.CreatedAt, err = requiredTime("createdAt", v.CreatedAt); err != nil {
+	// internal is required, so that a thread an export forgot to mark is
+	// not shown to clients by default: internal notes must never leak.
+	if err := r.object(raw, where, opt("id", &t.ID), opt("orgId", &t.OrgID), opt("projectId", &t.ProjectID),
+		opt("subject", &t.Subject), opt("status", &t.Status), opt("about", about), req("internal", &t.Internal, boolean),
+		at("createdAt", &t.CreatedAt), opt("resolvedAt", &t.ResolvedAt), opt("updatedAt", new(time.Time))); err != nil {
 		return t, err
 	}
-	if t.ResolvedAt, err = optionalTime("resolvedAt", v.ResolvedAt); err != nil {
-		return t, err
-	}
-	if _, err = updatedAt(v.UpdatedAt); err != nil {
-		return t, err
-	}
-	if t.Status == store.ThreadResolved && t.ResolvedAt == nil {
+	switch {
+	case strings.TrimSpace(t.Subject) == "":
+		return t, errors.New("subject is required")
+	case t.Status == store.ThreadResolved && t.ResolvedAt == nil:
 		return t, errors.New("a resolved thread needs resolvedAt")
-	}
-	if t.Status == store.ThreadOpen && t.ResolvedAt != nil {
+	case t.Status == store.ThreadOpen && t.ResolvedAt != nil:
 		return t, errors.New("an open thread has no resolvedAt (null)")
 	}
-	return t, nil // validated by check, once its organization is known
+	return t, nil
 }
 
-// messageItem is a message of a data file and the content of each of its
-// attachments, in order.
-type messageItem struct {
-	store.Message
-	contents [][]byte
-}
-
-func parseMessage(raw json.RawMessage) (messageItem, error) {
-	var v messageJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return messageItem{}, err
+func parseMessage(r *reader, raw json.RawMessage, where string) (m store.Message, err error) {
+	author := func(raw json.RawMessage) error {
+		err := r.object(raw, where+".author", opt("name", &m.Author.Name), opt("side", &m.Author.Side))
+		if err != nil {
+			return fmt.Errorf("author: %w", err)
+		}
+		return nil
 	}
-	m := messageItem{Message: store.Message{ID: v.ID, OrgID: v.OrgID, ThreadID: v.ThreadID}}
-	if v.ThreadID == "" {
-		return m, errors.New("threadId is required")
-	}
-	if len(v.Author) == 0 || string(v.Author) == "null" {
-		return m, errors.New(`author is required ({"name": "...", "side": "agency" or "client"})`)
-	}
-	var a authorJSON
-	if err := decodeStrict(bytes.NewReader(v.Author), &a); err != nil {
-		return m, fmt.Errorf("author: %w", err)
-	}
-	m.Author = store.Author{Name: a.Name, Side: store.AuthorSide(a.Side)}
-	if v.Body == nil {
-		return m, errors.New("body is required (plain text)")
-	}
-	m.Body = *v.Body
-	if v.Internal == nil {
-		return m, errors.New("internal is required (true or false)")
-	}
-	m.Internal = *v.Internal
-	var err error
-	if m.CreatedAt, err = requiredTime("createdAt", v.CreatedAt); err != nil {
-		return m, err
-	}
-	if m.EditedAt, err = optionalTime("editedAt", v.EditedAt); err != nil {
-		return m, err
-	}
-	if _, err = updatedAt(v.UpdatedAt); err != nil {
-		return m, err
+	var files [][]byte
+	attachments := func(raw json.RawMessage) error {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return fmt.Errorf("attachments: %w", jsonError(err))
+		}
+		for j, raw := range list {
+			var a store.Attachment
+			var contentType, content *string
+			if err := r.object(raw, fmt.Sprintf("%s.attachments[%d]", where, j), opt("id", &a.ID),
+				opt("fileName", &a.FileName), opt("contentType", &contentType), opt("content", &content)); err != nil {
+				return fmt.Errorf("attachments[%d]: %w", j, err)
+			}
+			switch {
+			case a.ID == "":
+				return fmt.Errorf("attachments[%d]: id is required", j)
+			case strings.TrimSpace(a.FileName) == "":
+				return fmt.Errorf("attachments[%d] (id %q): fileName is required", j, a.ID)
+			case content == nil:
+				return fmt.Errorf("attachments[%d] (id %q): content is required (the file's bytes, as a string)", j, a.ID)
+			}
+			a.SizeBytes, a.ContentType = int64(len(*content)), http.DetectContentType([]byte(*content))
+			if contentType != nil {
+				a.ContentType = *contentType
+			}
+			m.Attachments = append(m.Attachments, a)
+			files = append(files, []byte(*content))
+		}
+		return nil
 	}
 	m.Attachments = []store.Attachment{}
-	for j, raw := range v.Attachments {
-		var f attachmentJSON
-		if err := decodeStrict(bytes.NewReader(raw), &f); err != nil {
-			return m, fmt.Errorf("attachments[%d]: %w", j, err)
-		}
-		switch {
-		case f.ID == "":
-			return m, fmt.Errorf("attachments[%d]: id is required", j)
-		case strings.TrimSpace(f.FileName) == "":
-			return m, fmt.Errorf("attachments[%d] (id %q): fileName is required", j, f.ID)
-		case f.Content == nil:
-			return m, fmt.Errorf("attachments[%d] (id %q): content is required (the file's bytes, as a string)", j, f.ID)
-		}
-		content := []byte(*f.Content)
-		ct := http.DetectContentType(content)
-		if f.ContentType != nil {
-			ct = *f.ContentType
-		}
-		m.Attachments = append(m.Attachments, store.Attachment{ID: f.ID, FileName: f.FileName, ContentType: ct, SizeBytes: int64(len(content))})
-		m.contents = append(m.contents, content)
+	if err := r.object(raw, where, opt("id", &m.ID), opt("orgId", &m.OrgID), opt("threadId", &m.ThreadID),
+		req("author", author, `{"name": "...", "side": "agency" or "client"}`), req("body", &m.Body, "plain text"),
+		req("internal", &m.Internal, boolean), at("createdAt", &m.CreatedAt), opt("editedAt", &m.EditedAt),
+		opt("updatedAt", new(time.Time)), opt("attachments", attachments)); err != nil {
+		return m, err
 	}
-	return m, nil // validated once check has given it its organization
+	if m.ThreadID == "" {
+		return m, errors.New("threadId is required")
+	}
+	r.files = append(r.files, files)
+	return m, nil
 }
 
 // attachFiles gives the i-th message's attachments their files: a FileKey

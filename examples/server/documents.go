@@ -25,13 +25,6 @@ func documentKey(orgID, invoiceID string, content []byte) string {
 	return "invoices/" + keyPart(orgID) + "/" + keyPart(invoiceID) + "/" + hex.EncodeToString(sum[:8])
 }
 
-// invoiceItem is an invoice of a data file and the content of its
-// document, if it has one.
-type invoiceItem struct {
-	store.Invoice
-	document *string
-}
-
 // attachDocument gives the i-th invoice a document with content.
 func (ds *dataset) attachDocument(i int, content []byte) {
 	inv := &ds.invoices[i]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -66,12 +67,14 @@ type entry struct {
 }
 
 // section is one kind of item of a dataset, a section of the data file:
-// how to list the dataset's items, put one into a target and remove one.
+// how to parse its items, list the dataset's, put one into a target and
+// remove one.
 // Loading and reloading go through sections, so adding a kind is one entry
 // there (see sectionOf).
 type section struct {
 	name    string // in the data file: "projects"
 	secret  bool   // the id is a secret (an API key): items are named by index only
+	parse   func(r *reader, raws []json.RawMessage, ds *dataset) error
 	entries func(ds *dataset) []entry
 	put     func(t target, ctx context.Context, item any) error
 	// remove removes an item, by organization and id, that a dataset
@@ -103,15 +106,19 @@ func projectOf(th store.Thread) string {
 	return *th.ProjectID
 }
 
-// sectionOf makes the section of items of type T: items lists a
-// dataset's, id names each, put and remove write one; the target's
-// methods fit them (target.PutProject, target.DeleteProject).
-func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
-	put func(target, context.Context, T) error, remove func(target, context.Context, string, string) error) section {
+// sectionOf makes the section of items of type T: list is a dataset's,
+// parse decodes one, id names each, put and remove write one; the
+// target's methods fit them (target.PutProject, target.DeleteProject).
+func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader, json.RawMessage, string) (T, error),
+	id func(T) ref, put func(target, context.Context, T) error, remove func(target, context.Context, string, string) error) section {
 	return section{
 		name: name,
+		parse: func(r *reader, raws []json.RawMessage, ds *dataset) (err error) {
+			*list(ds), err = items(r, name, raws, parse)
+			return err
+		},
 		entries: func(ds *dataset) []entry {
-			list := items(ds)
+			list := *list(ds)
 			out := make([]entry, len(list))
 			for i, v := range list {
 				out[i] = entry{ref: id(v), index: i, item: v}
@@ -128,28 +135,28 @@ func sectionOf[T any](name string, items func(*dataset) []T, id func(T) ref,
 // what belongs to it. Removals go the other way (see change.apply).
 // Threads and messages go through target.threads.
 var sections = []section{
-	sectionOf("organizations", func(ds *dataset) []store.Organization { return ds.orgs },
+	sectionOf("organizations", func(ds *dataset) *[]store.Organization { return &ds.orgs }, parseOrg,
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
-	sectionOf("projects", func(ds *dataset) []store.Project { return ds.projects },
+	sectionOf("projects", func(ds *dataset) *[]store.Project { return &ds.projects }, parseProject,
 		func(p store.Project) ref { return ref{p.OrgID, p.ID} }, target.PutProject, target.DeleteProject),
 	// After the projects: a restricted key's projects are checked at import.
-	secret(sectionOf("apiKeys", func(ds *dataset) []apiKey { return ds.keys },
+	secret(sectionOf("apiKeys", func(ds *dataset) *[]apiKey { return &ds.keys }, parseKey,
 		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey)),
 	ownedBy("projects", func(m store.Milestone) string { return m.ProjectID },
-		sectionOf("milestones", func(ds *dataset) []store.Milestone { return ds.milestones },
+		sectionOf("milestones", func(ds *dataset) *[]store.Milestone { return &ds.milestones }, parseMilestone,
 			func(m store.Milestone) ref { return ref{m.OrgID, m.ID} }, target.PutMilestone, target.DeleteMilestone)),
 	ownedBy("projects", func(d store.Deliverable) string { return d.ProjectID },
-		sectionOf("deliverables", func(ds *dataset) []store.Deliverable { return ds.deliverables },
+		sectionOf("deliverables", func(ds *dataset) *[]store.Deliverable { return &ds.deliverables }, parseDeliverable,
 			func(d store.Deliverable) ref { return ref{d.OrgID, d.ID} }, target.PutDeliverable, target.DeleteDeliverable)),
-	sectionOf("invoices", func(ds *dataset) []store.Invoice { return ds.invoices },
+	sectionOf("invoices", func(ds *dataset) *[]store.Invoice { return &ds.invoices }, parseInvoice,
 		func(i store.Invoice) ref { return ref{i.OrgID, i.ID} }, target.PutInvoice, target.DeleteInvoice),
 	// Threads come after the items they may be about, messages after
 	// their threads.
 	ownedBy("projects", projectOf,
-		sectionOf("threads", func(ds *dataset) []store.Thread { return ds.threads },
+		sectionOf("threads", func(ds *dataset) *[]store.Thread { return &ds.threads }, parseThread,
 			func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.putThread, target.deleteThread)),
 	ownedBy("threads", func(m store.Message) string { return m.ThreadID },
-		sectionOf("messages", func(ds *dataset) []store.Message { return ds.messages },
+		sectionOf("messages", func(ds *dataset) *[]store.Message { return &ds.messages }, parseMessage,
 			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.putMessage, target.deleteMessage)),
 }
 

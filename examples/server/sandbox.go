@@ -2,29 +2,11 @@ package main
 
 import (
 	"context"
-	"io/fs"
 	"log/slog"
-	"strings"
 
-	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/store"
 )
-
-// sandboxFiles serves the sandboxes' demo files (keys "sandbox/...") from
-// sandbox.Files, and every other key from the dataset's files.
-type sandboxFiles struct {
-	files.Source
-	demo files.Source
-}
-
-// Open opens a demo file or a dataset's file.
-func (s sandboxFiles) Open(ctx context.Context, key string) (fs.File, error) {
-	if strings.HasPrefix(key, "sandbox/") {
-		return s.demo.Open(ctx, key)
-	}
-	return s.Source.Open(ctx, key)
-}
 
 // seedSandboxes seeds the sandbox of every organization of ds that holds
 // a sandbox key (revoked or not: its data waits for a new key) or a

@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/sandbox"
 )
 
 // TestDemoSandboxKey calls the demo data's sandbox key: it reads Acme's
@@ -93,4 +99,41 @@ func testDataFileSandboxKey(t *testing.T, args ...string) {
 		d["organizations"] = append(d["organizations"].([]any), map[string]any{"id": "org_a~sandbox", "name": "X", "plan": "starter", "retainerActive": true, "apiEnabled": true})
 	}))
 	is.True(strings.Contains(err.Error(), "reserved"))
+}
+
+// TestDemoSandboxStream: the demo sandbox moves every few seconds, so
+// that the README's first stream shows an event soon; a sandbox key's
+// stream stays open past its access re-checks and shows the sandbox's
+// changes as they come.
+func TestDemoSandboxStream(t *testing.T) {
+	is := is.New(t)
+	cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard)
+	is.NoErr(err)
+	is.Equal(cfg.sandboxInterval, demoSandboxInterval) // demo data: it moves every few seconds
+	cfg, err = parseConfig([]string{"-data", "testdata/contract.json"}, func(string) string { return "" }, io.Discard)
+	is.NoErr(err)
+	is.Equal(cfg.sandboxInterval, sandbox.DefaultInterval) // a data file of one's own: the default
+	cfg, err = parseConfig([]string{"-sandbox-interval", "0"}, func(string) string { return "" }, io.Discard)
+	is.NoErr(err)
+	is.Equal(cfg.sandboxInterval, time.Duration(0)) // as asked
+
+	s := startServer(t, nil, "-sandbox-interval", "300ms")
+	req, err := http.NewRequest("GET", s.url+"/v1/events", nil)
+	is.NoErr(err)
+	req.Header.Set("Authorization", "Bearer "+demoSandboxKey)
+	req.Header.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a generous bound
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	is.NoErr(err)
+	defer res.Body.Close()
+	is.Equal(res.StatusCode, 200)
+	start := time.Now()
+	sc := bufio.NewScanner(res.Body)
+	late := false // an event after the stream's second access re-check
+	for !late && sc.Scan() {
+		late = strings.HasPrefix(sc.Text(), "event: ") && time.Since(start) > 2500*time.Millisecond
+	}
+	is.True(late)             // the stream stayed open, showing the sandbox's changes
+	is.True(ctx.Err() == nil) // within the bound
 }

@@ -127,7 +127,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer endStreams()
 	// The flags' options, then the server's own; one logger for every part.
 	opts := append(cfg.apiOptions(),
-		statusapi.WithFiles(sandboxFiles{Source: lv, demo: sandbox.Files()}),
+		statusapi.WithFiles(sandbox.FilesBeside(lv)),
 		statusapi.WithLogger(log),
 		// Live event streams end when the server shuts down (below:
 		// RegisterOnShutdown), so that Shutdown does not wait for them.

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -696,4 +697,21 @@ func TestBadFlags(t *testing.T) {
 			is.True(!strings.Contains(err.Error(), "secret")) // passwords in URLs are not repeated
 		})
 	}
+}
+
+// TestListensOnLoopback: by default the server, which prints public demo
+// keys, listens on the loopback interface only, and names it localhost;
+// -addr opens it wider.
+func TestListensOnLoopback(t *testing.T) {
+	is := is.New(t)
+	cfg, err := parseConfig(nil, func(string) string { return "" }, io.Discard)
+	is.NoErr(err)
+	host, port, err := net.SplitHostPort(cfg.addr)
+	is.NoErr(err)
+	is.Equal(host, "127.0.0.1") // loopback only
+	is.Equal(port, "8080")
+	is.Equal(defaultPublicURL(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}), "http://localhost:8080")
+	cfg, err = parseConfig([]string{"-addr", ":9090"}, func(string) string { return "" }, io.Discard)
+	is.NoErr(err)
+	is.Equal(cfg.addr, ":9090") // every interface, when asked
 }

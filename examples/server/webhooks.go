@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,37 +56,20 @@ func (e webhookEndpoint) orgID() string {
 	return e.OrgID
 }
 
-type webhookJSON struct {
-	ID         string   `json:"id"`
-	OrgID      string   `json:"orgId"`
-	URL        string   `json:"url"`
-	Types      []string `json:"types"`
-	Scopes     []string `json:"scopes"`
-	ProjectIDs []string `json:"projectIds"`
-	Secret     string   `json:"secret"`
-	Sandbox    bool     `json:"sandbox"`
-}
-
-func parseWebhook(raw json.RawMessage) (webhookEndpoint, error) {
-	var v webhookJSON
-	if err := decodeStrict(bytes.NewReader(raw), &v); err != nil {
-		return webhookEndpoint{}, err
+func parseWebhook(r *reader, raw json.RawMessage, where string) (e webhookEndpoint, err error) {
+	s := &e.Settings
+	if err := r.object(raw, where, opt("id", &s.ID), opt("orgId", &e.OrgID), opt("url", &s.URL), opt("types", &s.Types),
+		opt("scopes", &s.Restriction.Scopes), opt("projectIds", &s.Restriction.ProjectIDs), opt("secret", &s.Secret),
+		opt("sandbox", &e.Sandbox)); err != nil {
+		return e, err
 	}
-	if v.ID == "" || v.OrgID == "" || v.URL == "" {
-		return webhookEndpoint{}, errors.New("id, orgId and url are required")
+	if s.ID == "" || e.OrgID == "" || s.URL == "" {
+		return e, errors.New("id, orgId and url are required")
 	}
-	if !webhook.ValidSecret(v.Secret) {
-		return webhookEndpoint{}, errors.New("secret is required: whsec_ and the base64 of 24 to 64 random bytes")
+	if !webhook.ValidSecret(s.Secret) {
+		return e, errors.New("secret is required: whsec_ and the base64 of 24 to 64 random bytes")
 	}
-	s := webhook.Settings{ID: v.ID, URL: v.URL, Types: v.Types, Secret: v.Secret}
-	if v.Scopes != nil {
-		s.Restriction.Scopes = []auth.Scope{}
-		for _, sc := range v.Scopes {
-			s.Restriction.Scopes = append(s.Restriction.Scopes, auth.Scope(sc))
-		}
-	}
-	s.Restriction.ProjectIDs = v.ProjectIDs
-	return webhookEndpoint{OrgID: v.OrgID, Settings: s, Sandbox: v.Sandbox}, nil
+	return e, nil
 }
 
 // webhooks is the running dispatcher and the endpoints' API, or nothing
@@ -112,7 +94,10 @@ func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset,
 	if cfg.webhookAllowLocal {
 		log.Warn("webhooks may be delivered over http and to local and private addresses (-webhooks-allow-local): for development only")
 	}
-	key := webhook.DeriveKey(signingKey)
+	key, err := webhook.DeriveKey(signingKey)
+	if err != nil {
+		return webhooks{}, err
+	}
 	w := webhooks{eps: webhook.NewEndpoints(ws, ev, key, opts...), allowLocal: cfg.webhookAllowLocal}
 	for _, e := range ds.webhooks {
 		if _, err := w.put(ctx, e); err != nil {

@@ -324,13 +324,15 @@ func Identifier(line string) string {
 
 // Allowed reports whether changelog records the removal or change of line
 // as breaking: under a new major version, or named (as Identifier gives it,
-// in backquotes) under "### Breaking" of the Unreleased section.
+// in backquotes, alone or with a member: `store.Store.ListX`) under
+// "### Breaking" of the Unreleased section.
 func Allowed(changelog, line string) bool {
 	if NewMajor(changelog) {
 		return true
 	}
 	id := Identifier(line)
-	return id != "" && strings.Contains(unreleasedBreaking(changelog), "`"+id+"`")
+	breaking := unreleasedBreaking(changelog)
+	return id != "" && (strings.Contains(breaking, "`"+id+"`") || strings.Contains(breaking, "`"+id+"."))
 }
 
 // ErrBreaking is wrapped by Check's error for a removal or a change.

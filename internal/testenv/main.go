@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,9 +43,10 @@ func noteSkip(name, example string) {
 // cmd/go offers no way to add to that line short of -cover (it appends
 // what follows "coverage: " in the output, but only under -cover, and
 // only the first such text, which would hide the real figure), so the line
-// goes to the terminal (/dev/tty) when there is one and -v is not given,
-// as well as to the test's own output (seen with -v, -json, or when the
-// package fails). A result replayed from the test cache ("(cached)") does
+// goes, when -v is not given, to the go command's own standard error (a
+// terminal, a CI log or a pipe; on Linux, through /proc), else to the
+// terminal (/dev/tty) when there is one, as well as to the test's own
+// output (seen with -v, -json, or when the package fails). A result replayed from the test cache ("(cached)") does
 // not repeat it; -count=1 runs the tests again. With RequireEnv set there
 // is nothing to say: missing services fail the tests.
 func Main(m *testing.M) {
@@ -64,12 +66,30 @@ func AfterRun(code int) int {
 	}
 	fmt.Print(line)
 	if code == 0 && !testing.Verbose() {
-		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-			_, _ = io.WriteString(tty, line)
-			tty.Close()
+		if w := goTestOutput(); w != nil {
+			_, _ = io.WriteString(w, line)
+			w.Close()
 		}
 	}
 	return code
+}
+
+// goTestOutput opens where go test's own output goes, for a line that
+// go test would otherwise hide: the standard error of the go command that
+// runs this test binary (a terminal, a CI log or a pipe alike), found
+// through /proc where there is one; else the terminal (/dev/tty); nil
+// when neither opens.
+func goTestOutput() io.WriteCloser {
+	ppid := strconv.Itoa(os.Getppid())
+	if comm, err := os.ReadFile("/proc/" + ppid + "/comm"); err == nil && strings.TrimSpace(string(comm)) == "go" {
+		if f, err := os.OpenFile("/proc/"+ppid+"/fd/2", os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			return f
+		}
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		return tty
+	}
+	return nil
 }
 
 // skipLine returns the line that says how many tests of pkg skipped and

@@ -161,7 +161,10 @@ func Measure(t testing.TB, s Subject, n, slack int) Figures {
 	t.Helper()
 	ctx := context.Background()
 	c := NewCounting(s)
-	key := webhook.DeriveKey([]byte("webhooktest: the portal's signing key"))
+	key, err := webhook.DeriveKey([]byte("webhooktest: the portal's signing key, 32+ bytes"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	eps := webhook.NewEndpoints(c, c, key, webhook.WithAllowLocal(true))
 	f := Figures{Orgs: n}
 	runtime.GC()

@@ -2,7 +2,10 @@ package bunstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -13,7 +16,7 @@ import (
 // for all of them, and the store makes one round trip. Under load, the
 // cost of a statement, not of its few index scans, is most of what these
 // reads cost: a statement of 8 pages of invoices answers 3x the pages a
-// second of 8 statements on the same cores (examples/bench; see
+// second of 8 statements on the same cores (tools/bench; see
 // docs/performance.md).
 //
 // It changes nothing a reader sees. A read joins only a batch that has
@@ -22,9 +25,10 @@ import (
 // was asked is seen, as with a statement of its own. Identical reads of
 // one batch are asked once. A reader whose context ends stops waiting at
 // once with its error; the batch runs on for the others, under the
-// store's query timeout. So a read waits at most for the statement that
-// runs before its own and its own, each under that timeout, and needs no
-// timer of its own.
+// store's query timeout. A read that waits for the statement that runs
+// before its own (maxRunningBatches) and then its own gives up one query
+// timeout after it was asked, as a statement of its own would: in an
+// outage, a batched read answers as soon as any other.
 
 // maxRunningBatches is how many statements of one batcher run at once.
 // A read that finds fewer running starts its batch at once, so a lone
@@ -41,6 +45,10 @@ const maxCoalesced = 64
 // answered by one call of run.
 type batcher[K comparable, V any] struct {
 	run func(keys []K) (map[K]V, error)
+	// timeout bounds each read from its asking (the store's query
+	// timeout): a read never waits longer than a statement of its own
+	// would, however long the statement ahead of its batch takes.
+	timeout time.Duration
 
 	mu      sync.Mutex
 	next    *batch[K, V] // gathering reads, not started; nil for none
@@ -57,8 +65,8 @@ type batch[K comparable, V any] struct {
 	err    error
 }
 
-func newBatcher[K comparable, V any](run func(keys []K) (map[K]V, error)) *batcher[K, V] {
-	return &batcher[K, V]{run: run}
+func newBatcher[K comparable, V any](run func(keys []K) (map[K]V, error), timeout time.Duration) *batcher[K, V] {
+	return &batcher[K, V]{run: run, timeout: timeout}
 }
 
 // read returns k's value (the zero V when run's map has none), read by a
@@ -81,14 +89,31 @@ func (b *batcher[K, V]) read(ctx context.Context, k K) (V, error) {
 	} else {
 		b.mu.Unlock()
 	}
+	var expired <-chan time.Time
+	if b.timeout > 0 {
+		t := time.NewTimer(b.timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	var zero V
 	select {
 	case <-bt.done:
 		return bt.values[k], bt.err
 	case <-ctx.Done():
-		var zero V
 		return zero, ctx.Err()
+	case <-expired:
+		select {
+		case <-bt.done: // answered as the timer fired
+			return bt.values[k], bt.err
+		default:
+		}
+		return zero, errBatchWait
 	}
 }
+
+// errBatchWait is a batched read's error when its statement did not
+// answer within the query timeout of the read's asking.
+var errBatchWait = fmt.Errorf("the batched read did not answer within the query timeout: %w", context.DeadlineExceeded)
 
 // loop runs bt, then the batch that gathered meanwhile, until none has.
 func (b *batcher[K, V]) loop(bt *batch[K, V]) {
@@ -111,7 +136,7 @@ type batches struct {
 }
 
 func newBatches(s *Store) *batches {
-	return &batches{versions: newBatcher(s.readVersions), invoices: newInvoicePages(s)}
+	return &batches{versions: newBatcher(s.readVersions, s.timeout), invoices: newInvoicePages(s)}
 }
 
 // batchError is the error of a batched read as the store returns it: nil;
@@ -119,6 +144,9 @@ func newBatches(s *Store) *batches {
 // when ctx ended while the read waited, ctx's, wrapped as failure wraps
 // it (what says what was being read).
 func batchError(ctx context.Context, what func() string, err error) error {
+	if errors.Is(err, errBatchWait) && ctx.Err() == nil {
+		return fmt.Errorf("bunstore: %s: %w: %w", what(), store.ErrUnavailable, err)
+	}
 	if err == nil || ctx.Err() == nil {
 		return err
 	}

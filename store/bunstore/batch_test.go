@@ -7,8 +7,11 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // TestBatcherAnswersEachReadFromAStatementStartedAfterIt: a read that
@@ -30,7 +33,7 @@ func TestBatcherAnswersEachReadFromAStatementStartedAfterIt(t *testing.T) {
 				out[k] = len(k)
 			}
 			return out, nil
-		})
+		}, time.Minute)
 		got := make(map[string]int)
 		var gotMu sync.Mutex
 		read := func(k string) {
@@ -78,7 +81,7 @@ func TestBatcherReaderLeaves(t *testing.T) {
 				return nil, failed
 			}
 			return map[string]int{"x": 7}, nil
-		})
+		}, time.Minute)
 		for range maxRunningBatches { // every statement busy: the next reads gather
 			go b.read(context.Background(), "busy")
 			synctest.Wait()
@@ -100,5 +103,34 @@ func TestBatcherReaderLeaves(t *testing.T) {
 		close(release)
 		_, err := b.read(context.Background(), "fail")
 		is.True(errors.Is(err, failed))
+	})
+}
+
+// TestBatcherReadWithinTimeout: in an outage, where every statement runs
+// out its query timeout, a read that must wait for a running statement
+// before its own still answers within one timeout of its asking, as
+// unavailable and past its deadline, not after two.
+func TestBatcherReadWithinTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		const timeout = 3 * time.Second
+		b := newBatcher(func(keys []string) (map[string]int, error) {
+			time.Sleep(timeout) // fake time (synctest): a blackholed database, cut by the query timeout
+			return nil, context.DeadlineExceeded
+		}, timeout)
+		for range maxRunningBatches { // every statement busy
+			go func() { _, _ = b.read(context.Background(), "busy") }()
+			synctest.Wait()
+		}
+		time.Sleep(500 * time.Millisecond) // fake time (synctest): asked while they run
+		start := time.Now()
+		_, err := b.read(context.Background(), "x")
+		is.True(time.Since(start) <= timeout) // within one timeout, not two
+		err = batchError(context.Background(), func() string { return "x" }, err)
+		is.True(errors.Is(err, store.ErrUnavailable))
+		is.True(errors.Is(err, context.DeadlineExceeded))
+		time.Sleep(2 * timeout) // fake time (synctest): the statements end
+		synctest.Wait()
+		is.Equal(b.running, 0)
 	})
 }

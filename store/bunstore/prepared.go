@@ -128,7 +128,7 @@ func newInvoicePages(s *Store) *invoicePages {
 		for _, project := range []bool{false, true} {
 			p[b2i(status)][b2i(project)] = newBatcher(func(keys []invoicePageKey) (map[invoicePageKey]store.Page[store.Invoice], error) {
 				return s.readInvoicePages(status, project, keys)
-			})
+			}, s.timeout)
 		}
 	}
 	return &p

@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -111,7 +112,8 @@ type Store struct {
 	// statements are the texts of the reads prepared on pgx
 	// (prepared.go).
 	statements *statements
-	batches    *batches // the hot reads, coalesced (batch.go)
+	batches    *batches     // the hot reads, coalesced (batch.go)
+	schemaOK   *atomic.Bool // Ping found the schema this version's (ready.go)
 }
 
 var (
@@ -197,7 +199,7 @@ func New(db bun.IDB, opts ...Option) *Store {
 	if err != nil {
 		panic(err.Error())
 	}
-	s := &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}}
+	s := &Store{db: db, timeout: c.queryTimeout, schema: c.schema, notify: newNotifier(db, c, driver), clock: c.clock, statements: &statements{}, schemaOK: new(atomic.Bool)}
 	s.batches = newBatches(s)
 	return s
 }

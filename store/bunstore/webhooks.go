@@ -124,18 +124,23 @@ func (s *Store) GetWebhookEndpoint(ctx context.Context, orgID, id string) (store
 }
 
 // ListWebhookEndpoints implements store.WebhookEndpoints.
-func (s *Store) ListWebhookEndpoints(ctx context.Context, orgID string, q store.PageRequest) (store.Page[store.WebhookEndpoint], error) {
+func (s *Store) ListWebhookEndpoints(ctx context.Context, orgID string, q store.WebhookEndpointQuery) (store.Page[store.WebhookEndpoint], error) {
 	if !storable(orgID) {
-		return none[store.WebhookEndpoint](ctx, q)
+		return none[store.WebhookEndpoint](ctx, q.PageRequest)
+	}
+	// The status filter: enabled IN (true, false) for any.
+	enabled := []bool{true, false}
+	if q.Status != "" {
+		enabled = []bool{q.Status == store.WebhookEndpointEnabled}
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var rows []endpointRow
 	var total int
-	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ?", s.table("webhook_endpoints"), orgID).Scan(ctx, &total)
+	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ? AND enabled IN (?)", s.table("webhook_endpoints"), orgID, bun.In(enabled)).Scan(ctx, &total)
 	if err == nil {
-		err = s.db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
-			s.table("webhook_endpoints"), orgID, q.Limit, offset(q)).Scan(ctx, &rows)
+		err = s.db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? AND enabled IN (?) ORDER BY created_at, id LIMIT ? OFFSET ?",
+			s.table("webhook_endpoints"), orgID, bun.In(enabled), q.Limit, offset(q.PageRequest)).Scan(ctx, &rows)
 	}
 	if err != nil {
 		return store.Page[store.WebhookEndpoint]{}, failure(ctx, store.ErrUnavailable, "list webhook endpoints", err)

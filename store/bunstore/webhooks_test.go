@@ -22,7 +22,7 @@ import (
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
-var webhookKey = webhook.DeriveKey([]byte("test signing key"))
+var webhookKey, _ = webhook.DeriveKey([]byte("test signing key, 32 bytes or more"))
 
 // replicas opens n pools on one fresh, migrated schema: the stores of n
 // replicas of a portal.
@@ -97,6 +97,12 @@ func TestWebhookEndpointsPostgres(t *testing.T) {
 	p, err := eps.List(ctx, "org_a", store.PageRequest{Page: 1, Limit: 10})
 	is.NoErr(err)
 	is.Equal(p.Total, 1)
+	for status, want := range map[store.WebhookEndpointStatus]int{store.WebhookEndpointDisabled: 1, store.WebhookEndpointEnabled: 0, "": 1} {
+		p, err := st.ListWebhookEndpoints(ctx, "org_a", store.WebhookEndpointQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: status})
+		is.NoErr(err)
+		is.Equal(p.Total, want)      // the status filter
+		is.Equal(len(p.Items), want) // counts what it lists
+	}
 	_, err = st.ListWebhookDeliveries(ctx, "org_a", "nope", store.WebhookDeliveryQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}})
 	is.True(errors.Is(err, store.ErrNotFound))
 	is.NoErr(eps.Delete(ctx, "org_a", "we_1"))
@@ -185,7 +191,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // TestWebhookReplicas runs two dispatchers on two pools of one schema:
-// 300 events to 3 endpoints arrive each exactly once (examples/webhookload
+// 300 events to 3 endpoints arrive each exactly once (tools/webhookload
 // measures 1,000, with replica processes and PostgreSQL's event spine). Then again with
 // one dispatcher killed while it holds claims (its attempts held at the
 // receiver, then abandoned, nothing of them recorded): its jobs stay

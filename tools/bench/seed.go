@@ -145,7 +145,7 @@ type orgKey struct {
 // PostgreSQL leave theirs behind; they expire).
 func mint(ctx context.Context, keys *auth.Keys, org string) (orgKey, error) {
 	exp := time.Now().Add(24 * time.Hour)
-	key, rec, err := keys.Mint(ctx, org, "examples/bench", &exp)
+	key, rec, err := keys.Mint(ctx, org, "tools/bench", &exp)
 	if err != nil {
 		return orgKey{}, err
 	}

@@ -153,5 +153,5 @@ func TestCommandLineHidesPassword(t *testing.T) {
 	is := is.New(t)
 	got := commandLine([]string{"-db", "postgres://u:secret@h/db?sslmode=disable", "-d", "5s"})
 	is.True(!strings.Contains(got, "secret"))
-	is.Equal(got, "go run ./examples/bench -db 'postgres://u:xxxxx@h/db?sslmode=disable' -d 5s")
+	is.Equal(got, "go run ./tools/bench -db 'postgres://u:xxxxx@h/db?sslmode=disable' -d 5s")
 }

@@ -7,12 +7,12 @@
 // then makes one write in each organization and reports how long each
 // stream took to carry its event. It measures; it asserts nothing.
 //
-//	go run ./examples/streams -n 1000 -idle 20s
+//	go run ./tools/streams -n 1000 -idle 20s
 //
 // With -pg URL it measures instead the latency from a commit to its event
 // on a stream of another replica, on PostgreSQL (see runPostgres):
 //
-//	go run ./examples/streams -pg 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable' -writes 100
+//	go run ./tools/streams -pg 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable' -writes 100
 //
 // The clients are raw TCP connections in the same process that read
 // nothing once the headers came (the kernel keeps the heartbeats): the

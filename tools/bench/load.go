@@ -108,7 +108,7 @@ func parseWrk(out string) (float64, error) {
 // goLoader is the load generator built in, for a machine without wrk:
 // conns goroutines, each with a request in flight at a time, on one
 // shared http.Transport that keeps conns connections to each server, as
-// examples/load does. It runs in the process it measures, so it takes CPU
+// tools/load does. It runs in the process it measures, so it takes CPU
 // from the servers as wrk does from outside.
 type goLoader struct {
 	conns  int

@@ -5,7 +5,7 @@
 // delivery as a client would (statusclient.VerifyWebhook). It measures and
 // reports; it asserts nothing, but exits non-zero when a delivery is lost.
 //
-//	go run ./examples/webhookload -database-url "$TEST_DATABASE_URL"
+//	go run ./tools/webhookload -database-url "$TEST_DATABASE_URL"
 //
 // Each scenario works in a schema of its own, dropped at the end:
 //
@@ -49,7 +49,7 @@ import (
 )
 
 // key seals the endpoints' secrets, in the parent and in the replicas.
-var key = webhook.DeriveKey([]byte("webhookload: a measuring key, not a secret"))
+var key, _ = webhook.DeriveKey([]byte("webhookload: a measuring key, not a secret"))
 
 // org is the organization whose events are delivered.
 const org = "org_load"

@@ -7,7 +7,7 @@
 // (no rate limit) over loopback, sent by wrk -t2 -c32 --latency (with
 // --timeout 10s, so that a slow case is measured rather than failed), or,
 // when wrk is not on the PATH (or with -load go), by a load generator
-// built in, as examples/load's; the output says which. A response other
+// built in, as tools/load's; the output says which. A response other
 // than 200 (wrk: any "Non-2xx or 3xx" or socket error) fails the run. Each handler has its own
 // http.Server on 127.0.0.1:0 in this process; one server is measured at a
 // time, after a warm-up. The library runs as a server runs it: behind a
@@ -67,10 +67,10 @@
 // Runs 2, 3, 5, 6 and 8 need PostgreSQL (-db, default $TEST_DATABASE_URL);
 // without it only runs 1, 4 and 7 run, and the output says why.
 //
-//	go run ./examples/bench                                  # memory only
-//	go run ./examples/bench -db "$TEST_DATABASE_URL" -others 10000000
-//	go run ./examples/bench -run flat -d 10s -rounds 5
-//	go run ./examples/bench -run 'memory-vs-static$|production' -d 5s -rounds 3   # issue 25's table, a few minutes
+//	go run ./tools/bench                                  # memory only
+//	go run ./tools/bench -db "$TEST_DATABASE_URL" -others 10000000
+//	go run ./tools/bench -run flat -d 10s -rounds 5
+//	go run ./tools/bench -run 'memory-vs-static$|production' -d 5s -rounds 3   # issue 25's table, a few minutes
 //
 // Reading the table: each run measures two sides, the "clientstatus"
 // column (the subject) and the "yardstick" column (what it is held
@@ -332,7 +332,7 @@ func run(ctx context.Context, args []string, out, progress io.Writer) error {
 // header prints what the figures were measured on and how.
 func (b *bench) header(out io.Writer) {
 	cfg := b.cfg
-	fmt.Fprintln(out, "### clientstatus: examples/bench")
+	fmt.Fprintln(out, "### clientstatus: tools/bench")
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "- Command: `%s`\n", commandLine(cfg.args))
 	fmt.Fprintf(out, "- %s %s/%s, GOMAXPROCS %d, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU())
@@ -362,7 +362,7 @@ func (b *bench) header(out io.Writer) {
 // commandLine is how the command was run, shell-quoted, with a password
 // in -db hidden.
 func commandLine(args []string) string {
-	parts := []string{"go run ./examples/bench"}
+	parts := []string{"go run ./tools/bench"}
 	for i, a := range args {
 		if i > 0 && (args[i-1] == "-db" || args[i-1] == "--db") {
 			a = redact(a)

@@ -4,7 +4,7 @@
 // nothing.
 //
 //	go run ./examples/server &
-//	go run ./examples/load -key demo_ember_enterprise_key -path '/v1/invoices?limit=20' -c 16 -d 10s
+//	go run ./tools/load -key demo_ember_enterprise_key -path '/v1/invoices?limit=20' -c 16 -d 10s
 //
 // Use an enterprise key (no rate limit) to measure the server rather than
 // the limiter. -pid, given the server's process id on this machine, also

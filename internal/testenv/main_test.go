@@ -1,0 +1,37 @@
+package testenv_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/internal/testenv"
+)
+
+// TestSkipLineReachesGoTestsOutput: go test of a package whose test
+// skipped for want of PostgreSQL prints the skip line where go test's own
+// output goes (a CI log, a pipe: no terminal here), not only to a
+// terminal.
+func TestSkipLineReachesGoTestsOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	is := is.New(t)
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "./testdata/skipper")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TEST_DATABASE_URL=") && !strings.HasPrefix(kv, testenv.RequireEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	out, err := cmd.CombinedOutput() // a pipe, and no controlling terminal for /dev/tty
+	is.NoErr(err)
+	is.True(strings.Contains(string(out), "skip\tgithub.com/clientstatus/clientstatus/internal/testenv/testdata/skipper\t1 test skipped: run TEST_DATABASE_URL=")) // the line, in go test's output
+	is.True(strings.Contains(string(out), "ok  \tgithub.com/clientstatus/clientstatus/internal/testenv/testdata/skipper"))
+}
