@@ -58,6 +58,9 @@ type probe struct {
 type row struct {
 	probes []probe
 	none   string // why there is no probe: not configuration
+	// secret marks a key or secret, the rule's one exception: its zero
+	// value is refused, never defaulted (package option, rule 3).
+	secret bool
 }
 
 // catch runs f, returning what it panics with as an error (nil when it
@@ -213,8 +216,8 @@ func options() map[string]row {
 			api("zero", statusapi.WithPublicURL(""), ok),
 			api("relative", statusapi.WithPublicURL("portal.example.com/api"), refused)}},
 		"statusapi.WithPublicURLFunc": {probes: []probe{api("nil", statusapi.WithPublicURLFunc(nil), ok)}},
-		"statusapi.WithSigningKey": {probes: []probe{
-			api("zero (an unset variable, refused as documented)", statusapi.WithSigningKey([]byte("")), refused),
+		"statusapi.WithSigningKey": {secret: true, probes: []probe{
+			api("zero", statusapi.WithSigningKey([]byte("")), refused), // a secret: the exception to the zero rule
 			api("short", statusapi.WithSigningKey([]byte("short")), refused),
 			api("good", statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")), ok)}},
 		"statusapi.WithLinkTTL": {probes: []probe{
@@ -234,11 +237,9 @@ func options() map[string]row {
 		"statusapi.WithShutdown":         {probes: []probe{api("nil", statusapi.WithShutdown(nil), ok)}},
 		"statusapi.WithObserver":         {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
 		"statusapi.WithRequestLog":       {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
-		// A nil store of an opt-in route is refused, not taken for "off"
-		// (issue 20: never a silent downgrade); leaving the option out is off.
-		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), refused),
+		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), ok),
 			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
-		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), refused),
+		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), ok),
 			api("statusmcp", statusapi.WithMCP(statusmcp.Handler()), ok)}},
 		"statusmcp.WithClock": {
 			none: "the MCP handler's clock for tests; nil keeps time.Now (statusmcp.Handler takes no errors)"},
@@ -384,6 +385,9 @@ var nilOptions = []probe{
 	bunOpt("nil Option", nil, false), open("nil Option", nil, false),
 	hook("nil Option", nil, false), sim("nil Option", nil, false),
 	client("nil Option", nil, false), otel("nil Option", nil),
+	{"nil Option to statusapi.Routes", func() error { return nil }, func() error {
+		return catch(func() { statusapi.Routes(store.NewMemory(), nil) })
+	}, false},
 }
 
 // TestOptionsPolicy checks every option of the module against the one
@@ -413,6 +417,11 @@ func TestOptionsPolicy(t *testing.T) {
 		if len(r.probes) == 0 {
 			t.Errorf("%s: a row without probes must say why (none)", name)
 		}
+		// The rule: the zero value of the argument sets the default, so
+		// every row probes it, and never as refused; a secret's is refused.
+		if !slices.ContainsFunc(r.probes, func(p probe) bool { return zeroProbe(p.value) && p.refused == r.secret }) {
+			t.Errorf("%s: no probe of the zero value (nil, zero, none) that keeps the default (refused, for a secret)", name)
+		}
 		for _, p := range r.probes {
 			t.Run(name+"/"+p.value, func(t *testing.T) {
 				is := is.New(t)
@@ -434,6 +443,17 @@ func TestOptionsPolicy(t *testing.T) {
 		is.NoErr(p.validate()) // a nil Option is ignored
 		is.NoErr(p.build())
 	}
+}
+
+// zeroProbe reports whether a probe's value is the zero value of the
+// option's argument (or the option takes none).
+func zeroProbe(value string) bool {
+	for _, z := range []string{"nil", "zero", "none"} {
+		if value == z || strings.HasPrefix(value, z+" (") {
+			return true
+		}
+	}
+	return false
 }
 
 // withFunctions returns the module's exported functions named With...

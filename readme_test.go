@@ -30,17 +30,17 @@ import (
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
-// The README's Go snippets are the functions below, word for word: the
-// test TestREADMESnippets checks that every Go block of the README and of
-// docs/ that starts with "func " is in this file (or, for chi and echo, in
-// examples/mounting/mounting.go), and the other tests run them, so the
-// docs cannot show code that does not compile or does not work.
+// The Go snippets of the README and docs/ are the functions below, word
+// for word: TestREADMESnippets checks that every Go block of the README
+// and of docs/ that starts with "func " is in this file (or, for chi and
+// echo, in examples/mounting/mounting.go), and the other tests run them,
+// so the docs cannot show code that does not compile or does not work.
 // TestREADMERoutes checks the README's route table against
 // statusapi.Routes, and TestDocLinks every relative link of the docs.
 
 // mountInMemory is the README's "Mount it in your Go server" snippet.
 func mountInMemory(ctx context.Context, mux *http.ServeMux, srv *http.Server) (*auth.Keys, func(), error) {
-	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, see below
+	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, docs/library.md
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
 
 	// An organization is put once, in the store; its keys read it from there.
@@ -101,7 +101,7 @@ func TestMountInMemory(t *testing.T) {
 	is.NoErr(srv.Config.Shutdown(sctx)) // the stream ended: Shutdown did not wait out its context
 }
 
-// mountOnPostgres is the README's "On PostgreSQL and Redis" snippet.
+// mountOnPostgres is docs/library.md's "On PostgreSQL and Redis" snippet.
 func mountOnPostgres(ctx context.Context, srv *http.Server, databaseURL, redisURL, schema string) (http.Handler, *auth.Keys, func(), error) {
 	db, err := bunstore.Open(ctx, databaseURL) // pgx, with statement_timeout; or your own *bun.DB
 	if err != nil {
@@ -173,7 +173,7 @@ func mountWithNetHTTP(mux *http.ServeMux, api, ready http.Handler) {
 	mux.Handle("GET /readyz", ready)                   // statusapi.Readiness(st, keys, lim, logger)
 }
 
-// whiteLabel is the README's "Mounting" snippet for one domain per client.
+// whiteLabel is docs/library.md's "Mounting" snippet for one domain per client.
 func whiteLabel(domains map[string]string) statusapi.Option {
 	return statusapi.WithPublicURLFunc(func(r *http.Request) (*url.URL, error) {
 		base, ok := domains[r.Host] // the portal's own list: never r.Host itself

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The tests' own rules (issue 20), checked over the module's source: no
+// The tests' own rules, checked over the module's source: no
 // test waits for time to pass, and every test builds its handler with the
 // one harness, internal/apitest.
 

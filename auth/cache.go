@@ -17,48 +17,18 @@ const DefaultCacheTTL = 30 * time.Second
 // DefaultCacheSize is how many credentials a Cache remembers at most.
 const DefaultCacheSize = 10000
 
-// Cache is a KeyResolver that remembers the answers of another for a short
-// time, so that a busy client costs no key-store round trip per request.
+// Cache is a KeyResolver that remembers the answers of another, a
+// principal or a refusal, for its ttl (WithCacheTTL), keyed by the
+// credential's SHA-256. It forgets an organization's principals as soon as
+// an Invalidations reports it (the resolver it wraps, when that is one,
+// and those of WithInvalidations), forgets everything when a channel
+// reconnects, and drops a principal at its Expiry. Failures are never
+// remembered. A principal asked for in the second half of its ttl is
+// looked up again in the background. At most WithMaxEntries are kept.
+// How soon a revocation takes effect, and why: docs/keys.md.
 //
-// It remembers a principal, and a refusal (ErrInvalidKey), for its ttl
-// (WithCacheTTL), and forgets an organization's principals as soon as an
-// Invalidations reports the organization: the resolver it is given when
-// that is one (Keys, or a Chain holding Keys), and those of
-// WithInvalidations. So revoking a key, deleting an organization or
-// changing its plan, retainer or API access takes effect:
-//
-//   - at once in the process that made the change through Keys or
-//     store.Memory (NewMemoryKeyStore relays the latter): the next request
-//     sees it;
-//   - within about a second on the other replicas, when the change reaches
-//     them through a channel they share: PostgreSQL's LISTEN/NOTIFY
-//     (store/bunstore, which also sees a portal's own SQL) or Redis
-//     pub/sub (auth/redisinvalidate);
-//   - within the ttl otherwise, which is the bound while such a channel is
-//     down. A channel that reconnects reports AllOrganizations, and the
-//     cache then forgets everything, as changes may have been missed.
-//
-// A refusal is not forgotten with its organization (it is remembered by
-// credential only, and a revocation never turns it into an acceptance): a
-// credential refused before it became valid (a key imported after a
-// client tried it) is accepted within the ttl. A principal whose Expiry
-// comes sooner (a key's or a JWT's) is dropped at its expiry, not a ttl
-// later; a refusal that also wraps ErrNotYetValid (a JWT before its
-// "nbf") is not remembered. Store failures (ErrUnavailable, ctx errors)
-// are never remembered. An answer looked up while an invalidation arrived
-// is returned but not remembered, as it may predate the change.
-//
-// A principal asked for in the second half of its ttl is served and looked
-// up again in the background, once at a time, and the answer replaces it:
-// a client that polls more often than the ttl never waits for the key
-// store after its first request, and no entry is ever served past its
-// ttl.
-//
-// Entries are keyed by the SHA-256 of the credential, never the credential.
-// At most DefaultCacheSize (see WithMaxEntries) are kept: when full, expired
-// entries are dropped, then arbitrary ones, so that random credentials
-// cannot grow memory. Each process has its own Cache: replicas do not share
-// it. Cache is safe for concurrent use; Close ends its subscriptions.
+// Each process has its own Cache. It is safe for concurrent use; Close
+// ends its subscriptions.
 type Cache struct {
 	next KeyResolver
 	ttl  time.Duration
@@ -116,9 +86,7 @@ func NewCache(r KeyResolver, opts ...Option) *Cache {
 }
 
 // credentialID is the SHA-256 of a credential, the key of the cache's
-// entries. A credential of up to 128 bytes (every key the module mints)
-// is hashed from a copy on the stack: []byte(credential) would allocate
-// for any credential over 32 bytes, on every request.
+// entries, hashed without an allocation up to 128 bytes.
 func credentialID(credential string) [sha256.Size]byte {
 	var buf [128]byte
 	if len(credential) <= len(buf) {

@@ -101,16 +101,8 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // organization's included).
 //
 // The projects are checked through the KeyStore's GetProject method
-// (store.Memory's through MemoryKeyStore, bunstore's own). A KeyStore
-// without one, or whose GetProject returns an error wrapping
-// errors.ErrUnsupported, cannot check them: the ids are then stored as
-// given and a warning is logged. That is safe, as an id that names no
-// project matches nothing, but a mistyped id goes unnoticed.
-//
-// The restriction is stored with the key, in a canonical order, and read
-// back once: a KeyStore that does not keep it (one written before
-// restrictions existed) would make a key that reads everything, so the key
-// is then revoked and the error says why.
+// (store.Memory's through MemoryKeyStore, bunstore's own). The
+// restriction is stored with the key, in a canonical order.
 func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction) (string, Key, error) {
 	return k.mint(ctx, orgID, name, expiresAt, r, false)
 }
@@ -255,17 +247,11 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 	if err := k.store.CreateKey(ctx, rec); err != nil {
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
-	if r.Restricted() || sandbox {
-		if err := k.checkKept(ctx, rec); err != nil {
-			return Key{}, err
-		}
-	}
 	return rec, nil
 }
 
 // checkProjects refuses, with an error wrapping ErrInvalidInput, an id of
-// ids that is not one of the organization's projects, when the key store
-// can tell (see MintRestricted).
+// ids that is not one of the organization's projects.
 func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) error {
 	if len(ids) == 0 {
 		return nil
@@ -273,9 +259,6 @@ func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) er
 	for _, id := range ids {
 		_, err := k.store.GetProject(ctx, orgID, id)
 		switch {
-		case errors.Is(err, errors.ErrUnsupported):
-			k.log.Warn("auth: the key store cannot read projects: a restricted key's project ids are stored unchecked", "org", orgID, "projects", len(ids))
-			return nil
 		case errors.Is(err, store.ErrNotFound):
 			return fmt.Errorf("auth: key for %q: %w project id %q: the organization has no such project", orgID, ErrInvalidInput, id)
 		case err != nil:
@@ -283,22 +266,6 @@ func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) er
 		}
 	}
 	return nil
-}
-
-// checkKept reads rec back from the key store and revokes it when the
-// store did not keep its restriction.
-func (k *Keys) checkKept(ctx context.Context, rec Key) error {
-	stored, _, err := k.store.LookupKey(ctx, rec.Hash)
-	if err != nil {
-		return fmt.Errorf("auth: key %s for %q: reading it back: %w", rec.ID, rec.OrgID, err)
-	}
-	if stored.Restriction.equal(rec.Restriction) && stored.Sandbox == rec.Sandbox {
-		return nil
-	}
-	if err := k.store.RevokeKey(ctx, rec.OrgID, rec.ID, k.now().UTC()); err != nil {
-		return fmt.Errorf("auth: key %s for %q: the key store did not keep its restriction, and revoking it failed: %w", rec.ID, rec.OrgID, err)
-	}
-	return fmt.Errorf("auth: key %s for %q: the key store does not keep restrictions (Key.Scopes, Key.ProjectIDs) or the sandbox flag (Key.Sandbox): the key was revoked", rec.ID, rec.OrgID)
 }
 
 // newKeyID returns "key_" and 16 random hex digits.

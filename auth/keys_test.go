@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -375,67 +374,3 @@ func (s *testKeyStore) PutOrganization(o store.Organization) {
 		panic(err)
 	}
 }
-
-// forgetful is a KeyStore written before restrictions existed: it stores
-// keys without them.
-type forgetful struct{ *auth.MemoryKeyStore }
-
-func (f forgetful) CreateKey(ctx context.Context, k auth.Key) error {
-	k.Restriction = auth.Restriction{}
-	return f.MemoryKeyStore.CreateKey(ctx, k)
-}
-
-// TestMintRestrictedOnAStoreThatForgets checks that a key store that
-// drops restrictions never yields a key that reads everything: the key is
-// revoked and the mint fails.
-func TestMintRestrictedOnAStoreThatForgets(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	ks := newKeyStore()
-	ks.PutOrganization(active)
-	keys := auth.NewKeys(forgetful{ks.MemoryKeyStore})
-	plain, _, err := keys.MintRestricted(ctx, "org_a", "ci", nil, auth.Restriction{Scopes: []auth.Scope{auth.ScopeInvoices}})
-	is.True(err != nil)                                                  // refused
-	is.True(strings.Contains(err.Error(), "does not keep restrictions")) // saying why
-	is.Equal(plain, "")
-	list, err := keys.List(ctx, "org_a")
-	is.NoErr(err)
-	is.Equal(len(list), 1)
-	is.True(list[0].RevokedAt != nil) // the unrestricted record cannot be used
-	_, _, err = keys.Mint(ctx, "org_a", "plain", nil)
-	is.NoErr(err) // unrestricted keys are unaffected
-}
-
-// TestMintRestrictedUnchecked checks a key store whose organizations hold
-// no projects: the ids cannot be checked, so they are kept as given, with
-// a warning.
-func TestMintRestrictedUnchecked(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	orgs := orgsOnly{store.NewMemory()}
-	is.NoErr(orgs.m.PutOrganization(ctx, active))
-	var logs strings.Builder
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(orgs), auth.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	plain, rec, err := keys.MintRestricted(ctx, "org_a", "ci", nil, auth.Restriction{ProjectIDs: []string{"anything"}})
-	is.NoErr(err) // kept unchecked
-	is.Equal(rec.ProjectIDs, []string{"anything"})
-	is.True(strings.Contains(logs.String(), "unchecked")) // and said so
-	p, err := keys.Resolve(ctx, plain)
-	is.NoErr(err)
-	is.Equal(p.ProjectIDs, []string{"anything"})
-}
-
-// orgsOnly is store.Organizations without projects.
-type orgsOnly struct{ m *store.Memory }
-
-func (o orgsOnly) Organization(ctx context.Context, id string) (store.Organization, error) {
-	return o.m.Organization(ctx, id)
-}
-
-func (o orgsOnly) OnDeleteOrganization(fn func(string)) { o.m.OnDeleteOrganization(fn) }
-
-// GetProject says it holds no projects.
-func (orgsOnly) GetProject(context.Context, string, string) (store.Project, error) {
-	return store.Project{}, errors.ErrUnsupported
-}
-func (o orgsOnly) OnOrganizationChange(fn func(string)) { o.m.OnOrganizationChange(fn) }

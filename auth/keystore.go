@@ -69,9 +69,7 @@ type KeyStore interface {
 	MarkUsed(ctx context.Context, used map[string]time.Time) error
 	// GetProject returns one of the organization's projects, or an error
 	// wrapping store.ErrNotFound, so that Keys can check the project ids
-	// of a restricted key (MintRestricted); an error wrapping
-	// errors.ErrUnsupported when the key store cannot read projects, and
-	// the ids are then stored unchecked, with a warning.
+	// of a restricted key (MintRestricted).
 	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
 	// Ping reports whether the key store answers, for a readiness check
 	// (Keys.Ping): nil when it does, an error otherwise.

@@ -48,8 +48,7 @@ type MemoryOrganizations interface {
 	// with another value after it returns.
 	OnOrganizationChange(fn func(orgID string))
 	// GetProject returns one of the organization's projects (see
-	// KeyStore.GetProject): an error wrapping errors.ErrUnsupported when
-	// it holds none.
+	// KeyStore.GetProject).
 	GetProject(ctx context.Context, orgID, id string) (store.Project, error)
 }
 

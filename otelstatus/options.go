@@ -1,6 +1,7 @@
 package otelstatus
 
 import (
+	"cmp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
@@ -37,21 +38,13 @@ func defaultConfig() config {
 // WithTracerProvider sets where spans go, otel.GetTracerProvider() unless
 // set.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *config) {
-		if tp != nil {
-			c.tracerProvider = tp
-		}
-	}
+	return func(c *config) { c.tracerProvider = cmp.Or(tp, otel.GetTracerProvider()) }
 }
 
 // WithMeterProvider sets where metrics go, otel.GetMeterProvider() unless
 // set.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	}
+	return func(c *config) { c.meterProvider = cmp.Or(mp, otel.GetMeterProvider()) }
 }
 
 // WithPropagator sets how the caller's trace context is read from the
@@ -60,11 +53,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // traceparent) here or with otel.SetTextMapPropagator for a span to join
 // the caller's trace.
 func WithPropagator(p propagation.TextMapPropagator) Option {
-	return func(c *config) {
-		if p != nil {
-			c.propagator = p
-		}
-	}
+	return func(c *config) { c.propagator = cmp.Or(p, otel.GetTextMapPropagator()) }
 }
 
 // WithOrgAttribute sets whether the rate-limit metrics carry the

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -159,21 +160,13 @@ func WithNonBlockingCounter() Option {
 // budgets, two with different prefixes (two deployments, or tests) are
 // independent.
 func WithPrefix(prefix string) Option {
-	return func(c *config) {
-		if prefix != "" {
-			c.prefix = prefix
-		}
-	}
+	return func(c *config) { c.prefix = cmp.Or(prefix, DefaultPrefix) }
 }
 
 // WithLogger sets where the fail-open warning goes, slog.Default() when
 // log is nil.
 func WithLogger(log *slog.Logger) Option {
-	return func(c *config) {
-		if log != nil {
-			c.log = log
-		}
-	}
+	return func(c *config) { c.log = cmp.Or(log, slog.Default()) }
 }
 
 // WithClock sets the clock that spaces the fail-open warnings, times the
@@ -182,8 +175,9 @@ func WithLogger(log *slog.Logger) Option {
 // clock (Redis's).
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }

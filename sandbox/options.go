@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -59,9 +60,10 @@ func WithChanges(n int) Option {
 }
 
 // WithSeed makes the Simulator's choices deterministic: the same seed,
-// clock and data give the same changes. Without it, they are random.
+// clock and data give the same changes. Without it, or given 0, they are
+// random.
 func WithSeed(seed uint64) Option {
-	return func(c *config) { c.seed, c.seeded = seed, true }
+	return func(c *config) { c.seed, c.seeded = seed, seed != 0 }
 }
 
 // WithClock sets the clock that dates the demo data and the changes
@@ -69,8 +71,9 @@ func WithSeed(seed uint64) Option {
 // clock (or a testing/synctest bubble's).
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }
@@ -78,9 +81,5 @@ func WithClock(now func() time.Time) Option {
 // WithLogger sets where Run logs a failed step (slog.Default by default,
 // and given nil).
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.log = l
-		}
-	}
+	return func(c *config) { c.log = cmp.Or(l, slog.Default()) }
 }

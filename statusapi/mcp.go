@@ -28,15 +28,9 @@ const MaxMCPBodyBytes = 1 << 20
 // limit (each JSON-RPC request of the body counts one, a notification
 // none; 429 as elsewhere), timeout and request log. h reads its caller
 // with MCPCallerFrom. Package statusmcp makes h. Without it /v1/mcp is
-// not served (404 like an unknown path); a nil h is refused (New panics,
-// Validate returns an *option.Error), as for the other opt-in routes.
+// not served (404 like an unknown path); nil keeps that default.
 func WithMCP(h http.Handler) Option {
-	return func(c *config) {
-		if h == nil {
-			c.Refuse("statusapi", "WithMCP", "got a nil handler; leave the option out to serve no /v1/mcp")
-		}
-		c.mcp = h
-	}
+	return func(c *config) { c.mcp = h }
 }
 
 // MCPCaller is the authenticated caller of a request to /v1/mcp: its

@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -32,8 +33,7 @@ const (
 //
 // Options follow the module's one policy (see package
 // [github.com/clientstatus/clientstatus/option]): a nil Option is
-// ignored; nil or a zero value keeps the default, except where an
-// option says why it refuses one (WithSigningKey); a value no default
+// ignored; nil or a zero value sets the default; a value no default
 // stands for (a negative duration, a signing key too short) is an
 // *option.Error naming the option, with which New panics and which
 // Validate returns.
@@ -51,14 +51,11 @@ type config struct {
 
 	observers   []func(*http.Request, RequestInfo)
 	corsOrigins []string
-	cacheBytes  int64            // 0: no response cache
-	shutdown    context.Context  // nil: streams end only with their requests
-	recorder    *RequestRecorder // WithRequestLog; nil: requests are not recorded
-	// webhooks is WithWebhookEndpoints' store; nil: the webhook routes
-	// are not served. webhooksSet tells a nil one given from none.
-	webhooks    store.WebhookEndpoints
-	webhooksSet bool
-	mcp         http.Handler // WithMCP's; nil: /v1/mcp is not served
+	cacheBytes  int64                  // 0: no response cache
+	shutdown    context.Context        // nil: streams end only with their requests
+	recorder    *RequestRecorder       // WithRequestLog; nil: requests are not recorded
+	webhooks    store.WebhookEndpoints // WithWebhookEndpoints'; nil: the webhook routes are not served
+	mcp         http.Handler           // WithMCP's; nil: /v1/mcp is not served
 	// deprecations is the table of deprecations.go, and a test's own.
 	deprecations []deprecation
 
@@ -107,30 +104,23 @@ func WithPublicURL(u string) Option {
 // WithSigningKey sets the secret with which download links are signed
 // (HMAC-SHA256). Every replica that should verify the links of the others
 // needs the same key: at least MinSigningKeyLen (32) random bytes; New
-// panics on a shorter key. The handler keeps its own copy and never
-// logs it.
+// panics on a shorter one, an empty one included (the exception to the
+// option rule for secrets: an empty key is what an unset environment
+// variable gives, and a per-process key would break links across replicas
+// without a word). The handler keeps its own copy and never logs it.
 //
 // Without it, New makes a random key for the process and logs a warning:
 // links then verify only on the replica that made them, and only until it
 // restarts.
-//
-// An empty key is refused (New panics), not taken for "no key": it is
-// what WithSigningKey([]byte(os.Getenv(name))) gives when the variable is
-// unset, and a random per-process key would then break links across
-// replicas without a word.
 func WithSigningKey(key []byte) Option {
 	return func(c *config) { c.signingKey = append(make([]byte, 0, len(key)), key...) }
 }
 
 // WithLinkTTL sets how long a signed download link stays valid (default
-// DefaultLinkTTL, the spec's 15 minutes; zero keeps it). New panics on a
+// DefaultLinkTTL, the spec's 15 minutes, which zero sets). New panics on a
 // d under a second that is not zero.
 func WithLinkTTL(d time.Duration) Option {
-	return func(c *config) {
-		if d != 0 {
-			c.linkTTL = d
-		}
-	}
+	return func(c *config) { c.linkTTL = cmp.Or(d, DefaultLinkTTL) }
 }
 
 // WithFiles sets where the bytes of deliverables are read from: a
@@ -139,8 +129,9 @@ func WithLinkTTL(d time.Duration) Option {
 // FILE_NOT_AVAILABLE.
 func WithFiles(src files.Source) Option {
 	return func(c *config) {
-		if src != nil {
-			c.files = src
+		c.files = src
+		if src == nil {
+			c.files = files.NewMemory()
 		}
 	}
 }
@@ -151,11 +142,7 @@ func WithFiles(src files.Source) Option {
 // warning, each with the request id. Default, and given nil:
 // slog.Default(). It never logs keys, tokens or the signing secret.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.Default()) }
 }
 
 // WithClock sets the handler's clock (default, and given nil, time.Now):
@@ -164,8 +151,9 @@ func WithLogger(l *slog.Logger) Option {
 // headers stay on the real clock, as the limiter's windows do.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }
@@ -173,28 +161,20 @@ func WithClock(now func() time.Time) Option {
 // WithTimeout bounds the backend work of one request: resolving its key,
 // the rate limit, the store and opening a file (default DefaultTimeout).
 // Past it the request is answered 503 UNAVAILABLE. Serving a file's bytes
-// to a slow client is not bounded by it. Zero keeps the default; New
+// to a slow client is not bounded by it. Zero sets the default; New
 // panics on a negative d.
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d != 0 {
-			c.timeout = d
-		}
-	}
+	return func(c *config) { c.timeout = cmp.Or(d, DefaultTimeout) }
 }
 
 // WithResponseCache sets the size in bytes of the response cache (see
 // "Response cache" in the package doc): DefaultResponseCacheBytes unless
-// set, and zero keeps it. The bound counts the encoded bodies, their
+// set, and zero sets that default (WithoutResponseCache turns it off). The bound counts the encoded bodies, their
 // Link headers and keys, and a fixed overhead per entry; a single answer
 // over a sixteenth of it is not kept. It is keyed by the store's data
 // versions (store.Versions). New panics on a negative size.
 func WithResponseCache(maxBytes int64) Option {
-	return func(c *config) {
-		if maxBytes != 0 {
-			c.cacheBytes = maxBytes
-		}
-	}
+	return func(c *config) { c.cacheBytes = cmp.Or(maxBytes, DefaultResponseCacheBytes) }
 }
 
 // WithoutResponseCache turns the response cache off: every request then
@@ -247,9 +227,6 @@ func (c *config) check() error {
 	refuse := func(name, format string, args ...any) error {
 		return option.Errorf("statusapi", name, format, args...)
 	}
-	if c.signingKey != nil && len(c.signingKey) == 0 {
-		return refuse("WithSigningKey", "got an empty key (is the variable it comes from set?)")
-	}
 	if c.signingKey != nil && len(c.signingKey) < MinSigningKeyLen {
 		return refuse("WithSigningKey", "the key is %d bytes; use at least %d random bytes", len(c.signingKey), MinSigningKeyLen)
 	}
@@ -275,9 +252,6 @@ func (c *config) check() error {
 		if err := d.check(); err != nil {
 			return refuse("deprecation", "%v", err)
 		}
-	}
-	if c.webhooksSet && c.webhooks == nil {
-		return refuse("WithWebhookEndpoints", "nil: nothing to serve /v1/webhook_endpoints and /v1/webhook_endpoints/{id}/deliveries from; leave the option out not to serve them")
 	}
 	return nil
 }

@@ -149,9 +149,7 @@ func WithRecorderPruneInterval(d time.Duration) RecorderOption {
 // WithLogger.
 func WithRecorderLogger(l *slog.Logger) RecorderOption {
 	return func(c *recorderConfig) {
-		if l != nil {
-			c.logger = l
-		}
+		c.logger = l
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -126,9 +127,7 @@ func Routes(st store.Store, opts ...Option) []string {
 // tableOf is the table of a handler of st with opts, unvalidated.
 func tableOf(st store.Store, opts []Option) []route {
 	cfg := defaultConfig()
-	for _, opt := range opts {
-		opt(&cfg)
-	}
+	option.Apply(&cfg, opts)
 	return newHandler(st, nil, nil, cfg).table()
 }
 

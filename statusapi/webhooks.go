@@ -98,11 +98,9 @@ func webhookDeliveryOut(d store.WebhookDelivery) webhookDelivery {
 // delivery log that the portal's webhook dispatcher (package webhook)
 // keeps, normally in the handler's own store (store.Memory and bunstore
 // keep them). Without it those routes are not served (404, like unknown
-// paths, and not in Routes). A nil st is refused, not taken for "off":
-// New panics, and Validate returns an *option.Error naming the option,
-// so that a store that failed to open never drops the routes silently.
+// paths, and not in Routes); nil keeps that default.
 func WithWebhookEndpoints(st store.WebhookEndpoints) Option {
-	return func(c *config) { c.webhooks, c.webhooksSet = st, true }
+	return func(c *config) { c.webhooks = st }
 }
 
 var _ = registerRoutes(webhookRoutes)

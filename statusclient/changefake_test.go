@@ -34,11 +34,6 @@ import (
 // writes are stamped when it begins and seen when it commits, as a
 // PostgreSQL writer whose transaction commits after a later one.
 type changeAPI struct {
-	noChanges bool // a server that tracks no changes: no updatedSince, no /v1/deletions
-	noThreads bool // a server without threads: their routes are 404
-	// noSyncedThrough makes a server older than the sync rule: no
-	// meta.syncedThrough.
-	noSyncedThrough bool
 	// denied lists the routes (by path prefix) out of the key's scopes:
 	// 403 INSUFFICIENT_SCOPE, and no deletion records of their kinds.
 	denied []string
@@ -52,16 +47,14 @@ type changeAPI struct {
 	now, started time.Time
 	projects     map[string]statusclient.Project
 	milestones   map[string]statusclient.Milestone
-	// noOrgMilestones leaves /v1/milestones out (withoutOrgMilestones).
-	noOrgMilestones bool
-	deliverables    map[string]statusclient.Deliverable
-	invoices        map[string]statusclient.Invoice
-	threads         map[string]statusclient.Thread
-	messages        map[string]statusclient.Message
-	deletions       map[deletionKey]statusclient.Deletion
-	open            map[*lateTx]bool // transactions begun, not committed
-	requests        []string
-	mux             *http.ServeMux
+	deliverables map[string]statusclient.Deliverable
+	invoices     map[string]statusclient.Invoice
+	threads      map[string]statusclient.Thread
+	messages     map[string]statusclient.Message
+	deletions    map[deletionKey]statusclient.Deletion
+	open         map[*lateTx]bool // transactions begun, not committed
+	requests     []string
+	mux          *http.ServeMux
 }
 
 type deletionKey struct {
@@ -72,16 +65,6 @@ type deletionKey struct {
 // retention is how long the fake keeps deletion records, as the
 // contract's minimum.
 const retention = 30 * 24 * time.Hour
-
-// withoutThreads makes a changeAPI without threads.
-func withoutThreads(f *changeAPI) { f.noThreads = true }
-
-// withoutOrgMilestones makes a changeAPI without /v1/milestones, as
-// servers before it: milestones are listed per project.
-func withoutOrgMilestones(f *changeAPI) { f.noOrgMilestones = true }
-
-// withoutChanges makes a changeAPI that tracks no changes.
-func withoutChanges(f *changeAPI) { f.noChanges = true }
 
 // newChangeAPI returns a changeAPI started at start, its clock there.
 func newChangeAPI(start time.Time, opts ...func(*changeAPI)) *changeAPI {
@@ -217,9 +200,6 @@ func (f *changeAPI) has(typ statusclient.DeletionType, id string) bool {
 // syncedThrough is the meta.syncedThrough of a page of changes answered
 // now: the current second, or the stamp of the oldest open transaction.
 func (f *changeAPI) syncedThrough() time.Time {
-	if f.noSyncedThrough {
-		return time.Time{}
-	}
 	t := f.now
 	for tx := range f.open {
 		if tx.stamp.Before(t) {
@@ -417,15 +397,13 @@ func (f *changeAPI) routes() {
 			return m.ProjectID == id && matches(r, "status", string(m.Status))
 		}, "status")
 	})
-	if !f.noOrgMilestones { // every project's milestones in one list
-		mux.HandleFunc("GET /v1/milestones", func(w http.ResponseWriter, r *http.Request) {
-			serveChanges(f, w, r, f.milestones, func(a, b statusclient.Milestone) int {
-				return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.ID, b.ID))
-			}, func(m statusclient.Milestone) bool {
-				return matches(r, "status", string(m.Status)) && matches(r, "projectId", m.ProjectID)
-			}, "status", "projectId")
-		})
-	}
+	mux.HandleFunc("GET /v1/milestones", func(w http.ResponseWriter, r *http.Request) {
+		serveChanges(f, w, r, f.milestones, func(a, b statusclient.Milestone) int {
+			return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.ID, b.ID))
+		}, func(m statusclient.Milestone) bool {
+			return matches(r, "status", string(m.Status)) && matches(r, "projectId", m.ProjectID)
+		}, "status", "projectId")
+	})
 	mux.HandleFunc("GET /v1/deliverables", func(w http.ResponseWriter, r *http.Request) {
 		serveChanges(f, w, r, f.deliverables, func(a, b statusclient.Deliverable) int {
 			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(a.ID, b.ID))
@@ -440,25 +418,21 @@ func (f *changeAPI) routes() {
 			return matches(r, "status", string(i.Status)) && matches(r, "projectId", deref(i.ProjectID))
 		}, "status", "projectId")
 	})
-	if !f.noThreads {
-		mux.HandleFunc("GET /v1/threads", func(w http.ResponseWriter, r *http.Request) {
-			serveChanges(f, w, r, f.threads, func(a, b statusclient.Thread) int {
-				return cmp.Or(descNullsLast(a.LastMessageAt, b.LastMessageAt), cmp.Compare(a.ID, b.ID))
-			}, func(t statusclient.Thread) bool {
-				return matches(r, "status", string(t.Status)) && matches(r, "projectId", deref(t.ProjectID))
-			}, "status", "projectId")
-		})
-		mux.HandleFunc("GET /v1/messages", func(w http.ResponseWriter, r *http.Request) {
-			serveChanges(f, w, r, f.messages, func(a, b statusclient.Message) int {
-				return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-			}, func(m statusclient.Message) bool {
-				return matches(r, "threadId", m.ThreadID) && matches(r, "projectId", deref(f.threads[m.ThreadID].ProjectID))
-			}, "threadId", "projectId")
-		})
-	}
-	if !f.noChanges {
-		mux.HandleFunc("GET /v1/deletions", f.serveDeletions)
-	}
+	mux.HandleFunc("GET /v1/threads", func(w http.ResponseWriter, r *http.Request) {
+		serveChanges(f, w, r, f.threads, func(a, b statusclient.Thread) int {
+			return cmp.Or(descNullsLast(a.LastMessageAt, b.LastMessageAt), cmp.Compare(a.ID, b.ID))
+		}, func(t statusclient.Thread) bool {
+			return matches(r, "status", string(t.Status)) && matches(r, "projectId", deref(t.ProjectID))
+		}, "status", "projectId")
+	})
+	mux.HandleFunc("GET /v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		serveChanges(f, w, r, f.messages, func(a, b statusclient.Message) int {
+			return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+		}, func(m statusclient.Message) bool {
+			return matches(r, "threadId", m.ThreadID) && matches(r, "projectId", deref(f.threads[m.ThreadID].ProjectID))
+		}, "threadId", "projectId")
+	})
+	mux.HandleFunc("GET /v1/deletions", f.serveDeletions)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NOT_FOUND", "no such route", "")
 	})
@@ -475,25 +449,23 @@ func serveChanges[M ~map[string]V, V any](f *changeAPI, w http.ResponseWriter, r
 		}
 	}
 	slices.SortFunc(items, order)
-	if !f.noChanges {
-		filters = append(filters, "updatedSince")
-		if r.URL.Query().Has("updatedSince") {
-			since, ok := parseStamp(r.URL.Query().Get("updatedSince"))
-			if !ok {
-				writeError(w, http.StatusBadRequest, "INVALID_PARAMETER", "updatedSince must be a UTC timestamp with whole seconds", "updatedSince")
-				return
-			}
-			items = slices.DeleteFunc(items, func(v V) bool { return updatedAt(v).Before(since) })
-			slices.SortFunc(items, func(a, b V) int {
-				return cmp.Or(updatedAt(a).Compare(updatedAt(b)), cmp.Compare(itemID(a), itemID(b)))
-			})
-		}
-	}
+	filters = append(filters, "updatedSince")
 	var through time.Time
+	var pos func(V) string
 	if r.URL.Query().Has("updatedSince") {
+		since, ok := parseStamp(r.URL.Query().Get("updatedSince"))
+		if !ok {
+			writeError(w, http.StatusBadRequest, "INVALID_PARAMETER", "updatedSince must be a UTC timestamp with whole seconds", "updatedSince")
+			return
+		}
+		items = slices.DeleteFunc(items, func(v V) bool { return updatedAt(v).Before(since) })
+		slices.SortFunc(items, func(a, b V) int {
+			return cmp.Or(updatedAt(a).Compare(updatedAt(b)), cmp.Compare(itemID(a), itemID(b)))
+		})
 		through = f.syncedThrough()
+		pos = func(v V) string { return position(updatedAt(v), itemID(v)) }
 	}
-	servePageSynced(w, r, items, func(V) bool { return true }, through, filters...)
+	servePageSynced(w, r, items, func(V) bool { return true }, through, pos, filters...)
 }
 
 func (f *changeAPI) serveDeletions(w http.ResponseWriter, r *http.Request) {
@@ -524,7 +496,14 @@ func (f *changeAPI) serveDeletions(w http.ResponseWriter, r *http.Request) {
 	slices.SortFunc(records, func(a, b statusclient.Deletion) int {
 		return cmp.Or(a.DeletedAt.Compare(b.DeletedAt), cmp.Compare(a.Type, b.Type), cmp.Compare(a.ID, b.ID))
 	})
-	servePageSynced(w, r, records, func(statusclient.Deletion) bool { return true }, f.syncedThrough(), "since", "type")
+	servePageSynced(w, r, records, func(statusclient.Deletion) bool { return true }, f.syncedThrough(),
+		func(d statusclient.Deletion) string { return position(d.DeletedAt, string(d.Type), d.ID) }, "since", "type")
+}
+
+// position is an item's place in a list ordered by stamp, then keys:
+// strings that compare as the order does, for the fake's cursors.
+func position(stamp time.Time, keys ...string) string {
+	return strings.Join(append([]string{stamp.UTC().Format(time.RFC3339)}, keys...), "\x00")
 }
 
 // deletionPath is the list route of each kind of deletion record, for

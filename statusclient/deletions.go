@@ -72,8 +72,7 @@ var deletions = collection[Deletion, DeletionListOptions]{path: "/deletions"}
 // ListDeletions returns one page of the records of what disappeared from
 // the organization's view at or after opts.Since, ordered by DeletedAt
 // ascending, then Type, then ID. A Since older than the server keeps is an
-// error wrapping ErrResyncRequired. A server that tracks no changes
-// answers with an *Error of Code CodeNotFound, as an unknown path.
+// error wrapping ErrResyncRequired.
 func (c *Client) ListDeletions(ctx context.Context, opts DeletionListOptions) ([]Deletion, *Response, error) {
 	if opts.Since.IsZero() {
 		return nil, nil, errNoSince

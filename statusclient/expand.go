@@ -5,8 +5,7 @@ import (
 	"net/url"
 )
 
-// Expand names what the server embeds in each item of an answer
-// (CONTRACT.md, "Invoice documents and expansion").
+// Expand names what the server embeds in each item of an answer.
 type Expand string
 
 // ExpandProject embeds the project of each item that belongs to one (its

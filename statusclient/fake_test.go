@@ -2,6 +2,7 @@ package statusclient_test
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -157,13 +158,19 @@ func matches(r *http.Request, param, v string) bool {
 // servePage answers a list route as the contract says: page >= 1, limit
 // 1..100 (default 20), no unknown, repeated or empty parameter.
 func servePage[T any](w http.ResponseWriter, r *http.Request, all []T, keep func(T) bool, filters ...string) {
-	servePageSynced(w, r, all, keep, time.Time{}, filters...)
+	servePageSynced(w, r, all, keep, time.Time{}, nil, filters...)
 }
 
 // servePageSynced is servePage with meta.syncedThrough, unless through is
-// zero.
-func servePageSynced[T any](w http.ResponseWriter, r *http.Request, all []T, keep func(T) bool, through time.Time, filters ...string) {
+// zero, and, when pos is not nil, walks by cursor: meta.next, and after,
+// which names the position (pos) of the last item of the page before.
+func servePageSynced[T any](w http.ResponseWriter, r *http.Request, all []T, keep func(T) bool, through time.Time, pos func(T) string, filters ...string) {
 	page, limit := 1, 20
+	var after []byte
+	if r.URL.Query().Has("after") && r.URL.Query().Has("page") {
+		writeError(w, http.StatusBadRequest, "INVALID_PARAMETER", "after or page, not both", "after")
+		return
+	}
 	for name, vs := range r.URL.Query() {
 		if len(vs) != 1 || vs[0] == "" {
 			writeError(w, http.StatusBadRequest, "INVALID_PARAMETER", "give it once, not empty", name)
@@ -181,6 +188,8 @@ func servePageSynced[T any](w http.ResponseWriter, r *http.Request, all []T, kee
 			if limit < 1 || limit > 100 {
 				err = strconv.ErrRange
 			}
+		case name == "after" && pos != nil:
+			after, err = base64.RawURLEncoding.DecodeString(vs[0])
 		case slices.Contains(filters, name):
 		default:
 			err = strconv.ErrSyntax
@@ -196,19 +205,27 @@ func servePageSynced[T any](w http.ResponseWriter, r *http.Request, all []T, kee
 			kept = append(kept, v)
 		}
 	}
+	if after != nil {
+		kept = slices.DeleteFunc(kept, func(v T) bool { return pos(v) <= string(after) })
+	}
 	from := min((page-1)*limit, len(kept))
 	to := min(from+limit, len(kept))
 	data := kept[from:to]
 	if data == nil {
 		data = []T{}
 	}
-	body, _ := json.Marshal(map[string]any{
-		"data": data,
-		"meta": meta(page, limit, len(kept), through),
-	})
+	m := meta(page, limit, len(kept), through)
+	if pos != nil {
+		m["next"] = nil
+		if to < len(kept) {
+			m["next"] = base64.RawURLEncoding.EncodeToString([]byte(pos(kept[to-1])))
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"data": data, "meta": m})
 	// The tag leaves syncedThrough out, as the handler's: it follows the
 	// clock, and an unchanged page revalidates with a 304.
-	tagged, _ := json.Marshal(map[string]any{"data": data, "meta": meta(page, limit, len(kept), time.Time{})})
+	delete(m, "syncedThrough")
+	tagged, _ := json.Marshal(map[string]any{"data": data, "meta": m})
 	etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256(tagged))
 	w.Header().Set("ETag", etag)
 	if r.Header.Get("If-None-Match") == etag {

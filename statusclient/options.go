@@ -1,6 +1,7 @@
 package statusclient
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -67,21 +68,13 @@ func defaultConfig() config {
 // transport, timeout, proxy...). nil means the default, an http.Client
 // with DefaultTimeout.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) {
-		if hc != nil {
-			c.hc = hc
-		}
-	}
+	return func(c *config) { c.hc = cmp.Or(hc, &http.Client{Timeout: DefaultTimeout}) }
 }
 
 // WithUserAgent sets the User-Agent header of every request. "" means the
 // default, DefaultUserAgent.
 func WithUserAgent(ua string) Option {
-	return func(c *config) {
-		if ua != "" {
-			c.userAgent = ua
-		}
-	}
+	return func(c *config) { c.userAgent = cmp.Or(ua, DefaultUserAgent) }
 }
 
 // WithRetry bounds the retry of refused requests. A request answered 429
@@ -108,12 +101,8 @@ func WithRetry(maxAttempts int, maxWait time.Duration) Option {
 			c.check.Refuse("statusclient", "WithRetry", "maxWait %v is negative", maxWait)
 			return
 		}
-		if maxAttempts != 0 {
-			c.maxAttempts = maxAttempts
-		}
-		if maxWait != 0 {
-			c.maxWait = maxWait
-		}
+		c.maxAttempts = cmp.Or(maxAttempts, DefaultMaxAttempts)
+		c.maxWait = cmp.Or(maxWait, DefaultMaxWait)
 	}
 }
 
@@ -122,11 +111,7 @@ func WithRetry(maxAttempts int, maxWait time.Duration) Option {
 // Response.Deprecation), and when a stream keeps ending at once. nil means
 // slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.Default()) }
 }
 
 // WithSleep replaces the way the Client waits before a retry. sleep must
@@ -134,9 +119,9 @@ func WithLogger(l *slog.Logger) Option {
 // waits instead of sleeping. nil means the default, a timer.
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return func(c *config) {
-		if sleep != nil {
-			c.sleep = sleep
+		c.sleep = sleep
+		if sleep == nil {
+			c.sleep = sleepCtx
 		}
 	}
 }
-

@@ -48,22 +48,9 @@ func syncServer(t *testing.T, f *changeAPI) *statusclient.Client {
 }
 
 // TestSyncKeepsAnExactCopy runs a script of changes on the fake; after
-// each, one Sync must make the replica equal to the fake's data: on a
-// server that sends meta.syncedThrough, and on one older than that rule.
+// each, one Sync must make the replica equal to the fake's data.
 func TestSyncKeepsAnExactCopy(t *testing.T) {
-	t.Run("syncedThrough", func(t *testing.T) { testSyncKeepsAnExactCopy(t, false) })
-	t.Run("older server", func(t *testing.T) { testSyncKeepsAnExactCopy(t, true) })
-}
-
-func testSyncKeepsAnExactCopy(t *testing.T, legacy bool) {
-	var opts []func(*changeAPI)
-	milestoneReads := 1 // every project's milestones in one list
-	if legacy {
-		opts = append(opts, withoutOrgMilestones)
-		milestoneReads = 1 + 2 // asked (404), then one list per project
-	}
-	f := newChangeAPI(t0, opts...)
-	f.noSyncedThrough = legacy
+	f := newChangeAPI(t0)
 	c := syncServer(t, f)
 	seed(f)
 	var r statusclient.Replica
@@ -78,21 +65,17 @@ func testSyncKeepsAnExactCopy(t *testing.T, legacy bool) {
 			is.True(st.Full)
 			is.Equal(st.Upserted, 2+3+2+3+2+3) // every item once
 			is.Equal(st.Deleted, 0)
-			is.Equal(len(log), 5+milestoneReads+1) // a page of each list, the milestones, the deletions made meanwhile
+			is.Equal(len(log), 6+1) // a page of each list, the deletions made meanwhile
 		}},
 		{"nothing changed", func() {}, func(is *is.I, st statusclient.SyncStats, log []string) {
 			is.True(!st.Full)
 			is.Equal(st.Deleted, 0)
-			is.Equal(len(log), 6+milestoneReads)                 // the deletions, the lists, the milestones
+			is.Equal(len(log), 7)                                // the deletions, the lists
 			is.True(strings.HasPrefix(log[0], "/v1/deletions?")) // deletions first
 		}},
 		{"nothing changed again: every answer is 304", func() {}, func(is *is.I, st statusclient.SyncStats, log []string) {
-			is.Equal(st.Requests, 6+milestoneReads)
-			if legacy {
-				is.Equal(st.NotModified, st.Requests-1) // no rate budget spent but the 404 of /v1/milestones
-			} else {
-				is.Equal(st.NotModified, st.Requests-1) // but the deletions feed's: its syncedThrough moved with the clock
-			}
+			is.Equal(st.Requests, 7)
+			is.Equal(st.NotModified, st.Requests-1) // but the deletions feed's: its syncedThrough moved with the clock
 			is.Equal(st.Upserted, 0)
 		}},
 		{"adds", func() {
@@ -133,11 +116,6 @@ func testSyncKeepsAnExactCopy(t *testing.T, legacy bool) {
 			f.del(statusclient.DeletionProject, "p1") // m2, d1, t1 with msg1; i1 stays, with no project
 		}, func(is *is.I, st statusclient.SyncStats, log []string) {
 			is.Equal(st.Deleted, 5)
-			if legacy {
-				is.Equal(len(r.Cursor.Milestones), 2) // no milestones read for p1 any more
-			} else {
-				is.Equal(len(r.Cursor.Milestones), 1) // the one cursor of /v1/milestones
-			}
 		}},
 		{"an id comes back", func() {
 			f.put(
@@ -171,15 +149,12 @@ func testSyncKeepsAnExactCopy(t *testing.T, legacy bool) {
 			is.Equal(st.Deleted, 1) // m4, found missing by the load
 		}},
 		{"nothing changed for 30 days", func() {}, func(is *is.I, st statusclient.SyncStats, log []string) {
-			// An older server: the newest stamp is older than the
-			// deletions kept, a full load each time. Otherwise the
-			// deletions feed's cursor moved with its syncedThrough.
-			is.Equal(st.Full, legacy)
+			is.True(!st.Full) // the deletions feed's cursor moved with its syncedThrough
 		}},
 		{"a change at last", func() {
 			f.put(statusclient.Invoice{ID: "i5", Number: "INV-5", Status: statusclient.InvoiceDraft, Currency: "EUR", IssuedAt: t0, DueAt: t0})
 		}, func(is *is.I, st statusclient.SyncStats, log []string) {
-			is.Equal(st.Full, legacy) // an older server: still from the old cursor
+			is.True(!st.Full)
 		}},
 		{"then changes again", func() {
 			f.del(statusclient.DeletionInvoice, "i5")
@@ -281,57 +256,6 @@ func TestSyncChangeToAListAlreadyRead(t *testing.T) {
 	_, err = c.Sync(ctx, &r)
 	is.NoErr(err)
 	f.equal(t, &r) // and the project's change by the next Sync
-}
-
-func TestSyncServerWithoutThreads(t *testing.T) {
-	is := is.New(t)
-	f := newChangeAPI(t0, withoutThreads)
-	c := syncServer(t, f)
-	f.put(statusclient.Project{ID: "p1", Status: statusclient.ProjectPlanned})
-	var r statusclient.Replica
-	for i := range 3 {
-		f.tick(time.Minute)
-		f.put(statusclient.Invoice{ID: fmt.Sprint("i", i), Status: statusclient.InvoiceOpen, IssuedAt: t0, DueAt: t0})
-		f.requestLog()
-		_, err := c.Sync(context.Background(), &r)
-		is.NoErr(err)
-		f.equal(t, &r)
-		is.True(r.Cursor.NoThreads) // remembered
-		log := strings.Join(f.requestLog(), " ")
-		if i == 0 {
-			is.True(strings.Contains(log, "/v1/threads?")) // asked once, by the load
-		} else {
-			is.True(!strings.Contains(log, "/v1/threads")) // and no more
-		}
-		is.True(!strings.Contains(log, "/v1/messages"))
-	}
-}
-
-func TestSyncServerWithoutChanges(t *testing.T) {
-	is := is.New(t)
-	f := newChangeAPI(t0, withoutChanges)
-	c := syncServer(t, f)
-	seed(f)
-	var r statusclient.Replica
-	for _, change := range []func(){
-		func() {},
-		func() { f.del(statusclient.DeletionProject, "p2") },
-		func() { f.put(statusclient.Project{ID: "p9", Status: statusclient.ProjectPlanned}) },
-	} {
-		change()
-		f.requestLog()
-		st, err := c.Sync(context.Background(), &r)
-		is.NoErr(err)
-		f.equal(t, &r)
-		is.True(st.Full) // every Sync loads everything
-		log := f.requestLog()
-		is.True(strings.Contains(log[0], "updatedSince")) // asked, and refused
-		for _, uri := range log[1:] {
-			is.True(!strings.Contains(uri, "updatedSince")) // then every list whole
-			is.True(!strings.HasPrefix(uri, "/v1/deletions"))
-		}
-		is.Equal(len(log), 1+5+1) // the lists, the milestones of every project among them
-	}
 }
 
 // TestSyncQuietDeletionsFeed syncs every ten days for two months without

@@ -18,55 +18,43 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// TestSyncLateCommit runs the schedule on the fake: a transaction
+// TestSyncLateCommit runs a late commit on the fake: a transaction
 // stamps invoice C, then waits; a later one writes invoice B and commits;
 // the client syncs (it sees B, not C); then C commits, stamped before B.
-// Asking again from the smallest syncedThrough fetches C; asking from the
-// largest updatedAt seen (the older servers' rule, which sends no
-// syncedThrough) passes over it for good, which shows the schedule is the
-// one that matters.
+// Asking again from the smallest syncedThrough fetches C.
 func TestSyncLateCommit(t *testing.T) {
-	for _, legacy := range []bool{false, true} {
-		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
-			is := is.New(t)
-			ctx := context.Background()
-			f := newChangeAPI(t0)
-			f.noSyncedThrough = legacy
-			c := syncServer(t, f)
-			seed(f)
-			var r statusclient.Replica
-			_, err := c.Sync(ctx, &r)
-			is.NoErr(err)
+	is := is.New(t)
+	ctx := context.Background()
+	f := newChangeAPI(t0)
+	c := syncServer(t, f)
+	seed(f)
+	var r statusclient.Replica
+	_, err := c.Sync(ctx, &r)
+	is.NoErr(err)
 
-			f.tick(time.Minute)
-			tx1 := f.begin() // stamps C now
-			tx1.put(statusclient.Invoice{ID: "C", Number: "C", Status: statusclient.InvoiceOpen, Currency: "EUR", IssuedAt: t0, DueAt: t0})
-			tx1.del(statusclient.DeletionMilestone, "m3") // a deletion inside the late transaction
-			f.tick(2 * time.Second)
-			f.put(statusclient.Invoice{ID: "B", Number: "B", Status: statusclient.InvoiceOpen, Currency: "EUR", IssuedAt: t0, DueAt: t0})
-			_, err = c.Sync(ctx, &r)
-			is.NoErr(err)
-			_, ok := r.Invoices["B"]
-			is.True(ok) // B committed: seen
+	f.tick(time.Minute)
+	tx1 := f.begin() // stamps C now
+	tx1.put(statusclient.Invoice{ID: "C", Number: "C", Status: statusclient.InvoiceOpen, Currency: "EUR", IssuedAt: t0, DueAt: t0})
+	tx1.del(statusclient.DeletionMilestone, "m3") // a deletion inside the late transaction
+	f.tick(2 * time.Second)
+	f.put(statusclient.Invoice{ID: "B", Number: "B", Status: statusclient.InvoiceOpen, Currency: "EUR", IssuedAt: t0, DueAt: t0})
+	_, err = c.Sync(ctx, &r)
+	is.NoErr(err)
+	_, ok := r.Invoices["B"]
+	is.True(ok) // B committed: seen
 
-			f.tick(time.Second)
-			tx1.commit() // C and the deletion, stamped before B
-			for range 2 {
-				f.tick(time.Minute)
-				_, err = c.Sync(ctx, &r)
-				is.NoErr(err)
-			}
-			_, hasC := r.Invoices["C"]
-			_, hasM3 := r.Milestones["m3"]
-			if legacy {
-				is.True(!hasC) // the old rule misses C forever
-				return
-			}
-			is.True(hasC)   // fetched by the next Sync
-			is.True(!hasM3) // and the deletion applied
-			f.equal(t, &r)
-		})
+	f.tick(time.Second)
+	tx1.commit() // C and the deletion, stamped before B
+	for range 2 {
+		f.tick(time.Minute)
+		_, err = c.Sync(ctx, &r)
+		is.NoErr(err)
 	}
+	_, hasC := r.Invoices["C"]
+	_, hasM3 := r.Milestones["m3"]
+	is.True(hasC)   // fetched by the next Sync
+	is.True(!hasM3) // and the deletion applied
+	f.equal(t, &r)
 }
 
 // TestSyncLateCommitDuringALoad opens a transaction before the first Sync

@@ -1,14 +1,9 @@
 package statusclient
 
-import (
-	"context"
-	"maps"
-	"slices"
-)
+import "context"
 
 // syncList is a list that Sync keeps in a map of the Replica with one
-// cursor: every list but the milestones, which have a cursor per project.
-// It is declared once, by flatList, and every step of Sync (read, scope,
+// cursor. It is declared once, by flatList, and every step of Sync (read, scope,
 // deletion, load) goes through it, so that a new list is one line of
 // plainLists (and its Replica and SyncCursor fields).
 type syncList struct {
@@ -43,7 +38,7 @@ func flatList[T item](name string, kind DeletionType, path string, items func(*R
 		kind:   kind,
 		cursor: cursor,
 		read: func(ctx context.Context, s *syncer, r *Replica) error {
-			return readInto(ctx, s, r, kind, path, cursor(&r.Cursor), *items(r))
+			return readInto(ctx, s, path, cursor(&r.Cursor), *items(r))
 		},
 		init:   func(r *Replica) { initMap(items(r)) },
 		size:   func(r *Replica) int { return len(*items(r)) },
@@ -59,14 +54,16 @@ func flatList[T item](name string, kind DeletionType, path string, items func(*R
 	return l
 }
 
-// The lists of a Replica. Sync reads the projects (and the milestones
-// of each), then plainLists in order, then the threads and their
-// messages, which a server may not hold (see Client.Sync).
+// The lists of a Replica, in the order Sync reads them (see syncLists).
 var (
 	projectList = flatList("projects", DeletionProject, projects.path,
 		func(r *Replica) *map[string]Project { return &r.Projects },
 		func(c *SyncCursor) *ListCursor { return &c.Projects }, nil)
-	// plainLists are the lists read with nothing around them.
+	// milestoneList is read with the projects' scope (see scoped).
+	milestoneList = flatList("milestones", DeletionMilestone, orgMilestones.path,
+		func(r *Replica) *map[string]Milestone { return &r.Milestones },
+		func(c *SyncCursor) *ListCursor { return &c.Milestones },
+		func(m Milestone) string { return m.ProjectID })
 	plainLists = []syncList{
 		flatList("deliverables", DeletionDeliverable, deliverables.path,
 			func(r *Replica) *map[string]Deliverable { return &r.Deliverables },
@@ -87,16 +84,7 @@ var (
 
 // syncLists returns every syncList, in the order Sync reads them.
 func syncLists() []syncList {
-	out := []syncList{projectList}
+	out := []syncList{projectList, milestoneList}
 	out = append(out, plainLists...)
 	return append(out, threadList, messageList)
-}
-
-// cursors returns the cursors of every list of c, the milestones' too.
-func (c *SyncCursor) cursors() []ListCursor {
-	var out []ListCursor
-	for _, l := range syncLists() {
-		out = append(out, *l.cursor(c))
-	}
-	return append(out, slices.Collect(maps.Values(c.Milestones))...)
 }

@@ -27,12 +27,12 @@ func bulkInvoices(f *changeAPI, n int) []statusclient.Invoice {
 }
 
 // before2 returns a fail hook of changeAPI that fails nothing but runs
-// write once, before the first request of page 2 of the list at path:
-// between two pages of one walk.
+// write once, before the request of the second page of the list at path
+// (by after): between two pages of one walk.
 func before2(path string, write func()) func(uri string) bool {
 	done := false
 	return func(uri string) bool {
-		if !done && strings.HasPrefix(uri, path+"?") && strings.Contains(uri, "&page=2&") {
+		if !done && strings.HasPrefix(uri, path+"?") && strings.Contains(uri, "after=") {
 			done = true
 			write()
 		}
@@ -40,11 +40,11 @@ func before2(path string, write func()) func(uri string) bool {
 	}
 }
 
-// TestSyncGroupChangedBetweenPages: 150 invoices share one second, so
-// Sync reads them by page number; between its pages the first invoice
-// changes, moves to the end of the list, and the 101st moves up onto the
-// page already read. Sync sees the first come again with another stamp,
-// reads again from the group's second, and holds every invoice.
+// TestSyncGroupChangedBetweenPages: 150 invoices share one second, more
+// than a page; between Sync's pages the first invoice changes and moves
+// to the end of the list, which would shift the 101st onto the page
+// already read in a walk by page number. The walk by cursor skips
+// nothing: Sync holds every invoice.
 func TestSyncGroupChangedBetweenPages(t *testing.T) {
 	ctx := context.Background()
 	f := newChangeAPI(t0)
@@ -62,9 +62,8 @@ func TestSyncGroupChangedBetweenPages(t *testing.T) {
 }
 
 // TestSyncGroupDeletedBetweenPages: as above, but the first invoice is
-// deleted between the pages. The next Sync finds its deletion in the
-// feed, reads the invoices again from the group's second, and gets the
-// one skipped.
+// deleted between the pages. Nothing is skipped, and the next Sync
+// applies the deletion.
 func TestSyncGroupDeletedBetweenPages(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -86,15 +85,13 @@ func TestSyncGroupDeletedBetweenPages(t *testing.T) {
 	f.tick(time.Second)
 	_, err = c.Sync(ctx, &r)
 	is.NoErr(err)
-	f.equal(t, &r) // the one skipped is there, the deleted one is not
+	f.equal(t, &r) // the deleted one is gone, the others are there
 }
 
 // TestSyncFeedRecordDroppedBetweenPages: 150 invoices are deleted in one
 // second; between the pages of the deletions feed the first is put
-// again, which drops its record, and the 101st record moves up onto the
-// page already read. Sync sees the invoice put again in its list,
-// sends the feed's cursor back to the group's second, and the next Sync
-// removes the invoice whose record it skipped.
+// again, which drops its record. No other record is skipped, and the
+// invoice put again is kept.
 func TestSyncFeedRecordDroppedBetweenPages(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()

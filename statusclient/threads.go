@@ -156,10 +156,6 @@ var (
 // ListThreads returns one page of the organization's threads, ordered by
 // LastMessageAt descending (threads without a message last), then by ID;
 // with UpdatedSince, by UpdatedAt ascending, then ID.
-//
-// A server that holds no threads answers every thread route (ListThreads,
-// GetThread, ListThreadMessages, ListMessages, DownloadAttachment) with an
-// *Error of Code CodeNotFound, as an unknown path.
 func (c *Client) ListThreads(ctx context.Context, opts ThreadListOptions) ([]Thread, *Response, error) {
 	return threads.list(ctx, c, opts)
 }

@@ -24,8 +24,9 @@ type config struct {
 // nil, time.Now).
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }
@@ -124,6 +125,8 @@ func newServer(tools []tool, shown []byte) *mcp.Server {
 		Instructions: "Read-only access to an agency client's projects, milestones, deliverables, invoices, threads and events, " +
 			"with the caller's API key. Each tool answers exactly what its API route answers. " +
 			"Start with status_summary for an overview.",
+		// What a key may list depends on its scopes: no shared cache.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },
 	})
 	hidden := map[string]bool{}
 	for i, t := range tools {

@@ -159,10 +159,12 @@ func TestToolsListDescribesReadOnlyToolsWithSchemas(t *testing.T) {
 					ReadOnlyHint bool `json:"readOnlyHint"`
 				} `json:"annotations"`
 			} `json:"tools"`
+			CacheScope string `json:"cacheScope"`
 		} `json:"result"`
 	}
 	is.NoErr(json.Unmarshal(res.Body.Bytes(), &out))
 	is.Equal(len(out.Result.Tools), 12)
+	is.Equal(out.Result.CacheScope, "private") // the list follows the key's scopes: no shared cache
 	for _, tl := range out.Result.Tools {
 		is.True(tl.Annotations.ReadOnlyHint)                            // every tool is read-only
 		is.Equal(tl.InputSchema["type"], "object")                      // an input schema

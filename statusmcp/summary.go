@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -156,7 +155,7 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 		if err != nil {
 			return s, err
 		}
-		milestones, err := w.milestones(projects)
+		milestones, err := w.milestones()
 		if err != nil {
 			return s, err
 		}
@@ -289,45 +288,18 @@ func walk[T any](w *walker, path string, query url.Values, stop func([]T) bool) 
 	}
 }
 
-// milestones returns the milestones of projects by project, each in
-// dueAt order: from GET /v1/milestones, the organization's milestones
-// in pages, where the handler serves it, else one project at a time.
-func (w *walker) milestones(projects []projectItem) (map[string][]milestoneItem, []byte) {
-	out := map[string][]milestoneItem{}
+// milestones returns the organization's milestones by project, each in
+// dueAt order, from GET /v1/milestones.
+func (w *walker) milestones() (map[string][]milestoneItem, []byte) {
 	all, err := walk[milestoneItem](w, "/v1/milestones", nil, nil)
-	if err == nil {
-		for _, m := range all {
-			out[m.ProjectID] = append(out[m.ProjectID], m)
-		}
-		return out, nil
-	}
-	if !strings.Contains(string(err), `"NOT_FOUND"`) {
+	if err != nil {
 		return nil, err
 	}
-	// No organization-wide list here: each project's, a few at a time.
-	var mu sync.Mutex
-	var first []byte
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for _, p := range projects {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			items, err := walk[milestoneItem](w, "/v1/projects/"+url.PathEscape(p.ID)+"/milestones", nil, nil)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				out[p.ID] = items
-			case strings.Contains(string(err), `"NOT_FOUND"`): // deleted meanwhile
-			case first == nil:
-				first = err
-			}
-		}()
+	out := map[string][]milestoneItem{}
+	for _, m := range all {
+		out[m.ProjectID] = append(out[m.ProjectID], m)
 	}
-	wg.Wait()
-	return out, first
+	return out, nil
 }
 
 func internalError() []byte {

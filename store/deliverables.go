@@ -22,8 +22,6 @@ func (s DeliverableStatus) Valid() bool { return oneOf(s, DeliverableStatuses) }
 // KindDeliverable is the kind of a deliverable: a thread may be about one (Ref).
 const KindDeliverable Kind = "deliverable"
 
-var _ = declareKind(KindDeliverable, kindInfo{about: true})
-
 // Deliverable is something the agency hands over: a design, a build, a
 // report. Its file, once attached, is downloaded through a signed link.
 type Deliverable struct {

@@ -22,8 +22,6 @@ func (s InvoiceStatus) Valid() bool { return oneOf(s, InvoiceStatuses) }
 // KindInvoice is the kind of an invoice: a thread may be about one (Ref).
 const KindInvoice Kind = "invoice"
 
-var _ = declareKind(KindInvoice, kindInfo{about: true})
-
 // Invoice is a bill to the organization. Amounts are integer minor units
 // (cents) of Currency, an ISO 4217 code.
 type Invoice struct {

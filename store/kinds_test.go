@@ -7,7 +7,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// TestKindTable checks the table of kinds (kinds) against the contract,
+// TestKindTable checks Kinds against the contract,
 // and that Memory keeps a table (tenant.tables) of every kind a thread
 // may be about.
 func TestKindTable(t *testing.T) {
@@ -32,43 +32,4 @@ func TestKindTable(t *testing.T) {
 			is.True(tables[k]) // Memory keeps a table of each kind a thread may be about
 		}
 	}
-}
-
-// TestDeclareKind checks that the kinds come out in the order of Kinds
-// whatever the order they are declared in, and that a kind declared twice
-// or badly named panics.
-func TestDeclareKind(t *testing.T) {
-	is := is.New(t)
-	declared := []Kind{"widget", KindMessage, "note", KindProject, KindInvoice, "gadget", KindMilestone, KindThread, KindDeliverable}
-	want := []Kind{KindProject, KindMilestone, KindDeliverable, KindInvoice, KindThread, KindMessage, "gadget", "note", "widget"}
-	for _, order := range [][]Kind{declared, reversed(declared)} {
-		var ks []Kind
-		var rows []kindRow
-		for _, k := range order {
-			ks, rows = withKind(ks, rows, k, kindInfo{about: k == "note"})
-		}
-		is.Equal(ks, want)
-		is.Equal(len(rows), len(ks))
-		for i, r := range rows {
-			is.Equal(r.kind, ks[i])
-			is.Equal(r.info.about, r.kind == "note")
-		}
-	}
-
-	panics := func(k Kind) (msg any) {
-		defer func() { msg = recover() }()
-		withKind(slices.Clone(Kinds), slices.Clone(kinds), k, kindInfo{})
-		return nil
-	}
-	is.Equal(panics("note_2"), nil)
-	for _, k := range []Kind{KindInvoice, "", "Note", "2notes", "_note", "note.created", "n ote", "nöte"} {
-		is.True(panics(k) != nil) // declared twice, or not a kind name
-	}
-	is.Equal(len(Kinds), len(kinds)) // the test left the package's kinds alone
-}
-
-func reversed(ks []Kind) []Kind {
-	out := slices.Clone(ks)
-	slices.Reverse(out)
-	return out
 }

@@ -111,8 +111,9 @@ type memoryConfig struct {
 // UpdatedAt stays the same from one run to the next.
 func WithClock(now func() time.Time) MemoryOption {
 	return func(c *memoryConfig) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }

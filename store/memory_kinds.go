@@ -7,11 +7,10 @@ import (
 
 // The descriptions of the kinds of the contract that Memory keeps in a
 // table (memory_table.go): each kind's accessors, list order and copy,
-// each registered in memoryKinds by memoryTable. A later kind's
-// description is in its own file.
+// each listed in memoryKinds.
 
 // projectItems is how Memory keeps projects: a project is in itself.
-var projectItems = memoryTable(&itemDesc[Project]{
+var projectItems = &itemDesc[Project]{
 	kind:     KindProject,
 	order:    projectOrder,
 	id:       func(p *Project) string { return p.ID },
@@ -21,10 +20,10 @@ var projectItems = memoryTable(&itemDesc[Project]{
 	updated:  func(p *Project) *time.Time { return &p.UpdatedAt },
 	validate: Project.Validate,
 	copy:     copyProject,
-})
+}
 
 // milestoneItems is how Memory keeps milestones.
-var milestoneItems = memoryTable(&itemDesc[Milestone]{
+var milestoneItems = &itemDesc[Milestone]{
 	kind:     KindMilestone,
 	order:    milestoneOrder,
 	id:       func(m *Milestone) string { return m.ID },
@@ -34,10 +33,10 @@ var milestoneItems = memoryTable(&itemDesc[Milestone]{
 	updated:  func(m *Milestone) *time.Time { return &m.UpdatedAt },
 	validate: Milestone.Validate,
 	copy:     copyMilestone,
-})
+}
 
 // deliverableItems is how Memory keeps deliverables.
-var deliverableItems = memoryTable(&itemDesc[Deliverable]{
+var deliverableItems = &itemDesc[Deliverable]{
 	kind:     KindDeliverable,
 	order:    deliverableOrder,
 	id:       func(d *Deliverable) string { return d.ID },
@@ -47,11 +46,11 @@ var deliverableItems = memoryTable(&itemDesc[Deliverable]{
 	updated:  func(d *Deliverable) *time.Time { return &d.UpdatedAt },
 	validate: Deliverable.Validate,
 	copy:     copyDeliverable,
-})
+}
 
 // invoiceItems is how Memory keeps invoices: a retainer invoice is in no
 // project, and a deleted project's invoices stay, in none.
-var invoiceItems = memoryTable(&itemDesc[Invoice]{
+var invoiceItems = &itemDesc[Invoice]{
 	kind:     KindInvoice,
 	order:    invoiceOrder,
 	id:       func(i *Invoice) string { return i.ID },
@@ -62,7 +61,7 @@ var invoiceItems = memoryTable(&itemDesc[Invoice]{
 	validate: Invoice.Validate,
 	copy:     copyInvoice,
 	detach:   func(i *Invoice) { i.ProjectID = nil },
-})
+}
 
 func projectOrder(a, b *Project) int {
 	switch {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -11,13 +10,9 @@ import (
 // own (a sorted per organization): projects and the items a project owns.
 // The generic methods below do everything a Put, List, Get or Delete of
 // such a kind does, so that a new kind is, in its own file
-// (memory_<resource>.go), its description registered by memoryTable and
-// thin exported methods:
-//
-//	var noteItems = memoryTable(&itemDesc[Note]{kind: KindNote, ...})
-//
-// and no line in any other file of Memory (see memory_kinds.go for the
-// kinds of the contract).
+// (memory_<resource>.go), its description and thin exported methods,
+// and its line in memoryKinds (see memory_kinds.go for the kinds of the
+// contract).
 type itemDesc[T any] struct {
 	kind  Kind
 	order func(a, b *T) int // list order; ends with the id, so it is total
@@ -45,26 +40,10 @@ type tableDesc interface {
 }
 
 // memoryKinds lists the kinds of items Memory keeps in a table, in the
-// order of Kinds (compareKinds), which is the order of a deleted
-// project's cascade and of its events. Only memoryTable writes it.
-// Threads and messages, kept apart (threadStore), are not in it.
-var memoryKinds []tableDesc
-
-// memoryTable registers d, the description of a kind Memory keeps in a
-// table, in memoryKinds at its place, and returns it. Like declareKind,
-// each call inserts at the kind's place, so the list is the same in any
-// order of initialization, and complete before any Memory is made. It
-// panics on a kind registered twice. (TestMemoryKinds checks that each
-// is a kind of Kinds: while the package is initialized, a kind may not
-// be declared yet.)
-func memoryTable[T any](d *itemDesc[T]) *itemDesc[T] {
-	i, found := slices.BinarySearchFunc(memoryKinds, d.kind, func(e tableDesc, k Kind) int { return compareKinds(e.kindOf(), k) })
-	if found {
-		panic(fmt.Sprintf("store: Memory's table of kind %q registered twice", d.kind))
-	}
-	memoryKinds = slices.Insert(memoryKinds, i, tableDesc(d))
-	return d
-}
+// order of Kinds, which is the order of a deleted project's cascade and
+// of its events. Threads and messages, kept apart (threadStore), are not
+// in it.
+var memoryKinds = []tableDesc{projectItems, milestoneItems, deliverableItems, invoiceItems}
 
 func (d *itemDesc[T]) kindOf() Kind { return d.kind }
 

@@ -21,8 +21,6 @@ func (s MilestoneStatus) Valid() bool { return oneOf(s, MilestoneStatuses) }
 // KindMilestone is the kind of a milestone: a thread may be about one (Ref).
 const KindMilestone Kind = "milestone"
 
-var _ = declareKind(KindMilestone, kindInfo{about: true})
-
 // Milestone is a dated step of a project.
 type Milestone struct {
 	ID          string

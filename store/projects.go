@@ -23,8 +23,6 @@ func (s ProjectStatus) Valid() bool { return oneOf(s, ProjectStatuses) }
 // KindProject is the kind of a project.
 const KindProject Kind = "project"
 
-var _ = declareKind(KindProject, kindInfo{})
-
 // Project is a piece of work the agency does for an organization.
 type Project struct {
 	ID        string

@@ -28,32 +28,19 @@
 //
 // # Adding a kind of item
 //
-// A kind of item is declared entirely in its own files; no list
-// elsewhere in this package or in storetest names it:
-//
-//   - <resource>.go: its types, Validate, its query, its read and write
-//     interfaces, and its kind, a constant registered beside it,
-//     const KindNote Kind = "note" and var _ = declareKind(KindNote,
-//     kindInfo{...}), which puts it in Kinds (the contract's kinds first,
-//     in its order, then the later ones by name, whatever the order of
-//     the files);
-//   - memory_<resource>.go: Memory's part, for a kind kept in a table
-//     its description registered by memoryTable (var noteItems =
-//     memoryTable(&itemDesc[Note]{...})) and thin exported methods;
-//   - storetest/<resource>.go: its descriptor registered by describeKind,
-//     its own cases and its methods of Unimplemented.
-//
-// Its read interface is then embedded in Store, one line in store.go:
-// the one list of this package that a new kind edits. A kind declared twice,
-// or with a name that is not lowercase letters, digits and underscores
-// starting with a letter, panics when the package is initialized.
+// A kind of item lives in its own files (<resource>.go: its types,
+// Validate, query, interfaces and Kind constant; memory_<resource>.go:
+// Memory's part) and is named in three tables in view: Kinds (and
+// aboutKindList when a thread may be about it), memoryKinds for a kind
+// Memory keeps in a table, and storetest's kindCases. Its read interface
+// is embedded in Store.
 //
 // The conformance suite in store/storetest pins down the behaviour every
 // implementation must share: ordering, paging, filters, totals, scoping,
 // not-found, cancellation, restrictions, data versions, UpdatedAt,
 // UpdatedSince and deletion records, communication threads and the
-// invisibility of internal content, and for a store that implements the
-// write side (Deleter, ThreadWriter), deletes and cascades. Package store
+// invisibility of internal content, deletes and cascades, over a store
+// with its whole write side. Package store
 // depends on the standard library only.
 package store
 

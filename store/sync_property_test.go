@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/storetest"
@@ -57,23 +56,4 @@ func TestMemorySyncRandomInterleavings(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
-}
-
-// TestMemorySyncInterleavings is issue 19's property through the wire on
-// the memory store (storetest.SyncInterleavings; bunstore's
-// TestSyncInterleavings on PostgreSQL): writes between the pages of
-// every walk, many items in one second, every resource, three kinds of
-// key, 300 seeds (a few seconds in all; the page walk before issue 19's
-// last fix loses an item on 9 of them).
-func TestMemorySyncInterleavings(t *testing.T) {
-	clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
-	m := store.NewMemory(store.WithClock(clock.Now))
-	storetest.SyncInterleavings(t, m, auth.NewMemoryKeyStore(m), clock, 300)
-}
-
-// TestMemoryPutAgainElsewhere: a deleted item put again in another
-// project leaves its old project's keys a departure (storetest).
-func TestMemoryPutAgainElsewhere(t *testing.T) {
-	clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
-	storetest.PutAgainElsewhere(t, store.NewMemory(store.WithClock(clock.Now)), clock)
 }

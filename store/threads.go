@@ -41,11 +41,6 @@ const (
 	KindMessage Kind = "message"
 )
 
-var (
-	_ = declareKind(KindThread, kindInfo{})
-	_ = declareKind(KindMessage, kindInfo{})
-)
-
 // Ref points at what a thread is about: a milestone, a deliverable or an
 // invoice of the same organization.
 type Ref struct {

@@ -1,5 +1,5 @@
 // Package webhook delivers an organization's events to the webhook
-// endpoints its portal registers (CONTRACT.md, "Webhooks").
+// endpoints its portal registers.
 //
 // The portal registers endpoints through Endpoints (create, list, update,
 // rotate a secret, delete, redeliver an event), and runs a Dispatcher

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -67,7 +68,8 @@ func WithSchedule(s []time.Duration) Option {
 				return
 			}
 		}
-		if s != nil {
+		c.schedule = DefaultSchedule
+		if len(s) > 0 {
 			c.schedule = append([]time.Duration(nil), s...)
 		}
 	}
@@ -83,8 +85,9 @@ func WithAllowLocal(allow bool) Option { return func(c *config) { c.allowLocal =
 // are due (time.Now unless set).
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
-		if now != nil {
-			c.now = now
+		c.now = now
+		if now == nil {
+			c.now = time.Now
 		}
 	}
 }
@@ -125,19 +128,11 @@ func WithTimeout(d time.Duration) Option {
 // WithObserver sets what is told of every attempt (nothing unless set);
 // package otelstatus has one.
 func WithObserver(o Observer) Option {
-	return func(c *config) {
-		if o != nil {
-			c.observer = o
-		}
-	}
+	return func(c *config) { c.observer = cmp.Or(o, Observer(nopObserver{})) }
 }
 
 // WithLogger sets where the dispatcher logs what goes wrong with the store
 // (nothing unless set). It never logs a secret or a response body.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.New(slog.DiscardHandler)) }
 }

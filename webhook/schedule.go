@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// DefaultSchedule is the delays between attempts (CONTRACT.md,
-// "Webhooks"): after the first attempt fails, about 5 s, then 5 min,
+// DefaultSchedule is the delays between attempts: after the first attempt fails, about 5 s, then 5 min,
 // 30 min, 2 h, 5 h, 10 h and 10 h; eight attempts in all, over about a
 // day and a quarter.
 var DefaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute,

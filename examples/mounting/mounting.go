@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// The README's snippets: each mounts api, a statusapi handler, under /api.
+// docs/library.md's snippets: each mounts api, a statusapi handler, under /api.
 
 func mountWithChi(r chi.Router, api http.Handler) {
 	// chi's Mount does not strip the prefix: without StripPrefix the

@@ -12,28 +12,14 @@ import (
 )
 
 // live is what the API reads that a reload changes, and the guard that
-// makes a reload one step for the API's requests.
-//
-// Every API request holds the guard (mu, for reading) from its start until
-// its response starts: while it authenticates, takes its rate limit, reads
-// the store and opens a file. A reload holds it for writing while it makes
-// the new data visible: in memory, while it writes the change to the
-// store; on PostgreSQL, while it commits its transaction. So a request
-// reads either the data before the reload or the data after it, never a
-// mixture: not a project already changed beside an invoice not yet, nor a
-// key already revoked while its organization's items are still the old
-// ones. What a request can see of a reload is a pause: one that arrives
-// while the change is written waits for it (in memory, a few milliseconds
-// for a thousand changed items), and the reload waits for the requests
-// already reading, each bounded by the API's timeout. The guard is let go
-// as the response starts, so a slow client's download never holds a
-// reload up: it goes on sending the bytes it opened before.
-//
+// makes a reload one step for the API's requests: each request holds mu
+// for reading from its start until its response starts, and a reload
+// holds it for writing while it makes the new data visible (in memory,
+// while it writes the store; on PostgreSQL, while it commits). So a
+// request reads the data before the reload or after it, never a mixture.
 // The files are swapped with the data, and the resolver cache forgets
-// every answer it remembers, refusals included: a key removed or revoked
-// answers 401 at once, even when the reload revoked it in a transaction
-// whose notice reaches the cache later, and a key new in the file is
-// accepted at once, even if a client tried it before.
+// every answer, refusals included: a key the file removed answers 401 at
+// once, and a key new in the file is accepted at once.
 type live struct {
 	mu    sync.RWMutex
 	keys  *auth.Keys  // behind cache

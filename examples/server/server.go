@@ -194,7 +194,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// The request log, a line per request, is written in blocks, at least
 	// every accesslog.DefaultFlushInterval, rather than a write per line
-	// (issue 25); the server's other lines are written at once. The rest
+	// (a system call per line costs); the server's other lines are written at once. The rest
 	// of the block is written when run returns.
 	requestBuf := accesslog.NewBuffer(stderr, 0)
 	defer requestBuf.Close()

@@ -1,7 +1,3 @@
-// Package accesslog is the request log of the module's commands
-// (examples/server, and tools/bench, which measures the library as the
-// server runs it): one line per request, with its method, path, status,
-// bytes, duration and request id.
 package accesslog
 
 import (
@@ -25,10 +21,7 @@ import (
 // statusapi.UnavailableLogInterval during an outage) and this line only
 // that one more request failed, so a failed request is one line, not an
 // error line on top of the API's. Other 5xx are errors.
-//
-// The record is given to the slog.Handler directly, without the caller's
-// program counter (no source in the line): slog.Logger would walk the
-// stack for it on every request.
+// Lines carry no source position.
 func Handler(log *slog.Logger, next http.Handler) http.Handler {
 	h := log.Handler()
 	return serve(next, h.Enabled, func(ctx context.Context, e entry) { _ = h.Handle(ctx, e.record()) })

@@ -1,8 +1,3 @@
-// Package eventwire is the one encoding of a store.Event on the wire: the
-// event JSON that GET /v1/events serves, that its live stream sends as
-// data, and that a webhook POSTs as its body (CONTRACT.md, "Events" and
-// "Webhooks"). Every place that writes an event calls Encode (or From),
-// so the three never drift apart.
 package eventwire
 
 import (
@@ -24,9 +19,8 @@ type Event struct {
 // itself. Every event of a kind carries the same keys: object, id,
 // projectId (null for what belongs to no project) and previousStatus (null
 // unless the event is a change of status, typed by the new status); a
-// message's also threadId (CONTRACT.md: "messages also carry
-// data.threadId"), so that each kind's schema in the OpenAPI document
-// holds.
+// message's also threadId, so that each kind's schema in the OpenAPI
+// document holds.
 type Data struct {
 	Object         string  `json:"object"`
 	ID             string  `json:"id"`

@@ -1,15 +1,3 @@
-// Package relay runs a process's one session with a channel outside it
-// (PostgreSQL LISTEN, Redis SUBSCRIBE) for as long as anything in the
-// process subscribes, and hands what arrives to every subscriber: the
-// common part of store/bunstore's and auth/redisinvalidate's
-// auth.Invalidations.
-//
-// A Hub starts its session on the first Subscribe and ends it when the
-// last subscriber stops. When the session fails it opens another after a
-// pause (backoff) that doubles up to MaxBackoff. Each time a session is
-// up, the Hub reports auth.AllOrganizations to every subscriber, since
-// reports may have been missed while it was down; it logs the first
-// failure of an outage as a warning and the recovery, not every retry.
 package relay
 
 import (

@@ -38,17 +38,11 @@ func noteSkip(name, example string) {
 //		testenv.Main(m)
 //	}
 //
-// go test ./... hides the output of a package that passes and caches the
-// result, so a package whose every test skipped would show as a bare ok.
-// cmd/go offers no way to add to that line short of -cover (it appends
-// what follows "coverage: " in the output, but only under -cover, and
-// only the first such text, which would hide the real figure), so the line
-// goes, when -v is not given, to the go command's own standard error (a
-// terminal, a CI log or a pipe; on Linux, through /proc), else to the
-// terminal (/dev/tty) when there is one, as well as to the test's own
-// output (seen with -v, -json, or when the package fails). A result replayed from the test cache ("(cached)") does
-// not repeat it; -count=1 runs the tests again. With RequireEnv set there
-// is nothing to say: missing services fail the tests.
+// The line goes, without -v, to the go command's own standard error (on
+// Linux, through /proc), else to the terminal, as well as to the test's
+// output, since go test hides a passing package's output (docs/testing.md
+// says why). A cached result does not repeat it. With RequireEnv set,
+// missing services fail the tests instead.
 func Main(m *testing.M) {
 	os.Exit(AfterRun(m.Run()))
 }

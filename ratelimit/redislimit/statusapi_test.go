@@ -14,7 +14,7 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// TestHandlersShareOneRedis is issue 5's acceptance test: a starter client
+// TestHandlersShareOneRedis checks that a starter client
 // sending 100 requests in one window, spread over two replicas of the
 // handler that share one Redis, gets exactly 60 through, and the 61st is
 // refused whichever replica it hits.

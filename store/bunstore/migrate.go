@@ -26,31 +26,16 @@ var migrationFiles embed.FS
 // migrate one after the other while tests in other schemas do not wait.
 const migrateLockID = "clientstatus/bunstore migrate"
 
-// Migrate brings the store's tables up to date: it creates the tables,
-// triggers and functions that every Store method relies on (organizations,
-// API keys, projects, milestones, deliverables, invoices, threads with
-// their messages and attachments, the change and deletion records that
-// sync and events read, data versions and counts, webhook endpoints and
-// deliveries, the request log), or adds what a newer version needs. A
-// portal runs it at start-up. With WithSchema (the only option it reads)
-// it creates that schema if need be and works there; without, in the
-// first schema of db's search path.
+// Migrate creates the store's tables, triggers and functions, or adds what
+// a newer version needs; a portal runs it at start-up. It works in the
+// schema of WithSchema (the only option it reads), creating it if need be,
+// else in the first schema of db's search path, and refuses a schema that
+// holds a table of its names that it did not create.
 //
-// It is safe to run again (applied migrations are skipped) and safe to run
-// from several replicas at once: they take turns under a PostgreSQL
-// session-level advisory lock, keyed by the schema, held by one connection
-// of db's pool while the migrations run through another (so db must allow
-// two open connections). Migrations are marked applied only once they have
-// succeeded, and each one is written to be re-runnable, so a crash between
-// the two does no harm. What was applied is recorded in the table
-// clientstatus_migrations of the same schema, apart from a portal's own
-// bun/migrate tables; bun/migrate also creates clientstatus_migrations_locks
-// beside it, which Migrate leaves unused (the advisory lock is its lock).
-//
-// Give the store a schema of its own (WithSchema, or a search_path): its
-// tables have plain names such as projects and organizations. Migrate
-// refuses to start in a schema that already holds a table of those names
-// that it did not create.
+// It is safe to run again and from several replicas at once: they take
+// turns under an advisory lock held by one connection of db's pool while
+// the migrations run through another, so db must allow two open
+// connections. The details: docs/operations.md.
 func Migrate(ctx context.Context, db *bun.DB, opts ...Option) error {
 	cfg, err := newConfig(opts)
 	if err != nil {

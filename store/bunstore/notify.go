@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -40,11 +41,7 @@ var _ auth.Invalidations = (*Store)(nil)
 // connection (see Subscribe): lost, back, or impossible. nil means
 // slog.Default(), the default.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.Default()) }
 }
 
 // WithListenConfig makes Subscribe listen through a connection of cfg
@@ -57,25 +54,14 @@ func WithListenConfig(cfg *pgx.ConnConfig) Option {
 
 // Subscribe makes the Store an auth.Invalidations: fn is called with the id
 // of each organization whose keys or account change in the database, from
-// whichever process or SQL statement (triggers send it on NotifyChannel
-// when the change commits), usually within milliseconds; an organization
-// put through this Store is also reported at once, before PutOrganization
-// returns. auth.Keys relays it (and reports its own revocations at once),
-// so a Cache in front of Keys on this Store forgets a revoked key or a
-// changed account on every replica with no other wiring.
-//
-// While anything subscribes (or watches events: WatchEvents), the Store
-// holds one connection of its own (not one of the pool's), opened like
-// the pool's (or from WithListenConfig), which LISTENs, and is pinged when quiet for 15s. When
-// it fails, the Store logs it once (WithLogger) and reconnects, with a
-// pause doubling from 100ms to 2s: meanwhile caches see changes only
-// within their ttl, and on reconnecting fn is called with
-// auth.AllOrganizations, as changes may have been missed. The last stop
-// closes the connection. A *bun.DB on pgx listens through a pgx
-// connection; one on Bun's own pgdriver through a pgdriver.Listener,
-// pinged by a NOTIFY through the pool when quiet; New refuses any other
-// driver unless WithListenConfig names a database to listen to through
-// pgx. See auth.Invalidations for fn's rules.
+// whichever process or SQL statement (triggers NOTIFY on NotifyChannel at
+// commit), usually within milliseconds; a PutOrganization through this
+// Store reports at once. While anything subscribes, the Store holds one
+// connection of its own that LISTENs (through pgx or Bun's pgdriver; any
+// other driver needs WithListenConfig); when it fails, the Store logs it
+// once, reconnects with backoff, and then calls fn with
+// auth.AllOrganizations, as changes may have been missed. See
+// auth.Invalidations for fn's rules.
 func (s *Store) Subscribe(fn func(orgID string)) (stop func()) {
 	return s.notify.hub.Subscribe(fn)
 }

@@ -64,32 +64,16 @@ func WithStatementTimeout(d time.Duration) OpenOption {
 }
 
 // Open connects to the PostgreSQL database at dsn (a postgres:// URL or a
-// libpq key=value string, sslmode and the other libpq settings honoured)
-// through the pgx driver, checks that it answers, and returns a *bun.DB
-// for New and Migrate. Unknown URL parameters become run-time parameters:
-// "?search_path=tenant_a" selects a schema (for a store without
-// WithSchema, whose tables are then found there).
+// libpq key=value string) through the pgx driver, checks that it answers,
+// and returns a *bun.DB for New and Migrate. Unknown URL parameters become
+// run-time parameters ("?search_path=tenant_a"). Every connection gets a
+// statement_timeout, a lock_timeout, plan_cache_mode=force_generic_plan
+// unless dsn sets them, and cancels a statement on the server when its
+// context ends; the pool keeps at most 4 x GOMAXPROCS connections. A
+// portal that builds its own *bun.DB sets the same (docs/operations.md).
 //
-// Every connection is set up so that a slow or lost database costs little:
-// a statement_timeout on the server (DefaultStatementTimeout unless set), a
-// lock_timeout (DefaultLockTimeout unless set), a
-// context that ends cancels the statement on the server (a cancel request,
-// not only a dropped socket, so no query keeps running behind), times in
-// UTC, and one round trip per query. The store's few prepared statements
-// (the hot reads of polling clients: a page of invoices, the data
-// version) keep the plan made at their first run: plan_cache_mode is
-// force_generic_plan unless dsn sets it. It changes no other query: Bun's
-// (and pgx's, through this db) go by the simple protocol, with their
-// values in the text, and are planned at each run as before. The pool
-// keeps at most 4 x GOMAXPROCS connections; change it through the
-// returned db (it embeds *sql.DB). A portal that builds its own *bun.DB
-// should set the same: statement_timeout, lock_timeout and
-// plan_cache_mode as run-time parameters, and pgx's
-// CancelRequestContextWatcherHandler.
-//
-// Open returns the *option.Error of an option given a value no default
-// stands for, and an error wrapping store.ErrUnavailable when the database
-// cannot be reached; the caller closes the db.
+// The error wraps store.ErrUnavailable when the database cannot be
+// reached; the caller closes the db.
 func Open(ctx context.Context, dsn string, opts ...OpenOption) (*bun.DB, error) {
 	c := openConfig{statementTimeout: DefaultStatementTimeout}
 	option.Apply(&c, opts)

@@ -19,25 +19,13 @@ import (
 
 // The hot reads of a polling client, the data version (the response
 // cache's check) and a page of invoices, skip Bun on a Store whose db is
-// a *bun.DB on the pgx driver (Open's): they run on a connection of the
-// pool, through pgx, as statements prepared once per connection and
-// cached there (pgx's statement cache), with the values as parameters,
-// and scan their rows without reflection. Bun writes the values into the
-// text of its queries, and the simple protocol sends that text to be
-// parsed and planned anew every time; a prepared statement is parsed
-// once, and planned once on a connection from Open, which sets
-// plan_cache_mode to force_generic_plan (left to choose, PostgreSQL
-// re-plans these statements at every run, about as long as running them:
-// a custom plan for a batch of one looks cheaper than the generic plan,
-// which expects ten; TestPreparedListPlans checks the generic plans).
-// The answers are the same as Bun's queries', which remain for any other
-// db (a bun.Tx, a bun.Conn, Bun's pgdriver) and any other list.
-//
-// A statement prepared on a connection keeps the columns its tables had:
-// after a migration that changes them, its next run fails ("cached plan
-// must not change result type"), pgx drops it from its cache, and onPgx
-// runs the read again at once, which prepares it anew: no request fails
-// for it.
+// a *bun.DB on the pgx driver (Open's): they run through pgx as statements
+// prepared once per connection, planned once under Open's plan_cache_mode
+// (TestPreparedListPlans checks the generic plans), and scan their rows
+// without reflection. Their answers are those of Bun's queries, which
+// remain for any other db and any other list. A statement whose tables a
+// migration changed fails once, is dropped from pgx's cache, and onPgx
+// runs the read again at once: no request fails for it.
 
 // onPgx runs fn on a pgx connection of the store's pool, and reports
 // whether it could: false, without calling fn, when the store's db is not

@@ -1,31 +1,3 @@
-// Package bunstore keeps the status API's data and API key records in
-// PostgreSQL, through Bun (github.com/uptrace/bun) and its pgdialect.
-//
-// A portal brings its own *bun.DB, so the store shares its pool, or opens
-// one with Open; it runs Migrate at start-up, then hands New(db) to the
-// handler as its store.Store and to auth as its auth.KeyStore. Its tables
-// go in a schema of their own, named in every query, beside the portal's:
-//
-//	db, err := bunstore.Open(ctx, os.Getenv("DATABASE_URL"))
-//	...
-//	if err := bunstore.Migrate(ctx, db, bunstore.WithSchema("clientstatus")); err != nil { ... }
-//	st := bunstore.New(db, bunstore.WithSchema("clientstatus"))
-//
-// The portal writes through the same Store, in its own transactions when
-// it likes: st.WithTx(tx).PutProject(ctx, p) commits or rolls back with the
-// portal's other writes in tx.
-//
-// Every query is scoped by organization and uses Bun's placeholders, never
-// text pasted into SQL; every list has an index that starts with the
-// organization and follows the list's order, so a page costs the same
-// however many rows other organizations have. A page and its total take one
-// round trip: the page read in the index's order, up to its limit, and the
-// total summed from the table item_counts, which triggers keep (a few rows
-// per organization, however many items it has; see selectPage), or, with
-// UpdatedSince and for threads, messages and deletions, counted from an
-// index alone. Each method runs under a deadline (WithQueryTimeout) and
-// the server under statement_timeout (see Open), so a slow or lost
-// database answers store.ErrUnavailable promptly.
 package bunstore
 
 import (
@@ -60,49 +32,19 @@ import (
 // included, when New is given no WithQueryTimeout.
 const DefaultQueryTimeout = 3 * time.Second
 
-// Store is a store.Store (its changes, threads, versions and events
-// included), a store.Writer, a store.Deleter, a store.ThreadWriter
-// (threads.go), a store.RequestLog, store.WebhookEndpoints and an
-// auth.KeyStore on PostgreSQL, and an
-// auth.Invalidations that reports changes to keys and organizations (see
-// Subscribe). It is safe for
-// concurrent use when its db is (a *bun.DB is; a transaction is not, see
-// WithTx).
+// Store is a store.Store, store.Writer, store.Deleter, store.ThreadWriter,
+// store.RequestLog, store.WebhookEndpoints and auth.KeyStore on
+// PostgreSQL, and an auth.Invalidations that reports changes to keys and
+// organizations (see Subscribe). It is safe for concurrent use when its db
+// is (a *bun.DB is; a transaction is not, see WithTx).
 //
-// Ids are unique per organization: two organizations may each have a
-// project "p1", and neither ever sees the other's. Writes insert or
-// replace by (organization, id) and leave a row untouched when nothing in
-// it changes, so loading the same data twice changes nothing. Every time is
-// returned in UTC.
-//
-// Every item's UpdatedAt is the database's: statement_timestamp(), when
-// the statement that changed it began, set by a trigger on insert and on
-// an update that changes another column, and kept by one that changes
-// nothing; the UpdatedAt of an item given to a Put is ignored. The
-// triggers hold for a portal's own SQL on the store's tables too. Every
-// list honours its query's UpdatedSince through an index of its shape
-// ending in (updated_at, id). A change becomes visible when its
-// transaction commits, with the time its statement began: keep the
-// transactions that write short, or a client polling meanwhile may move
-// past their changes.
-//
-// Deletes cascade through the schema's foreign keys (an organization takes
-// everything it owns and its keys; a project its milestones and
-// deliverables, and sets the ProjectID of its invoices to nil), and a
-// trigger records each item removed, however it was deleted, in the table
-// deletions, which ListDeletions reads (see there for how long records
-// are kept).
-//
-// Errors wrap store.ErrNotFound (auth.ErrInvalidKey or auth.ErrKeyNotFound
-// in the key methods) for a missing item; store.ErrInvalid for an item or
-// request refused for what it holds (a Validate error, a page below 1, a
-// key record without an id); and store.ErrUnavailable (the same error as
-// auth.ErrUnavailable) when the database cannot be reached, does not answer
-// in time or cancels the statement; store.ErrLockTimeout when a write
-// waited for a lock another transaction holds (writers of one
-// organization never wait for each other, but two writing the same item
-// do) longer than lock_timeout (see Open). On a deadline they also wrap
-// context.DeadlineExceeded, and on cancellation ctx's error.
+// Ids are unique per organization. Writes insert or replace by
+// (organization, id) and leave an unchanged row untouched. UpdatedAt is
+// the database's statement_timestamp(), set by triggers that hold for a
+// portal's own SQL too; deletes cascade through foreign keys, and a
+// trigger records each item removed for ListDeletions. Errors wrap
+// store.ErrNotFound, store.ErrInvalid, store.ErrUnavailable or
+// store.ErrLockTimeout. What each promises in detail: docs/library.md.
 type Store struct {
 	db      bun.IDB
 	timeout time.Duration

@@ -9,13 +9,12 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
-// TestSyncRandomInterleavings is the property of issue 19 on PostgreSQL:
+// TestSyncRandomInterleavings is the sync property on PostgreSQL:
 // writers of one organization, in plain SQL and through the library, each
 // in transactions left open across the others' writes and a syncing
 // client's syncs, committed or rolled back in random order, upsert and
@@ -126,38 +125,3 @@ func syncSeed(t *testing.T, db *bun.DB, st *bunstore.Store, seed uint64) {
 
 // isNotFound reports whether err wraps store.ErrNotFound.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
-
-// TestSyncInterleavings is issue 19's property through the wire on
-// PostgreSQL (storetest.SyncInterleavings; the memory store's
-// TestMemorySyncInterleavings): writes between the pages of every walk,
-// many items in one second (bunstore.WithClock), every resource, three
-// kinds of key, 100 seeds, each an organization of its own in one schema.
-func TestSyncInterleavings(t *testing.T) {
-	t.Parallel()
-	// A schema of its own, on a pool that does not wait for each commit
-	// to reach the disk: thousands of one-statement transactions, whose
-	// durability this test does not need.
-	schema, dsn := newSchema(t)
-	db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema, "synchronous_commit": "off"}))
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := bunstore.Migrate(ctx, db); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	clock := testenv.NewClock(time.Now().Truncate(time.Second)) // after the migration, which dates the start of deletion records
-	st := bunstore.New(db, bunstore.WithClock(clock.Now))
-	storetest.SyncInterleavings(t, st, st, clock, 100)
-}
-
-// TestPutAgainElsewhere: a deleted item put again in another project
-// leaves its old project's keys a departure (storetest; migration
-// 20261126000001_departures_put_again).
-func TestPutAgainElsewhere(t *testing.T) {
-	t.Parallel()
-	clock := testenv.NewClock(time.Time{})
-	st, _ := inOwnSchemaOn(t, bunstore.WithClock(clock.Now))
-	clock.Set(time.Now()) // after the migration, which dates the start of deletion records
-	storetest.PutAgainElsewhere(t, st, clock)
-}

@@ -13,8 +13,8 @@ import (
 	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
-// TestSyncedThroughOverlappingTransactions runs the schedule of issue 19
-// in plain SQL: tx2 writes A; tx1 writes C, then waits on tx2's row lock
+// TestSyncedThroughOverlappingTransactions runs a schedule of
+// overlapping writers in plain SQL: tx2 writes A; tx1 writes C, then waits on tx2's row lock
 // of A to write A too; tx2 writes B and commits; a client syncs; tx1
 // commits. The next
 // sync, from the first one's SyncedThrough, fetches C. A deletion inside

@@ -261,13 +261,8 @@ func (s *Store) PutThread(ctx context.Context, th store.Thread) error {
 // attachments included), made internal or visible again; an internal one
 // moves nothing clients see. Everything it changes is dated alike.
 //
-// It is one round trip: two statements sent together, which PostgreSQL
-// runs as one transaction (within the caller's, under WithTx). The first
-// locks the thread, and the one the message leaves, in the order a
-// thread's own writes take their locks (thread, then messages), so that
-// writers to one thread wait for each other rather than deadlock; the
-// second, which sees what they committed meanwhile, writes the message and
-// its attachments.
+// It is one round trip, run as one transaction; writers to one thread
+// wait for each other rather than deadlock.
 func (s *Store) PutMessage(ctx context.Context, m store.Message) error {
 	if err := m.Validate(); err != nil {
 		return err

@@ -10,21 +10,12 @@ import (
 var _ store.Versions = (*Store)(nil)
 
 // DataVersion returns the organization's data version (see
-// store.Versions): the sum of its rows of data_version_log, one of which
-// (n = 1) triggers on every table its reads return (organizations,
-// projects, milestones, deliverables, invoices, threads, messages,
-// attachments and deletions) insert for each writing statement, in the
-// writer's transaction, so that the version moves with the data, a
-// portal's plain-SQL writes included, and no writer waits for another
-// (migration 20261001000003_lockfree, whose writers also fold committed
-// rows into one of the same sum). It reads a few rows of an index: those
-// not yet folded, more while a transaction that folded stays open. An
-// organization without rows has version 0; the rows outlive the
-// organization, so a deleted organization put again goes on from its
-// version. A statement that writes no row, such as a put that
-// changes nothing, leaves the version where it was. On pgx (Open's db),
-// concurrent reads are answered together, by one statement that starts
-// after each of them was asked (batch.go).
+// store.Versions): the sum of its rows of data_version_log, which triggers
+// insert for each writing statement in the writer's transaction, so that
+// it moves with a portal's plain-SQL writes too and no writer waits for
+// another. A statement that writes no row leaves it where it was; an
+// organization without rows has version 0. On pgx, concurrent reads are
+// answered together by one statement (batch.go).
 func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	if !storable(orgID) {
 		return 0, unmatched(ctx, nil)

@@ -10,7 +10,7 @@ import (
 
 // deliverableKind describes deliverables to the cases of every kind
 // (kinds.go).
-var deliverableKind = describeKind(kindCase{
+var deliverableKind = kindCase{
 	kind: store.KindDeliverable,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
 		return s.PutDeliverable(ctx, store.Deliverable{ID: id, OrgID: org, ProjectID: project, Name: fmt.Sprint("Deliverable ", id, " v", n),
@@ -24,9 +24,9 @@ var deliverableKind = describeKind(kindCase{
 		return deliverables(org, store.DeliverableQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteDeliverable(ctx, org, id)
+		return s.DeleteDeliverable(ctx, org, id)
 	},
-})
+}
 
 // The methods of Unimplemented for this resource (unimplemented.go).
 

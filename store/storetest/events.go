@@ -20,20 +20,10 @@ import (
 // queries see only their kinds and projects; a watcher is woken by a
 // write.
 
-// eventSubject is a store with an event feed.
-type eventSubject interface {
-	threadSubject
-	store.Deleter
-	store.Events
-}
-
 // testEvents runs the event cases as subtests.
 func testEvents(t *testing.T, open func(t *testing.T) Subject) {
-	if _, ok := open(t).(eventSubject); !ok {
-		t.Skip("the store does not implement store.Events, store.Deleter, store.Threads and store.ThreadWriter")
-	}
-	openE := func(t *testing.T) eventSubject {
-		s := open(t).(eventSubject)
+	openE := func(t *testing.T) Subject {
+		s := open(t)
 		is := is.New(t)
 		is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Name: "Acme", Plan: "growth", RetainerActive: true, APIEnabled: true}))
 		is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgB, Name: "Bolt", Plan: "growth", RetainerActive: true, APIEnabled: true}))
@@ -41,7 +31,7 @@ func testEvents(t *testing.T, open func(t *testing.T) Subject) {
 	}
 	tests := []struct {
 		name string
-		run  func(t *testing.T, open func(t *testing.T) eventSubject)
+		run  func(t *testing.T, open func(t *testing.T) Subject)
 	}{
 		{"Rules", testEventRules},
 		{"Cascades", testEventCascades},
@@ -138,7 +128,7 @@ func evMessage(id, thread string, internal bool) store.Message {
 // testEventRules: created, updated only when something visible changed,
 // a change of status as an event of its own, deleted; CreatedAt the
 // item's UpdatedAt.
-func testEventRules(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventRules(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	is.Equal(latest(t, s, orgA), "") // no event yet
@@ -157,22 +147,22 @@ func testEventRules(t *testing.T, open func(t *testing.T) eventSubject) {
 	got, _ = newEvents(t, s, orgA, last)
 	is.Equal(len(got), 0) // a put that changes nothing makes no event
 
-	pass(t, s)
+	s.Advance(tick)
 	p.Name = "Website"
 	is.NoErr(s.PutProject(ctx, p))
-	pass(t, s)
+	s.Advance(tick)
 	p.Status = store.ProjectInProgress
 	is.NoErr(s.PutProject(ctx, p))
 	ms := store.Milestone{ID: "m1", OrgID: orgA, ProjectID: "p1", Name: "Design", Status: store.MilestonePending, DueAt: day(20, 9)}
 	is.NoErr(s.PutMilestone(ctx, ms))
-	pass(t, s)
+	s.Advance(tick)
 	ms.Status, ms.CompletedAt = store.MilestoneCompleted, ptr(day(19, 9))
 	is.NoErr(s.PutMilestone(ctx, ms))
 	d := store.Deliverable{ID: "d1", OrgID: orgA, ProjectID: "p1", Name: "Mockups", Status: store.DeliverableInReview, CreatedAt: day(2, 9)}
 	is.NoErr(s.PutDeliverable(ctx, d))
 	is.NoErr(s.PutInvoice(ctx, evInvoice("i1", ptr("p1"), store.InvoiceOpen)))
 	is.NoErr(s.PutInvoice(ctx, evInvoice("r1", nil, store.InvoiceOpen))) // a retainer invoice
-	pass(t, s)
+	s.Advance(tick)
 	paid := evInvoice("i1", ptr("p1"), store.InvoicePaid)
 	paid.AmountDue, paid.PaidAt = 0, ptr(day(3, 9))
 	is.NoErr(s.PutInvoice(ctx, paid))
@@ -216,7 +206,7 @@ var all1 = store.PageRequest{Page: 1, Limit: store.MaxLimit}
 // testEventCascades: deleting a project deletes what it owns, each with an
 // event, and takes its invoices out of it (updated, with the project they
 // left); deleting an organization drops its events.
-func testEventCascades(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventCascades(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	is.NoErr(s.PutProject(ctx, evProject("p1", store.ProjectInProgress)))
@@ -231,7 +221,7 @@ func testEventCascades(t *testing.T, open func(t *testing.T) eventSubject) {
 	is.NoErr(s.PutMessage(ctx, evMessage("msg2", "t1", true)))
 	is.NoErr(s.PutMessage(ctx, evMessage("msg3", "t2", false)))
 	last := latest(t, s, orgA)
-	pass(t, s)
+	s.Advance(tick)
 	is.NoErr(s.DeleteProject(ctx, orgA, "p1"))
 	got, _ := newEvents(t, s, orgA, last)
 	want := []ev{
@@ -251,7 +241,7 @@ func testEventCascades(t *testing.T, open func(t *testing.T) eventSubject) {
 	is.NoErr(s.PutMessage(ctx, evMessage("msg5", "t3", false)))
 	is.NoErr(s.PutMessage(ctx, evMessage("msg6", "t3", true)))
 	last = latest(t, s, orgA)
-	pass(t, s)
+	s.Advance(tick)
 	is.NoErr(s.DeleteThread(ctx, orgA, "t3"))
 	got, _ = newEvents(t, s, orgA, last)
 	want = []ev{
@@ -276,7 +266,7 @@ func sortEv(e []ev) {
 // testEventInternal: internal content makes no event; made internal is
 // deleted, made visible again created; a message carries its thread's
 // project and its thread.
-func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventInternal(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	is.NoErr(s.PutProject(ctx, evProject("p1", store.ProjectInProgress)))
@@ -305,7 +295,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 	is.Equal(sorted(got), sorted(want))
 	is.Equal(got[0], want[0]) // the thread first
 
-	pass(t, s)
+	s.Advance(tick)
 	th.Internal = true
 	is.NoErr(s.PutThread(ctx, th))
 	got, last = newEvents(t, s, orgA, last)
@@ -314,7 +304,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 		{"message.deleted", "msg1", "p1", "t2", ""},
 	})) // made internal: deleted, as in ListDeletions
 
-	pass(t, s)
+	s.Advance(tick)
 	th.Internal = false
 	is.NoErr(s.PutThread(ctx, th))
 	got, last = newEvents(t, s, orgA, last)
@@ -323,7 +313,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 		{"message.created", "msg1", "p1", "t2", ""},
 	})) // visible again: created
 
-	pass(t, s)
+	s.Advance(tick)
 	msg := evMessage("msg1", "t2", true)
 	is.NoErr(s.PutMessage(ctx, msg))
 	got, last = newEvents(t, s, orgA, last)
@@ -332,7 +322,7 @@ func testEventInternal(t *testing.T, open func(t *testing.T) eventSubject) {
 		{"thread.updated", "t2", "p1", "", ""},
 	})) // a message made internal
 
-	pass(t, s)
+	s.Advance(tick)
 	th.Status, th.ResolvedAt = store.ThreadResolved, ptr(day(5, 9))
 	is.NoErr(s.PutThread(ctx, th))
 	got, _ = newEvents(t, s, orgA, last)
@@ -349,7 +339,7 @@ func sorted(e []ev) []ev {
 }
 
 // seedEvents writes changes of every kind into orgA and one into orgB.
-func seedEvents(t *testing.T, s eventSubject) {
+func seedEvents(t *testing.T, s Subject) {
 	t.Helper()
 	is := is.New(t)
 	is.NoErr(s.PutProject(ctx, evProject("p1", store.ProjectPlanned)))
@@ -361,7 +351,7 @@ func seedEvents(t *testing.T, s eventSubject) {
 	is.NoErr(s.PutThread(ctx, evThread("t1", ptr("p2"), false)))
 	is.NoErr(s.PutMessage(ctx, evMessage("msg1", "t1", false)))
 	is.NoErr(s.PutThread(ctx, evThread("t0", nil, false)))
-	pass(t, s)
+	s.Advance(tick)
 	paid := evInvoice("i1", ptr("p1"), store.InvoicePaid)
 	paid.AmountDue, paid.PaidAt = 0, ptr(day(3, 9))
 	is.NoErr(s.PutInvoice(ctx, paid))
@@ -372,7 +362,7 @@ func seedEvents(t *testing.T, s eventSubject) {
 
 // testEventResume: reading a page at a time, from any event, gives what a
 // full read gives after it, and later writes never change what was read.
-func testEventResume(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventResume(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	seedEvents(t, s)
@@ -408,7 +398,7 @@ func testEventResume(t *testing.T, open func(t *testing.T) eventSubject) {
 
 // testEventUnknownCursor: a cursor the store does not keep is
 // ErrUnknownCursor, another organization's too.
-func testEventUnknownCursor(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventUnknownCursor(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	seedEvents(t, s)
@@ -432,7 +422,7 @@ func testEventUnknownCursor(t *testing.T, open func(t *testing.T) eventSubject) 
 
 // testEventRestricted: Types, OnlyKinds and OnlyProjects keep only their
 // events, totals included; a cursor that a filter skips still resumes.
-func testEventRestricted(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventRestricted(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	seedEvents(t, s)
@@ -488,16 +478,13 @@ func testEventRestricted(t *testing.T, open func(t *testing.T) eventSubject) {
 }
 
 // testEventRetention: events are kept EventRetention; a cursor older than
-// that is unknown. Only for a store whose clock the suite moves.
-func testEventRetention(t *testing.T, open func(t *testing.T) eventSubject) {
+// that is unknown.
+func testEventRetention(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	if _, ok := any(s).(Clocked); !ok {
-		t.Skip("the store's clock does not move (storetest.Clocked)")
-	}
 	is := is.New(t)
 	is.NoErr(s.PutProject(ctx, evProject("p1", store.ProjectPlanned)))
 	old := latest(t, s, orgA)
-	any(s).(Clocked).Advance(store.EventRetention + 2*24*time.Hour)
+	s.Advance(store.EventRetention + 2*24*time.Hour)
 	is.NoErr(s.PutProject(ctx, evProject("p2", store.ProjectPlanned)))
 	got, _ := newEvents(t, s, orgA, "")
 	is.Equal(got, []ev{{"project.created", "p2", "p2", "", ""}}) // the old event is gone
@@ -507,7 +494,7 @@ func testEventRetention(t *testing.T, open func(t *testing.T) eventSubject) {
 
 // testEventWatch: a watcher is woken by a write, and its channel closed
 // when its context is done.
-func testEventWatch(t *testing.T, open func(t *testing.T) eventSubject) {
+func testEventWatch(t *testing.T, open func(t *testing.T) Subject) {
 	is := is.New(t)
 	s := open(t)
 	wctx, cancel := context.WithCancel(ctx)

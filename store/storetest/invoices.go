@@ -11,7 +11,7 @@ import (
 // invoiceKind describes invoices to the cases of every kind (kinds.go): a
 // retainer invoice belongs to no project, and a deleted project's
 // invoices stay, without one.
-var invoiceKind = describeKind(kindCase{
+var invoiceKind = kindCase{
 	kind:     store.KindInvoice,
 	optional: true,
 	detached: true,
@@ -27,9 +27,9 @@ var invoiceKind = describeKind(kindCase{
 		return invoices(org, store.InvoiceQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteInvoice(ctx, org, id)
+		return s.DeleteInvoice(ctx, org, id)
 	},
-})
+}
 
 // deref is *p, "" for nil.
 func deref(p *string) string {

@@ -10,7 +10,7 @@ import (
 
 // milestoneKind describes milestones to the cases of every kind
 // (kinds.go).
-var milestoneKind = describeKind(kindCase{
+var milestoneKind = kindCase{
 	kind:       store.KindMilestone,
 	perProject: true,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
@@ -25,9 +25,9 @@ var milestoneKind = describeKind(kindCase{
 		return milestones(org, project, store.MilestoneQuery{UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteMilestone(ctx, org, id)
+		return s.DeleteMilestone(ctx, org, id)
 	},
-})
+}
 
 // The methods of Unimplemented for this resource (unimplemented.go).
 

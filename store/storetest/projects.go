@@ -9,7 +9,7 @@ import (
 )
 
 // projectKind describes projects to the cases of every kind (kinds.go).
-var projectKind = describeKind(kindCase{
+var projectKind = kindCase{
 	kind:      store.KindProject,
 	isProject: true,
 	put: func(ctx context.Context, s Subject, org, id, _ string, n int) error {
@@ -23,9 +23,9 @@ var projectKind = describeKind(kindCase{
 		return projects(org, store.ProjectQuery{OnlyProjects: only, UpdatedSince: since})
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.Deleter).DeleteProject(ctx, org, id)
+		return s.DeleteProject(ctx, org, id)
 	},
-})
+}
 
 // The methods of Unimplemented for this resource (unimplemented.go).
 

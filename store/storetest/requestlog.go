@@ -11,20 +11,8 @@ import (
 	"github.com/matryer/is"
 )
 
-// The cases of the optional store.RequestLog: they run for a Subject that
-// implements it and are skipped for one that does not. Times are the
-// store's clock's (see Clocked; PostgreSQL's now()), as a store dates
+// The cases of store.RequestLog. Times are the store's clock's (see Clocked; PostgreSQL's now()), as a store dates
 // retention from its own.
-
-// requestLogOf returns s as a store.RequestLog, or skips the test.
-func requestLogOf(t *testing.T, s Subject) store.RequestLog {
-	t.Helper()
-	l, ok := s.(store.RequestLog)
-	if !ok {
-		t.Skip("the store does not implement store.RequestLog")
-	}
-	return l
-}
 
 // request is a record of org_a's key k1 at, with status.
 func request(id string, at time.Time, status int) store.RequestRecord {
@@ -43,10 +31,10 @@ func request(id string, at time.Time, status int) store.RequestRecord {
 // deletion of an organization.
 func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	s := open(t)
-	l := requestLogOf(t, s)
+	l := s
 	is := is.New(t)
 	seedData().put(t, s)
-	now := now(s).UTC().Truncate(time.Second)
+	now := s.Now().UTC().Truncate(time.Second)
 
 	is.NoErr(l.AppendRequests(ctx, nil)) // an empty batch writes nothing
 
@@ -161,13 +149,11 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(total, 4)
 
 	// An organization deleted takes its records with it.
-	if d, ok := s.(store.Deleter); ok {
-		is.NoErr(d.DeleteOrganization(ctx, orgA))
-		is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Plan: store.PlanStarter}))
-		_, total = list(store.RequestLogQuery{})
-		is.Equal(total, 0) // the records went with the organization
-		u, err := l.KeyUsage(ctx, orgA, "k1")
-		is.NoErr(err)
-		is.True(u.LastUsedAt == nil) // its usage too
-	}
+	is.NoErr(s.DeleteOrganization(ctx, orgA))
+	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Plan: store.PlanStarter}))
+	_, total = list(store.RequestLogQuery{})
+	is.Equal(total, 0) // the records went with the organization
+	u, err = l.KeyUsage(ctx, orgA, "k1")
+	is.NoErr(err)
+	is.True(u.LastUsedAt == nil) // its usage too
 }

@@ -11,14 +11,12 @@ import (
 
 // threadKind describes threads to the cases of every kind (kinds.go): an
 // organization-wide thread belongs to no project, and a deleted project's
-// threads go with it. Their own cases (threads.go, threadwrites.go, ...)
-// run from here.
-var threadKind = describeKind(kindCase{
+// threads go with it.
+var threadKind = kindCase{
 	kind:     store.KindThread,
 	optional: true,
-	writes:   writesThreads,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
-		return s.(store.ThreadWriter).PutThread(ctx, store.Thread{ID: id, OrgID: org, ProjectID: optionalPtr(project),
+		return s.PutThread(ctx, store.Thread{ID: id, OrgID: org, ProjectID: optionalPtr(project),
 			Subject: fmt.Sprint("About ", id, " v", n), Status: store.ThreadOpen, CreatedAt: day(1, 9)})
 	},
 	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
@@ -31,24 +29,19 @@ var threadKind = describeKind(kindCase{
 		}
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.ThreadWriter).DeleteThread(ctx, org, id)
+		return s.DeleteThread(ctx, org, id)
 	},
-	cases: []suiteCase{
-		{"Threads", testThreads},
-		{"ThreadsRestricted", testThreadsRestricted},
-	},
-})
+}
 
 // messageKind describes messages to the cases of every kind (kinds.go): a
 // message belongs to its thread's project. Its put puts the message in a
 // thread of that project (holderThread) which it puts first: a message
 // moved to another project moves to another thread.
-var messageKind = describeKind(kindCase{
+var messageKind = kindCase{
 	kind:     store.KindMessage,
 	optional: true,
-	writes:   writesThreads,
 	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
-		w := s.(store.ThreadWriter)
+		w := s
 		th := holderThread(project)
 		if err := w.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
 			Status: store.ThreadOpen, CreatedAt: day(1, 9)}); err != nil {
@@ -71,9 +64,9 @@ var messageKind = describeKind(kindCase{
 		}
 	},
 	del: func(ctx context.Context, s Subject, org, id string) error {
-		return s.(store.ThreadWriter).DeleteMessage(ctx, org, id)
+		return s.DeleteMessage(ctx, org, id)
 	},
-})
+}
 
 // holderThread is the thread that messageKind puts a message of project
 // in.

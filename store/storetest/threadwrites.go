@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,7 +13,7 @@ import (
 	"github.com/matryer/is"
 )
 
-func testDeleteThread(t *testing.T, open func(t *testing.T) threadSubject) {
+func testDeleteThread(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteThread(ctx, orgA, "t1"))
@@ -53,20 +52,20 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) threadSubject) {
 // testThreadDeleteProject checks the cascade: a project's threads,
 // internal ones too, go with it, with their messages; other threads stay,
 // and those about a milestone or deliverable it took lose their About.
-func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 	s, _ := seededThreads(t, open)
-	d := deleter(t, s)
+	d := s
 	is := is.New(t)
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "tx", OrgID: orgA, Subject: "About p1's milestone", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "ty", OrgID: orgA, ProjectID: ptr("p2"), Subject: "About p1's deliverable", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindDeliverable, ID: "d1"}, CreatedAt: day(3, 0)}))
-	pass(t, s)
+	s.Advance(tick)
 	before := map[string]time.Time{}
 	for _, id := range []string{"tx", "ty", "t2", "t3"} {
 		before[id] = getThread(t, s, orgA, id).UpdatedAt
 	}
-	pass(t, s)
+	s.Advance(tick)
 	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
 
 	for _, id := range []string{"t1", "t4", "t5"} {
@@ -110,9 +109,9 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) threadSubject
 
 // testThreadDeleteAbout checks that a thread about a milestone, a
 // deliverable or an invoice that is deleted stays, about nothing.
-func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
-	d := deleter(t, s)
+	d := s
 	is := is.New(t)
 	for _, c := range []struct {
 		thread string
@@ -123,7 +122,7 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) 
 		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
 	} {
 		old := getThread(t, s, orgA, c.thread)
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(c.del())
 		th := getThread(t, s, orgA, c.thread)
 		is.Equal(th.About, nil)                    // a thread about a deleted item stays, about nothing
@@ -139,24 +138,17 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) threadSubject) 
 	is.True(errors.Is(err, store.ErrNotFound)) // a thread about a deleted item is refused
 }
 
-func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) threadSubject) {
-	s, f := seededThreads(t, open)
-	d := deleter(t, s)
+// testThreadDeleteOrganization: the attachments of a deleted
+// organization go with it (its threads and messages are
+// kindOrganizationDeleted's); the other organization's stay.
+func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) Subject) {
+	s, _ := seededThreads(t, open)
 	is := is.New(t)
-	is.NoErr(d.DeleteOrganization(ctx, orgA))
+	is.NoErr(s.DeleteOrganization(ctx, orgA))
 	is.NoErr(s.PutOrganization(ctx, seededOrg(orgA)))
-	checkLists(t, s, []list{
-		{"threads of org_a put again", threadList(s, orgA, store.ThreadQuery{}), []string{}},
-		{"messages of org_a put again", messageList(s, orgA, store.MessageQuery{}), []string{}},
-		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
-		{"messages of org_b", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
-	})
-	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound))   // an internal thread goes with its organization
-	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "mi1"), store.ErrNotFound)) // an internal message goes with its organization
 	noAttachment(is, s, orgA, "a1")
 	_, err := getAttachment(s, ctx, orgB, "a1")
 	is.NoErr(err) // org_b's a1 stays
-	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1"))
 }
 
 // seededOrg returns the seeded organization with the id.
@@ -172,9 +164,9 @@ func seededOrg(id string) store.Organization {
 // testThreadUpdatedAt checks when a write moves a thread's and a
 // message's UpdatedAt, and when it must not: internal content moves
 // nothing.
-func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
-	pass(t, s)
+	s.Advance(tick)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
@@ -255,7 +247,7 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
 		}, nil, []string{"thread t7"}, []string{"thread t1"}},
 		{"new message, with a future UpdatedAt given", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: now(s).Add(time.Hour)})
+			return s.PutMessage(ctx, store.Message{ID: "msg9", OrgID: orgA, ThreadID: "t7", Author: agency, Body: "Hi", CreatedAt: day(1, 0), UpdatedAt: s.Now().Add(time.Hour)})
 		}, []string{"thread t7"}, []string{"message msg9"}, []string{"thread t1"}},
 	}
 	for _, tt := range tests {
@@ -269,10 +261,10 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 				}
 				old[item] = u
 			}
-			pass(t, s)
-			from := now(s)
+			s.Advance(tick)
+			from := s.Now()
 			is.NoErr(tt.write())
-			to := now(s)
+			to := s.Now()
 			for _, item := range append(slices.Clone(tt.moves), tt.appears...) {
 				u, ok := at(item)
 				if !ok {
@@ -296,111 +288,16 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) threadSubject) {
 	}
 }
 
-// testThreadUpdatedSince changes threads and messages one by one, time
-// apart, and reads every list since the first change: with each filter,
-// page by page, and at its bounds.
-func testThreadUpdatedSince(t *testing.T, open func(t *testing.T) threadSubject) {
-	s := open(t)
-	from := now(s)
-	seedData().put(t, s)
-	f := threadData()
-	f.put(t, s)
-	is := is.New(t)
-
-	change := func(write func() error) {
-		t.Helper()
-		pass(t, s)
-		if err := write(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t1, t3, t4 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t3", threadKey), want(f.threads, orgA, "t4", threadKey)
-	tb1 := want(f.threads, orgB, "t1", threadKey)
-	msg2 := f.message(orgA, "msg2")
-	change(func() error { t3.Subject += " (changed)"; return s.PutThread(ctx, t3) })
-	since := getThread(t, s, orgA, "t3").UpdatedAt
-	change(func() error {
-		msg2.Body += " (edited)"
-		msg2.EditedAt = ptr(day(21, 0))
-		return s.PutMessage(ctx, msg2)
-	}) // and t1
-	at2 := getMessage(t, s, orgA, "msg2").UpdatedAt
-	change(func() error {
-		t4.Status, t4.ResolvedAt = store.ThreadResolved, ptr(day(41, 0))
-		return s.PutThread(ctx, t4)
-	})
-	change(func() error {
-		return s.PutMessage(ctx, store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t5", Author: store.Author{Name: "A", Side: store.SideAgency}, Body: "b", CreatedAt: day(1, 0)})
-	}) // and t5
-	at4 := getMessage(t, s, orgA, "msg8").UpdatedAt
-	change(func() error { tb1.Subject += " (changed)"; return s.PutThread(ctx, tb1) })
-	change(func() error { t1.Subject += " (changed)"; return s.PutThread(ctx, t1) })
-	last := getThread(t, s, orgA, "t1").UpdatedAt
-	after := last.Add(time.Microsecond)
-
-	lists := []list{
-		{"threads", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since}), []string{"t3", "t4", "t5", "t1"}},
-		{"threads open", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, Status: store.ThreadOpen}), []string{"t3", "t1"}},
-		{"threads resolved", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, Status: store.ThreadResolved}), []string{"t4", "t5"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"t4", "t5", "t1"}},
-		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p1", Status: store.ThreadOpen}), []string{"t1"}},
-		{"threads of p2", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p2"}), []string{"t3"}},
-		{"threads of p4 (none changed)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "p4"}), []string{}},
-		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{UpdatedSince: since, ProjectID: "nope"}), []string{}},
-		{"threads since msg2's edit (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at2}), []string{"t4", "t5", "t1"}},
-		{"threads since msg8 (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at4}), []string{"t5", "t1"}},
-		{"threads just after msg8", threadList(s, orgA, store.ThreadQuery{UpdatedSince: at4.Add(time.Microsecond)}), []string{"t1"}},
-		{"threads since the last change (inclusive)", threadList(s, orgA, store.ThreadQuery{UpdatedSince: last}), []string{"t1"}},
-		{"threads after the last change", threadList(s, orgA, store.ThreadQuery{UpdatedSince: after}), []string{}},
-		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{UpdatedSince: since}), []string{"t1"}},
-		{"threads of an unknown organization", threadList(s, "org_unknown", store.ThreadQuery{UpdatedSince: since}), []string{}},
-
-		{"messages", messageList(s, orgA, store.MessageQuery{UpdatedSince: since}), []string{"msg2", "msg8"}},
-		{"messages of t1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t1"}), []string{"msg2"}},
-		{"messages of t5", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t5"}), []string{"msg8"}},
-		{"messages of t3 (none changed)", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ThreadID: "t3"}), []string{}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p1"}), []string{"msg2", "msg8"}},
-		{"messages of t5 in p1", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p1", ThreadID: "t5"}), []string{"msg8"}},
-		{"messages of p2 (none changed)", messageList(s, orgA, store.MessageQuery{UpdatedSince: since, ProjectID: "p2"}), []string{}},
-		{"messages since msg2's edit (inclusive)", messageList(s, orgA, store.MessageQuery{UpdatedSince: at2}), []string{"msg2", "msg8"}},
-		{"messages just after msg2's edit", messageList(s, orgA, store.MessageQuery{UpdatedSince: at2.Add(time.Microsecond)}), []string{"msg8"}},
-		{"messages after the last change", messageList(s, orgA, store.MessageQuery{UpdatedSince: after}), []string{}},
-		{"messages of org_b (none changed)", messageList(s, orgB, store.MessageQuery{UpdatedSince: since}), []string{}},
-		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{UpdatedSince: since}), []string{"msg2"}},
-		{"thread t5's messages", threadMessageList(s, orgA, "t5", store.MessageQuery{UpdatedSince: since}), []string{"msg8"}},
-		{"thread t3's messages (none changed)", threadMessageList(s, orgA, "t3", store.MessageQuery{UpdatedSince: since}), []string{}},
-		{"thread t1's messages just after msg2's edit", threadMessageList(s, orgA, "t1", store.MessageQuery{UpdatedSince: at2.Add(time.Microsecond)}), []string{}},
-	}
-	checkLists(t, s, lists)
-	for _, l := range lists {
-		walk(t, s, l)
-	}
-
-	// Since before everything: every visible item, in order of change,
-	// ties (the seeding may date several items alike) broken by id.
-	early := from.Add(-clockSkew)
-	threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all, UpdatedSince: early})
-	is.NoErr(err)
-	is.NoErr(inChangeOrder(threads.Items, func(th store.Thread) (time.Time, string) { return th.UpdatedAt, th.ID }))
-	is.Equal(threads.Total, 6)                                                                                        // every visible thread of org_a
-	is.Equal(ids(threads.Items, func(th store.Thread) string { return th.ID })[2:], []string{"t3", "t4", "t5", "t1"}) // the changed threads come last
-	msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all, UpdatedSince: early})
-	is.NoErr(err)
-	is.NoErr(inChangeOrder(msgs.Items, func(m store.Message) (time.Time, string) { return m.UpdatedAt, m.ID }))
-	is.Equal(msgs.Total, 8)                                                                               // every visible message of org_a
-	is.Equal(ids(msgs.Items, func(m store.Message) string { return m.ID })[6:], []string{"msg2", "msg8"}) // the changed messages come last
-}
-
 // testThreadDeletions deletes and hides threads and messages, time apart,
 // and reads the deletion records: what leaves one (visible content that
 // disappears) and what does not (internal content), their projects, and
 // records dropped when the content is visible again.
-func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
 	c := s
 	is := is.New(t)
 
-	pass(t, s)
+	s.Advance(tick)
 	t4 := want(f.threads, orgA, "t4", threadKey)
 	t4.Subject += " (changed)"
 	is.NoErr(s.PutThread(ctx, t4))
@@ -408,7 +305,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 
 	msg2 := f.message(orgA, "msg2")
 	t2 := want(f.threads, orgA, "t2", threadKey)
-	from := now(s)
+	from := s.Now()
 	for _, write := range []func() error{
 		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
@@ -421,10 +318,10 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
 		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
 	} {
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(write())
 	}
-	to := now(s)
+	to := s.Now()
 
 	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
@@ -454,7 +351,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	// Visible again, the content drops its records and comes back as
 	// changed; put again while internal, a deleted item keeps its record:
 	// hidden and deleted look the same.
-	back := now(s)
+	back := s.Now()
 	t5 := want(f.threads, orgA, "t5", threadKey)
 	for _, write := range []func() error{
 		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
@@ -463,7 +360,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		func() error { t5.Internal = true; return s.PutThread(ctx, t5) },
 		func() error { return s.PutMessage(ctx, f.message(orgA, "msg7")) },
 	} {
-		pass(t, s)
+		s.Advance(tick)
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{
@@ -472,7 +369,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
 	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
-		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, now(s)) // content visible again is dated anew
+		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, s.Now()) // content visible again is dated anew
 	}
 	t5.Internal = false
 	is.NoErr(s.PutThread(ctx, t5))
@@ -480,51 +377,11 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) threadSubject) {
 	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
 }
 
-func testThreadCancelled(t *testing.T, open func(t *testing.T) threadSubject) {
-	s, _ := seededThreads(t, open)
-	cctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	calls := []struct {
-		name string
-		call func(ctx context.Context) error
-	}{
-		{"ListThreads", func(ctx context.Context) error {
-			_, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
-			return err
-		}},
-		{"GetThread", func(ctx context.Context) error { _, err := s.GetThread(ctx, orgA, "t1"); return err }},
-		{"ListThreadMessages", func(ctx context.Context) error {
-			_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all})
-			return err
-		}},
-		{"ListMessages", func(ctx context.Context) error {
-			_, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: all})
-			return err
-		}},
-		{"GetAttachment", func(ctx context.Context) error { _, err := getAttachment(s, ctx, orgA, "a1"); return err }},
-		{"PutThread", func(ctx context.Context) error {
-			return s.PutThread(ctx, store.Thread{ID: "tc", OrgID: orgA, Subject: "c", Status: store.ThreadOpen, CreatedAt: day(1, 1)})
-		}},
-		{"PutMessage", func(ctx context.Context) error {
-			return s.PutMessage(ctx, store.Message{ID: "mc", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "c", Side: store.SideClient}, CreatedAt: day(1, 1)})
-		}},
-		{"DeleteThread", func(ctx context.Context) error { return s.DeleteThread(ctx, orgA, "t1") }},
-		{"DeleteMessage", func(ctx context.Context) error { return s.DeleteMessage(ctx, orgA, "msg1") }},
-	}
-	for _, c := range calls {
-		t.Run(c.name, func(t *testing.T) {
-			is := is.New(t)
-			is.True(errors.Is(c.call(cctx), context.Canceled)) // a cancelled context's error is returned, wrapped
-		})
-	}
-	checkLists(t, s, seededThreadLists(s)) // a cancelled write changes nothing
-}
-
 // testThreadConcurrent puts and deletes messages, visible and internal,
 // and hides and shows a thread, while other goroutines read; run it with
 // -race. Every read must see an ordered list, and every write must be
 // counted.
-func testThreadConcurrent(t *testing.T, open func(t *testing.T) threadSubject) {
+func testThreadConcurrent(t *testing.T, open func(t *testing.T) Subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
 	const writers, readers, each = 4, 4, 20

@@ -13,7 +13,7 @@ import (
 // -log-format json, writing to
 //
 //   - buffered (the default): a file, through accesslog.Buffer, which
-//     writes it in blocks (as a server should: issue 25);
+//     writes it in blocks (as a server should);
 //   - file: the same file, a write (a system call) per line;
 //   - discard: io.Discard, formatting only, no write at all.
 //

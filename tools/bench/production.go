@@ -28,7 +28,7 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// The production-like workload of issue 25: many small organizations
+// The production-like workload: many small organizations
 // polling, a few large ones, writes all day. It has a schema of its own
 // (<schema>_prod) and is measured on three servers in one process, in
 // interleaved rounds: the library with its response cache, the library
@@ -244,7 +244,7 @@ type prodStats struct {
 }
 
 // prodQuery is a request of the loader: an organization's page of
-// invoices, as the issue describes the traffic.
+// invoices, as a portal's traffic looks.
 func prodQuery(r *rand.Rand) string {
 	q := "/v1/invoices?limit=20"
 	if r.IntN(2) == 0 {
@@ -635,7 +635,7 @@ func (r prodReport) print(out io.Writer, cfg config, loadBefore, loadAfter strin
 		return "no"
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "### production-like polling (issue 25)")
+	fmt.Fprintln(out, "### production-like polling")
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "- %d organizations (most 5-50 invoices, %d with 2,000-8,000; about %s in all), one key each; popularity Zipf (s %.1f, v %.1f: the top 1%% send %.0f%% of the requests)\n",
 		prodOrgs, prodLarge, thousands(prodTotal), zipfS, zipfV, 100*newZipf(prodOrgs, zipfS, zipfV).cdf[prodOrgs/100-1])

@@ -1,5 +1,5 @@
--- The spine of change tracking: times at the wire's second (issue 26), and
--- stamps a syncing client can never miss (issue 19).
+-- The spine of change tracking: times at the wire's second, and stamps
+-- a syncing client can never miss.
 --
 -- Seconds. Every time column of the data tables that a client sees is
 -- kept truncated to the second, in UTC (date_trunc with 'UTC', so that a

@@ -1,4 +1,4 @@
--- The change spine read as events (store.Events, issue 21): every change a
+-- The change spine read as events (store.Events): every change a
 -- client can see is a row of changes, written by AFTER ROW triggers on the
 -- data tables in the writer's own transaction, so that a portal's plain
 -- SQL makes events too.

@@ -1,4 +1,4 @@
--- Writers that never wait for each other (issue 19): the data versions of
+-- Writers that never wait for each other: the data versions of
 -- 20260801000001_versions and the item counts of 20260901000001_counts,
 -- which every writer updated in place, a row of the organization's (and of
 -- its kind, status and project) held until commit, so that writers of one

@@ -1,4 +1,4 @@
--- Departures (issue 19): an item that leaves a project while it still
+-- Departures: an item that leaves a project while it still
 -- exists (moved to another project or to none, a deleted project's
 -- invoices by the foreign key's SET NULL) is a deletion for a key
 -- restricted to that project, unless it is now in another of the key's

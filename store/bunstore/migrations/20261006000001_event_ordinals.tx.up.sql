@@ -1,5 +1,5 @@
 -- Event totals that cost the same however many events an organization
--- keeps (issue 21): meta.total of GET /v1/events counts the events after
+-- keeps: meta.total of GET /v1/events counts the events after
 -- a cursor, which counting the rows of changes made cost as many rows as
 -- there were.
 --

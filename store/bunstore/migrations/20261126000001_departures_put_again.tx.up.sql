@@ -1,4 +1,4 @@
--- A deleted item put again in another project (issue 19). The put drops
+-- A deleted item put again in another project. The put drops
 -- the item's deletion record (clientstatus_forget_deletion,
 -- 20260401000001_changes), which a key restricted to the project the
 -- record names may not have read yet: that key saw the item in the

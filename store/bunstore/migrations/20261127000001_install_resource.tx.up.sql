@@ -1,4 +1,4 @@
--- One function that makes a table a resource (issue 20): the shared
+-- One function that makes a table a resource: the shared
 -- triggers that every project-owned item table (milestones, deliverables,
 -- invoices) got by hand, migration after migration, installed by
 --
