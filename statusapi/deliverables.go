@@ -11,16 +11,16 @@ import (
 // sizeBytes are null until a file is attached; where the file is stored
 // (FileKey) is never sent.
 type deliverable struct {
-	ID          string   `json:"id"`
-	ProjectID   string   `json:"projectId"`
+	ID          string   `json:"id" oa:"minLength=1"`
+	ProjectID   string   `json:"projectId" oa:"minLength=1"`
 	Name        string   `json:"name"`
-	Status      string   `json:"status"`
+	Status      string   `json:"status" oa:"ref=DeliverableStatus"`
 	FileName    *string  `json:"fileName"`
 	ContentType *string  `json:"contentType"`
-	SizeBytes   *int64   `json:"sizeBytes"`
-	CreatedAt   string   `json:"createdAt"`
-	UpdatedAt   string   `json:"updatedAt"`
-	Project     expanded `json:"project,omitzero"` // expand=project only
+	SizeBytes   *int64   `json:"sizeBytes" oa:"format=int64,minimum=0"`
+	CreatedAt   string   `json:"createdAt" oa:"time"`
+	UpdatedAt   string   `json:"updatedAt" oa:"time"`
+	Project     expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
 func deliverableOut(d store.Deliverable) deliverable {
@@ -47,6 +47,22 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 
 // deliverables are the deliverables of an organization's projects.
 var deliverables = declare(resource[store.Deliverable, deliverable]{
+	doc: wireDoc{
+		description: "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "dlv_acme_1_3", "projectId": "prj_acme_1", "name": "Website relaunch: final build", "status": "pending", "fileName": null, "contentType": null, "sizeBytes": null, "createdAt": "2026-02-26T09:00:00Z", "updatedAt": "2026-02-26T09:00:00Z"}, {"id": "dlv_acme_1_2", "projectId": "prj_acme_1", "name": "Website relaunch: prototype", "status": "in_review", "fileName": "prototype-v3.pdf", "contentType": "application/pdf", "sizeBytes": 4718592, "createdAt": "2026-02-24T10:15:00Z", "updatedAt": "2026-02-25T08:30:00Z"}]`,
+		fields: map[string]string{
+			"id":          "Opaque deliverable identifier, used as `{id}` in the download path.",
+			"projectId":   "The project the deliverable belongs to.",
+			"name":        "Deliverable name.",
+			"status":      "",
+			"fileName":    "The attached file's name; `null` until a file is attached.",
+			"contentType": "The attached file's media type; `null` until a file is attached.",
+			"sizeBytes":   "The attached file's size in bytes; `null` until a file is attached.",
+			"createdAt":   "When the deliverable was created.",
+			"updatedAt":   "When the deliverable last changed.",
+			"project":     "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+		},
+	},
 	kind:      store.KindDeliverable,
 	statuses:  strs(store.DeliverableStatuses),
 	wire:      deliverableExpanded,
@@ -70,11 +86,30 @@ func deliverableRoutes(h *handler) []route {
 					ProjectID:    q.ProjectID,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
-		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h.st.GetDeliverable)),
-		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download"),
+			}).describe(operation{
+			id: "listDeliverables", tag: "Deliverables",
+			summary:     "List deliverables",
+			description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",
+		}),
+		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h.st.GetDeliverable)).describe(operation{
+			id: "getDeliverable", tag: "Deliverables",
+			summary:     "Get a deliverable",
+			description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
+		}),
+		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download").describe(operation{
+			id: "downloadDeliverable", tag: "Deliverables",
+			summary:     "Get a download link",
+			description: "A signed URL to the deliverable's file, valid for 15 minutes, from any replica. The URL needs no `Authorization` header. A restricted key needs the scope `deliverables:read`.",
+			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
+		}),
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
-		publicRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go"),
+		publicRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go").describe(operation{
+			id: "getDeliverableFile", tag: "Deliverables",
+			summary:     "Fetch a file through a signed link",
+			description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}),
 	}
 }

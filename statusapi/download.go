@@ -23,9 +23,19 @@ import (
 
 // downloadLink is the wire form of a signed link.
 type downloadLink struct {
-	URL       string `json:"url"`
-	ExpiresAt string `json:"expiresAt"`
+	URL       string `json:"url" oa:"format=uri-reference"`
+	ExpiresAt string `json:"expiresAt" oa:"time"`
 }
+
+var _ = describeWire[downloadLink](wireDoc{
+	name:        "DownloadLink",
+	description: "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
+	examples:    `[{"url": "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0", "expiresAt": "2026-03-01T09:15:00Z"}]`,
+	fields: map[string]string{
+		"url":       "The signed URL: absolute on the public URL the portal configured; without one, root-relative (`/api/v1/...`), to resolve against the URL called.",
+		"expiresAt": "When the link stops working: 15 minutes after it was made.",
+	},
+})
 
 // downloadLink serves GET /v1/deliverables/{id}/download.
 func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {

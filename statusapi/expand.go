@@ -28,10 +28,21 @@ const (
 
 // projectRef is a project as expand=project embeds it.
 type projectRef struct {
-	ID     string `json:"id"`
+	ID     string `json:"id" oa:"minLength=1"`
 	Name   string `json:"name"`
-	Status string `json:"status"`
+	Status string `json:"status" oa:"ref=ProjectStatus"`
 }
+
+var _ = describeWire[projectRef](wireDoc{
+	name:        "ExpandedProject",
+	description: "An item's project, embedded by `expand=project`.",
+	examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress"}]`,
+	fields: map[string]string{
+		"id":     "Opaque project identifier.",
+		"name":   "Project name.",
+		"status": "",
+	},
+})
 
 // expanded is the project key of an item on the wire: absent unless
 // expand=project was asked (omitzero), then the project or null.

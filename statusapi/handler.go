@@ -201,6 +201,9 @@
 // new resource's file in this package is its wire type, its conversion
 // and its routes (as milestones.go), which it registers itself; its test
 // data is a fixture its own test file adds (addFixture, in api_test.go).
+// The OpenAPI document is generated from the same declarations (go
+// generate ./...): the routes' describe, the wire type's oa tags and the
+// resource's wireDoc carry what it says (docs/openapi.md).
 //
 // A new resource of v1 grows store.Store: an interface of its own in
 // package store (as store.Threads in threads.go), embedded in store.Store,

@@ -13,21 +13,21 @@ import (
 // currency (ISO 4217); projectId is null for a retainer invoice and paidAt
 // until it is paid.
 type invoice struct {
-	ID        string  `json:"id"`
+	ID        string  `json:"id" oa:"minLength=1"`
 	Number    string  `json:"number"`
-	ProjectID *string `json:"projectId"`
-	Status    string  `json:"status"`
-	Currency  string  `json:"currency"`
-	Total     int64   `json:"total"`
-	AmountDue int64   `json:"amountDue"`
-	IssuedAt  string  `json:"issuedAt"`
-	DueAt     string  `json:"dueAt"`
-	PaidAt    *string `json:"paidAt"`
+	ProjectID *string `json:"projectId" oa:"minLength=1"`
+	Status    string  `json:"status" oa:"ref=InvoiceStatus"`
+	Currency  string  `json:"currency" oa:"pattern=^[A-Z]{3}$"`
+	Total     int64   `json:"total" oa:"format=int64"`
+	AmountDue int64   `json:"amountDue" oa:"format=int64"`
+	IssuedAt  string  `json:"issuedAt" oa:"time"`
+	DueAt     string  `json:"dueAt" oa:"time"`
+	PaidAt    *string `json:"paidAt" oa:"time"`
 	// DocumentAvailable says whether GET /v1/invoices/{id}/document has
 	// a document to link to.
 	DocumentAvailable bool     `json:"documentAvailable"`
-	UpdatedAt         string   `json:"updatedAt"`
-	Project           expanded `json:"project,omitzero"` // expand=project only
+	UpdatedAt         string   `json:"updatedAt" oa:"time"`
+	Project           expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
 func invoiceOut(i store.Invoice) invoice {
@@ -59,6 +59,25 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // retainer invoices of none, which a key restricted to projects never
 // sees.
 var invoices = declare(resource[store.Invoice, invoice]{
+	doc: wireDoc{
+		description: "A bill to the organization. Amounts are integers in minor units (cents) of `currency`. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "inv_acme_007", "number": "INV-2026-007", "projectId": "prj_acme_1", "status": "open", "currency": "EUR", "total": 480000, "amountDue": 240000, "issuedAt": "2026-02-28T00:00:00Z", "dueAt": "2026-03-30T00:00:00Z", "paidAt": null, "documentAvailable": true, "updatedAt": "2026-02-28T00:00:00Z"}, {"id": "inv_acme_006", "number": "INV-2026-006", "projectId": null, "status": "paid", "currency": "EUR", "total": 150000, "amountDue": 0, "issuedAt": "2026-02-01T00:00:00Z", "dueAt": "2026-03-03T00:00:00Z", "paidAt": "2026-02-10T14:03:22Z", "documentAvailable": true, "updatedAt": "2026-02-10T14:03:22Z"}]`,
+		fields: map[string]string{
+			"id":                "Opaque invoice identifier.",
+			"number":            "The invoice number as printed on it.",
+			"projectId":         "The project billed; `null` for retainer invoices, which belong to no project.",
+			"status":            "",
+			"currency":          "ISO 4217 currency code, such as `EUR`.",
+			"total":             "Invoice total, in minor units of `currency`.",
+			"amountDue":         "Amount still due, in minor units of `currency`.",
+			"issuedAt":          "When the invoice was issued.",
+			"dueAt":             "When payment is due.",
+			"paidAt":            "When the invoice was paid; `null` until paid.",
+			"documentAvailable": "Whether the invoice has a document (its PDF), served through `getInvoiceDocument`.",
+			"updatedAt":         "When the invoice last changed, set by the store whenever a change is visible to clients (a project deleted from under it included).",
+			"project":           "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+		},
+	},
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
 	wire:      invoiceExpanded,
@@ -82,10 +101,29 @@ func invoiceRoutes(h *handler) []route {
 					ProjectID:    q.ProjectID,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
-		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)),
-		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document"),
-		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go"),
+			}).describe(operation{
+			id: "listInvoices", tag: "Invoices",
+			summary:     "List invoices",
+			description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",
+		}),
+		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)).describe(operation{
+			id: "getInvoice", tag: "Invoices",
+			summary:     "Get an invoice",
+			description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
+		}),
+		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").describe(operation{
+			id: "getInvoiceDocument", tag: "Invoices",
+			summary:     "Get a link to an invoice document",
+			description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
+			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
+		}),
+		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go").describe(operation{
+			id: "getInvoiceDocumentFile", tag: "Invoices",
+			summary:     "Fetch an invoice document through a signed link",
+			description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}),
 	}
 }
 

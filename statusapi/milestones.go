@@ -9,14 +9,14 @@ import (
 // milestone is a Milestone on the wire; completedAt is null until it is
 // completed.
 type milestone struct {
-	ID          string   `json:"id"`
-	ProjectID   string   `json:"projectId"`
+	ID          string   `json:"id" oa:"minLength=1"`
+	ProjectID   string   `json:"projectId" oa:"minLength=1"`
 	Name        string   `json:"name"`
-	Status      string   `json:"status"`
-	DueAt       string   `json:"dueAt"`
-	CompletedAt *string  `json:"completedAt"`
-	UpdatedAt   string   `json:"updatedAt"`
-	Project     expanded `json:"project,omitzero"` // expand=project only
+	Status      string   `json:"status" oa:"ref=MilestoneStatus"`
+	DueAt       string   `json:"dueAt" oa:"time"`
+	CompletedAt *string  `json:"completedAt" oa:"time"`
+	UpdatedAt   string   `json:"updatedAt" oa:"time"`
+	Project     expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
 func milestoneOut(m store.Milestone) milestone {
@@ -40,6 +40,20 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 
 // milestones are a project's milestones.
 var milestones = declare(resource[store.Milestone, milestone]{
+	doc: wireDoc{
+		description: "A dated step of a project. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "ms_acme_1_2", "projectId": "prj_acme_1", "name": "Design sign-off", "status": "completed", "dueAt": "2026-02-13T17:00:00Z", "completedAt": "2026-02-12T16:20:00Z", "updatedAt": "2026-02-12T16:20:00Z"}, {"id": "ms_acme_1_3", "projectId": "prj_acme_1", "name": "Content migration", "status": "in_progress", "dueAt": "2026-03-20T17:00:00Z", "completedAt": null, "updatedAt": "2026-02-20T10:00:00Z"}]`,
+		fields: map[string]string{
+			"id":          "Opaque milestone identifier.",
+			"projectId":   "The project the milestone belongs to.",
+			"name":        "Milestone name.",
+			"status":      "",
+			"dueAt":       "When the milestone is due.",
+			"completedAt": "When the milestone was completed; `null` until then.",
+			"updatedAt":   "When the milestone last changed, set by the store whenever a change is visible to clients.",
+			"project":     "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+		},
+	},
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
 	wire:      milestoneExpanded,
@@ -69,7 +83,11 @@ func milestoneRoutes(h *handler) []route {
 					After:        q.After,
 					Status:       store.MilestoneStatus(q.Status),
 				})
-			}),
+			}).describe(operation{
+			id: "listMilestones", tag: "Projects",
+			summary:     "List a project's milestones",
+			description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
+		}),
 		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{since: true, project: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
 				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
@@ -80,7 +98,15 @@ func milestoneRoutes(h *handler) []route {
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
-		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)),
+			}).describe(operation{
+			id: "listAllMilestones", tag: "Projects",
+			summary:     "List the organization's milestones",
+			description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",
+		}),
+		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)).describe(operation{
+			id: "getMilestone", tag: "Projects",
+			summary:     "Get a milestone",
+			description: "One milestone of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
+		}),
 	}
 }

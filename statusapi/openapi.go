@@ -1,5 +1,10 @@
 package statusapi
 
+// openapi/openapi.json is generated from the route table and the wire
+// types (internal/openapigen) by the package's test TestOpenAPIDocument,
+// which fails when the committed document differs.
+//go:generate go test -count=1 -run ^TestOpenAPIDocument$ . -args -write-openapi
+
 import (
 	"bytes"
 	"encoding/json"

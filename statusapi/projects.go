@@ -10,12 +10,12 @@ import (
 // project is a Project on the wire. Every key is always present; a
 // project not started or open-ended has null startedAt or dueAt.
 type project struct {
-	ID        string  `json:"id"`
+	ID        string  `json:"id" oa:"minLength=1"`
 	Name      string  `json:"name"`
-	Status    string  `json:"status"`
-	StartedAt *string `json:"startedAt"`
-	DueAt     *string `json:"dueAt"`
-	UpdatedAt string  `json:"updatedAt"`
+	Status    string  `json:"status" oa:"ref=ProjectStatus"`
+	StartedAt *string `json:"startedAt" oa:"time"`
+	DueAt     *string `json:"dueAt" oa:"time"`
+	UpdatedAt string  `json:"updatedAt" oa:"time"`
 }
 
 func projectOut(p store.Project) project {
@@ -32,6 +32,18 @@ func projectOut(p store.Project) project {
 // projects are an organization's projects: a key restricted to projects
 // sees its own only.
 var projects = declare(resource[store.Project, project]{
+	doc: wireDoc{
+		description: "A piece of work the agency does for the organization. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress", "startedAt": "2026-01-12T09:00:00Z", "dueAt": "2026-04-30T17:00:00Z", "updatedAt": "2026-02-27T15:42:10Z"}, {"id": "prj_acme_2", "name": "Spring catalogue", "status": "planned", "startedAt": null, "dueAt": null, "updatedAt": "2026-02-20T11:05:00Z"}]`,
+		fields: map[string]string{
+			"id":        "Opaque project identifier, used as `{id}` in paths.",
+			"name":      "Project name.",
+			"status":    "",
+			"startedAt": "When work started; `null` until started.",
+			"dueAt":     "When the project is due; `null` when open-ended.",
+			"updatedAt": "When the project last changed.",
+		},
+	},
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
 	wire:     plain(projectOut),
@@ -52,13 +64,21 @@ func projectRoutes(h *handler) []route {
 					Status:       store.ProjectStatus(q.Status),
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
+			}).describe(operation{
+			id: "listProjects", tag: "Projects",
+			summary:     "List projects",
+			description: "The organization's projects, ordered by `startedAt` descending (not started last), then `id`. A restricted key needs the scope `projects:read`.",
+		}),
 		// A project the key may not see is 404 without reading the store.
 		projects.itemRoute(h, "/v1/projects/{id}", "/v1/projects/p1", func(ctx context.Context, c caller, id string) (store.Project, error) {
 			if err := c.sees(id); err != nil {
 				return store.Project{}, err
 			}
 			return h.st.GetProject(ctx, c.Org.ID, id)
+		}).describe(operation{
+			id: "getProject", tag: "Projects",
+			summary:     "Get a project",
+			description: "One project of the organization. An id of another organization answers 404, as one that does not exist. A restricted key needs the scope `projects:read`.",
 		}),
 	}
 }

@@ -45,17 +45,35 @@ func (h *handler) recordRequest(w *trackingWriter, r *http.Request, info *Reques
 
 // requestLogItem is a RequestRecord on the wire.
 type requestLogItem struct {
-	ID         string   `json:"id"`
+	ID         string   `json:"id" oa:"minLength=1"`
 	Method     string   `json:"method"`
 	Path       string   `json:"path"`
 	Route      string   `json:"route"`
 	Query      []string `json:"query"`
-	Status     int      `json:"status"`
-	ErrorCode  *string  `json:"errorCode"`
-	KeyID      *string  `json:"keyId"`
-	DurationMs int64    `json:"durationMs"`
-	CreatedAt  string   `json:"createdAt"`
+	Status     int      `json:"status" oa:"minimum=100,maximum=599"`
+	ErrorCode  *string  `json:"errorCode" oa:"ref=ErrorCode"`
+	KeyID      *string  `json:"keyId" oa:"minLength=1"`
+	DurationMs int64    `json:"durationMs" oa:"minimum=0"`
+	CreatedAt  string   `json:"createdAt" oa:"time"`
 }
+
+var _ = describeWire[requestLogItem](wireDoc{
+	name:        "RequestLog",
+	description: "One request the organization made with a key, as the request log keeps it: never a query value, a key, a token or a body.",
+	examples:    `[{"id": "3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e", "method": "GET", "path": "/v1/invoices", "route": "/v1/invoices", "query": ["limit", "stauts"], "status": 400, "errorCode": "INVALID_PARAMETER", "keyId": "key_7Hq2", "durationMs": 3, "createdAt": "2026-03-01T09:00:00Z"}]`,
+	fields: map[string]string{
+		"id":         "The request id: the `X-Request-Id` of its response (a client's own, when it sent one; so not necessarily unique).",
+		"method":     "`GET` or `HEAD`.",
+		"path":       "The path as sent, relative to where the API is mounted, without the query.",
+		"route":      "The route's pattern, such as `/v1/invoices/{id}`.",
+		"query":      "The names of the query parameters sent, sorted, each once; never their values.",
+		"status":     "The HTTP status of the answer.",
+		"errorCode":  "The answer's `error.code`; null on success.",
+		"keyId":      "The public id of the API key used (never the key); null for a credential that is no stored key (a token of the portal's).",
+		"durationMs": "How long the server took to answer, in milliseconds.",
+		"createdAt":  "When the request arrived.",
+	},
+})
 
 func requestLogOut(rec store.RequestRecord) requestLogItem {
 	out := requestLogItem{
@@ -83,7 +101,13 @@ func requestLogRoutes(h *handler) []route {
 	if h.cfg.recorder == nil {
 		return nil
 	}
-	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute)}
+	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute).describe(operation{
+		id: "listRequestLogs", tag: "Logs",
+		summary:     "List requests",
+		description: "The organization's requests of the last 7 days, made with its keys, newest first: to debug a 400 or a 403 without asking support. Each records the route, the names of the query parameters (never their values), the status and error code, the key's public id and the time taken; never a key, a token or a body. Requests to this route itself are not logged, nor are requests refused before a key was accepted (401, 403 `FORBIDDEN`) and those of the public routes. A restricted key (scopes or projects) sees only its own requests. Not response-cached: it changes with every request. Served when the deployment keeps a request log (statusapi.WithRequestLog); otherwise the path answers 404 like any unknown path.",
+		params:      []string{"Page", "Limit", "RequestLogStatus", "IfNoneMatch"},
+		responses:   map[int]string{200: "RequestLogListResponse", 304: "NotModified"},
+	})}
 }
 
 // listRequestLogs serves GET /v1/request_logs?page&limit&status: the

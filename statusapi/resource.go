@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
@@ -49,6 +51,9 @@ type resource[T, W any] struct {
 	// message): its routes take no expand, and its read applies the
 	// caller's projects itself.
 	projectOf func(T) string
+	// doc is what the OpenAPI document says of the item's wire form W
+	// (its name is the kind's).
+	doc wireDoc
 }
 
 // kindStatuses are the statuses of each kind of item that has some, as
@@ -70,6 +75,9 @@ func declare[T, W any](res resource[T, W]) resource[T, W] {
 	if len(res.statuses) > 0 {
 		kindStatuses[res.kind] = res.statuses
 	}
+	doc := res.doc
+	doc.name = res.name()
+	wireSchemas = append(wireSchemas, wireSchema{doc: doc, wire: reflect.TypeFor[W](), resource: true, statuses: res.statuses})
 	return res
 }
 
@@ -105,6 +113,7 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 	}
 	rt := h.cachedRoute(path, res.scope, res.list(h, spec, read), example)
 	rt.list = &spec
+	rt.resource = res.name()
 	return rt
 }
 
@@ -112,7 +121,16 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 // read: cached and needing the resource's scope; example is its request
 // in the tests (see route).
 func (res resource[T, W]) itemRoute(h *handler, path, example string, read itemRead[T]) route {
-	return h.cachedRoute(path, res.scope, res.get(h, read), example)
+	rt := h.cachedRoute(path, res.scope, res.get(h, read), example)
+	rt.resource, rt.expand = res.name(), res.projectOf != nil
+	return rt
+}
+
+// name is the resource's name in the OpenAPI document: its kind,
+// capitalized ("Milestone"), which names its schemas and responses.
+func (res resource[T, W]) name() string {
+	k := string(res.kind)
+	return strings.ToUpper(k[:1]) + k[1:]
 }
 
 // list is the route function of a list of the resource, as listRoute

@@ -34,13 +34,43 @@ type route struct {
 	// list is the parameters of a resource's list (see listRoute); nil
 	// for any other route.
 	list *listSpec
+	// cached says the response cache keeps the route's answers
+	// (cachedRoute); resource names the resource whose items it serves
+	// (listRoute, itemRoute), whose item takes expand=project when
+	// expand says so.
+	cached   bool
+	resource string
+	expand   bool
+	// doc is what the API's OpenAPI document says of the route beyond
+	// what the table knows: the document is generated from the table
+	// (see openapigen_test.go).
+	doc operation
+}
+
+// operation is the words of a route's operation in the OpenAPI document
+// and what the route's kind does not imply: its id (the HEAD twin's is
+// id+"Head"), tag, summary and description; parameters its handler
+// parses itself, by component name; responses beside or instead of the
+// kind's standard ones, by status ("" takes one away); the HEAD twin's
+// summary and description when not the derived ones.
+type operation struct {
+	id, tag, summary, description string
+	headSummary, headDescription  string
+	params                        []string
+	responses                     map[int]string
+}
+
+// describe is rt with the words of its operation.
+func (rt route) describe(op operation) route {
+	rt.doc = op
+	return rt
 }
 
 // cachedRoute is a keyed route whose answer is a function of the
 // organization's data: the response cache keeps it until the data
 // version moves (see cache.go).
 func (h *handler) cachedRoute(path string, scope auth.Scope, fn apiFunc, example string) route {
-	return route{path: path, handler: h.cached(scope, fn), keyed: true, scope: scope, example: example}
+	return route{path: path, handler: h.cached(scope, fn), keyed: true, scope: scope, example: example, cached: true}
 }
 
 // keyedRoute is a keyed route whose answer also depends on the time (a
@@ -112,10 +142,28 @@ func (h *handler) table() []route {
 		all = append(all, resource(h)...)
 	}
 	all = append(all,
-		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go"),
+		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go").describe(operation{
+			id: "getOpenAPIDocument", tag: "Meta",
+			summary:     "Get this document",
+			description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
+			params:      []string{"IfNoneMatch"},
+			responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
+		}),
 		// The reference page and its script (docs.go): public too.
-		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go"),
-		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go"),
+		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go").describe(operation{
+			id: "getDocs", tag: "Meta",
+			summary:     "Read the API reference",
+			description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
+			params:      []string{"IfNoneMatch"},
+			responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
+		}),
+		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
+			id: "getDocsScript", tag: "Meta",
+			summary:     "Get the reference page's renderer",
+			description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
+			params:      []string{"IfNoneMatch"},
+			responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
+		}),
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
 	return all

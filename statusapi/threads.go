@@ -10,24 +10,33 @@ import (
 
 // thread is a Thread on the wire.
 type thread struct {
-	ID            string   `json:"id"`
-	ProjectID     *string  `json:"projectId"`
+	ID            string   `json:"id" oa:"minLength=1"`
+	ProjectID     *string  `json:"projectId" oa:"minLength=1"`
 	Subject       string   `json:"subject"`
-	Status        string   `json:"status"`
-	About         *about   `json:"about"`
-	MessageCount  int      `json:"messageCount"`
-	CreatedAt     string   `json:"createdAt"`
-	LastMessageAt *string  `json:"lastMessageAt"`
-	ResolvedAt    *string  `json:"resolvedAt"`
-	UpdatedAt     string   `json:"updatedAt"`
-	Project       expanded `json:"project,omitzero"` // expand=project only
+	Status        string   `json:"status" oa:"ref=ThreadStatus"`
+	About         *about   `json:"about" oa:"ref=About"`
+	MessageCount  int      `json:"messageCount" oa:"minimum=0"`
+	CreatedAt     string   `json:"createdAt" oa:"time"`
+	LastMessageAt *string  `json:"lastMessageAt" oa:"time"`
+	ResolvedAt    *string  `json:"resolvedAt" oa:"time"`
+	UpdatedAt     string   `json:"updatedAt" oa:"time"`
+	Project       expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
 // about is what a thread is about.
 type about struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
+	Type string `json:"type" oa:"enum=milestone|deliverable|invoice"`
+	ID   string `json:"id" oa:"minLength=1"`
 }
+
+var _ = describeWire[about](wireDoc{
+	name:        "About",
+	description: "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
+	fields: map[string]string{
+		"type": "",
+		"id":   "",
+	},
+})
 
 func threadOut(t store.Thread) thread {
 	out := thread{
@@ -57,27 +66,47 @@ func threadExpanded(t store.Thread, project expanded) thread {
 // message is a Message on the wire: the author's name and side, never
 // contact data; attachments always an array.
 type message struct {
-	ID          string       `json:"id"`
-	ThreadID    string       `json:"threadId"`
-	Author      author       `json:"author"`
+	ID          string       `json:"id" oa:"minLength=1"`
+	ThreadID    string       `json:"threadId" oa:"minLength=1"`
+	Author      author       `json:"author" oa:"ref=Author"`
 	Body        string       `json:"body"`
-	Attachments []attachment `json:"attachments"`
-	CreatedAt   string       `json:"createdAt"`
-	EditedAt    *string      `json:"editedAt"`
-	UpdatedAt   string       `json:"updatedAt"`
+	Attachments []attachment `json:"attachments" oa:"ref=Attachment"`
+	CreatedAt   string       `json:"createdAt" oa:"time"`
+	EditedAt    *string      `json:"editedAt" oa:"time"`
+	UpdatedAt   string       `json:"updatedAt" oa:"time"`
 }
 
 type author struct {
 	Name string `json:"name"`
-	Side string `json:"side"`
+	Side string `json:"side" oa:"ref=AuthorSide"`
 }
 
+var _ = describeWire[author](wireDoc{
+	name:        "Author",
+	description: "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
+	fields: map[string]string{
+		"name": "",
+		"side": "",
+	},
+})
+
 type attachment struct {
-	ID          string `json:"id"`
+	ID          string `json:"id" oa:"minLength=1"`
 	FileName    string `json:"fileName"`
 	ContentType string `json:"contentType"`
-	SizeBytes   int64  `json:"sizeBytes"`
+	SizeBytes   int64  `json:"sizeBytes" oa:"format=int64,minimum=0"`
 }
+
+var _ = describeWire[attachment](wireDoc{
+	name:        "Attachment",
+	description: "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
+	fields: map[string]string{
+		"id":          "Opaque attachment identifier.",
+		"fileName":    "",
+		"contentType": "",
+		"sizeBytes":   "",
+	},
+})
 
 func messageOut(m store.Message) message {
 	atts := make([]attachment, len(m.Attachments))
@@ -100,6 +129,23 @@ func messageOut(m store.Message) message {
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
 var threads = declare(resource[store.Thread, thread]{
+	doc: wireDoc{
+		description: "A conversation between the agency and the client, usually about one project. Counts and times reflect the messages the client can see only. Every key is always present; absent values are `null`.",
+		examples:    `[{"id": "thr_acme_1", "projectId": "prj_acme_1", "subject": "Launch date", "status": "open", "about": {"type": "milestone", "id": "ms_acme_3"}, "messageCount": 2, "createdAt": "2026-02-02T10:00:00Z", "lastMessageAt": "2026-02-03T16:20:00Z", "resolvedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
+		fields: map[string]string{
+			"id":            "Opaque thread identifier.",
+			"projectId":     "The project the thread is about; `null` for a thread about the whole account.",
+			"subject":       "The thread's subject.",
+			"status":        "",
+			"about":         "What the thread is about, when it is about one item; `null` otherwise.",
+			"messageCount":  "The number of messages in the thread.",
+			"createdAt":     "When the thread was started.",
+			"lastMessageAt": "When its newest message was written; `null` while it has none.",
+			"resolvedAt":    "When the thread was resolved; `null` until then.",
+			"updatedAt":     "When the thread or its messages last changed.",
+			"project":       "Only with `expand=project`: the item's project, or `null` for an item of no project or of one the key may not see.",
+		},
+	},
 	kind:      store.KindThread,
 	statuses:  strs(store.ThreadStatuses),
 	wire:      threadExpanded,
@@ -109,6 +155,20 @@ var threads = declare(resource[store.Thread, thread]{
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
 var messages = declare(resource[store.Message, message]{
+	doc: wireDoc{
+		description: "One message of a thread. Every key is always present; absent values are `null`; `attachments` is always an array.",
+		examples:    `[{"id": "msg_acme_2", "threadId": "thr_acme_1", "author": {"name": "Ana", "side": "agency"}, "body": "Can we move the launch to March?", "attachments": [{"id": "att_acme_1", "fileName": "plan.pdf", "contentType": "application/pdf", "sizeBytes": 48213}], "createdAt": "2026-02-03T16:20:00Z", "editedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
+		fields: map[string]string{
+			"id":          "Opaque message identifier.",
+			"threadId":    "",
+			"author":      "",
+			"body":        "Plain text.",
+			"attachments": "",
+			"createdAt":   "When the message was written.",
+			"editedAt":    "When it was last edited; `null` if never.",
+			"updatedAt":   "When the message last changed.",
+		},
+	},
 	kind: store.KindMessage,
 	wire: plain(messageOut),
 })
@@ -133,8 +193,16 @@ func threadRoutes(h *handler) []route {
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
-		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h.st.GetThread)),
+			}).describe(operation{
+			id: "listThreads", tag: "Threads",
+			summary:     "List threads",
+			description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
+		}),
+		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h.st.GetThread)).describe(operation{
+			id: "getThread", tag: "Threads",
+			summary:     "Get a thread",
+			description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
+		}),
 		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{since: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
@@ -143,7 +211,11 @@ func threadRoutes(h *handler) []route {
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
+			}).describe(operation{
+			id: "listThreadMessages", tag: "Threads",
+			summary:     "List a thread's messages",
+			description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
+		}),
 		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{project: true, since: true, extra: []string{paramThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
@@ -154,15 +226,35 @@ func threadRoutes(h *handler) []route {
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,
 				})
-			}),
+			}).describe(operation{
+			id: "listMessages", tag: "Threads",
+			summary:     "List messages",
+			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
+			params:      []string{"ThreadId"},
+		}),
 		// An internal message, one of an internal thread, or one the key may
 		// not see is 404.
 		messages.itemRoute(h, "/v1/messages/{id}", "/v1/messages/msg1", func(ctx context.Context, c caller, id string) (store.Message, error) {
 			return h.st.GetMessage(ctx, c.Org.ID, id, c.ProjectIDs)
+		}).describe(operation{
+			id: "getMessage", tag: "Threads",
+			summary:     "Get a message",
+			description: "One message of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. An internal message, or one of an internal thread, answers 404 too.",
 		}),
-		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download"),
+		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download").describe(operation{
+			id: "downloadAttachment", tag: "Threads",
+			summary:     "Get an attachment's download link",
+			description: "A signed URL to the attachment's file, valid for 15 minutes, from any replica, exactly as a deliverable's. The URL needs no `Authorization` header. An attachment of a message the caller cannot see answers 404.",
+			responses:   map[int]string{200: "DownloadLinkResponse"},
+		}),
 		// The signed link, as a deliverable's (see download.go).
-		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go"),
+		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go").describe(operation{
+			id: "getAttachmentFile", tag: "Threads",
+			summary:     "Fetch an attachment through a signed link",
+			description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}),
 	}
 }
 

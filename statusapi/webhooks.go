@@ -12,14 +12,29 @@ import (
 // webhookEndpoint is a store.WebhookEndpoint on the wire: never its
 // secret.
 type webhookEndpoint struct {
-	ID             string   `json:"id"`
-	URL            string   `json:"url"`
-	Types          []string `json:"types"`
-	Status         string   `json:"status"`
-	DisabledReason *string  `json:"disabledReason"`
-	CreatedAt      string   `json:"createdAt"`
-	UpdatedAt      string   `json:"updatedAt"`
+	ID             string   `json:"id" oa:"minLength=1"`
+	URL            string   `json:"url" oa:"minLength=1"`
+	Types          []string `json:"types" oa:"minLength=1"`
+	Status         string   `json:"status" oa:"ref=WebhookEndpointStatus"`
+	DisabledReason *string  `json:"disabledReason" oa:"minLength=1"`
+	CreatedAt      string   `json:"createdAt" oa:"time"`
+	UpdatedAt      string   `json:"updatedAt" oa:"time"`
 }
+
+var _ = describeWire[webhookEndpoint](wireDoc{
+	name:        "WebhookEndpoint",
+	description: "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
+	examples:    `[{"id": "we_1", "url": "https://hooks.example.com/clientstatus", "types": ["invoice.paid", "deliverable.in_review"], "status": "enabled", "disabledReason": null, "createdAt": "2026-02-01T09:00:00Z", "updatedAt": "2026-02-01T09:00:00Z"}]`,
+	fields: map[string]string{
+		"id":             "Opaque endpoint identifier.",
+		"url":            "Where events are POSTed.",
+		"types":          "The event types delivered: `[\"*\"]` for every type, or types such as `invoice.paid`.",
+		"status":         "Whether events are delivered.",
+		"disabledReason": "Why a disabled endpoint is: `disabled` (by the agency), `gone` (it answered `410 Gone`), `failing_for_5_days`; `null` when enabled.",
+		"createdAt":      "When the endpoint was registered.",
+		"updatedAt":      "When its settings or status last changed.",
+	},
+})
 
 func webhookEndpointOut(e store.WebhookEndpoint) webhookEndpoint {
 	out := webhookEndpoint{ID: e.ID, URL: e.URL, Types: e.Types, Status: "enabled",
@@ -38,15 +53,31 @@ func webhookEndpointOut(e store.WebhookEndpoint) webhookEndpoint {
 // webhookDelivery is a store.WebhookDelivery on the wire: never a
 // response body.
 type webhookDelivery struct {
-	ID          string  `json:"id"`
-	EventID     string  `json:"eventId"`
-	EventType   string  `json:"eventType"`
-	Attempt     int     `json:"attempt"`
-	AttemptedAt string  `json:"attemptedAt"`
-	StatusCode  *int    `json:"statusCode"`
-	Error       *string `json:"error"`
-	DurationMs  int64   `json:"durationMs"`
+	ID          string  `json:"id" oa:"minLength=1"`
+	EventID     string  `json:"eventId" oa:"minLength=1"`
+	EventType   string  `json:"eventType" oa:"minLength=1"`
+	Attempt     int     `json:"attempt" oa:"minimum=1"`
+	AttemptedAt string  `json:"attemptedAt" oa:"time"`
+	StatusCode  *int    `json:"statusCode" oa:"minimum=100,maximum=599"`
+	Error       *string `json:"error" oa:"enum=timeout|connection|tls|refused_address|redirect"`
+	DurationMs  int64   `json:"durationMs" oa:"minimum=0"`
 }
+
+var _ = describeWire[webhookDelivery](wireDoc{
+	name:        "WebhookDelivery",
+	description: "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
+	examples:    `[{"id": "whd_5f1c", "eventId": "evt_0000000000000042", "eventType": "invoice.paid", "attempt": 1, "attemptedAt": "2026-03-01T09:00:01Z", "statusCode": 200, "error": null, "durationMs": 84}]`,
+	fields: map[string]string{
+		"id":          "Opaque attempt identifier.",
+		"eventId":     "The event delivered: the `webhook-id` header, the same on every attempt.",
+		"eventType":   "The event's type.",
+		"attempt":     "The attempt's number, from 1.",
+		"attemptedAt": "When the attempt started: its `webhook-timestamp`.",
+		"statusCode":  "The endpoint's HTTP status; `null` when no answer came. A 2xx is a success; a 3xx is not followed.",
+		"error":       "Why no answer came, or why the answer counts as none: no answer within 15 seconds, no connection, a TLS failure, an address that is not public, or a redirect (never followed); `null` otherwise.",
+		"durationMs":  "How long the attempt took, in milliseconds.",
+	},
+})
 
 func webhookDeliveryOut(d store.WebhookDelivery) webhookDelivery {
 	out := webhookDelivery{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Attempt: d.Attempt,
@@ -82,8 +113,20 @@ func webhookRoutes(h *handler) []route {
 	}
 	w := webhooks{st: h.cfg.webhooks, h: h}
 	return []route{
-		h.keyedRoute("/v1/webhook_endpoints", auth.ScopeWebhooks, w.list, "/v1/webhook_endpoints"),
-		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries"),
+		h.keyedRoute("/v1/webhook_endpoints", auth.ScopeWebhooks, w.list, "/v1/webhook_endpoints").describe(operation{
+			id: "listWebhookEndpoints", tag: "Webhooks",
+			summary:     "List webhook endpoints",
+			description: "The organization's webhook endpoints, oldest first: each event that an endpoint's `types`, and the scopes and projects the agency gave it, let it see is POSTed to its `url` as the event JSON (as `/v1/events` serves it), signed as Standard Webhooks specifies (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's `whsec_` secret, which the agency's portal shows once). A 2xx answer within 15 seconds is a success; anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with jitter; `410 Gone` disables the endpoint at once, and 5 days of failure disable it. Needs the scope `webhooks:read`; a key restricted to projects sees only the endpoints restricted to some of its projects. Served when the deployment serves webhook endpoints (statusapi.WithWebhookEndpoints); otherwise the path answers 404 like any unknown path.",
+			params:      []string{"Page", "Limit", "WebhookEndpointStatus", "IfNoneMatch"},
+			responses:   map[int]string{200: "WebhookEndpointListResponse", 304: "NotModified"},
+		}),
+		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries").describe(operation{
+			id: "listWebhookDeliveries", tag: "Webhooks",
+			summary:     "List an endpoint's deliveries",
+			description: "The endpoint's delivery attempts of the last 30 days, newest first. Needs the scope `webhooks:read`; an endpoint the key does not see answers 404.",
+			params:      []string{"Id", "Page", "Limit", "IfNoneMatch"},
+			responses:   map[int]string{200: "WebhookDeliveryListResponse", 304: "NotModified"},
+		}),
 	}
 }
 

@@ -1,0 +1,157 @@
+package openapigen
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Wire is a wire type of the API as the document names it: its schema is
+// reflected from the struct (see Schema).
+type Wire struct {
+	Name, Description string
+	Type              reflect.Type
+	// Fields are the descriptions of the fields, by json name.
+	Fields map[string]string
+	// Examples is a JSON array of examples, each a body of the type.
+	Examples string
+	// Resource says the type is a resource's item: it also gets a list
+	// (Name+"List") and an envelope (Name+"Envelope") schema and their
+	// responses, and a status enum and parameter when Statuses are some.
+	Resource bool
+	Statuses []string
+}
+
+// timestampPattern is the one form of the contract's timestamps.
+const timestampPattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+
+// Schema reflects the struct type t: one property per field with a json
+// name, in field order, required unless omitzero or omitempty, described
+// by fields (by json name) and shaped by its Go type and its oa tag, a
+// comma-separated list of:
+//
+//	time            a timestamp: date-time of the contract's pattern
+//	null            nullable although not a pointer (a pointer always is)
+//	ref=Name        the value (or an array's items) is components' Name
+//	enum=a|b        the allowed values
+//	format=F, pattern=P, minLength=N, minimum=N, maximum=N
+//
+// which apply to an array's items. A pointer is nullable, written
+// {"oneOf": [schema, {"type": "null"}]}.
+func Schema(t reflect.Type, description string, fields map[string]string) (Obj, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%s is not a struct", t)
+	}
+	out := O("type", "object")
+	if description != "" {
+		out = append(out, KV{"description", description})
+	}
+	required := A()
+	props := Obj{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		p, err := property(f, fields[name])
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", t, f.Name, err)
+		}
+		props = append(props, KV{name, p})
+		if !strings.Contains(","+opts+",", ",omitzero,") && !strings.Contains(","+opts+",", ",omitempty,") {
+			required = append(required, name)
+		}
+	}
+	return append(out, KV{"additionalProperties", false}, KV{"required", required}, KV{"properties", props}), nil
+}
+
+// property is the schema of the field f.
+func property(f reflect.StructField, description string) (Obj, error) {
+	t := f.Type
+	nullable := false
+	if t.Kind() == reflect.Pointer {
+		t, nullable = t.Elem(), true
+	}
+	var opts []string
+	if tag := f.Tag.Get("oa"); tag != "" {
+		opts = strings.Split(tag, ",")
+	}
+	array := false
+	if t.Kind() == reflect.Slice {
+		t, array = t.Elem(), true
+	}
+	var s Obj
+	for _, o := range opts {
+		if o == "null" {
+			nullable = true
+		}
+		if ref, ok := strings.CutPrefix(o, "ref="); ok {
+			s = Ref("schemas", ref)
+		}
+	}
+	if s == nil {
+		switch t.Kind() {
+		case reflect.String:
+			s = O("type", "string")
+		case reflect.Int, reflect.Int32, reflect.Int64:
+			s = O("type", "integer")
+		case reflect.Bool:
+			s = O("type", "boolean")
+		default:
+			return nil, fmt.Errorf("type %s needs oa:\"ref=...\"", t)
+		}
+		for _, o := range opts {
+			k, v, _ := strings.Cut(o, "=")
+			switch k {
+			case "time":
+				s = append(s, KV{"format", "date-time"}, KV{"pattern", timestampPattern})
+			case "format", "pattern":
+				s = append(s, KV{k, v})
+			case "minLength", "minimum", "maximum":
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return nil, fmt.Errorf("oa %s: %w", o, err)
+				}
+				s = append(s, KV{k, n})
+			case "enum":
+				var e []any
+				for _, x := range strings.Split(v, "|") {
+					e = append(e, x)
+				}
+				s = append(s, KV{"enum", e})
+			case "null", "ref":
+			default:
+				return nil, fmt.Errorf("unknown oa option %q", o)
+			}
+		}
+	}
+	if array {
+		s = O("type", "array", "items", s)
+	}
+	if nullable {
+		s = O("oneOf", A(s, O("type", "null")))
+	}
+	if description != "" {
+		s = append(s, KV{"description", description})
+	}
+	return s, nil
+}
+
+// examples decodes a JSON array of examples.
+func examples(name, raw string) ([]any, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		return nil, fmt.Errorf("the examples of %s: %w", name, err)
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = e
+	}
+	return out, nil
+}

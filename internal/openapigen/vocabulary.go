@@ -1,0 +1,597 @@
+package openapigen
+
+// The shared vocabulary of the document, said once: what no route, wire
+// type or kind implies. A route names these components (Route.Params,
+// Route.Responses); what the table and the wire types make is added to
+// them by Generate.
+
+// info is the document's title, version and conventions.
+var info = O(
+	"title", "Client Project Status API",
+	"version", "1.0.0",
+	"description", "A read-only JSON API through which clients on an active retainer read their projects, milestones, deliverables and invoices. The data a key can see is that of the organization that owns the key.\n\nConventions:\n\n- Every route answers `GET` and `HEAD`; `HEAD` gives the same status and headers as `GET` and no body, and is documented as its own operation (`listProjectsHead` beside `listProjects`), with responses that have no body. Any other method answers 405 `METHOD_NOT_ALLOWED` with `Allow: GET, HEAD` (the response `MethodNotAllowed` in the components); an unknown path under `/v1` answers 404 `NOT_FOUND`.\n- Every body is JSON (`application/json; charset=utf-8`) in an envelope: `{\"data\": ...}`, `{\"data\": [...], \"meta\": {...}}` or `{\"error\": {...}}`. The signed file route serves the file itself.\n- Every item of a type has the same keys: absent values are `null`, never omitted. Timestamps are RFC 3339 in UTC, to the second. Money is integer minor units with an ISO 4217 `currency`.\n- List routes take `page`, `limit`, `status`, `updatedSince` and, for deliverables and invoices, `projectId`. Any other query parameter, a repeated or empty one, or a bad value answers 400 `INVALID_PARAMETER` naming it.\n- Rate limits are per organization and plan: starter 60 and growth 300 requests a minute, enterprise unlimited. Limited responses carry `X-RateLimit-*` and `RateLimit*` headers; a refused request is 429 `RATE_LIMITED` with `Retry-After`. `GET /v1/rate_limit` reads the budget without spending it.\n- Restricted keys: a key may be limited to some scopes (`projects:read`, `deliverables:read`, `invoices:read`, `threads:read`, `webhooks:read`, `logs:read`; each operation's `x-scope` names the one it needs) and to some projects. A route outside its scopes answers 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"...\"`; an item outside its projects answers 404 as another organization's id, and lists, totals and deletions hold only what it may see (never a retainer invoice).\n- Sandbox keys (`csk_test_...`) read a sandbox copy of their organization: demo data that changes by itself, never mixed with live data; every route behaves the same, and answers to them carry `X-Sandbox: true`.\n- Every response carries `X-Request-Id`.",
+)
+
+// servers is the one server, whose URL the handler replaces when serving the document.
+var servers = A(
+	O(
+		"url", "{baseUrl}",
+		"description", "Where the handler is mounted: the portal's origin plus its prefix, without `/v1`.",
+		"variables", O(
+			"baseUrl", O(
+				"default", "http://localhost:8080",
+				"description", "For example `https://portal.example.com/api` when the handler is mounted under `/api`.",
+			),
+		),
+	),
+)
+
+// tags are the operations' groups, in the reference's order.
+var tags = A(
+	O(
+		"name", "Projects",
+		"description", "Projects and their milestones.",
+	),
+	O(
+		"name", "Deliverables",
+		"description", "Deliverables and their files.",
+	),
+	O(
+		"name", "Invoices",
+		"description", "Invoices.",
+	),
+	O(
+		"name", "Threads",
+		"description", "The conversation between the agency and the client: threads, their messages and attachments. Internal notes of the agency are never shown.",
+	),
+	O(
+		"name", "Meta",
+		"description", "This document.",
+	),
+	O(
+		"name", "Sync",
+		"description", "Keeping a copy in sync by polling: `updatedSince` on every list, and the deletions feed.",
+	),
+	O(
+		"name", "Events",
+		"description", "What changed, as a feed to resume from and a live stream (Server-Sent Events).",
+	),
+	O(
+		"name", "Webhooks",
+		"description", "The organization's webhook endpoints, which the agency registers, and their deliveries.",
+	),
+	O(
+		"name", "Logs",
+		"description", "The organization's own requests of the last 7 days.",
+	),
+)
+
+// securitySchemes is the bearer API key.
+var securitySchemes = O(
+	"bearerAuth", O(
+		"type", "http",
+		"scheme", "bearer",
+		"description", "`Authorization: Bearer <API_KEY>`. Keys are created in the client portal and belong to one organization; the scheme is case-insensitive.",
+	),
+)
+
+// headers are the response headers that responses name.
+var headers = O(
+	"X-Request-Id", O(
+		"description", "The request id: the client's own `X-Request-Id` when it sent a sane one, else one the server made. Quote it to the operator.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^[A-Za-z0-9._:-]{1,128}$",
+		),
+		"required", true,
+	),
+	"X-Sandbox", O(
+		"description", "`true` on every answer to a sandbox key (`csk_test_...`), which reads its organization's sandbox, never its live data; absent for live keys.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"true",
+			),
+		),
+	),
+	"X-RateLimit-Limit", O(
+		"description", "Requests the organization's plan allows per window. Present on rate-limited plans (starter, growth); enterprise responses carry no rate-limit headers.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 0,
+		),
+	),
+	"X-RateLimit-Remaining", O(
+		"description", "Requests left in the current window.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 0,
+		),
+	),
+	"X-RateLimit-Reset", O(
+		"description", "When the current window ends, in Unix seconds.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 0,
+		),
+	),
+	"RateLimit-Policy", O(
+		"description", "The plan's quota and window in seconds, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";q=60;w=60`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"RateLimit", O(
+		"description", "Requests left and seconds until the window ends, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";r=59;t=42`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Retry-After", O(
+		"description", "Seconds to wait before retrying.",
+		"schema", O(
+			"type", "integer",
+			"minimum", 1,
+		),
+		"required", true,
+	),
+	"ETag", O(
+		"description", "Entity tag of the representation; send it back in `If-None-Match` to get 304 when nothing changed.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Link", O(
+		"description", "RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the list, each keeping the request's filters and limit; `prev` and `next` only where such a page exists.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Cache-Control", O(
+		"description", "`private, no-cache` on successful JSON responses: a client's own cache may keep them but must revalidate each use, a shared cache never stores them. `no-store` on errors, download links and files. On the reference page `no-cache`, on its script `public, max-age=86400`: both are the same for every caller.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Vary", O(
+		"description", "`Authorization`: the representation depends on the caller's key.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Accept-Ranges", O(
+		"description", "`bytes` when the file can be served in ranges (`Range` requests).",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Last-Modified", O(
+		"description", "When the file last changed, when its source knows.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"Content-Range", O(
+		"description", "The one range served, as `bytes 4-14/1234`. Absent from a `multipart/byteranges` answer to several ranges, whose parts carry their own.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^bytes [0-9]+-[0-9]+/[0-9]+$",
+		),
+	),
+	"Content-Range-Unsatisfied", O(
+		"description", "`bytes */<size>`: the file's size, which the `Range` does not fit.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^bytes \\*/[0-9]+$",
+		),
+		"required", true,
+	),
+	"X-Content-Type-Options", O(
+		"description", "Always `nosniff`.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"nosniff",
+			),
+		),
+	),
+	"Content-Security-Policy", O(
+		"description", "The reference page's policy: scripts, styles, images, fonts and connections from the handler's own origin only (plus inline styles, `data:` images and fonts, and a `blob:` web worker, which the renderer uses); no plugin, no `<base>`, no form, and no framing by another page. For example `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`.",
+		"schema", O(
+			"type", "string",
+		),
+	),
+	"WWW-Authenticate", O(
+		"description", "The authentication scheme to use: `Bearer`.",
+		"schema", O(
+			"type", "string",
+		),
+		"required", true,
+	),
+	"Allow", O(
+		"description", "The methods every route supports: `GET, HEAD`.",
+		"schema", O(
+			"type", "string",
+		),
+		"required", true,
+	),
+	"Content-Disposition", O(
+		"description", "`attachment` with the deliverable's file name.",
+		"schema", O(
+			"type", "string",
+		),
+		"required", true,
+	),
+	"WWW-Authenticate-Scope", O(
+		"description", "On `INSUFFICIENT_SCOPE` only: the scope the route needs, as RFC 6750 says, `Bearer error=\"insufficient_scope\", scope=\"invoices:read\"`.",
+		"schema", O(
+			"type", "string",
+			"pattern", "^Bearer error=\"insufficient_scope\", scope=\"[a-z]+:read\"$",
+		),
+	),
+	"X-Accel-Buffering", O(
+		"description", "`no` on the live stream (`text/event-stream`), so that a proxy such as nginx does not buffer it.",
+		"schema", O(
+			"type", "string",
+			"enum", A(
+				"no",
+			),
+		),
+	),
+)
+
+// responses are the standard responses and those of the routes that are
+// not a resource's list or item (a resource's are derived).
+var responses = concat(errorResponses, fileResponses, routeResponses)
+
+// headOf is the HEAD twin of each GET response with a body: the same headers, no body.
+var headOf = map[string]string{
+	"BadRequest":                  "BadRequestHead",
+	"Unauthorized":                "UnauthorizedHead",
+	"Forbidden":                   "ForbiddenHead",
+	"TooManyRequests":             "TooManyRequestsHead",
+	"Internal":                    "InternalHead",
+	"Unavailable":                 "UnavailableHead",
+	"NotFound":                    "NotFoundHead",
+	"DownloadLinkResponse":        "DownloadLinkHead",
+	"FileNotAvailable":            "FileNotAvailableHead",
+	"File":                        "FileHead",
+	"FilePart":                    "FilePartHead",
+	"LinkRejected":                "LinkRejectedHead",
+	"FileRange":                   "FileRangeHead",
+	"OpenAPIDocument":             "OpenAPIDocumentHead",
+	"DocsPage":                    "DocsPageHead",
+	"DocsScript":                  "DocsScriptHead",
+	"DeletionListResponse":        "ListHead",
+	"UsageResponse":               "UsageHead",
+	"EventListResponse":           "EventListHead",
+	"WebhookEndpointListResponse": "ListHead",
+	"WebhookDeliveryListResponse": "ListHead",
+	"RequestLogListResponse":      "ListHead",
+}
+
+// headDescriptions are the HEAD twins' descriptions.
+var headDescriptions = map[string]string{
+	"ForbiddenHead":        "FORBIDDEN: the key is valid but its account has no active retainer or API access is disabled, or the key is restricted and this server cannot enforce restrictions. INSUFFICIENT_SCOPE: the key is restricted to scopes that do not include the route's (see the operation's `x-scope`), named in `WWW-Authenticate`. Counts against no rate limit. `HEAD`: the same headers, no body.",
+	"UsageHead":            "The budget. `HEAD`: the same headers, no body.",
+	"OpenAPIDocumentHead":  "This document. `HEAD`: the same headers, no body.",
+	"DocsScriptHead":       "The renderer of the reference page. `HEAD`: the same headers, no body.",
+	"FileNotAvailableHead": "FILE_NOT_AVAILABLE: the deliverable has no file attached. `HEAD`: the same headers, no body.",
+	"TooManyRequestsHead":  "RATE_LIMITED: the organization's plan budget is spent for this window. Retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
+	"BadRequestHead":       "INVALID_PARAMETER: a query parameter is unknown, repeated, empty, malformed or out of range; `error.param` names it. `HEAD`: the same headers, no body.",
+	"DocsPageHead":         "The reference page. `HEAD`: the same headers, no body.",
+	"UnavailableHead":      "UNAVAILABLE: the store, the key store or the rate limiter is unreachable or timed out. Safe to retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
+	"LinkRejectedHead":     "LINK_EXPIRED: the signed link is past its expiry; INVALID_SIGNATURE: the link was changed or is incomplete. `HEAD`: the same headers, no body.",
+	"ListHead":             "The headers of one page of a list, without its body (`HEAD`).",
+	"FileHead":             "The deliverable's file, with its own media type (`application/octet-stream` when it has none). `HEAD`: the same headers, no body.",
+	"DownloadLinkHead":     "A signed link to the deliverable's file, valid for 15 minutes. Never cached (`Cache-Control: no-store`): the link is a credential. `HEAD`: the same headers, no body.",
+	"FileRangeHead":        "The `Range` cannot be served from the file. Plain text, from Go's `net/http`. `HEAD`: the same headers, no body.",
+	"InternalHead":         "INTERNAL: an unexpected error. The message carries no internals; quote the request id. `HEAD`: the same headers, no body.",
+	"FilePartHead":         "The requested ranges of the file (`Range` request, RFC 9110). One range is served with the file's own media type and a `Content-Range`; several ranges as one `multipart/byteranges` body, whose parts each carry their own `Content-Type` and `Content-Range`, with no `Content-Range` on the response itself. (Ranges that together cover more than the file are answered 200 with the whole file.) `HEAD`: the same headers, no body.",
+	"ProjectHead":          "The project. `HEAD`: the same headers, no body.",
+	"NotFoundHead":         "NOT_FOUND: no such item for this organization (an id of another organization answers the same), or no such route under /v1. `HEAD`: the same headers, no body.",
+	"UnauthorizedHead":     "UNAUTHORIZED: no `Authorization` header, not `Bearer <key>`, or an unknown, revoked or expired key. Counts against no rate limit. `HEAD`: the same headers, no body.",
+	"EventListHead":        "The headers of `listEvents`'s 200, without the body (a HEAD never streams).",
+}
+
+// schemas are the schemas that no wire type reflects: the envelope's, the error's and the routes' own bodies.
+var schemas = O(
+	"Meta", O(
+		"type", "object",
+		"description", "Paging information of a list; on a page of changes (`updatedSince`, `listDeletions`) also `syncedThrough` and `next`.",
+		"examples", A(
+			O(
+				"page", 1,
+				"per_page", 20,
+				"total", 2,
+			),
+			O(
+				"page", 1,
+				"per_page", 100,
+				"total", 1,
+				"syncedThrough", "2026-03-01T09:00:00Z",
+				"next", nil,
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"page",
+			"per_page",
+			"total",
+		),
+		"properties", O(
+			"page", O(
+				"type", "integer",
+				"minimum", 1,
+				"description", "The page served, from 1.",
+			),
+			"per_page", O(
+				"type", "integer",
+				"minimum", 1,
+				"maximum", 100,
+				"description", "The effective `limit`.",
+			),
+			"total", O(
+				"type", "integer",
+				"minimum", 0,
+				"description", "The count of all items matching the filters, whatever the page.",
+			),
+			"syncedThrough", O(
+				"type", "string",
+				"format", "date-time",
+				"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+				"description", "Present on every list answered with `updatedSince` and on every page of `listDeletions`, and left out of every other list (it is paging information, not an item field, so it is omitted rather than null): every write that this answer could not see yet has, or will get, an `updatedAt` (or `deletedAt`) at or after it, whatever its transaction's length or the locks it waited on. With nothing in flight it is the current second. A sync client asks again from the smallest `syncedThrough` of the pages it walked, not from the largest `updatedAt` it saw.",
+			),
+			"next", O(
+				"oneOf", A(
+					O(
+						"type", "string",
+						"minLength", 1,
+					),
+					O(
+						"type", "null",
+					),
+				),
+				"description", "Present on every list answered with `updatedSince` and on every page of `listDeletions`, left out of every other list: the `after` that continues the walk by cursor, `null` when no matching item follows.",
+			),
+		),
+	),
+	"DownloadLinkEnvelope", O(
+		"type", "object",
+		"description", "A single downloadLink.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/DownloadLink",
+			),
+		),
+	),
+	"ErrorCode", O(
+		"type", "string",
+		"enum", A(
+			"INVALID_PARAMETER",
+			"UNAUTHORIZED",
+			"FORBIDDEN",
+			"INSUFFICIENT_SCOPE",
+			"LINK_EXPIRED",
+			"INVALID_SIGNATURE",
+			"NOT_FOUND",
+			"METHOD_NOT_ALLOWED",
+			"FILE_NOT_AVAILABLE",
+			"RATE_LIMITED",
+			"INTERNAL",
+			"UNAVAILABLE",
+		),
+		"description", "Machine-readable error code; clients branch on it. Each code has one HTTP status: INVALID_PARAMETER 400; UNAUTHORIZED 401; FORBIDDEN, INSUFFICIENT_SCOPE, LINK_EXPIRED, INVALID_SIGNATURE 403; NOT_FOUND 404 (also unknown routes under /v1); METHOD_NOT_ALLOWED 405; FILE_NOT_AVAILABLE 409; RATE_LIMITED 429; INTERNAL 500; UNAVAILABLE 503.",
+	),
+	"Error", O(
+		"type", "object",
+		"description", "The body of every error response.",
+		"examples", A(
+			O(
+				"error", O(
+					"code", "INVALID_PARAMETER",
+					"message", "limit must be a whole number from 1 to 100",
+					"param", "limit",
+					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+				),
+			),
+			O(
+				"error", O(
+					"code", "NOT_FOUND",
+					"message", "no such item",
+					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+				),
+			),
+			O(
+				"error", O(
+					"code", "INSUFFICIENT_SCOPE",
+					"message", "this key may not read this route: it needs the scope invoices:read",
+					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
+				),
+			),
+		),
+		"additionalProperties", false,
+		"required", A(
+			"error",
+		),
+		"properties", O(
+			"error", O(
+				"type", "object",
+				"description", "What went wrong.",
+				"additionalProperties", false,
+				"required", A(
+					"code",
+					"message",
+				),
+				"properties", O(
+					"code", O(
+						"$ref", "#/components/schemas/ErrorCode",
+					),
+					"message", O(
+						"type", "string",
+						"description", "Human-readable text. Never carries internals.",
+					),
+					"param", O(
+						"type", "string",
+						"description", "The offending query parameter, for INVALID_PARAMETER.",
+					),
+					"request_id", O(
+						"type", "string",
+						"description", "The response's `X-Request-Id`, so a client that logs only the body can quote it.",
+					),
+				),
+			),
+		),
+	),
+	"DeletionType", O(
+		"type", "string",
+		"description", "The kind of item that disappeared.",
+		"enum", A(
+			"project",
+			"milestone",
+			"deliverable",
+			"invoice",
+			"thread",
+			"message",
+		),
+	),
+	"DeletionList", O(
+		"type", "object",
+		"description", "One page of deletion records.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Deletion",
+				),
+				"description", "The page's records, ordered by `deletedAt` ascending, then `type`, then `id`; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"UsageEnvelope", O(
+		"type", "object",
+		"description", "The key's budget.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+		),
+		"properties", O(
+			"data", O(
+				"$ref", "#/components/schemas/Usage",
+			),
+		),
+	),
+	"WebhookEndpointStatus", O(
+		"type", "string",
+		"description", "The state of a webhook endpoint: `enabled` (delivered to) or `disabled`.",
+		"enum", A("enabled", "disabled"),
+	),
+	"AuthorSide", O(
+		"type", "string",
+		"description", "Which side of the conversation wrote a message.",
+		"enum", A(
+			"agency",
+			"client",
+		),
+		"x-enum-varnames", A(
+			"AuthorSideAgency",
+			"AuthorSideClient",
+		),
+	),
+	"EventList", O(
+		"type", "object",
+		"description", "A page of events.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/Event",
+				),
+				"description", "The events after `after`, oldest first; `[]` when there are none yet.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"WebhookEndpointList", O(
+		"type", "object",
+		"description", "One page of webhook endpoints.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/WebhookEndpoint",
+				),
+				"description", "The page's endpoints, oldest first; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"WebhookDeliveryList", O(
+		"type", "object",
+		"description", "One page of delivery attempts.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/WebhookDelivery",
+				),
+				"description", "The page's attempts, newest first; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+	"RequestLogList", O(
+		"type", "object",
+		"description", "One page of the request log.",
+		"additionalProperties", false,
+		"required", A(
+			"data",
+			"meta",
+		),
+		"properties", O(
+			"data", O(
+				"type", "array",
+				"items", O(
+					"$ref", "#/components/schemas/RequestLog",
+				),
+				"description", "The page's requests, newest first (`createdAt` descending), then `id`; `[]` past the last page.",
+			),
+			"meta", O(
+				"$ref", "#/components/schemas/Meta",
+			),
+		),
+	),
+)

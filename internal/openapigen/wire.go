@@ -1,0 +1,102 @@
+package openapigen
+
+import (
+	"strings"
+)
+
+// The headers of a cached answer with a body; a list's also Link.
+var (
+	itemHeaders = []string{"X-Request-Id", "X-Sandbox", "X-Content-Type-Options", "Cache-Control", "ETag", "Vary",
+		"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"}
+	listHeaders = append(append([]string(nil), itemHeaders...), "Link")
+)
+
+// wireComponents adds to schemas, parameters and responses what the wire
+// types make: each type's schema and, for a resource, its status enum and
+// parameter, its list and envelope schemas and their responses.
+func wireComponents(wires []Wire, schs, params, resps *Obj, heads map[string]string) error {
+	for _, w := range wires {
+		s, err := Schema(w.Type, w.Description, w.Fields)
+		if err != nil {
+			return err
+		}
+		ex, err := examples(w.Name, w.Examples)
+		if err != nil {
+			return err
+		}
+		if len(ex) > 0 {
+			s = s.insertAfter("description", KV{"examples", ex})
+		}
+		*schs = append(*schs, KV{w.Name, s})
+		if !w.Resource {
+			continue
+		}
+		kind := strings.ToLower(w.Name[:1]) + w.Name[1:]
+		plural := kind + "s"
+		if len(w.Statuses) > 0 {
+			enum := A()
+			for _, st := range w.Statuses {
+				enum = append(enum, st)
+			}
+			*schs = append(*schs, KV{w.Name + "Status", O("type", "string", "description", "The state of "+article(kind)+" "+kind+".", "enum", enum)})
+			*params = append(*params, KV{w.Name + "Status", O("name", "status", "in", "query",
+				"description", "Only "+plural+" in this state (case-sensitive). No filter when absent.",
+				"schema", Ref("schemas", w.Name+"Status"))})
+		}
+		*schs = append(*schs,
+			KV{w.Name + "List", O("type", "object", "description", "One page of "+plural+".", "additionalProperties", false,
+				"required", A("data", "meta"), "properties", O(
+					"data", O("type", "array", "items", Ref("schemas", w.Name),
+						"description", "The page's "+plural+", in the list's documented order; `[]` past the last page."),
+					"meta", Ref("schemas", "Meta")))},
+			KV{w.Name + "Envelope", O("type", "object", "description", "A single "+kind+".", "additionalProperties", false,
+				"required", A("data"), "properties", O("data", Ref("schemas", w.Name)))},
+		)
+		listEx := O("data", ex, "meta", O("page", 1, "per_page", 20, "total", len(ex)))
+		var itemEx Obj
+		if len(ex) > 0 {
+			itemEx = O("data", ex[0])
+		}
+		*resps = append(*resps,
+			KV{w.Name + "ListResponse", bodyResponse("One page of "+plural+", with paging information.", listHeaders, w.Name+"List", listEx)},
+			KV{w.Name + "Response", bodyResponse("The "+kind+".", itemHeaders, w.Name+"Envelope", itemEx)},
+		)
+		heads[w.Name+"ListResponse"] = "ListHead"
+		heads[w.Name+"Response"] = "ProjectHead"
+	}
+	return nil
+}
+
+// bodyResponse is a JSON response with headers, schema and example.
+func bodyResponse(description string, hs []string, schema string, example Obj) Obj {
+	headers := Obj{}
+	for _, h := range hs {
+		headers = append(headers, KV{h, Ref("headers", h)})
+	}
+	media := O("schema", Ref("schemas", schema))
+	if example != nil {
+		media = append(media, KV{"example", example})
+	}
+	return O("description", description, "headers", headers, "content", O("application/json", media))
+}
+
+// article is "a" or "an" before word.
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// insertAfter returns o with kv after the member key (at the end when
+// there is none).
+func (o Obj) insertAfter(key string, kv KV) Obj {
+	for i, m := range o {
+		if m.Key == key {
+			out := append(Obj(nil), o[:i+1]...)
+			out = append(out, kv)
+			return append(out, o[i+1:]...)
+		}
+	}
+	return append(o, kv)
+}
