@@ -246,15 +246,10 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	return nil
 }
 
-// OnOrganizationChange registers fn, to be called with the id of every
-// organization that PutOrganization replaces with one that differs (its
-// plan, flags or name), once the new one is stored. auth.NewMemoryKeyStore
-// registers one, so that a resolver cache forgets the organization's
-// account at once when its retainer or API access is switched off.
-//
-// fn runs on the putting goroutine, as OnDeleteOrganization's do, with the
-// same rule: it may read the Memory, but must not put or delete an
-// organization. It panics if fn is nil.
+// OnOrganizationChange registers fn, called on the putting goroutine with
+// the id of every organization PutOrganization replaces with one that
+// differs, once stored (auth.NewMemoryKeyStore's cache forgets it). fn may
+// read the Memory but not put or delete an organization. fn must not be nil.
 func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
 	if fn == nil {
 		panic("store: OnOrganizationChange needs a function")
