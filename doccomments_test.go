@@ -21,8 +21,6 @@ const maxDocLines = 40
 var untrimmed = map[string]bool{
 	"statusapi":                true,
 	"statusapi/internal/redoc": true,
-	"store":                    true,
-	"store/storetest":          true,
 }
 
 // outsideRef matches what a comment must not cite: a file outside the

@@ -46,37 +46,17 @@ type DeletionQuery struct {
 	// Store). It combines with Kind.
 	OnlyKinds []Kind
 	// OnlyProjects, when not nil, keeps only records whose ProjectID is
-	// one of these, never one without (none when it is empty): a key
-	// restricted to projects (see Store). It adds the departures
-	// of items that still exist: each item that left one of these
-	// projects (moved to another project or to none, as a deleted
-	// project's invoices do) and is in none of them now, once, with
-	// ProjectID the project it left and DeletedAt when it last left one,
-	// in the same order and total. Without it, a list never holds an item
-	// that still exists.
+	// one of these (none when it is empty), and adds the departures of
+	// items that left one of them and are in none now, with ProjectID the
+	// project left: what a key restricted to projects saw go.
 	OnlyProjects []string
 }
 
 // Changes is the part of Store that tracks changes, so that a client can
-// keep a copy in sync by polling. A Store promises, for every kind of item
-// it holds:
-//
-//   - UpdatedAt is its own: set from the store's clock whenever a write
-//     changes what a client sees (a field, or a project taken from an
-//     invoice by a cascade), kept by a write that changes nothing, and
-//     never taken from the item given to a Put;
-//   - every list honours its query's UpdatedSince: when it is not zero,
-//     only items with UpdatedAt at or after it, ordered by UpdatedAt
-//     ascending, then ID, with the total counting them;
-//   - every item removed (by a Deleter, or by a cascade) leaves a
-//     Deletion, kept at least DeletionRetention, and dropped when an item
-//     of the same kind and id is put again.
-//   - every visible item that moves out of a project while it exists
-//     leaves a departure (see DeletionQuery.OnlyProjects), kept like a
-//     Deletion and dropped when the item is back in that project.
-//
-// statusapi serves the updatedSince parameter and GET /v1/deletions from
-// it; implementations are safe for concurrent use and honour ctx.
+// keep a copy in sync by polling: UpdatedAt set by the store on every
+// visible change, UpdatedSince on every list, and a Deletion for every
+// item removed (docs/store.md). statusapi serves updatedSince and
+// GET /v1/deletions from it.
 type Changes interface {
 	// ListDeletions returns a page of the organization's deletion
 	// records; an error wrapping ErrSinceTooOld when q.Since is before
@@ -84,15 +64,10 @@ type Changes interface {
 	ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error)
 }
 
-// Deleter removes items, with the contract's cascades: a project takes its
-// milestones and deliverables (and threads with their messages) with it,
-// and invoices that named it stay with a nil ProjectID; an organization
-// takes everything it owns, and its API keys stop working. Each method
-// returns an error wrapping ErrNotFound when the organization has no such
-// item, so that a portal can tell "gone" from "never there".
-//
-// Like Writer it is for the portal's side, never called by the API.
-// Implementations are safe for concurrent use.
+// Deleter removes items for the portal, with the cascades: a project takes
+// its milestones, deliverables and threads, and its invoices stay with a
+// nil ProjectID; an organization takes everything, its API keys included.
+// Each method answers ErrNotFound for an item the organization lacks.
 type Deleter interface {
 	DeleteOrganization(ctx context.Context, orgID string) error
 	DeleteProject(ctx context.Context, orgID, id string) error

@@ -28,13 +28,9 @@ const (
 	ActionDeleted Action = "deleted"
 )
 
-// Event is one client-visible change, as GET /v1/events serves it
-// (CONTRACT.md, "Events"). The data it carries is thin: a client reads the
-// item itself.
-//
-// Visibility follows the rest of the contract: internal content makes no
-// event, and content made internal is a deleted event, exactly as in
-// ListDeletions.
+// Event is one client-visible change, as GET /v1/events serves it. It
+// carries little: a client reads the item itself. Internal content makes
+// none; content made internal is a deleted event, as in ListDeletions.
 type Event struct {
 	// ID is opaque ("evt_..."), unique in the organization, and names the
 	// event's place in the feed: the order of ListEvents, which never
@@ -92,13 +88,10 @@ type EventPage struct {
 	Last string
 }
 
-// Events is the change spine read as an event feed: every client-visible
-// change, recorded once in the writer's own transaction, kept at least
-// EventRetention, read in an order that a reader resumes without gaps
-// however transactions interleave and commit. An event becomes visible
-// only once nothing that commits later can take a place before it.
-//
-// Implementations are safe for concurrent use and honour ctx.
+// Events is the feed of client-visible changes, kept at least
+// EventRetention, in an order a reader resumes without gaps however
+// transactions commit (docs/store.md). Implementations are safe for
+// concurrent use and honour ctx.
 type Events interface {
 	// ListEvents returns the organization's events after q.After, oldest
 	// first; an error wrapping ErrUnknownCursor for an After it does not
@@ -108,12 +101,9 @@ type Events interface {
 	// event, or "" when it has none: where a live stream opened without a
 	// cursor starts.
 	LatestEvent(ctx context.Context, orgID string) (string, error)
-	// WatchEvents returns a channel that receives a value soon after new
-	// events of the organization may have become visible (on every
-	// replica: a store shared by replicas wakes them all), and is closed
-	// when ctx is done. A wake-up may be spurious; one may be missed while
-	// the store's notification channel is down, so a reader also lists
-	// again at least every second. The channel has a buffer of one: a
-	// slow reader gets one value for many changes.
+	// WatchEvents returns a channel, closed when ctx is done and buffered
+	// by one, that receives a value soon after new events of the
+	// organization may have become visible on any replica. A wake-up may
+	// be spurious or missed: a reader also lists again every second.
 	WatchEvents(ctx context.Context, orgID string) <-chan struct{}
 }

@@ -11,51 +11,13 @@ import (
 	"github.com/clientstatus/clientstatus/option"
 )
 
-// Memory is a Store and Writer that keeps everything in memory: for tests,
-// demos and one-box installs. The zero value is not usable; call NewMemory.
-//
-// Memory is safe for concurrent use. Ids are unique per organization only:
-// two organizations may each have a project "p1". Put methods validate the
-// item (see the Validate methods; the error wraps ErrInvalid), require its
-// organization, and for milestones, deliverables and project invoices its
-// project in the same organization, to be put first (otherwise the error
-// wraps ErrNotFound), and insert or replace it by (organization, id).
-// Memory stores and returns copies, with every time in UTC truncated to
-// the second (what the wire shows, and what bunstore keeps, so that both
-// stores answer alike and every order, with its tie-breaks, is the order
-// of the values a client sees), so callers never share its data.
-//
-// A list asked for a page below 1 or a limit below 1 returns an error
-// wrapping ErrInvalid (the handler never asks for one); a page past the end
-// has no items, as a non-nil empty slice, and the true Total.
-//
-// Each organization's items are kept in list order as they are written, so
-// a read costs one pass over the organization's items of that kind, and an
-// unfiltered read only the page itself. A read with UpdatedSince scans the
-// organization's items of that kind and sorts those it keeps.
-//
-// Memory is a whole Store (restrictions, changes, versions, threads,
-// events) and the portal's side too (Writer, Deleter, ThreadWriter,
-// Organizations), and it keeps a RequestLog and WebhookEndpoints. It dates every
-// write from its clock (WithClock): a Put sets UpdatedAt when the item is
-// new or differs from the stored one in any other field (FileKey included:
-// a new file is new bytes behind the download link), and keeps it when
-// nothing changed; the UpdatedAt given is ignored. The times it gives never
-// go back, even when the clock does: a client that asks for changes since
-// the latest time it saw misses none. Deletion records are kept
-// DeletionRetention (older ones are pruned by later deletes), and dropped
-// when an item of the same kind and id is put again; ListDeletions refuses
-// (ErrSinceTooOld) a since before the Memory was created, since it knows
-// nothing of what was deleted before.
-//
-// Memory keeps its changes as an event feed (Events; see ListEvents and
-// memory_events.go for the rules), woken in process.
-//
-// Memory also holds communication threads (Threads, ThreadWriter; see
-// PutThread and PutMessage for how internal content, deletion records and
-// attachment ids are handled). A project's threads go with it; a thread
-// about a milestone, deliverable or invoice that is deleted stays, with a
-// nil About and a new UpdatedAt.
+// Memory is a whole Store, with the portal's side (Writer, Deleter,
+// ThreadWriter, Organizations), a RequestLog and WebhookEndpoints, kept in
+// memory: for tests, demos and one-box installs. It is safe for concurrent
+// use, and stores and returns copies, every time in UTC truncated to the
+// second, as bunstore keeps it. It dates every write from its clock
+// (WithClock), and its times never go back. Its rules: docs/store.md.
+// The zero value is not usable; call NewMemory.
 type Memory struct {
 	now func() time.Time
 
@@ -250,8 +212,7 @@ func later(a, b time.Time) time.Time {
 }
 
 // kept is t as Memory keeps it: in UTC, truncated to the second, as the
-// wire shows it (issue 26: sorting by the kept value is sorting by the
-// wire's, so the documented tie-breaks apply to equal seconds).
+// wire shows it, so that the tie-breaks apply to times a client sees equal.
 func kept(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // PutOrganization inserts or replaces an organization; replacing keeps the
@@ -285,15 +246,10 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 	return nil
 }
 
-// OnOrganizationChange registers fn, to be called with the id of every
-// organization that PutOrganization replaces with one that differs (its
-// plan, flags or name), once the new one is stored. auth.NewMemoryKeyStore
-// registers one, so that a resolver cache forgets the organization's
-// account at once when its retainer or API access is switched off.
-//
-// fn runs on the putting goroutine, as OnDeleteOrganization's do, with the
-// same rule: it may read the Memory, but must not put or delete an
-// organization. It panics if fn is nil.
+// OnOrganizationChange registers fn, called on the putting goroutine with
+// the id of every organization PutOrganization replaces with one that
+// differs, once stored (auth.NewMemoryKeyStore's cache forgets it). fn may
+// read the Memory but not put or delete an organization. fn must not be nil.
 func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
 	if fn == nil {
 		panic("store: OnOrganizationChange needs a function")

@@ -35,15 +35,10 @@ func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
 	return nil
 }
 
-// OnDeleteOrganization registers fn, to be called with the id of every
-// organization DeleteOrganization removes, once everything the
-// organization owned is gone and before an organization with the same id
-// can be put again. auth.NewMemoryKeyStore registers one that drops the
-// organization's keys, so that they stop working for good.
-//
-// fn runs on the deleting goroutine. It may read the Memory, but must not
-// put or delete an organization: that would wait for itself. It panics if
-// fn is nil.
+// OnDeleteOrganization registers fn, called on the deleting goroutine with
+// the id of every organization DeleteOrganization removes, before one with
+// that id can be put again (auth.NewMemoryKeyStore drops its keys). fn may
+// read the Memory but not put or delete an organization. fn must not be nil.
 func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
 	if fn == nil {
 		panic("store: OnDeleteOrganization needs a function")
@@ -114,16 +109,9 @@ func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
 }
 
 // ListDeletions returns a page of the organization's deletion records at
-// or after q.Since, ordered by DeletedAt, Kind, then ID; an unknown
-// organization has none. It returns an error wrapping ErrSinceTooOld when
-// q.Since (a zero one included) is before the Memory's horizon: the later
-// of when it was created and DeletionRetention ago.
-//
-// With q.OnlyProjects, the records also hold the items still stored that
-// left one of those projects (moved to another project or to none, a
-// deleted project's invoices included) and are in none of them now, dated
-// when they left (the latest time, when they left several): the key saw
-// them go. Such a list scans the organization's departures since q.Since.
+// or after q.Since, with departures under q.OnlyProjects. It answers
+// ErrSinceTooOld for a q.Since (zero included) before the later of the
+// Memory's creation and DeletionRetention ago.
 func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error) {
 	if err := alive(ctx); err != nil {
 		return Page[Deletion]{}, err

@@ -5,17 +5,12 @@ import (
 	"time"
 )
 
-// departure records that an item left a project while it still exists
-// (moved to another project, or to none): a key restricted to that
-// project sees it as a deletion, unless the item is now in another of its
-// projects. Deletion.ProjectID is the project it left; to is where it is
-// now ("" for none). It is kept like a deletion record (DeletionRetention,
-// pruned by later deletes) and dropped when the item comes back to that
-// project. A deleted item keeps its departures, with to the project its
-// deletion record names: a key of the project it left before still sees
-// it go, and a key of both sees only the deletion record. A deleted item
-// put again in another project leaves a departure from the project its
-// deletion record named, which the put drops.
+// departure records that an item left a project while it still exists:
+// a key restricted to that project sees it as a deletion, unless the item
+// is now in another of its projects. Deletion.ProjectID is the project it
+// left; to is where it is now ("" for none). It is kept like a deletion
+// record and dropped when the item comes back; a deleted item keeps its
+// departures, with to the project its deletion record names.
 type departure struct {
 	Deletion
 	to string

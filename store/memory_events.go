@@ -8,35 +8,17 @@ import (
 	"time"
 )
 
-// Memory's change spine read as events (Events).
-//
-// Every write records its events in its own critical section, as it
-// changes what clients see: created, updated (only when something visible
-// changed: the rule that moves UpdatedAt) and deleted, with a cascade's
-// items making their own; a change of status also "{kind}.{new status}"
-// with PreviousStatus. Internal content makes none; content made internal
-// is deleted, and made visible again created. An item that leaves a
-// project (an invoice whose project is deleted, a thread made
-// organization-wide) carries in its event the project it left, so that a
-// key restricted to that project sees it go; one that moves to another
-// project carries the new one. Ids are "evt_" and a zero-padded sequence
-// of the Memory, so that they sort as they are written and never come
-// back once an organization is deleted and put again (its events go with
-// it). Events are kept EventRetention on the stamps they carry, pruned by
-// later writes; a read ignores those past it on the clock. Watchers are
-// woken once a write's critical section is over.
+// Memory's change spine read as events (Events): every write records its
+// events in its own critical section and wakes the watchers once it is
+// over. Ids are "evt_" and a zero-padded sequence of the Memory, so they
+// sort as written and never come back. The rules: docs/store.md.
 
 var _ Events = (*Memory)(nil)
 
-// ListEvents returns the organization's events after q.After (see
-// Events): an unknown organization has none. An After that is not the id
-// of an event the organization keeps is ErrUnknownCursor; a limit below 1
-// is ErrInvalid.
-//
-// A page and its total cost the same however many events the
-// organization keeps, for every key and type filter: the events of each
-// type and each kind are indexed (eventLog). Only a key restricted to
-// projects (OnlyProjects) has the events after After read one by one.
+// ListEvents returns the organization's events after q.After: none for
+// an unknown organization, ErrUnknownCursor for an After it does not keep,
+// ErrInvalid for a limit below 1. Events are indexed by type and kind, so
+// a page costs the same however many are kept, unless OnlyProjects is set.
 func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (EventPage, error) {
 	if err := alive(ctx); err != nil {
 		return EventPage{}, err

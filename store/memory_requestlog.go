@@ -11,14 +11,9 @@ import (
 	"time"
 )
 
-// Memory's request log and usage per key (RequestLog).
-//
-// Each organization keeps its records oldest first, in the reverse of the
-// list's order, so that a batch of new records is appended at the end and
-// old ones leave from the front. Memory keeps at most
-// MemoryRequestLogLimit records per organization: past it, the oldest go
-// first. An organization's records and usage go with it when it is
-// deleted.
+// Memory's request log and usage per key (RequestLog): each organization
+// keeps its records oldest first, at most MemoryRequestLogLimit, and they
+// go with it when it is deleted.
 
 var _ RequestLog = (*Memory)(nil)
 

@@ -9,16 +9,10 @@ import (
 	"time"
 )
 
-// Memory's communication threads (Threads, ThreadWriter).
-//
-// Each organization keeps every thread and message as put, internal ones
-// included, and beside them what its clients see: the visible threads,
-// with MessageCount, LastMessageAt and UpdatedAt computed, and the
-// visible messages, each kind in list order. Every write ends by settling
-// the threads and messages it touched: it compares what clients saw with
-// what they see now, dates what changed, records what disappeared and
-// forgets the records of what reappeared. Reads look at the visible lists
-// only, so internal content cannot reach an answer.
+// Memory's communication threads (Threads, ThreadWriter). Each
+// organization keeps every thread and message as put and, beside them,
+// the visible ones in list order, which every write settles and every read
+// looks at only, so internal content cannot reach an answer.
 
 var (
 	_ Threads      = (*Memory)(nil)
@@ -55,19 +49,9 @@ func newThreadStore() threadStore {
 }
 
 // PutThread inserts or replaces a thread of an existing organization,
-// whose project (unless ProjectID is nil) and About item (a milestone, a
-// deliverable or an invoice of the organization) exist; otherwise the
-// error wraps ErrNotFound. MessageCount, LastMessageAt and UpdatedAt
-// given are ignored.
-//
-// Marking a thread internal hides it and its messages: each visible one
-// leaves a Deletion (KindThread, KindMessage) with the thread's project.
-// Putting it visible again drops those records and dates the thread and
-// its visible messages anew, so that a client syncing by UpdatedSince
-// gets them back. A put of internal content keeps whatever record its id
-// has: hidden and deleted look the same. When a visible thread moves to
-// another project, its messages are dated anew too, since a key
-// restricted to projects sees them come or go.
+// whose project (unless nil) and About item exist, else ErrNotFound.
+// MessageCount, LastMessageAt and UpdatedAt given are ignored. Making a
+// thread internal, or visible again, is a put (docs/store.md).
 func (m *Memory) PutThread(ctx context.Context, th Thread) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -104,18 +88,9 @@ func (m *Memory) PutThread(ctx context.Context, th Thread) error {
 }
 
 // PutMessage inserts or replaces a message of an existing thread of its
-// organization (an internal one too); otherwise the error wraps
-// ErrNotFound. Attachment ids are unique in an organization, so that
-// GetAttachment finds one by id: a message whose attachment has the id
-// of another message's is refused with an error wrapping ErrInvalid. A
-// replacement may keep its own attachment ids, and those it drops are
-// free again. UpdatedAt given is ignored. Messages come back with a
-// non-nil Attachments, empty when there are none, as on the wire.
-//
-// A visible message that is new, changed, deleted, made internal or
-// visible again moves its thread's UpdatedAt (its old thread's too when
-// it moves to another); an internal one moves nothing. Deletion records
-// follow the rules of PutThread.
+// organization, else ErrNotFound. An attachment id another message of the
+// organization has is ErrInvalid. UpdatedAt given is ignored; Attachments
+// comes back non-nil. A visible change moves its thread's UpdatedAt.
 func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
 	if err := alive(ctx); err != nil {
 		return err
@@ -399,21 +374,12 @@ func (t *tenant) dropStaleAbouts(at time.Time) {
 }
 
 // settle brings what clients see of the threads and messages named in
-// line with what is stored, after a write dated at. msgIDs are the
-// messages the write put or removed, or whose visibility it may have
-// changed; threadIDs are the threads it put or removed, and every thread
-// such a message is in, or was in, so that their counts and UpdatedAt
-// follow.
-//
-// A message that is visible and new, changed or visible again is dated
-// at (so is every visible message of a thread that moved to another
-// project), and its thread with it; one that is no longer visible leaves
-// a deletion record, with the project of the thread clients saw it in,
-// and moves that thread's UpdatedAt. A thread is dated at when its
-// fields as clients see them change or its visible messages do, and
-// leaves a record when it is no longer visible. What is visible drops
-// its record; what is hidden and was not visible before keeps its own,
-// if it has one.
+// line with what is stored, after a write dated at: what became visible or
+// changed is dated at (its thread too), what is no longer visible leaves a
+// deletion record with the project clients saw it in, and what is visible
+// drops its record. msgIDs are the messages the write may have changed;
+// threadIDs the threads it put or removed and those such a message is or
+// was in.
 func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 	ts := &t.threads
 	touched := make(map[string]bool) // threads whose visible messages changed

@@ -16,8 +16,8 @@ const RequestLogRetention = 7 * 24 * time.Hour
 const UsageDays = 30
 
 // RequestRecord is one request the handler answered for an authenticated
-// caller, as the request log keeps it (CONTRACT.md, "Request log"). It
-// never holds a query value, a key, a token or a body.
+// caller, as the request log keeps it. It never holds a query value, a
+// key, a token or a body.
 type RequestRecord struct {
 	// ID is the request id (X-Request-Id). It is not unique: a client
 	// may send its own id twice.

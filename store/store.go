@@ -1,47 +1,3 @@
-// Package store holds the domain types of the status API, the Store
-// interface through which the handler reads them, and an in-memory Store.
-//
-// Every read is scoped by an explicit organization id: a Store never returns
-// an item of another organization, and answers an id that exists only in
-// another organization exactly as one that does not exist (ErrNotFound).
-//
-// # What a Store declares
-//
-// Store is the whole read side of API v1, declared, never discovered: the
-// items of the first contract, changes and deletions (Changes), data
-// versions (Versions), threads (Threads), events (Events), Ping, and the
-// promise that every query honours a restricted key's OnlyProjects and
-// OnlyKinds. statusapi serves every route of v1 from any Store, so a
-// portal that wraps its store (struct{ store.Store }, for tracing, say)
-// keeps every feature. store.Memory and store/bunstore implement it all.
-//
-// The portal's side is separate, and called on concrete types, never
-// discovered by the handler: Writer, Deleter, ThreadWriter and
-// Organizations. What stays optional is given to statusapi explicitly:
-// a RequestLog through the RequestRecorder of statusapi.WithRequestLog,
-// WebhookEndpoints through statusapi.WithWebhookEndpoints.
-//
-// A partial Store for a test embeds a Store (a *Memory, usually) and
-// overrides the methods it is about; storetest.Unimplemented is a base
-// whose methods all fail with errors.ErrUnsupported, for a fake that must
-// not fall back on real data.
-//
-// # Adding a kind of item
-//
-// A kind of item lives in its own files (<resource>.go: its types,
-// Validate, query, interfaces and Kind constant; memory_<resource>.go:
-// Memory's part) and is named in three tables in view: Kinds (and
-// aboutKindList when a thread may be about it), memoryKinds for a kind
-// Memory keeps in a table, and storetest's kindCases. Its read interface
-// is embedded in Store.
-//
-// The conformance suite in store/storetest pins down the behaviour every
-// implementation must share: ordering, paging, filters, totals, scoping,
-// not-found, cancellation, restrictions, data versions, UpdatedAt,
-// UpdatedSince and deletion records, communication threads and the
-// invisibility of internal content, deletes and cascades, over a store
-// with its whole write side. Package store
-// depends on the standard library only.
 package store
 
 import (
@@ -75,32 +31,11 @@ var ErrUnavailable = errors.New("store unavailable")
 // the other transaction ends succeeds.
 var ErrLockTimeout = errors.New("lock wait timed out")
 
-// Store reads one organization's projects, milestones, deliverables and
-// invoices, one page at a time.
-//
-// Implementations are safe for concurrent use. Every method honours ctx:
-// when it is cancelled or its deadline passes, the method returns promptly
-// with an error that wraps ctx.Err(). Every list returns its items in the
-// order documented on its query type, with the id as the last tie-breaker,
-// so that walking the pages returns each item exactly once; Page.Total
-// counts all items matching the filters, whatever the page.
-//
-// Ids are opaque strings compared byte for byte. An id or filter value
-// that is not Storable matches nothing: a get answers ErrNotFound, a list
-// filtered by it has no items (ListMilestones answers ErrNotFound).
-//
-// Every query honours the restrictions of restricted API keys
-// (auth.Restriction), so that such a key never sees an item outside its
-// projects, nor a total that counts one: OnlyProjects on every query type
-// (ProjectQuery, AllMilestoneQuery, DeliverableQuery, InvoiceQuery, DeletionQuery,
-// ThreadQuery, MessageQuery, EventQuery; ListThreadMessages answers
-// ErrNotFound for a thread outside them), OnlyKinds on DeletionQuery and
-// EventQuery, the ProjectID of the Attachment that GetAttachment returns
-// and the onlyProjects of GetMessage. Other gets need nothing of the
-// store: each item names its project, and the handler checks it.
-//
-// The embedded interfaces (Changes, Versions, Threads, Events) are parts
-// of v1 named for their documentation; a Store implements them all.
+// Store is the read side of API v1: one organization's items, one page at
+// a time, and the parts embedded below. Implementations are safe for
+// concurrent use and honour ctx; every list is in its query type's order,
+// the id last, and every query honours a restricted key's OnlyProjects
+// and OnlyKinds. The whole contract: docs/store.md.
 type Store interface {
 	// ListProjects returns a page of the organization's projects.
 	ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error)
@@ -167,14 +102,10 @@ func (p PageRequest) Offset() int { return (p.Page - 1) * p.Limit }
 type Page[T any] struct {
 	Items []T
 	Total int
-	// SyncedThrough is set by a store that tracks changes (Changes) on a
-	// list asked with UpdatedSince and on every page of deletions, and is
-	// zero otherwise. It is a time, to the second, such that every write
-	// this page could not see yet (a transaction in flight, whatever its
-	// length or the locks it waits on) has or will get an UpdatedAt (or
-	// DeletedAt) at or after it: a client that asks again from it misses
-	// nothing. With nothing in flight it is the store's current second.
-	// See CONTRACT.md, "Changes and deletions" (meta.syncedThrough).
+	// SyncedThrough, on a list asked with UpdatedSince and on every page
+	// of deletions (zero otherwise), is a second at or after which every
+	// write this page could not see yet will be dated: a client that asks
+	// again from it misses nothing (meta.syncedThrough).
 	SyncedThrough time.Time
 	// Version, when not 0, is the organization's data version (Versions)
 	// that the page was read at, in the same snapshot as its items and
@@ -185,11 +116,8 @@ type Page[T any] struct {
 }
 
 // Storable reports whether every store keeps s exactly: s is valid UTF-8
-// and holds no NUL. PostgreSQL's text holds neither a NUL nor invalid
-// UTF-8, and its driver would drop the one and replace the other with
-// U+FFFD, so "p1\x00" would be read as "p1" and "p\xff" as "p\ufffd".
-// Every Validate refuses an id, or an id an item refers to, that is not
-// Storable, and in a Store such a value matches nothing.
+// and holds no NUL, as PostgreSQL's text requires. Every Validate refuses
+// an id that is not Storable, and in a Store such a value matches nothing.
 func Storable(s string) bool {
 	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }

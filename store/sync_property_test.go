@@ -12,7 +12,7 @@ import (
 	"github.com/clientstatus/clientstatus/store/storetest"
 )
 
-// TestMemorySyncRandomInterleavings is the property of issue 19 on the
+// TestMemorySyncRandomInterleavings is the sync property on the
 // memory store (bunstore's TestSyncRandomInterleavings on PostgreSQL):
 // writers upsert and delete projects, the clock moves by random steps
 // (none, or a second or two), and a client syncs at random moments by the

@@ -147,20 +147,9 @@ type MessageQuery struct {
 	OnlyProjects []string
 }
 
-// Threads is the part of Store that holds communication threads:
-// statusapi serves the thread routes (/v1/threads, /v1/messages,
-// /v1/attachments/{id}/download) from it.
-//
-// Internal content is invisible in every way, enforced by the store's own
-// queries: an internal thread and its messages, and an internal message,
-// are absent from every list and count (MessageCount, Page.Total), have no
-// effect on LastMessageAt or a thread's UpdatedAt, and answer ErrNotFound
-// like unknown ids, their attachments too. A thread's UpdatedAt moves
-// whenever its own fields change or its visible messages do (new, edited,
-// deleted, made internal). The store records (Changes) a
-// Deletion for content that becomes internal, exactly as for deleted
-// content, and drops it when the content becomes visible again.
-//
+// Threads is the part of Store that holds communication threads, for the
+// routes /v1/threads, /v1/messages and /v1/attachments/{id}/download.
+// Internal content is invisible in every way, as if deleted (docs/store.md).
 // Implementations are safe for concurrent use and honour ctx.
 type Threads interface {
 	// ListThreads returns a page of the organization's visible threads.

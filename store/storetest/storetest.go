@@ -1,24 +1,3 @@
-// Package storetest is the conformance suite that every store.Store must
-// pass. Each rule is one case: the rules that hold for every kind of item
-// (lists, restrictions, scoping, refusals, cancellation, UpdatedAt and
-// UpdatedSince, deletion records, cascades, departures, data versions,
-// events) run once per kind from the table kindCases; the rest (round
-// trips, orders, filters, paging, threads' internal content, the event
-// feed, the request log) run once.
-//
-// An implementation runs it from its own tests with a Subject: the store,
-// its write side and the clock it dates writes from, which the suite moves
-// instead of sleeping:
-//
-//	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) storetest.Subject {
-//			clock := newManualClock()
-//			return clocked{store.NewMemory(store.WithClock(clock.Now)), clock}
-//		})
-//	}
-//
-// The suite seeds every subtest through the Subject, with times at second
-// precision, and never assumes an error message.
 package storetest
 
 import (

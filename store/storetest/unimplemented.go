@@ -10,11 +10,8 @@ import (
 
 // Unimplemented is a store.Store whose every read fails with an error
 // wrapping errors.ErrUnsupported and naming the method (or with Err's);
-// Ping answers nil
-// and WatchEvents never wakes. It is the base of a partial fake: embed it
-// and override the methods a test is about, so that the fake satisfies
-// store.Store, and any other read fails loudly (the handler answers it
-// 500 INTERNAL) rather than fall back on real data:
+// Ping answers nil and WatchEvents never wakes. Embed it in a partial fake
+// and override the methods a test is about:
 //
 //	type failingProjects struct{ storetest.Unimplemented }
 //
@@ -22,13 +19,8 @@ import (
 //		return store.Page[store.Project]{}, store.ErrUnavailable
 //	}
 //
-// A fake that should serve real data apart from a few methods embeds a
-// *store.Memory instead. The zero value is ready to use.
-//
-// Each resource's methods live in its own file of storetest, beside its
-// kindCase (projects.go, milestones.go, ..., threadkinds.go): a new
-// resource adds them there. This file keeps those of the parts of
-// store.Store that are no resource (changes, versions, events, Ping).
+// Each resource's methods live beside its kindCase; this file holds the
+// rest. The zero value is ready to use.
 type Unimplemented struct {
 	// Err, when not nil, is the error of every read instead, given the
 	// read's context and the method's name: a store that fails or blocks
