@@ -7,7 +7,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/apirecord"
+	"github.com/clientstatus/clientstatus/internal/build/apirecord"
 
 	// The recorded packages, imported so that go test's cache runs the test
 	// again whenever one of them changes (the go list it runs is a child

@@ -34,4 +34,4 @@
 // This package holds no code.
 package clientstatus
 
-//go:generate go run ./internal/apirecord/gen
+//go:generate go run ./internal/build/apirecord/gen

@@ -367,12 +367,12 @@ func options() map[string]row {
 		"otelstatus.WithOrgAttribute":   {probes: []probe{otel("zero", otelstatus.WithOrgAttribute(false))}},
 
 		// internal test harnesses
-		"internal/apitest.WithLimiterOptions": {none: "a test harness's setting, not configuration"},
-		"internal/apitest.WithHandlerOptions": {none: "a test harness's setting, not configuration"},
-		"internal/apitest.WithStoreWrapper":   {none: "a test harness's setting, not configuration"},
-		"internal/apitest.WithResolver":       {none: "a test harness's setting, not configuration"},
-		"internal/apitest.WithStart":          {none: "a test harness's setting, not configuration"},
-		"internal/apitest.WithCheck":          {none: "a test harness's setting, not configuration"},
+		"internal/test/apitest.WithLimiterOptions": {none: "a test harness's setting, not configuration"},
+		"internal/test/apitest.WithHandlerOptions": {none: "a test harness's setting, not configuration"},
+		"internal/test/apitest.WithStoreWrapper":   {none: "a test harness's setting, not configuration"},
+		"internal/test/apitest.WithResolver":       {none: "a test harness's setting, not configuration"},
+		"internal/test/apitest.WithStart":          {none: "a test harness's setting, not configuration"},
+		"internal/test/apitest.WithCheck":          {none: "a test harness's setting, not configuration"},
 	}
 }
 

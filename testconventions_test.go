@@ -10,7 +10,7 @@ import (
 
 // The tests' own rules, checked over the module's source: no
 // test waits for time to pass, and every test builds its handler with the
-// one harness, internal/apitest.
+// one harness, internal/test/apitest.
 
 // fakeTime marks a time.Sleep inside a testing/synctest bubble, where it
 // takes no real time: the way such a test moves its clock.
@@ -44,12 +44,12 @@ func TestNoTestSleeps(t *testing.T) {
 // themselves: the harness, New's own tests (its argument checks, its
 // warning without a signing key), and code that shows how to call New.
 var handlerMakers = map[string]bool{
-	"internal/apitest/apitest.go":   true,
-	"statusapi/new_test.go":         true,
-	"statusapi/download_test.go":    true, // TestDownloadWithoutSigningKey
-	"readme_test.go":                true, // the README's snippets, word for word
-	"examples/server/mount_test.go": true, // mounted as the README mounts it
-	"options_test.go":               true, // New's options, checked against Validate
+	"internal/test/apitest/apitest.go": true,
+	"statusapi/new_test.go":            true,
+	"statusapi/download_test.go":       true, // TestDownloadWithoutSigningKey
+	"readme_test.go":                   true, // the README's snippets, word for word
+	"examples/server/mount_test.go":    true, // mounted as the README mounts it
+	"options_test.go":                  true, // New's options, checked against Validate
 }
 
 // TestHandlersFromTheHarness fails on a call of statusapi.New in a test or
@@ -63,13 +63,13 @@ func TestHandlersFromTheHarness(t *testing.T) {
 			if !strings.Contains(line, "statusapi.New(") {
 				continue
 			}
-			if f.path == "internal/apitest/apitest.go" {
+			if f.path == "internal/test/apitest/apitest.go" {
 				harness = true
 			}
 			if handlerMakers[f.path] || example {
 				continue
 			}
-			t.Errorf("%s:%d: a test builds its own handler: use internal/apitest (apitest.New, API.Replica, apitest.Handler)\n\t%s", f.path, n+1, strings.TrimSpace(line))
+			t.Errorf("%s:%d: a test builds its own handler: use internal/test/apitest (apitest.New, API.Replica, apitest.Handler)\n\t%s", f.path, n+1, strings.TrimSpace(line))
 		}
 	}
 	if !harness {

@@ -6,8 +6,8 @@
 // parameter with its bounds and allowed values, schema, error code,
 // header, the bearer security scheme and the webhooks. openapi.json is
 // generated (go generate ./...) from statusapi's route table and wire
-// types by internal/openapigen, and statusapi's TestOpenAPIDocument fails
-// when it differs from what they generate. internal/openapitest validates
+// types by internal/build/openapigen, and statusapi's TestOpenAPIDocument fails
+// when it differs from what they generate. internal/test/openapitest validates
 // every response of the handler's test suite against it and reports
 // documented (route, status) pairs the suite never produced;
 // .ci/lint-openapi lints it.

@@ -14,7 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/internal/gosource"
+	"github.com/clientstatus/clientstatus/internal/test/gosource"
 	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -191,7 +191,7 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 
 // TestHeadMirrorsGet holds each HEAD operation to what the handler does:
 // the GET operation's parameters, security, statuses and headers, and no
-// body. internal/openapitest counts only a HEAD's 200 as needing a test
+// body. internal/test/openapitest counts only a HEAD's 200 as needing a test
 // response; this test stands for the others.
 func TestHeadMirrorsGet(t *testing.T) {
 	doc := load(t)

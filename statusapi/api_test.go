@@ -17,9 +17,9 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
-	"github.com/clientstatus/clientstatus/internal/apitest"
-	"github.com/clientstatus/clientstatus/internal/openapitest"
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/internal/test/openapitest"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -47,7 +47,7 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 
 func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
-// testAPI is the module's one harness (internal/apitest) seeded with the
+// testAPI is the module's one harness (internal/test/apitest) seeded with the
 // test data. Its keys (API.Key, and the names of do) are "a" and "a2"
 // (org_a, starter), "b" (org_b, growth), "e" (org_e, enterprise),
 // "noretainer", "noapi", "revoked" and "expired" (org_a); and org_a's

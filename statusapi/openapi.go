@@ -1,7 +1,7 @@
 package statusapi
 
 // openapi/openapi.json is generated from the route table and the wire
-// types (internal/openapigen) by the package's test TestOpenAPIDocument,
+// types (internal/build/openapigen) by the package's test TestOpenAPIDocument,
 // which fails when the committed document differs.
 //go:generate go test -count=1 -run ^TestOpenAPIDocument$ . -args -write-openapi
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/clientstatus/clientstatus/internal/openapigen"
+	"github.com/clientstatus/clientstatus/internal/build/openapigen"
 	"github.com/clientstatus/clientstatus/store"
 )
 

@@ -3,7 +3,7 @@ package statusapi
 import "reflect"
 
 // wireDoc is what the API's OpenAPI document says of a wire type beyond
-// its fields' Go types and oa tags (see internal/openapigen's Schema):
+// its fields' Go types and oa tags (see internal/build/openapigen's Schema):
 // its schema's name (a resource's is its kind's, capitalized), its
 // description, its examples (a JSON array of bodies of the type) and
 // each field's description, by json name.

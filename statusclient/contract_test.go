@@ -8,7 +8,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/internal/gosource"
+	"github.com/clientstatus/clientstatus/internal/test/gosource"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -17,7 +17,7 @@ import (
 // server's, so that neither side can gain or lose a value alone. The server's
 // error catalogue is the set of constants of type envelope.Code, and the
 // client's the constants of type statusclient.ErrorCode; both are read from
-// the packages' sources (internal/gosource), so there is no third list to
+// the packages' sources (internal/test/gosource), so there is no third list to
 // keep in step. Each enum of the client is paired with the store's type of
 // the same name, also read from the sources.
 

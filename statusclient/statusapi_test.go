@@ -17,7 +17,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
-	"github.com/clientstatus/clientstatus/internal/apitest"
+	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
@@ -28,7 +28,7 @@ import (
 // httptest: what the client decodes is what the server really sends.
 
 // realAPI is a running handler, mounted under /api, and what it was built
-// on (internal/apitest): the store and the handler date things by the
+// on (internal/test/apitest): the store and the handler date things by the
 // harness's clock, now.
 type realAPI struct {
 	*apitest.API

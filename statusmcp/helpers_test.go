@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/internal/apitest"
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/storetest"
 	"github.com/matryer/is"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/internal/eventfake"
+	"github.com/clientstatus/clientstatus/internal/test/eventfake"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
 )

@@ -5,7 +5,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/webhooktest"
+	"github.com/clientstatus/clientstatus/internal/test/webhooktest"
 	"github.com/clientstatus/clientstatus/store"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 )
 
 // get sends a GET with an X-Request-Id of the client's ("" for none).

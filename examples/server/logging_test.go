@@ -7,7 +7,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 )
 
 // TestOutageLogIsPaced serves from PostgreSQL through a proxy, cuts it,

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 )
 
 // TestMain says, even without -v, when tests skipped for want of a service.

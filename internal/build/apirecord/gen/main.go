@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/clientstatus/clientstatus/internal/apirecord"
+	"github.com/clientstatus/clientstatus/internal/build/apirecord"
 )
 
 func main() {

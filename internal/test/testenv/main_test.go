@@ -10,7 +10,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 )
 
 // TestSkipLineReachesGoTestsOutput: go test of a package whose test
@@ -32,6 +32,6 @@ func TestSkipLineReachesGoTestsOutput(t *testing.T) {
 	cmd.Env = env
 	out, err := cmd.CombinedOutput() // a pipe, and no controlling terminal for /dev/tty
 	is.NoErr(err)
-	is.True(strings.Contains(string(out), "skip\tgithub.com/clientstatus/clientstatus/internal/testenv/testdata/skipper\t1 test skipped: run TEST_DATABASE_URL=")) // the line, in go test's output
-	is.True(strings.Contains(string(out), "ok  \tgithub.com/clientstatus/clientstatus/internal/testenv/testdata/skipper"))
+	is.True(strings.Contains(string(out), "skip\tgithub.com/clientstatus/clientstatus/internal/test/testenv/testdata/skipper\t1 test skipped: run TEST_DATABASE_URL=")) // the line, in go test's output
+	is.True(strings.Contains(string(out), "ok  \tgithub.com/clientstatus/clientstatus/internal/test/testenv/testdata/skipper"))
 }

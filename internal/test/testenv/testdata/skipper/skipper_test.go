@@ -5,7 +5,7 @@ package skipper
 import (
 	"testing"
 
-	"github.com/clientstatus/clientstatus/internal/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 )
 
 func TestNeedsPostgres(t *testing.T) { testenv.PostgresURL(t) }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/openapigen"
+	"github.com/clientstatus/clientstatus/internal/build/openapigen"
 )
 
 type sample struct {

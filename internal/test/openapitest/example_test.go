@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/clientstatus/clientstatus/internal/openapitest"
+	"github.com/clientstatus/clientstatus/internal/test/openapitest"
 )
 
 func ExampleValidator_Validate() {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/openapitest"
+	"github.com/clientstatus/clientstatus/internal/test/openapitest"
 )
 
 // fakeTB records what a Validator reports, so tests can see a check fail

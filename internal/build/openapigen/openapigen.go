@@ -10,7 +10,7 @@ import (
 
 // Generator names the program that writes the document, for its
 // "Code generated" note.
-const Generator = "internal/openapigen"
+const Generator = "internal/build/openapigen"
 
 // API is what the document is generated from.
 type API struct {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/clientstatus/clientstatus/internal/apirecord"
+	"github.com/clientstatus/clientstatus/internal/build/apirecord"
 )
 
 var v1 = []string{
