@@ -36,8 +36,8 @@ func newOrgID() string {
 // through a proxy that the test can cut, while its pool reaches the
 // database directly. The notification channel is the database's, shared
 // by its schemas: in a shared database another test's report of every
-// organization (TestSubscribeReports sends one) would make b forget what
-// an outage test counts on it remembering.
+// organization (a TRUNCATE, an id too long for a payload) would make b
+// forget what an outage test counts on it remembering.
 type deployment struct {
 	a, b  *revoketest.Replica
 	db    *bun.DB // a's pool, for plain SQL
@@ -195,7 +195,13 @@ func TestPutOrganizationAtOnce(t *testing.T) {
 func TestSubscribeReports(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	db := migrated(t)
+	// A database of its own: the channel is the database's, and this test
+	// reports every organization on it (the long id below), which no other
+	// test's listener should hear, nor should it hear theirs.
+	db, err := bunstore.Open(ctx, newDatabase(t))
+	is.NoErr(err)
+	t.Cleanup(func() { db.Close() })
+	is.NoErr(bunstore.Migrate(ctx, db))
 	// st writes, as another process would: what listener hears came
 	// through PostgreSQL, not from st's reports to its own subscribers.
 	st := bunstore.New(db)
