@@ -45,11 +45,8 @@ const DefaultCacheSize = 10000
 // comes sooner (a key's or a JWT's) is dropped at its expiry, not a ttl
 // later; a refusal that also wraps ErrNotYetValid (a JWT before its
 // "nbf") is not remembered. Store failures (ErrUnavailable, ctx errors)
-// are never remembered. A principal looked up while its organization (or
-// every organization) was reported is returned but not remembered, as it
-// may predate the change; a report of another organization does not
-// concern it. A refusal looked up while anything was reported is not
-// remembered either.
+// are never remembered. An answer looked up while an invalidation arrived
+// is returned but not remembered, as it may predate the change.
 //
 // A principal asked for in the second half of its ttl is served and looked
 // up again in the background, once at a time, and the answer replaces it:

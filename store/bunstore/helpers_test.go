@@ -65,7 +65,9 @@ func newDatabase(t testing.TB) string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "bunstore_test_" + hex.EncodeToString(b)
-	admin, err := bunstore.Open(ctx, dsn)
+	// CREATE and DROP DATABASE copy and remove files: on a loaded machine
+	// they can outlast the pool's default statement timeout.
+	admin, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"statement_timeout": "120s"}))
 	if err != nil {
 		t.Fatalf("open %s: %v", strings.SplitN(dsn, "@", 2)[len(strings.SplitN(dsn, "@", 2))-1], err)
 	}
