@@ -46,18 +46,12 @@ func testKinds(t *testing.T, open func(t *testing.T) Subject) {
 		{"Versions", kindVersions},
 		{"Events", kindEvents},
 	}
-	// The cases that do not apply to the project kind, which are not run
-	// for it: a project is not deleted with its project, nor does it move.
-	notProjects := map[string]bool{"ProjectDeleted": true, "Departures": true}
 	for _, k := range kindCases {
 		t.Run(string(k.kind), func(t *testing.T) {
 			if !k.canWrite(s) {
 				t.Skipf("the cases cannot write a %s to the store", k.kind)
 			}
 			for _, c := range cases {
-				if k.isProject && notProjects[c.name] {
-					continue
-				}
 				t.Run(c.name, func(t *testing.T) {
 					oa, ob := kindOrgs(t, s, string(k.kind)+"_"+c.name)
 					c.run(t, k, s, oa, ob)
