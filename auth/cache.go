@@ -41,9 +41,15 @@ type Cache struct {
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]cacheEntry
 	byOrg   map[string]map[[sha256.Size]byte]struct{} // principals' entries by organization
-	// epoch counts invalidations: an answer looked up across one is not
-	// remembered.
-	epoch uint64
+	// epoch counts invalidations: an answer looked up across one that
+	// concerns it is not remembered. allAt is the epoch of the last
+	// report of every organization; orgAt, the epoch of each
+	// organization's last report while lookups (counted by lookups) were
+	// under way, cleared when none is.
+	epoch   uint64
+	allAt   uint64
+	orgAt   map[string]uint64
+	lookups int
 	// refreshing are the entries being looked up again (refreshAhead).
 	refreshing map[[sha256.Size]byte]bool
 }
@@ -109,6 +115,9 @@ func (c *Cache) Resolve(ctx context.Context, credential string) (Principal, erro
 		ok = false
 	}
 	epoch := c.epoch
+	if !ok {
+		c.lookups++
+	}
 	c.mu.Unlock()
 	if ok {
 		if e.err == nil && e.until.Sub(now) < c.ttl/2 && !e.until.Equal(e.p.Expiry) {
@@ -137,6 +146,7 @@ func (c *Cache) refreshAhead(ctx context.Context, id [sha256.Size]byte, credenti
 	}
 	c.refreshing[id] = true
 	epoch := c.epoch
+	c.lookups++
 	c.mu.Unlock()
 	go func() {
 		now := c.now()
@@ -149,18 +159,25 @@ func (c *Cache) refreshAhead(ctx context.Context, id [sha256.Size]byte, credenti
 }
 
 // remember keeps the answer p, err of id's lookup, started at now in
-// epoch, as Cache says (not a failure, not across an invalidation), and
-// returns err.
+// epoch, as Cache says (not a failure, not across an invalidation that
+// concerns it), and returns err. It ends the lookup.
 func (c *Cache) remember(id [sha256.Size]byte, p Principal, err error, now time.Time, epoch uint64) error {
-	if err != nil && (!errors.Is(err, ErrInvalidKey) || errors.Is(err, ErrNotYetValid)) {
-		return err
-	}
+	keep := err == nil || (errors.Is(err, ErrInvalidKey) && !errors.Is(err, ErrNotYetValid))
 	until := now.Add(c.ttl)
 	if err == nil && !p.Expiry.IsZero() && p.Expiry.Before(until) {
 		until = p.Expiry
 	}
 	c.mu.Lock()
-	if c.epoch == epoch {
+	if err == nil {
+		keep = keep && c.allAt <= epoch && c.orgAt[p.Org.ID] <= epoch
+	} else {
+		keep = keep && c.epoch == epoch // a refusal has no organization: any report may concern it
+	}
+	if c.lookups--; c.lookups <= 0 {
+		c.lookups = 0
+		clear(c.orgAt)
+	}
+	if keep {
 		c.drop(id)
 		c.makeRoom(now)
 		c.entries[id] = cacheEntry{p: p, err: err, until: until}
@@ -179,17 +196,31 @@ func (c *Cache) remember(id [sha256.Size]byte, p Principal, err error, now time.
 
 // Forget drops the principals the cache remembers of the organization, so
 // that its next request is looked up again; AllOrganizations drops every
-// entry, refusals included. Refusals are kept otherwise (see Cache). An
-// answer being looked up while Forget runs is not remembered. The cache
+// entry, refusals included. Refusals are kept otherwise (see Cache). A
+// principal of the organization being looked up while Forget runs is not
+// remembered, nor is a refusal. The cache
 // calls it for each report of its Invalidations; a portal may call it too.
 func (c *Cache) Forget(orgID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.epoch++
 	if orgID == AllOrganizations {
+		c.allAt = c.epoch
+		clear(c.orgAt)
 		clear(c.entries)
 		clear(c.byOrg)
 		return
+	}
+	if c.lookups > 0 {
+		switch {
+		case len(c.orgAt) >= c.max: // bounded: the lookups under way are not remembered
+			c.allAt = c.epoch
+			clear(c.orgAt)
+		case c.orgAt == nil:
+			c.orgAt = map[string]uint64{orgID: c.epoch}
+		default:
+			c.orgAt[orgID] = c.epoch
+		}
 	}
 	for id := range c.byOrg[orgID] {
 		delete(c.entries, id)

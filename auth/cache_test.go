@@ -299,40 +299,62 @@ func TestCacheForget(t *testing.T) {
 	is.Equal(behind.Count(), 7) // everything looked up again
 }
 
-// TestCacheForgetsDuringLookup checks that an answer looked up while an
-// invalidation arrives is returned but not remembered: it may have been
-// read before the change.
+// TestCacheForgetsDuringLookup checks that an answer looked up while its
+// organization (or every organization) is reported changed is returned but
+// not remembered: it may have been read before the change. A report of
+// another organization does not concern it; a refusal, which has no
+// organization, is not remembered across any report.
 func TestCacheForgetsDuringLookup(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	inside, release := make(chan struct{}), make(chan struct{})
-	// The first lookup waits for the test, inside; the later ones answer
-	// at once. (A non-blocking send here would let the first lookup run
-	// through before the test waits for it, and both would hang.)
-	var first atomic.Bool
-	behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
-		if first.CompareAndSwap(false, true) {
-			inside <- struct{}{}
-			<-release
-		}
-		return auth.Principal{Org: active}, nil
-	})}
-	c := auth.NewCache(behind, auth.WithCacheTTL(time.Hour))
-	done := make(chan error)
-	go func() {
-		_, err := c.Resolve(ctx, "token")
-		done <- err
-	}()
-	<-inside // the lookup has read the old account
-	c.Forget("org_a")
-	close(release)
-	is.NoErr(<-done)
-	_, err := c.Resolve(ctx, "token")
-	is.NoErr(err)
-	is.Equal(behind.Count(), 2) // the answer of the lookup under way was not remembered
-	_, err = c.Resolve(ctx, "token")
-	is.NoErr(err)
-	is.Equal(behind.Count(), 2) // the next one was
+	for _, tc := range []struct {
+		name       string
+		refused    bool   // the lookup refuses the credential
+		forget     string // what is reported during the lookup
+		remembered bool
+	}{
+		{"its organization", false, "org_a", false},
+		{"every organization", false, auth.AllOrganizations, false},
+		{"another organization", false, "org_b", true},
+		{"a refusal, another organization", true, "org_b", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			ctx := context.Background()
+			inside, release := make(chan struct{}), make(chan struct{})
+			// The first lookup waits for the test, inside; the later ones
+			// answer at once. (A non-blocking send here would let the
+			// first lookup run through before the test waits for it, and
+			// both would hang.)
+			var first atomic.Bool
+			behind := &countingResolver{next: auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+				if first.CompareAndSwap(false, true) {
+					inside <- struct{}{}
+					<-release
+				}
+				if tc.refused {
+					return auth.Principal{}, fmt.Errorf("%w: unknown", auth.ErrInvalidKey)
+				}
+				return auth.Principal{Org: active}, nil
+			})}
+			c := auth.NewCache(behind, auth.WithCacheTTL(time.Hour))
+			done := make(chan error)
+			go func() {
+				_, err := c.Resolve(ctx, "token")
+				done <- err
+			}()
+			<-inside // the lookup has read the old account
+			c.Forget(tc.forget)
+			close(release)
+			is.Equal(<-done == nil, !tc.refused) // the answer is returned either way
+			_, _ = c.Resolve(ctx, "token")
+			if tc.remembered {
+				is.Equal(behind.Count(), 1) // the answer of the lookup under way was remembered
+				return
+			}
+			is.Equal(behind.Count(), 2) // the answer of the lookup under way was not remembered
+			_, _ = c.Resolve(ctx, "token")
+			is.Equal(behind.Count(), 2) // the next one was
+		})
+	}
 }
 
 func TestCacheDropsExpiredKeyAtItsExpiry(t *testing.T) {

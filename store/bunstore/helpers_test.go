@@ -57,6 +57,36 @@ func newSchema(t testing.TB) (string, string) {
 	return schema, dsn
 }
 
+// newDatabase creates an empty database with a name of its own and returns
+// its URL; the database is dropped when the test ends.
+func newDatabase(t testing.TB) string {
+	t.Helper()
+	dsn := testenv.PostgresURL(t)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "bunstore_test_" + hex.EncodeToString(b)
+	// CREATE and DROP DATABASE copy and remove files: on a loaded machine
+	// they can outlast the pool's default statement timeout.
+	admin, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"statement_timeout": "120s"}))
+	if err != nil {
+		t.Fatalf("open %s: %v", strings.SplitN(dsn, "@", 2)[len(strings.SplitN(dsn, "@", 2))-1], err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name)); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+		admin.Close()
+	})
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE ?", bun.Ident(name)); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		u.Path = "/" + name
+		return u.String()
+	}
+	return dsn + " dbname=" + name
+}
+
 // openSchema opens a *bun.DB on a fresh schema of its own, unmigrated,
 // closed when the test ends.
 func openSchema(t testing.TB, opts ...bunstore.OpenOption) *bun.DB {

@@ -31,9 +31,13 @@ func newOrgID() string {
 	return "org_" + hex.EncodeToString(b)
 }
 
-// deployment is two replicas of a portal on one PostgreSQL schema, each
-// with its own pool, Store, Keys and Cache; b listens through a proxy that
-// the test can cut, while its pool reaches the database directly.
+// deployment is two replicas of a portal on one PostgreSQL database of
+// their own, each with its own pool, Store, Keys and Cache; b listens
+// through a proxy that the test can cut, while its pool reaches the
+// database directly. The notification channel is the database's, shared
+// by its schemas: in a shared database another test's report of every
+// organization (a TRUNCATE, an id too long for a payload) would make b
+// forget what an outage test counts on it remembering.
 type deployment struct {
 	a, b  *revoketest.Replica
 	db    *bun.DB // a's pool, for plain SQL
@@ -43,9 +47,9 @@ type deployment struct {
 
 func newDeployment(t *testing.T) *deployment {
 	t.Helper()
-	schema, dsn := newSchema(t)
+	dsn := newDatabase(t)
 	open := func() *bun.DB {
-		db, err := bunstore.Open(ctx, withParams(dsn, map[string]string{"search_path": schema}))
+		db, err := bunstore.Open(ctx, dsn)
 		if err != nil {
 			t.Fatalf("open: %v", err)
 		}
@@ -191,7 +195,13 @@ func TestPutOrganizationAtOnce(t *testing.T) {
 func TestSubscribeReports(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	db := migrated(t)
+	// A database of its own: the channel is the database's, and this test
+	// reports every organization on it (the long id below), which no other
+	// test's listener should hear, nor should it hear theirs.
+	db, err := bunstore.Open(ctx, newDatabase(t))
+	is.NoErr(err)
+	t.Cleanup(func() { db.Close() })
+	is.NoErr(bunstore.Migrate(ctx, db))
 	// st writes, as another process would: what listener hears came
 	// through PostgreSQL, not from st's reports to its own subscribers.
 	st := bunstore.New(db)
