@@ -53,6 +53,10 @@ func (s *countingStore) ListMilestones(ctx context.Context, org, p string, q sto
 	s.lists.Add(1)
 	return s.Store.ListMilestones(ctx, org, p, q)
 }
+func (s *countingStore) ListAllMilestones(ctx context.Context, org string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
+	s.lists.Add(1)
+	return s.Store.ListAllMilestones(ctx, org, q)
+}
 func (s *countingStore) ListDeliverables(ctx context.Context, org string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
 	s.lists.Add(1)
 	return s.Store.ListDeliverables(ctx, org, q)
@@ -101,14 +105,16 @@ func BenchmarkStatusSummary200Projects(b *testing.B) {
 	cs.lists.Store(0)
 	cs.versions.Store(0)
 	summary()
-	b.ReportMetric(float64(cs.lists.Load()), "cold-list-reads")
+	cold := cs.lists.Load()
 	cs.lists.Store(0)
 	cs.versions.Store(0)
 	summary()
-	b.ReportMetric(float64(cs.lists.Load()), "warm-list-reads")
-	b.ReportMetric(float64(cs.versions.Load()), "warm-version-reads")
-	b.ResetTimer()
+	warm, versions := cs.lists.Load(), cs.versions.Load()
+	b.ResetTimer() // which also drops metrics reported before it
 	for b.Loop() {
 		summary()
 	}
+	b.ReportMetric(float64(cold), "cold-list-reads")
+	b.ReportMetric(float64(warm), "warm-list-reads")
+	b.ReportMetric(float64(versions), "warm-version-reads")
 }
