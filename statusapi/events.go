@@ -12,10 +12,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-var _ = registerRoutes(eventRoutes)
-
 // eventRoutes is the event feed and its live stream (store.Events).
-func eventRoutes(h *handler) []route {
+func (h *handler) eventRoutes() []route {
 	// No scope: each key reads the events of the kinds its scopes cover
 	// and of its projects (eventQuery).
 	rt := h.keyedRoute("/v1/events", "", h.listEvents, "").describe(operation{
