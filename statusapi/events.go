@@ -103,7 +103,7 @@ func validEventType(t string) bool {
 }
 
 // eventQuery is the store's query for p and the caller: the kinds its
-// scopes cover and its projects only (CONTRACT.md, "Restricted keys").
+// scopes cover and its projects only.
 func eventQuery(p eventParams, c caller) store.EventQuery {
 	return store.EventQuery{After: p.after, Types: p.types, Limit: p.limit,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs}

@@ -43,7 +43,7 @@ const (
 
 // RequestRecorder records the requests of authenticated callers into a
 // store.RequestLog: the request log of GET /v1/request_logs and the usage
-// per key (CONTRACT.md, "Request log"). Give it to New with
+// per key. Give it to New with
 // WithRequestLog; one recorder may serve several handlers.
 //
 // The cost on the request path is one append to a bounded buffer under a

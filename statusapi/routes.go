@@ -18,9 +18,8 @@ type route struct {
 	path    string
 	handler http.HandlerFunc
 	// keyed says the route takes an API key; scope is the one a
-	// restricted key needs for it ("" for none: every key may), as
-	// CONTRACT.md's "Restricted keys" says and the OpenAPI document's
-	// x-scope repeats.
+	// restricted key needs for it ("" for none: every key may), which
+	// the OpenAPI document's x-scope repeats.
 	keyed bool
 	scope auth.Scope
 	// example is a request of the route that succeeds with the tests'
