@@ -16,13 +16,6 @@ import (
 // an explanation longer than that belongs in docs/.
 const maxDocLines = 40
 
-// untrimmed are the packages whose docs are yet to be trimmed: the scan
-// skips them. To be trimmed, then this list removed.
-var untrimmed = map[string]bool{
-	"statusapi":                true,
-	"statusapi/internal/redoc": true,
-}
-
 // outsideRef matches what a comment must not cite: a file outside the
 // module or an issue number; the code and docs/ say what they mean.
 var outsideRef = regexp.MustCompile(`(?i)CONTRACT\.md|DESIGN\.md|STYLE\.md|\bshared/|\.\./|\bissues? #?\d+|(^|[\s(])#\d+\b`)
@@ -48,9 +41,6 @@ func TestDocComments(t *testing.T) {
 			return nil
 		}
 		pkg := filepath.ToSlash(filepath.Dir(path))
-		if untrimmed[pkg] {
-			return nil
-		}
 		switch {
 		case strings.HasSuffix(path, ".sql"):
 			b, err := os.ReadFile(path)

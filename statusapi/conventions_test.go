@@ -92,7 +92,7 @@ func TestContentTypeAndEnvelope(t *testing.T) {
 			_, hasData := body["data"]
 			is.True(hasData) // success has data
 			base, _, _ := strings.Cut(path, "?")
-			isList := strings.HasSuffix(base, "s") // /v1/projects, /v1/threads/t1/messages; not /v1/projects/p1 nor .../download
+			isList := strings.HasSuffix(base, "s") // /v1/projects, /v1/threads/t1/messages; not /v1/projects/p1 nor a download link
 			if isList {
 				is.Equal(len(body), 2) // a list has data and meta only
 				var meta map[string]any

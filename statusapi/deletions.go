@@ -31,10 +31,8 @@ func deletionOut(d store.Deletion) deletion {
 	return deletion{Type: string(d.Kind), ID: d.ID, DeletedAt: timestamp(d.DeletedAt)}
 }
 
-var _ = registerRoutes(deletionRoutes)
-
 // deletionRoutes is the deletion feed (store.Changes).
-func deletionRoutes(h *handler) []route {
+func (h *handler) deletionRoutes() []route {
 	// No scope: each key reads the deletions of the kinds its scopes
 	// cover (see deletionKinds).
 	return []route{h.keyedRoute("/v1/deletions", "", h.listDeletions, "/v1/deletions?since=2026-03-01T09:00:00Z").describe(operation{

@@ -69,12 +69,10 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 	projectOf: func(v store.Deliverable) string { return v.ProjectID },
 })
 
-var _ = registerRoutes(deliverableRoutes)
-
 // deliverableRoutes are GET
 // /v1/deliverables?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
-func deliverableRoutes(h *handler) []route {
+func (h *handler) deliverableRoutes() []route {
 	return []route{
 		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{project: true, since: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {

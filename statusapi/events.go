@@ -12,10 +12,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-var _ = registerRoutes(eventRoutes)
-
 // eventRoutes is the event feed and its live stream (store.Events).
-func eventRoutes(h *handler) []route {
+func (h *handler) eventRoutes() []route {
 	// No scope: each key reads the events of the kinds its scopes cover
 	// and of its projects (eventQuery).
 	rt := h.keyedRoute("/v1/events", "", h.listEvents, "").describe(operation{
@@ -105,7 +103,7 @@ func validEventType(t string) bool {
 }
 
 // eventQuery is the store's query for p and the caller: the kinds its
-// scopes cover and its projects only (CONTRACT.md, "Restricted keys").
+// scopes cover and its projects only.
 func eventQuery(p eventParams, c caller) store.EventQuery {
 	return store.EventQuery{After: p.after, Types: p.types, Limit: p.limit,
 		OnlyKinds: deletionKinds(c.Principal), OnlyProjects: c.ProjectIDs}

@@ -12,11 +12,10 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// expand=project (CONTRACT.md, "Invoice documents and expansion"): the
-// milestone, deliverable, invoice and thread routes, lists and single
-// items, embed each item's project as "project": {"id", "name",
-// "status"}, or null for an item of no project or of one the key may not
-// see. The projects of a page are read in one store call
+// expand=project: the milestone, deliverable, invoice and thread routes,
+// lists and single items, embed each item's project as "project": {"id",
+// "name", "status"}, or null for an item of no project or of one the key
+// may not see. The projects of a page are read in one store call
 // (store.Store.GetProjects), never one per item. Without expand the
 // bodies are unchanged: no project key at all.
 

@@ -84,12 +84,10 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
 
-var _ = registerRoutes(invoiceRoutes)
-
 // invoiceRoutes are GET
 // /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET
 // /v1/invoices/{id}?expand, and the document's signed link.
-func invoiceRoutes(h *handler) []route {
+func (h *handler) invoiceRoutes() []route {
 	return []route{
 		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{project: true, since: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {

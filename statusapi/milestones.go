@@ -60,8 +60,6 @@ var milestones = declare(resource[store.Milestone, milestone]{
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
 })
 
-var _ = registerRoutes(milestoneRoutes)
-
 // milestoneRoutes are GET
 // /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
 // where a project the organization does not have, or the key may not
@@ -69,7 +67,7 @@ var _ = registerRoutes(milestoneRoutes)
 // /v1/milestones?page&limit&projectId&status&updatedSince&expand, the
 // organization's milestones of every project the key may see; and GET
 // /v1/milestones/{id}?expand.
-func milestoneRoutes(h *handler) []route {
+func (h *handler) milestoneRoutes() []route {
 	return []route{
 		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{since: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {

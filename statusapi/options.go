@@ -76,27 +76,13 @@ func defaultConfig() config {
 	}
 }
 
-// WithPublicURL sets the address at which clients reach the handler, for
-// the links it makes (signed download URLs, paging Link headers) and the
-// served OpenAPI document's servers: the URL that corresponds to the
-// handler's root, without the /v1 segment, such as
-// "https://portal.example.com/api" when the handler is mounted with
-// http.StripPrefix("/api", h). A trailing slash is dropped. A portal
-// that serves several domains (white-label portals) uses
-// WithPublicURLFunc instead.
-//
-// New panics on a URL that is not absolute http(s) or carries a query or
-// fragment.
-//
-// Without either, links are root-relative: the mount prefix taken from
-// the request line (so http.StripPrefix keeps working) and the path,
-// such as "/api/v1/deliverables/d1/file?...", which a client resolves
-// against the URL it called, as RFC 3986 says; the served OpenAPI
-// document's server is the prefix alone ("/" at the root). The request's
-// Host header and scheme are never used: a client or a misconfigured
-// proxy could set them to anything, and a signed link on an attacker's
-// host would hand it a credential. Behind a proxy that rewrites paths
-// other than by stripping a prefix, set a public URL.
+// WithPublicURL sets the address at which clients reach the handler's
+// root, without /v1 ("https://portal.example.com/api" under
+// http.StripPrefix("/api", h)), for the links it makes and the served
+// OpenAPI document's servers; a trailing slash is dropped. New panics on
+// a URL that is not absolute http(s) or carries a query or fragment.
+// Without it, links are root-relative: never built from the request's
+// Host header. docs/handler.md, "Public URL", says more.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }

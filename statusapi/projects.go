@@ -49,11 +49,9 @@ var projects = declare(resource[store.Project, project]{
 	wire:     plain(projectOut),
 })
 
-var _ = registerRoutes(projectRoutes)
-
 // projectRoutes are GET /v1/projects?page&limit&status&updatedSince and
 // GET /v1/projects/{id}.
-func projectRoutes(h *handler) []route {
+func (h *handler) projectRoutes() []route {
 	return []route{
 		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{since: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {

@@ -18,28 +18,13 @@ import (
 var ErrUnknownHost = errors.New("statusapi: no API is served at this host")
 
 // WithPublicURLFunc sets a function that names, for each request, the
-// address at which its client reaches the handler (the handler's root
-// without /v1, as WithPublicURL's), for a portal that serves several
-// domains, one per white-label client. The handler calls it once per
-// request, before authentication, and builds every link of the answer
-// (signed download URLs, paging Link headers, the served OpenAPI
-// document's servers) and the response cache's key from its answer, so
-// each domain gets its own links and cached answers.
-//
-// The function decides which hosts are served: it should look r.Host up
-// in the portal's own list of domains, never copy it into the URL it
-// returns, and return ErrUnknownHost for any other (answered 404
-// NOT_FOUND). It may trust X-Forwarded-Proto or X-Forwarded-Host only
-// from the portal's own proxies (by r.RemoteAddr). Any other error is
-// handled as a backend's: 503 UNAVAILABLE when it wraps
-// context.DeadlineExceeded or an ErrUnavailable of this module, else 500
-// INTERNAL, logged. A URL that is not absolute http(s), or that has a
-// query or fragment, is a programming error: 500 INTERNAL, logged.
-//
-// It must be safe for concurrent use and fast: it runs on every request.
-// WithPublicURL and WithPublicURLFunc exclude each other (New panics when
-// both are given). nil keeps the default: WithPublicURL's address, or
-// root-relative links.
+// address at which its client reaches the handler (as WithPublicURL's),
+// for a portal that serves several domains: every link of the answer and
+// the response cache's key are built from it. It decides which hosts are
+// served: it must look r.Host up in the portal's own list, never copy it,
+// and return ErrUnknownHost for any other (404). It runs on every request,
+// concurrently. New panics when WithPublicURL is given too; nil keeps the
+// default. docs/handler.md, "Public URL", says more.
 func WithPublicURLFunc(fn func(r *http.Request) (*url.URL, error)) Option {
 	return func(c *config) { c.publicURLFunc = fn }
 }

@@ -42,28 +42,13 @@ const (
 )
 
 // RequestRecorder records the requests of authenticated callers into a
-// store.RequestLog: the request log of GET /v1/request_logs and the usage
-// per key (CONTRACT.md, "Request log"). Give it to New with
-// WithRequestLog; one recorder may serve several handlers.
-//
-// The cost on the request path is one append to a bounded buffer under a
-// mutex: a full buffer drops the record (Dropped counts it) and never
-// makes a request wait. A goroutine, started by NewRequestRecorder, writes
-// the buffer to the sink in batches (every FlushInterval, or as soon as a
-// batch is full) and runs the sink's retention job every PruneInterval.
-// A batch the sink refuses is lost, counted by Lost and logged (at most
-// once a minute, with the count).
-//
-// A record holds the request id, organization, key id, method, path
-// (without the query), route pattern, the names of the query parameters
-// (never their values), status, error code, duration and time: never a
-// key, a token, a query value or a body. Requests to the request log
-// itself, to the public routes (the OpenAPI document, signed file links)
-// and requests refused before a caller was known (401, 403 FORBIDDEN,
-// unknown paths) are not recorded.
-//
-// Close stops it: call it when the server shuts down, after the HTTP
-// server has stopped, so that the last requests are written.
+// store.RequestLog, for GET /v1/request_logs and the usage per key; give
+// it to New with WithRequestLog (one recorder may serve several
+// handlers). A request only appends to a bounded buffer, never waiting:
+// a full buffer drops the record (Dropped), a batch the sink refuses is
+// lost (Lost). A record never holds a key, a token, a query value or a
+// body. Close it after the HTTP server has stopped, so that the last
+// requests are written. docs/handler.md, "Request log", says more.
 type RequestRecorder struct {
 	sink store.RequestLog
 	cfg  recorderConfig

@@ -92,12 +92,10 @@ func requestLogOut(rec store.RequestRecord) requestLogItem {
 	return out
 }
 
-var _ = registerRoutes(requestLogRoutes)
-
 // requestLogRoutes is GET /v1/request_logs, with WithRequestLog; none
 // without. It is not cached:
 // its answer changes with every request of the organization.
-func requestLogRoutes(h *handler) []route {
+func (h *handler) requestLogRoutes() []route {
 	if h.cfg.recorder == nil {
 		return nil
 	}

@@ -56,24 +56,25 @@ type resource[T, W any] struct {
 	doc wireDoc
 }
 
-// kindStatuses are the statuses of each kind of item that has some, as
-// its resource declares them (declare): a change of status is also an
-// event typed by the new one (see validEventType).
-var kindStatuses = map[store.Kind][]string{}
+// kindStatuses are the statuses of each kind of item that has some, from
+// its resource: a change of status is also an event typed by the new one
+// (see validEventType).
+var kindStatuses = map[store.Kind][]string{
+	projects.kind:     projects.statuses,
+	milestones.kind:   milestones.statuses,
+	deliverables.kind: deliverables.statuses,
+	invoices.kind:     invoices.statuses,
+	threads.kind:      threads.statuses,
+}
 
-// declare returns res with the scope of its kind (auth.ScopeOfKind), its
-// statuses registered under its kind: each resource is declared through
-// it (var milestones = declare(...)), so that a new resource's statuses
-// need no list of their own. A kind without a scope is a mistake that
-// would serve the resource to every key: declare panics, at init, so
-// that every test of the package fails on it.
+// declare returns res with the scope of its kind (auth.ScopeOfKind) and
+// records its wire form for the OpenAPI document. A kind without a scope
+// would serve the resource to every key: declare panics, at init, so that
+// every test of the package fails on it.
 func declare[T, W any](res resource[T, W]) resource[T, W] {
 	res.scope = auth.ScopeOfKind(res.kind)
 	if res.scope == "" {
 		panic(fmt.Sprintf("statusapi: kind %q has no scope in auth (auth/kinds.go)", res.kind))
-	}
-	if len(res.statuses) > 0 {
-		kindStatuses[res.kind] = res.statuses
 	}
 	doc := res.doc
 	doc.name = res.name()

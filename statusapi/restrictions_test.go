@@ -14,7 +14,7 @@ import (
 )
 
 // TestRouteScopes walks every route of the handler's table: the scope
-// each declares (CONTRACT.md's "Restricted keys"; "" for none, and none
+// each declares ("" for none, and none
 // for a route that takes no key) is the OpenAPI document's x-scope; and
 // through the examples of the keyed routes, with a key of each scope and
 // with keys restricted to projects, a route outside the key's scopes is

@@ -18,9 +18,8 @@ type route struct {
 	path    string
 	handler http.HandlerFunc
 	// keyed says the route takes an API key; scope is the one a
-	// restricted key needs for it ("" for none: every key may), as
-	// CONTRACT.md's "Restricted keys" says and the OpenAPI document's
-	// x-scope repeats.
+	// restricted key needs for it ("" for none: every key may), which
+	// the OpenAPI document's x-scope repeats.
 	keyed bool
 	scope auth.Scope
 	// example is a request of the route that succeeds with the tests'
@@ -131,16 +130,23 @@ func tableOf(st store.Store, opts []Option) []route {
 	return newHandler(st, nil, nil, cfg).table()
 }
 
-// table is the one list of the handler's routes: every resource's (see
-// registerRoutes), then the public description of the API, sorted by
-// path, whatever the order the files registered in. Routes whose answer
-// is a function of the store's data are cached (see cache.go); links and
-// the deletion feed, which also depend on the time, are not.
+// table is the one list of the handler's routes, sorted by path: each
+// resource's, from its own file, then the API's public description. The
+// opt-ins (webhookRoutes, requestLogRoutes) return none without their
+// option, so their paths answer 404 like any unknown path.
 func (h *handler) table() []route {
-	var all []route
-	for _, resource := range resources {
-		all = append(all, resource(h)...)
-	}
+	all := slices.Concat(
+		h.projectRoutes(),
+		h.milestoneRoutes(),
+		h.deliverableRoutes(),
+		h.invoiceRoutes(),
+		h.threadRoutes(),
+		h.deletionRoutes(),
+		h.eventRoutes(),
+		h.usageRoutes(),
+		h.webhookRoutes(),
+		h.requestLogRoutes(),
+	)
 	all = append(all,
 		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go").describe(operation{
 			id: "getOpenAPIDocument", tag: "Meta",
@@ -167,25 +173,4 @@ func (h *handler) table() []route {
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
 	return all
-}
-
-// resources are the API's resources, each in its own file with its wire
-// type and routes (see the package doc, "Adding a resource"), which
-// registers them (registerRoutes): projects.go, milestones.go,
-// deliverables.go and download.go, invoices.go, deletions.go
-// (store.Changes), threads.go (store.Threads), usage.go
-// (ratelimit.Limiter's Peek), events.go (store.Events), and the opt-ins
-// webhooks.go (WithWebhookEndpoints) and requestlog.go (WithRequestLog),
-// which return no routes without their option, so that their paths
-// answer 404 like any unknown path. All the others are part of v1 and
-// served from every store.Store and ratelimit.Limiter.
-var resources []func(h *handler) []route
-
-// registerRoutes adds a resource's routes to every handler's table. Each
-// resource's file calls it once, in a package-level var
-// (var _ = registerRoutes(projectRoutes)), so that a new resource is its
-// own file and edits no list here; the table sorts the routes by path.
-func registerRoutes(routes func(h *handler) []route) struct{} {
-	resources = append(resources, routes)
-	return struct{}{}
 }

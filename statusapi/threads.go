@@ -173,15 +173,13 @@ var messages = declare(resource[store.Message, message]{
 	wire: plain(messageOut),
 })
 
-var _ = registerRoutes(threadRoutes)
-
 // threadRoutes are the routes of threads, messages and attachments
 // (store.Threads): GET /v1/threads?page&limit&status&projectId&updatedSince&expand,
 // /v1/threads/{id}?expand, /v1/threads/{id}/messages?page&limit&updatedSince
 // (a thread the caller cannot see is 404),
 // /v1/messages?page&limit&threadId&projectId&updatedSince, and
 // /v1/messages/{id}.
-func threadRoutes(h *handler) []route {
+func (h *handler) threadRoutes() []route {
 	return []route{
 		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{project: true, since: true},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {

@@ -25,10 +25,8 @@ var _ = describeWire[usage](wireDoc{
 	},
 })
 
-var _ = registerRoutes(usageRoutes)
-
 // usageRoutes is GET /v1/rate_limit (ratelimit.Limiter's Peek).
-func usageRoutes(h *handler) []route {
+func (h *handler) usageRoutes() []route {
 	// Needs a key but no scope, and spends nothing.
 	return []route{route{path: "/v1/rate_limit", handler: h.unmetered(h.getUsage), keyed: true,
 		exempt: "keyed but reads no store and costs nothing: usage_test.go"}.describe(operation{

@@ -103,11 +103,9 @@ func WithWebhookEndpoints(st store.WebhookEndpoints) Option {
 	return func(c *config) { c.webhooks = st }
 }
 
-var _ = registerRoutes(webhookRoutes)
-
 // webhookRoutes are the routes of WithWebhookEndpoints; none without.
 // Not cached: deliveries are no data version's change.
-func webhookRoutes(h *handler) []route {
+func (h *handler) webhookRoutes() []route {
 	if h.cfg.webhooks == nil {
 		return nil
 	}
