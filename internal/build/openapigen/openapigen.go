@@ -81,6 +81,12 @@ func Generate(api API) ([]byte, error) {
 		return nil, err
 	}
 	webhooks := eventComponents(api.Kinds, api.Wires, &schs)
+	// A deletion's type is one of the kinds.
+	kinds := A()
+	for _, k := range api.Kinds {
+		kinds = append(kinds, k.Name)
+	}
+	schs = schs.Set("DeletionType", append(Obj(nil), schs.Get("DeletionType").(Obj)...).Set("enum", kinds))
 	comps := O(
 		"securitySchemes", securitySchemes,
 		"parameters", params,

@@ -450,14 +450,7 @@ var schemas = O(
 	"DeletionType", O(
 		"type", "string",
 		"description", "The kind of item that disappeared.",
-		"enum", A(
-			"project",
-			"milestone",
-			"deliverable",
-			"invoice",
-			"thread",
-			"message",
-		),
+		"enum", A(), // the kinds, in their order (Generate)
 	),
 	"DeletionList", O(
 		"type", "object",
