@@ -16,7 +16,7 @@ type deletion struct {
 	DeletedAt string `json:"deletedAt" oa:"time"`
 }
 
-var _ = describeWire[deletion](wireDoc{
+var deletionWire = describeWire[deletion](wireDoc{
 	name:        "Deletion",
 	description: "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
 	examples:    `[{"type": "project", "id": "prj_acme_2", "deletedAt": "2026-03-01T09:12:44Z"}]`,

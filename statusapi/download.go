@@ -27,7 +27,7 @@ type downloadLink struct {
 	ExpiresAt string `json:"expiresAt" oa:"time"`
 }
 
-var _ = describeWire[downloadLink](wireDoc{
+var downloadLinkWire = describeWire[downloadLink](wireDoc{
 	name:        "DownloadLink",
 	description: "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
 	examples:    `[{"url": "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0", "expiresAt": "2026-03-01T09:15:00Z"}]`,

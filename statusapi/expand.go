@@ -32,7 +32,7 @@ type projectRef struct {
 	Status string `json:"status" oa:"ref=ProjectStatus"`
 }
 
-var _ = describeWire[projectRef](wireDoc{
+var projectRefWire = describeWire[projectRef](wireDoc{
 	name:        "ExpandedProject",
 	description: "An item's project, embedded by `expand=project`.",
 	examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress"}]`,

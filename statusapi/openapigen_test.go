@@ -35,7 +35,7 @@ func describeAPI() openapigen.API {
 		}
 		api.Routes = append(api.Routes, r)
 	}
-	for _, w := range wireSchemas {
+	for _, w := range wireSchemas() {
 		api.Wires = append(api.Wires, openapigen.Wire{Name: w.doc.name, Description: w.doc.description, Type: w.wire,
 			Fields: w.doc.fields, Examples: w.doc.examples, Resource: w.resource, Statuses: w.statuses})
 	}

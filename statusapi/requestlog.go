@@ -57,7 +57,7 @@ type requestLogItem struct {
 	CreatedAt  string   `json:"createdAt" oa:"time"`
 }
 
-var _ = describeWire[requestLogItem](wireDoc{
+var requestLogItemWire = describeWire[requestLogItem](wireDoc{
 	name:        "RequestLog",
 	description: "One request the organization made with a key, as the request log keeps it: never a query value, a key, a token or a body.",
 	examples:    `[{"id": "3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e", "method": "GET", "path": "/v1/invoices", "route": "/v1/invoices", "query": ["limit", "stauts"], "status": 400, "errorCode": "INVALID_PARAMETER", "keyId": "key_7Hq2", "durationMs": 3, "createdAt": "2026-03-01T09:00:00Z"}]`,

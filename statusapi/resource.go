@@ -52,8 +52,9 @@ type resource[T, W any] struct {
 	// caller's projects itself.
 	projectOf func(T) string
 	// doc is what the OpenAPI document says of the item's wire form W
-	// (its name is the kind's).
-	doc wireDoc
+	// (its name is the kind's); schema is it with W, set by declare.
+	doc    wireDoc
+	schema wireSchema
 }
 
 // kindStatuses are the statuses of each kind of item that has some, from
@@ -68,7 +69,7 @@ var kindStatuses = map[store.Kind][]string{
 }
 
 // declare returns res with the scope of its kind (auth.ScopeOfKind) and
-// records its wire form for the OpenAPI document. A kind without a scope
+// its wire form's schema for the OpenAPI document (wireSchemas). A kind without a scope
 // would serve the resource to every key: declare panics, at init, so that
 // every test of the package fails on it.
 func declare[T, W any](res resource[T, W]) resource[T, W] {
@@ -78,7 +79,7 @@ func declare[T, W any](res resource[T, W]) resource[T, W] {
 	}
 	doc := res.doc
 	doc.name = res.name()
-	wireSchemas = append(wireSchemas, wireSchema{doc: doc, wire: reflect.TypeFor[W](), resource: true, statuses: res.statuses})
+	res.schema = wireSchema{doc: doc, wire: reflect.TypeFor[W](), resource: true, statuses: res.statuses}
 	return res
 }
 

@@ -29,7 +29,7 @@ type about struct {
 	ID   string `json:"id" oa:"minLength=1"`
 }
 
-var _ = describeWire[about](wireDoc{
+var aboutWire = describeWire[about](wireDoc{
 	name:        "About",
 	description: "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
 	fields: map[string]string{
@@ -81,7 +81,7 @@ type author struct {
 	Side string `json:"side" oa:"ref=AuthorSide"`
 }
 
-var _ = describeWire[author](wireDoc{
+var authorWire = describeWire[author](wireDoc{
 	name:        "Author",
 	description: "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
 	fields: map[string]string{
@@ -97,7 +97,7 @@ type attachment struct {
 	SizeBytes   int64  `json:"sizeBytes" oa:"format=int64,minimum=0"`
 }
 
-var _ = describeWire[attachment](wireDoc{
+var attachmentWire = describeWire[attachment](wireDoc{
 	name:        "Attachment",
 	description: "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
 	fields: map[string]string{

@@ -13,7 +13,7 @@ type usage struct {
 	ResetAt   *string `json:"resetAt" oa:"time"`
 }
 
-var _ = describeWire[usage](wireDoc{
+var usageWire = describeWire[usage](wireDoc{
 	name:        "Usage",
 	description: "The rate-limit budget of the key's organization, as its next request would find it. On an unlimited plan (enterprise) `limit`, `remaining` and `resetAt` are `null`.",
 	examples:    `[{"plan": "starter", "limit": 60, "remaining": 42, "resetAt": "2026-03-01T09:01:00Z"}, {"plan": "enterprise", "limit": null, "remaining": null, "resetAt": null}]`,

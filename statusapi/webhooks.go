@@ -21,7 +21,7 @@ type webhookEndpoint struct {
 	UpdatedAt      string   `json:"updatedAt" oa:"time"`
 }
 
-var _ = describeWire[webhookEndpoint](wireDoc{
+var webhookEndpointWire = describeWire[webhookEndpoint](wireDoc{
 	name:        "WebhookEndpoint",
 	description: "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
 	examples:    `[{"id": "we_1", "url": "https://hooks.example.com/clientstatus", "types": ["invoice.paid", "deliverable.in_review"], "status": "enabled", "disabledReason": null, "createdAt": "2026-02-01T09:00:00Z", "updatedAt": "2026-02-01T09:00:00Z"}]`,
@@ -63,7 +63,7 @@ type webhookDelivery struct {
 	DurationMs  int64   `json:"durationMs" oa:"minimum=0"`
 }
 
-var _ = describeWire[webhookDelivery](wireDoc{
+var webhookDeliveryWire = describeWire[webhookDelivery](wireDoc{
 	name:        "WebhookDelivery",
 	description: "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
 	examples:    `[{"id": "whd_5f1c", "eventId": "evt_0000000000000042", "eventType": "invoice.paid", "attempt": 1, "attemptedAt": "2026-03-01T09:00:01Z", "statusCode": 200, "error": null, "durationMs": 84}]`,

@@ -21,13 +21,19 @@ type wireSchema struct {
 	statuses []string
 }
 
-// wireSchemas are the wire types that the document describes, as their
-// files declare them (describeWire, declare).
-var wireSchemas []wireSchema
+// describeWire gives the wire type W its words, in a package-level var of
+// the file that defines it, which wireSchemas lists.
+func describeWire[W any](doc wireDoc) wireSchema {
+	return wireSchema{doc: doc, wire: reflect.TypeFor[W]()}
+}
 
-// describeWire declares the words of the wire type W, once, in a
-// package-level var of the file that defines it.
-func describeWire[W any](doc wireDoc) struct{} {
-	wireSchemas = append(wireSchemas, wireSchema{doc: doc, wire: reflect.TypeFor[W]()})
-	return struct{}{}
+// wireSchemas lists the wire types that the OpenAPI document describes:
+// each resource's item and the types of their routes' bodies.
+func wireSchemas() []wireSchema {
+	return []wireSchema{
+		deletionWire, deliverables.schema, downloadLinkWire, projectRefWire,
+		invoices.schema, milestones.schema, projects.schema, requestLogItemWire,
+		aboutWire, authorWire, attachmentWire, threads.schema, messages.schema,
+		usageWire, webhookEndpointWire, webhookDeliveryWire,
+	}
 }
