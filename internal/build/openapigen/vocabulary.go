@@ -356,19 +356,7 @@ var schemas = O(
 			),
 		),
 	),
-	"DownloadLinkEnvelope", O(
-		"type", "object",
-		"description", "A single downloadLink.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-		),
-		"properties", O(
-			"data", O(
-				"$ref", "#/components/schemas/DownloadLink",
-			),
-		),
-	),
+	"DownloadLinkEnvelope", envelopeSchema("A single downloadLink.", "DownloadLink"),
 	"ErrorCode", O(
 		"type", "string",
 		"enum", A(
@@ -391,28 +379,9 @@ var schemas = O(
 		"type", "object",
 		"description", "The body of every error response.",
 		"examples", A(
-			O(
-				"error", O(
-					"code", "INVALID_PARAMETER",
-					"message", "limit must be a whole number from 1 to 100",
-					"param", "limit",
-					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
-				),
-			),
-			O(
-				"error", O(
-					"code", "NOT_FOUND",
-					"message", "no such item",
-					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
-				),
-			),
-			O(
-				"error", O(
-					"code", "INSUFFICIENT_SCOPE",
-					"message", "this key may not read this route: it needs the scope invoices:read",
-					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
-				),
-			),
+			errorExample("INVALID_PARAMETER", "limit must be a whole number from 1 to 100", "limit"),
+			errorExample("NOT_FOUND", "no such item", ""),
+			errorExample("INSUFFICIENT_SCOPE", "this key may not read this route: it needs the scope invoices:read", ""),
 		),
 		"additionalProperties", false,
 		"required", A(
@@ -452,40 +421,9 @@ var schemas = O(
 		"description", "The kind of item that disappeared.",
 		"enum", A(), // the kinds, in their order (Generate)
 	),
-	"DeletionList", O(
-		"type", "object",
-		"description", "One page of deletion records.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/Deletion",
-				),
-				"description", "The page's records, ordered by `deletedAt` ascending, then `type`, then `id`; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"UsageEnvelope", O(
-		"type", "object",
-		"description", "The key's budget.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-		),
-		"properties", O(
-			"data", O(
-				"$ref", "#/components/schemas/Usage",
-			),
-		),
-	),
+	"DeletionList", listSchema("One page of deletion records.", "Deletion",
+		"The page's records, ordered by `deletedAt` ascending, then `type`, then `id`; `[]` past the last page."),
+	"UsageEnvelope", envelopeSchema("The key's budget.", "Usage"),
 	"WebhookEndpointStatus", O(
 		"type", "string",
 		"description", "The state of a webhook endpoint: `enabled` (delivered to) or `disabled`.",
@@ -503,88 +441,12 @@ var schemas = O(
 			"AuthorSideClient",
 		),
 	),
-	"EventList", O(
-		"type", "object",
-		"description", "A page of events.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/Event",
-				),
-				"description", "The events after `after`, oldest first; `[]` when there are none yet.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"WebhookEndpointList", O(
-		"type", "object",
-		"description", "One page of webhook endpoints.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/WebhookEndpoint",
-				),
-				"description", "The page's endpoints, oldest first; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"WebhookDeliveryList", O(
-		"type", "object",
-		"description", "One page of delivery attempts.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/WebhookDelivery",
-				),
-				"description", "The page's attempts, newest first; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"RequestLogList", O(
-		"type", "object",
-		"description", "One page of the request log.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/RequestLog",
-				),
-				"description", "The page's requests, newest first (`createdAt` descending), then `id`; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
+	"EventList", listSchema("A page of events.", "Event",
+		"The events after `after`, oldest first; `[]` when there are none yet."),
+	"WebhookEndpointList", listSchema("One page of webhook endpoints.", "WebhookEndpoint",
+		"The page's endpoints, oldest first; `[]` past the last page."),
+	"WebhookDeliveryList", listSchema("One page of delivery attempts.", "WebhookDelivery",
+		"The page's attempts, newest first; `[]` past the last page."),
+	"RequestLogList", listSchema("One page of the request log.", "RequestLog",
+		"The page's requests, newest first (`createdAt` descending), then `id`; `[]` past the last page."),
 )
