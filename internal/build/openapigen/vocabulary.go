@@ -115,18 +115,8 @@ var headers = O(
 			"minimum", 0,
 		),
 	),
-	"RateLimit-Policy", O(
-		"description", "The plan's quota and window in seconds, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";q=60;w=60`.",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"RateLimit", O(
-		"description", "Requests left and seconds until the window ends, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";r=59;t=42`.",
-		"schema", O(
-			"type", "string",
-		),
-	),
+	"RateLimit-Policy", header("The plan's quota and window in seconds, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";q=60;w=60`.", stringSchema()),
+	"RateLimit", header("Requests left and seconds until the window ends, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";r=59;t=42`.", stringSchema()),
 	"Retry-After", O(
 		"description", "Seconds to wait before retrying.",
 		"schema", O(
@@ -135,42 +125,12 @@ var headers = O(
 		),
 		"required", true,
 	),
-	"ETag", O(
-		"description", "Entity tag of the representation; send it back in `If-None-Match` to get 304 when nothing changed.",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"Link", O(
-		"description", "RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the list, each keeping the request's filters and limit; `prev` and `next` only where such a page exists.",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"Cache-Control", O(
-		"description", "`private, no-cache` on successful JSON responses: a client's own cache may keep them but must revalidate each use, a shared cache never stores them. `no-store` on errors, download links and files. On the reference page `no-cache`, on its script `public, max-age=86400`: both are the same for every caller.",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"Vary", O(
-		"description", "`Authorization`: the representation depends on the caller's key.",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"Accept-Ranges", O(
-		"description", "`bytes` when the file can be served in ranges (`Range` requests).",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"Last-Modified", O(
-		"description", "When the file last changed, when its source knows.",
-		"schema", O(
-			"type", "string",
-		),
-	),
+	"ETag", header("Entity tag of the representation; send it back in `If-None-Match` to get 304 when nothing changed.", stringSchema()),
+	"Link", header("RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the list, each keeping the request's filters and limit; `prev` and `next` only where such a page exists.", stringSchema()),
+	"Cache-Control", header("`private, no-cache` on successful JSON responses: a client's own cache may keep them but must revalidate each use, a shared cache never stores them. `no-store` on errors, download links and files. On the reference page `no-cache`, on its script `public, max-age=86400`: both are the same for every caller.", stringSchema()),
+	"Vary", header("`Authorization`: the representation depends on the caller's key.", stringSchema()),
+	"Accept-Ranges", header("`bytes` when the file can be served in ranges (`Range` requests).", stringSchema()),
+	"Last-Modified", header("When the file last changed, when its source knows.", stringSchema()),
 	"Content-Range", O(
 		"description", "The one range served, as `bytes 4-14/1234`. Absent from a `multipart/byteranges` answer to several ranges, whose parts carry their own.",
 		"schema", O(
@@ -195,33 +155,10 @@ var headers = O(
 			),
 		),
 	),
-	"Content-Security-Policy", O(
-		"description", "The reference page's policy: scripts, styles, images, fonts and connections from the handler's own origin only (plus inline styles, `data:` images and fonts, and a `blob:` web worker, which the renderer uses); no plugin, no `<base>`, no form, and no framing by another page. For example `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`.",
-		"schema", O(
-			"type", "string",
-		),
-	),
-	"WWW-Authenticate", O(
-		"description", "The authentication scheme to use: `Bearer`.",
-		"schema", O(
-			"type", "string",
-		),
-		"required", true,
-	),
-	"Allow", O(
-		"description", "The methods every route supports: `GET, HEAD`.",
-		"schema", O(
-			"type", "string",
-		),
-		"required", true,
-	),
-	"Content-Disposition", O(
-		"description", "`attachment` with the deliverable's file name.",
-		"schema", O(
-			"type", "string",
-		),
-		"required", true,
-	),
+	"Content-Security-Policy", header("The reference page's policy: scripts, styles, images, fonts and connections from the handler's own origin only (plus inline styles, `data:` images and fonts, and a `blob:` web worker, which the renderer uses); no plugin, no `<base>`, no form, and no framing by another page. For example `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`.", stringSchema()),
+	"WWW-Authenticate", requiredHeader("The authentication scheme to use: `Bearer`.", stringSchema()),
+	"Allow", requiredHeader("The methods every route supports: `GET, HEAD`.", stringSchema()),
+	"Content-Disposition", requiredHeader("`attachment` with the deliverable's file name.", stringSchema()),
 	"WWW-Authenticate-Scope", O(
 		"description", "On `INSUFFICIENT_SCOPE` only: the scope the route needs, as RFC 6750 says, `Bearer error=\"insufficient_scope\", scope=\"invoices:read\"`.",
 		"schema", O(
@@ -356,19 +293,7 @@ var schemas = O(
 			),
 		),
 	),
-	"DownloadLinkEnvelope", O(
-		"type", "object",
-		"description", "A single downloadLink.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-		),
-		"properties", O(
-			"data", O(
-				"$ref", "#/components/schemas/DownloadLink",
-			),
-		),
-	),
+	"DownloadLinkEnvelope", envelopeSchema("A single downloadLink.", "DownloadLink"),
 	"ErrorCode", O(
 		"type", "string",
 		"enum", A(
@@ -391,28 +316,9 @@ var schemas = O(
 		"type", "object",
 		"description", "The body of every error response.",
 		"examples", A(
-			O(
-				"error", O(
-					"code", "INVALID_PARAMETER",
-					"message", "limit must be a whole number from 1 to 100",
-					"param", "limit",
-					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
-				),
-			),
-			O(
-				"error", O(
-					"code", "NOT_FOUND",
-					"message", "no such item",
-					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
-				),
-			),
-			O(
-				"error", O(
-					"code", "INSUFFICIENT_SCOPE",
-					"message", "this key may not read this route: it needs the scope invoices:read",
-					"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b",
-				),
-			),
+			errorExample("INVALID_PARAMETER", "limit must be a whole number from 1 to 100", "limit"),
+			errorExample("NOT_FOUND", "no such item", ""),
+			errorExample("INSUFFICIENT_SCOPE", "this key may not read this route: it needs the scope invoices:read", ""),
 		),
 		"additionalProperties", false,
 		"required", A(
@@ -452,40 +358,9 @@ var schemas = O(
 		"description", "The kind of item that disappeared.",
 		"enum", A(), // the kinds, in their order (Generate)
 	),
-	"DeletionList", O(
-		"type", "object",
-		"description", "One page of deletion records.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/Deletion",
-				),
-				"description", "The page's records, ordered by `deletedAt` ascending, then `type`, then `id`; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"UsageEnvelope", O(
-		"type", "object",
-		"description", "The key's budget.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-		),
-		"properties", O(
-			"data", O(
-				"$ref", "#/components/schemas/Usage",
-			),
-		),
-	),
+	"DeletionList", listSchema("One page of deletion records.", "Deletion",
+		"The page's records, ordered by `deletedAt` ascending, then `type`, then `id`; `[]` past the last page."),
+	"UsageEnvelope", envelopeSchema("The key's budget.", "Usage"),
 	"WebhookEndpointStatus", O(
 		"type", "string",
 		"description", "The state of a webhook endpoint: `enabled` (delivered to) or `disabled`.",
@@ -503,88 +378,12 @@ var schemas = O(
 			"AuthorSideClient",
 		),
 	),
-	"EventList", O(
-		"type", "object",
-		"description", "A page of events.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/Event",
-				),
-				"description", "The events after `after`, oldest first; `[]` when there are none yet.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"WebhookEndpointList", O(
-		"type", "object",
-		"description", "One page of webhook endpoints.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/WebhookEndpoint",
-				),
-				"description", "The page's endpoints, oldest first; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"WebhookDeliveryList", O(
-		"type", "object",
-		"description", "One page of delivery attempts.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/WebhookDelivery",
-				),
-				"description", "The page's attempts, newest first; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
-	"RequestLogList", O(
-		"type", "object",
-		"description", "One page of the request log.",
-		"additionalProperties", false,
-		"required", A(
-			"data",
-			"meta",
-		),
-		"properties", O(
-			"data", O(
-				"type", "array",
-				"items", O(
-					"$ref", "#/components/schemas/RequestLog",
-				),
-				"description", "The page's requests, newest first (`createdAt` descending), then `id`; `[]` past the last page.",
-			),
-			"meta", O(
-				"$ref", "#/components/schemas/Meta",
-			),
-		),
-	),
+	"EventList", listSchema("A page of events.", "Event",
+		"The events after `after`, oldest first; `[]` when there are none yet."),
+	"WebhookEndpointList", listSchema("One page of webhook endpoints.", "WebhookEndpoint",
+		"The page's endpoints, oldest first; `[]` past the last page."),
+	"WebhookDeliveryList", listSchema("One page of delivery attempts.", "WebhookDelivery",
+		"The page's attempts, newest first; `[]` past the last page."),
+	"RequestLogList", listSchema("One page of the request log.", "RequestLog",
+		"The page's requests, newest first (`createdAt` descending), then `id`; `[]` past the last page."),
 )

@@ -6,9 +6,8 @@ import (
 
 // The headers of a cached answer with a body; a list's also Link.
 var (
-	itemHeaders = []string{"X-Request-Id", "X-Sandbox", "X-Content-Type-Options", "Cache-Control", "ETag", "Vary",
-		"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"}
-	listHeaders = append(append([]string(nil), itemHeaders...), "Link")
+	itemHeaders = hs(orgHeaders, validatorHeaders, rateHeaders)
+	listHeaders = hs(itemHeaders, []string{"Link"})
 )
 
 // wireComponents adds to schemas, parameters and responses what the wire
@@ -44,15 +43,11 @@ func wireComponents(wires []Wire, schs, params, resps *Obj, heads map[string]str
 				"schema", Ref("schemas", w.Name+"Status"))})
 		}
 		*schs = append(*schs,
-			KV{w.Name + "List", O("type", "object", "description", "One page of "+plural+".", "additionalProperties", false,
-				"required", A("data", "meta"), "properties", O(
-					"data", O("type", "array", "items", Ref("schemas", w.Name),
-						"description", "The page's "+plural+", in the list's documented order; `[]` past the last page."),
-					"meta", Ref("schemas", "Meta")))},
-			KV{w.Name + "Envelope", O("type", "object", "description", "A single "+kind+".", "additionalProperties", false,
-				"required", A("data"), "properties", O("data", Ref("schemas", w.Name)))},
+			KV{w.Name + "List", listSchema("One page of "+plural+".", w.Name,
+				"The page's "+plural+", in the list's documented order; `[]` past the last page.")},
+			KV{w.Name + "Envelope", envelopeSchema("A single "+kind+".", w.Name)},
 		)
-		listEx := O("data", ex, "meta", O("page", 1, "per_page", 20, "total", len(ex)))
+		listEx := listExample(ex...)
 		var itemEx Obj
 		if len(ex) > 0 {
 			itemEx = O("data", ex[0])
@@ -68,16 +63,12 @@ func wireComponents(wires []Wire, schs, params, resps *Obj, heads map[string]str
 }
 
 // bodyResponse is a JSON response with headers, schema and example.
-func bodyResponse(description string, hs []string, schema string, example Obj) Obj {
-	headers := Obj{}
-	for _, h := range hs {
-		headers = append(headers, KV{h, Ref("headers", h)})
-	}
+func bodyResponse(description string, names []string, schema string, example Obj) Obj {
 	media := O("schema", Ref("schemas", schema))
 	if example != nil {
 		media = append(media, KV{"example", example})
 	}
-	return O("description", description, "headers", headers, "content", O("application/json", media))
+	return responseOf(description, names, O("application/json", media))
 }
 
 // article is "a" or "an" before word.

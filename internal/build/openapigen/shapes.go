@@ -1,0 +1,109 @@
+package openapigen
+
+import "slices"
+
+// The groups of response headers, in the order responses name them: every
+// answer's, an organization's answer's (X-Sandbox), the rate limit's, and
+// a cached answer's validators.
+var (
+	plainHeaders     = []string{"X-Request-Id", "X-Content-Type-Options", "Cache-Control"}
+	orgHeaders       = []string{"X-Request-Id", "X-Sandbox", "X-Content-Type-Options", "Cache-Control"}
+	rateHeaders      = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"}
+	validatorHeaders = []string{"ETag", "Vary"}
+	fileHeaders      = hs(plainHeaders, []string{"Content-Disposition", "Accept-Ranges", "Last-Modified"})
+)
+
+// hs is the header names of groups, in order, in a new slice.
+func hs(groups ...[]string) []string { return slices.Concat(groups...) }
+
+// headerRefs is a response's headers: each name a reference to the header
+// component of the same name.
+func headerRefs(names []string) Obj {
+	out := make(Obj, 0, len(names))
+	for _, h := range names {
+		out = append(out, KV{h, Ref("headers", h)})
+	}
+	return out
+}
+
+// responseOf is a response of description with the headers names and, when
+// not nil, content.
+func responseOf(description string, names []string, content Obj) Obj {
+	out := O("description", description, "headers", headerRefs(names))
+	if content != nil {
+		out = append(out, KV{"content", content})
+	}
+	return out
+}
+
+// refHeader points resp's header name at the header component instead.
+func refHeader(resp Obj, name, component string) Obj {
+	resp.Get("headers").(Obj).Set(name, Ref("headers", component))
+	return resp
+}
+
+// errorExample is an Error body; param only when not empty.
+func errorExample(code, message, param string) Obj {
+	e := O("code", code, "message", message)
+	if param != "" {
+		e = append(e, KV{"param", param})
+	}
+	return O("error", append(e, KV{"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b"}))
+}
+
+// errorResponse is an error's response: an Error body with its example.
+func errorResponse(description string, names []string, code, message string) Obj {
+	return bodyResponse(description, names, "Error", errorExample(code, message, ""))
+}
+
+// listExample is a first page of items, all on it.
+func listExample(items ...any) Obj {
+	return O("data", A(items...), "meta", O("page", 1, "per_page", 20, "total", len(items)))
+}
+
+// listResponse is a list's page of items, as schema, with its example.
+func listResponse(description, schema string, items ...any) Obj {
+	return bodyResponse(description, listHeaders, schema, listExample(items...))
+}
+
+// listSchema is a page of item: its data described so, and its Meta.
+func listSchema(description, item, dataDescription string) Obj {
+	return O("type", "object", "description", description, "additionalProperties", false,
+		"required", A("data", "meta"), "properties", O(
+			"data", O("type", "array", "items", Ref("schemas", item), "description", dataDescription),
+			"meta", Ref("schemas", "Meta")))
+}
+
+// envelopeSchema is a single item in its envelope.
+func envelopeSchema(description, item string) Obj {
+	return O("type", "object", "description", description, "additionalProperties", false,
+		"required", A("data"), "properties", O("data", Ref("schemas", item)))
+}
+
+// timePattern is the contract's timestamp: RFC 3339 in UTC, to the second.
+const timePattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+
+// stringSchema is a string's schema; nonEmpty a string of at least one
+// character; dateTime a timestamp's.
+func stringSchema() Obj   { return O("type", "string") }
+func nonEmptySchema() Obj { return O("type", "string", "minLength", 1) }
+func dateTimeSchema() Obj {
+	return O("type", "string", "format", "date-time", "pattern", timePattern)
+}
+
+// header is a header component; requiredHeader one every response that
+// names it carries.
+func header(description string, schema Obj) Obj {
+	return O("description", description, "schema", schema)
+}
+func requiredHeader(description string, schema Obj) Obj {
+	return append(header(description, schema), KV{"required", true})
+}
+
+// param is a parameter component; requiredParam one the request must carry.
+func param(name, in, description string, schema Obj) Obj {
+	return O("name", name, "in", in, "description", description, "schema", schema)
+}
+func requiredParam(name, in, description string, schema Obj) Obj {
+	return param(name, in, description, schema).insertAfter("in", KV{"required", true})
+}
