@@ -50,15 +50,12 @@ func newClient(cfg config) *http.Client {
 	}
 }
 
-// attempt makes one attempt of job to e (read when the job was claimed;
-// read again when !known) and records it. An attempt cut short by ctx
-// (the dispatcher stopping) is not recorded: the job stays claimed until
-// the claim expires, then is made again.
-func (d *Dispatcher) attempt(ctx context.Context, job store.WebhookJob, e store.WebhookEndpoint, known bool) {
-	var err error
-	if !known {
-		e, err = d.st.GetWebhookEndpoint(ctx, job.OrgID, job.EndpointID)
-	}
+// attempt makes one attempt of job to its endpoint, read now (its URL,
+// secrets and failing streak as they are), and records it. An attempt cut
+// short by ctx (the dispatcher stopping) is not recorded: the job stays
+// claimed until the claim expires, then is made again.
+func (d *Dispatcher) attempt(ctx context.Context, job store.WebhookJob) {
+	e, err := d.st.GetWebhookEndpoint(ctx, job.OrgID, job.EndpointID)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
 			d.cfg.logger.Warn("webhook: reading endpoint", "org", job.OrgID, "endpoint", job.EndpointID, "err", err)

@@ -138,8 +138,9 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 	defer inflight.Wait()
 	tick := time.NewTicker(d.cfg.poll)
 	defer tick.Stop()
-	// current is the endpoints as last listed: the attempts read them (a
-	// change of URL or secret applies from the next listing on).
+	// current is the endpoints as last listed, for queueing; an attempt
+	// reads its endpoint afresh (attempt), as the listing may be older
+	// than its URL, secret or failing streak.
 	current := map[[2]string]store.WebhookEndpoint{}
 	var orgs []string // of current, sorted
 	next := 0         // the sweep's place in orgs
@@ -196,13 +197,12 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 			}
 			for _, j := range jobs {
 				slots <- struct{}{}
-				e, ok := current[[2]string{j.OrgID, j.EndpointID}]
 				inflight.Go(func() {
 					defer func() {
 						<-slots
 						signal(wake)
 					}()
-					d.attempt(attempts, j, e, ok)
+					d.attempt(attempts, j)
 				})
 			}
 			if len(jobs) < free {
