@@ -72,6 +72,12 @@ func newBatcher[K comparable, V any](run func(keys []K) (map[K]V, error), timeou
 // read returns k's value (the zero V when run's map has none), read by a
 // statement that starts after read is called, with concurrent reads.
 func (b *batcher[K, V]) read(ctx context.Context, k K) (V, error) {
+	if err := ctx.Err(); err != nil {
+		// Ended already: no batch to join, and no answer that select
+		// could pick over ctx.Done() when both are ready.
+		var zero V
+		return zero, err
+	}
 	b.mu.Lock()
 	if b.next == nil {
 		b.next = &batch[K, V]{seen: map[K]bool{}, done: make(chan struct{})}

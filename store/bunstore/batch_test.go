@@ -134,3 +134,21 @@ func TestBatcherReadWithinTimeout(t *testing.T) {
 		is.Equal(b.running, 0)
 	})
 }
+
+// TestBatcherCancelledRead: a read whose context has ended answers its
+// error, however fast the batch would have answered, and asks nothing.
+func TestBatcherCancelledRead(t *testing.T) {
+	is := is.New(t)
+	asked := 0
+	b := newBatcher(func(keys []string) (map[string]int64, error) {
+		asked++
+		return map[string]int64{"k": 1}, nil
+	}, time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 100 {
+		_, err := b.read(ctx, "k")
+		is.True(errors.Is(err, context.Canceled)) // an ended read is never answered
+	}
+	is.Equal(asked, 0) // and runs no statement
+}
