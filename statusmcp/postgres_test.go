@@ -1,16 +1,13 @@
 package statusmcp_test
 
 import (
-	"context"
-	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
-	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/internal/test/pgtest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store/bunstore"
@@ -19,19 +16,7 @@ import (
 // TestToolsEqualRoutesOnPostgres runs every tool against its route on
 // the PostgreSQL store, in a schema of its own.
 func TestToolsEqualRoutesOnPostgres(t *testing.T) {
-	dsn := testenv.PostgresURL(t)
-	ctx := context.Background()
-	db, err := bunstore.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	schema := fmt.Sprintf("statusmcp_%08x", rand.Uint32())
-	t.Cleanup(func() { _, _ = db.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE") })
-	cs := bunstore.WithSchema(schema)
-	if err := bunstore.Migrate(ctx, db, cs); err != nil {
-		t.Fatal(err)
-	}
+	db, cs := pgtest.Schema(t, "statusmcp")
 	st := bunstore.New(db, cs)
 	seed(t, st)
 	keys := auth.NewKeys(st)
