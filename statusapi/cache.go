@@ -262,8 +262,9 @@ func (h *handler) fromCache(fn apiFunc) apiFunc {
 			k.base = h.publicURL(r)
 		}
 		if strings.Contains(r.URL.RawQuery, paramUpdatedSince+"=") {
-			b := binding(r, nil, c)
-			k.key = string(b[:])
+			// What binds meta.next beyond the org, path and query the key
+			// holds already (cursor.go's binding).
+			k.key = c.KeyID + "\x00" + c.Subject
 		}
 		var v int64
 		e, tag, kept, found := h.cache.get(k)
