@@ -85,15 +85,19 @@ func newFixture(t *testing.T, opts ...devsettings.Option) *fixture {
 			f.changes = append(f.changes, c)
 		}),
 	}, opts...)
-	f.h = devsettings.New(f.keys, f.st, func(r *http.Request) (devsettings.Account, bool) {
-		org := r.Header.Get(orgHeader)
-		if org == "" {
-			return devsettings.Account{}, false
-		}
-		role := r.Header.Get(roleHeader)
-		return devsettings.Account{OrgID: org, Name: "Ana <i>" + role + "</i>", Admin: role == "admin"}, true
-	}, all...)
+	f.h = devsettings.New(f.keys, f.st, account, all...)
 	return f
+}
+
+// account is the test's account function: who is signed in comes in
+// headers.
+func account(r *http.Request) (devsettings.Account, bool) {
+	org := r.Header.Get(orgHeader)
+	if org == "" {
+		return devsettings.Account{}, false
+	}
+	role := r.Header.Get(roleHeader)
+	return devsettings.Account{OrgID: org, Name: "Ana <i>" + role + "</i>", Admin: role == "admin"}, true
 }
 
 type lockedWriter struct{ f *fixture }
@@ -176,4 +180,12 @@ func webhookSettings(u string) webhook.Settings { return webhook.Settings{URL: u
 func requestRecord(org, keyID, path string, status int, code string) []store.RequestRecord {
 	return []store.RequestRecord{{ID: "req_" + path, OrgID: org, KeyID: keyID, Method: "GET", Path: path, Route: path,
 		Status: status, ErrorCode: code, Duration: 12 * time.Millisecond, CreatedAt: t0}}
+}
+
+// newStrictFixture is a fixture whose webhooks take https URLs only.
+func newStrictFixture(t *testing.T) *fixture {
+	f := newFixture(t)
+	strict := webhook.NewEndpoints(f.st, f.st, make([]byte, webhook.KeySize))
+	f.h = devsettings.New(f.keys, f.st, account, devsettings.WithWebhooks(strict))
+	return f
 }

@@ -192,6 +192,10 @@ func (h *handler) showEndpoint(w http.ResponseWriter, r *http.Request, secret, n
 
 func (h *handler) revealSecret(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if _, err := h.cfg.webhooks.Get(r.Context(), req(r).orgID(), id); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	secret, err := h.reveal(r, id)
 	if err != nil {
 		h.failErr(w, r, err)
@@ -230,6 +234,10 @@ func (h *handler) enableEndpoint(on bool) http.HandlerFunc {
 
 func (h *handler) sendTest(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if _, err := h.cfg.webhooks.Get(r.Context(), req(r).orgID(), id); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	if err := h.test(r, id); err != nil {
 		h.failErr(w, r, err)
 		return

@@ -1,0 +1,116 @@
+package devsettings_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// secretField finds a revealed or rotated signing secret.
+var secretField = regexp.MustCompile(`<input id="signing-secret" type="text" readonly value="(whsec_[^"]+)"`)
+
+func TestAddEndpoint(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	res := f.post(adminA, "/webhooks", url.Values{"url": {"http://127.0.0.1:9/hook"}, "type": {"invoice.paid", "project.created"}})
+	is.Equal(res.Code, http.StatusSeeOther)
+	loc := res.Header().Get("Location")
+	is.True(strings.HasPrefix(loc, "/webhooks/we_")) // to the endpoint's page
+	is.True(!strings.Contains(loc, "whsec_"))        // with no secret in the URL
+	page := f.get(adminA, loc)
+	is.Equal(page.Code, 200)
+	body := page.Body.String()
+	is.True(strings.Contains(body, "invoice.paid, project.created")) // its types
+	is.True(!strings.Contains(body, "whsec_"))                       // the secret only on asking
+	for _, b := range []string{"Reveal secret", "Rotate secret", "Disable", "Send test event"} {
+		is.True(strings.Contains(body, ">"+b+"</button>")) // the contract's buttons
+	}
+	is.True(strings.Contains(body, `<h2 id="deliveries-heading">Deliveries</h2>`))
+	list := f.get(adminA, "/webhooks").Body.String()
+	path, _, _ := strings.Cut(loc, "?")
+	is.True(strings.Contains(list, `<a href="`+path+`">http://127.0.0.1:9/hook</a>`)) // the row links by its URL
+	is.Equal(f.changed()[0].Action, "webhook_endpoint.created")
+
+	all := f.post(adminA, "/webhooks", url.Values{"url": {"http://127.0.0.1:9/all"}, "all": {"1"}, "type": {"invoice.paid"}})
+	is.Equal(all.Code, http.StatusSeeOther)
+	is.True(strings.Contains(f.get(adminA, all.Header().Get("Location")).Body.String(), "<dd>*</dd>")) // All events wins
+}
+
+func TestAddEndpointRefusesBadInput(t *testing.T) {
+	f := newFixture(t)
+	strict := newStrictFixture(t)
+	for _, tt := range []struct {
+		name string
+		f    *fixture
+		form url.Values
+	}{
+		{"not a URL", f, url.Values{"url": {"not a url"}}},
+		{"unknown type", f, url.Values{"url": {"http://127.0.0.1:9/x"}, "type": {"invoice.exploded"}}},
+		{"credentials", f, url.Values{"url": {"http://user:pw@127.0.0.1:9/x"}}},
+		{"http without allow-local", strict, url.Values{"url": {"http://127.0.0.1:9/x"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			res := tt.f.post(adminA, "/webhooks", tt.form)
+			is.Equal(res.Code, http.StatusBadRequest)                    // refused, not a 500
+			is.True(strings.Contains(res.Body.String(), `role="alert"`)) // saying why
+			is.True(!strings.Contains(res.Body.String(), "<script>x"))   // as text
+		})
+	}
+	is := is.New(t)
+	res := f.post(adminA, "/webhooks", url.Values{"url": {"https://x.example/<script>x</script>"}, "type": {"nope"}})
+	is.Equal(res.Code, http.StatusBadRequest)
+	is.True(strings.Contains(res.Body.String(), "&lt;script&gt;x")) // the URL kept in the form, escaped
+}
+
+func TestDisableEnableEndpoint(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
+	is.NoErr(err)
+	res := f.post(adminA, "/webhooks/"+e.ID+"/disable", nil)
+	is.Equal(res.Code, http.StatusSeeOther)
+	got, err := f.eps.Get(t.Context(), "org_a", e.ID)
+	is.NoErr(err)
+	is.True(!got.Enabled) // disabled
+	body := f.get(adminA, res.Header().Get("Location")).Body.String()
+	is.True(strings.Contains(body, ">Enable</button>")) // offered again
+	is.True(strings.Contains(body, "disabled (disabled)"))
+	res = f.post(adminA, "/webhooks/"+e.ID+"/enable", nil)
+	is.Equal(res.Code, http.StatusSeeOther)
+	got, _ = f.eps.Get(t.Context(), "org_a", e.ID)
+	is.True(got.Enabled) // enabled
+	c := f.changed()
+	is.Equal(c[0].Action, "webhook_endpoint.disabled")
+	is.Equal(c[1].Action, "webhook_endpoint.enabled")
+}
+
+func TestRotateSecretShownOnce(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
+	is.NoErr(err)
+	res := f.post(adminA, "/webhooks/"+e.ID+"/rotate", nil)
+	is.Equal(res.Code, 200)
+	m := secretField.FindStringSubmatch(res.Body.String())
+	is.True(m != nil)                                                                // the new secret, in this answer
+	is.True(!strings.Contains(f.get(adminA, "/webhooks/"+e.ID).Body.String(), m[1])) // and no other
+	is.True(!strings.Contains(f.log(), m[1]))                                        // nor the log
+	is.Equal(f.changed()[0].Action, "webhook_endpoint.secret_rotated")
+}
+
+func TestSandboxEndpointsApart(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	res := f.post(adminA, "/sandbox/webhooks", url.Values{"url": {"http://127.0.0.1:9/sandbox"}})
+	is.Equal(res.Code, http.StatusSeeOther)
+	is.True(strings.HasPrefix(res.Header().Get("Location"), "/sandbox/webhooks/we_"))
+	is.True(strings.Contains(f.get(adminA, "/sandbox/webhooks").Body.String(), "http://127.0.0.1:9/sandbox"))
+	is.True(!strings.Contains(f.get(adminA, "/webhooks").Body.String(), "http://127.0.0.1:9/sandbox")) // not among the live ones
+	id := strings.TrimPrefix(res.Header().Get("Location"), "/sandbox/webhooks/")
+	is.Equal(f.get(adminA, "/webhooks/"+id).Code, http.StatusNotFound) // nor reachable as one
+}
