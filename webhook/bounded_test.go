@@ -21,3 +21,9 @@ func TestDispatcherBoundedMemory(t *testing.T) {
 	is.True(f.GoroutinesWithOrgs >= f.GoroutinesBefore+n) // a watch per organization while it has an endpoint
 	is.True(f.Pass.Calls <= 2+100)                        // the listing, the claim and at most a sweep's organizations
 }
+
+// TestPortalMemory runs the portal's cases (a test event, deliveries,
+// revealing and rotating a secret, disabling) on store.Memory.
+func TestPortalMemory(t *testing.T) {
+	webhooktest.Portal(t, func(*testing.T) webhooktest.Subject { return store.NewMemory() })
+}

@@ -2,7 +2,8 @@
 // endpoints its portal registers.
 //
 // The portal registers endpoints through Endpoints (create, list, update,
-// rotate a secret, delete, redeliver an event), and runs a Dispatcher
+// disable and enable, rotate or reveal a secret, delete, redeliver an
+// event, send a test event, read the deliveries), and runs a Dispatcher
 // beside the handler, on every replica:
 //
 //	key, err := webhook.DeriveKey(signingKey) // or 32 random bytes of the portal's own

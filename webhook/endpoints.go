@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/eventwire"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -68,8 +70,9 @@ type Update struct {
 }
 
 // Endpoints is the portal's API to an organization's webhook endpoints.
-// The endpoints it returns hold no secret: a secret is shown once, by
-// Create and RotateSecret. It is safe for concurrent use.
+// The endpoints it returns hold no secret: a secret is returned by Create
+// and RotateSecret, and by RevealSecret for an admin who asks. It is safe
+// for concurrent use.
 type Endpoints struct {
 	st   Store
 	ev   store.Events
@@ -276,6 +279,80 @@ func (s *Endpoints) Delete(ctx context.Context, orgID, id string) error {
 // store.ErrNotFound when the endpoint never had the event.
 func (s *Endpoints) Redeliver(ctx context.Context, orgID, id, eventID string) error {
 	return s.st.RequeueWebhookJob(ctx, orgID, id, eventID, s.cfg.now())
+}
+
+// TestEventType is the type of the event SendTest delivers.
+const TestEventType = "webhook.test"
+
+// ErrDisabled is returned (wrapped, and wrapping store.ErrConflict) by
+// SendTest for a disabled endpoint: enable it first.
+var ErrDisabled = fmt.Errorf("webhook: the endpoint is disabled; enable it to send it events: %w", store.ErrConflict)
+
+// SendTest queues a test delivery to one endpoint and returns its event
+// id ("evt_test_" and 24 hex digits). The event is of type TestEventType,
+// its data the endpoint itself: {"object": "webhook_endpoint", "id": the
+// endpoint's id, "projectId": null, "previousStatus": null}. It is signed,
+// attempted, retried and recorded (Deliveries) like any other delivery, by
+// the dispatcher within its poll interval, and Redeliver sends it again;
+// it is no event of the organization: GET /v1/events and the other
+// endpoints never see it. A disabled endpoint gets no test either:
+// ErrDisabled. store.ErrNotFound (wrapped) for an endpoint of another
+// organization.
+func (s *Endpoints) SendTest(ctx context.Context, orgID, id string) (string, error) {
+	now := s.cfg.now()
+	ev := store.Event{ID: newID("evt_test_"), Type: TestEventType, Kind: "webhook_endpoint", ItemID: id, CreatedAt: now}
+	body, err := eventwire.Encode(ev)
+	if err != nil {
+		return "", err
+	}
+	job := store.WebhookJob{EventID: ev.ID, EventType: ev.Type, Body: body, Due: now, QueuedAt: now}
+	// The job goes in as a page of events that leaves the cursor where
+	// it is: ErrConflict while the dispatcher is queueing for the
+	// endpoint (its lock held, or the cursor moving), tried again.
+	for try := 0; ; try++ {
+		e, err := s.st.GetWebhookEndpoint(ctx, orgID, id)
+		if err != nil {
+			return "", err
+		}
+		if !e.Enabled {
+			return "", ErrDisabled
+		}
+		err = s.st.EnqueueWebhookJobs(ctx, orgID, id, e.Cursor, e.Cursor, []store.WebhookJob{job})
+		if !errors.Is(err, store.ErrConflict) || try == 20 {
+			if err != nil {
+				return "", err
+			}
+			return ev.ID, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(time.Duration(try+1) * 5 * time.Millisecond):
+		}
+	}
+}
+
+// Deliveries returns a page of an endpoint's attempts of the last
+// store.WebhookRetention (or since q.Since, when later), newest first, as
+// GET /v1/webhook_endpoints/{id}/deliveries serves them; store.ErrNotFound
+// (wrapped) for an endpoint of another organization.
+func (s *Endpoints) Deliveries(ctx context.Context, orgID, id string, q store.WebhookDeliveryQuery) (store.Page[store.WebhookDelivery], error) {
+	if horizon := s.cfg.now().Add(-store.WebhookRetention); q.Since.Before(horizon) {
+		q.Since = horizon
+	}
+	return s.st.ListWebhookDeliveries(ctx, orgID, id, q)
+}
+
+// RevealSecret returns an endpoint's current secret ("whsec_...") for the
+// portal to show the agency's admin on that answer only: never log it or
+// keep it. store.ErrNotFound (wrapped) for an endpoint of another
+// organization.
+func (s *Endpoints) RevealSecret(ctx context.Context, orgID, id string) (string, error) {
+	e, err := s.st.GetWebhookEndpoint(ctx, orgID, id)
+	if err != nil {
+		return "", err
+	}
+	return s.seal.open(orgID, id, e.Secret)
 }
 
 func withoutSecrets(e store.WebhookEndpoint) store.WebhookEndpoint {

@@ -21,3 +21,8 @@ func TestDispatcherBoundedPostgres(t *testing.T) {
 	is := is.New(t)
 	is.True(f.Pass.Calls <= 2+100) // the listing, the claim and at most a sweep's organizations
 }
+
+// TestPortalPostgres is webhook's TestPortalMemory on PostgreSQL.
+func TestPortalPostgres(t *testing.T) {
+	webhooktest.Portal(t, func(t *testing.T) webhooktest.Subject { return bunstore.New(migrated(t)) })
+}
