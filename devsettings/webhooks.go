@@ -238,7 +238,10 @@ func (h *handler) sendTest(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
-	if err := h.test(r, id); err != nil {
+	if err := h.test(r, id); errors.Is(err, webhook.ErrDisabled) {
+		h.fail(w, r, http.StatusConflict, "This endpoint is disabled: enable it to send it a test event.")
+		return
+	} else if err != nil {
 		h.failErr(w, r, err)
 		return
 	}

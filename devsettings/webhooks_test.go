@@ -1,13 +1,17 @@
 package devsettings_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // secretField finds a revealed or rotated signing secret.
@@ -113,4 +117,87 @@ func TestSandboxEndpointsApart(t *testing.T) {
 	is.True(!strings.Contains(f.get(adminA, "/webhooks").Body.String(), "http://127.0.0.1:9/sandbox")) // not among the live ones
 	id := strings.TrimPrefix(res.Header().Get("Location"), "/sandbox/webhooks/")
 	is.Equal(f.get(adminA, "/webhooks/"+id).Code, http.StatusNotFound) // nor reachable as one
+}
+
+func TestRevealSecretShownOnce(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	e, secret, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
+	is.NoErr(err)
+	is.True(!strings.Contains(f.get(adminA, "/webhooks/"+e.ID).Body.String(), secret)) // not without asking
+	is.True(!strings.Contains(f.get(memberA, "/webhooks/"+e.ID).Body.String(), secret))
+	is.Equal(f.post(memberA, "/webhooks/"+e.ID+"/reveal", nil).Code, http.StatusForbidden) // not to a member
+	res := f.post(adminA, "/webhooks/"+e.ID+"/reveal", nil)
+	is.Equal(res.Code, 200)
+	m := secretField.FindStringSubmatch(res.Body.String())
+	is.True(m != nil)
+	is.Equal(m[1], secret)                                                             // the endpoint's secret, in this answer
+	is.True(!strings.Contains(f.get(adminA, "/webhooks/"+e.ID).Body.String(), secret)) // and no later one
+	is.True(!strings.Contains(f.log(), secret))                                        // nor the log
+	is.True(!strings.Contains(fmt.Sprint(f.changed()), secret))
+	is.Equal(f.changed()[0].Action, "webhook_endpoint.secret_revealed") // reported: who saw it
+}
+
+func TestSendTestEvent(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
+	is.NoErr(err)
+	res := f.post(adminA, "/webhooks/"+e.ID+"/test", nil)
+	is.Equal(res.Code, http.StatusSeeOther)
+	is.Equal(res.Header().Get("Location"), "/webhooks/"+e.ID+"?done=sent")
+	jobs, err := f.st.ClaimWebhookJobs(t.Context(), f.clock.Now(), 10, time.Minute)
+	is.NoErr(err)
+	is.Equal(len(jobs), 1) // a delivery is queued
+	is.Equal(jobs[0].EventType, "webhook.test")
+	is.Equal(jobs[0].EndpointID, e.ID)
+	is.Equal(f.changed()[0].Action, "webhook_endpoint.test_sent")
+
+	f.post(adminA, "/webhooks/"+e.ID+"/disable", nil)
+	res = f.post(adminA, "/webhooks/"+e.ID+"/test", nil)
+	is.Equal(res.Code, http.StatusConflict) // a disabled endpoint gets none
+	is.True(strings.Contains(res.Body.String(), "enable it"))
+}
+
+// deliver records n attempts of an endpoint, a minute apart, up to now.
+func (f *fixture) deliver(org, endpointID string, n int) {
+	f.t.Helper()
+	now := f.clock.Now()
+	for i := range n {
+		d := store.WebhookDelivery{ID: fmt.Sprintf("del_%05d", i), EndpointID: endpointID, EventID: fmt.Sprintf("evt_%05d", i),
+			EventType: "invoice.paid", Attempt: 1 + i%3, AttemptedAt: now.Add(time.Duration(i-n) * time.Minute),
+			StatusCode: 200, Duration: 15 * time.Millisecond}
+		if i%4 == 0 {
+			d.StatusCode, d.Error = 0, "timeout"
+		}
+		job := store.WebhookJob{OrgID: org, EndpointID: endpointID, EventID: d.EventID, EventType: d.EventType}
+		if err := f.st.FinishWebhookAttempt(f.t.Context(), job, d, store.WebhookOutcome{Success: true}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+func TestDeliveriesPaged(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
+	is.NoErr(err)
+	f.deliver("org_a", e.ID, 60)
+	rows := regexp.MustCompile(`<td class="num">\d+ ms</td><td><code>(evt_\d+)</code>`)
+	seen := map[string]bool{}
+	for page := 1; page <= 3; page++ {
+		body := f.get(adminA, fmt.Sprintf("/webhooks/%s?page=%d", e.ID, page)).Body.String()
+		for _, m := range rows.FindAllStringSubmatch(body, -1) {
+			is.True(!seen[m[1]]) // each attempt once
+			seen[m[1]] = true
+		}
+		if page == 1 {
+			is.True(strings.Contains(body, "evt_00059")) // newest first
+			is.True(strings.Contains(body, "Page 1 of 3 (60 in all)"))
+			is.True(strings.Contains(body, "<td>timeout</td>")) // an error when no status came
+		}
+	}
+	is.Equal(len(seen), 60)
+	list := f.get(adminA, "/webhooks").Body.String()
+	is.True(strings.Contains(list, ": 200</td>")) // the last delivery in the list
 }
