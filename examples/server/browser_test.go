@@ -15,8 +15,9 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 )
@@ -75,6 +76,15 @@ func newTab(t *testing.T, browser context.Context, base string, js bool) *tab {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("opening a tab: %v", err)
 	}
+	// Focus as in a window in front, for the keyboard: a headless tab
+	// beside others is not focused.
+	b.run(func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		if _, err := cdp.Call(ctx, tg, page.BringToFront, cdp.Empty{}); err != nil {
+			return chromedp.Void{}, err
+		}
+		_, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		return chromedp.Void{}, err
+	})
 	if !js {
 		b.run(func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 			_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
@@ -211,7 +221,7 @@ func (b *tab) heading(name string) {
 }
 
 // focused returns the role and name of the element that has the focus,
-// from the accessibility tree.
+// from the accessibility tree (the document, which has it too, aside).
 func (b *tab) focused() (string, string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
@@ -222,7 +232,8 @@ func (b *tab) focused() (string, string) {
 	}
 	for _, n := range res.Nodes {
 		for _, p := range n.Properties {
-			if p.Name == accessibility.PropertyNameFocused && p.Value != nil && string(p.Value.Value) == "true" && n.Role != nil {
+			if p.Name == accessibility.PropertyNameFocused && p.Value != nil && string(p.Value.Value) == "true" &&
+				n.Role != nil && axString(n.Role) != "RootWebArea" {
 				return axString(n.Role), axString(n.Name)
 			}
 		}
@@ -242,13 +253,26 @@ func axString(v *accessibility.Value) string {
 // tabTo presses Tab until the control of role and name has the focus.
 func (b *tab) tabTo(role, name string) {
 	b.t.Helper()
+	// A Tab as a keyboard sends it: a raw key down without text (with
+	// text, as chromedp.KeyEvent sends it, the browser types a tab
+	// character and moves no focus).
+	press := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			if _, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+				Type: typ, Key: "Tab", Code: "Tab", WindowsVirtualKeyCode: 9, NativeVirtualKeyCode: 9}); err != nil {
+				return chromedp.Void{}, err
+			}
+		}
+		return chromedp.Void{}, nil
+	}
 	for range 80 {
-		b.run(chromedp.KeyEvent(kb.Tab))
+		b.run(press)
 		if r, n := b.focused(); r == role && n == name {
 			return
 		}
 	}
-	b.t.Fatalf("Tab never reached %s", label(role, name))
+	r, n := b.focused()
+	b.t.Fatalf("Tab never reached %s (the focus is on %s)", label(role, name), label(r, n))
 }
 
 // key presses keys on the focused element.
