@@ -353,7 +353,6 @@ func (b *tab) axe(script, page string) {
 	}
 }
 
-
 // axName returns the accessible name of a node.
 func (b *tab) axName(n *chromedp.Node) string {
 	b.t.Helper()

@@ -113,9 +113,9 @@ func settingsFlow(t *testing.T, browser context.Context, s *testServer, axe stri
 	secret := b.attr("textbox", "New API key", "value")
 	is.True(strings.HasPrefix(secret, auth.KeyPrefix)) // the new key, shown once
 	check("keys")
-	is.Equal(call(t, "GET", s.url+"/v1/projects", secret).status, 200)            // answers /v1 at once
-	is.Equal(call(t, "GET", s.url+"/v1/invoices", secret).status, 403)            // within its scopes
-	is.Equal(call(t, "GET", s.url+"/v1/projects/no_such", secret).status, 404)    // a 4xx for the log
+	is.Equal(call(t, "GET", s.url+"/v1/projects", secret).status, 200)         // answers /v1 at once
+	is.Equal(call(t, "GET", s.url+"/v1/invoices", secret).status, 403)         // within its scopes
+	is.Equal(call(t, "GET", s.url+"/v1/projects/no_such", secret).status, 404) // a 4xx for the log
 	b.click("button", "Revoke", chromedp.FromNode(b.row("Browser key")))
 	b.heading("Revoke a key")
 	check("revoke")
