@@ -176,7 +176,7 @@ func TestKeysPaged(t *testing.T) {
 			Name: fmt.Sprintf("key number %03d", i), Prefix: "csk_x", Hash: fmt.Sprintf("%064d", i), CreatedAt: t0.Add(time.Duration(i) * time.Second)}))
 	}
 	f.keys = auth.NewKeys(ks)
-	_ = ks
+	f.h = newHandler(f)
 	seen := map[string]bool{}
 	names := regexp.MustCompile(`<th scope="row">(key number \d+)</th>`)
 	next := "/keys"
@@ -194,7 +194,7 @@ func TestKeysPaged(t *testing.T) {
 			next = strings.ReplaceAll(m[1], "&amp;", "&")
 		}
 	}
-	_ = seen
+	is.Equal(len(seen), 60)                              // every key, over three pages
 	is.Equal(f.get(adminA, "/keys?page=0").Code, 400)   // a page from 1
 	is.Equal(f.get(adminA, "/keys?page=abc").Code, 400) // a number
 	is.Equal(f.get(adminA, "/keys?page=99").Code, 200)  // past the end: an empty page

@@ -25,7 +25,7 @@ var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 // fixture is the handler on a memory store with two organizations, A
 // (admin and member) and B, and what it reports.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	st      *store.Memory
 	keys    *auth.Keys
 	eps     *webhook.Endpoints
@@ -33,6 +33,7 @@ type fixture struct {
 	h       http.Handler
 	mu      sync.Mutex
 	changes []devsettings.Change
+	opts    []devsettings.Option
 	logs    strings.Builder
 }
 
@@ -42,7 +43,7 @@ const (
 	roleHeader = "X-Test-Role"
 )
 
-func newFixture(t *testing.T, opts ...devsettings.Option) *fixture {
+func newFixture(t testing.TB, opts ...devsettings.Option) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, clock: testenv.NewClock(t0)}
@@ -85,9 +86,13 @@ func newFixture(t *testing.T, opts ...devsettings.Option) *fixture {
 			f.changes = append(f.changes, c)
 		}),
 	}, opts...)
-	f.h = devsettings.New(f.keys, f.st, account, all...)
+	f.opts = all
+	f.h = newHandler(f)
 	return f
 }
+
+// newHandler builds the handler on f's parts, again after a test changed them.
+func newHandler(f *fixture) http.Handler { return devsettings.New(f.keys, f.st, account, f.opts...) }
 
 // account is the test's account function: who is signed in comes in
 // headers.
