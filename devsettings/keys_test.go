@@ -194,7 +194,7 @@ func TestKeysPaged(t *testing.T) {
 			next = strings.ReplaceAll(m[1], "&amp;", "&")
 		}
 	}
-	is.Equal(len(seen), 60)                              // every key, over three pages
+	is.Equal(len(seen), 60)                             // every key, over three pages
 	is.Equal(f.get(adminA, "/keys?page=0").Code, 400)   // a page from 1
 	is.Equal(f.get(adminA, "/keys?page=abc").Code, 400) // a number
 	is.Equal(f.get(adminA, "/keys?page=99").Code, 200)  // past the end: an empty page
