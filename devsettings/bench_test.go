@@ -37,10 +37,7 @@ func BenchmarkEndpointPage(b *testing.B) {
 	for _, n := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("deliveries=%d", n), func(b *testing.B) {
 			f := newFixture(b)
-			e, _, err := f.eps.Create(b.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-			if err != nil {
-				b.Fatal(err)
-			}
+			e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 			f.deliver("org_a", e.ID, n)
 			bench(b, f, "/webhooks/"+e.ID)
 		})

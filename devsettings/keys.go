@@ -1,6 +1,7 @@
 package devsettings
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"slices"
@@ -134,7 +135,7 @@ func newKeyRow(k auth.Key, projectNames map[string]string, now time.Time) keyRow
 		row.Scopes = append(row.Scopes, string(s))
 	}
 	for _, id := range k.ProjectIDs {
-		row.Projects = append(row.Projects, cmpOr(projectNames[id], id))
+		row.Projects = append(row.Projects, cmp.Or(projectNames[id], id))
 	}
 	switch {
 	case k.RevokedAt != nil:
@@ -145,13 +146,6 @@ func newKeyRow(k auth.Key, projectNames map[string]string, now time.Time) keyRow
 		row.Status = "active until " + k.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	return row
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // parseKeyForm reads the create form. A scope that is not one is 400; a

@@ -89,8 +89,7 @@ func TestHostileTextIsText(t *testing.T) {
 	hostile := `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
 	res := f.post(adminA, "/keys", url.Values{"name": {hostile}})
 	is.Equal(res.Code, 200)
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/<script>alert(3)</script>?q=\"'"))
-	is.NoErr(err)
+	e := f.endpoint("org_a", "http://127.0.0.1:9/<script>alert(3)</script>?q=\"'")
 	_, k := f.mint("org_a", "k")
 	rec := requestRecord("org_a", k.ID, "/v1/<script>alert(4)</script>", 404, "<b>NOT_FOUND</b>")
 	is.NoErr(f.st.AppendRequests(t.Context(), rec))

@@ -1,6 +1,7 @@
 package devsettings
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 
@@ -19,7 +20,8 @@ type requestRow struct {
 	DurationMs int64
 }
 
-type option3 struct {
+// selectOption is an option of a select.
+type selectOption struct {
 	Value, Label string
 	Selected     bool
 }
@@ -27,8 +29,8 @@ type option3 struct {
 type requestsData struct {
 	Rows     []requestRow
 	Pager    pager
-	Statuses []option3
-	Keys     []option3
+	Statuses []selectOption
+	Keys     []selectOption
 }
 
 func (h *handler) requestsPage(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +45,7 @@ func (h *handler) requestsPage(w http.ResponseWriter, r *http.Request) {
 	d := requestsData{}
 	found := false
 	for _, c := range statusClasses {
-		d.Statuses = append(d.Statuses, option3{Value: c.Value, Label: c.Label, Selected: c.Value == status})
+		d.Statuses = append(d.Statuses, selectOption{Value: c.Value, Label: c.Label, Selected: c.Value == status})
 		if c.Value == status {
 			q.Class, found = c.class, true
 		}
@@ -58,11 +60,11 @@ func (h *handler) requestsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	names := make(map[string]string, len(keys))
-	d.Keys = append(d.Keys, option3{Value: "", Label: "all keys", Selected: keyID == ""})
+	d.Keys = append(d.Keys, selectOption{Value: "", Label: "all keys", Selected: keyID == ""})
 	for _, k := range keys {
 		label := k.Name + " (" + k.Prefix + "…)"
 		names[k.ID] = label
-		d.Keys = append(d.Keys, option3{Value: k.ID, Label: label, Selected: k.ID == keyID})
+		d.Keys = append(d.Keys, selectOption{Value: k.ID, Label: label, Selected: k.ID == keyID})
 	}
 	if _, ok := names[keyID]; keyID != "" && !ok {
 		h.fail(w, r, http.StatusNotFound, "There is no such key in your organization.")
@@ -74,7 +76,7 @@ func (h *handler) requestsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, rec := range p.Items {
-		d.Rows = append(d.Rows, requestRow{RequestRecord: rec, Key: cmpOr(names[rec.KeyID], rec.KeyID), DurationMs: rec.Duration.Milliseconds()})
+		d.Rows = append(d.Rows, requestRow{RequestRecord: rec, Key: cmp.Or(names[rec.KeyID], rec.KeyID), DurationMs: rec.Duration.Milliseconds()})
 	}
 	v := h.view(r, "requests", "Requests")
 	filters := url.Values{}

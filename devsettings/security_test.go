@@ -134,10 +134,7 @@ func (f *fixture) state() string {
 func TestRefusedChangesChangeNothing(t *testing.T) {
 	f := newFixture(t)
 	_, k := f.mint("org_a", "CI")
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	before := f.state()
 	senders := []struct {
 		name   string
@@ -188,10 +185,7 @@ func formRequest(path string, form url.Values) *http.Request {
 func TestMemberSeesNoForms(t *testing.T) {
 	f := newFixture(t)
 	_, k := f.mint("org_a", "CI")
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	for _, p := range append(pages, "/webhooks/"+e.ID) {
 		is := is.New(t)
 		res := f.get(memberA, p)
@@ -210,11 +204,8 @@ func TestMemberSeesNoForms(t *testing.T) {
 
 func TestAnotherOrganizationsIDs(t *testing.T) {
 	f := newFixture(t)
-	_, k := f.mint("org_a", "CI")
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := f.mint("org_a", "Acme CI key")
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	for _, p := range []string{"/keys/" + k.ID + "/revoke", "/keys/" + k.ID + "/roll", "/webhooks/" + e.ID,
 		"/sandbox/keys/" + k.ID + "/revoke", "/sandbox/webhooks/" + e.ID, "/requests?key=" + k.ID} {
 		is := is.New(t)

@@ -181,6 +181,16 @@ func storeQuery() store.WebhookEndpointQuery {
 
 func webhookSettings(u string) webhook.Settings { return webhook.Settings{URL: u} }
 
+// endpoint registers an endpoint of org for url, of every event type.
+func (f *fixture) endpoint(org, url string) store.WebhookEndpoint {
+	f.t.Helper()
+	e, _, err := f.eps.Create(f.t.Context(), org, webhookSettings(url))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return e
+}
+
 // requestRecord is one request of the log.
 func requestRecord(org, keyID, path string, status int, code string) []store.RequestRecord {
 	return []store.RequestRecord{{ID: "req_" + path, OrgID: org, KeyID: keyID, Method: "GET", Path: path, Route: path,

@@ -74,8 +74,7 @@ func TestAddEndpointRefusesBadInput(t *testing.T) {
 func TestDisableEnableEndpoint(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	is.NoErr(err)
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	res := f.post(adminA, "/webhooks/"+e.ID+"/disable", nil)
 	is.Equal(res.Code, http.StatusSeeOther)
 	got, err := f.eps.Get(t.Context(), "org_a", e.ID)
@@ -96,8 +95,7 @@ func TestDisableEnableEndpoint(t *testing.T) {
 func TestRotateSecretShownOnce(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	is.NoErr(err)
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	res := f.post(adminA, "/webhooks/"+e.ID+"/rotate", nil)
 	is.Equal(res.Code, 200)
 	m := secretField.FindStringSubmatch(res.Body.String())
@@ -141,8 +139,7 @@ func TestRevealSecretShownOnce(t *testing.T) {
 func TestSendTestEvent(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	is.NoErr(err)
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	res := f.post(adminA, "/webhooks/"+e.ID+"/test", nil)
 	is.Equal(res.Code, http.StatusSeeOther)
 	is.Equal(res.Header().Get("Location"), "/webhooks/"+e.ID+"?done=sent")
@@ -180,8 +177,7 @@ func (f *fixture) deliver(org, endpointID string, n int) {
 func TestDeliveriesPaged(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
-	e, _, err := f.eps.Create(t.Context(), "org_a", webhookSettings("http://127.0.0.1:9/a"))
-	is.NoErr(err)
+	e := f.endpoint("org_a", "http://127.0.0.1:9/a")
 	f.deliver("org_a", e.ID, 60)
 	rows := regexp.MustCompile(`<td class="num">\d+ ms</td><td><code>(evt_\d+)</code>`)
 	seen := map[string]bool{}
