@@ -76,6 +76,14 @@ func (s refusingStore) RevokeKey(context.Context, string, string, time.Time) err
 	s.fail()
 	return nil
 }
+func (s refusingStore) RevokeKeyBy(context.Context, string, string, time.Time, string) error {
+	s.fail()
+	return nil
+}
+func (s refusingStore) RollKey(context.Context, string, string, auth.Key, time.Time) error {
+	s.fail()
+	return nil
+}
 func (s refusingStore) LookupKey(context.Context, string) (auth.Key, store.Organization, error) {
 	s.fail()
 	return auth.Key{}, store.Organization{}, auth.ErrInvalidKey
