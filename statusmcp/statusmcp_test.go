@@ -86,8 +86,9 @@ var toolCases = []toolCase{
 	{"list_projects", map[string]any{"limit": 1, "page": 2}, "/v1/projects?limit=1&page=2"},
 	{"list_projects", map[string]any{"status": "planned"}, "/v1/projects?status=planned"},
 	{"get_project", map[string]any{"id": "p1"}, "/v1/projects/p1"},
-	{"list_milestones", map[string]any{"projectId": "p1"}, "/v1/projects/p1/milestones"},
-	{"list_milestones", map[string]any{"projectId": "p1", "status": "pending", "expand": "project"}, "/v1/projects/p1/milestones?status=pending&expand=project"},
+	{"list_milestones", map[string]any{}, "/v1/milestones"},
+	{"list_milestones", map[string]any{"projectId": "p1"}, "/v1/milestones?projectId=p1"},
+	{"list_milestones", map[string]any{"projectId": "p1", "status": "pending", "expand": "project"}, "/v1/milestones?projectId=p1&status=pending&expand=project"},
 	{"list_deliverables", map[string]any{}, "/v1/deliverables"},
 	{"list_deliverables", map[string]any{"projectId": "p1", "status": "in_review", "expand": "project"}, "/v1/deliverables?projectId=p1&status=in_review&expand=project"},
 	{"get_deliverable_download", map[string]any{"id": "d1"}, "/v1/deliverables/d1/download"},
@@ -97,7 +98,9 @@ var toolCases = []toolCase{
 	{"get_invoice_document", map[string]any{"id": "i1"}, "/v1/invoices/i1/document"},
 	{"list_threads", map[string]any{}, "/v1/threads"},
 	{"list_threads", map[string]any{"status": "open", "updatedSince": "2026-01-01T00:00:00Z"}, "/v1/threads?status=open&updatedSince=2026-01-01T00:00:00Z"},
-	{"list_messages", map[string]any{"threadId": "t1"}, "/v1/threads/t1/messages"},
+	{"list_messages", map[string]any{}, "/v1/messages"},
+	{"list_messages", map[string]any{"threadId": "t1"}, "/v1/messages?threadId=t1"},
+	{"list_messages", map[string]any{"projectId": "p1", "limit": 1}, "/v1/messages?projectId=p1&limit=1"},
 	{"list_events", map[string]any{}, "/v1/events"},
 	{"list_events", map[string]any{"limit": 3, "type": "invoice.created,project.created"}, "/v1/events?limit=3&type=invoice.created,project.created"},
 }
@@ -208,7 +211,9 @@ func TestOtherOrganizationAndInternalContent(t *testing.T) {
 	is := is.New(t)
 	r, _ := newMemoryRig(t)
 	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "get_project", map[string]any{"id": "pb"})), "NOT_FOUND")         // another org's id
-	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t3"})), "NOT_FOUND") // an internal thread
+	internal := call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t3"})
+	is.True(!internal.IsError)                                     // an internal thread is an unknown id: an empty page
+	is.True(!strings.Contains(internal.Content[0].Text, "secret")) // and none of its messages
 	all := call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t1"})
 	is.True(!strings.Contains(all.Content[0].Text, "internal: they are late")) // an internal message never appears
 	sum := call(t, r.h, r.key("a"), "status_summary", map[string]any{})
@@ -334,8 +339,8 @@ func TestInvalidArgumentsPerTool(t *testing.T) {
 	tools := []string{"list_projects", "get_project", "list_milestones", "list_deliverables", "get_deliverable_download",
 		"list_invoices", "get_invoice", "get_invoice_document", "list_threads", "list_messages", "list_events", "status_summary"}
 	pathArg := map[string]string{"get_project": "id", "get_deliverable_download": "id", "get_invoice": "id",
-		"get_invoice_document": "id", "list_milestones": "projectId", "list_messages": "threadId"}
-	valid := map[string]string{"id": "p1", "projectId": "p1", "threadId": "t1"}
+		"get_invoice_document": "id"}
+	valid := map[string]string{"id": "p1"}
 	for _, tool := range tools {
 		t.Run(tool, func(t *testing.T) {
 			cases := slices.Clone(invalidArgs)
@@ -394,4 +399,74 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatalf("%s %s: %s", tool, args, res.Content[0].Text)
 		}
 	})
+}
+
+// TestScopeComesBeforeArguments: a tool outside the key's scopes answers
+// its route's INSUFFICIENT_SCOPE whatever its arguments.
+func TestScopeComesBeforeArguments(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	key := r.key("invoices")
+	cases := []struct{ tool, args, route string }{
+		{"list_projects", `{"limit": "x"}`, "/v1/projects"},
+		{"get_project", `{}`, "/v1/projects/p1"},
+		{"get_project", `{"id": 5}`, "/v1/projects/p1"},
+		{"list_milestones", `[1, 2]`, "/v1/milestones"},
+		{"list_deliverables", `{"bogus": 1}`, "/v1/deliverables"},
+		{"get_deliverable_download", `{"id": ""}`, "/v1/deliverables/d1/download"},
+		{"list_threads", `"x"`, "/v1/threads"},
+		{"list_messages", `{"threadId": true}`, "/v1/messages"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
+			is := is.New(t)
+			want := get(r.h, key, tc.route)
+			is.Equal(want.Code, http.StatusForbidden)
+			res := call(t, r.h, key, tc.tool, json.RawMessage(tc.args))
+			is.Equal(errorCode(t, res), "INSUFFICIENT_SCOPE")                                    // the scope, not the arguments
+			is.Equal(jsonValue(t, []byte(res.Content[0].Text)), jsonValue(t, want.Body.Bytes())) // the route's error, message and all
+		})
+	}
+}
+
+// TestWrongJSONTypeNamesTheArgument sends each argument of each tool, as
+// tools/list describes them, with a value of another JSON type.
+func TestWrongJSONTypeNamesTheArgument(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	res := post(r.h, r.key("a"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var out struct {
+		Result struct {
+			Tools []struct {
+				Name        string
+				InputSchema struct {
+					Properties map[string]struct {
+						Type string `json:"type"`
+					} `json:"properties"`
+				} `json:"inputSchema"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	is.New(t).NoErr(json.Unmarshal(res.Body.Bytes(), &out))
+	n := 0
+	for _, tl := range out.Result.Tools {
+		for name, p := range tl.InputSchema.Properties {
+			wrong := map[string][]string{"string": {`5`, `true`, `{}`}, "integer": {`"5"`, `true`, `[]`}}[p.Type]
+			if len(wrong) == 0 {
+				t.Fatalf("%s: %s is of type %q", tl.Name, name, p.Type)
+			}
+			for _, v := range wrong {
+				args := fmt.Sprintf(`{%q: %s}`, name, v)
+				t.Run(tl.Name+" "+args, func(t *testing.T) {
+					is := is.New(t)
+					res := call(t, r.h, r.key("a"), tl.Name, json.RawMessage(args))
+					is.Equal(errorCode(t, res), "INVALID_PARAMETER")
+					var e struct{ Error struct{ Message, Param string } }
+					is.NoErr(json.Unmarshal([]byte(res.Content[0].Text), &e))
+					is.Equal(e.Error.Param, name)                        // error.param names it
+					is.True(strings.Contains(e.Error.Message, name+" ")) // and so does the message
+				})
+				n++
+			}
+		}
+	}
+	is.New(t).True(n > 30) // every list tool's arguments were tried
 }
