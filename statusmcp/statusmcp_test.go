@@ -210,7 +210,7 @@ func TestRestrictedProjects(t *testing.T) {
 func TestOtherOrganizationAndInternalContent(t *testing.T) {
 	is := is.New(t)
 	r, _ := newMemoryRig(t)
-	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "get_project", map[string]any{"id": "pb"})), "NOT_FOUND")         // another org's id
+	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "get_project", map[string]any{"id": "pb"})), "NOT_FOUND") // another org's id
 	internal := call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t3"})
 	is.True(!internal.IsError)                                     // an internal thread is an unknown id: an empty page
 	is.True(!strings.Contains(internal.Content[0].Text, "secret")) // and none of its messages
@@ -459,7 +459,9 @@ func TestWrongJSONTypeNamesTheArgument(t *testing.T) {
 					is := is.New(t)
 					res := call(t, r.h, r.key("a"), tl.Name, json.RawMessage(args))
 					is.Equal(errorCode(t, res), "INVALID_PARAMETER")
-					var e struct{ Error struct{ Message, Param string } }
+					var e struct {
+						Error struct{ Message, Param string }
+					}
 					is.NoErr(json.Unmarshal([]byte(res.Content[0].Text), &e))
 					is.Equal(e.Error.Param, name)                        // error.param names it
 					is.True(strings.Contains(e.Error.Message, name+" ")) // and so does the message
