@@ -84,11 +84,7 @@ func buildTools(cfg config) ([]tool, error) {
 		}
 		out = append(out, t)
 	}
-	s, err := summaryTool(d, cfg.now)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, s), nil
+	return append(out, summaryTool(cfg.now)), nil
 }
 
 // servers keeps one server per set of tools a key may see: the tools

@@ -169,12 +169,12 @@ func TestToolsListDescribesReadOnlyToolsWithSchemas(t *testing.T) {
 	is.Equal(len(out.Result.Tools), 12)
 	is.Equal(out.Result.CacheScope, "private") // the list follows the key's scopes: no shared cache
 	for _, tl := range out.Result.Tools {
-		is.True(tl.Annotations.ReadOnlyHint)                            // every tool is read-only
-		is.Equal(tl.InputSchema["type"], "object")                      // an input schema
-		is.Equal(tl.OutputSchema["type"], "object")                     // an output schema
-		is.True(!strings.Contains(fmt.Sprint(tl.OutputSchema), "$ref")) // refs inlined
+		is.True(tl.Annotations.ReadOnlyHint)        // every tool is read-only
+		is.Equal(tl.InputSchema["type"], "object")  // an input schema
+		is.Equal(tl.OutputSchema["type"], "object") // an output schema
+		out, _ := json.Marshal(tl.OutputSchema)
+		is.True(!strings.Contains(string(out), `"#/components`)) // standalone: a shared shape is in its own $defs
 	}
-	t.Logf("tools/list: %d bytes", res.Body.Len())
 }
 
 func TestScopesFilterTheTools(t *testing.T) {
@@ -471,4 +471,38 @@ func TestWrongJSONTypeNamesTheArgument(t *testing.T) {
 		}
 	}
 	is.New(t).True(n > 30) // every list tool's arguments were tried
+}
+
+// toolsListBudget is the most tools/list may weigh for a key with every
+// scope: 16 KiB, about 4,000 tokens.
+const toolsListBudget = 16 << 10
+
+// TestToolsListFitsTheBudget measures the whole JSON-RPC answer of
+// tools/list for an unrestricted key, and logs each tool's share (go
+// test -v -run ToolsListFits ./statusmcp/ prints docs/mcp.md's table).
+func TestToolsListFitsTheBudget(t *testing.T) {
+	is := is.New(t)
+	r, _ := newMemoryRig(t)
+	res := post(r.h, r.key("a"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var out struct {
+		Result struct{ Tools []json.RawMessage } `json:"result"`
+	}
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &out))
+	is.Equal(len(out.Result.Tools), 12)
+	t.Logf("tools/list: %d bytes, about %d tokens (bytes/4)", res.Body.Len(), res.Body.Len()/4)
+	for _, raw := range out.Result.Tools {
+		var tl struct {
+			Name                      string
+			InputSchema, OutputSchema json.RawMessage
+		}
+		is.NoErr(json.Unmarshal(raw, &tl))
+		t.Logf("| `%s` | %d | %d | %d | %d |", tl.Name, len(raw), len(tl.InputSchema), len(tl.OutputSchema), len(raw)/4)
+	}
+	is.True(res.Body.Len() <= toolsListBudget) // tools/list fits in 16 KiB
+
+	other, _ := newMemoryRig(t) // another handler, built anew
+	again := post(other.h, other.key("a"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	is.Equal(again.Body.String(), res.Body.String()) // byte for byte: a deterministic order
+	names := listTools(t, r.h, r.key("a"))
+	is.True(slices.IsSorted(names)) // by name
 }

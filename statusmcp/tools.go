@@ -58,37 +58,26 @@ func buildRouteTool(d document, t routeTool) (tool, error) {
 	props := map[string]any{}
 	var required []string
 	if t.pathArg != "" {
-		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1,
-			"description": "The id of the item in the route's path (" + t.path + ")."}
+		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1}
 		required = append(required, t.pathArg)
 	}
 	for _, name := range op.queryOrder {
 		if name == t.pathArg {
 			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", t.name, name)
 		}
-		p := op.query[name]
-		s := clone(p.schema)
-		if s["type"] == "array" { // form style, not exploded: the route takes one comma-separated string
-			s = map[string]any{"type": "string", "minLength": 1}
-		}
-		if _, ok := s["description"]; !ok && p.description != "" {
-			s["description"] = p.description
-		}
-		props[name] = s
+		props[name] = op.query[name].schema
 	}
-	input := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	input := map[string]any{"type": "object", "properties": props}
 	if required != nil {
 		input["required"] = required
 	}
-	desc := op.summary + " (GET " + t.path + "). " + op.description +
-		" Answers the route's JSON body: `data`, and `meta` for a list."
 	def := &mcp.Tool{
 		Name:         t.name,
 		Title:        op.summary,
-		Description:  desc,
+		Description:  firstClause(op.description),
 		InputSchema:  mustJSON(input),
 		OutputSchema: mustJSON(op.output),
-		Annotations:  readOnly(op.summary),
+		Annotations:  readOnly(),
 	}
 	q := op.query
 	scope := auth.Scope(op.scope)
@@ -209,9 +198,10 @@ func errorResult(e *envelope.Error) *mcp.CallToolResult {
 	return errorBodyResult(body)
 }
 
-func readOnly(title string) *mcp.ToolAnnotations {
+// readOnly is every tool's annotations: it reads, and only the API.
+func readOnly() *mcp.ToolAnnotations {
 	no := false
-	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no, Title: title}
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
 }
 
 func mustJSON(v any) json.RawMessage {
