@@ -1,8 +1,10 @@
 package statusmcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -53,7 +55,7 @@ func Handler(opts ...Option) http.Handler {
 		panic(err)
 	}
 	srv := &servers{tools: tools}
-	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, ok := statusapi.MCPCallerFrom(r.Context())
 		if !ok {
 			return nil
@@ -68,6 +70,41 @@ func Handler(opts ...Option) http.Handler {
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        statusapi.MaxMCPBodyBytes,
 	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refuseBatch(w, r) {
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// batchlessRevision is the first protocol revision without JSON-RPC
+// batches.
+const batchlessRevision = "2025-06-18"
+
+// refuseBatch answers a JSON-RPC batch sent under a revision without
+// batches (MCP-Protocol-Version 2025-06-18 or later) with 400 and a
+// JSON-RPC error, where the SDK would answer plain text, and reports
+// whether it did. Under 2025-03-26 (the version assumed without the
+// header) the SDK serves the batch.
+func refuseBatch(w http.ResponseWriter, r *http.Request) bool {
+	version := r.Header.Get("MCP-Protocol-Version")
+	if _, ok := statusapi.MCPCallerFrom(r.Context()); !ok || version < batchlessRevision || r.Method != http.MethodPost {
+		return false // the body is statusapi's, read and bounded
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+		"code": -32600, // invalid request
+		"message": "JSON-RPC batches are not part of MCP " + version + " (nor of any revision since " + batchlessRevision +
+			"): send one request per POST",
+	}})
+	return true
 }
 
 // buildTools makes every tool, in the contract's order.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -505,4 +507,52 @@ func TestToolsListFitsTheBudget(t *testing.T) {
 	is.Equal(again.Body.String(), res.Body.String()) // byte for byte: a deterministic order
 	names := listTools(t, r.h, r.key("a"))
 	is.True(slices.IsSorted(names)) // by name
+}
+
+// TestJSONRPCBatch: a batch counts one request of the rate limit per
+// request in it (a notification none); 2025-03-26 (the revision assumed
+// without MCP-Protocol-Version) serves it, later revisions have no
+// batches and answer a JSON-RPC error.
+func TestJSONRPCBatch(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	key := r.key("starter") // 60 a minute
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},` +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_projects","arguments":{"limit":1}}},` +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}]`
+	remaining := 60
+	for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			is := is.New(t)
+			req := httptest.NewRequest(http.MethodPost, "/v1/mcp", strings.NewReader(batch))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+key)
+			if version != "" {
+				req.Header.Set("MCP-Protocol-Version", version)
+			}
+			res := httptest.NewRecorder()
+			r.h.ServeHTTP(res, req)
+			remaining -= 2
+			is.Equal(res.Header().Get("X-RateLimit-Remaining"), strconv.Itoa(remaining)) // two requests, the notification free
+			is.Equal(res.Header().Get("Content-Type"), "application/json")
+			if version == "" || version == "2025-03-26" {
+				is.Equal(res.Code, http.StatusOK)
+				var answers []struct {
+					ID     int             `json:"id"`
+					Result json.RawMessage `json:"result"`
+				}
+				is.NoErr(json.Unmarshal(res.Body.Bytes(), &answers))
+				is.Equal(len(answers), 2) // one answer per request, none for the notification
+				is.Equal(answers[0].ID+answers[1].ID, 3)
+				is.True(answers[0].Result != nil && answers[1].Result != nil)
+				return
+			}
+			is.Equal(res.Code, http.StatusBadRequest)
+			var answer rpc
+			is.NoErr(json.Unmarshal(res.Body.Bytes(), &answer))
+			is.True(answer.Error != nil)
+			is.Equal(answer.Error.Code, -32600)                                                     // invalid request, as JSON-RPC says
+			is.True(strings.Contains(answer.Error.Message, "batches are not part of MCP "+version)) // says why
+		})
+	}
 }
