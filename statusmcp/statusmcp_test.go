@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
@@ -553,6 +554,48 @@ func TestJSONRPCBatch(t *testing.T) {
 			is.True(answer.Error != nil)
 			is.Equal(answer.Error.Code, -32600)                                                     // invalid request, as JSON-RPC says
 			is.True(strings.Contains(answer.Error.Message, "batches are not part of MCP "+version)) // says why
+		})
+	}
+}
+
+// bearerTransport adds a key to each request of the SDK's client.
+type bearerTransport struct{ key string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestProtocolRevisions connects the Go SDK's client at each revision it
+// supports (the newest, 2026-07-28, by server/discover; the others by
+// initialize) over loopback: each is served, statelessly, and lists and
+// calls the tools.
+func TestProtocolRevisions(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	srv := httptest.NewServer(r.h)
+	t.Cleanup(srv.Close)
+	for _, version := range mcp.SupportedProtocolVersions() {
+		t.Run(version, func(t *testing.T) {
+			is := is.New(t)
+			ctx := t.Context()
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+				Endpoint:   srv.URL + statusapi.MCPPath,
+				HTTPClient: &http.Client{Transport: bearerTransport{r.key("a")}},
+			}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			is.NoErr(err)
+			defer cs.Close()
+			is.Equal(cs.InitializeResult().ProtocolVersion, version) // the revision asked for
+			is.Equal(cs.ID(), "")                                    // stateless: no session
+			tools, err := cs.ListTools(ctx, nil)
+			is.NoErr(err)
+			is.Equal(len(tools.Tools), 12)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_milestones", Arguments: map[string]any{"limit": 2}})
+			is.NoErr(err)
+			is.True(!res.IsError)
+			got, _ := json.Marshal(res.StructuredContent)
+			is.Equal(jsonValue(t, got), jsonValue(t, get(r.h, r.key("a"), "/v1/milestones?limit=2").Body.Bytes())) // the route's body
 		})
 	}
 }
