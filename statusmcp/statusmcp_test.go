@@ -295,6 +295,9 @@ func TestRateLimitCountsJSONRPCRequests(t *testing.T) {
 	is.Equal(res.Code, http.StatusTooManyRequests)                 // the 61st request
 	is.True(strings.Contains(res.Body.String(), `"RATE_LIMITED"`)) // the API's envelope
 	is.True(res.Header().Get("Retry-After") != "")                 // as elsewhere
+	var e struct{ Error struct{ Message string } }
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &e))
+	is.True(strings.HasSuffix(e.Error.Message, "Retry-After: "+res.Header().Get("Retry-After"))) // the seconds in the body, which an MCP client shows
 }
 
 func TestRequestLogHoldsTheMCPRequestOnce(t *testing.T) {
