@@ -155,8 +155,10 @@ func (s *servers) of(p auth.Principal) *mcp.Server {
 // still runs, and answers its route's INSUFFICIENT_SCOPE.
 func newServer(tools []tool, shown []byte) *mcp.Server {
 	s := mcp.NewServer(&Implementation, &mcp.ServerOptions{
+		// Said once here rather than in each tool's description.
 		Instructions: "Read-only access to an agency client's projects, milestones, deliverables, invoices, threads and events, " +
-			"with the caller's API key. Each tool answers exactly what its API route answers. " +
+			"with the caller's API key. Each tool answers exactly its API route's JSON body: `data`, and for a list `meta` " +
+			"(page, per_page, total); lists page with page and limit (at most 100). " +
 			"Start with status_summary for an overview.",
 		// What a key may list depends on its scopes: no shared cache.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
@@ -438,26 +440,12 @@ func TestScopeComesBeforeArguments(t *testing.T) {
 // tools/list describes them, with a value of another JSON type.
 func TestWrongJSONTypeNamesTheArgument(t *testing.T) {
 	r, _ := newMemoryRig(t)
-	res := post(r.h, r.key("a"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	var out struct {
-		Result struct {
-			Tools []struct {
-				Name        string
-				InputSchema struct {
-					Properties map[string]struct {
-						Type string `json:"type"`
-					} `json:"properties"`
-				} `json:"inputSchema"`
-			} `json:"tools"`
-		} `json:"result"`
-	}
-	is.New(t).NoErr(json.Unmarshal(res.Body.Bytes(), &out))
 	n := 0
-	for _, tl := range out.Result.Tools {
+	for _, tl := range toolsList(t, r.h, r.key("a")) {
 		for name, p := range tl.InputSchema.Properties {
-			wrong := map[string][]string{"string": {`5`, `true`, `{}`}, "integer": {`"5"`, `true`, `[]`}}[p.Type]
+			wrong := map[string][]string{"string": {`5`, `true`, `{}`}, "integer": {`"5"`, `true`, `[]`}}[fmt.Sprint(p["type"])]
 			if len(wrong) == 0 {
-				t.Fatalf("%s: %s is of type %q", tl.Name, name, p.Type)
+				t.Fatalf("%s: %s is of type %v", tl.Name, name, p["type"])
 			}
 			for _, v := range wrong {
 				args := fmt.Sprintf(`{%q: %s}`, name, v)
@@ -599,6 +587,49 @@ func TestProtocolRevisions(t *testing.T) {
 			is.True(!res.IsError)
 			got, _ := json.Marshal(res.StructuredContent)
 			is.Equal(jsonValue(t, got), jsonValue(t, get(r.h, r.key("a"), "/v1/milestones?limit=2").Body.Bytes())) // the route's body
+		})
+	}
+}
+
+// TestToolArgumentsAreTheRoutesParameters holds each route tool's
+// arguments to its route's query parameters in the OpenAPI document (a
+// parameter added there appears in the tool), plus id for a path's item.
+func TestToolArgumentsAreTheRoutesParameters(t *testing.T) {
+	var doc struct {
+		Paths map[string]struct {
+			Get struct{ Parameters []map[string]any }
+		}
+		Components struct{ Parameters map[string]map[string]any }
+	}
+	is.New(t).NoErr(json.Unmarshal(openapi.JSON(), &doc))
+	routes := map[string]string{"list_projects": "/v1/projects", "get_project": "/v1/projects/{id}",
+		"list_milestones": "/v1/milestones", "list_deliverables": "/v1/deliverables",
+		"get_deliverable_download": "/v1/deliverables/{id}/download", "list_invoices": "/v1/invoices",
+		"get_invoice": "/v1/invoices/{id}", "get_invoice_document": "/v1/invoices/{id}/document",
+		"list_threads": "/v1/threads", "list_messages": "/v1/messages", "list_events": "/v1/events"}
+	r, _ := newMemoryRig(t)
+	for _, tl := range toolsList(t, r.h, r.key("a")) {
+		path, ok := routes[tl.Name]
+		if !ok {
+			continue // status_summary
+		}
+		t.Run(tl.Name, func(t *testing.T) {
+			is := is.New(t)
+			var want []string
+			if strings.Contains(path, "{id}") {
+				want = append(want, "id")
+			}
+			for _, p := range doc.Paths[path].Get.Parameters {
+				if ref, ok := p["$ref"].(string); ok {
+					p = doc.Components.Parameters[strings.TrimPrefix(ref, "#/components/parameters/")]
+				}
+				if p["in"] == "query" {
+					want = append(want, p["name"].(string))
+				}
+			}
+			slices.Sort(want)
+			got := slices.Sorted(maps.Keys(tl.InputSchema.Properties))
+			is.Equal(got, want) // the route's query parameters, and id for a path's item
 		})
 	}
 }
