@@ -41,8 +41,11 @@ var Implementation = mcp.Implementation{Name: "clientstatus", Title: "Client sta
 // statusapi.WithMCP. It serves only requests that the API's handler
 // authenticated (statusapi.MCPCallerFrom); any other is 400. Stateless:
 // no session is kept, so any replica answers any request; each request
-// is served by the server of the tools its caller's scopes allow. It panics if the embedded OpenAPI document lacks a tool's route
-// (a build defect, which the package's tests catch).
+// is served by the server of the tools its caller's scopes allow. It
+// serves every protocol revision of the Go SDK (mcp.SupportedProtocolVersions);
+// a JSON-RPC batch under a revision without batches is 400 with a
+// JSON-RPC error. It panics if the embedded OpenAPI document lacks a
+// tool's route (a build defect, which the package's tests catch).
 func Handler(opts ...Option) http.Handler {
 	cfg := config{now: time.Now}
 	for _, o := range opts {
