@@ -25,8 +25,8 @@ const flushTimeout = 10 * time.Second
 const maxNameLen = 200
 
 // Keys is the lifecycle of API keys on a KeyStore, the Go API a client
-// portal calls: Mint, Import, List, Revoke. It is also the KeyResolver of
-// those keys.
+// portal calls: Create (and Mint), Import, List, Roll, Revoke. It is also
+// the KeyResolver of those keys.
 //
 // Resolve records when each key was last used in memory and writes the
 // times in one batch (KeyStore.MarkUsed) at most every flush interval, so a
