@@ -7,44 +7,32 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 )
 
-// keySpec is a key to make, as the create form says.
-type keySpec struct {
-	Name        string
-	ExpiresAt   *time.Time
-	Restriction auth.Restriction
-	Sandbox     bool
+// create makes the key of spec for the request's organization, by the
+// signed-in person.
+func (h *handler) create(r *http.Request, spec auth.KeySpec) (string, auth.Key, error) {
+	q := req(r)
+	spec.CreatedBy = q.Account.Name
+	return h.keys.Create(r.Context(), q.Account.OrgID, spec)
 }
 
-// create makes the key for the request's organization, by the signed-in
-// person.
-func (h *handler) create(r *http.Request, s keySpec) (string, auth.Key, error) {
-	org := req(r).Account.OrgID
-	if s.Sandbox {
-		return h.keys.MintSandbox(r.Context(), org, s.Name, s.ExpiresAt)
-	}
-	return h.keys.MintRestricted(r.Context(), org, s.Name, s.ExpiresAt, s.Restriction)
-}
-
-// revoke revokes the organization's key id.
+// revoke revokes the organization's key id, by the signed-in person.
 func (h *handler) revoke(r *http.Request, id string) error {
-	return h.keys.Revoke(r.Context(), req(r).Account.OrgID, id)
+	q := req(r)
+	return h.keys.RevokeBy(r.Context(), q.Account.OrgID, id, q.Account.Name)
 }
 
-// roll makes a key like id, which keeps working until keepUntil.
+// roll makes a key like id, which keeps working until keepUntil (revoked
+// at once when that is not in the future).
 func (h *handler) roll(r *http.Request, id string, keepUntil time.Time) (string, auth.Key, error) {
-	old, err := h.findKey(r, id)
-	if err != nil {
-		return "", auth.Key{}, err
-	}
-	secret, k, err := h.create(r, keySpec{Name: old.Name, ExpiresAt: old.ExpiresAt, Restriction: old.Restriction, Sandbox: old.Sandbox})
-	if err != nil {
-		return "", auth.Key{}, err
-	}
-	if !keepUntil.After(h.cfg.now()) {
-		err = h.revoke(r, id)
-	}
-	return secret, k, err
+	q := req(r)
+	return h.keys.Roll(r.Context(), q.Account.OrgID, id, keepUntil, q.Account.Name)
 }
 
-func createdBy(auth.Key) string { return "" }
-func revokedBy(auth.Key) string { return "" }
+// createdBy and revokedBy say who made and who revoked a key, when known.
+func createdBy(k auth.Key) string { return k.CreatedBy }
+func revokedBy(k auth.Key) string {
+	if k.RevokedBy == "" {
+		return ""
+	}
+	return " by " + k.RevokedBy
+}

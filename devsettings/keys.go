@@ -120,10 +120,8 @@ func (h *handler) showKeys(w http.ResponseWriter, r *http.Request, status int, s
 	for _, s := range auth.AllScopes {
 		d.Scopes = append(d.Scopes, choice{Value: string(s), Checked: slices.Contains(f.Scopes, string(s))})
 	}
-	if !req(r).Sandbox() {
-		for _, p := range projects {
-			d.Projects = append(d.Projects, projectChoice{ID: p.ID, Name: p.Name, Checked: slices.Contains(f.ProjectID, p.ID)})
-		}
+	for _, p := range projects {
+		d.Projects = append(d.Projects, projectChoice{ID: p.ID, Name: p.Name, Checked: slices.Contains(f.ProjectID, p.ID)})
 	}
 	v.Data = d
 	h.render(w, r, status, "keys", v)
@@ -150,10 +148,10 @@ func newKeyRow(k auth.Key, projectNames map[string]string, now time.Time) keyRow
 
 // parseKeyForm reads the create form. A scope that is not one is 400; a
 // project that is not one of the organization's is 404 (errNotFound).
-func (h *handler) parseKeyForm(r *http.Request) (keyForm, keySpec, int, string) {
+func (h *handler) parseKeyForm(r *http.Request) (keyForm, auth.KeySpec, int, string) {
 	f := keyForm{Name: r.PostFormValue("name"), Expires: r.PostFormValue("expires"),
 		Scopes: r.PostForm["scope"], ProjectID: r.PostForm["project"]}
-	spec := keySpec{Name: f.Name, Sandbox: req(r).Sandbox()}
+	spec := auth.KeySpec{Name: f.Name, Sandbox: req(r).Sandbox()}
 	if f.Name == "" || len(f.Name) > 200 {
 		return f, spec, http.StatusBadRequest, "Give the key a name of at most 200 characters, so that you know it again."
 	}
@@ -164,9 +162,6 @@ func (h *handler) parseKeyForm(r *http.Request) (keyForm, keySpec, int, string) 
 		spec.Restriction.Scopes = append(spec.Restriction.Scopes, auth.Scope(s))
 	}
 	if len(f.ProjectID) > 0 {
-		if spec.Sandbox {
-			return f, spec, http.StatusBadRequest, "A sandbox key reads every sandbox project."
-		}
 		projects, err := h.projects(r)
 		if err != nil {
 			return f, spec, http.StatusServiceUnavailable, "The projects could not be read. Try again in a moment."
@@ -281,6 +276,10 @@ func (h *handler) rollKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secret, k, err := h.roll(r, id, h.cfg.now().Add(keep))
+	if errors.Is(err, auth.ErrKeyInactive) {
+		h.fail(w, r, http.StatusConflict, "This key is revoked or expired: make a new one instead.")
+		return
+	}
 	if err != nil {
 		h.failErr(w, r, err)
 		return

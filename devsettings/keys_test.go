@@ -37,11 +37,12 @@ func TestCreateKeyShowsItsSecretOnce(t *testing.T) {
 	is.Equal(p.Expiry, time.Date(2026, 4, 2, 0, 0, 0, 0, time.UTC))                      // until the end of its day
 
 	for _, page := range pages {
-		is.True(!strings.Contains(f.get(adminA, page).Body.String(), secret)) // no later page holds it
+		is.True(!holds(f.get(adminA, page).Body.String(), secret)) // no later page holds it
 	}
 	is.True(!strings.Contains(f.log(), secret))                      // nor the log
 	is.True(!strings.Contains(fmt.Sprint(f.changed()), secret))      // nor the change reported
 	is.True(!strings.Contains(res.Header().Get("Location"), secret)) // nor a URL
+	is.True(strings.Contains(res.Body.String(), "2026-03-02 09:00 UTC by Ana &lt;i&gt;admin&lt;/i&gt;")) // who made it
 	c := f.changed()
 	is.Equal(len(c), 1)
 	is.Equal(c[0].Action, "key.created") // the change is reported
@@ -64,7 +65,7 @@ func TestCreateKeyRefusesBadInput(t *testing.T) {
 		{"bad date", url.Values{"name": {"x"}, "expires": {"tomorrow"}}, 400},
 		{"past date", url.Values{"name": {"x"}, "expires": {"2026-03-01"}}, 400},
 		{"unknown project", url.Values{"name": {"x"}, "project": {"p_nope"}}, 404},
-		{"sandbox key with projects", url.Values{"name": {"x"}, "project": {"p_a1"}}, 400},
+		{"sandbox key with a live project", url.Values{"name": {"x"}, "project": {"p_a1"}}, 404},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
@@ -122,7 +123,9 @@ func TestRevokeKey(t *testing.T) {
 	body := f.get(adminA, "/keys?done=revoked").Body.String()
 	is.True(strings.Contains(body, "The key was revoked")) // said so
 	is.True(strings.Contains(body, "revoked 2026-03-02"))  // and listed as revoked
+	is.True(strings.Contains(body, "by Ana &lt;i&gt;admin&lt;/i&gt;")) // and by whom
 	is.Equal(f.get(adminA, "/keys/"+k.ID+"/revoke").Code, http.StatusConflict)
+	is.Equal(f.post(adminA, "/keys/"+k.ID+"/roll", url.Values{"keep": {"1h"}}).Code, http.StatusConflict) // a revoked key does not roll
 	is.Equal(f.changed()[0].Action, "key.revoked")
 	is.Equal(f.changed()[0].Target, k.ID)
 }

@@ -2,6 +2,7 @@ package devsettings_test
 
 import (
 	"context"
+	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -203,4 +204,10 @@ func newStrictFixture(t *testing.T) *fixture {
 	strict := webhook.NewEndpoints(f.st, f.st, make([]byte, webhook.KeySize))
 	f.h = devsettings.New(f.keys, f.st, account, devsettings.WithWebhooks(strict))
 	return f
+}
+
+// holds reports whether a page holds secret, as text or escaped in an
+// attribute.
+func holds(page, secret string) bool {
+	return strings.Contains(html.UnescapeString(page), secret)
 }

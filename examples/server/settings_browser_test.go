@@ -21,7 +21,7 @@ import (
 // TestSettingsInBrowser drives the developer settings of the example
 // server in headless Chromium, finding every control by its role and
 // accessible name as the contract names them: the key flow (create, use
-// on /v1, revoke, refused), a webhook endpoint for a loopback receiver
+// on /v1, revoke, refused; roll), a webhook endpoint for a loopback receiver
 // (test event, Deliveries, signature verified with the revealed secret),
 // the request log's filters, the usage chart, sandbox and live, a
 // member's view; the key flow again with scripts off and by keyboard
@@ -127,6 +127,21 @@ func settingsFlow(t *testing.T, browser context.Context, s *testServer, axe stri
 		}
 		return nil
 	})
+
+	// Roll a key: the new one shows once, the old one keeps working for
+	// the time chosen.
+	b.fill("textbox", "Name", "Rolled key")
+	b.click("button", "Create key")
+	old := b.attr("textbox", "New API key", "value")
+	b.click("button", "Roll", chromedp.FromNode(b.row("Rolled key")))
+	b.heading("Roll a key")
+	check("roll")
+	b.click("radio", "24 hours")
+	b.click("button", "Roll key")
+	rolled := b.attr("textbox", "New API key", "value")
+	is.True(rolled != old)
+	is.Equal(call(t, "GET", s.url+"/v1/projects", rolled).status, 200) // the new key answers
+	is.Equal(call(t, "GET", s.url+"/v1/projects", old).status, 200)    // and the old one, for 24 hours
 
 	// A webhook endpoint for a loopback receiver: a test event arrives,
 	// signed with the secret that Reveal secret shows, and is listed
