@@ -39,9 +39,9 @@ func TestCreateKeyShowsItsSecretOnce(t *testing.T) {
 	for _, page := range pages {
 		is.True(!holds(f.get(adminA, page).Body.String(), secret)) // no later page holds it
 	}
-	is.True(!strings.Contains(f.log(), secret))                      // nor the log
-	is.True(!strings.Contains(fmt.Sprint(f.changed()), secret))      // nor the change reported
-	is.True(!strings.Contains(res.Header().Get("Location"), secret)) // nor a URL
+	is.True(!strings.Contains(f.log(), secret))                                                          // nor the log
+	is.True(!strings.Contains(fmt.Sprint(f.changed()), secret))                                          // nor the change reported
+	is.True(!strings.Contains(res.Header().Get("Location"), secret))                                     // nor a URL
 	is.True(strings.Contains(res.Body.String(), "2026-03-02 09:00 UTC by Ana &lt;i&gt;admin&lt;/i&gt;")) // who made it
 	c := f.changed()
 	is.Equal(len(c), 1)
@@ -121,8 +121,8 @@ func TestRevokeKey(t *testing.T) {
 	_, err = f.keys.Resolve(t.Context(), secret)
 	is.True(err != nil) // the key is refused
 	body := f.get(adminA, "/keys?done=revoked").Body.String()
-	is.True(strings.Contains(body, "The key was revoked")) // said so
-	is.True(strings.Contains(body, "revoked 2026-03-02"))  // and listed as revoked
+	is.True(strings.Contains(body, "The key was revoked"))             // said so
+	is.True(strings.Contains(body, "revoked 2026-03-02"))              // and listed as revoked
 	is.True(strings.Contains(body, "by Ana &lt;i&gt;admin&lt;/i&gt;")) // and by whom
 	is.Equal(f.get(adminA, "/keys/"+k.ID+"/revoke").Code, http.StatusConflict)
 	is.Equal(f.post(adminA, "/keys/"+k.ID+"/roll", url.Values{"keep": {"1h"}}).Code, http.StatusConflict) // a revoked key does not roll
