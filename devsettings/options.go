@@ -24,7 +24,7 @@ type Option func(*config)
 
 type config struct {
 	webhooks  *webhook.Endpoints
-	requests  store.RequestLog
+	requests  RequestLog
 	limiter   ratelimit.Limiter
 	sandbox   func(ctx context.Context, liveOrgID string) error
 	onChange  func(context.Context, Change)
@@ -52,10 +52,18 @@ func Validate(opts ...Option) error {
 // (nothing unless set: no Webhooks page).
 func WithWebhooks(e *webhook.Endpoints) Option { return func(c *config) { c.webhooks = e } }
 
+// RequestLog is what the pages read of the request log that
+// statusapi.WithRequestLog's recorder writes to: its records and the
+// organization's requests per day. store.Memory and bunstore.Store
+// implement it.
+type RequestLog interface {
+	ListRequestLogs(ctx context.Context, orgID string, q store.RequestLogQuery) (store.Page[store.RequestRecord], error)
+	store.UsageTotals
+}
+
 // WithRequestLog shows the Requests page and the requests per day on the
-// Usage page, read from the store that statusapi.WithRequestLog's
-// recorder writes to (nothing unless set).
-func WithRequestLog(l store.RequestLog) Option { return func(c *config) { c.requests = l } }
+// Usage page (nothing unless set).
+func WithRequestLog(l RequestLog) Option { return func(c *config) { c.requests = l } }
 
 // WithLimiter shows the rate limit's budget on the Usage page: the limit
 // and what remains of the current window, read without spending it

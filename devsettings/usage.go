@@ -106,30 +106,11 @@ func bars(days []store.DayUsage) ([]dayBar, int64) {
 }
 
 // days returns the requests of each of the last chartDays UTC days of the
-// request's organization (or its sandbox), oldest first: in one read when
-// the request log keeps totals (store.UsageTotals), else the sum of its
-// keys' usage.
+// request's organization (or its sandbox), oldest first.
 func (h *handler) days(r *http.Request) ([]store.DayUsage, error) {
-	org := req(r).orgID()
-	var usages []store.Usage
-	if totals, ok := h.cfg.requests.(store.UsageTotals); ok {
-		u, err := totals.OrganizationUsage(r.Context(), org)
-		if err != nil {
-			return nil, err
-		}
-		usages = append(usages, u)
-	} else {
-		keys, err := h.modeKeys(r)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range keys {
-			u, err := h.cfg.requests.KeyUsage(r.Context(), org, k.ID)
-			if err != nil {
-				return nil, err
-			}
-			usages = append(usages, u)
-		}
+	u, err := h.cfg.requests.OrganizationUsage(r.Context(), req(r).orgID())
+	if err != nil {
+		return nil, err
 	}
 	today := store.UsageDay(h.cfg.now())
 	out := make([]store.DayUsage, chartDays)
@@ -138,12 +119,10 @@ func (h *handler) days(r *http.Request) ([]store.DayUsage, error) {
 		out[i].Day = today.AddDate(0, 0, i-chartDays+1)
 		index[out[i].Day.Unix()] = i
 	}
-	for _, u := range usages {
-		for _, d := range u.Days {
-			if i, ok := index[store.UsageDay(d.Day).Unix()]; ok {
-				out[i].Requests += d.Requests
-				out[i].Errors += d.Errors
-			}
+	for _, d := range u.Days {
+		if i, ok := index[store.UsageDay(d.Day).Unix()]; ok {
+			out[i] = d
+			out[i].Day = store.UsageDay(d.Day)
 		}
 	}
 	return out, nil
