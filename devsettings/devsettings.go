@@ -174,8 +174,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r2, http.StatusForbidden, "Only an admin of your organization may change this.")
 		return
 	}
+	r2.Body = http.MaxBytesReader(w, r2.Body, maxForm)
 	h.mux.ServeHTTP(w, r2)
 }
+
+// maxForm bounds a form's body: the largest, a key with every scope and
+// a hundred projects, is a few kilobytes.
+const maxForm = 64 << 10
 
 // split returns the path the handler is mounted at and the request's
 // path below it, escaped as sent: WithPrefix's, or the part of the path

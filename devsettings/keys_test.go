@@ -65,6 +65,7 @@ func TestCreateKeyRefusesBadInput(t *testing.T) {
 		{"bad date", url.Values{"name": {"x"}, "expires": {"tomorrow"}}, 400},
 		{"past date", url.Values{"name": {"x"}, "expires": {"2026-03-01"}}, 400},
 		{"unknown project", url.Values{"name": {"x"}, "project": {"p_nope"}}, 404},
+		{"huge form", url.Values{"name": {"x"}, "pad": {strings.Repeat("x", 100<<10)}}, 400},
 		{"sandbox key with a live project", url.Values{"name": {"x"}, "project": {"p_a1"}}, 404},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
