@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,6 +60,9 @@ type tab struct {
 	ctx  context.Context
 	base string
 	dir  string // where screenshots go
+
+	mu      sync.Mutex
+	console []string // what the pages reported of a blocked load or a script error
 }
 
 // newTab opens a tab; scripts off when js is false.
@@ -76,6 +80,18 @@ func newTab(t *testing.T, browser context.Context, base string, js bool) *tab {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("opening a tab: %v", err)
 	}
+	go func() {
+		for m, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			if text := m.String(); m.IsException() || strings.Contains(text, "Content Security Policy") || strings.Contains(text, "Refused") {
+				b.mu.Lock()
+				b.console = append(b.console, text)
+				b.mu.Unlock()
+			}
+		}
+	}()
 	// Focus as in a window in front, for the keyboard: a headless tab
 	// beside others is not focused.
 	b.run(func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
@@ -92,6 +108,17 @@ func newTab(t *testing.T, browser context.Context, base string, js bool) *tab {
 		})
 	}
 	return b
+}
+
+// checkConsole fails the test on any blocked load (a Content-Security-
+// Policy violation) or script error the tab's pages reported.
+func (b *tab) checkConsole() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.console {
+		b.t.Errorf("browser console: %s", m)
+	}
 }
 
 // run runs steps within 30 seconds, failing the test on error.

@@ -25,7 +25,7 @@ import (
 // (test event, Deliveries, signature verified with the revealed secret),
 // the request log's filters, the usage chart, sandbox and live, a
 // member's view; the key flow again with scripts off and by keyboard
-// alone. axe-core runs in each page (no serious or critical violation),
+// alone. The console must report no blocked load and no script error. axe-core runs in each page (no serious or critical violation),
 // and each page's screenshot is kept in $CLIENTSTATUS_ARTIFACTS. On
 // memory, and on PostgreSQL with Redis.
 func TestSettingsInBrowser(t *testing.T) {
@@ -225,6 +225,7 @@ func settingsFlow(t *testing.T, browser context.Context, s *testServer, axe stri
 	b.heading("Webhook endpoint")
 	is.True(!b.has("button", "Reveal secret"))
 	is.True(!b.has("button", "Send test event"))
+	b.checkConsole() // no page broke its policy or threw
 }
 
 // hasNamed reports whether the page holds an element of role whose
@@ -287,4 +288,5 @@ func keyFlowByKeyboard(t *testing.T, browser context.Context, s *testServer) {
 	b.key("\r")
 	b.sees("The key was revoked")
 	is.Equal(call(t, "GET", s.url+"/v1/projects", secret).status, 401)
+	b.checkConsole()
 }
