@@ -149,6 +149,7 @@ func settingsFlow(t *testing.T, browser context.Context, s *testServer, axe stri
 	recv, got := receiver(t)
 	b.click("link", "Webhooks")
 	b.heading("Webhooks")
+	check("webhooks")
 	b.fill("textbox", "URL", recv.URL+"/hook")
 	b.click("button", "Add endpoint")
 	b.heading("Webhook endpoint")
