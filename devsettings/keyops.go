@@ -27,12 +27,3 @@ func (h *handler) roll(r *http.Request, id string, keepUntil time.Time) (string,
 	q := req(r)
 	return h.keys.Roll(r.Context(), q.Account.OrgID, id, keepUntil, q.Account.Name)
 }
-
-// createdBy and revokedBy say who made and who revoked a key, when known.
-func createdBy(k auth.Key) string { return k.CreatedBy }
-func revokedBy(k auth.Key) string {
-	if k.RevokedBy == "" {
-		return ""
-	}
-	return " by " + k.RevokedBy
-}

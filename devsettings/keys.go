@@ -15,7 +15,6 @@ import (
 type keyRow struct {
 	auth.Key
 	Scopes, Projects []string
-	CreatedBy        string
 	Status           string
 	Active           bool
 }
@@ -128,7 +127,7 @@ func (h *handler) showKeys(w http.ResponseWriter, r *http.Request, status int, s
 }
 
 func newKeyRow(k auth.Key, projectNames map[string]string, now time.Time) keyRow {
-	row := keyRow{Key: k, CreatedBy: createdBy(k), Active: true, Status: "active"}
+	row := keyRow{Key: k, Active: true, Status: "active"}
 	for _, s := range k.Scopes {
 		row.Scopes = append(row.Scopes, string(s))
 	}
@@ -137,7 +136,10 @@ func newKeyRow(k auth.Key, projectNames map[string]string, now time.Time) keyRow
 	}
 	switch {
 	case k.RevokedAt != nil:
-		row.Active, row.Status = false, "revoked "+k.RevokedAt.UTC().Format("2006-01-02 15:04 UTC")+revokedBy(k)
+		row.Active, row.Status = false, "revoked "+k.RevokedAt.UTC().Format("2006-01-02 15:04 UTC")
+		if k.RevokedBy != "" {
+			row.Status += " by " + k.RevokedBy
+		}
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
 		row.Active, row.Status = false, "expired"
 	case k.ExpiresAt != nil:
