@@ -31,7 +31,7 @@ func describeAPI() openapigen.API {
 			Resource: rt.resource, Expand: rt.expand, Params: rt.doc.params, Responses: rt.doc.responses,
 		}
 		if l := rt.list; l != nil {
-			r.List = &openapigen.List{Status: len(l.statuses) > 0, Project: l.project, Since: l.since, Expand: l.expand}
+			r.List = &openapigen.List{Status: len(l.statuses) > 0, Project: l.project, DueBefore: l.due, Since: l.since, Expand: l.expand}
 		}
 		api.Routes = append(api.Routes, r)
 	}

@@ -55,7 +55,7 @@ type Route struct {
 
 // List is which parameters a list takes beside page and limit.
 type List struct {
-	Status, Project, Since, Expand bool
+	Status, Project, DueBefore, Since, Expand bool
 }
 
 // Kind is a kind of item that events are about, with its statuses
@@ -215,6 +215,9 @@ func paramsOf(rt Route) []string {
 		}
 		if l.Project {
 			out = append(out, "ProjectId")
+		}
+		if l.DueBefore {
+			out = append(out, "DueBefore")
 		}
 		if l.Since {
 			out = append(out, "UpdatedSince", "Cursor")
