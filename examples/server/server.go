@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -192,15 +193,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// The developer settings, behind the demo sign-in: on loopback only,
+	// since anyone who reaches it may sign in as anyone.
+	var settings http.Handler
+	if loopback(ln.Addr()) {
+		settings = newDemoSettings(keys, b, wh, lim, sim, ds.orgs, log)
+	} else {
+		log.Info("developer settings not served: their demo sign-in is for a server listening on loopback only")
+	}
 	// The request log, a line per request, is written in blocks, at least
 	// every accesslog.DefaultFlushInterval, rather than a write per line
 	// (a system call per line costs); the server's other lines are written at once. The rest
 	// of the block is written when run returns.
 	requestBuf := accesslog.NewBuffer(stderr, 0)
 	defer requestBuf.Close()
-	logged := accesslog.JSONHandler(requestBuf, routes(api, hc)) // slog's JSON lines, written faster
+	logged := accesslog.JSONHandler(requestBuf, routes(api, hc, settings)) // slog's JSON lines, written faster
 	if cfg.logFormat != "json" {
-		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc))
+		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc, settings))
 	}
 	srv := &http.Server{
 		Handler:           logged,
@@ -230,7 +239,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		reloading.Go(func() { _ = sim.Run(reloads) })
 	}
 
-	printWelcome(stdout, publicURL, cfg, ds)
+	printWelcome(stdout, publicURL, cfg, ds, settings != nil)
 	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)
 	if h.ready != nil {
 		e := endpoints{api: publicURL}
@@ -264,8 +273,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // routes serves the API at the root and beside it the server's own
-// routes (see health): /healthz, liveness, and /readyz, readiness.
-func routes(api http.Handler, h health) http.Handler {
+// routes (see health): /healthz, liveness, and /readyz, readiness; and
+// the developer settings under settingsPath, when settings is not nil.
+func routes(api http.Handler, h health, settings http.Handler) http.Handler {
 	// Not a ServeMux: it would answer paths such as /v1//projects or
 	// /v1/projects/.. itself, with an HTML redirect, before the API could
 	// answer them with its JSON 404.
@@ -273,7 +283,17 @@ func routes(api http.Handler, h health) http.Handler {
 		switch r.URL.Path {
 		case "/healthz", "/readyz":
 			h.serveHTTP(w, r)
+		case settingsPath:
+			if settings == nil {
+				api.ServeHTTP(w, r)
+				return
+			}
+			http.Redirect(w, r, settingsPath+"/", http.StatusSeeOther)
 		default:
+			if settings != nil && strings.HasPrefix(r.URL.Path, settingsPath+"/") {
+				settings.ServeHTTP(w, r)
+				return
+			}
 			api.ServeHTTP(w, r)
 		}
 	})
