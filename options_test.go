@@ -245,9 +245,10 @@ func options() map[string]row {
 			api("zero", statusapi.WithResponseCache(0), ok),
 			api("negative", statusapi.WithResponseCache(-1), refused)}},
 		"statusapi.WithoutResponseCache": {probes: []probe{api("none", statusapi.WithoutResponseCache(), ok)}},
-		"statusapi.WithShutdown":         {probes: []probe{api("nil", statusapi.WithShutdown(nil), ok)}},
-		"statusapi.WithObserver":         {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
-		"statusapi.WithRequestLog":       {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
+		//lint:ignore SA1012 nil is WithShutdown's documented default, probed here
+		"statusapi.WithShutdown":   {probes: []probe{api("nil", statusapi.WithShutdown(nil), ok)}},
+		"statusapi.WithObserver":   {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
+		"statusapi.WithRequestLog": {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
 		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), ok),
 			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
 		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), ok),

@@ -155,21 +155,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
 		return cfg.flagError(err)
 	}
-	{
-		// The request log and the usage per key: in memory, or on
-		// PostgreSQL shared by the replicas. Deferred here, Close runs
-		// after the HTTP server's Shutdown and before the store closes,
-		// so the last requests are written.
-		rec := statusapi.NewRequestRecorder(b.store) // logs through the handler's WithLogger
-		defer func() {
-			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-			defer cancel()
-			if err := rec.Close(closeCtx); err != nil {
-				log.Warn("request log: writing the last requests", "err", err)
-			}
-		}()
-		opts = append(opts, statusapi.WithRequestLog(rec))
-	}
+	// The request log and the usage per key: in memory, or on PostgreSQL
+	// shared by the replicas. Deferred here, Close runs after the HTTP
+	// server's Shutdown and before the store closes, so the last requests
+	// are written.
+	rec := statusapi.NewRequestRecorder(b.store) // logs through the handler's WithLogger
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+		defer cancel()
+		if err := rec.Close(closeCtx); err != nil {
+			log.Warn("request log: writing the last requests", "err", err)
+		}
+	}()
+	opts = append(opts, statusapi.WithRequestLog(rec))
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with
@@ -186,6 +184,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		api = otelstatus.Middleware(api, otelstatus.WithMeterProvider(metrics.provider))
+		// The request log's dropped and lost records, read at each scrape
+		// until the provider shuts down.
+		otelstatus.ObserveRecorder(rec, otelstatus.WithMeterProvider(metrics.provider))
 	}
 
 	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log, metrics)
