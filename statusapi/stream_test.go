@@ -278,19 +278,33 @@ func TestStreamHeartbeat(t *testing.T) {
 	})
 }
 
-// TestStreamPolls: a store whose wake-ups are lost is read every second.
-func TestStreamPolls(t *testing.T) {
+// TestStreamSafetyReads: a store whose wake-ups are lost is read every
+// StreamSafety, one organization at a time (the one read longest ago),
+// however many streams are open.
+func TestStreamSafetyReads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
 		a, es := newEventAPI(t)
 		es.Silent = true
+		a.Org("org_b", store.PlanEnterprise)
+		a.Mint("b", "org_b")
 		s := startStream(t, a, a.Handler, "/v1/events")
 		is.Equal(s.opened(), "")
-		time.Sleep(300 * time.Millisecond) // fake time (synctest): within the first poll's second
+		req := a.Request("GET", "/v1/events", "b", "Accept", "text/event-stream")
+		ctx, cancel := context.WithCancel(req.Context())
+		b := &openStream{w: newStreamWriter(), done: make(chan struct{}), cancel: cancel}
+		go func() { defer close(b.done); a.Handler.ServeHTTP(b.w, req.WithContext(ctx)) }()
+		t.Cleanup(func() { cancel(); <-b.done })
+		is.Equal(b.opened(), "")
+		time.Sleep(300 * time.Millisecond) // fake time (synctest)
 		start := time.Now()
 		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+		es.Add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p8", CreatedAt: eventAt})
 		is.Equal(frameIDs(s.next()), []string{"evt_1"})
-		is.Equal(time.Since(start), 700*time.Millisecond) // at the next poll
+		is.Equal(time.Since(start), statusapi.StreamSafety-300*time.Millisecond) // org_a, read longest ago, at the first safety read
+		is.Equal(b.next(), ": ping\n\n")                                         // StreamHeartbeat comes first
+		is.Equal(frameIDs(b.next()), []string{"evt_2"})
+		is.Equal(time.Since(start), 2*statusapi.StreamSafety-300*time.Millisecond) // org_b at the next
 		s.cancel()
 		<-s.done
 	})
