@@ -26,12 +26,13 @@ import (
 // streamWriter is a ResponseWriter whose flushes a test reads as chunks,
 // one at a time: a client on the other end of a connection, inside a
 // synctest bubble. A flush blocks until the test reads it, or fails once
-// the write deadline the handler set has passed: a client that does not
-// read.
+// the write deadline the handler set has passed (a deadline set while it
+// waits counts): a client that does not read.
 type streamWriter struct {
 	header http.Header
 	code   int
 	chunks chan string
+	moved  chan struct{} // a value when the deadline is set
 
 	mu       sync.Mutex
 	pending  []byte
@@ -39,7 +40,7 @@ type streamWriter struct {
 }
 
 func newStreamWriter() *streamWriter {
-	return &streamWriter{header: http.Header{}, chunks: make(chan string)}
+	return &streamWriter{header: http.Header{}, chunks: make(chan string), moved: make(chan struct{}, 1)}
 }
 
 func (w *streamWriter) Header() http.Header { return w.header }
@@ -60,25 +61,35 @@ func (w *streamWriter) SetWriteDeadline(t time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.deadline = t
+	select {
+	case w.moved <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
 func (w *streamWriter) FlushError() error {
 	w.mu.Lock()
-	chunk, deadline := string(w.pending), w.deadline
+	chunk := string(w.pending)
 	w.pending = nil
 	w.mu.Unlock()
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case w.chunks <- chunk:
-		return nil
-	case <-timeout:
-		return os.ErrDeadlineExceeded
+	for {
+		w.mu.Lock()
+		deadline := w.deadline
+		w.mu.Unlock()
+		var timeout <-chan time.Time
+		if !deadline.IsZero() {
+			t := time.NewTimer(time.Until(deadline))
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case w.chunks <- chunk:
+			return nil
+		case <-timeout:
+			return os.ErrDeadlineExceeded
+		case <-w.moved:
+		}
 	}
 }
 
