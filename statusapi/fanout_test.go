@@ -330,3 +330,68 @@ func TestIdleStreamsReadNothing(t *testing.T) {
 		}
 	})
 }
+
+// countingResolver counts the resolves of the resolver it wraps.
+type countingResolver struct {
+	auth.KeyResolver
+	resolves atomic.Int64
+}
+
+func (c *countingResolver) Resolve(ctx context.Context, credential string) (auth.Principal, error) {
+	c.resolves.Add(1)
+	return c.KeyResolver.Resolve(ctx, credential)
+}
+
+// TestStreamKeyChecks: open streams resolve their keys again only when
+// the resolver reports their organization, once per distinct key, and
+// end at their key's expiry.
+func TestStreamKeyChecks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		ctx := context.Background()
+		var counting *countingResolver
+		a, _ := newEventAPI(t, apitest.WithResolver(func(a *apitest.API) auth.KeyResolver {
+			counting = &countingResolver{KeyResolver: a.Keys}
+			return counting
+		}))
+		a.Mint("a2", "org_a")
+		a.Org("org_b", store.PlanEnterprise)
+		a.Mint("b", "org_b")
+		expires := a.Clock.Now().Add(90 * time.Second)
+		short, _, err := a.Keys.Mint(ctx, "org_a", "short", &expires)
+		is.NoErr(err)
+		more := make(chan struct{}, 1)
+		open := func(key string) *collected {
+			s := streamWithKey(t, a.Handler, key)
+			is.Equal(s.next(), "")
+			return collect(s, more)
+		}
+		first, second, other, b := open(a.Key("a")), open(a.Key("a")), open(a.Key("a2")), open(a.Key("b"))
+		expiring := open(short)
+		synctest.Wait()
+		opened := counting.resolves.Load()
+		time.Sleep(time.Minute)                    // fake time (synctest)
+		is.Equal(counting.resolves.Load(), opened) // no check while nothing is reported
+
+		keys, err := a.Keys.List(ctx, "org_a")
+		is.NoErr(err)
+		for _, k := range keys {
+			if k.Name == "a2" {
+				is.NoErr(a.Keys.Revoke(ctx, "org_a", k.ID))
+			}
+		}
+		synctest.Wait()
+		is.Equal(counting.resolves.Load()-opened, int64(3)) // org_a's keys: a (two streams), a2, short
+		<-other.s.done                                      // ended at once
+		for _, c := range []*collected{first, second, b, expiring} {
+			select {
+			case <-c.s.done:
+				t.Fatal("a stream of a valid key ended")
+			default:
+			}
+		}
+		start := time.Now()
+		<-expiring.s.done
+		is.Equal(time.Since(start), 30*time.Second) // at its key's expiry, 90 s after it was minted
+	})
+}

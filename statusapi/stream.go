@@ -33,7 +33,7 @@ const (
 	// the store's wake-ups (store.Events.WatchEvents), which streams of an
 	// organization share: after a wake-up that brought nothing (events
 	// not visible yet) the organization's feed is read again sooner and
-	// sooner apart, up to StreamPoll/2; and every streamSafety the handler
+	// sooner apart, up to StreamPoll/2; and every 10 seconds the handler
 	// reads the feed of the organization with open streams read longest
 	// ago, so that a wake-up the store missed is caught up whatever the
 	// number of streams. A stream whose key is revoked, or whose
@@ -198,9 +198,6 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	f := s.h.fanout
 	f.watch(s) // from here on, its key's reports reach it
 	defer f.leave(s)
-	if !s.allowed(ctx) { // a report between its authentication and watch
-		return
-	}
 	s.w.WriteHeader(http.StatusOK)
 	// The headers at once, with the cursor the stream starts after as a
 	// frame without data: a client that reconnects before any event
@@ -214,6 +211,9 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 		if errors.Is(err, http.ErrNotSupported) {
 			s.h.log(s.r, s.w, slog.LevelError, "statusapi: the response writer cannot flush (give it an Unwrap method): the event stream ends")
 		}
+		return
+	}
+	if !s.allowed(ctx) { // a report between its authentication and watch
 		return
 	}
 	if err := s.send(first); err != nil {
