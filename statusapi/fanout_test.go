@@ -15,6 +15,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/internal/test/eventtest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/store/bunstore"
@@ -394,4 +395,75 @@ func TestStreamKeyChecks(t *testing.T) {
 		<-expiring.s.done
 		is.Equal(time.Since(start), 30*time.Second) // at its key's expiry, 90 s after it was minted
 	})
+}
+
+// seamEvents is an eventtest.Store that, on the first read after
+// after, computes the page, then lets events be added (during holds),
+// as commits landing while a stream reads its backlog, before it
+// answers.
+type seamEvents struct {
+	*eventtest.Store
+	after  string
+	during func()
+	once   sync.Once
+}
+
+func (s *seamEvents) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
+	pg, err := s.Store.ListEvents(ctx, orgID, q)
+	if q.After == s.after {
+		s.once.Do(func() {
+			s.during()
+			synctest.Wait() // the feed read them for the streams that follow it
+		})
+	}
+	return pg, err
+}
+
+// TestStreamJoinsTheFeed: a stream that resumes (Last-Event-ID) while
+// events commit during its backlog read, and while another stream of
+// its organization follows the feed past them, gets each event of its
+// view once, in order; so does one filtered by type.
+func TestStreamJoinsTheFeed(t *testing.T) {
+	for _, tc := range []struct {
+		name, target string
+		want         []string
+	}{
+		{"all", "/v1/events", []string{"evt_3", "evt_4", "evt_5", "evt_6", "evt_7", "evt_8", "evt_9"}},
+		{"typed", "/v1/events?type=invoice.paid", []string{"evt_4", "evt_6", "evt_8"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				is := is.New(t)
+				var es *seamEvents
+				a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store {
+					if es == nil {
+						es = &seamEvents{Store: eventtest.New(st.(*store.Memory)), after: "evt_2"}
+					}
+					return es
+				}))
+				a.Org("org_a", store.PlanEnterprise)
+				a.Mint("a", "org_a")
+				paid := func() store.Event {
+					return store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "i", CreatedAt: eventAt}
+				}
+				updated := func() store.Event {
+					return store.Event{Type: "invoice.updated", Kind: store.KindInvoice, ItemID: "i", CreatedAt: eventAt}
+				}
+				es.Add("org_a", updated(), paid(), updated()) // evt_1..3
+				more := make(chan struct{}, 1)
+				first := startStream(t, a, a.Handler, "/v1/events") // follows the feed from evt_3
+				is.Equal(first.opened(), "id: evt_3\n\n")
+				follower := collect(first, more)
+				es.during = func() { es.Add("org_a", paid(), updated(), paid()) } // evt_4..6, while the second reads its backlog
+				second := startStream(t, a, a.Handler, tc.target, "Last-Event-ID", "evt_2")
+				is.Equal(second.next(), "id: evt_2\n\n")
+				joiner := collect(second, more)
+				synctest.Wait()
+				es.Add("org_a", updated(), paid(), updated()) // evt_7..9, once it follows the feed
+				synctest.Wait()
+				is.Equal(follower.got(), []string{"evt_4", "evt_5", "evt_6", "evt_7", "evt_8", "evt_9"})
+				is.Equal(joiner.got(), tc.want) // each once, in order
+			})
+		})
+	}
 }
