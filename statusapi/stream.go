@@ -106,7 +106,7 @@ type stream struct {
 	ready   chan struct{} // a value when queue holds frames
 	ended   chan struct{} // closed by end
 	isEnded bool
-	writing bool // run is under way: end may cut a blocked write
+	writing bool // a write is under way, which end cuts short
 }
 
 // streamEvents serves the live stream: it is admitted as any request
@@ -187,14 +187,6 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	// A server-wide ReadTimeout must not end the stream; a write timeout
 	// is set per write (send).
 	_ = s.rc.SetReadDeadline(time.Time{})
-	s.mu.Lock()
-	s.writing = true
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.writing = false
-		s.mu.Unlock()
-	}()
 	f := s.h.fanout
 	f.watch(s) // from here on, its key's reports reach it
 	defer f.leave(s)
@@ -371,7 +363,8 @@ func (s *stream) drain() error {
 	return err
 }
 
-// end ends the stream: run returns, cutting short a write under way.
+// end ends the stream: run returns, cutting short a write under way (a
+// client that does not read); otherwise the response ends cleanly.
 // It may be called from any goroutine, more than once.
 func (s *stream) end() {
 	s.mu.Lock()
@@ -390,9 +383,9 @@ func (s *stream) end() {
 // errStreamEnded is write's error once the stream has ended.
 var errStreamEnded = errors.New("statusapi: the stream ended")
 
-// deadline sets the deadline of the next write, unless the stream has
-// ended.
-func (s *stream) deadline() error {
+// startWrite sets the deadline of a write and marks it under way, unless
+// the stream has ended; endWrite marks its end.
+func (s *stream) startWrite() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.isEnded {
@@ -401,7 +394,14 @@ func (s *stream) deadline() error {
 	if err := s.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
+	s.writing = true
 	return nil
+}
+
+func (s *stream) endWrite() {
+	s.mu.Lock()
+	s.writing = false
+	s.mu.Unlock()
 }
 
 // write writes b and flushes it, within StreamWriteTimeout.
@@ -410,9 +410,10 @@ func (s *stream) write(b []byte) error { return s.writeFrames([][]byte{b}) }
 // writeFrames writes frames and flushes them once, within
 // StreamWriteTimeout.
 func (s *stream) writeFrames(frames [][]byte) error {
-	if err := s.deadline(); err != nil {
+	if err := s.startWrite(); err != nil {
 		return err
 	}
+	defer s.endWrite()
 	for _, b := range frames {
 		if len(b) == 0 {
 			continue

@@ -301,13 +301,14 @@ func TestStreamSafetyReads(t *testing.T) {
 		a.Mint("b", "org_b")
 		s := startStream(t, a, a.Handler, "/v1/events")
 		is.Equal(s.opened(), "")
+		time.Sleep(100 * time.Millisecond) // fake time (synctest): org_b's feed is read after org_a's
 		req := a.Request("GET", "/v1/events", "b", "Accept", "text/event-stream")
 		ctx, cancel := context.WithCancel(req.Context())
 		b := &openStream{w: newStreamWriter(), done: make(chan struct{}), cancel: cancel}
 		go func() { defer close(b.done); a.Handler.ServeHTTP(b.w, req.WithContext(ctx)) }()
 		t.Cleanup(func() { cancel(); <-b.done })
 		is.Equal(b.opened(), "")
-		time.Sleep(300 * time.Millisecond) // fake time (synctest)
+		time.Sleep(200 * time.Millisecond) // fake time (synctest)
 		start := time.Now()
 		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 		es.Add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p8", CreatedAt: eventAt})
