@@ -49,3 +49,11 @@ func WithDeprecation(path, param, field string, since, sunset time.Time, notice 
 // MarkDeprecatedTable marks the table of deprecations.go in doc, as the
 // served document does.
 func MarkDeprecatedTable(doc []byte) []byte { return markDeprecated(doc, deprecations) }
+
+// StreamSafety is how often a handler with open streams reads, unwoken,
+// the feed of the organization read longest ago.
+const StreamSafety = streamSafety
+
+// StreamQueue is the most events a stream holds for a client that does
+// not read.
+const StreamQueue = streamQueue
