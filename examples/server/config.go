@@ -41,6 +41,10 @@ type config struct {
 	// webhooks.go
 	webhookRetries    []time.Duration // nil: webhook.DefaultSchedule
 	webhookAllowLocal bool
+	// webhookAllowLocalSet: -webhooks-allow-local was given, either way;
+	// without it, local delivery is allowed while the server listens on
+	// loopback (see allowLocalWebhooks).
+	webhookAllowLocalSet bool
 }
 
 // The environment variables the server reads.
@@ -75,6 +79,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 		return c, errUsage
 	}
+	fs.Visit(func(f *flag.Flag) {
+		c.webhookAllowLocalSet = c.webhookAllowLocalSet || f.Name == "webhooks-allow-local"
+	})
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
 		fs.Usage()

@@ -189,6 +189,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		otelstatus.ObserveRecorder(rec, otelstatus.WithMeterProvider(metrics.provider))
 	}
 
+	cfg.webhookAllowLocal = allowLocalWebhooks(cfg, ln.Addr())
 	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log, metrics)
 	if err != nil {
 		ln.Close()

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"reflect"
 	"slices"
 	"strings"
@@ -34,7 +35,19 @@ func webhookFlags(fs *flag.FlagSet, c *config) {
 		c.webhookRetries = out
 		return nil
 	})
-	fs.BoolVar(&c.webhookAllowLocal, "webhooks-allow-local", false, "for development only: deliver webhooks over http and to loopback and private addresses")
+	fs.BoolVar(&c.webhookAllowLocal, "webhooks-allow-local", false, "for development only: deliver webhooks over http and to loopback and private addresses (default: on while the server listens on loopback)")
+}
+
+// allowLocalWebhooks says whether webhooks may go over http to loopback
+// and private addresses: as -webhooks-allow-local says when it is given,
+// else while the server listens on loopback, where it is a developer's
+// own (as the settings pages' demo sign-in is), so that an endpoint for a
+// receiver on the same machine works out of the box.
+func allowLocalWebhooks(c config, addr net.Addr) bool {
+	if c.webhookAllowLocalSet {
+		return c.webhookAllowLocal
+	}
+	return loopback(addr)
 }
 
 // webhookEndpoint is an endpoint of the data file; its secret is never

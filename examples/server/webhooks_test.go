@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -26,7 +27,12 @@ func TestWebhookFlags(t *testing.T) {
 	c, err = parseConfig(nil, func(string) string { return "" }, io.Discard)
 	is.NoErr(err)
 	is.True(c.webhookRetries == nil) // the default schedule
-	is.True(!c.webhookAllowLocal)    // off by default
+	loop, public := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, &net.TCPAddr{IP: net.IPv4(0, 0, 0, 0)}
+	is.True(allowLocalWebhooks(c, loop))    // by default on while listening on loopback
+	is.True(!allowLocalWebhooks(c, public)) // and off on any other address
+	c, err = parseConfig([]string{"-webhooks-allow-local=false"}, func(string) string { return "" }, io.Discard)
+	is.NoErr(err)
+	is.True(!allowLocalWebhooks(c, loop)) // the flag given says it either way
 	_, err = parseConfig([]string{"-webhook-retries", "1s,soon"}, func(string) string { return "" }, io.Discard)
 	is.True(err != nil) // a bad delay is refused
 }
