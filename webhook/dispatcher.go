@@ -21,14 +21,16 @@ import (
 // when a replica dies in the middle of an attempt: another makes it again
 // once the claim expires).
 //
-// Each pass, woken by the store's events (store.Events.WatchEvents) or by
-// its poll interval, it queues the new events of the enabled endpoints of
-// the organizations woken, and of a bounded share of the others on each
-// poll (moving the endpoint's cursor in the same write, so two replicas
-// never queue one event twice), then claims due deliveries and makes
-// their attempts, WithConcurrency at a time. A failed attempt is retried on the
+// One replica queues (the leader, when the store is a Leader; each one
+// otherwise): woken by the store's events (store.Events.WatchEvents), it
+// queues the new events of the enabled endpoints of the organizations
+// woken, and on each poll those of a bounded share of the others (moving
+// the endpoint's cursor in the same write, so two replicas never queue
+// one event twice). Every replica claims due deliveries and makes their
+// attempts, WithConcurrency at a time. A failed attempt is retried on the
 // schedule (WithSchedule), a 410 Gone disables the endpoint at once, and
-// DisableAfter of failures disables it too.
+// DisableAfter of failures disables it too. On PostgreSQL, give it the
+// store of bunstore's DispatcherStore, a pool of its own.
 //
 // It never logs a secret or a response body, and stores neither.
 type Dispatcher struct {

@@ -93,10 +93,11 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithPollInterval sets how often the dispatcher looks for due retries,
-// and for new events of 100 organizations in turn, without being woken
-// (1 s unless set): while the store's notifications are down, an
-// organization's new events are found within a poll per 100 organizations
-// with endpoints.
+// for endpoints new or enabled again, and for new events of one
+// organization in turn, without being woken (1 s unless set): while the
+// store's notifications are down, an organization's new events are found
+// within a poll per organization with endpoints (every organization is
+// looked at when they come back).
 func WithPollInterval(d time.Duration) Option {
 	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithPollInterval", &c.poll, d, defaultPoll) }
 }

@@ -3,6 +3,7 @@ package bunstore
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -10,9 +11,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -511,4 +514,44 @@ func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 		}
 		return held
 	}
+}
+
+// DefaultDispatcherConns is the size of DispatcherStore's pool when none
+// is given: a claim, the queueing and a few attempts' records at once.
+const DefaultDispatcherConns = 3
+
+// DispatcherStore returns a Store like s (its schema, options and
+// listening connection) whose statements run on a pool of their own, of
+// at most conns connections (DefaultDispatcherConns when 0), opened with
+// the configuration of s's pool; and the function that closes that pool,
+// to call once the dispatcher has stopped. Give it to
+// webhook.NewDispatcher as its store and its events: the dispatcher's
+// reads, claims and records then never wait for a connection behind
+// request traffic, nor take one that requests need (the database sees
+// conns more connections per replica). s's db must be a pool on the pgx
+// driver (Open's).
+func (s *Store) DispatcherStore(ctx context.Context, conns int) (*Store, func() error, error) {
+	if conns < 0 {
+		return nil, nil, option.Errorf("bunstore", "DispatcherStore", "%d connections is negative", conns)
+	}
+	if conns == 0 {
+		conns = DefaultDispatcherConns
+	}
+	if s.notify.db == nil {
+		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: the Store's db is not a pool", store.ErrInvalid)
+	}
+	cfg, err := poolConfig(ctx, s.notify.db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: %w", store.ErrUnavailable, err)
+	}
+	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg))
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	sqldb.SetConnMaxLifetime(time.Hour)
+	c := *s
+	c.db = bun.NewDB(sqldb, pgdialect.New())
+	c.statements = &statements{}
+	c.batches = newBatches(&c)
+	return &c, sqldb.Close, nil
 }
