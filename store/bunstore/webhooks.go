@@ -469,7 +469,10 @@ func (s *Store) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventI
 // it cannot open) reports that it leads: queueing by two replicas at once
 // is safe, only dearer.
 func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
-	if s.notify.db == nil && s.notify.cfg == nil {
+	s.notify.mu.Lock()
+	given := s.notify.cfg != nil // WithListenConfig's
+	s.notify.mu.Unlock()
+	if s.notify.db == nil && !given {
 		return func(context.Context) bool { return true }
 	}
 	var mu sync.Mutex
