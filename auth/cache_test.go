@@ -157,6 +157,15 @@ var accountChanges = []struct {
 		},
 		check: refused,
 	},
+	{
+		name: "key rolled, the old one revoked at once",
+		change: func(t *testing.T, keys *auth.Keys, _ *testKeyStore, keyID string) {
+			if _, _, err := keys.Roll(context.Background(), "org_a", keyID, time.Time{}, "Ada"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		check: refused,
+	},
 	{"retainer ended", changeAccount(func(a *store.Organization) { a.RetainerActive = false }), mayNotUseAPI},
 	{"API access turned off", changeAccount(func(a *store.Organization) { a.APIEnabled = false }), mayNotUseAPI},
 	{"plan changed", changeAccount(func(a *store.Organization) { a.Plan = store.PlanGrowth }), func(is *is.I, p auth.Principal, err error) {
@@ -209,6 +218,35 @@ func TestCacheSeesChangesAtOnce(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCacheHonoursRolledExpiry shows that a Cache forgets a key rolled
+// with a time to keep it: its next answer carries the new expiry, and the
+// key is refused from then on, however long the ttl.
+func TestCacheHonoursRolledExpiry(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	clk := newClock()
+	keys, _ := newKeys(t, auth.WithClock(clk.Now))
+	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Hour), auth.WithClock(clk.Now))
+	t.Cleanup(func() { c.Close() })
+	p, err := c.Resolve(ctx, plain)
+	is.NoErr(err)
+	is.True(p.Expiry.IsZero()) // cached as never expiring
+
+	keep := clk.Now().Add(10 * time.Minute)
+	newPlain, _, err := keys.Roll(ctx, "org_a", rec.ID, keep, "Ada")
+	is.NoErr(err)
+	p, err = c.Resolve(ctx, plain)
+	is.NoErr(err)                 // the old key still works
+	is.True(p.Expiry.Equal(keep)) // with its new expiry, not the cached answer
+	clk.Advance(10 * time.Minute)
+	_, err = c.Resolve(ctx, plain)
+	is.True(errors.Is(err, auth.ErrExpired)) // refused from keepUntil on, the ttl not over
+	_, err = c.Resolve(ctx, newPlain)
+	is.NoErr(err) // the new key works
 }
 
 // refuseAll refuses every credential, as a resolver of another kind does.

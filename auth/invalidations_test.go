@@ -144,8 +144,16 @@ func TestKeysPublishes(t *testing.T) {
 		is.True(!strings.Contains(logs.String(), plain)) // ...never the key
 	}
 
+	pub.fail = false
+	_, rec3, err := keys.Mint(ctx, "org_a", "three", nil)
+	is.NoErr(err)
+	_, _, err = keys.Roll(ctx, "org_a", rec3.ID, time.Now().Add(time.Hour), "Ada")
+	is.NoErr(err)
+	is.Equal(len(r.got()), 3)                           // Roll tells this process
+	is.Equal(pub.published, []string{"org_a", "org_a"}) // and the other replicas, as Revoke does
+
 	pub.Broadcast.Publish("org_b") // another replica revoked one of org_b's keys
-	is.Equal(r.got()[2], "org_b")  // relayed
+	is.Equal(r.got()[3], "org_b")  // relayed
 }
 
 // TestCacheWithInvalidations checks that a Cache hears the channels of

@@ -25,8 +25,8 @@ const flushTimeout = 10 * time.Second
 const maxNameLen = 200
 
 // Keys is the lifecycle of API keys on a KeyStore, the Go API a client
-// portal calls: Mint, Import, List, Revoke. It is also the KeyResolver of
-// those keys.
+// portal calls: Create (and Mint), Import, List, Roll, Revoke. It is also
+// the KeyResolver of those keys.
 //
 // Resolve records when each key was last used in memory and writes the
 // times in one batch (KeyStore.MarkUsed) at most every flush interval, so a
@@ -45,6 +45,7 @@ type Keys struct {
 
 	mu        sync.Mutex
 	used      map[string]time.Time // key id to last use, not yet written
+	writing   map[string]time.Time // key id to last use, being written
 	lastFlush time.Time
 	flushing  chan struct{} // closed when the background write ends; nil: none
 }
@@ -74,9 +75,53 @@ func NewKeys(ks KeyStore, opts ...Option) *Keys {
 		revoked: NewBroadcast(),
 		pub:     c.publisher,
 		used:    make(map[string]time.Time),
+		writing: make(map[string]time.Time),
 	}
 	k.lastFlush = k.now()
 	return k
+}
+
+// KeySpec is what Create makes a key of: every option of Mint,
+// MintRestricted and MintSandbox at once, and who asks for it.
+type KeySpec struct {
+	// Name is for the portal to show, at most 200 bytes (trimmed).
+	Name string
+	// ExpiresAt, when not nil, is when the key stops working; it must be
+	// in the future. nil: never expires.
+	ExpiresAt *time.Time
+	// Restriction is what the key may read (see MintRestricted); the
+	// zero value: all of its organization's data.
+	Restriction
+	// Sandbox makes a sandbox key (see MintSandbox). Its project ids
+	// are checked against the sandbox organization's projects.
+	Sandbox bool
+	// CreatedBy names who creates the key, as the portal shows its
+	// people (the key's CreatedBy); "" when unknown. At most 200 bytes.
+	CreatedBy string
+}
+
+// Create makes a new key for the organization as spec says, and returns
+// the key itself, to be shown to the client once: only its hash and
+// display prefix are stored. Other keys of the organization stay valid.
+// It refuses as Mint, MintRestricted and MintSandbox do (they are Create
+// with one option each), and with an error wrapping ErrInvalidInput a
+// Name or CreatedBy too long or not store.Storable.
+func (k *Keys) Create(ctx context.Context, orgID string, spec KeySpec) (string, Key, error) {
+	plaintext, err := newKey(spec.Sandbox)
+	if err != nil {
+		return "", Key{}, err
+	}
+	if spec.ExpiresAt != nil && !spec.ExpiresAt.After(k.now()) {
+		return "", Key{}, fmt.Errorf("auth: key for %q: %w expiry %s: it is not in the future", orgID, ErrInvalidInput, spec.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	rec, err := k.newRecord(ctx, orgID, plaintext, spec, true)
+	if err != nil {
+		return "", Key{}, err
+	}
+	if err := k.store.CreateKey(ctx, rec); err != nil {
+		return "", Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
+	}
+	return plaintext, rec, nil
 }
 
 // Mint makes a new key for the organization, with a name for the portal to
@@ -89,8 +134,9 @@ func NewKeys(ks KeyStore, opts ...Option) *Keys {
 // ErrUnknownOrganization); a name too long or an expiry not in the future
 // is refused with an error wrapping ErrInvalidInput. The key reads all of
 // the organization's data: MintRestricted makes one that reads less.
+// Create takes every option at once.
 func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
-	return k.MintRestricted(ctx, orgID, name, expiresAt, Restriction{})
+	return k.Create(ctx, orgID, KeySpec{Name: name, ExpiresAt: expiresAt})
 }
 
 // MintRestricted is Mint for a key that may read only what r allows: some
@@ -104,7 +150,7 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // (store.Memory's through MemoryKeyStore, bunstore's own). The
 // restriction is stored with the key, in a canonical order.
 func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction) (string, Key, error) {
-	return k.mint(ctx, orgID, name, expiresAt, r, false)
+	return k.Create(ctx, orgID, KeySpec{Name: name, ExpiresAt: expiresAt, Restriction: r})
 }
 
 // MintSandbox is Mint for a sandbox key: one that starts with
@@ -114,22 +160,7 @@ func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt
 // its Principal say Sandbox. The organization's account (plan, access)
 // still decides whether and how fast the key may call the API.
 func (k *Keys) MintSandbox(ctx context.Context, orgID, name string, expiresAt *time.Time) (string, Key, error) {
-	return k.mint(ctx, orgID, name, expiresAt, Restriction{}, true)
-}
-
-func (k *Keys) mint(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction, sandbox bool) (string, Key, error) {
-	plaintext, err := newKey(sandbox)
-	if err != nil {
-		return "", Key{}, err
-	}
-	if expiresAt != nil && !expiresAt.After(k.now()) {
-		return "", Key{}, fmt.Errorf("auth: key for %q: %w expiry %s: it is not in the future", orgID, ErrInvalidInput, expiresAt.UTC().Format(time.RFC3339))
-	}
-	rec, err := k.create(ctx, orgID, name, plaintext, expiresAt, r, sandbox)
-	if err != nil {
-		return "", Key{}, err
-	}
-	return plaintext, rec, nil
+	return k.Create(ctx, orgID, KeySpec{Name: name, ExpiresAt: expiresAt, Sandbox: true})
 }
 
 // Import stores a key made elsewhere (a demo data file, a migration) for
@@ -193,7 +224,14 @@ func (k *Keys) importKey(ctx context.Context, orgID, name, plaintext string, exp
 	case !errors.Is(err, ErrInvalidKey):
 		return Key{}, fmt.Errorf("auth: import key for %q: %w", orgID, err)
 	}
-	return k.create(ctx, orgID, name, plaintext, expiresAt, r, sandbox)
+	rec, err := k.newRecord(ctx, orgID, plaintext, KeySpec{Name: name, ExpiresAt: expiresAt, Restriction: r, Sandbox: sandbox}, true)
+	if err != nil {
+		return Key{}, err
+	}
+	if err := k.store.CreateKey(ctx, rec); err != nil {
+		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
+	}
+	return rec, nil
 }
 
 // kindName says "sandbox" or "live".
@@ -204,14 +242,20 @@ func kindName(sandbox bool) string {
 	return "live"
 }
 
-func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expiresAt *time.Time, r Restriction, sandbox bool) (Key, error) {
+// newRecord checks spec (its projects too, when checkProjects) and
+// returns the record of the key plaintext, created now, not yet stored.
+func (k *Keys) newRecord(ctx context.Context, orgID, plaintext string, spec KeySpec, checkProjects bool) (Key, error) {
 	if IsSandboxOrgID(orgID) {
 		return Key{}, fmt.Errorf("auth: key for %q: %w organization: a sandbox organization has no keys of its own; mint a sandbox key for its live organization", orgID, ErrInvalidInput)
 	}
-	name = strings.TrimSpace(name)
-	if len(name) > maxNameLen {
-		return Key{}, fmt.Errorf("auth: key for %q: %w name: longer than %d bytes", orgID, ErrInvalidInput, maxNameLen)
+	name := strings.TrimSpace(spec.Name)
+	if len(name) > maxNameLen || !store.Storable(name) {
+		return Key{}, fmt.Errorf("auth: key for %q: %w name: longer than %d bytes, or not valid UTF-8 without NUL", orgID, ErrInvalidInput, maxNameLen)
 	}
+	if err := checkBy(orgID, spec.CreatedBy); err != nil {
+		return Key{}, err
+	}
+	r := spec.Restriction
 	if err := r.Validate(); err != nil {
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
@@ -223,8 +267,14 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 		}
 		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
 	}
-	if err := k.checkProjects(ctx, orgID, r.ProjectIDs); err != nil {
-		return Key{}, err
+	if checkProjects {
+		readOrg := orgID
+		if spec.Sandbox {
+			readOrg = SandboxOrgID(orgID)
+		}
+		if err := k.checkProjects(ctx, readOrg, r.ProjectIDs); err != nil {
+			return Key{}, err
+		}
 	}
 	id, err := newKeyID()
 	if err != nil {
@@ -237,17 +287,24 @@ func (k *Keys) create(ctx context.Context, orgID, name, plaintext string, expire
 		Prefix:      displayPrefix(plaintext),
 		Hash:        HashKey(plaintext),
 		CreatedAt:   now,
+		CreatedBy:   spec.CreatedBy,
 		Restriction: r,
-		Sandbox:     sandbox,
+		Sandbox:     spec.Sandbox,
 	}
-	if expiresAt != nil {
-		e := expiresAt.UTC()
+	if spec.ExpiresAt != nil {
+		e := spec.ExpiresAt.UTC()
 		rec.ExpiresAt = &e
 	}
-	if err := k.store.CreateKey(ctx, rec); err != nil {
-		return Key{}, fmt.Errorf("auth: key for %q: %w", orgID, err)
-	}
 	return rec, nil
+}
+
+// checkBy refuses, with an error wrapping ErrInvalidInput, a person's
+// name (CreatedBy, RevokedBy) too long or not store.Storable.
+func checkBy(orgID, by string) error {
+	if len(by) > maxNameLen || !store.Storable(by) {
+		return fmt.Errorf("auth: key for %q: %w person's name: longer than %d bytes, or not valid UTF-8 without NUL", orgID, ErrInvalidInput, maxNameLen)
+	}
+	return nil
 }
 
 // checkProjects refuses, with an error wrapping ErrInvalidInput, an id of
@@ -278,17 +335,28 @@ func newKeyID() (string, error) {
 }
 
 // List returns the organization's keys, newest first, revoked ones
-// included. Last-use times not yet flushed are merged in.
+// included. This process's last-use times not yet written (see Keys) are
+// merged in; other replicas' show once they write them, within their
+// flush interval.
 func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
+	// The times pending now, copied before the store is read: a time
+	// written meanwhile is then in one or the other.
+	k.mu.Lock()
+	pending := make(map[string]time.Time, len(k.used)+len(k.writing))
+	for _, m := range [...]map[string]time.Time{k.writing, k.used} {
+		for id, at := range m {
+			if prev, ok := pending[id]; !ok || at.After(prev) {
+				pending[id] = at
+			}
+		}
+	}
+	k.mu.Unlock()
 	keys, err := k.store.Keys(ctx, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("auth: keys of %q: %w", orgID, err)
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
 	for i, key := range keys {
-		if at, ok := k.used[key.ID]; ok && (key.LastUsedAt == nil || at.After(*key.LastUsedAt)) {
-			at := at
+		if at, ok := pending[key.ID]; ok && (key.LastUsedAt == nil || at.After(*key.LastUsedAt)) {
 			keys[i].LastUsedAt = &at
 		}
 	}
@@ -301,11 +369,84 @@ func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
 // of Keys refuses the key from the next request on, and publishes the
 // organization to the Publisher of WithPublisher, if any, for the caches
 // of other replicas; a failure to publish is logged, not returned, as the
-// key is revoked (those caches then refuse it within their ttl).
+// key is revoked (those caches then refuse it within their ttl). It is
+// RevokeBy with no name.
 func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
-	if err := k.store.RevokeKey(ctx, orgID, keyID, k.now().UTC()); err != nil {
+	return k.RevokeBy(ctx, orgID, keyID, "")
+}
+
+// RevokeBy is Revoke recording by (who revokes the key, as the portal
+// shows its people; at most 200 bytes) as the key's RevokedBy. Revoking
+// a revoked key keeps its first time and RevokedBy.
+func (k *Keys) RevokeBy(ctx context.Context, orgID, keyID, by string) error {
+	if err := checkBy(orgID, by); err != nil {
 		return err
 	}
+	if err := k.store.RevokeKeyBy(ctx, orgID, keyID, k.now().UTC(), by); err != nil {
+		return err
+	}
+	k.changed(ctx, orgID, keyID)
+	return nil
+}
+
+// Roll replaces the organization's key keyID with a new one, returned as
+// Create returns it: the same name, restriction and sandbox flag, the old
+// key's expiry (which is in the future), CreatedBy by. The old key keeps
+// working until keepUntil: its ExpiresAt becomes the earlier of keepUntil
+// and its own. A keepUntil not after now revokes it at once, with
+// RevokedBy by. The new key is stored and the old one ended together, or
+// neither is.
+//
+// The key's project ids are not checked again: one deleted since matches
+// nothing, as it does for the old key. Refusals: ErrKeyNotFound when the
+// organization has no such key, ErrKeyInactive (which wraps
+// ErrInvalidInput) when it is revoked or expired, ErrInvalidInput for a
+// by too long. Caches forget the old key's answer as on Revoke, so that
+// its new expiry holds on every replica.
+func (k *Keys) Roll(ctx context.Context, orgID, keyID string, keepUntil time.Time, by string) (string, Key, error) {
+	old, err := k.key(ctx, orgID, keyID)
+	if err != nil {
+		return "", Key{}, err
+	}
+	now := k.now()
+	if old.RevokedAt != nil || (old.ExpiresAt != nil && !old.ExpiresAt.After(now)) {
+		return "", Key{}, fmt.Errorf("auth: roll organization %q key %q: %w", orgID, keyID, ErrKeyInactive)
+	}
+	plaintext, err := newKey(old.Sandbox)
+	if err != nil {
+		return "", Key{}, err
+	}
+	spec := KeySpec{Name: old.Name, ExpiresAt: old.ExpiresAt, Restriction: old.Restriction, Sandbox: old.Sandbox, CreatedBy: by}
+	rec, err := k.newRecord(ctx, orgID, plaintext, spec, false)
+	if err != nil {
+		return "", Key{}, err
+	}
+	if err := k.store.RollKey(ctx, orgID, keyID, rec, keepUntil.UTC()); err != nil {
+		return "", Key{}, fmt.Errorf("auth: roll organization %q key %q: %w", orgID, keyID, err)
+	}
+	k.changed(ctx, orgID, keyID)
+	return plaintext, rec, nil
+}
+
+// key returns the organization's key keyID; ErrKeyNotFound (wrapped) when
+// it has none.
+func (k *Keys) key(ctx context.Context, orgID, keyID string) (Key, error) {
+	keys, err := k.store.Keys(ctx, orgID)
+	if err != nil {
+		return Key{}, fmt.Errorf("auth: keys of %q: %w", orgID, err)
+	}
+	for _, key := range keys {
+		if key.ID == keyID {
+			return key, nil
+		}
+	}
+	return Key{}, fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyNotFound)
+}
+
+// changed tells the subscribers and the Publisher of WithPublisher, if
+// any, that the organization's key keyID was revoked or re-dated (see
+// Revoke).
+func (k *Keys) changed(ctx context.Context, orgID, keyID string) {
 	k.revoked.Publish(orgID)
 	if k.pub != nil {
 		if err := k.pub.Publish(ctx, orgID); err != nil {
@@ -313,7 +454,6 @@ func (k *Keys) Revoke(ctx context.Context, orgID, keyID string) error {
 				"org", orgID, "key_id", keyID, "err", err)
 		}
 	}
-	return nil
 }
 
 // Subscribe registers fn, to be called with the organization of each key
@@ -390,6 +530,7 @@ func (k *Keys) noteUse(id string, at time.Time) {
 	var done chan struct{}
 	if k.flushing == nil && at.Sub(k.lastFlush) >= k.every {
 		batch, k.used = k.used, make(map[string]time.Time)
+		k.startWrite(batch)
 		done = make(chan struct{})
 		k.flushing = done
 		k.lastFlush = at
@@ -411,16 +552,27 @@ func (k *Keys) noteUse(id string, at time.Time) {
 	}()
 }
 
-// write writes batch; on failure it puts the times back to be retried.
+// startWrite notes batch, taken from k.used, as being written, so that
+// List still shows its times; k.mu is held.
+func (k *Keys) startWrite(batch map[string]time.Time) {
+	for id, at := range batch {
+		if prev, ok := k.writing[id]; !ok || at.After(prev) {
+			k.writing[id] = at
+		}
+	}
+}
+
+// write writes batch, noted by startWrite; on failure it puts the times
+// back to be retried.
 func (k *Keys) write(ctx context.Context, batch map[string]time.Time) error {
 	err := k.store.MarkUsed(ctx, batch)
-	if err == nil {
-		return nil
-	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for id, at := range batch {
-		if prev, ok := k.used[id]; !ok || at.After(prev) {
+		if k.writing[id].Equal(at) {
+			delete(k.writing, id) // a later time being written stays
+		}
+		if prev, ok := k.used[id]; err != nil && (!ok || at.After(prev)) {
 			k.used[id] = at
 		}
 	}
@@ -443,6 +595,7 @@ func (k *Keys) Flush(ctx context.Context) error {
 	k.mu.Lock()
 	batch := k.used
 	k.used = make(map[string]time.Time)
+	k.startWrite(batch)
 	k.lastFlush = k.now()
 	k.mu.Unlock()
 	if len(batch) == 0 {

@@ -76,6 +76,14 @@ func (s refusingStore) RevokeKey(context.Context, string, string, time.Time) err
 	s.fail()
 	return nil
 }
+func (s refusingStore) RevokeKeyBy(context.Context, string, string, time.Time, string) error {
+	s.fail()
+	return nil
+}
+func (s refusingStore) RollKey(context.Context, string, string, auth.Key, time.Time) error {
+	s.fail()
+	return nil
+}
 func (s refusingStore) LookupKey(context.Context, string) (auth.Key, store.Organization, error) {
 	s.fail()
 	return auth.Key{}, store.Organization{}, auth.ErrInvalidKey
@@ -334,9 +342,12 @@ func TestLastUsedIsBatched(t *testing.T) {
 
 	clk.Advance(time.Minute)
 	_, err = keys.Resolve(ctx, plain)
-	is.NoErr(err)                   // a failing write never fails a request
-	is.True(keys.Flush(ctx) != nil) // the store is still down
-	is.True(cs.Calls() >= 1)        // the batch was written once the interval passed
+	is.NoErr(err) // a failing write never fails a request
+	listed, err := keys.List(ctx, "org_a")
+	is.NoErr(err)
+	is.True(listed[0].LastUsedAt != nil && listed[0].LastUsedAt.Equal(clk.Now())) // List shows the use not yet written
+	is.True(keys.Flush(ctx) != nil)                                               // the store is still down
+	is.True(cs.Calls() >= 1)                                                      // the batch was written once the interval passed
 
 	cs.mu.Lock()
 	cs.fail = false

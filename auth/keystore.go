@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -17,6 +18,11 @@ var ErrUnknownOrganization = errors.New("auth: unknown organization")
 // organization has no key with that id.
 var ErrKeyNotFound = errors.New("auth: key not found")
 
+// ErrKeyInactive is returned (wrapped) by Keys.Roll and KeyStore.RollKey
+// for a key that is revoked or expired: there is nothing left to roll, so
+// mint a new key instead. It wraps ErrInvalidInput.
+var ErrKeyInactive = fmt.Errorf("%w key: revoked or expired", ErrInvalidInput)
+
 // Key is the stored record of an API key. It never holds the key itself:
 // only its SHA-256 hash and a short prefix to show in a portal.
 type Key struct {
@@ -29,6 +35,10 @@ type Key struct {
 	ExpiresAt  *time.Time // nil: never expires
 	LastUsedAt *time.Time // nil: never used (recorded in batches)
 	RevokedAt  *time.Time // nil: not revoked
+	// CreatedBy and RevokedBy name who created and who revoked the key,
+	// as the portal shows its people (a display name); "" when unknown.
+	CreatedBy string
+	RevokedBy string
 	// Restriction is what the key may read (its Scopes and ProjectIDs);
 	// the zero value: all of its organization's data. A KeyStore keeps
 	// it as given, nil and empty lists apart.
@@ -56,6 +66,17 @@ type KeyStore interface {
 	// ErrKeyNotFound when the organization has no such key. Revoking a
 	// revoked key keeps the first time.
 	RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error
+	// RevokeKeyBy is RevokeKey recording by as the key's RevokedBy; a
+	// revoked key keeps its first time and RevokedBy.
+	RevokeKeyBy(ctx context.Context, orgID, keyID string, at time.Time, by string) error
+	// RollKey stores next and ends the organization's key keyID, at once:
+	// both or neither. At next.CreatedAt (now), the key must be neither
+	// revoked nor expired (else an error wrapping ErrKeyInactive);
+	// ErrKeyNotFound when the organization has no such key. When until is
+	// after now, the key's ExpiresAt becomes the earlier of its own and
+	// until; else the key is revoked at now, by next.CreatedBy. next is
+	// checked as CreateKey checks it.
+	RollKey(ctx context.Context, orgID, keyID string, next Key, until time.Time) error
 	// LookupKey returns the key record with that hash and its
 	// organization, revoked and expired ones included (the caller decides);
 	// an error wrapping ErrInvalidKey when there is none, or when its

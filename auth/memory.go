@@ -104,6 +104,12 @@ func (m *MemoryKeyStore) Subscribe(fn func(orgID string)) (stop func()) {
 // (ErrInvalidInput), when its organization is unknown (store.ErrNotFound),
 // or when a key with its id or hash exists.
 func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
+	return m.create(ctx, k, func() error { return nil })
+}
+
+// create stores k as CreateKey says, after also, under the lock, change
+// succeeds: what it changes and k are stored together or not at all.
+func (m *MemoryKeyStore) create(ctx context.Context, k Key, change func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -127,9 +133,35 @@ func (m *MemoryKeyStore) CreateKey(ctx context.Context, k Key) error {
 	if _, ok := m.byHash[k.Hash]; ok {
 		return fmt.Errorf("auth: a key with that hash exists")
 	}
+	if err := change(); err != nil {
+		return err
+	}
 	m.keys[k.ID] = copyKey(k)
 	m.byHash[k.Hash] = k.ID
 	return nil
+}
+
+// RollKey stores next and ends the organization's key keyID, together
+// (see KeyStore.RollKey).
+func (m *MemoryKeyStore) RollKey(ctx context.Context, orgID, keyID string, next Key, until time.Time) error {
+	now := next.CreatedAt
+	return m.create(ctx, next, func() error {
+		k, ok := m.keys[keyID]
+		if !ok || k.OrgID != orgID {
+			return fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyNotFound)
+		}
+		if k.RevokedAt != nil || (k.ExpiresAt != nil && !k.ExpiresAt.After(now)) {
+			return fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyInactive)
+		}
+		switch {
+		case !until.After(now):
+			k.RevokedAt, k.RevokedBy = &now, next.CreatedBy
+		case k.ExpiresAt == nil || until.Before(*k.ExpiresAt):
+			k.ExpiresAt = &until
+		}
+		m.keys[keyID] = k
+		return nil
+	})
 }
 
 // Keys lists the organization's keys, newest first (then by id), revoked
@@ -159,6 +191,11 @@ func (m *MemoryKeyStore) Keys(ctx context.Context, orgID string) ([]Key, error) 
 // before keeps its first time. ErrKeyNotFound when the organization has no
 // such key (another organization's key included).
 func (m *MemoryKeyStore) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error {
+	return m.RevokeKeyBy(ctx, orgID, keyID, at, "")
+}
+
+// RevokeKeyBy is RevokeKey recording by as the key's RevokedBy.
+func (m *MemoryKeyStore) RevokeKeyBy(ctx context.Context, orgID, keyID string, at time.Time, by string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -169,7 +206,7 @@ func (m *MemoryKeyStore) RevokeKey(ctx context.Context, orgID, keyID string, at 
 		return fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyNotFound)
 	}
 	if k.RevokedAt == nil {
-		k.RevokedAt = &at
+		k.RevokedAt, k.RevokedBy = &at, by
 		m.keys[keyID] = k
 	}
 	return nil

@@ -156,7 +156,7 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		info.RateLimit = d
 	}
 	if err != nil {
-		h.fail(w, r, err)
+		h.fail(w, r, withRetryAfter(w, err))
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -164,6 +164,19 @@ func (h *handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	ctx = context.WithValue(ctx, mcpCallerKey{}, mc)
 	mc.ctx = ctx
 	h.cfg.mcp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// withRetryAfter adds the seconds of the Retry-After header w holds to
+// the message of a RATE_LIMITED err: an MCP client hands the assistant
+// the body of a 429, not its headers.
+func withRetryAfter(w http.ResponseWriter, err error) error {
+	var e *envelope.Error
+	if s := w.Header().Get("Retry-After"); s != "" && errors.As(err, &e) && e.Code == envelope.RateLimited {
+		out := *e
+		out.Message += ": " + s
+		return &out
+	}
+	return err
 }
 
 // jsonRPCRequests counts the JSON-RPC requests of a body (a message or a

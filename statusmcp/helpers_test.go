@@ -167,20 +167,39 @@ func call(t testing.TB, h http.Handler, key, tool string, args any) toolResult {
 	return out
 }
 
-// listTools returns the names of the tools key sees.
-func listTools(t testing.TB, h http.Handler, key string) []string {
+// listedTool is a tool as tools/list describes it.
+type listedTool struct {
+	Name        string
+	InputSchema struct {
+		Type       string                    `json:"type"`
+		Properties map[string]map[string]any `json:"properties"`
+	} `json:"inputSchema"`
+	OutputSchema map[string]any `json:"outputSchema"`
+	Annotations  struct {
+		ReadOnlyHint bool `json:"readOnlyHint"`
+	} `json:"annotations"`
+}
+
+// toolsList returns the tools key sees, as tools/list describes them.
+func toolsList(t testing.TB, h http.Handler, key string) []listedTool {
 	t.Helper()
 	res := post(h, key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	var r struct {
 		Result struct {
-			Tools []struct{ Name string } `json:"tools"`
+			Tools []listedTool `json:"tools"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(res.Body.Bytes(), &r); err != nil {
 		t.Fatalf("tools/list: %v: %s", err, res.Body)
 	}
+	return r.Result.Tools
+}
+
+// listTools returns the names of the tools key sees.
+func listTools(t testing.TB, h http.Handler, key string) []string {
+	t.Helper()
 	var names []string
-	for _, tl := range r.Result.Tools {
+	for _, tl := range toolsList(t, h, key) {
 		names = append(names, tl.Name)
 	}
 	return names

@@ -24,7 +24,7 @@ func loadDocument() (document, error) {
 
 // operation is what a tool takes from its route's GET operation: its
 // summary, description and scope, its query parameters (name to schema)
-// and its 200 answer's schema, with every $ref inlined.
+// and its 200 answer's schema (see outputSchema).
 type operation struct {
 	summary, description, scope string
 	query                       map[string]param
@@ -32,10 +32,11 @@ type operation struct {
 	output                      map[string]any
 }
 
+// param is a query parameter: the schema of its tool argument (see
+// inputSchema) and whether the argument is a JSON number.
 type param struct {
-	schema      map[string]any
-	description string
-	integer     bool // a JSON number in a tool's arguments
+	schema  map[string]any
+	integer bool
 }
 
 func (d document) operation(path string) (operation, error) {
@@ -57,17 +58,73 @@ func (d document) operation(path string) (operation, error) {
 		name, _ := pm["name"].(string)
 		schema, _ := pm["schema"].(map[string]any)
 		desc, _ := pm["description"].(string)
-		op.query[name] = param{schema: schema, description: desc, integer: schema["type"] == "integer"}
+		op.query[name] = param{schema: inputSchema(schema, desc), integer: schema["type"] == "integer"}
 		op.queryOrder = append(op.queryOrder, name)
 	}
 	responses, _ := get["responses"].(map[string]any)
-	ok, _ := d.inline(responses["200"], 0).(map[string]any)
-	schema, _ := d.at2(ok, "content", "application/json", "schema").(map[string]any)
+	ok, _ := d.resolve(responses["200"]).(map[string]any)
+	schema := d.at2(ok, "content", "application/json", "schema")
 	if schema == nil {
 		return operation{}, fmt.Errorf("statusmcp: GET %s has no JSON 200 answer in the OpenAPI document", path)
 	}
-	op.output = schema
+	op.output = d.outputSchema(schema)
 	return op, nil
+}
+
+// inputSchema is the schema of a tool argument made from its query
+// parameter's schema s (inlined) and description: the type and the
+// rules a model needs to write a valid value (enum, bounds, default,
+// format), and the description's first clause. An array parameter (form
+// style, not exploded) is the one comma-separated string the route takes.
+func inputSchema(s map[string]any, desc string) map[string]any {
+	out := map[string]any{}
+	if s["type"] == "array" {
+		out["type"] = "string"
+	} else {
+		for _, k := range []string{"type", "enum", "minimum", "maximum", "default", "format"} {
+			if v, ok := s[k]; ok {
+				out[k] = v
+			}
+		}
+	}
+	if desc = firstClause(desc); desc != "" {
+		out["description"] = desc
+	}
+	return out
+}
+
+// firstClause returns s up to its first ". ", "; " or ": " outside
+// backquotes, ending with a full stop: what a model needs to choose, the
+// rest being the document's detail.
+func firstClause(s string) string {
+	quoted := false
+	for i := 0; i < len(s)-1; i++ {
+		switch {
+		case s[i] == '`':
+			quoted = !quoted
+		case !quoted && s[i+1] == ' ' && strings.IndexByte(".;:", s[i]) >= 0:
+			s = s[:i]
+			i = len(s)
+		}
+	}
+	s = strings.TrimSpace(s)
+	if s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// resolve returns what v names when it is a local $ref, else v.
+func (d document) resolve(v any) any {
+	for range 8 {
+		m, _ := v.(map[string]any)
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			return v
+		}
+		v = d.at(strings.Split(strings.TrimPrefix(ref, "#/"), "/")...)
+	}
+	return v
 }
 
 // at returns the value under keys from the document's root.

@@ -1,8 +1,10 @@
 package statusmcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -39,8 +41,11 @@ var Implementation = mcp.Implementation{Name: "clientstatus", Title: "Client sta
 // statusapi.WithMCP. It serves only requests that the API's handler
 // authenticated (statusapi.MCPCallerFrom); any other is 400. Stateless:
 // no session is kept, so any replica answers any request; each request
-// is served by the server of the tools its caller's scopes allow. It panics if the embedded OpenAPI document lacks a tool's route
-// (a build defect, which the package's tests catch).
+// is served by the server of the tools its caller's scopes allow. It
+// serves every protocol revision of the Go SDK (mcp.SupportedProtocolVersions);
+// a JSON-RPC batch under a revision without batches is 400 with a
+// JSON-RPC error. It panics if the embedded OpenAPI document lacks a
+// tool's route (a build defect, which the package's tests catch).
 func Handler(opts ...Option) http.Handler {
 	cfg := config{now: time.Now}
 	for _, o := range opts {
@@ -53,7 +58,7 @@ func Handler(opts ...Option) http.Handler {
 		panic(err)
 	}
 	srv := &servers{tools: tools}
-	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, ok := statusapi.MCPCallerFrom(r.Context())
 		if !ok {
 			return nil
@@ -68,6 +73,41 @@ func Handler(opts ...Option) http.Handler {
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        statusapi.MaxMCPBodyBytes,
 	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refuseBatch(w, r) {
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// batchlessRevision is the first protocol revision without JSON-RPC
+// batches.
+const batchlessRevision = "2025-06-18"
+
+// refuseBatch answers a JSON-RPC batch sent under a revision without
+// batches (MCP-Protocol-Version 2025-06-18 or later) with 400 and a
+// JSON-RPC error, where the SDK would answer plain text, and reports
+// whether it did. Under 2025-03-26 (the version assumed without the
+// header) the SDK serves the batch.
+func refuseBatch(w http.ResponseWriter, r *http.Request) bool {
+	version := r.Header.Get("MCP-Protocol-Version")
+	if _, ok := statusapi.MCPCallerFrom(r.Context()); !ok || version < batchlessRevision || r.Method != http.MethodPost {
+		return false // the body is statusapi's, read and bounded
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil || !bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+		"code": -32600, // invalid request
+		"message": "JSON-RPC batches are not part of MCP " + version + " (nor of any revision since " + batchlessRevision +
+			"): send one request per POST",
+	}})
+	return true
 }
 
 // buildTools makes every tool, in the contract's order.
@@ -84,11 +124,7 @@ func buildTools(cfg config) ([]tool, error) {
 		}
 		out = append(out, t)
 	}
-	s, err := summaryTool(d, cfg.now)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, s), nil
+	return append(out, summaryTool(cfg.now)), nil
 }
 
 // servers keeps one server per set of tools a key may see: the tools
@@ -122,8 +158,10 @@ func (s *servers) of(p auth.Principal) *mcp.Server {
 // still runs, and answers its route's INSUFFICIENT_SCOPE.
 func newServer(tools []tool, shown []byte) *mcp.Server {
 	s := mcp.NewServer(&Implementation, &mcp.ServerOptions{
+		// Said once here rather than in each tool's description.
 		Instructions: "Read-only access to an agency client's projects, milestones, deliverables, invoices, threads and events, " +
-			"with the caller's API key. Each tool answers exactly what its API route answers. " +
+			"with the caller's API key. Each tool answers exactly its API route's JSON body: `data`, and for a list `meta` " +
+			"(page, per_page, total); lists page with page and limit (at most 100). " +
 			"Start with status_summary for an overview.",
 		// What a key may list depends on its scopes: no shared cache.
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "private" },

@@ -5,17 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
@@ -86,8 +91,9 @@ var toolCases = []toolCase{
 	{"list_projects", map[string]any{"limit": 1, "page": 2}, "/v1/projects?limit=1&page=2"},
 	{"list_projects", map[string]any{"status": "planned"}, "/v1/projects?status=planned"},
 	{"get_project", map[string]any{"id": "p1"}, "/v1/projects/p1"},
-	{"list_milestones", map[string]any{"projectId": "p1"}, "/v1/projects/p1/milestones"},
-	{"list_milestones", map[string]any{"projectId": "p1", "status": "pending", "expand": "project"}, "/v1/projects/p1/milestones?status=pending&expand=project"},
+	{"list_milestones", map[string]any{}, "/v1/milestones"},
+	{"list_milestones", map[string]any{"projectId": "p1"}, "/v1/milestones?projectId=p1"},
+	{"list_milestones", map[string]any{"projectId": "p1", "status": "pending", "expand": "project"}, "/v1/milestones?projectId=p1&status=pending&expand=project"},
 	{"list_deliverables", map[string]any{}, "/v1/deliverables"},
 	{"list_deliverables", map[string]any{"projectId": "p1", "status": "in_review", "expand": "project"}, "/v1/deliverables?projectId=p1&status=in_review&expand=project"},
 	{"get_deliverable_download", map[string]any{"id": "d1"}, "/v1/deliverables/d1/download"},
@@ -97,7 +103,9 @@ var toolCases = []toolCase{
 	{"get_invoice_document", map[string]any{"id": "i1"}, "/v1/invoices/i1/document"},
 	{"list_threads", map[string]any{}, "/v1/threads"},
 	{"list_threads", map[string]any{"status": "open", "updatedSince": "2026-01-01T00:00:00Z"}, "/v1/threads?status=open&updatedSince=2026-01-01T00:00:00Z"},
-	{"list_messages", map[string]any{"threadId": "t1"}, "/v1/threads/t1/messages"},
+	{"list_messages", map[string]any{}, "/v1/messages"},
+	{"list_messages", map[string]any{"threadId": "t1"}, "/v1/messages?threadId=t1"},
+	{"list_messages", map[string]any{"projectId": "p1", "limit": 1}, "/v1/messages?projectId=p1&limit=1"},
 	{"list_events", map[string]any{}, "/v1/events"},
 	{"list_events", map[string]any{"limit": 3, "type": "invoice.created,project.created"}, "/v1/events?limit=3&type=invoice.created,project.created"},
 }
@@ -166,12 +174,12 @@ func TestToolsListDescribesReadOnlyToolsWithSchemas(t *testing.T) {
 	is.Equal(len(out.Result.Tools), 12)
 	is.Equal(out.Result.CacheScope, "private") // the list follows the key's scopes: no shared cache
 	for _, tl := range out.Result.Tools {
-		is.True(tl.Annotations.ReadOnlyHint)                            // every tool is read-only
-		is.Equal(tl.InputSchema["type"], "object")                      // an input schema
-		is.Equal(tl.OutputSchema["type"], "object")                     // an output schema
-		is.True(!strings.Contains(fmt.Sprint(tl.OutputSchema), "$ref")) // refs inlined
+		is.True(tl.Annotations.ReadOnlyHint)        // every tool is read-only
+		is.Equal(tl.InputSchema["type"], "object")  // an input schema
+		is.Equal(tl.OutputSchema["type"], "object") // an output schema
+		out, _ := json.Marshal(tl.OutputSchema)
+		is.True(!strings.Contains(string(out), `"#/components`)) // standalone: a shared shape is in its own $defs
 	}
-	t.Logf("tools/list: %d bytes", res.Body.Len())
 }
 
 func TestScopesFilterTheTools(t *testing.T) {
@@ -207,8 +215,10 @@ func TestRestrictedProjects(t *testing.T) {
 func TestOtherOrganizationAndInternalContent(t *testing.T) {
 	is := is.New(t)
 	r, _ := newMemoryRig(t)
-	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "get_project", map[string]any{"id": "pb"})), "NOT_FOUND")         // another org's id
-	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t3"})), "NOT_FOUND") // an internal thread
+	is.Equal(errorCode(t, call(t, r.h, r.key("a"), "get_project", map[string]any{"id": "pb"})), "NOT_FOUND") // another org's id
+	internal := call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t3"})
+	is.True(!internal.IsError)                                     // an internal thread is an unknown id: an empty page
+	is.True(!strings.Contains(internal.Content[0].Text, "secret")) // and none of its messages
 	all := call(t, r.h, r.key("a"), "list_messages", map[string]any{"threadId": "t1"})
 	is.True(!strings.Contains(all.Content[0].Text, "internal: they are late")) // an internal message never appears
 	sum := call(t, r.h, r.key("a"), "status_summary", map[string]any{})
@@ -287,6 +297,9 @@ func TestRateLimitCountsJSONRPCRequests(t *testing.T) {
 	is.Equal(res.Code, http.StatusTooManyRequests)                 // the 61st request
 	is.True(strings.Contains(res.Body.String(), `"RATE_LIMITED"`)) // the API's envelope
 	is.True(res.Header().Get("Retry-After") != "")                 // as elsewhere
+	var e struct{ Error struct{ Message string } }
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &e))
+	is.True(strings.HasSuffix(e.Error.Message, "Retry-After: "+res.Header().Get("Retry-After"))) // the seconds in the body, which an MCP client shows
 }
 
 func TestRequestLogHoldsTheMCPRequestOnce(t *testing.T) {
@@ -334,8 +347,8 @@ func TestInvalidArgumentsPerTool(t *testing.T) {
 	tools := []string{"list_projects", "get_project", "list_milestones", "list_deliverables", "get_deliverable_download",
 		"list_invoices", "get_invoice", "get_invoice_document", "list_threads", "list_messages", "list_events", "status_summary"}
 	pathArg := map[string]string{"get_project": "id", "get_deliverable_download": "id", "get_invoice": "id",
-		"get_invoice_document": "id", "list_milestones": "projectId", "list_messages": "threadId"}
-	valid := map[string]string{"id": "p1", "projectId": "p1", "threadId": "t1"}
+		"get_invoice_document": "id"}
+	valid := map[string]string{"id": "p1"}
 	for _, tool := range tools {
 		t.Run(tool, func(t *testing.T) {
 			cases := slices.Clone(invalidArgs)
@@ -394,4 +407,229 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatalf("%s %s: %s", tool, args, res.Content[0].Text)
 		}
 	})
+}
+
+// TestScopeComesBeforeArguments: a tool outside the key's scopes answers
+// its route's INSUFFICIENT_SCOPE whatever its arguments.
+func TestScopeComesBeforeArguments(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	key := r.key("invoices")
+	cases := []struct{ tool, args, route string }{
+		{"list_projects", `{"limit": "x"}`, "/v1/projects"},
+		{"get_project", `{}`, "/v1/projects/p1"},
+		{"get_project", `{"id": 5}`, "/v1/projects/p1"},
+		{"list_milestones", `[1, 2]`, "/v1/milestones"},
+		{"list_deliverables", `{"bogus": 1}`, "/v1/deliverables"},
+		{"get_deliverable_download", `{"id": ""}`, "/v1/deliverables/d1/download"},
+		{"list_threads", `"x"`, "/v1/threads"},
+		{"list_messages", `{"threadId": true}`, "/v1/messages"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
+			is := is.New(t)
+			want := get(r.h, key, tc.route)
+			is.Equal(want.Code, http.StatusForbidden)
+			res := call(t, r.h, key, tc.tool, json.RawMessage(tc.args))
+			is.Equal(errorCode(t, res), "INSUFFICIENT_SCOPE")                                    // the scope, not the arguments
+			is.Equal(jsonValue(t, []byte(res.Content[0].Text)), jsonValue(t, want.Body.Bytes())) // the route's error, message and all
+		})
+	}
+}
+
+// TestWrongJSONTypeNamesTheArgument sends each argument of each tool, as
+// tools/list describes them, with a value of another JSON type.
+func TestWrongJSONTypeNamesTheArgument(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	n := 0
+	for _, tl := range toolsList(t, r.h, r.key("a")) {
+		for name, p := range tl.InputSchema.Properties {
+			wrong := map[string][]string{"string": {`5`, `true`, `{}`}, "integer": {`"5"`, `true`, `[]`}}[fmt.Sprint(p["type"])]
+			if len(wrong) == 0 {
+				t.Fatalf("%s: %s is of type %v", tl.Name, name, p["type"])
+			}
+			for _, v := range wrong {
+				args := fmt.Sprintf(`{%q: %s}`, name, v)
+				t.Run(tl.Name+" "+args, func(t *testing.T) {
+					is := is.New(t)
+					res := call(t, r.h, r.key("a"), tl.Name, json.RawMessage(args))
+					is.Equal(errorCode(t, res), "INVALID_PARAMETER")
+					var e struct {
+						Error struct{ Message, Param string }
+					}
+					is.NoErr(json.Unmarshal([]byte(res.Content[0].Text), &e))
+					is.Equal(e.Error.Param, name)                        // error.param names it
+					is.True(strings.Contains(e.Error.Message, name+" ")) // and so does the message
+				})
+				n++
+			}
+		}
+	}
+	is.New(t).True(n > 30) // every list tool's arguments were tried
+}
+
+// toolsListBudget is the most tools/list may weigh for a key with every
+// scope: 16 KiB, about 4,000 tokens.
+const toolsListBudget = 16 << 10
+
+// TestToolsListFitsTheBudget measures the whole JSON-RPC answer of
+// tools/list for an unrestricted key, and logs each tool's share (go
+// test -v -run ToolsListFits ./statusmcp/ prints docs/mcp.md's table).
+func TestToolsListFitsTheBudget(t *testing.T) {
+	is := is.New(t)
+	r, _ := newMemoryRig(t)
+	res := post(r.h, r.key("a"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var out struct {
+		Result struct{ Tools []json.RawMessage } `json:"result"`
+	}
+	is.NoErr(json.Unmarshal(res.Body.Bytes(), &out))
+	is.Equal(len(out.Result.Tools), 12)
+	t.Logf("tools/list: %d bytes, about %d tokens (bytes/4)", res.Body.Len(), res.Body.Len()/4)
+	for _, raw := range out.Result.Tools {
+		var tl struct {
+			Name                      string
+			InputSchema, OutputSchema json.RawMessage
+		}
+		is.NoErr(json.Unmarshal(raw, &tl))
+		t.Logf("| `%s` | %d | %d | %d | %d |", tl.Name, len(raw), len(tl.InputSchema), len(tl.OutputSchema), len(raw)/4)
+	}
+	is.True(res.Body.Len() <= toolsListBudget) // tools/list fits in 16 KiB
+
+	other, _ := newMemoryRig(t) // another handler, built anew
+	again := post(other.h, other.key("a"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	is.Equal(again.Body.String(), res.Body.String()) // byte for byte: a deterministic order
+	names := listTools(t, r.h, r.key("a"))
+	is.True(slices.IsSorted(names)) // by name
+}
+
+// TestJSONRPCBatch: a batch counts one request of the rate limit per
+// request in it (a notification none); 2025-03-26 (the revision assumed
+// without MCP-Protocol-Version) serves it, later revisions have no
+// batches and answer a JSON-RPC error.
+func TestJSONRPCBatch(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	key := r.key("starter") // 60 a minute
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},` +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_projects","arguments":{"limit":1}}},` +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}]`
+	remaining := 60
+	for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			is := is.New(t)
+			req := httptest.NewRequest(http.MethodPost, "/v1/mcp", strings.NewReader(batch))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+key)
+			if version != "" {
+				req.Header.Set("MCP-Protocol-Version", version)
+			}
+			res := httptest.NewRecorder()
+			r.h.ServeHTTP(res, req)
+			remaining -= 2
+			is.Equal(res.Header().Get("X-RateLimit-Remaining"), strconv.Itoa(remaining)) // two requests, the notification free
+			is.Equal(res.Header().Get("Content-Type"), "application/json")
+			if version == "" || version == "2025-03-26" {
+				is.Equal(res.Code, http.StatusOK)
+				var answers []struct {
+					ID     int             `json:"id"`
+					Result json.RawMessage `json:"result"`
+				}
+				is.NoErr(json.Unmarshal(res.Body.Bytes(), &answers))
+				is.Equal(len(answers), 2) // one answer per request, none for the notification
+				is.Equal(answers[0].ID+answers[1].ID, 3)
+				is.True(answers[0].Result != nil && answers[1].Result != nil)
+				return
+			}
+			is.Equal(res.Code, http.StatusBadRequest)
+			var answer rpc
+			is.NoErr(json.Unmarshal(res.Body.Bytes(), &answer))
+			is.True(answer.Error != nil)
+			is.Equal(answer.Error.Code, -32600)                                                     // invalid request, as JSON-RPC says
+			is.True(strings.Contains(answer.Error.Message, "batches are not part of MCP "+version)) // says why
+		})
+	}
+}
+
+// bearerTransport adds a key to each request of the SDK's client.
+type bearerTransport struct{ key string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestProtocolRevisions connects the Go SDK's client at each revision it
+// supports (the newest, 2026-07-28, by server/discover; the others by
+// initialize) over loopback: each is served, statelessly, and lists and
+// calls the tools.
+func TestProtocolRevisions(t *testing.T) {
+	r, _ := newMemoryRig(t)
+	srv := httptest.NewServer(r.h)
+	t.Cleanup(srv.Close)
+	for _, version := range mcp.SupportedProtocolVersions() {
+		t.Run(version, func(t *testing.T) {
+			is := is.New(t)
+			ctx := t.Context()
+			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+				Endpoint:   srv.URL + statusapi.MCPPath,
+				HTTPClient: &http.Client{Transport: bearerTransport{r.key("a")}},
+			}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			is.NoErr(err)
+			defer cs.Close()
+			is.Equal(cs.InitializeResult().ProtocolVersion, version) // the revision asked for
+			is.Equal(cs.ID(), "")                                    // stateless: no session
+			tools, err := cs.ListTools(ctx, nil)
+			is.NoErr(err)
+			is.Equal(len(tools.Tools), 12)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_milestones", Arguments: map[string]any{"limit": 2}})
+			is.NoErr(err)
+			is.True(!res.IsError)
+			got, _ := json.Marshal(res.StructuredContent)
+			is.Equal(jsonValue(t, got), jsonValue(t, get(r.h, r.key("a"), "/v1/milestones?limit=2").Body.Bytes())) // the route's body
+		})
+	}
+}
+
+// TestToolArgumentsAreTheRoutesParameters holds each route tool's
+// arguments to its route's query parameters in the OpenAPI document (a
+// parameter added there appears in the tool), plus id for a path's item.
+func TestToolArgumentsAreTheRoutesParameters(t *testing.T) {
+	var doc struct {
+		Paths map[string]struct {
+			Get struct{ Parameters []map[string]any }
+		}
+		Components struct{ Parameters map[string]map[string]any }
+	}
+	is.New(t).NoErr(json.Unmarshal(openapi.JSON(), &doc))
+	routes := map[string]string{"list_projects": "/v1/projects", "get_project": "/v1/projects/{id}",
+		"list_milestones": "/v1/milestones", "list_deliverables": "/v1/deliverables",
+		"get_deliverable_download": "/v1/deliverables/{id}/download", "list_invoices": "/v1/invoices",
+		"get_invoice": "/v1/invoices/{id}", "get_invoice_document": "/v1/invoices/{id}/document",
+		"list_threads": "/v1/threads", "list_messages": "/v1/messages", "list_events": "/v1/events"}
+	r, _ := newMemoryRig(t)
+	for _, tl := range toolsList(t, r.h, r.key("a")) {
+		path, ok := routes[tl.Name]
+		if !ok {
+			continue // status_summary
+		}
+		t.Run(tl.Name, func(t *testing.T) {
+			is := is.New(t)
+			var want []string
+			if strings.Contains(path, "{id}") {
+				want = append(want, "id")
+			}
+			for _, p := range doc.Paths[path].Get.Parameters {
+				if ref, ok := p["$ref"].(string); ok {
+					p = doc.Components.Parameters[strings.TrimPrefix(ref, "#/components/parameters/")]
+				}
+				if p["in"] == "query" {
+					want = append(want, p["name"].(string))
+				}
+			}
+			slices.Sort(want)
+			got := slices.Sorted(maps.Keys(tl.InputSchema.Properties))
+			is.Equal(got, want) // the route's query parameters, and id for a path's item
+		})
+	}
 }

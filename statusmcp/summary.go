@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -74,35 +73,27 @@ const ActiveThreadWindow = 7 * 24 * time.Hour
 // summaryTool is status_summary: no argument, no scope of its own; each
 // part holds what the caller's key may read (a part whose scope it lacks
 // is empty), read through the API's routes.
-func summaryTool(d document, now func() time.Time) (tool, error) {
-	milestone := map[string]any{"type": []any{"object", "null"}, "additionalProperties": false,
-		"required":   []any{"id", "name", "dueAt"},
-		"properties": map[string]any{"id": str(), "name": str(), "dueAt": dateTime()}}
-	overdue := clone(milestone)
-	overdue["type"] = "object"
-	output := object(map[string]any{
-		"asOf": dateTime(),
-		"projects": array(object(map[string]any{
-			"id": str(), "name": str(), "status": d.inline(d.at("components", "schemas", "ProjectStatus"), 0),
-			"dueAt": nullable(dateTime()), "nextMilestone": milestone, "overdueMilestones": array(overdue),
-		})),
-		"deliverablesInReview": array(object(map[string]any{"id": str(), "projectId": str(), "name": str(), "updatedAt": dateTime()})),
-		"invoices": object(map[string]any{
-			"open": map[string]any{"type": "integer", "minimum": 0}, "overdue": map[string]any{"type": "integer", "minimum": 0},
-			"amountDue": array(object(map[string]any{"currency": str(), "amount": map[string]any{"type": "integer"}})),
-		}),
-		"activeThreads": array(object(map[string]any{"id": str(), "projectId": nullable(str()), "subject": str(), "lastMessageAt": dateTime()})),
-	})
+func summaryTool(now func() time.Time) tool {
+	// As deep as a route tool's output schema (see outputSchema): the
+	// keys of the answer and of its items, typed.
+	str, nullStr, integer := typed("string"), typed("string", "null"), typed("integer")
+	output := map[string]any{"type": "object", "required": []any{"asOf", "projects", "deliverablesInReview", "invoices", "activeThreads"},
+		"properties": map[string]any{
+			"asOf": str,
+			"projects": array(object(map[string]any{"id": str, "name": str, "status": str, "dueAt": nullStr,
+				"nextMilestone": typed("object", "null"), "overdueMilestones": typed("array")})),
+			"deliverablesInReview": array(object(map[string]any{"id": str, "projectId": str, "name": str, "updatedAt": str})),
+			"invoices":             object(map[string]any{"open": integer, "overdue": integer, "amountDue": typed("array")}),
+			"activeThreads":        array(object(map[string]any{"id": str, "projectId": nullStr, "subject": str, "lastMessageAt": str})),
+		}}
 	def := &mcp.Tool{
 		Name:  "status_summary",
 		Title: "Status at a glance",
-		Description: "The caller's view at a glance, as of now (asOf): every visible project (in the projects list's order) with its " +
-			"next milestone not completed (earliest dueAt at or after asOf) and its overdue ones (not completed, dueAt before asOf); " +
-			"deliverables in review; open invoices (count, how many are overdue, amount due per currency); threads with a visible " +
-			"message in the last 7 days. A part the key's scopes do not cover is empty. Takes no arguments.",
-		InputSchema:  mustJSON(map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}),
+		Description: "The caller's view at a glance, as of now (asOf), in one call: each project with its next milestone and its overdue ones, " +
+			"deliverables in review, open invoices (how many overdue, amount due per currency), threads active in the last 7 days.",
+		InputSchema:  mustJSON(map[string]any{"type": "object", "properties": map[string]any{}}),
 		OutputSchema: mustJSON(output),
-		Annotations:  readOnly("Status at a glance"),
+		Annotations:  readOnly(),
 	}
 	return tool{def: def, call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
 		var in map[string]json.RawMessage
@@ -119,26 +110,23 @@ func summaryTool(d document, now func() time.Time) (tool, error) {
 			return errorBodyResult(body)
 		}
 		return jsonResult(mustJSON(s))
-	}}, nil
+	}}
 }
 
-func str() map[string]any      { return map[string]any{"type": "string"} }
-func dateTime() map[string]any { return map[string]any{"type": "string", "format": "date-time"} }
-func nullable(s map[string]any) map[string]any {
-	s = clone(s)
-	s["type"] = []any{s["type"], "null"}
-	return s
+// typed is a schema of only a JSON type, or of several.
+func typed(types ...any) map[string]any {
+	if len(types) == 1 {
+		return map[string]any{"type": types[0]}
+	}
+	return map[string]any{"type": types}
 }
+
 func array(items map[string]any) map[string]any {
 	return map[string]any{"type": "array", "items": items}
 }
+
 func object(props map[string]any) map[string]any {
-	req := make([]any, 0, len(props))
-	for k := range props {
-		req = append(req, k)
-	}
-	sort.Slice(req, func(i, j int) bool { return req[i].(string) < req[j].(string) })
-	return map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props}
+	return map[string]any{"type": "object", "properties": props}
 }
 
 // summarize reads the parts of the summary through the routes, or

@@ -19,8 +19,7 @@ import (
 
 // routeTool is a tool that answers with one route of the API: name, the
 // route's path pattern and, for a route with an item in its path, the
-// argument that names it ("id", or "projectId" for a project's
-// milestones).
+// argument that names it ("id").
 type routeTool struct {
 	name, path, pathArg string
 }
@@ -29,14 +28,14 @@ type routeTool struct {
 var routeTools = []routeTool{
 	{name: "list_projects", path: "/v1/projects"},
 	{name: "get_project", path: "/v1/projects/{id}", pathArg: "id"},
-	{name: "list_milestones", path: "/v1/projects/{id}/milestones", pathArg: "projectId"},
+	{name: "list_milestones", path: "/v1/milestones"},
 	{name: "list_deliverables", path: "/v1/deliverables"},
 	{name: "get_deliverable_download", path: "/v1/deliverables/{id}/download", pathArg: "id"},
 	{name: "list_invoices", path: "/v1/invoices"},
 	{name: "get_invoice", path: "/v1/invoices/{id}", pathArg: "id"},
 	{name: "get_invoice_document", path: "/v1/invoices/{id}/document", pathArg: "id"},
 	{name: "list_threads", path: "/v1/threads"},
-	{name: "list_messages", path: "/v1/threads/{id}/messages", pathArg: "threadId"},
+	{name: "list_messages", path: "/v1/messages"},
 	{name: "list_events", path: "/v1/events"},
 }
 
@@ -59,37 +58,36 @@ func buildRouteTool(d document, t routeTool) (tool, error) {
 	props := map[string]any{}
 	var required []string
 	if t.pathArg != "" {
-		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1,
-			"description": "The id of the item in the route's path (" + t.path + ")."}
+		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1}
 		required = append(required, t.pathArg)
 	}
 	for _, name := range op.queryOrder {
 		if name == t.pathArg {
 			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", t.name, name)
 		}
-		p := op.query[name]
-		s := clone(p.schema)
-		if _, ok := s["description"]; !ok && p.description != "" {
-			s["description"] = p.description
-		}
-		props[name] = s
+		props[name] = op.query[name].schema
 	}
-	input := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	input := map[string]any{"type": "object", "properties": props}
 	if required != nil {
 		input["required"] = required
 	}
-	desc := op.summary + " (GET " + t.path + "). " + op.description +
-		" Answers the route's JSON body: `data`, and `meta` for a list."
 	def := &mcp.Tool{
 		Name:         t.name,
 		Title:        op.summary,
-		Description:  desc,
+		Description:  firstClause(op.description),
 		InputSchema:  mustJSON(input),
 		OutputSchema: mustJSON(op.output),
-		Annotations:  readOnly(op.summary),
+		Annotations:  readOnly(),
 	}
 	q := op.query
-	return tool{def: def, scope: auth.Scope(op.scope), call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
+	scope := auth.Scope(op.scope)
+	return tool{def: def, scope: scope, call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
+		if scope != "" && !c.Principal.Allows(scope) {
+			// The route's own refusal, whatever the arguments: it
+			// authorizes before it reads a parameter or an id.
+			_, body := c.Get(ctx, strings.ReplaceAll(t.path, "{id}", url.PathEscape("{id}")), nil)
+			return errorBodyResult(body)
+		}
 		path, query, bad := t.request(args, q)
 		if bad != nil {
 			return errorResult(bad)
@@ -200,9 +198,10 @@ func errorResult(e *envelope.Error) *mcp.CallToolResult {
 	return errorBodyResult(body)
 }
 
-func readOnly(title string) *mcp.ToolAnnotations {
+// readOnly is every tool's annotations: it reads, and only the API.
+func readOnly() *mcp.ToolAnnotations {
 	no := false
-	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no, Title: title}
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
 }
 
 func mustJSON(v any) json.RawMessage {

@@ -73,6 +73,11 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(stor
 		{"ImportRestricted", s.importRestricted},
 		{"RestrictionKeptAsGiven", s.restrictionKept},
 		{"SandboxKeys", s.sandboxKeys},
+		{"CreateWithSpec", s.createWithSpec},
+		{"RevokeBy", s.revokeBy},
+		{"Roll", s.roll},
+		{"RollNow", s.rollNow},
+		{"RollKeyAtomic", s.rollKeyAtomic},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.fn)

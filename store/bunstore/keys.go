@@ -33,6 +33,10 @@ type keyRow struct {
 	ProjectIDs []string `bun:"project_ids,array"`
 	// Sandbox marks a sandbox key (migration 20261005000001_sandbox_keys).
 	Sandbox bool `bun:"sandbox,notnull"`
+	// Who created and who revoked the key, "" when unknown (migration
+	// 20261207000001_key_people).
+	CreatedBy string `bun:"created_by,notnull"`
+	RevokedBy string `bun:"revoked_by,notnull"`
 }
 
 func (row keyRow) key() auth.Key {
@@ -50,7 +54,9 @@ func (row keyRow) key() auth.Key {
 			Scopes:     scopesOf(row.Scopes),
 			ProjectIDs: row.ProjectIDs,
 		},
-		Sandbox: row.Sandbox,
+		Sandbox:   row.Sandbox,
+		CreatedBy: row.CreatedBy,
+		RevokedBy: row.RevokedBy,
 	}
 }
 
@@ -84,14 +90,30 @@ func scopeNames(scopes []auth.Scope) []string {
 // with its id or hash exists, and (with an error wrapping
 // auth.ErrInvalidKey) when its organization does not.
 func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
+	if err := checkKey(k); err != nil {
+		return err
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	return s.insertKey(ctx, k)
+}
+
+// checkKey refuses a key record CreateKey cannot store.
+func checkKey(k auth.Key) error {
 	if k.ID == "" || k.OrgID == "" || k.Hash == "" {
 		return fmt.Errorf("bunstore: %w key record: it needs an id, an organization and a hash", auth.ErrInvalidInput)
 	}
 	if !storable(k.ID, k.OrgID) {
 		return fmt.Errorf("bunstore: key for %q: an id PostgreSQL cannot store exactly (NUL or invalid UTF-8): %w", k.OrgID, store.ErrNotFound)
 	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
+	if !storable(k.Name, k.Prefix, k.CreatedBy, k.RevokedBy) {
+		return fmt.Errorf("bunstore: key %s: %w text: NUL or invalid UTF-8", k.ID, auth.ErrInvalidInput)
+	}
+	return nil
+}
+
+// insertKey inserts k, checked by checkKey, in one statement.
+func (s *Store) insertKey(ctx context.Context, k auth.Key) error {
 	row := keyRow{
 		ID:         k.ID,
 		OrgID:      k.OrgID,
@@ -105,6 +127,8 @@ func (s *Store) CreateKey(ctx context.Context, k auth.Key) error {
 		Scopes:     scopeNames(k.Scopes),
 		ProjectIDs: k.ProjectIDs,
 		Sandbox:    k.Sandbox,
+		CreatedBy:  k.CreatedBy,
+		RevokedBy:  k.RevokedBy,
 	}
 	_, err := s.newInsert(&row).Exec(ctx)
 	switch {
@@ -146,12 +170,22 @@ func (s *Store) Keys(ctx context.Context, orgID string) ([]auth.Key, error) {
 // auth.ErrKeyNotFound when the organization has no such key, another
 // organization's key included.
 func (s *Store) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time) error {
+	return s.RevokeKeyBy(ctx, orgID, keyID, at, "")
+}
+
+// RevokeKeyBy is RevokeKey recording by as the key's revoked_by; a key
+// revoked before keeps its first time and revoked_by.
+func (s *Store) RevokeKeyBy(ctx context.Context, orgID, keyID string, at time.Time, by string) error {
 	if !storable(orgID, keyID) {
 		return unmatched(ctx, fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound))
+	}
+	if !storable(by) {
+		return fmt.Errorf("bunstore: revoke key %q: %w revoked by: NUL or invalid UTF-8", keyID, auth.ErrInvalidInput)
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	res, err := s.newUpdate((*keyRow)(nil)).
+		Set("revoked_by = CASE WHEN k.revoked_at IS NULL THEN ? ELSE k.revoked_by END", by).
 		Set("revoked_at = COALESCE(k.revoked_at, ?)", at).
 		Where("k.org_id = ? AND k.id = ?", orgID, keyID).
 		Exec(ctx)
@@ -162,6 +196,48 @@ func (s *Store) RevokeKey(ctx context.Context, orgID, keyID string, at time.Time
 		return fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound)
 	}
 	return nil
+}
+
+// RollKey stores next and ends the organization's key keyID in one
+// transaction (see auth.KeyStore.RollKey), under one query timeout: the
+// old key's row is updated only while it is live at next.CreatedAt, then
+// next is inserted, and a failure of either rolls both back.
+func (s *Store) RollKey(ctx context.Context, orgID, keyID string, next auth.Key, until time.Time) error {
+	if !storable(orgID, keyID) {
+		return unmatched(ctx, fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound))
+	}
+	if err := checkKey(next); err != nil {
+		return err
+	}
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	now := next.CreatedAt
+	return s.inTx(ctx, "roll key "+keyID, func(in *Store) error {
+		upd := in.newUpdate((*keyRow)(nil)).
+			Where("k.org_id = ? AND k.id = ?", orgID, keyID).
+			Where("k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)", now)
+		if until.After(now) {
+			upd = upd.Set("expires_at = LEAST(COALESCE(k.expires_at, ?), ?)", until, until)
+		} else {
+			upd = upd.Set("revoked_at = ?", now).Set("revoked_by = ?", next.CreatedBy)
+		}
+		res, err := upd.Exec(ctx)
+		if err != nil {
+			return failure(ctx, auth.ErrUnavailable, "roll key "+keyID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			exists, err := in.newSelect((*keyRow)(nil)).Where("k.org_id = ? AND k.id = ?", orgID, keyID).Exists(ctx)
+			switch {
+			case err != nil:
+				return failure(ctx, auth.ErrUnavailable, "roll key "+keyID, err)
+			case exists:
+				return fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyInactive)
+			default:
+				return fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound)
+			}
+		}
+		return in.insertKey(ctx, next)
+	})
 }
 
 // keyAccountRow is a key record joined to its organization's account.

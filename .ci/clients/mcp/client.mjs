@@ -12,6 +12,7 @@ const transport = new StreamableHTTPClientTransport(new URL(base + "/v1/mcp"), {
 });
 const client = new Client({ name: "ci-mcp-client", version: "1.0.0" });
 await client.connect(transport);
+console.log(`protocol revision ${transport.protocolVersion}`);
 
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
@@ -37,7 +38,11 @@ async function call(name, args) {
 const projects = await call("list_projects", { limit: 5 });
 const project = projects.data[0].id;
 await call("get_project", { id: project });
+await call("list_milestones", {});
 await call("list_milestones", { projectId: project });
+// The output schemas hold the optional shapes too: an expanded project, a page of changes.
+await call("list_milestones", { expand: "project", limit: 3 });
+await call("list_threads", { expand: "project", updatedSince: "1970-01-01T00:00:00Z" });
 const deliverables = await call("list_deliverables", { limit: 100 });
 const withFile = deliverables.data.find((d) => d.sizeBytes !== null);
 if (!withFile) fail("no deliverable with a file in the demo data");
@@ -48,6 +53,7 @@ const withDocument = invoices.data.find((i) => i.documentAvailable);
 if (!withDocument) fail("no invoice with a document in the demo data");
 await call("get_invoice_document", { id: withDocument.id });
 const threads = await call("list_threads", {});
+await call("list_messages", {});
 await call("list_messages", { threadId: threads.data[0].id });
 await call("list_events", { limit: 5 });
 await call("status_summary", {});
@@ -56,4 +62,8 @@ await call("status_summary", {});
 const bad = await client.callTool({ name: "list_projects", arguments: { limit: 101 } });
 if (!bad.isError || !bad.content[0].text.includes("INVALID_PARAMETER")) fail("limit 101: " + JSON.stringify(bad));
 console.log("list_projects {limit: 101}: isError INVALID_PARAMETER, as it should");
+// A wrong JSON type names the argument.
+const typed = await client.callTool({ name: "list_invoices", arguments: { limit: "5" } });
+if (!typed.isError || !typed.content[0].text.includes('"param":"limit"')) fail("limit \"5\": " + JSON.stringify(typed));
+console.log('list_invoices {limit: "5"}: isError naming limit, as it should');
 await client.close();
