@@ -21,8 +21,7 @@ import (
 // when a replica dies in the middle of an attempt: another makes it again
 // once the claim expires).
 //
-// One replica queues (the leader, when the store is a Leader; each one
-// otherwise): woken by the store's events (store.Events.WatchEvents), it
+// One replica queues (the leader, WithLeader; each one otherwise): woken by the store's events (store.Events.WatchEvents), it
 // queues the new events of the enabled endpoints of the organizations
 // woken, and on each poll those of a bounded share of the others (moving
 // the endpoint's cursor in the same write, so two replicas never queue
@@ -30,7 +29,8 @@ import (
 // attempts, WithConcurrency at a time. A failed attempt is retried on the
 // schedule (WithSchedule), a 410 Gone disables the endpoint at once, and
 // DisableAfter of failures disables it too. On PostgreSQL, give it the
-// store of bunstore's DispatcherStore, a pool of its own.
+// store of bunstore's DispatcherStore, a pool of its own, and
+// WithLeader(that store).
 //
 // It never logs a secret or a response body, and stores neither.
 type Dispatcher struct {
@@ -122,11 +122,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 // however many organizations have endpoints (see docs/performance.md).
 const sweepOrgs = 1
 
-// Leader is a Store whose replicas take turns queueing: store/bunstore's
-// is, with a PostgreSQL advisory lock. Of the dispatchers on one
-// database, the one whose LeadWebhooks reports true lists the endpoints
-// and queues their events; every dispatcher claims and attempts. Queueing
-// by two at once (a lead changing hands) is safe, only dearer.
+// Leader elects which of the dispatchers on one store queues
+// (WithLeader): store/bunstore's Store is one, with a PostgreSQL advisory
+// lock. The dispatcher whose LeadWebhooks reports true lists the
+// endpoints and queues their events; every dispatcher claims and
+// attempts. Queueing by two at once (a lead changing hands) is safe, only
+// dearer.
 type Leader interface {
 	// LeadWebhooks returns a function reporting whether this caller
 	// leads, asked on each poll, taking the lead when it is free; the
@@ -146,8 +147,8 @@ type queueing struct {
 // run is the pass loop: it returns once loop is done and every attempt it
 // started has ended (attempts runs them).
 //
-// On each poll the dispatcher asks whether it leads (Leader; a store
-// that is not one leads always). The leader lists the enabled endpoints
+// On each poll the dispatcher asks whether it leads (WithLeader; without
+// one it leads always). The leader lists the enabled endpoints
 // on each poll and queues the events of the organizations the store
 // woke, of those with an endpoint new in the list, and of the next
 // sweepOrgs of the others (all of them on its first pass); woken between
@@ -166,8 +167,8 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 	tick := time.NewTicker(d.cfg.poll)
 	defer tick.Stop()
 	leads := func(context.Context) bool { return true }
-	if l, ok := d.st.(Leader); ok {
-		leads = l.LeadWebhooks(loop)
+	if d.cfg.leader != nil {
+		leads = d.cfg.leader.LeadWebhooks(loop)
 	}
 	var more atomic.Bool // the last claim took all it asked for
 	q := &queueing{byOrg: map[string][]store.WebhookEndpoint{}, pending: map[string]bool{}}

@@ -31,6 +31,7 @@ type config struct {
 	concurrency int
 	timeout     time.Duration
 	observer    Observer
+	leader      Leader
 	logger      *slog.Logger
 	option.Check
 }
@@ -137,3 +138,9 @@ func WithObserver(o Observer) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = cmp.Or(l, slog.New(slog.DiscardHandler)) }
 }
+
+// WithLeader makes the dispatcher queue events only while l says it leads
+// (see Leader); it claims and attempts either way. Without it (or with
+// nil) every dispatcher queues, which is safe but costs each replica the
+// reads. store/bunstore's Store is a Leader.
+func WithLeader(l Leader) Option { return func(c *config) { c.leader = l } }

@@ -116,6 +116,7 @@ func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset,
 			return webhooks{}, err
 		}
 		dst, dev, w.closePool = pooled, pooled, closePool
+		opts = append(opts, webhook.WithLeader(pooled)) // one replica queues
 	}
 	w.d = webhook.NewDispatcher(dst, dev, key, opts...)
 	w.d.Start(ctx)

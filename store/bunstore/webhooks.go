@@ -459,7 +459,8 @@ func (s *Store) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventI
 	return nil
 }
 
-// LeadWebhooks implements webhook.Leader with a session advisory lock of
+// LeadWebhooks implements webhook.Leader (give the Store to
+// webhook.WithLeader) with a session advisory lock of
 // PostgreSQL, one per schema, held on a connection of its own (opened
 // with the configuration of the listening connection, see Subscribe) and
 // closed when ctx is done: of the dispatchers on one database, the one

@@ -130,7 +130,8 @@ func TestWebhookTransactionsPerDelivery(t *testing.T) {
 	for range 2 {
 		c := &transactions{byKind: map[string]int{}}
 		st := open(c)
-		d := webhook.NewDispatcher(st, st, webhookKey, webhook.WithAllowLocal(true), webhook.WithPollInterval(time.Hour))
+		d := webhook.NewDispatcher(st, st, webhookKey, webhook.WithAllowLocal(true), webhook.WithPollInterval(time.Hour),
+			webhook.WithLeader(st))
 		d.Start(ctx)
 		t.Cleanup(func() { d.Stop(ctx) })
 		counters = append(counters, c)

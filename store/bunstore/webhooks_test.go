@@ -330,7 +330,8 @@ func TestDispatcherStore(t *testing.T) {
 	ds, closePool, err := st.DispatcherStore(ctx, 2)
 	is.NoErr(err)
 	defer func() { is.NoErr(closePool()) }()
-	d := webhook.NewDispatcher(ds, ev, webhookKey, webhook.WithAllowLocal(true), webhook.WithPollInterval(20*time.Millisecond))
+	d := webhook.NewDispatcher(ds, ev, webhookKey, webhook.WithAllowLocal(true), webhook.WithPollInterval(20*time.Millisecond),
+		webhook.WithLeader(ds))
 	d.Start(ctx)
 	defer d.Stop(ctx)
 
@@ -369,14 +370,14 @@ func TestWebhookLeaderHandover(t *testing.T) {
 	_, _, err := eps.Create(ctx, "org_a", webhook.Settings{URL: srv.URL + "/a"})
 	is.NoErr(err)
 	opts := []webhook.Option{webhook.WithAllowLocal(true), webhook.WithPollInterval(20 * time.Millisecond)}
-	first := webhook.NewDispatcher(sts[0], ev, webhookKey, opts...)
+	first := webhook.NewDispatcher(sts[0], ev, webhookKey, append(opts, webhook.WithLeader(sts[0]))...)
 	first.Start(ctx)
 	ev.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_1"})
 	eventually(t, "the first replica, alone, delivers", func() bool { n, _ := tl.count(); return n == 1 })
 	asking, stopAsking := context.WithCancel(ctx)
 	is.True(!sts[1].LeadWebhooks(asking)(ctx)) // the first replica leads
 	stopAsking()
-	second := webhook.NewDispatcher(sts[1], ev, webhookKey, opts...)
+	second := webhook.NewDispatcher(sts[1], ev, webhookKey, append(opts, webhook.WithLeader(sts[1]))...)
 	second.Start(ctx)
 	defer second.Stop(ctx)
 	is.NoErr(first.Stop(ctx))
