@@ -180,8 +180,11 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 			was := leading
 			leading = leads(loop)
 			if !leading {
-				w.follow(loop, nil, d.ev) // a follower only claims
+				// A follower only claims; should it lead, every
+				// endpoint it lists is new to it.
+				w.follow(loop, nil, d.ev)
 				w.take()
+				clear(q.byOrg)
 				break
 			}
 			todo = d.list(loop, w, q, !was)
