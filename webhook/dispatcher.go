@@ -116,11 +116,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
-// sweepOrgs is how many organizations a poll of the leading replica
-// looks at for new events besides those the store woke: the safety net
-// for notifications the store failed to send, at a bounded cost per poll
-// however many organizations have endpoints (see docs/performance.md).
-const sweepOrgs = 1
+// sweepEvery is how many polls of the leading replica it takes to look at
+// one more organization for new events besides those the store woke:
+// the safety net for notifications the store failed to send, at a cost
+// per poll that stays small however many organizations have endpoints
+// (see docs/performance.md).
+const sweepEvery = 10
 
 // Leader elects which of the dispatchers on one store queues
 // (WithLeader): store/bunstore's Store is one, with a PostgreSQL advisory
@@ -141,6 +142,7 @@ type queueing struct {
 	byOrg   map[string][]store.WebhookEndpoint
 	orgs    []string        // of byOrg, sorted
 	next    int             // the sweep's place in orgs
+	polls   int             // listings made, for the sweep's pace
 	pending map[string]bool // organizations whose queueing was cut short
 }
 
@@ -150,8 +152,8 @@ type queueing struct {
 // On each poll the dispatcher asks whether it leads (WithLeader; without
 // one it leads always). The leader lists the enabled endpoints
 // on each poll and queues the events of the organizations the store
-// woke, of those with an endpoint new in the list, and of the next
-// sweepOrgs of the others (all of them on its first pass); woken between
+// woke, of those with an endpoint new in the list, and of the next of
+// the others every sweepEvery polls (all of them on its first pass); woken between
 // polls, it queues for the organizations woken from its listing, with
 // the cursors it moved. Each pass then claims. A finished attempt wakes
 // the loop to claim again only while the last claim took all it asked
@@ -270,7 +272,11 @@ func (d *Dispatcher) list(ctx context.Context, w *watches, q *queueing, all bool
 	}
 	q.byOrg = byOrg
 	q.orgs = w.follow(ctx, byOrg, d.ev)
-	sweep := sweepOrgs
+	q.polls++
+	sweep := 0
+	if q.polls%sweepEvery == 0 {
+		sweep = 1
+	}
 	if all {
 		sweep, q.next = len(q.orgs), 0
 	}

@@ -93,12 +93,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithPollInterval sets how often the dispatcher looks for due retries,
-// for endpoints new or enabled again, and for new events of one
-// organization in turn, without being woken (1 s unless set): while the
-// store's notifications are down, an organization's new events are found
-// within a poll per organization with endpoints (every organization is
-// looked at when they come back).
+// WithPollInterval sets how often the dispatcher looks for due retries
+// and for endpoints new or enabled again, without being woken (1 s unless
+// set); every 10 polls it also looks at one organization in turn for new
+// events, in case the store's notifications fail (when they come back,
+// every organization is looked at).
 func WithPollInterval(d time.Duration) Option {
 	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithPollInterval", &c.poll, d, defaultPoll) }
 }
