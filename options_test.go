@@ -350,6 +350,7 @@ func options() map[string]row {
 			hook("negative", webhook.WithTimeout(-time.Second), refused)}},
 		"webhook.WithObserver": {probes: []probe{hook("nil", webhook.WithObserver(nil), ok)}},
 		"webhook.WithLogger":   {probes: []probe{hook("nil", webhook.WithLogger(nil), ok)}},
+		"webhook.WithLeader":   {probes: []probe{hook("nil", webhook.WithLeader(nil), ok)}},
 
 		// sandbox
 		"sandbox.WithInterval": {probes: []probe{

@@ -279,6 +279,7 @@ func (m *Memory) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int,
 		j.Due = now.Add(claim) // due again when the claim expires
 		c := *j
 		c.Body = slices.Clone(j.Body)
+		c.Endpoint = copyEndpoint(*w.endpoints[[2]string{j.OrgID, j.EndpointID}])
 		out = append(out, c)
 	}
 	return out, nil

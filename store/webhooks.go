@@ -86,6 +86,10 @@ type WebhookJob struct {
 	// (ClaimWebhookJobs); FinishWebhookAttempt changes the job only
 	// under the same claim.
 	Claim string
+	// Endpoint is the job's endpoint as ClaimWebhookJobs read it with
+	// the claim, for the attempt; a store that does not read it leaves
+	// it zero (no ID), and the dispatcher reads the endpoint itself.
+	Endpoint WebhookEndpoint
 }
 
 // WebhookOutcome is what an attempt decided for its job and endpoint.
@@ -176,7 +180,7 @@ type WebhookQueue interface {
 	// ClaimWebhookJobs hands out up to limit jobs due at now (oldest due
 	// first) of enabled endpoints, each claimed for this caller until
 	// now+claim: no other caller gets it before then, unless the claim
-	// is finished.
+	// is finished. Each job may carry its endpoint (WebhookJob.Endpoint).
 	ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]WebhookJob, error)
 	// FinishWebhookAttempt records the attempt d of job and, when job's
 	// claim still holds, applies o to the job and its endpoint.

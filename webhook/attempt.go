@@ -50,17 +50,22 @@ func newClient(cfg config) *http.Client {
 	}
 }
 
-// attempt makes one attempt of job to its endpoint, read now (its URL,
-// secrets and failing streak as they are), and records it. An attempt cut
+// attempt makes one attempt of job to its endpoint as claimed with it
+// (its URL, secrets and failing streak as they were then; read now when
+// the store's claim does not carry it), and records it. An attempt cut
 // short by ctx (the dispatcher stopping) is not recorded: the job stays
 // claimed until the claim expires, then is made again.
 func (d *Dispatcher) attempt(ctx context.Context, job store.WebhookJob) {
-	e, err := d.st.GetWebhookEndpoint(ctx, job.OrgID, job.EndpointID)
-	if err != nil {
-		if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
-			d.cfg.logger.Warn("webhook: reading endpoint", "org", job.OrgID, "endpoint", job.EndpointID, "err", err)
+	e := job.Endpoint
+	if e.ID == "" {
+		var err error
+		e, err = d.st.GetWebhookEndpoint(ctx, job.OrgID, job.EndpointID)
+		if err != nil {
+			if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+				d.cfg.logger.Warn("webhook: reading endpoint", "org", job.OrgID, "endpoint", job.EndpointID, "err", err)
+			}
+			return
 		}
-		return
 	}
 	start := d.cfg.now()
 	secrets, err := d.secrets(e, start)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clientstatus/clientstatus/internal/pace"
@@ -20,14 +21,16 @@ import (
 // when a replica dies in the middle of an attempt: another makes it again
 // once the claim expires).
 //
-// Each pass, woken by the store's events (store.Events.WatchEvents) or by
-// its poll interval, it queues the new events of the enabled endpoints of
-// the organizations woken, and of a bounded share of the others on each
-// poll (moving the endpoint's cursor in the same write, so two replicas
-// never queue one event twice), then claims due deliveries and makes
-// their attempts, WithConcurrency at a time. A failed attempt is retried on the
+// One replica queues (the leader, WithLeader; each one otherwise): woken by the store's events (store.Events.WatchEvents), it
+// queues the new events of the enabled endpoints of the organizations
+// woken, and on each poll those of a bounded share of the others (moving
+// the endpoint's cursor in the same write, so two replicas never queue
+// one event twice). Every replica claims due deliveries and makes their
+// attempts, WithConcurrency at a time. A failed attempt is retried on the
 // schedule (WithSchedule), a 410 Gone disables the endpoint at once, and
-// DisableAfter of failures disables it too.
+// DisableAfter of failures disables it too. On PostgreSQL, give it the
+// store of bunstore's DispatcherStore, a pool of its own, and
+// WithLeader(that store).
 //
 // It never logs a secret or a response body, and stores neither.
 type Dispatcher struct {
@@ -113,22 +116,49 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
-// sweepOrgs is how many organizations a poll looks at for new events
-// besides those the store woke: a pass costs a bounded number of reads
-// however many organizations have endpoints, and each is looked at
-// again within a bounded number of polls (see docs/performance.md).
-const sweepOrgs = 100
+// sweepEvery is how many polls of the leading replica it takes to look at
+// one more organization for new events besides those the store woke:
+// the safety net for notifications the store failed to send, at a cost
+// per poll that stays small however many organizations have endpoints
+// (see docs/performance.md).
+const sweepEvery = 10
+
+// Leader elects which of the dispatchers on one store queues
+// (WithLeader): store/bunstore's Store is one, with a PostgreSQL advisory
+// lock. The dispatcher whose LeadWebhooks reports true lists the
+// endpoints and queues their events; every dispatcher claims and
+// attempts. Queueing by two at once (a lead changing hands) is safe, only
+// dearer.
+type Leader interface {
+	// LeadWebhooks returns a function reporting whether this caller
+	// leads, asked on each poll, taking the lead when it is free; the
+	// lead is let go when ctx is done.
+	LeadWebhooks(ctx context.Context) func(context.Context) bool
+}
+
+// queueing is what the leading dispatcher knows of the endpoints it
+// queues for: as last listed, with the cursors its own queueing moved.
+type queueing struct {
+	byOrg   map[string][]store.WebhookEndpoint
+	orgs    []string        // of byOrg, sorted
+	next    int             // the sweep's place in orgs
+	polls   int             // listings made, for the sweep's pace
+	pending map[string]bool // organizations whose queueing was cut short
+}
 
 // run is the pass loop: it returns once loop is done and every attempt it
 // started has ended (attempts runs them).
 //
-// A pass lists the enabled endpoints only when it may have to queue
-// events: its first, each poll, and a wake by the store. It queues the
-// events of the organizations the store woke, of those with an endpoint
-// new in the list, and of the next sweepOrgs of the others (all of them
-// on the first pass). A pass woken by a finished attempt only claims.
-// One watch follows each organization with an enabled endpoint, and ends
-// once it has none.
+// On each poll the dispatcher asks whether it leads (WithLeader; without
+// one it leads always). The leader lists the enabled endpoints
+// on each poll and queues the events of the organizations the store
+// woke, of those with an endpoint new in the list, and of the next of
+// the others every sweepEvery polls (all of them on its first pass); woken between
+// polls, it queues for the organizations woken from its listing, with
+// the cursors it moved. Each pass then claims. A finished attempt wakes
+// the loop to claim again only while the last claim took all it asked
+// for. One watch follows each organization with an enabled endpoint
+// while the dispatcher leads.
 func (d *Dispatcher) run(loop, attempts context.Context) {
 	wake := make(chan struct{}, 1)
 	w := &watches{cancel: map[string]context.CancelFunc{}, woken: map[string]bool{}, wake: wake}
@@ -138,53 +168,41 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 	defer inflight.Wait()
 	tick := time.NewTicker(d.cfg.poll)
 	defer tick.Stop()
-	// current is the endpoints as last listed, for queueing; an attempt
-	// reads its endpoint afresh (attempt), as the listing may be older
-	// than its URL, secret or failing streak.
-	current := map[[2]string]store.WebhookEndpoint{}
-	var orgs []string // of current, sorted
-	next := 0         // the sweep's place in orgs
-	list, first := true, true
+	leads := func(context.Context) bool { return true }
+	if d.cfg.leader != nil {
+		leads = d.cfg.leader.LeadWebhooks(loop)
+	}
+	var more atomic.Bool // the last claim took all it asked for
+	q := &queueing{byOrg: map[string][]store.WebhookEndpoint{}, pending: map[string]bool{}}
+	polled, leading := true, false
 	for {
-		if list {
-			endpoints, err := d.st.EnabledWebhookEndpoints(loop)
-			if err != nil {
-				if loop.Err() == nil {
-					d.storeTrouble("webhook: listing endpoints", err)
-				}
-			} else {
-				listed := make(map[[2]string]store.WebhookEndpoint, len(endpoints))
-				byOrg := map[string][]store.WebhookEndpoint{}
-				todo := w.take()
-				for _, e := range endpoints {
-					k := [2]string{e.OrgID, e.ID}
-					if _, ok := current[k]; !ok {
-						todo[e.OrgID] = true // new, or enabled again
-					}
-					listed[k] = e
-					byOrg[e.OrgID] = append(byOrg[e.OrgID], e)
-				}
-				current = listed
-				orgs = w.follow(loop, byOrg, d.ev)
-				if first {
-					next = 0
-					for _, org := range orgs {
-						todo[org] = true
-					}
-				}
-				for n := 0; n < min(sweepOrgs, len(orgs)); n++ {
-					next %= len(orgs)
-					todo[orgs[next]] = true
-					next++
-				}
-				for org := range todo {
-					for _, e := range byOrg[org] {
-						if err := d.enqueue(loop, e); err != nil && loop.Err() == nil {
-							d.storeTrouble("webhook: queueing events", err, "org", e.OrgID, "endpoint", e.ID)
-						}
+		var todo map[string]bool
+		switch {
+		case polled:
+			was := leading
+			leading = leads(loop)
+			if !leading {
+				// A follower only claims; should it lead, every
+				// endpoint it lists is new to it.
+				w.follow(loop, nil, d.ev)
+				w.take()
+				clear(q.byOrg)
+				break
+			}
+			todo = d.list(loop, w, q, !was)
+		case leading:
+			todo = w.take()
+		}
+		for org := range todo {
+			delete(q.pending, org)
+			for i := range q.byOrg[org] {
+				err := d.enqueue(loop, &q.byOrg[org][i])
+				if err != nil && loop.Err() == nil {
+					q.pending[org] = true // queued for on the next poll
+					if !errors.Is(err, store.ErrConflict) {
+						d.storeTrouble("webhook: queueing events", err, "org", org, "endpoint", q.byOrg[org][i].ID)
 					}
 				}
-				first = false
 			}
 		}
 		for free := cap(slots) - len(slots); free > 0 && loop.Err() == nil; free = cap(slots) - len(slots) {
@@ -195,12 +213,15 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 				}
 				break
 			}
+			more.Store(len(jobs) == free)
 			for _, j := range jobs {
 				slots <- struct{}{}
 				inflight.Go(func() {
 					defer func() {
 						<-slots
-						signal(wake)
+						if more.Load() {
+							signal(wake)
+						}
 					}()
 					d.attempt(attempts, j)
 				})
@@ -213,11 +234,58 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 		case <-loop.Done():
 			return
 		case <-wake:
-			list = w.pending()
+			polled = false
 		case <-tick.C:
-			list = true
+			polled = true
 		}
 	}
+}
+
+// list lists the enabled endpoints into q, follows their organizations,
+// and returns the organizations to queue for: those woken, those with an
+// endpoint new in the list, those left pending, and the sweep's next
+// (every one when all).
+func (d *Dispatcher) list(ctx context.Context, w *watches, q *queueing, all bool) map[string]bool {
+	endpoints, err := d.st.EnabledWebhookEndpoints(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.storeTrouble("webhook: listing endpoints", err)
+		}
+		return nil
+	}
+	known := map[[2]string]bool{}
+	for org, es := range q.byOrg {
+		for _, e := range es {
+			known[[2]string{org, e.ID}] = true
+		}
+	}
+	byOrg := map[string][]store.WebhookEndpoint{}
+	todo := w.take()
+	for org := range q.pending {
+		todo[org] = true
+	}
+	for _, e := range endpoints {
+		if !known[[2]string{e.OrgID, e.ID}] {
+			todo[e.OrgID] = true // new, or enabled again
+		}
+		byOrg[e.OrgID] = append(byOrg[e.OrgID], e)
+	}
+	q.byOrg = byOrg
+	q.orgs = w.follow(ctx, byOrg, d.ev)
+	q.polls++
+	sweep := 0
+	if q.polls%sweepEvery == 0 {
+		sweep = 1
+	}
+	if all {
+		sweep, q.next = len(q.orgs), 0
+	}
+	for n := 0; n < min(sweep, len(q.orgs)); n++ {
+		q.next %= len(q.orgs)
+		todo[q.orgs[q.next]] = true
+		q.next++
+	}
+	return todo
 }
 
 // watches are a dispatcher's watches of its organizations' events: one
@@ -296,10 +364,34 @@ func signal(c chan struct{}) {
 	}
 }
 
-// enqueue queues for e the events after its cursor that it receives, a
-// page at a time, each page in one write with the cursor's move. When
-// another replica moved the cursor first, it leaves the rest to it.
-func (d *Dispatcher) enqueue(ctx context.Context, e store.WebhookEndpoint) error {
+// enqueue queues for e the events after its cursor that it receives and
+// moves e's cursor with them. When the store refuses (another replica
+// moved the cursor first, or held the endpoint's row, or the endpoint was
+// disabled), it reads the endpoint again and tries again, twice; then
+// it returns the conflict.
+func (d *Dispatcher) enqueue(ctx context.Context, e *store.WebhookEndpoint) error {
+	for try := 0; ; try++ {
+		err := d.queue(ctx, e)
+		if !errors.Is(err, store.ErrConflict) || try == 2 {
+			return err
+		}
+		fresh, err := d.st.GetWebhookEndpoint(ctx, e.OrgID, e.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // deleted: the next listing drops it
+		}
+		if err != nil {
+			return err
+		}
+		*e = fresh
+		if !e.Enabled {
+			return nil // the next listing drops it
+		}
+	}
+}
+
+// queue queues for e the events after its cursor that it receives, a
+// page at a time, each page in one write with the cursor's move.
+func (d *Dispatcher) queue(ctx context.Context, e *store.WebhookEndpoint) error {
 	for {
 		p, err := d.ev.ListEvents(ctx, e.OrgID, store.EventQuery{After: e.Cursor, Limit: store.MaxLimit})
 		if errors.Is(err, store.ErrUnknownCursor) {
@@ -310,7 +402,11 @@ func (d *Dispatcher) enqueue(ctx context.Context, e store.WebhookEndpoint) error
 				return err
 			}
 			d.cfg.logger.Warn("webhook: endpoint's cursor expired; delivering from the newest event", "org", e.OrgID, "endpoint", e.ID)
-			return ignoreConflict(d.st.EnqueueWebhookJobs(ctx, e.OrgID, e.ID, e.Cursor, latest, nil))
+			if err := d.st.EnqueueWebhookJobs(ctx, e.OrgID, e.ID, e.Cursor, latest, nil); err != nil {
+				return err
+			}
+			e.Cursor = latest
+			return nil
 		}
 		if err != nil {
 			return err
@@ -321,7 +417,7 @@ func (d *Dispatcher) enqueue(ctx context.Context, e store.WebhookEndpoint) error
 		var jobs []store.WebhookJob
 		now := d.cfg.now()
 		for _, ev := range p.Events {
-			if !matches(e, ev) {
+			if !matches(*e, ev) {
 				continue
 			}
 			body, err := eventwire.Encode(ev)
@@ -330,22 +426,14 @@ func (d *Dispatcher) enqueue(ctx context.Context, e store.WebhookEndpoint) error
 			}
 			jobs = append(jobs, store.WebhookJob{EventID: ev.ID, EventType: ev.Type, Body: body, Due: now, QueuedAt: now})
 		}
-		err = d.st.EnqueueWebhookJobs(ctx, e.OrgID, e.ID, e.Cursor, p.Last, jobs)
-		if err != nil {
-			return ignoreConflict(err)
+		if err := d.st.EnqueueWebhookJobs(ctx, e.OrgID, e.ID, e.Cursor, p.Last, jobs); err != nil {
+			return err
 		}
 		e.Cursor = p.Last
 		if len(p.Events) < store.MaxLimit {
 			return nil
 		}
 	}
-}
-
-func ignoreConflict(err error) error {
-	if errors.Is(err, store.ErrConflict) {
-		return nil
-	}
-	return err
 }
 
 // StoreLogInterval is the least time between two of a dispatcher's log

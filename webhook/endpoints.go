@@ -194,7 +194,10 @@ func (s *Endpoints) List(ctx context.Context, orgID string, q store.PageRequest)
 	return p, err
 }
 
-// Update changes an endpoint's settings (see Update) and returns it.
+// Update changes an endpoint's settings (see Update) and returns it. A
+// new URL, and disabling, apply to the next attempt; new types or a new
+// restriction to the events the dispatcher queues from its next poll
+// (WithPollInterval) on.
 func (s *Endpoints) Update(ctx context.Context, orgID, id string, u Update) (store.WebhookEndpoint, error) {
 	if u.URL != nil {
 		if err := s.cfg.checkURL(*u.URL); err != nil {

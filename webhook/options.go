@@ -31,6 +31,7 @@ type config struct {
 	concurrency int
 	timeout     time.Duration
 	observer    Observer
+	leader      Leader
 	logger      *slog.Logger
 	option.Check
 }
@@ -92,11 +93,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithPollInterval sets how often the dispatcher looks for due retries,
-// and for new events of 100 organizations in turn, without being woken
-// (1 s unless set): while the store's notifications are down, an
-// organization's new events are found within a poll per 100 organizations
-// with endpoints.
+// WithPollInterval sets how often the dispatcher looks for due retries
+// and for endpoints new or enabled again, without being woken (1 s unless
+// set); every 10 polls it also looks at one organization in turn for new
+// events, in case the store's notifications fail (when they come back,
+// every organization is looked at).
 func WithPollInterval(d time.Duration) Option {
 	return func(c *config) { option.NonNegative(&c.Check, "webhook", "WithPollInterval", &c.poll, d, defaultPoll) }
 }
@@ -136,3 +137,9 @@ func WithObserver(o Observer) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = cmp.Or(l, slog.New(slog.DiscardHandler)) }
 }
+
+// WithLeader makes the dispatcher queue events only while l says it leads
+// (see Leader); it claims and attempts either way. Without it (or with
+// nil) every dispatcher queues, which is safe but costs each replica the
+// reads. store/bunstore's Store is a Leader.
+func WithLeader(l Leader) Option { return func(c *config) { c.leader = l } }

@@ -16,6 +16,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
@@ -91,6 +92,7 @@ type webhooks struct {
 	d          *webhook.Dispatcher
 	eps        *webhook.Endpoints
 	allowLocal bool
+	closePool  func() error // the dispatcher's pool's, on PostgreSQL
 }
 
 // startWebhooks registers the data file's endpoints (see put: an endpoint
@@ -117,7 +119,19 @@ func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset,
 			return webhooks{}, fmt.Errorf("webhookEndpoints %s: %w", e.Settings.ID, err)
 		}
 	}
-	w.d = webhook.NewDispatcher(ws, ev, key, opts...)
+	// On PostgreSQL the dispatcher reads, claims and records on a small
+	// pool of its own: requests cannot starve it, nor it them.
+	var dst webhook.Store = ws
+	var dev store.Events = ev
+	if bs, ok := st.(*bunstore.Store); ok {
+		pooled, closePool, err := bs.DispatcherStore(ctx, 0)
+		if err != nil {
+			return webhooks{}, err
+		}
+		dst, dev, w.closePool = pooled, pooled, closePool
+		opts = append(opts, webhook.WithLeader(pooled)) // one replica queues
+	}
+	w.d = webhook.NewDispatcher(dst, dev, key, opts...)
 	w.d.Start(ctx)
 	log.Info("delivering webhooks", "allow_local", cfg.webhookAllowLocal)
 	return w, nil
@@ -238,5 +252,9 @@ func (w webhooks) stop(ctx context.Context) error {
 	if w.d == nil {
 		return nil
 	}
-	return w.d.Stop(ctx)
+	err := w.d.Stop(ctx)
+	if w.closePool != nil {
+		w.closePool()
+	}
+	return err
 }

@@ -3,13 +3,19 @@ package bunstore
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -39,6 +45,15 @@ type endpointRow struct {
 
 const endpointColumns = "org_id, id, url, types, scopes, project_ids, enabled, disabled_reason, secret, previous_secret, " +
 	"previous_secret_until, event_cursor, failing_since, created_at, updated_at"
+
+// endpointColumnsOf is endpointColumns of the table named alias.
+func endpointColumnsOf(alias string) string {
+	cols := strings.Split(endpointColumns, ", ")
+	for i, c := range cols {
+		cols[i] = alias + "." + c
+	}
+	return strings.Join(cols, ", ")
+}
 
 func (r endpointRow) endpoint() store.WebhookEndpoint {
 	e := store.WebhookEndpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Types: r.Types, Scopes: r.Scopes, ProjectIDs: r.ProjectIDs,
@@ -324,24 +339,26 @@ func (s *Store) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from,
 	})
 }
 
-// jobRow is a row of webhook_jobs.
+// jobRow is a row of webhook_jobs, with its endpoint's row.
 type jobRow struct {
-	OrgID      string    `bun:"org_id"`
-	EndpointID string    `bun:"endpoint_id"`
-	EventID    string    `bun:"event_id"`
-	EventType  string    `bun:"event_type"`
-	Body       []byte    `bun:"body"`
-	Attempts   int       `bun:"attempts"`
-	Due        time.Time `bun:"due"`
-	QueuedAt   time.Time `bun:"queued_at"`
-	Claim      string    `bun:"claim"`
+	OrgID      string      `bun:"j_org_id"`
+	EndpointID string      `bun:"j_endpoint_id"`
+	EventID    string      `bun:"event_id"`
+	EventType  string      `bun:"event_type"`
+	Body       []byte      `bun:"body"`
+	Attempts   int         `bun:"attempts"`
+	Due        time.Time   `bun:"due"`
+	QueuedAt   time.Time   `bun:"queued_at"`
+	Claim      string      `bun:"claim"`
+	Endpoint   endpointRow `bun:"embed:"`
 }
 
 // ClaimWebhookJobs implements store.WebhookQueue: in one statement, the
 // due jobs of enabled endpoints are locked FOR UPDATE SKIP LOCKED (so
 // replicas claiming at once take different jobs), marked with a claim
-// token of this call and made due again when the claim expires; the
-// statement commits before any attempt is made.
+// token of this call and made due again when the claim expires, and
+// returned with their endpoints' rows; the statement commits before any
+// attempt is made.
 func (s *Store) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]store.WebhookJob, error) {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
@@ -350,17 +367,21 @@ func (s *Store) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, 
 	err := s.db.NewRaw(`UPDATE ? AS j SET claim = ?, due = ?
 		FROM (SELECT j.org_id, j.endpoint_id, j.event_id FROM ? AS j
 			JOIN ? AS e ON e.org_id = j.org_id AND e.id = j.endpoint_id AND e.enabled
-			WHERE j.due <= ? ORDER BY j.due LIMIT ? FOR UPDATE OF j SKIP LOCKED) AS c
+			WHERE j.due <= ? ORDER BY j.due LIMIT ? FOR UPDATE OF j SKIP LOCKED) AS c, ? AS e
 		WHERE j.org_id = c.org_id AND j.endpoint_id = c.endpoint_id AND j.event_id = c.event_id
-		RETURNING j.org_id, j.endpoint_id, j.event_id, j.event_type, j.body, j.attempts, j.due, j.queued_at, j.claim`,
-		s.table("webhook_jobs"), token, now.Add(claim), s.table("webhook_jobs"), s.table("webhook_endpoints"), now, limit).Scan(ctx, &rows)
+			AND e.org_id = j.org_id AND e.id = j.endpoint_id
+		RETURNING j.org_id AS j_org_id, j.endpoint_id AS j_endpoint_id, j.event_id, j.event_type, j.body, j.attempts, j.due, j.queued_at, j.claim,
+			`+endpointColumnsOf("e"),
+		s.table("webhook_jobs"), token, now.Add(claim), s.table("webhook_jobs"), s.table("webhook_endpoints"), now, limit,
+		s.table("webhook_endpoints")).Scan(ctx, &rows)
 	if err != nil {
 		return nil, failure(ctx, store.ErrUnavailable, "claim webhooks", err)
 	}
 	out := make([]store.WebhookJob, len(rows))
 	for i, r := range rows {
 		out[i] = store.WebhookJob{OrgID: r.OrgID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
-			Body: r.Body, Attempts: r.Attempts, Due: r.Due.UTC(), QueuedAt: r.QueuedAt.UTC(), Claim: r.Claim}
+			Body: r.Body, Attempts: r.Attempts, Due: r.Due.UTC(), QueuedAt: r.QueuedAt.UTC(), Claim: r.Claim,
+			Endpoint: r.Endpoint.endpoint()}
 	}
 	return out, nil
 }
@@ -436,4 +457,105 @@ func (s *Store) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventI
 		return fmt.Errorf("bunstore: webhook endpoint %q: event %q: %w", endpointID, eventID, store.ErrNotFound)
 	}
 	return nil
+}
+
+// LeadWebhooks implements webhook.Leader (give the Store to
+// webhook.WithLeader) with a session advisory lock of
+// PostgreSQL, one per schema, held on a connection of its own (opened
+// with the configuration of the listening connection, see Subscribe) and
+// closed when ctx is done: of the dispatchers on one database, the one
+// whose connection holds the lock queues events. Each call of the
+// function it returns is one statement, which takes the lock when it is
+// free. A Store that cannot hold it (in a transaction, or on a connection
+// it cannot open) reports that it leads: queueing by two replicas at once
+// is safe, only dearer.
+func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
+	s.notify.mu.Lock()
+	given := s.notify.cfg != nil // WithListenConfig's
+	s.notify.mu.Unlock()
+	if s.notify.db == nil && !given {
+		return func(context.Context) bool { return true }
+	}
+	var mu sync.Mutex
+	var conn *pgx.Conn
+	drop := func() {
+		if conn != nil {
+			closeCtx, cancel := context.WithTimeout(context.Background(), listenTimeout)
+			_ = conn.Close(closeCtx)
+			cancel()
+			conn = nil
+		}
+	}
+	context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		drop()
+	})
+	return func(call context.Context) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() != nil {
+			return false
+		}
+		call, cancel := context.WithTimeout(call, listenTimeout)
+		defer cancel()
+		if conn == nil {
+			cfg, err := s.notify.config(call)
+			if err == nil {
+				conn, err = pgx.ConnectConfig(call, cfg)
+			}
+			if err != nil {
+				conn = nil
+				return true
+			}
+		}
+		var held bool
+		err := conn.QueryRow(call, "SELECT pg_try_advisory_lock(hashtext('clientstatus webhooks ' || coalesce(nullif($1, ''), current_schema())))",
+			s.schema).Scan(&held)
+		if err != nil {
+			drop()
+			return true
+		}
+		return held
+	}
+}
+
+// DefaultDispatcherConns is the size of DispatcherStore's pool when none
+// is given: a claim, the queueing and a few attempts' records at once.
+const DefaultDispatcherConns = 3
+
+// DispatcherStore returns a Store like s (its schema, options and
+// listening connection) whose statements run on a pool of their own, of
+// at most conns connections (DefaultDispatcherConns when 0), opened with
+// the configuration of s's pool; and the function that closes that pool,
+// to call once the dispatcher has stopped. Give it to
+// webhook.NewDispatcher as its store and its events: the dispatcher's
+// reads, claims and records then never wait for a connection behind
+// request traffic, nor take one that requests need (the database sees
+// conns more connections per replica). s's db must be a pool on the pgx
+// driver (Open's).
+func (s *Store) DispatcherStore(ctx context.Context, conns int) (*Store, func() error, error) {
+	if conns < 0 {
+		return nil, nil, option.Errorf("bunstore", "DispatcherStore", "%d connections is negative", conns)
+	}
+	if conns == 0 {
+		conns = DefaultDispatcherConns
+	}
+	if s.notify.db == nil {
+		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: the Store's db is not a pool", store.ErrInvalid)
+	}
+	cfg, err := poolConfig(ctx, s.notify.db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: %w", store.ErrUnavailable, err)
+	}
+	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg))
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	sqldb.SetConnMaxLifetime(time.Hour)
+	c := *s
+	c.db = bun.NewDB(sqldb, pgdialect.New())
+	c.statements = &statements{}
+	c.batches = newBatches(&c)
+	return &c, sqldb.Close, nil
 }

@@ -2,6 +2,7 @@ package bunstore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -308,4 +309,80 @@ func TestWebhookFailingSince(t *testing.T) {
 	e = finish(claimed[4], t0.Add(4*time.Second), 410, store.WebhookOutcome{Disable: "gone"})
 	is.True(!e.Enabled) // disabled
 	is.Equal(e.DisabledReason, "gone")
+}
+
+// TestDispatcherStore: with every connection of the request pool taken
+// (requests starving), a dispatcher on DispatcherStore's pool of its
+// own still delivers.
+func TestDispatcherStore(t *testing.T) {
+	is := is.New(t)
+	db := migrated(t)
+	st := bunstore.New(db)
+	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: store.PlanStarter}))
+	ev := eventfake.New()
+	tl, srv := newTally(t, nil)
+	eps := webhook.NewEndpoints(st, ev, webhookKey, webhook.WithAllowLocal(true))
+	_, _, err := eps.Create(ctx, "org_a", webhook.Settings{URL: srv.URL + "/a"})
+	is.NoErr(err)
+	_, _, err = bunstore.New(db).DispatcherStore(ctx, -1)
+	is.True(err != nil) // a negative size is refused
+
+	ds, closePool, err := st.DispatcherStore(ctx, 2)
+	is.NoErr(err)
+	defer func() { is.NoErr(closePool()) }()
+	d := webhook.NewDispatcher(ds, ev, webhookKey, webhook.WithAllowLocal(true), webhook.WithPollInterval(20*time.Millisecond),
+		webhook.WithLeader(ds))
+	d.Start(ctx)
+	defer d.Stop(ctx)
+
+	// Requests take every connection of their pool and keep them.
+	var held []*sql.Conn
+	for range db.Stats().MaxOpenConnections {
+		c, err := db.DB.Conn(ctx)
+		is.NoErr(err)
+		held = append(held, c)
+	}
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	_, err = st.GetWebhookEndpoint(short, "org_a", "we_none")
+	cancel()
+	is.True(errors.Is(err, store.ErrUnavailable)) // a request waits for a connection in vain
+
+	for range 5 {
+		ev.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_1"})
+	}
+	eventually(t, "five deliveries while requests hold their pool", func() bool { n, _ := tl.count(); return n == 5 })
+}
+
+// TestWebhookLeaderHandover: of two replicas, the one that led queues
+// alone; once its dispatcher stops, the other takes the lead at its next
+// poll and the next events are delivered.
+func TestWebhookLeaderHandover(t *testing.T) {
+	is := is.New(t)
+	sts := replicas(t, 2)
+	ev := eventfake.New()
+	tl, srv := newTally(t, nil)
+	eps := webhook.NewEndpoints(sts[0], ev, webhookKey, webhook.WithAllowLocal(true))
+	_, _, err := eps.Create(ctx, "org_a", webhook.Settings{URL: srv.URL + "/a"})
+	is.NoErr(err)
+	opts := []webhook.Option{webhook.WithAllowLocal(true), webhook.WithPollInterval(20 * time.Millisecond)}
+	first := webhook.NewDispatcher(sts[0], ev, webhookKey, append(opts, webhook.WithLeader(sts[0]))...)
+	first.Start(ctx)
+	ev.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_1"})
+	eventually(t, "the first replica, alone, delivers", func() bool { n, _ := tl.count(); return n == 1 })
+	asking, stopAsking := context.WithCancel(ctx)
+	is.True(!sts[1].LeadWebhooks(asking)(ctx)) // the first replica leads
+	stopAsking()
+	second := webhook.NewDispatcher(sts[1], ev, webhookKey, append(opts, webhook.WithLeader(sts[1]))...)
+	second.Start(ctx)
+	defer second.Stop(ctx)
+	is.NoErr(first.Stop(ctx))
+	ev.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_2"})
+	eventually(t, "the second replica delivers once the first stopped", func() bool { n, _ := tl.count(); return n == 2 })
+	_, dups := tl.count()
+	is.Equal(dups, 0)
 }
