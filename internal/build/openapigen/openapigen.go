@@ -6,7 +6,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/clientstatus/clientstatus/envelope"
 )
+
+// headOnly ends the description of an error's HEAD twin.
+const headOnly = " `HEAD`: the same headers, no body."
 
 // Generator names the program that writes the document, for its
 // "Code generated" note.
@@ -77,6 +82,9 @@ func Generate(api API) ([]byte, error) {
 	for k, v := range headOf {
 		heads[k] = v
 	}
+	for _, e := range errorResponses {
+		heads[e.name] = e.name + "Head"
+	}
 	if err := wireComponents(api.Wires, &schs, &params, &resps, heads); err != nil {
 		return nil, err
 	}
@@ -135,7 +143,11 @@ func Generate(api API) ([]byte, error) {
 // headResponse is the HEAD twin of the GET responses that map to name
 // (headOf): the same headers, its own description, no body.
 func headResponse(name string, resps Obj, heads map[string]string) Obj {
-	out := O("description", headDescriptions[name])
+	d, ok := headDescriptions[name]
+	if e, isErr := strings.CutSuffix(name, "Head"); isErr && !ok {
+		d = errorNamed(e).words() + headOnly
+	}
+	out := O("description", d)
 	for _, kv := range resps {
 		if heads[kv.Key] == name {
 			if h := kv.Value.(Obj).Get("headers"); h != nil {
@@ -253,11 +265,13 @@ func responsesOf(rt Route, resps Obj) ([]response, error) {
 		m[304] = "NotModified"
 	}
 	if rt.Keyed {
-		for s, n := range map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 429: "TooManyRequests", 500: "Internal", 503: "Unavailable"} {
-			m[s] = n
+		for _, e := range errorResponses {
+			if e.keyed {
+				m[e.status()] = e.name
+			}
 		}
 		if rt.OptIn || strings.Contains(rt.Path, "{id}") {
-			m[404] = "NotFound"
+			m[envelope.NotFound.Status()] = "NotFound"
 		}
 	}
 	for s, n := range rt.Responses {
