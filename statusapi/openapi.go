@@ -1,9 +1,9 @@
 package statusapi
 
 // openapi/openapi.json is generated from the route table and the wire
-// types (internal/build/openapigen) by the package's test TestOpenAPIDocument,
-// which fails when the committed document differs.
-//go:generate go test -count=1 -run ^TestOpenAPIDocument$ . -args -write-openapi
+// types (describeAPI, internal/build/openapigen); the package's test
+// TestOpenAPIDocument fails when the committed document differs.
+//go:generate go run ../internal/build/openapigen/gen ../openapi/openapi.json
 
 import (
 	"bytes"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -54,7 +55,7 @@ type resource[T, W any] struct {
 	// doc is what the OpenAPI document says of the item's wire form W
 	// (its name is the kind's); schema is it with W, set by declare.
 	doc    wireDoc
-	schema wireSchema
+	schema apidoc.Wire
 }
 
 // kindStatuses are the statuses of each kind of item that has some, from
@@ -79,7 +80,8 @@ func declare[T, W any](res resource[T, W]) resource[T, W] {
 	}
 	doc := res.doc
 	doc.name = res.name()
-	res.schema = wireSchema{doc: doc, wire: reflect.TypeFor[W](), resource: true, statuses: res.statuses}
+	res.schema = doc.of(reflect.TypeFor[W]())
+	res.schema.Resource, res.schema.Statuses = true, res.statuses
 	return res
 }
 

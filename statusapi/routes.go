@@ -42,7 +42,7 @@ type route struct {
 	expand   bool
 	// doc is what the API's OpenAPI document says of the route beyond
 	// what the table knows: the document is generated from the table
-	// (see openapigen_test.go).
+	// (see describe.go).
 	doc operation
 }
 

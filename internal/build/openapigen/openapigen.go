@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
 // headOnly ends the description of an error's HEAD twin.
@@ -17,64 +18,9 @@ const headOnly = " `HEAD`: the same headers, no body."
 // "Code generated" note.
 const Generator = "internal/build/openapigen"
 
-// API is what the document is generated from.
-type API struct {
-	Routes []Route
-	// Wires are the wire types, whose schemas are reflected.
-	Wires []Wire
-	// Kinds are the kinds of item that events are about, in order.
-	Kinds []Kind
-}
-
-// Route is one path of the API, answering GET and HEAD.
-type Route struct {
-	Path string
-	// ID is the GET operation's id (the HEAD's is ID+"Head"); Tag its
-	// one tag; Summary and Description its words.
-	ID, Tag, Summary, Description string
-	// HeadSummary and HeadDescription are the HEAD twin's words when
-	// they are not the derived ones ("(headers only)", "without the
-	// body").
-	HeadSummary, HeadDescription string
-	// Scope is the scope a restricted key needs (x-scope), "" for none.
-	Scope string
-	// Keyed routes take an API key; Cached ones answer 304 to a matching
-	// If-None-Match. A route that is neither is public.
-	Keyed, Cached bool
-	// OptIn routes answer 404 when their option is off.
-	OptIn bool
-	// Resource is the name of the resource whose items the route serves
-	// (List or item), "" for none.
-	Resource string
-	// List is the parameters of a resource's list; nil for an item.
-	List *List
-	// Expand says an item route takes expand=project.
-	Expand bool
-	// Params are further parameters, by component name, in order. The
-	// path's id is a parameter of the path unless Params names it ("Id").
-	Params []string
-	// Responses are responses beside the kind's standard ones, by status;
-	// "" takes a standard one away.
-	Responses map[int]string
-}
-
-// List is which parameters a list takes beside page and limit.
-type List struct {
-	Status, Project, Since, Expand bool
-}
-
-// Kind is a kind of item that events are about, with its statuses
-// (none: the kind has none); Thread says its events' data carry
-// threadId.
-type Kind struct {
-	Name     string
-	Statuses []string
-	Thread   bool
-}
-
 // Generate returns the document of api, indented JSON with a final
 // newline.
-func Generate(api API) ([]byte, error) {
+func Generate(api apidoc.API) ([]byte, error) {
 	resps := append(Obj(nil), responses...)
 	schs := append(Obj(nil), schemas...)
 	params := append(Obj(nil), parameters...)
@@ -160,7 +106,7 @@ func headResponse(name string, resps Obj, heads map[string]string) Obj {
 }
 
 // pathItem is the path item of rt: its GET operation and the HEAD twin.
-func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
+func pathItem(rt apidoc.Route, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
 	if rt.ID == "" || rt.Summary == "" {
 		return nil, fmt.Errorf("route %s declares no operation id or summary", rt.Path)
 	}
@@ -217,7 +163,7 @@ func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string
 // paramsOf lists the operation parameters of rt: a list's (after, the
 // cursor, with updatedSince), then the
 // route's own, expand, If-None-Match for a cached route and X-Request-Id.
-func paramsOf(rt Route) []string {
+func paramsOf(rt apidoc.Route) []string {
 	var out []string
 	expand := rt.Expand
 	if l := rt.List; l != nil {
@@ -252,7 +198,7 @@ type response struct {
 // list or item when it has one), 304 for a cached route, the errors every
 // keyed route can answer (404 too for a path of an id or an opt-in
 // route), and the route's own.
-func responsesOf(rt Route, resps Obj) ([]response, error) {
+func responsesOf(rt apidoc.Route, resps Obj) ([]response, error) {
 	m := map[int]string{}
 	if rt.Resource != "" {
 		if rt.List != nil {

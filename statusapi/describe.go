@@ -1,0 +1,36 @@
+package statusapi
+
+import (
+	"github.com/clientstatus/clientstatus/internal/apidoc"
+	"github.com/clientstatus/clientstatus/store"
+)
+
+func init() { apidoc.Describe = describeAPI }
+
+// describeAPI is the handler's route table, with every opt-in route, its
+// wire types and the kinds of item, as the OpenAPI document is generated
+// from them (internal/build/openapigen).
+func describeAPI() apidoc.API {
+	base := map[string]bool{}
+	for _, p := range Routes(store.NewMemory()) {
+		base[p] = true
+	}
+	var api apidoc.API
+	for _, rt := range tableOf(store.NewMemory(), []Option{WithWebhookEndpoints(store.NewMemory()), WithRequestLog(new(RequestRecorder))}) {
+		r := apidoc.Route{
+			Path: rt.path, ID: rt.doc.id, Tag: rt.doc.tag, Summary: rt.doc.summary, Description: rt.doc.description,
+			HeadSummary: rt.doc.headSummary, HeadDescription: rt.doc.headDescription,
+			Scope: string(rt.scope), Keyed: rt.keyed, Cached: rt.cached, OptIn: !base[rt.path],
+			Resource: rt.resource, Expand: rt.expand, Params: rt.doc.params, Responses: rt.doc.responses,
+		}
+		if l := rt.list; l != nil {
+			r.List = &apidoc.List{Status: len(l.statuses) > 0, Project: l.project, Since: l.since, Expand: l.expand}
+		}
+		api.Routes = append(api.Routes, r)
+	}
+	api.Wires = wireSchemas()
+	for _, k := range store.Kinds {
+		api.Kinds = append(api.Kinds, apidoc.Kind{Name: string(k), Statuses: kindStatuses[k], Thread: k == store.KindMessage})
+	}
+	return api
+}
