@@ -89,7 +89,7 @@ func (h *handler) deliverableRoutes() []route {
 			summary:     "List deliverables",
 			description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",
 		}),
-		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h.st.GetDeliverable)).describe(operation{
+		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h, store.Store.GetDeliverable)).describe(operation{
 			id: "getDeliverable", tag: "Deliverables",
 			summary:     "Get a deliverable",
 			description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // MinSunset is the shortest time between the deprecation of a part of /v1
@@ -77,8 +79,8 @@ func (d deprecation) check() error {
 	return nil
 }
 
-// checkDeprecatedRoutes reports a deprecation of cfg whose path is no
-// route of table.
+// checkDeprecatedRoutes reports, as an *option.Error, a deprecation of
+// cfg whose path is no route of table.
 func checkDeprecatedRoutes(table []route, cfg config) error {
 	for _, d := range cfg.deprecations {
 		found := false
@@ -86,7 +88,7 @@ func checkDeprecatedRoutes(table []route, cfg config) error {
 			found = found || rt.path == d.path
 		}
 		if !found {
-			return fmt.Errorf("%s: no such route", d.what())
+			return option.Errorf("statusapi", "deprecation", "%s: no such route", d.what())
 		}
 	}
 	return nil

@@ -20,7 +20,6 @@ import (
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 var (
@@ -148,7 +147,7 @@ func TestNothingDeprecated(t *testing.T) {
 	is.Equal(len(marks(t, committed)), 0)                                                          // nothing is deprecated
 
 	a := newTestAPI(t)
-	for _, rt := range statusapi.RouteTable(store.NewMemory()) {
+	for _, rt := range statusapi.RouteTable() {
 		if rt.Example == "" {
 			continue
 		}

@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"github.com/clientstatus/clientstatus/internal/apidoc"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -12,11 +13,11 @@ func init() { apidoc.Describe = describeAPI }
 // from them (internal/build/openapigen).
 func describeAPI() apidoc.API {
 	base := map[string]bool{}
-	for _, p := range Routes(store.NewMemory()) {
+	for _, p := range Routes() {
 		base[p] = true
 	}
 	var api apidoc.API
-	for _, rt := range tableOf(store.NewMemory(), []Option{WithWebhookEndpoints(store.NewMemory()), WithRequestLog(new(RequestRecorder))}) {
+	for _, rt := range operations(allOptIn()) {
 		r := apidoc.Route{
 			Path: rt.path, ID: rt.doc.id, Tag: rt.doc.tag, Summary: rt.doc.summary, Description: rt.doc.description,
 			HeadSummary: rt.doc.headSummary, HeadDescription: rt.doc.headDescription,
@@ -33,4 +34,11 @@ func describeAPI() apidoc.API {
 		api.Kinds = append(api.Kinds, apidoc.Kind{Name: string(k), Statuses: kindStatuses[k], Thread: k == store.KindMessage})
 	}
 	return api
+}
+
+// allOptIn is the default configuration with every opt-in route served.
+func allOptIn() config {
+	cfg := defaultConfig()
+	option.Apply(&cfg, []Option{WithWebhookEndpoints(store.NewMemory()), WithRequestLog(new(RequestRecorder))})
+	return cfg
 }

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/option"
 )
 
 // RouteInfo is what the handler's table declares of one route, for the
@@ -25,11 +25,13 @@ type RouteInfo struct {
 	Expand       bool     // expand=project
 }
 
-// RouteTable returns the declarations of the routes of a handler of st
-// with opts, in the order of Routes.
-func RouteTable(st store.Store, opts ...Option) []RouteInfo {
+// RouteTable returns the declarations of the routes of a handler with
+// opts, in the order of Routes.
+func RouteTable(opts ...Option) []RouteInfo {
+	cfg := defaultConfig()
+	option.Apply(&cfg, opts)
 	var out []RouteInfo
-	for _, rt := range tableOf(st, opts) {
+	for _, rt := range operations(cfg) {
 		info := RouteInfo{Pattern: rt.path, Keyed: rt.keyed, Scope: rt.scope, Example: rt.example, Exempt: rt.exempt}
 		if l := rt.list; l != nil {
 			info.List, info.Statuses, info.ProjectID, info.UpdatedSince, info.Expand = true, l.statuses, l.project, l.since, l.expand

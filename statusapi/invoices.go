@@ -104,7 +104,7 @@ func (h *handler) invoiceRoutes() []route {
 			summary:     "List invoices",
 			description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",
 		}),
-		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)).describe(operation{
+		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h, store.Store.GetInvoice)).describe(operation{
 			id: "getInvoice", tag: "Invoices",
 			summary:     "Get an invoice",
 			description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",

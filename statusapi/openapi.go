@@ -3,7 +3,7 @@ package statusapi
 // openapi/openapi.json is generated from the route table and the wire
 // types (describeAPI, internal/build/openapigen); the package's test
 // TestOpenAPIDocument fails when the committed document differs.
-//go:generate go run ../internal/build/openapigen/gen ../openapi/openapi.json
+//go:generate go run github.com/clientstatus/clientstatus/internal/build/openapigen/gen
 
 import (
 	"bytes"

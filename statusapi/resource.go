@@ -100,9 +100,9 @@ type listRead[T any] func(r *http.Request, c caller, q listParams) (store.Page[T
 type itemRead[T any] func(ctx context.Context, c caller, id string) (T, error)
 
 // inOrg is the itemRead of a store's get of an organization's item by
-// id, such as store.Store's GetMilestone.
-func inOrg[T any](get func(ctx context.Context, org, id string) (T, error)) itemRead[T] {
-	return func(ctx context.Context, c caller, id string) (T, error) { return get(ctx, c.Org.ID, id) }
+// id, such as store.Store.GetMilestone, on h's store when it serves.
+func inOrg[T any](h *handler, get func(st store.Store, ctx context.Context, org, id string) (T, error)) itemRead[T] {
+	return func(ctx context.Context, c caller, id string) (T, error) { return get(h.st, ctx, c.Org.ID, id) }
 }
 
 // listRoute is a list of the resource at path, cached and needing the

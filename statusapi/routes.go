@@ -7,7 +7,6 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/option"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // route is one path of the API: what serves it, what a key needs for it,
@@ -92,13 +91,13 @@ func (rt route) exemptBecause(why string) route {
 	return rt
 }
 
-// routes lists every route of the handler in one place. Each path is
+// routes serves table, the handler's routes. Each path is
 // registered for GET (which in ServeMux also matches HEAD) and, without a
 // method, for everything else, which is 405; any other path is 404. Both
 // are JSON, where ServeMux's defaults are plain text.
-func (h *handler) routes() *http.ServeMux {
+func (h *handler) routes(table []route) *http.ServeMux {
 	mux := http.NewServeMux()
-	for _, rt := range h.table() {
+	for _, rt := range table {
 		mux.HandleFunc("GET "+rt.path, deprecated(rt.path, h.cfg.deprecations, rt.handler))
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
@@ -107,27 +106,30 @@ func (h *handler) routes() *http.ServeMux {
 	return mux
 }
 
-// Routes returns the path patterns that New registers for st with opts,
-// such as "/v1/projects/{id}": every route of v1, which every store.Store
-// serves (so what st is changes nothing), and the opt-in routes of the
-// options given: /v1/webhook_endpoints and its deliveries with
-// WithWebhookEndpoints, /v1/request_logs with WithRequestLog. Each
-// answers GET and HEAD. Options are not validated (see Validate). For
-// documentation and tests: package openapi's tests check the document
-// against it.
-func Routes(st store.Store, opts ...Option) []string {
+// Routes returns the path patterns that New registers with opts, such
+// as "/v1/projects/{id}": every route of v1, which every store.Store
+// serves, and the opt-in routes of the options given:
+// /v1/webhook_endpoints and its deliveries with WithWebhookEndpoints,
+// /v1/request_logs with WithRequestLog. Each answers GET and HEAD.
+// Options are not validated (see Validate). For documentation and tests:
+// package openapi's tests check the document against it.
+func Routes(opts ...Option) []string {
+	cfg := defaultConfig()
+	option.Apply(&cfg, opts)
 	var out []string
-	for _, rt := range tableOf(st, opts) {
+	for _, rt := range operations(cfg) {
 		out = append(out, rt.path)
 	}
 	return out
 }
 
-// tableOf is the table of a handler of st with opts, unvalidated.
-func tableOf(st store.Store, opts []Option) []route {
-	cfg := defaultConfig()
-	option.Apply(&cfg, opts)
-	return newHandler(st, nil, nil, cfg).table()
+// operations is the route table under cfg, each route an operation as
+// declared: its path, scope, parameters and words (doc), readable
+// without a store, keys or a limiter, which a route reads only when it
+// serves. The table is built on a handler holding cfg alone, never
+// served.
+func operations(cfg config) []route {
+	return (&handler{cfg: cfg}).table()
 }
 
 // table is the one list of the handler's routes, sorted by path: each
