@@ -1,7 +1,10 @@
 package statusapi
 
 import (
+	"slices"
 	"time"
+
+	"github.com/clientstatus/clientstatus/internal/build/openapigen"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/option"
@@ -42,11 +45,31 @@ func RouteTable(opts ...Option) []RouteInfo {
 }
 
 // WithDeprecation declares a deprecation for a test (deprecations.go):
-// nothing of v1 is deprecated, so only tests show the headers.
+// nothing of v1 is deprecated, so only tests show the headers. The
+// handler serves the document generated with it.
 func WithDeprecation(path, param, field string, since, sunset time.Time, notice string) Option {
-	return withDeprecation(deprecation{path: path, param: param, field: field, since: since, sunset: sunset, notice: notice})
+	d := deprecation{path: path, param: param, field: field, since: since, sunset: sunset, notice: notice}
+	return func(c *config) {
+		c.deprecations = append(c.deprecations, d)
+		ds := slices.Clone(c.deprecations)
+		c.document = func() []byte {
+			cfg := allOptIn()
+			cfg.deprecations = ds
+			doc, err := openapigen.Generate(describe(cfg))
+			if err != nil {
+				panic(err)
+			}
+			return doc
+		}
+	}
 }
 
-// MarkDeprecatedTable marks the table of deprecations.go in doc, as the
-// served document does.
-func MarkDeprecatedTable(doc []byte) []byte { return markDeprecated(doc, deprecations) }
+// GeneratedDocument is the document the generator makes of the route
+// table, deprecations included.
+func GeneratedDocument() []byte {
+	doc, err := openapigen.Generate(describeAPI())
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}

@@ -92,7 +92,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 // their options (WithWebhookEndpoints, WithRequestLog).
 func newHandler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, cfg config) *handler {
 	h := &handler{st: st, events: st, keys: keys, lim: lim, cfg: cfg}
-	h.docs.deprecations = cfg.deprecations
+	h.docs.document = cfg.document
 	if cfg.cacheBytes > 0 {
 		h.cache = newResponseCache(cfg.cacheBytes)
 	}

@@ -43,6 +43,10 @@ type route struct {
 	// what the table knows: the document is generated from the table
 	// (see describe.go).
 	doc operation
+	// deprecations are what of the route is deprecated (deprecate):
+	// answers that use them carry the deprecation headers, and the
+	// document marks them.
+	deprecations []deprecation
 }
 
 // operation is the words of a route's operation in the OpenAPI document
@@ -98,7 +102,7 @@ func (rt route) exemptBecause(why string) route {
 func (h *handler) routes(table []route) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, rt := range table {
-		mux.HandleFunc("GET "+rt.path, deprecated(rt.path, h.cfg.deprecations, rt.handler))
+		mux.HandleFunc("GET "+rt.path, deprecated(rt.deprecations, rt.handler))
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
 	h.mcpRoute(mux) // POST /v1/mcp with WithMCP (mcp.go)
@@ -174,5 +178,12 @@ func (h *handler) table() []route {
 		}),
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
+	for i, rt := range all { // the package's tests' (export_test.go)
+		for _, d := range h.cfg.deprecations {
+			if d.path == rt.path {
+				all[i] = all[i].deprecate(d)
+			}
+		}
+	}
 	return all
 }

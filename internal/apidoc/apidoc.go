@@ -1,6 +1,9 @@
 package apidoc
 
-import "reflect"
+import (
+	"reflect"
+	"time"
+)
 
 // API is what the document is generated from.
 type API struct {
@@ -41,6 +44,17 @@ type Route struct {
 	// Responses are responses beside the kind's standard ones, by status;
 	// "" takes a standard one away.
 	Responses map[int]string
+	// Deprecations are what of the route is deprecated.
+	Deprecations []Deprecation
+}
+
+// Deprecation is a deprecated part of a route: the route itself, its
+// query parameter Param, or the field Field ("Schema.property") of its
+// answers; Sunset is a deprecated route's sunset date. Its operations'
+// responses document the deprecation headers.
+type Deprecation struct {
+	Param, Field string
+	Sunset       time.Time
 }
 
 // List is which parameters a list takes beside page and limit.

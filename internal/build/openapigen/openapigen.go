@@ -63,6 +63,11 @@ func Generate(api apidoc.API) ([]byte, error) {
 	for _, h := range headNames {
 		resps = append(resps, KV{h, headResponse(h, resps, heads)})
 	}
+	for i, rt := range api.Routes {
+		for _, d := range rt.Deprecations {
+			deprecate(paths[i].Value.(Obj), d, resps, params, schs)
+		}
+	}
 	comps = append(comps, KV{"responses", resps}, KV{"schemas", schs})
 	doc := O(
 		"openapi", "3.1.0",
@@ -114,9 +119,9 @@ func pathItem(rt apidoc.Route, resps Obj, heads map[string]string, usedHeads map
 	if strings.Contains(rt.Path, "{id}") && !slices.Contains(rt.Params, "Id") {
 		item = append(item, KV{"parameters", A(Ref("parameters", "Id"))})
 	}
-	params := A()
+	refs := A()
 	for _, p := range paramsOf(rt) {
-		params = append(params, Ref("parameters", p))
+		refs = append(refs, Ref("parameters", p))
 	}
 	codes, err := responsesOf(rt, resps)
 	if err != nil {
@@ -153,7 +158,7 @@ func pathItem(rt apidoc.Route, resps Obj, heads map[string]string, usedHeads map
 		if !rt.Keyed {
 			o = append(o, KV{"security", A()})
 		}
-		o = append(o, KV{"parameters", params}, KV{"responses", op.resps})
+		o = append(o, KV{"parameters", refs}, KV{"responses", op.resps})
 		*op.o = o
 	}
 	item = append(item, KV{"get", get}, KV{"head", head})
