@@ -2,7 +2,6 @@ package statusapi
 
 import (
 	"github.com/clientstatus/clientstatus/internal/apidoc"
-	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -44,7 +43,6 @@ func describe(cfg config) apidoc.API {
 
 // allOptIn is the default configuration with every opt-in route served.
 func allOptIn() config {
-	cfg := defaultConfig()
-	option.Apply(&cfg, []Option{WithWebhookEndpoints(store.NewMemory()), WithRequestLog(new(RequestRecorder))})
+	cfg, _ := newConfig([]Option{WithWebhookEndpoints(store.NewMemory()), WithRequestLog(new(RequestRecorder))})
 	return cfg
 }

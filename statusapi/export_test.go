@@ -7,7 +7,6 @@ import (
 	"github.com/clientstatus/clientstatus/internal/build/openapigen"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/option"
 )
 
 // RouteInfo is what the handler's table declares of one route, for the
@@ -31,8 +30,7 @@ type RouteInfo struct {
 // RouteTable returns the declarations of the routes of a handler with
 // opts, in the order of Routes.
 func RouteTable(opts ...Option) []RouteInfo {
-	cfg := defaultConfig()
-	option.Apply(&cfg, opts)
+	cfg, _ := newConfig(opts) // unvalidated
 	var out []RouteInfo
 	for _, rt := range operations(cfg) {
 		info := RouteInfo{Pattern: rt.path, Keyed: rt.keyed, Scope: rt.scope, Example: rt.example, Exempt: rt.exempt}

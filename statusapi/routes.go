@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/option"
 )
 
 // route is one path of the API: what serves it, what a key needs for it,
@@ -118,8 +117,7 @@ func (h *handler) routes(table []route) *http.ServeMux {
 // Options are not validated (see Validate). For documentation and tests:
 // package openapi's tests check the document against it.
 func Routes(opts ...Option) []string {
-	cfg := defaultConfig()
-	option.Apply(&cfg, opts)
+	cfg, _ := newConfig(opts) // unvalidated
 	var out []string
 	for _, rt := range operations(cfg) {
 		out = append(out, rt.path)
