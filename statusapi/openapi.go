@@ -1,9 +1,9 @@
 package statusapi
 
 // openapi/openapi.json is generated from the route table and the wire
-// types (describeAPI, internal/build/openapigen); the package's test
-// TestOpenAPIDocument fails when the committed document differs.
-//go:generate go run github.com/clientstatus/clientstatus/internal/build/openapigen/gen
+// types (describeAPI, internal/build/openapigen; go generate ./openapi);
+// the package's test TestOpenAPIDocument fails when the committed
+// document differs.
 
 import (
 	"bytes"

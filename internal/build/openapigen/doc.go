@@ -6,6 +6,6 @@
 // (headers, parameters, standard responses) are declared here once.
 //
 // Its input is an apidoc.API, which package statusapi declares; the
-// command gen (go generate ./statusapi) writes openapi/openapi.json, and
+// command gen (go generate ./openapi) writes openapi/openapi.json, and
 // statusapi's test TestOpenAPIDocument compares it with what is generated.
 package openapigen

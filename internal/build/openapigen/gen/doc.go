@@ -1,4 +1,3 @@
-// Command gen writes openapi/openapi.json, the OpenAPI document of
-// package statusapi's routes, in the module it is run in (go generate
-// ./statusapi).
+// Command gen writes the OpenAPI document of package statusapi's routes
+// to the file its argument names (go generate ./openapi).
 package main

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/internal/build/openapigen"
@@ -11,32 +10,15 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	doc, err := openapigen.Generate(apidoc.Describe())
+	if err == nil && len(os.Args) != 2 {
+		err = fmt.Errorf("usage: gen FILE")
+	}
+	if err == nil {
+		err = os.WriteFile(os.Args[1], doc, 0o644)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "openapigen:", err)
 		os.Exit(1)
 	}
-}
-
-// run writes the document to openapi/openapi.json of the module the
-// working directory is in.
-func run() error {
-	root, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return fmt.Errorf("no go.mod above the working directory")
-		}
-		root = parent
-	}
-	doc, err := openapigen.Generate(apidoc.Describe())
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(root, "openapi", "openapi.json"), doc, 0o644)
 }
