@@ -25,8 +25,8 @@ const flushTimeout = 10 * time.Second
 const maxNameLen = 200
 
 // Keys is the lifecycle of API keys on a KeyStore, the Go API a client
-// portal calls: Mint, Import, List, Revoke. It is also the KeyResolver of
-// those keys.
+// portal calls: Create (and Mint), Import, List, Roll, Revoke. It is also
+// the KeyResolver of those keys.
 //
 // Resolve records when each key was last used in memory and writes the
 // times in one batch (KeyStore.MarkUsed) at most every flush interval, so a
@@ -45,6 +45,7 @@ type Keys struct {
 
 	mu        sync.Mutex
 	used      map[string]time.Time // key id to last use, not yet written
+	writing   map[string]time.Time // key id to last use, being written
 	lastFlush time.Time
 	flushing  chan struct{} // closed when the background write ends; nil: none
 }
@@ -74,6 +75,7 @@ func NewKeys(ks KeyStore, opts ...Option) *Keys {
 		revoked: NewBroadcast(),
 		pub:     c.publisher,
 		used:    make(map[string]time.Time),
+		writing: make(map[string]time.Time),
 	}
 	k.lastFlush = k.now()
 	return k
@@ -333,17 +335,28 @@ func newKeyID() (string, error) {
 }
 
 // List returns the organization's keys, newest first, revoked ones
-// included. Last-use times not yet flushed are merged in.
+// included. This process's last-use times not yet written (see Keys) are
+// merged in; other replicas' show once they write them, within their
+// flush interval.
 func (k *Keys) List(ctx context.Context, orgID string) ([]Key, error) {
+	// The times pending now, copied before the store is read: a time
+	// written meanwhile is then in one or the other.
+	k.mu.Lock()
+	pending := make(map[string]time.Time, len(k.used)+len(k.writing))
+	for _, m := range [...]map[string]time.Time{k.writing, k.used} {
+		for id, at := range m {
+			if prev, ok := pending[id]; !ok || at.After(prev) {
+				pending[id] = at
+			}
+		}
+	}
+	k.mu.Unlock()
 	keys, err := k.store.Keys(ctx, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("auth: keys of %q: %w", orgID, err)
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
 	for i, key := range keys {
-		if at, ok := k.used[key.ID]; ok && (key.LastUsedAt == nil || at.After(*key.LastUsedAt)) {
-			at := at
+		if at, ok := pending[key.ID]; ok && (key.LastUsedAt == nil || at.After(*key.LastUsedAt)) {
 			keys[i].LastUsedAt = &at
 		}
 	}
@@ -517,6 +530,7 @@ func (k *Keys) noteUse(id string, at time.Time) {
 	var done chan struct{}
 	if k.flushing == nil && at.Sub(k.lastFlush) >= k.every {
 		batch, k.used = k.used, make(map[string]time.Time)
+		k.startWrite(batch)
 		done = make(chan struct{})
 		k.flushing = done
 		k.lastFlush = at
@@ -538,16 +552,27 @@ func (k *Keys) noteUse(id string, at time.Time) {
 	}()
 }
 
-// write writes batch; on failure it puts the times back to be retried.
+// startWrite notes batch, taken from k.used, as being written, so that
+// List still shows its times; k.mu is held.
+func (k *Keys) startWrite(batch map[string]time.Time) {
+	for id, at := range batch {
+		if prev, ok := k.writing[id]; !ok || at.After(prev) {
+			k.writing[id] = at
+		}
+	}
+}
+
+// write writes batch, noted by startWrite; on failure it puts the times
+// back to be retried.
 func (k *Keys) write(ctx context.Context, batch map[string]time.Time) error {
 	err := k.store.MarkUsed(ctx, batch)
-	if err == nil {
-		return nil
-	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for id, at := range batch {
-		if prev, ok := k.used[id]; !ok || at.After(prev) {
+		if k.writing[id].Equal(at) {
+			delete(k.writing, id) // a later time being written stays
+		}
+		if prev, ok := k.used[id]; err != nil && (!ok || at.After(prev)) {
 			k.used[id] = at
 		}
 	}
@@ -570,6 +595,7 @@ func (k *Keys) Flush(ctx context.Context) error {
 	k.mu.Lock()
 	batch := k.used
 	k.used = make(map[string]time.Time)
+	k.startWrite(batch)
 	k.lastFlush = k.now()
 	k.mu.Unlock()
 	if len(batch) == 0 {

@@ -342,9 +342,12 @@ func TestLastUsedIsBatched(t *testing.T) {
 
 	clk.Advance(time.Minute)
 	_, err = keys.Resolve(ctx, plain)
-	is.NoErr(err)                   // a failing write never fails a request
-	is.True(keys.Flush(ctx) != nil) // the store is still down
-	is.True(cs.Calls() >= 1)        // the batch was written once the interval passed
+	is.NoErr(err) // a failing write never fails a request
+	listed, err := keys.List(ctx, "org_a")
+	is.NoErr(err)
+	is.True(listed[0].LastUsedAt != nil && listed[0].LastUsedAt.Equal(clk.Now())) // List shows the use not yet written
+	is.True(keys.Flush(ctx) != nil)                                               // the store is still down
+	is.True(cs.Calls() >= 1)                                                      // the batch was written once the interval passed
 
 	cs.mu.Lock()
 	cs.fail = false

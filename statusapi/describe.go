@@ -30,7 +30,7 @@ func describe(cfg config) apidoc.API {
 			r.Deprecations = append(r.Deprecations, apidoc.Deprecation{Param: d.param, Field: d.field, Sunset: d.sunset})
 		}
 		if l := rt.list; l != nil {
-			r.List = &apidoc.List{Status: len(l.statuses) > 0, Project: l.project, Since: l.since, Expand: l.expand}
+			r.List = &apidoc.List{Status: len(l.statuses) > 0, Project: l.project, DueBefore: l.due, Since: l.since, Expand: l.expand}
 		}
 		api.Routes = append(api.Routes, r)
 	}

@@ -23,6 +23,7 @@ type RouteInfo struct {
 	List         bool
 	Statuses     []string // status's values; none: no status
 	ProjectID    bool     // projectId
+	DueBefore    bool     // dueBefore
 	UpdatedSince bool     // updatedSince
 	Expand       bool     // expand=project
 }
@@ -35,7 +36,7 @@ func RouteTable(opts ...Option) []RouteInfo {
 	for _, rt := range operations(cfg) {
 		info := RouteInfo{Pattern: rt.path, Keyed: rt.keyed, Scope: rt.scope, Example: rt.example, Exempt: rt.exempt}
 		if l := rt.list; l != nil {
-			info.List, info.Statuses, info.ProjectID, info.UpdatedSince, info.Expand = true, l.statuses, l.project, l.since, l.expand
+			info.List, info.Statuses, info.ProjectID, info.DueBefore, info.UpdatedSince, info.Expand = true, l.statuses, l.project, l.due, l.since, l.expand
 		}
 		out = append(out, info)
 	}

@@ -80,12 +80,13 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	},
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
+	due:       true,
 	wire:      invoiceExpanded,
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
 
 // invoiceRoutes are GET
-// /v1/invoices?page&limit&status&projectId&updatedSince&expand, GET
+// /v1/invoices?page&limit&status&projectId&dueBefore&updatedSince&expand, GET
 // /v1/invoices/{id}?expand, and the document's signed link.
 func (h *handler) invoiceRoutes() []route {
 	return []route{
@@ -97,6 +98,7 @@ func (h *handler) invoiceRoutes() []route {
 					After:        q.After,
 					Status:       store.InvoiceStatus(q.Status),
 					ProjectID:    q.ProjectID,
+					DueBefore:    q.DueBefore,
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{

@@ -56,15 +56,16 @@ var milestones = declare(resource[store.Milestone, milestone]{
 	},
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
+	due:       true,
 	wire:      milestoneExpanded,
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
 })
 
 // milestoneRoutes are GET
-// /v1/projects/{id}/milestones?page&limit&status&updatedSince&expand,
+// /v1/projects/{id}/milestones?page&limit&status&dueBefore&updatedSince&expand,
 // where a project the organization does not have, or the key may not
 // see, is 404; GET
-// /v1/milestones?page&limit&projectId&status&updatedSince&expand, the
+// /v1/milestones?page&limit&projectId&status&dueBefore&updatedSince&expand, the
 // organization's milestones of every project the key may see; and GET
 // /v1/milestones/{id}?expand.
 func (h *handler) milestoneRoutes() []route {
@@ -77,6 +78,7 @@ func (h *handler) milestoneRoutes() []route {
 				}
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
 					PageRequest:  q.PageRequest,
+					DueBefore:    q.DueBefore,
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					Status:       store.MilestoneStatus(q.Status),
@@ -92,6 +94,7 @@ func (h *handler) milestoneRoutes() []route {
 					PageRequest:  q.PageRequest,
 					ProjectID:    q.ProjectID,
 					Status:       store.MilestoneStatus(q.Status),
+					DueBefore:    q.DueBefore,
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,

@@ -19,6 +19,7 @@ const (
 	paramLimit        = "limit"
 	paramStatus       = "status"
 	paramProjectID    = "projectId"
+	paramDueBefore    = "dueBefore"
 	paramUpdatedSince = "updatedSince"
 	paramSince        = "since"
 	paramType         = "type"
@@ -92,6 +93,7 @@ type listParams struct {
 	store.PageRequest
 	Status       string            // "" for any
 	ProjectID    string            // "" for any
+	DueBefore    time.Time         // zero for none
 	UpdatedSince time.Time         // zero for none
 	given        map[string]string // the query as given, for links
 	// sync is true for a page of changes (a list asked with updatedSince,
@@ -109,6 +111,7 @@ type listParams struct {
 type listSpec struct {
 	statuses []string // the resource's states, for status; none: no status
 	project  bool     // projectId
+	due      bool     // dueBefore: the resource's items have a dueAt
 	// since is updatedSince: offered only when the store tracks changes
 	// (store.Changes), which is what honours it.
 	since bool
@@ -122,8 +125,8 @@ type listSpec struct {
 }
 
 // listParamsOf parses the parameters of a list route: page and limit,
-// status when spec has statuses (one of them, exactly), projectId and
-// updatedSince when spec says so, and spec.extra as given.
+// status when spec has statuses (one of them, exactly), projectId,
+// dueBefore and updatedSince when spec says so, and spec.extra as given.
 //
 // page is a whole number from 1 and limit one from 1 to store.MaxLimit,
 // written in plain digits: no sign, no leading zero, no fraction, so each
@@ -138,6 +141,9 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 	}
 	if spec.project {
 		allowed = append(allowed, paramProjectID)
+	}
+	if spec.due {
+		allowed = append(allowed, paramDueBefore)
 	}
 	if spec.since {
 		allowed = append(allowed, paramUpdatedSince)
@@ -172,6 +178,11 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		p.Status = v
 	}
 	p.ProjectID = q[paramProjectID]
+	if v, ok := q[paramDueBefore]; ok {
+		if p.DueBefore, err = parseTimestamp(paramDueBefore, v); err != nil {
+			return listParams{}, err
+		}
+	}
 	if v, ok := q[paramUpdatedSince]; ok {
 		if p.UpdatedSince, err = parseTimestamp(paramUpdatedSince, v); err != nil {
 			return listParams{}, err

@@ -94,6 +94,32 @@ func TestInvalidParameters(t *testing.T) {
 			is.Equal(e.Error.Param, "projectId")
 		})
 	}
+	for _, rt := range table {
+		if !rt.List {
+			continue
+		}
+		path := rt.Example
+		if !rt.DueBefore {
+			t.Run(path+" takes no dueBefore", func(t *testing.T) {
+				is := is.New(t)
+				e := errorOf(t, api.do("GET", path+"?dueBefore=2026-03-01T09:00:00Z", "e"))
+				is.Equal(e.Error.Param, "dueBefore")
+			})
+			continue
+		}
+		for _, q := range []string{"dueBefore=", "dueBefore=2026-03-01", "dueBefore=2026-03-01T09:00:00", "dueBefore=2026-03-01T09:00:00.5Z",
+			"dueBefore=2026-03-01T10:00:00%2B01:00", "dueBefore=2026-03-01t09:00:00z", "dueBefore=2026-02-30T09:00:00Z", "dueBefore=1772355600",
+			"dueBefore=2026-03-01T09:00:00Z&dueBefore=2026-03-01T09:00:00Z", "duebefore=2026-03-01T09:00:00Z"} {
+			t.Run(path+"?"+q, func(t *testing.T) {
+				is := is.New(t)
+				res := api.do("GET", path+"?"+q, "e")
+				is.Equal(res.Code, 400)
+				e := errorOf(t, res)
+				is.Equal(e.Error.Code, "INVALID_PARAMETER")
+				is.Equal(e.Error.Param, strings.Split(q, "=")[0]) // the parameter is named
+			})
+		}
+	}
 	for _, path := range []string{"/v1/projects/p1", "/v1/deliverables/d1/download"} {
 		t.Run(path+" takes no parameters", func(t *testing.T) {
 			is := is.New(t)
@@ -112,7 +138,7 @@ func TestInvalidParameterMessages(t *testing.T) {
 		{"/v1/projects?status=x", "status must be one of planned, in_progress, on_hold, completed, cancelled"},
 		{"/v1/invoices?status=PAID", "status must be one of draft, open, paid, void"},
 		{"/v1/invoices?limit=101", "limit must be a whole number from 1 to 100"},
-		{"/v1/invoices?sort=id", `unknown parameter "sort": this route accepts page, limit, status, projectId, updatedSince, after, expand`},
+		{"/v1/invoices?sort=id", `unknown parameter "sort": this route accepts page, limit, status, projectId, dueBefore, updatedSince, after, expand`},
 		{"/v1/projects/p1?x=1", `unknown parameter "x": this route takes no query parameters`},
 	} {
 		t.Run(tc.target, func(t *testing.T) {

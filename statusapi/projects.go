@@ -46,10 +46,12 @@ var projects = declare(resource[store.Project, project]{
 	},
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
+	due:      true,
 	wire:     plain(projectOut),
 })
 
-// projectRoutes are GET /v1/projects?page&limit&status&updatedSince and
+// projectRoutes are GET
+// /v1/projects?page&limit&status&dueBefore&updatedSince and
 // GET /v1/projects/{id}.
 func (h *handler) projectRoutes() []route {
 	return []route{
@@ -57,6 +59,7 @@ func (h *handler) projectRoutes() []route {
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
 				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 					PageRequest:  q.PageRequest,
+					DueBefore:    q.DueBefore,
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					Status:       store.ProjectStatus(q.Status),

@@ -38,6 +38,9 @@ type resource[T, W any] struct {
 	// events typed by a change of status (none: the resource has none).
 	kind     store.Kind
 	statuses []string
+	// due says the items have a dueAt, which every list of them filters
+	// by dueBefore.
+	due bool
 	// scope is the one a restricted key needs to read the resource:
 	// auth.ScopeOfKind(kind), set by declare, so that the scope of a
 	// kind's routes, deletion records and events is one line of
@@ -108,10 +111,10 @@ func inOrg[T any](h *handler, get func(st store.Store, ctx context.Context, org,
 // listRoute is a list of the resource at path, cached and needing the
 // resource's scope; example is its request in the tests (see route).
 // spec says which parameters beside page and limit it takes: status, of
-// the resource's statuses, when it has some, and expand for a resource of
-// projects, are added. read reads the page.
+// the resource's statuses, when it has some, dueBefore for one with due,
+// and expand for a resource of projects, are added. read reads the page.
 func (res resource[T, W]) listRoute(h *handler, path, example string, spec listSpec, read listRead[T]) route {
-	spec.statuses = res.statuses
+	spec.statuses, spec.due = res.statuses, res.due
 	if res.projectOf != nil {
 		spec.expand = true
 	}

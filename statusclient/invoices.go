@@ -49,6 +49,10 @@ type InvoiceListOptions struct {
 	ListOptions
 	Status    InvoiceStatus
 	ProjectID string
+	// DueBefore, when not zero, keeps only the invoices due before it
+	// (exclusive), sent in UTC whole seconds: with Status InvoiceOpen
+	// and the time now, the overdue ones.
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only the invoices updated at
 	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
@@ -86,6 +90,7 @@ func (o InvoiceListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
 	setString(q, "projectId", o.ProjectID)
+	setTime(q, "dueBefore", o.DueBefore)
 	setTime(q, "updatedSince", o.UpdatedSince)
 	setString(q, "expand", string(o.Expand))
 	return q

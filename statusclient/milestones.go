@@ -36,6 +36,9 @@ type Milestone struct {
 type MilestoneListOptions struct {
 	ListOptions
 	Status MilestoneStatus
+	// DueBefore, when not zero, keeps only the milestones due before it
+	// (exclusive), sent in UTC whole seconds.
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only the milestones updated at
 	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
@@ -73,6 +76,7 @@ func (c *Client) AllMilestones(ctx context.Context, projectID string, opts Miles
 func (o MilestoneListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
+	setTime(q, "dueBefore", o.DueBefore)
 	setTime(q, "updatedSince", o.UpdatedSince)
 	setString(q, "expand", string(o.Expand))
 	return q
@@ -95,6 +99,8 @@ type OrgMilestoneListOptions struct {
 	ListOptions
 	ProjectID string
 	Status    MilestoneStatus
+	// DueBefore is as MilestoneListOptions'.
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only the milestones updated at
 	// or after it, ordered by UpdatedAt ascending, then ID (see
 	// MilestoneListOptions).
@@ -126,6 +132,7 @@ func (o OrgMilestoneListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "projectId", o.ProjectID)
 	setString(q, "status", string(o.Status))
+	setTime(q, "dueBefore", o.DueBefore)
 	setTime(q, "updatedSince", o.UpdatedSince)
 	setString(q, "expand", string(o.Expand))
 	return q

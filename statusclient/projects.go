@@ -34,6 +34,10 @@ type Project struct {
 type ProjectListOptions struct {
 	ListOptions
 	Status ProjectStatus
+	// DueBefore, when not zero, keeps only the projects due before it
+	// (exclusive), sent in UTC whole seconds; a project with no DueAt
+	// never matches.
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only the projects updated at
 	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
@@ -68,6 +72,7 @@ func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.
 func (o ProjectListOptions) filters() url.Values {
 	q := url.Values{}
 	setString(q, "status", string(o.Status))
+	setTime(q, "dueBefore", o.DueBefore)
 	setTime(q, "updatedSince", o.UpdatedSince)
 	return q
 }

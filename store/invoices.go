@@ -52,6 +52,9 @@ type InvoiceQuery struct {
 	PageRequest
 	Status    InvoiceStatus // "" for any
 	ProjectID string        // "" for any
+	// DueBefore, when not zero, keeps only items whose DueAt is before
+	// it (exclusive).
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time

@@ -314,7 +314,7 @@ func (t *tenant) hasProject(kind, id, projectID string) error {
 // organization has none.
 func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error) {
 	return projectItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
@@ -326,14 +326,14 @@ func (m *Memory) GetProject(ctx context.Context, orgID, id string) (Project, err
 // when the organization has no such project.
 func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error) {
 	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: projectID, inProject: true, since: q.UpdatedSince, after: q.After})
+		projectID: projectID, inProject: true, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // ListAllMilestones returns a page of the organization's milestones of
 // every project; an unknown organization has none.
 func (m *Memory) ListAllMilestones(ctx context.Context, orgID string, q AllMilestoneQuery) (Page[Milestone], error) {
 	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
@@ -351,7 +351,7 @@ func (m *Memory) GetDeliverable(ctx context.Context, orgID, id string) (Delivera
 // ListInvoices returns a page of the organization's invoices.
 func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error) {
 	return invoiceItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // DataVersion returns the organization's data version (see

@@ -15,7 +15,10 @@ import (
 // keeps its records oldest first, at most MemoryRequestLogLimit, and they
 // go with it when it is deleted.
 
-var _ RequestLog = (*Memory)(nil)
+var (
+	_ RequestLog  = (*Memory)(nil)
+	_ UsageTotals = (*Memory)(nil)
+)
 
 // MemoryRequestLogLimit is the most records of requests a Memory keeps
 // per organization, whatever their age: past it, the oldest are dropped.
@@ -173,6 +176,19 @@ func (m *Memory) ListRequestLogs(ctx context.Context, orgID string, q RequestLog
 // KeyUsage returns the usage of one of the organization's keys over the
 // last UsageDays days of the Memory's clock (see RequestLog).
 func (m *Memory) KeyUsage(ctx context.Context, orgID, keyID string) (Usage, error) {
+	return m.usage(ctx, orgID, keyID, func(id string) bool { return id == keyID })
+}
+
+// OrganizationUsage returns the sums of the usage of the organization's
+// keys over the last UsageDays days of the Memory's clock (see
+// UsageTotals).
+func (m *Memory) OrganizationUsage(ctx context.Context, orgID string) (Usage, error) {
+	return m.usage(ctx, orgID, "", func(string) bool { return true })
+}
+
+// usage sums the usage of the organization's keys that keep selects, as
+// a Usage of keyID.
+func (m *Memory) usage(ctx context.Context, orgID, keyID string, keep func(keyID string) bool) (Usage, error) {
 	if err := alive(ctx); err != nil {
 		return Usage{}, err
 	}
@@ -181,17 +197,26 @@ func (m *Memory) KeyUsage(ctx context.Context, orgID, keyID string) (Usage, erro
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	o := l.orgs[orgID]
-	if o == nil || o.usage[keyID] == nil {
+	if o == nil {
 		return out, nil
 	}
-	u := o.usage[keyID]
-	for i, d := range out.Days {
-		if got := u.days[d.Day]; got != nil {
-			out.Days[i] = *got
+	var last time.Time
+	for id, u := range o.usage {
+		if !keep(id) {
+			continue
+		}
+		for i, d := range out.Days {
+			if got := u.days[d.Day]; got != nil {
+				out.Days[i].Requests += got.Requests
+				out.Days[i].Errors += got.Errors
+			}
+		}
+		if u.last.After(last) {
+			last = u.last
 		}
 	}
-	if !u.last.Before(out.Days[0].Day) {
-		last := u.last.Truncate(time.Minute)
+	if !last.Before(out.Days[0].Day) {
+		last = last.Truncate(time.Minute)
 		out.LastUsedAt = &last
 	}
 	return out, nil

@@ -23,6 +23,7 @@ type itemDesc[T any] struct {
 	project  func(*T) string
 	status   func(*T) string
 	updated  func(*T) *time.Time // UpdatedAt, which a put sets
+	due      func(*T) *time.Time // DueAt, nil for none; nil for a kind without it
 	validate func(T) error       // the item's Validate
 	copy     func(T) T           // see the copy functions
 	// detach, when not nil, takes an item out of its project: its items
@@ -140,7 +141,8 @@ type listing struct {
 	// inProject makes projectID a project that must exist: a list of a
 	// project's items answers ErrNotFound for an unknown one.
 	inProject bool
-	only      []string // OnlyProjects
+	only      []string  // OnlyProjects
+	dueBefore time.Time // DueBefore
 	since     time.Time
 	after     Position
 }
@@ -157,18 +159,42 @@ func (d *itemDesc[T]) list(ctx context.Context, m *Memory, orgID string, l listi
 	if l.inProject && (t == nil || !projectItems.of(t).has(l.projectID)) {
 		return Page[T]{}, fmt.Errorf("store: project %q: %w", l.projectID, ErrNotFound)
 	}
-	var keep func(*T) bool
-	if l.status != "" || l.projectID != "" || l.only != nil {
-		keep = func(v *T) bool {
-			return (l.status == "" || d.status(v) == l.status) && (l.projectID == "" || d.project(v) == l.projectID) &&
-				InProjects(l.only, d.project(v))
-		}
-	}
+	keep := d.filter(l)
 	var items []*T
 	if t != nil {
 		items, keep = d.of(t).view(l.since, l.after, keep)
 	}
 	return page(items, keep, l.PageRequest, d.copy, m.syncedThrough(l.since), t.dataVersion())
+}
+
+// filter is the predicate of l's filters (but UpdatedSince, which view
+// applies), one condition each; nil when l has none, so that a list
+// without filters counts its items without reading them.
+func (d *itemDesc[T]) filter(l listing) func(*T) bool {
+	var conds []func(*T) bool
+	if l.status != "" {
+		conds = append(conds, func(v *T) bool { return d.status(v) == l.status })
+	}
+	if l.projectID != "" {
+		conds = append(conds, func(v *T) bool { return d.project(v) == l.projectID })
+	}
+	if l.only != nil {
+		conds = append(conds, func(v *T) bool { return InProjects(l.only, d.project(v)) })
+	}
+	if !l.dueBefore.IsZero() {
+		conds = append(conds, func(v *T) bool { due := d.due(v); return due != nil && due.Before(l.dueBefore) })
+	}
+	if len(conds) == 0 {
+		return nil
+	}
+	return func(v *T) bool {
+		for _, c := range conds {
+			if !c(v) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // get returns one of the organization's items, or ErrNotFound.

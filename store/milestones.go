@@ -38,6 +38,9 @@ type Milestone struct {
 type MilestoneQuery struct {
 	PageRequest
 	Status MilestoneStatus // "" for any
+	// DueBefore, when not zero, keeps only items whose DueAt is before
+	// it (exclusive).
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time
@@ -74,6 +77,9 @@ type AllMilestoneQuery struct {
 	PageRequest
 	ProjectID string          // "" for any; an unknown one matches nothing
 	Status    MilestoneStatus // "" for any
+	// DueBefore, when not zero, keeps only items whose DueAt is before
+	// it (exclusive).
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time

@@ -39,6 +39,9 @@ type Project struct {
 type ProjectQuery struct {
 	PageRequest
 	Status ProjectStatus // "" for any
+	// DueBefore, when not zero, keeps only items whose DueAt is before
+	// it (exclusive); a project with no DueAt never matches.
+	DueBefore time.Time
 	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
 	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
 	UpdatedSince time.Time

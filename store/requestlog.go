@@ -146,6 +146,20 @@ type RequestLog interface {
 	PruneRequestLogs(ctx context.Context) (int, error)
 }
 
+// UsageTotals is a RequestLog that also reads the usage of all of an
+// organization's keys at once, for a usage chart: one read, not one per
+// key. store.Memory and store/bunstore implement it; it is an interface
+// of its own so that a RequestLog of a portal's own stays one.
+type UsageTotals interface {
+	// OrganizationUsage returns the sums of the usage of the
+	// organization's keys (KeyUsage, every key it knows of, revoked ones
+	// included) by day, and the latest of their LastUsedAt; its KeyID is
+	// "". Requests without a key (a JWT) count in no usage. A sandbox
+	// key's requests are its sandbox organization's (auth.SandboxOrgID),
+	// so that the live organization's usage is its live keys'.
+	OrganizationUsage(ctx context.Context, orgID string) (Usage, error)
+}
+
 // ValidateRequests reports the first record of records that fails
 // Validate, naming its place in the batch: what AppendRequests checks
 // before it writes anything.

@@ -59,7 +59,7 @@ type Deprecation struct {
 
 // List is which parameters a list takes beside page and limit.
 type List struct {
-	Status, Project, Since, Expand bool
+	Status, Project, DueBefore, Since, Expand bool
 }
 
 // Kind is a kind of item that events are about, with its statuses

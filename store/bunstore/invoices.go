@@ -37,7 +37,7 @@ type invoiceRow struct {
 var invoiceTable = resource[invoiceRow, store.Invoice]{
 	kind: "invoice", plural: "invoices", alias: "i",
 	order:   "i.issued_at DESC, i.id",
-	project: "i.project_id", status: "i.status",
+	project: "i.project_id", status: "i.status", due: "i.due_at",
 	counted: true,
 	item:    invoiceRow.invoice,
 }
@@ -111,9 +111,9 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // invoices_list_status, invoices_list_project or
 // invoices_list_project_status; with UpdatedSince, the changed ones,
 // oldest change first, through the invoices_changes indexes of the same
-// shapes. Its total is summed from item_counts, or with UpdatedSince
-// counted (see selectPage). On pgx (Open's db), a list without
-// UpdatedSince nor a restriction to projects carries its data version
+// shapes. Its total is summed from item_counts, or with UpdatedSince or
+// DueBefore counted (see selectPage). On pgx (Open's db), a list of no
+// filter but status and project carries its data version
 // (store.Page.Version), and concurrent ones of the same filters are
 // answered together, by one statement that starts after each of them was
 // asked (prepared.go, batch.go).
@@ -123,7 +123,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 			return p, err
 		}
 	}
-	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // GetInvoice returns one of the organization's invoices, with where its

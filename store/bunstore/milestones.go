@@ -29,7 +29,7 @@ type milestoneRow struct {
 var milestoneTable = resource[milestoneRow, store.Milestone]{
 	kind: "milestone", plural: "milestones", alias: "m",
 	order:   "m.due_at, m.project_id, m.id",
-	project: "m.project_id", status: "m.status",
+	project: "m.project_id", status: "m.status", due: "m.due_at",
 	counted: true,
 	item:    milestoneRow.milestone,
 }
@@ -85,7 +85,7 @@ func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
 // changed ones, oldest change first, through milestones_changes
 // (milestones_changes_status); the error wraps
 // store.ErrNotFound when the organization has no such project. Its total
-// is summed from item_counts, or with UpdatedSince counted (see
+// is summed from item_counts, or with UpdatedSince or DueBefore counted (see
 // selectPage).
 //
 // A page with milestones proves the project exists; an empty one takes a
@@ -97,7 +97,7 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
 	what := fmt.Sprintf("milestones of project %q", projectID)
-	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), since: q.UpdatedSince, after: q.After, what: what})
+	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After, what: what})
 	if err != nil || len(p.Items) > 0 {
 		return p, err
 	}
@@ -120,7 +120,7 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 // project filter gives an empty page.
 func (s *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
 	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status),
-		only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // GetMilestone returns one of the organization's milestones; the error

@@ -18,12 +18,7 @@ import (
 // runs Bun's, and both must agree on every page, filter and version.
 func TestPreparedReadsAnswerAsBun(t *testing.T) {
 	is := is.New(t)
-	db := migrated(t)
-	fast := bunstore.New(db)
-	conn, err := db.Conn(ctx)
-	is.NoErr(err)
-	t.Cleanup(func() { conn.Close() })
-	slow := bunstore.New(conn)
+	fast, slow := fastAndSlow(t)
 
 	is.NoErr(fast.PutOrganization(ctx, store.Organization{ID: "o1", Name: "O1", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	for _, p := range []string{"p1", "p2"} {
@@ -100,6 +95,20 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 	is.Equal(v2, w2)
 }
 
+// fastAndSlow returns two stores of one migrated database: fast on pgx,
+// which answers with the prepared reads, and slow on a bun.Conn, which
+// runs Bun's.
+func fastAndSlow(t *testing.T) (fast, slow *bunstore.Store) {
+	t.Helper()
+	db := migrated(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return bunstore.New(db), bunstore.New(conn)
+}
+
 // A migration that changes a column a prepared page returns fails the
 // statement prepared before it ("cached plan must not change result
 // type") on the connection that holds it: the store prepares it again at
@@ -168,4 +177,55 @@ func TestPreparedReadsArePlannedOnce(t *testing.T) {
 	defer chosen.Close()
 	is.NoErr(chosen.QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode))
 	is.Equal(mode, "auto") // the URL's choice stands
+}
+
+// TestPreparedDeclinesOtherFilters sets each field of store.InvoiceQuery
+// that the prepared page does not filter by (all but the page, Status
+// and ProjectID) in turn: the generic list answers it (no Version), as on
+// a Store that is not on pgx. A filter added to the query and not to the
+// prepared statement is never silently ignored.
+func TestPreparedDeclinesOtherFilters(t *testing.T) {
+	is := is.New(t)
+	fast, slow := fastAndSlow(t)
+	is.NoErr(fast.PutOrganization(ctx, store.Organization{ID: "o1", Name: "O1", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
+	is.NoErr(fast.PutProject(ctx, store.Project{ID: "p1", OrgID: "o1", Name: "p1", Status: store.ProjectInProgress}))
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for j := range 5 {
+		is.NoErr(fast.PutInvoice(ctx, store.Invoice{ID: fmt.Sprint("i", j), OrgID: "o1", Number: fmt.Sprint(j), ProjectID: &[]string{"p1"}[0],
+			Status: store.InvoiceOpen, Currency: "EUR", IssuedAt: epoch, DueAt: epoch.AddDate(0, 0, j)}))
+	}
+	plain := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceOpen, ProjectID: "p1"}
+	p, err := fast.ListInvoices(ctx, "o1", plain)
+	is.NoErr(err)
+	is.True(p.Version != 0) // the prepared page answers the filters it knows
+	typ := reflect.TypeFor[store.InvoiceQuery]()
+	for i := range typ.NumField() {
+		field := typ.Field(i)
+		switch field.Name {
+		case "PageRequest", "Status", "ProjectID":
+			continue
+		}
+		t.Run(field.Name, func(t *testing.T) {
+			is := is.New(t)
+			q := plain
+			v := reflect.ValueOf(&q).Elem().Field(i)
+			switch v.Interface().(type) {
+			case time.Time:
+				v.Set(reflect.ValueOf(epoch.AddDate(0, 0, 2)))
+			case store.Position:
+				q.UpdatedSince = epoch // After is honoured with UpdatedSince only
+				v.Set(reflect.ValueOf(store.Position{At: epoch, ID: "i0"}))
+			case []string:
+				v.Set(reflect.ValueOf([]string{"p1"}))
+			default:
+				t.Fatalf("set a value of the new field %s (%s) here", field.Name, field.Type)
+			}
+			got, err := fast.ListInvoices(ctx, "o1", q)
+			is.NoErr(err)
+			is.Equal(got.Version, int64(0)) // answered by the generic list, not the prepared page
+			want, err := slow.ListInvoices(ctx, "o1", q)
+			is.NoErr(err)
+			is.Equal(got, want)
+		})
+	}
 }

@@ -28,7 +28,7 @@ type projectRow struct {
 var projectTable = resource[projectRow, store.Project]{
 	kind: "project", plural: "projects", alias: "p",
 	order:   "p.started_at DESC NULLS LAST, p.id",
-	project: "p.id", status: "p.status",
+	project: "p.id", status: "p.status", due: "p.due_at",
 	counted: true,
 	item:    projectRow.project,
 }
@@ -80,9 +80,10 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // started first, through the index projects_list (projects_list_status
 // with a status filter); with UpdatedSince, the changed ones, oldest change
 // first, through projects_changes (projects_changes_status). Its total is
-// summed from item_counts, or with UpdatedSince counted (see selectPage).
+// summed from item_counts, or with UpdatedSince or DueBefore counted (see
+// selectPage).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // GetProject returns one of the organization's projects; the error wraps

@@ -16,7 +16,10 @@ import (
 // of migration 20261003000001_request_log. Replicas on one database write
 // and read the same rows: each lists what all of them recorded.
 
-var _ store.RequestLog = (*Store)(nil)
+var (
+	_ store.RequestLog  = (*Store)(nil)
+	_ store.UsageTotals = (*Store)(nil)
+)
 
 // pruneBatch is how many rows one statement of PruneRequestLogs deletes.
 const pruneBatch = 5000
@@ -132,10 +135,28 @@ func (s *Store) ListRequestLogs(ctx context.Context, orgID string, q store.Reque
 // KeyUsage returns the usage of one of the organization's keys over the
 // last store.UsageDays days, today being the database's (UTC).
 func (s *Store) KeyUsage(ctx context.Context, orgID, keyID string) (store.Usage, error) {
-	out := store.Usage{KeyID: keyID}
 	if !storable(orgID, keyID) {
 		orgID, keyID = "", "" // matches no row; the days still come
 	}
+	return s.usage(ctx, orgID, keyID, false)
+}
+
+// OrganizationUsage returns the sums of the usage of the organization's
+// keys over the last store.UsageDays days, today being the database's
+// (UTC), in one query on the rows of key_usage of the organization and
+// those days (see store.UsageTotals).
+func (s *Store) OrganizationUsage(ctx context.Context, orgID string) (store.Usage, error) {
+	if !storable(orgID) {
+		orgID = "" // matches no row; the days still come
+	}
+	return s.usage(ctx, orgID, "", true)
+}
+
+// usage sums the organization's rows of key_usage of the last
+// store.UsageDays days by day, those of every key when all is true, else
+// those of keyID.
+func (s *Store) usage(ctx context.Context, orgID, keyID string, all bool) (store.Usage, error) {
+	out := store.Usage{KeyID: keyID}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	var rows []struct {
@@ -144,13 +165,19 @@ func (s *Store) KeyUsage(ctx context.Context, orgID, keyID string) (store.Usage,
 		Errors   int64      `bun:"errors"`
 		Last     *time.Time `bun:"last_used_at"`
 	}
-	err := s.db.NewRaw(`SELECT d.day::timestamp AT TIME ZONE 'UTC' AS day, coalesce(u.requests, 0) AS requests,
+	err := s.db.NewRaw(`WITH d AS (
+			SELECT day::date AS day FROM generate_series((now() AT TIME ZONE 'UTC')::date - ?::int, (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS g (day)
+		), u AS (
+			SELECT u.day, sum(u.requests)::bigint AS requests, sum(u.errors)::bigint AS errors, max(u.last_used_at) AS last_used_at
+			FROM ? AS u WHERE u.org_id = ? AND u.day >= (SELECT min(day) FROM d) AND (?::boolean OR u.key_id = ?)
+			GROUP BY u.day
+		)
+		SELECT d.day::timestamp AT TIME ZONE 'UTC' AS day, coalesce(u.requests, 0) AS requests,
 			coalesce(u.errors, 0) AS errors, u.last_used_at
-		FROM generate_series((now() AT TIME ZONE 'UTC')::date - ?::int, (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d (day)
-		LEFT JOIN ? AS u ON u.org_id = ? AND u.key_id = ? AND u.day = d.day::date
-		ORDER BY d.day`, store.UsageDays-1, s.table("key_usage"), orgID, keyID).Scan(ctx, &rows)
+		FROM d LEFT JOIN u ON u.day = d.day
+		ORDER BY d.day`, store.UsageDays-1, s.table("key_usage"), orgID, all, keyID).Scan(ctx, &rows)
 	if err != nil {
-		return out, failure(ctx, store.ErrUnavailable, fmt.Sprintf("usage of key %q", keyID), err)
+		return out, failure(ctx, store.ErrUnavailable, fmt.Sprintf("usage of organization %q key %q", orgID, keyID), err)
 	}
 	out.Days = make([]store.DayUsage, len(rows))
 	for i, row := range rows {

@@ -19,14 +19,16 @@ import (
 //
 //   - Scoping: every query starts with the organization (the first column
 //     of every index), then the resource's visibility condition, if any,
-//     then its filters in index order (parent, project, status).
+//     then its filters in index order (parent, project, status), then
+//     DueBefore.
 //   - OnlyProjects: the restriction is a WHERE clause on the project
 //     column (restrict), so the page and its total hold only what the key
 //     may see; an empty one answers without a query (allowed).
 //   - UpdatedSince: the list's own order becomes (updated_at, id), its
 //     total is counted, and the page carries SyncedThrough (list).
-//   - Totals: summed from item_counts for a resource its triggers count
-//     (tallied), counted from the list's index otherwise (selectPage).
+//   - Totals: summed from item_counts for a resource its triggers count,
+//     when item_counts holds the list's filters (tallied), counted from
+//     the list's index otherwise (selectPage).
 //   - A value no PostgreSQL text can hold matches nothing (storable).
 //   - Errors: a missing item wraps store.ErrNotFound, a failed query is
 //     failure's (store.ErrUnavailable on a timeout or a lost database).
@@ -45,6 +47,9 @@ type resource[R counted, T any] struct {
 	// resource does not have. project is also the column a restriction to
 	// some projects applies to (a project's own id for projects).
 	parent, project, status string
+	// due is the column of DueAt, for DueBefore; "" for a resource
+	// without one.
+	due string
 	// visible is the condition on the rows clients may see, which every
 	// read adds; "" when they see every row.
 	visible string
@@ -64,9 +69,10 @@ type listing struct {
 	store.PageRequest
 	parent, project, status string
 	// only is the query's OnlyProjects (see allowed).
-	only  []string
-	since time.Time      // UpdatedSince
-	after store.Position // After, with UpdatedSince
+	only      []string
+	dueBefore time.Time      // DueBefore
+	since     time.Time      // UpdatedSince
+	after     store.Position // After, with UpdatedSince
 	// what names the list in its errors, after "list "; "" for the
 	// plural.
 	what string
@@ -82,7 +88,7 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	}
 	var count *bun.SelectQuery // nil: counted by selectPage
 	if r.counted {
-		count = s.tallied(orgID, l.since, tally{kind: r.kind, status: l.status, project: l.project, only: only})
+		count = s.tallied(orgID, r.kind, l, only)
 	}
 	what := l.what
 	if what == "" {
@@ -100,8 +106,8 @@ func (r resource[R, T]) extra(s *Store) func(*bun.SelectQuery) *bun.SelectQuery 
 }
 
 // filter is the WHERE clause of a list: the organization, what clients
-// see, the filters l sets, the restriction only (allowed's) and
-// UpdatedSince.
+// see, the filters l sets, the restriction only (allowed's), DueBefore
+// and UpdatedSince.
 func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun.SelectQuery) *bun.SelectQuery {
 	return func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("?.org_id = ?", bun.Ident(r.alias), orgID)
@@ -115,6 +121,9 @@ func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun
 		}
 		if r.project != "" {
 			sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
+		}
+		if !l.dueBefore.IsZero() {
+			sq = sq.Where("? < ?", bun.Safe(r.due), l.dueBefore) // a NULL due_at matches nothing
 		}
 		return after(since(sq, r.alias, l.since), r.alias, l.since, l.after)
 	}

@@ -444,7 +444,7 @@ func none[T any](ctx context.Context, r store.PageRequest) (store.Page[T], error
 // total is a query of its own: a sum of the few rows of item_counts that
 // hold the filter's counts, kept by triggers, so that it costs the same
 // however many items there are; or, for a filter item_counts cannot
-// answer (UpdatedSince), a count over the same filter, which an index of
+// answer (UpdatedSince, DueBefore), a count over the same filter, which an index of
 // the list's shape answers without reading the table (an index-only scan,
 // where the visibility map allows) but entry by entry. count(*) OVER ()
 // would read every matching row, all its columns, before returning the
@@ -487,44 +487,35 @@ func counting(s *Store, model any, filter func(*bun.SelectQuery) *bun.SelectQuer
 	return filter(s.newSelect(model)).ColumnExpr("count(*) AS matching")
 }
 
-// tally is a list's filter as item_counts holds it: the organization's
-// items of one kind, and of one status, one project, or some projects
-// when those are not zero. Every item has a status and, in item_counts, a
-// project: its own id for a project, the empty string for an invoice of
-// none.
-type tally struct {
-	kind    string   // project, milestone, deliverable or invoice
-	status  string   // "" for any
-	project string   // "" for any
-	only    []string // nil for any: a restriction (see allowed)
-}
-
-// tallied is the query of the total of t's items of the organization, as
-// the column matching (see selectPage): the sum of their rows in
-// item_counts, counts that the migrations 20260901000001_counts and
-// 20261001000003_lockfree backfill and whose triggers insert (a delta
-// per writing statement, which later writers fold into one row per
-// count), a few rows of its index read however many items there are. It
-// is nil when since is not zero: item_counts knows nothing of
-// UpdatedSince, and the rows are counted.
-func (s *Store) tallied(orgID string, since time.Time, t tally) *bun.SelectQuery {
-	if !since.IsZero() {
+// tallied is the query of the total of l, a list of the organization's
+// items of kind, as the column matching (see selectPage): the sum of
+// their rows in item_counts, counts that the migrations
+// 20260901000001_counts and 20261001000003_lockfree backfill and whose
+// triggers insert (a delta per writing statement, which later writers
+// fold into one row per count), a few rows of its index read however
+// many items there are. item_counts holds a count per status and project
+// (its own id for a project, the empty string for an invoice of none),
+// so it answers l's status, project and only (allowed's); for any other
+// filter (UpdatedSince, DueBefore, a parent) tallied is nil and the rows
+// are counted, never a wrong total summed.
+func (s *Store) tallied(orgID, kind string, l listing, only []string) *bun.SelectQuery {
+	if !l.since.IsZero() || !l.dueBefore.IsZero() || l.parent != "" {
 		return nil
 	}
 	q := s.db.NewSelect().
 		TableExpr("? AS ic", s.table("item_counts")).
 		ColumnExpr("coalesce(sum(ic.n), 0)::bigint AS matching").
-		Where("ic.org_id = ? AND ic.kind = ?", orgID, t.kind)
-	if t.status != "" {
-		q = q.Where("ic.status = ?", t.status)
+		Where("ic.org_id = ? AND ic.kind = ?", orgID, kind)
+	if l.status != "" {
+		q = q.Where("ic.status = ?", l.status)
 	}
-	if t.project != "" {
-		q = q.Where("ic.project_id = ?", t.project)
+	if l.project != "" {
+		q = q.Where("ic.project_id = ?", l.project)
 	}
-	if t.only != nil {
+	if only != nil {
 		// '' is an invoice of no project, which a restriction never lets
 		// through (its project_id is NULL), however it is spelt.
-		only := slices.DeleteFunc(slices.Clone(t.only), func(id string) bool { return id == "" })
+		only := slices.DeleteFunc(slices.Clone(only), func(id string) bool { return id == "" })
 		q = restrict(q, "ic.project_id", only)
 	}
 	return q

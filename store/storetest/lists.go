@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"time"
 
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -118,4 +119,19 @@ var filterLists = []list{
 	{"invoices of an unknown project", invoices(orgA, store.InvoiceQuery{ProjectID: "nope"}), []string{}},
 	{"invoices of org_b p1", invoices(orgB, store.InvoiceQuery{ProjectID: "p1"}), []string{"i1"}},
 	{"invoices of org_b open", invoices(orgB, store.InvoiceQuery{Status: store.InvoiceOpen}), []string{"ib"}},
+
+	// DueBefore is exclusive, and a nil DueAt never matches (testDueBefore
+	// combines it with every filter).
+	{"projects due before p5's dueAt (none)", projects(orgA, store.ProjectQuery{DueBefore: day(9, 18)}), []string{}},
+	{"projects due before a second after p5's dueAt", projects(orgA, store.ProjectQuery{DueBefore: day(9, 18).Add(time.Second)}), []string{"p5"}},
+	{"projects due before day 100 (not those of no dueAt)", projects(orgA, store.ProjectQuery{DueBefore: day(100, 0)}), []string{"p1", "p5", "p0"}},
+	{"projects planned due before day 100", projects(orgA, store.ProjectQuery{Status: store.ProjectPlanned, DueBefore: day(100, 0)}), []string{"p0"}},
+	{"milestones of p1 due before m1's dueAt", milestones(orgA, "p1", store.MilestoneQuery{DueBefore: day(30, 12)}), []string{"m2"}},
+	{"milestones of p1 due before a second after m1's", milestones(orgA, "p1", store.MilestoneQuery{DueBefore: day(30, 12).Add(time.Second)}), []string{"m2", "m1", "m3"}},
+	{"milestones of p1 pending due before day 50", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestonePending, DueBefore: day(50, 0)}), []string{"m1", "m4"}},
+	{"invoices due before i1's dueAt", invoices(orgA, store.InvoiceQuery{DueBefore: day(40, 9)}), []string{"i4", "i5"}},
+	{"invoices due before a second after i1's", invoices(orgA, store.InvoiceQuery{DueBefore: day(40, 9).Add(time.Second)}), []string{"i6", "i1", "i4", "i5"}},
+	{"invoices open due before day 61 (overdue then)", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceOpen, DueBefore: day(61, 0)}), []string{"i2", "i3"}},
+	{"invoices of p2 due before day 40", invoices(orgA, store.InvoiceQuery{ProjectID: "p2", DueBefore: day(40, 0)}), []string{"i4"}},
+	{"invoices of org_b due before day 26", invoices(orgB, store.InvoiceQuery{DueBefore: day(26, 0)}), []string{"i1"}},
 }

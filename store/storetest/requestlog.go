@@ -86,6 +86,8 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(got, []string{"req_3/500"}) // a class
 	got, _ = list(store.RequestLogQuery{Class: 4})
 	is.Equal(got, []string{"req_2/404"})
+	got, _ = list(store.RequestLogQuery{Class: 2})
+	is.Equal(got, []string{"req_3/200", "req_1/200"}) // successes
 	got, _ = list(store.RequestLogQuery{KeyID: "k1"})
 	is.Equal(got, []string{"req_3/200", "req_2/404", "req_1/200"}) // one key's own
 	got, _ = list(store.RequestLogQuery{KeyID: "k1", Class: 5})
@@ -140,6 +142,31 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(len(none.Days), store.UsageDays)
 	for _, d := range none.Days {
 		is.Equal(d.Requests, int64(0))
+	}
+
+	// Usage of the organization: every key's, by day, in one read.
+	if totals, ok := l.(store.UsageTotals); ok {
+		org, err := totals.OrganizationUsage(ctx, orgA)
+		is.NoErr(err)
+		is.Equal(org.KeyID, "")
+		is.Equal(len(org.Days), store.UsageDays)
+		for i, d := range org.Days {
+			is.Equal(d.Day, u.Days[i].Day)                               // the days of KeyUsage
+			is.Equal(d.Requests, u.Days[i].Requests+u2.Days[i].Requests) // the sum of its keys' requests
+			is.Equal(d.Errors, u.Days[i].Errors+u2.Days[i].Errors)       // and errors
+		}
+		is.True(org.LastUsedAt != nil)
+		is.Equal(*org.LastUsedAt, r3.CreatedAt.Truncate(time.Minute)) // the latest of its keys
+		b, err := totals.OrganizationUsage(ctx, orgB)
+		is.NoErr(err)
+		var bRequests int64
+		for _, d := range b.Days {
+			bRequests += d.Requests
+		}
+		is.Equal(bRequests, int64(1)) // another organization's own only
+		nobody, err := totals.OrganizationUsage(ctx, "org_nobody\x00")
+		is.NoErr(err)
+		is.True(nobody.LastUsedAt == nil && len(nobody.Days) == store.UsageDays) // no usage, every day
 	}
 
 	// Retention: pruning keeps what the list shows.

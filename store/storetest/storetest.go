@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) Subject) {
 		{"WalkByAfter", testWalkByAfter},
 		{"FollowSyncRule", testFollowSyncRule},
 		{"AllMilestones", testAllMilestones},
+		{"DueBefore", testDueBefore},
 		{"Threads", testThreads},
 		{"ThreadsRestricted", testThreadsRestricted},
 	}

@@ -179,6 +179,9 @@ func paramsOf(rt apidoc.Route) []string {
 		if l.Project {
 			out = append(out, "ProjectId")
 		}
+		if l.DueBefore {
+			out = append(out, "DueBefore")
+		}
 		if l.Since {
 			out = append(out, "UpdatedSince", "Cursor")
 		}

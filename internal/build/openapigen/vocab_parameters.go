@@ -57,6 +57,8 @@ var parameters = O(
 	),
 	"Signature", requiredParam("signature", "query",
 		"The link's signature.", nonEmptySchema()),
+	"DueBefore", param("dueBefore", "query",
+		"Only items whose `dueAt` is before this time (exclusive), in the contract's format (`2026-03-01T09:00:00Z`); an item whose `dueAt` is `null` never matches. `status=open&dueBefore=<now>` lists the overdue invoices. It combines with the other filters, `updatedSince` and `after` included.", dateTimeSchema()),
 	"UpdatedSince", param("updatedSince", "query",
 		"Only items whose `updatedAt` is at or after this time (inclusive), in the contract's format (`2026-03-01T09:00:00Z`); the list is then ordered by `updatedAt` ascending, then `id`, and `meta.total` counts those items, and `meta.syncedThrough` says from when to ask next (see `Meta`). It combines with the other filters.", dateTimeSchema()),
 	"Cursor", param("after", "query",
