@@ -100,7 +100,7 @@ func (h *handler) milestoneRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listAllMilestones", tag: "Projects",
+			id: "listAllMilestones", tag: "Projects", tool: "list_milestones",
 			summary:     "List the organization's milestones",
 			description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",
 		}),

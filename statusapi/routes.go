@@ -53,12 +53,13 @@ type route struct {
 // id+"Head"), tag, summary and description; parameters its handler
 // parses itself, by component name; responses beside or instead of the
 // kind's standard ones, by status ("" takes one away); the HEAD twin's
-// summary and description when not the derived ones.
+// summary and description when not the derived ones; tool, the name of
+// the MCP tool that answers with the route (statusmcp), "" for none.
 type operation struct {
-	id, tag, summary, description string
-	headSummary, headDescription  string
-	params                        []string
-	responses                     map[int]string
+	id, tag, tool, summary, description string
+	headSummary, headDescription        string
+	params                              []string
+	responses                           map[int]string
 }
 
 // describe is rt with the words of its operation.
@@ -121,6 +122,34 @@ func Routes(opts ...Option) []string {
 	var out []string
 	for _, rt := range operations(cfg) {
 		out = append(out, rt.path)
+	}
+	return out
+}
+
+// Operation is one operation of the API as New declares it: what a
+// tool built on the API (statusmcp) reads instead of restating it.
+type Operation struct {
+	Path  string     // the route's pattern, answering GET and HEAD
+	ID    string     // the GET operation's id in the OpenAPI document
+	Scope auth.Scope // the scope a restricted key needs; "" for none
+	// Summary and Description are the operation's words in the document.
+	Summary, Description string
+	// Tool is the name of the MCP tool that answers with the route, ""
+	// for none.
+	Tool string
+	// Deprecated says a part of the route (itself, a parameter or a
+	// field) is deprecated.
+	Deprecated bool
+}
+
+// Operations returns the operations New serves with opts, in the order
+// of Routes. Options are not validated (see Validate).
+func Operations(opts ...Option) []Operation {
+	cfg, _ := newConfig(opts) // unvalidated
+	var out []Operation
+	for _, rt := range operations(cfg) {
+		out = append(out, Operation{Path: rt.path, ID: rt.doc.id, Scope: rt.scope, Summary: rt.doc.summary,
+			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0})
 	}
 	return out
 }

@@ -192,7 +192,7 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listThreads", tag: "Threads",
+			id: "listThreads", tag: "Threads", tool: "list_threads",
 			summary:     "List threads",
 			description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
 		}),
@@ -225,7 +225,7 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listMessages", tag: "Threads",
+			id: "listMessages", tag: "Threads", tool: "list_messages",
 			summary:     "List messages",
 			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
 			params:      []string{"ThreadId"},
