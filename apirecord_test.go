@@ -17,6 +17,7 @@ import (
 	_ "github.com/clientstatus/clientstatus/auth/authtest"
 	_ "github.com/clientstatus/clientstatus/auth/jwtauth"
 	_ "github.com/clientstatus/clientstatus/auth/redisinvalidate"
+	_ "github.com/clientstatus/clientstatus/devsettings"
 	_ "github.com/clientstatus/clientstatus/envelope"
 	_ "github.com/clientstatus/clientstatus/files"
 	_ "github.com/clientstatus/clientstatus/openapi"
@@ -37,7 +38,7 @@ import (
 
 // recorded are the packages imported above, the root one aside.
 var recorded = []string{
-	"auth", "auth/authtest", "auth/jwtauth", "auth/redisinvalidate", "envelope", "files",
+	"auth", "auth/authtest", "auth/jwtauth", "auth/redisinvalidate", "devsettings", "envelope", "files",
 	"openapi", "option", "otelstatus", "ratelimit", "ratelimit/ratelimittest",
 	"ratelimit/redislimit", "sandbox", "statusapi", "statusclient", "statusmcp", "store",
 	"store/bunstore", "store/storetest", "webhook",

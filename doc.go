@@ -21,6 +21,9 @@
 //     store/storetest: the conformance suite; store/bunstore: PostgreSQL.
 //   - webhook: the portal's API to webhook endpoints, and the dispatcher
 //     that delivers events to them.
+//   - devsettings: the HTML pages a portal mounts behind its sign-in,
+//     where clients manage their keys and webhooks and see their
+//     requests and usage.
 //   - statusmcp: POST /v1/mcp for AI assistants (statusapi.WithMCP).
 //   - sandbox, files: sandbox data; where files' bytes come from.
 //   - option: the one policy every package's options follow.

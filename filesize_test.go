@@ -14,6 +14,14 @@ import (
 // parts are about.
 const maxGoLines = 800
 
+// The most lines a page of docs/ may hold, and all of them together: a
+// page says what is true now, in the fewest words; history is in the
+// commit log.
+const (
+	maxDocPageLines = 300
+	maxDocsLines    = 2500
+)
+
 // TestNoLongGoFiles fails on a Go file of the module, tests included,
 // longer than maxGoLines.
 func TestNoLongGoFiles(t *testing.T) {
@@ -46,5 +54,32 @@ func TestNoLongGoFiles(t *testing.T) {
 	}
 	if files < 100 {
 		t.Fatalf("only %d Go files found: the walk is broken", files)
+	}
+}
+
+// TestDocsStayShort fails on a page of docs/ longer than maxDocPageLines,
+// and when docs/ as a whole passes maxDocsLines.
+func TestDocsStayShort(t *testing.T) {
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) < 10 {
+		t.Fatalf("only %d pages in docs/: the glob is broken", len(pages))
+	}
+	total := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := bytes.Count(b, []byte("\n"))
+		total += n
+		if n > maxDocPageLines {
+			t.Errorf("%s has %d lines, more than %d: say what is true now, in fewer words, or split it by subject", filepath.ToSlash(page), n, maxDocPageLines)
+		}
+	}
+	if total > maxDocsLines {
+		t.Errorf("docs/ has %d lines in %d pages, more than %d: shorten the pages, leave history to the commit log", total, len(pages), maxDocsLines)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
 	"github.com/clientstatus/clientstatus/auth/redisinvalidate"
+	"github.com/clientstatus/clientstatus/devsettings"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/otelstatus"
@@ -186,6 +187,16 @@ func hook(value string, o webhook.Option, refused bool) probe {
 		}, refused}
 }
 
+func settings(value string, o devsettings.Option, refused bool) probe {
+	return probe{value,
+		func() error { return devsettings.Validate(o) },
+		func() error {
+			m := store.NewMemory()
+			account := func(*http.Request) (devsettings.Account, bool) { return devsettings.Account{}, false }
+			return catch(func() { devsettings.New(auth.NewKeys(auth.NewMemoryKeyStore(m)), m, account, o) })
+		}, refused}
+}
+
 func sim(value string, o sandbox.Option, refused bool) probe {
 	return probe{value,
 		func() error { return sandbox.Validate(o) },
@@ -234,9 +245,10 @@ func options() map[string]row {
 			api("zero", statusapi.WithResponseCache(0), ok),
 			api("negative", statusapi.WithResponseCache(-1), refused)}},
 		"statusapi.WithoutResponseCache": {probes: []probe{api("none", statusapi.WithoutResponseCache(), ok)}},
-		"statusapi.WithShutdown":         {probes: []probe{api("nil", statusapi.WithShutdown(nil), ok)}},
-		"statusapi.WithObserver":         {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
-		"statusapi.WithRequestLog":       {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
+		//lint:ignore SA1012 nil is WithShutdown's documented default, probed here
+		"statusapi.WithShutdown":   {probes: []probe{api("nil", statusapi.WithShutdown(nil), ok)}},
+		"statusapi.WithObserver":   {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
+		"statusapi.WithRequestLog": {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
 		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), ok),
 			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
 		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), ok),
@@ -350,6 +362,21 @@ func options() map[string]row {
 		"sandbox.WithClock":  {probes: []probe{sim("nil", sandbox.WithClock(nil), ok)}},
 		"sandbox.WithLogger": {probes: []probe{sim("nil", sandbox.WithLogger(nil), ok)}},
 
+		// devsettings
+		"devsettings.WithWebhooks":   {probes: []probe{settings("nil", devsettings.WithWebhooks(nil), ok)}},
+		"devsettings.WithRequestLog": {probes: []probe{settings("nil", devsettings.WithRequestLog(nil), ok)}},
+		"devsettings.WithLimiter":    {probes: []probe{settings("nil", devsettings.WithLimiter(nil), ok)}},
+		"devsettings.WithSandbox":    {probes: []probe{settings("nil", devsettings.WithSandbox(nil), ok)}},
+		"devsettings.WithChangeHook": {probes: []probe{settings("nil", devsettings.WithChangeHook(nil), ok)}},
+		"devsettings.WithLogger":     {probes: []probe{settings("nil", devsettings.WithLogger(nil), ok)}},
+		"devsettings.WithClock":      {probes: []probe{settings("nil", devsettings.WithClock(nil), ok)}},
+		"devsettings.WithFrameAncestors": {probes: []probe{
+			settings("none", devsettings.WithFrameAncestors(), ok),
+			settings("not an origin", devsettings.WithFrameAncestors("portal.example.com"), refused)}},
+		"devsettings.WithPrefix": {probes: []probe{
+			settings("zero", devsettings.WithPrefix(""), ok),
+			settings("relative", devsettings.WithPrefix("settings"), refused)}},
+
 		// statusclient
 		"statusclient.WithHTTPClient": {probes: []probe{client("nil", statusclient.WithHTTPClient(nil), ok)}},
 		"statusclient.WithUserAgent":  {probes: []probe{client("zero", statusclient.WithUserAgent(""), ok)}},
@@ -383,7 +410,7 @@ var nilOptions = []probe{
 	authOpt("nil Option", nil, false), jwt("nil Option", nil, false), channel("nil Option", nil),
 	limiter("nil Option", nil, false), memory("nil Option", nil),
 	bunOpt("nil Option", nil, false), open("nil Option", nil, false),
-	hook("nil Option", nil, false), sim("nil Option", nil, false),
+	hook("nil Option", nil, false), sim("nil Option", nil, false), settings("nil Option", nil, false),
 	client("nil Option", nil, false), otel("nil Option", nil),
 	{"nil Option to statusapi.Routes", func() error { return nil }, func() error {
 		return catch(func() { statusapi.Routes(nil) })

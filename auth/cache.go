@@ -37,6 +37,9 @@ type Cache struct {
 	stop func() // ends the subscriptions
 	// invs are what the cache forgets on: next and WithInvalidations'.
 	invs []Invalidations
+	// forgot reports each of their reports once the cache has forgotten
+	// it (Subscribe).
+	forgot *Broadcast
 
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]cacheEntry
@@ -85,9 +88,10 @@ func NewCache(r KeyResolver, opts ...Option) *Cache {
 		now:     c.now,
 		entries: make(map[[sha256.Size]byte]cacheEntry),
 		byOrg:   make(map[string]map[[sha256.Size]byte]struct{}),
+		forgot:  NewBroadcast(),
 	}
 	cache.invs = append([]Invalidations{r}, c.invalidations...)
-	cache.stop = subscribeAll(cache.Forget, cache.invs...)
+	cache.stop = subscribeAll(cache.report, cache.invs...)
 	return cache
 }
 
@@ -273,12 +277,20 @@ func (c *Cache) makeRoom(now time.Time) {
 	}
 }
 
+// report forgets orgID and reports it to c's subscribers.
+func (c *Cache) report(orgID string) {
+	c.Forget(orgID)
+	c.forgot.Publish(orgID)
+}
+
 // Subscribe reports what c forgets on: what its resolver reports and the
 // Invalidations of WithInvalidations, so that a cache in front of c (or a
-// portal's own) forgets with it.
+// portal's own) forgets with it. Each report comes once c has forgotten
+// it, so that a Resolve it prompts sees the change; after Close, none
+// comes.
 func (c *Cache) Subscribe(fn func(orgID string)) (stop func()) {
 	if fn == nil {
 		panic("auth: Cache.Subscribe needs a function")
 	}
-	return subscribeAll(fn, c.invs...)
+	return c.forgot.Subscribe(fn)
 }

@@ -524,3 +524,46 @@ func TestCacheConcurrent(t *testing.T) {
 	_, err = c.Resolve(ctx, plain)
 	is.NoErr(err) // still answers after concurrent use and evictions
 }
+
+// TestCacheReportsOnceForgotten: a subscriber of a Cache hears a report
+// once the cache has forgotten it, so that a resolve it makes then sees
+// the change (a live stream re-checking its key does so).
+func TestCacheReportsOnceForgotten(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	keys, _ := newKeys(t)
+	c := auth.NewCache(keys, auth.WithCacheTTL(time.Hour))
+	t.Cleanup(func() { c.Close() })
+	// Subscribers are called in no set order: with 20 keys, a report
+	// that came before the forgetting would show.
+	type minted struct{ plain, id string }
+	var all []minted
+	for range 20 {
+		plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+		is.NoErr(err)
+		_, err = c.Resolve(ctx, plain)
+		is.NoErr(err) // remembered
+		all = append(all, minted{plain, rec.ID})
+	}
+	var revoked string
+	var seen []error
+	stop := c.Subscribe(func(string) {
+		_, err := c.Resolve(ctx, revoked)
+		seen = append(seen, err)
+	})
+	defer stop()
+	for _, k := range all {
+		revoked = k.plain
+		is.NoErr(keys.Revoke(ctx, "org_a", k.id))
+	}
+	is.Equal(len(seen), len(all))
+	for _, err := range seen {
+		is.True(errors.Is(err, auth.ErrInvalidKey)) // the revocation, not the remembered principal
+	}
+	c.Close()
+	plain, rec, err := keys.Mint(ctx, "org_a", "ci", nil)
+	is.NoErr(err)
+	revoked = plain
+	is.NoErr(keys.Revoke(ctx, "org_a", rec.ID))
+	is.Equal(len(seen), len(all)) // a closed cache reports nothing
+}

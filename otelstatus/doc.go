@@ -2,7 +2,8 @@
 // server span per request and the HTTP semantic conventions' request
 // duration histogram, labelled with the route the handler matched
 // ("/v1/projects/{id}", never the path), plus rate-limit metrics of its
-// own. It is a package apart: only a portal that imports it depends on
+// own; ObserveRecorder and WebhookObserver count what the request log and
+// the webhooks could not do. It is a package apart: only a portal that imports it depends on
 // OpenTelemetry.
 //
 //	h := statusapi.New(st, keys, lim, statusapi.WithPublicURL("https://portal.example.com/api"))

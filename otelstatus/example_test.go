@@ -52,7 +52,7 @@ func ExampleMiddleware() {
 		for _, kv := range s.Attributes() {
 			switch kv.Key {
 			case "url.path", "http.response.status_code", "error.type", "clientstatus.org.id":
-				fmt.Print(" ", kv.Key, "=", kv.Value.Emit())
+				fmt.Print(" ", kv.Key, "=", kv.Value.String())
 			}
 		}
 		fmt.Println()
@@ -63,7 +63,7 @@ func ExampleMiddleware() {
 		for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
 			route, _ := dp.Attributes.Value("http.route")
 			status, _ := dp.Attributes.Value("http.response.status_code")
-			fmt.Println(m.Name, route.Emit(), status.Emit(), dp.Count)
+			fmt.Println(m.Name, route.String(), status.String(), dp.Count)
 		}
 	}
 	// Unordered output:

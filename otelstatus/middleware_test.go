@@ -268,7 +268,7 @@ func TestNoSecrets(t *testing.T) {
 	for _, s := range a.spans.Ended() {
 		seen = append(seen, s.Name(), s.Status().Description)
 		for _, kv := range s.Attributes() {
-			seen = append(seen, string(kv.Key)+"="+kv.Value.Emit())
+			seen = append(seen, string(kv.Key)+"="+kv.Value.String())
 		}
 		for _, e := range s.Events() {
 			seen = append(seen, e.Name, fmt.Sprint(e.Attributes))

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Option configures Middleware.
+// Option configures Middleware, WebhookObserver and ObserveRecorder.
 //
 // Options follow the module's one policy (see package
 // [github.com/clientstatus/clientstatus/option]): each sets a field of a

@@ -282,9 +282,7 @@ type fixture func(t testing.TB, st fixtureStore, src *files.Memory, day func(int
 // fixtures are the test data, each resource's part: the organizations and
 // the first resources (seedCore), then each resource's own. The example
 // request of each route in the handler's table (routes.go) names items
-// of them. A new resource's test file adds its part with addFixture
-// (var _ = addFixture(seedWidgets)), so that seed and the declared tests,
-// which put every fixture, need no edit.
+// of them; a new resource's item is its sample (seedSamples).
 var fixtures = []fixture{seedCore, seedThreads, seedSamples}
 
 // seededByHand are the kinds whose items seedCore and seedThreads put.
@@ -330,12 +328,6 @@ type unclocked interface {
 	store.RequestLog
 	store.WebhookEndpoints
 	store.WebhookQueue
-}
-
-// addFixture adds f to fixtures; its result is for a package-level var.
-func addFixture(f fixture) bool {
-	fixtures = append(fixtures, f)
-	return true
 }
 
 // fatalOn returns a check that fails t on an error: the seeding's.

@@ -210,12 +210,3 @@ func TestEventFeedFailures(t *testing.T) {
 	}
 	is.True(!strings.Contains(a.Logs.String(), a.Key("a"))) // no key in the logs
 }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

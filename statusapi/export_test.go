@@ -63,6 +63,14 @@ func WithDeprecation(path, param, field string, since, sunset time.Time, notice 
 	}
 }
 
+// StreamSafety is how often a handler with open streams reads, unwoken,
+// the feed of the organization read longest ago.
+const StreamSafety = streamSafety
+
+// StreamQueue is the most events a stream holds for a client that does
+// not read.
+const StreamQueue = streamQueue
+
 // GeneratedDocument is the document the generator makes of the route
 // table, deprecations included.
 func GeneratedDocument() []byte {

@@ -92,6 +92,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 // their options (WithWebhookEndpoints, WithRequestLog).
 func newHandler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, cfg config) *handler {
 	h := &handler{st: st, events: st, keys: keys, lim: lim, cfg: cfg}
+	h.fanout = newFanout(h)
 	h.docs.document = cfg.document
 	if cfg.cacheBytes > 0 {
 		h.cache = newResponseCache(cfg.cacheBytes)
@@ -103,6 +104,7 @@ type handler struct {
 	st      store.Store
 	events  store.Events   // st's events (stream.go, events.go)
 	streams streamSlots    // the open live event streams (stream.go)
+	fanout  *fanout        // what the open streams read and check (fanout.go)
 	cache   *responseCache // the response cache (cache.go); nil when off
 	keys    auth.KeyResolver
 	lim     ratelimit.Limiter

@@ -317,10 +317,13 @@ func (rr *RequestRecorder) Close(ctx context.Context) error {
 }
 
 // Dropped returns how many requests were not recorded because the buffer
-// was full or the recorder closed.
+// was full or the recorder closed. otelstatus.ObserveRecorder reports it
+// as a metric.
 func (rr *RequestRecorder) Dropped() int64 { return rr.dropped.Load() }
 
-// Lost returns how many records the sink refused to write.
+// Lost returns how many records were in batches the sink refused (a
+// database outage): they are not retried. otelstatus.ObserveRecorder
+// reports it as a metric.
 func (rr *RequestRecorder) Lost() int64 { return rr.lost.Load() }
 
 // finished completes a pending request's record: the names of its query

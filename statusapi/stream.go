@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/eventwire"
 	"github.com/clientstatus/clientstatus/store"
@@ -28,25 +29,30 @@ const (
 	// StreamHeartbeat is how often an open stream sends a comment line
 	// (": ping"), so that proxies and clients see it alive.
 	StreamHeartbeat = 15 * time.Second
-	// StreamPoll is how often an open stream reads the store for new
-	// events even when the store's wake-up (store.Events.WatchEvents) is
-	// silent, and checks again that its key is still valid: a revoked key
-	// or an organization that lost access ends the stream within it.
+	// StreamPoll paces what a handler reads for its open streams besides
+	// the store's wake-ups (store.Events.WatchEvents), which streams of an
+	// organization share: after a wake-up that brought nothing (events
+	// not visible yet) the organization's feed is read again sooner and
+	// sooner apart, up to StreamPoll/2; and every 10 seconds the handler
+	// reads the feed of the organization with open streams read longest
+	// ago, so that a wake-up the store missed is caught up whatever the
+	// number of streams. A stream whose key is revoked, or whose
+	// organization loses access, ends on its resolver's report
+	// (auth.KeyResolver's Subscribe), within StreamPoll.
 	StreamPoll = time.Second
 	// StreamWriteTimeout bounds each write to a stream: a client that
 	// does not read that fast is dropped, never buffered for.
 	StreamWriteTimeout = 10 * time.Second
 )
 
-// streamRetry is how soon a stream reads again after a wake-up that
-// brought nothing: the store may wake it before the events are visible
-// (on PostgreSQL, while an older transaction still runs). It doubles at
-// each read that brings nothing, up to half of StreamPoll, so that such an
-// event arrives about as soon as it is visible, not at the next poll.
-const streamRetry = 20 * time.Millisecond
-
-// streamPage is the most events a stream reads from the store at once.
+// streamPage is the most events a stream or a feed reads from the store
+// at once.
 const streamPage = store.MaxLimit
+
+// streamQueue is the most events an open stream holds for its client
+// once it follows its organization's feed: a client that falls this far
+// behind is dropped, and resumes with Last-Event-ID.
+const streamQueue = 1024
 
 // streamSlots counts the open streams of each organization.
 type streamSlots struct {
@@ -77,16 +83,30 @@ func (s *streamSlots) release(org string) {
 	}
 }
 
-// stream is one open live stream.
+// stream is one open live stream. It reads its backlog itself, then
+// follows its organization's feed (fanout.go), which queues the events
+// its view may see; only its own goroutine writes to the client.
 type stream struct {
 	h    *handler
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	r    *http.Request
-	cred string // the caller's credential, resolved again every StreamPoll
-	c    caller
-	q    store.EventQuery // q.After: the last event sent
-	buf  []byte
+	cred string // the caller's credential, resolved again on its organization's reports
+	// keyOrg is the organization the credential belongs to (the live one
+	// for a sandbox key): the one its resolver reports.
+	keyOrg string
+	c      caller
+	q      store.EventQuery // q.After: the last event sent before it follows the feed
+	buf    []byte
+	feed   *feed // the feed it follows, once it joins
+
+	mu      sync.Mutex
+	queue   [][]byte      // frames the feed queued, oldest first
+	spare   [][]byte      // the queue's other buffer, swapped with it
+	ready   chan struct{} // a value when queue holds frames
+	ended   chan struct{} // closed by end
+	isEnded bool
+	writing bool // a write is under way, which end cuts short
 }
 
 // streamEvents serves the live stream: it is admitted as any request
@@ -95,7 +115,8 @@ type stream struct {
 // organization's MaxStreamsPerOrganization slots until it ends: when the
 // client goes, when the handler's WithShutdown context is done, when its
 // key stops resolving or its organization loses access, when a write
-// takes longer than StreamWriteTimeout, or when the store fails.
+// takes longer than StreamWriteTimeout, when the client falls streamQueue
+// events behind, or when its own reads fail.
 func (h *handler) streamEvents(w http.ResponseWriter, r *http.Request) {
 	s, first, err := h.openStream(w, r)
 	if err != nil {
@@ -147,12 +168,17 @@ func (h *handler) openStream(w http.ResponseWriter, r *http.Request) (*stream, s
 			"this organization has %d live event streams open already; close one, or retry after the number of seconds in Retry-After", MaxStreamsPerOrganization)
 	}
 	cred, _ := bearer(r.Header.Values("Authorization"))
-	return &stream{h: h, w: w, rc: http.NewResponseController(w), r: r, cred: cred, c: c, q: q}, first, nil
+	s := &stream{h: h, w: w, rc: http.NewResponseController(w), r: r, cred: cred, keyOrg: c.Principal.Org.ID, c: c, q: q,
+		ready: make(chan struct{}, 1), ended: make(chan struct{})}
+	if c.Sandbox {
+		s.keyOrg, _ = auth.LiveOrgID(c.Org.ID)
+	}
+	return s, first, nil
 }
 
-// run sends the headers and the backlog, then follows: new events as the
-// store wakes the stream or every StreamPoll, a heartbeat every
-// StreamHeartbeat, until ctx is done or the stream must end.
+// run sends the headers and the backlog, then follows the organization's
+// feed: the events it queues, a heartbeat every StreamHeartbeat, until
+// ctx is done or the stream must end.
 func (s *stream) run(ctx context.Context, first store.EventPage) {
 	hd := s.w.Header()
 	hd.Set("Content-Type", "text/event-stream")
@@ -161,7 +187,9 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	// A server-wide ReadTimeout must not end the stream; a write timeout
 	// is set per write (send).
 	_ = s.rc.SetReadDeadline(time.Time{})
-	wake := s.h.events.WatchEvents(ctx, s.c.Org.ID) // before the backlog: no event falls between
+	f := s.h.fanout
+	f.watch(s) // from here on, its key's reports reach it
+	defer f.leave(s)
 	s.w.WriteHeader(http.StatusOK)
 	// The headers at once, with the cursor the stream starts after as a
 	// frame without data: a client that reconnects before any event
@@ -177,74 +205,59 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 		}
 		return
 	}
+	if !s.allowed(ctx) { // a report between its authentication and watch
+		return
+	}
 	if err := s.send(first); err != nil {
 		return
 	}
 	if len(first.Events) == streamPage {
-		if _, err := s.follow(ctx); err != nil {
+		if err := s.follow(ctx); err != nil {
 			return
 		}
 	}
-	poll := time.NewTicker(StreamPoll)
-	defer poll.Stop()
+	f.join(s)
 	heartbeat := time.NewTicker(StreamHeartbeat)
 	defer heartbeat.Stop()
-	retry := time.NewTimer(streamRetry)
-	retry.Stop()
-	defer retry.Stop()
-	var backoff time.Duration // of retry; 0 when it is stopped
+	var expiry <-chan time.Time
+	if !s.c.Expiry.IsZero() {
+		t := time.NewTimer(s.c.Expiry.Sub(s.h.cfg.now()))
+		defer t.Stop()
+		expiry = t.C
+	}
 	for {
 		var err error
-		sent, again := 0, false // again: read after a wake-up, soon to be retried when it brought nothing
 		select {
 		case <-ctx.Done():
 			return
-		case _, open := <-wake:
-			if !open {
-				return // ctx is done
-			}
-			backoff, again = 0, true
-			sent, err = s.follow(ctx)
-		case <-retry.C:
-			again = true
-			sent, err = s.follow(ctx)
-		case <-poll.C:
-			if !s.allowed(ctx) {
-				return
-			}
-			sent, err = s.follow(ctx)
+		case <-s.ended:
+			return
+		case <-expiry:
+			return
+		case <-s.ready:
+			err = s.drain()
 		case <-heartbeat.C:
 			err = s.write([]byte(": ping\n\n"))
 		}
 		if err != nil {
 			return
 		}
-		switch {
-		case sent > 0:
-			backoff = 0
-			retry.Stop()
-		case again && backoff < StreamPoll/2:
-			backoff = max(streamRetry, 2*backoff)
-			retry.Reset(backoff)
-		}
 	}
 }
 
 // follow sends every event after the last one sent, a page at a time,
-// and returns how many it sent.
-func (s *stream) follow(ctx context.Context) (int, error) {
-	sent := 0
+// until a page is not full.
+func (s *stream) follow(ctx context.Context) error {
 	for {
 		pg, err := s.read(ctx)
 		if err != nil {
-			return sent, err
+			return err
 		}
 		if err := s.send(pg); err != nil {
-			return sent, err
+			return err
 		}
-		sent += len(pg.Events)
 		if len(pg.Events) < streamPage {
-			return sent, nil
+			return nil
 		}
 	}
 }
@@ -264,8 +277,7 @@ func (s *stream) read(ctx context.Context) (store.EventPage, error) {
 
 // allowed reports whether the stream's credential still resolves to a
 // principal that reads the same organization (a sandbox key, its
-// sandbox) and may use the API. The resolver is the handler's (a Cache
-// forgets a revoked key at once).
+// sandbox) and may use the API.
 func (s *stream) allowed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.h.cfg.timeout)
 	defer cancel()
@@ -273,8 +285,8 @@ func (s *stream) allowed(ctx context.Context) bool {
 	return err == nil && readOrgID(p) == s.c.Org.ID && p.Org.CanUseAPI()
 }
 
-// send writes a page of events as frames ("id:", "event:", "data:"), and
-// moves the cursor past them; an empty page writes nothing.
+// send writes a page of its own backlog as frames, and moves the cursor
+// past them; an empty page writes nothing.
 func (s *stream) send(pg store.EventPage) error {
 	if pg.Last != "" {
 		s.q.After = pg.Last
@@ -284,17 +296,10 @@ func (s *stream) send(pg store.EventPage) error {
 	}
 	s.buf = s.buf[:0]
 	for _, e := range pg.Events {
-		data, err := eventwire.Encode(e)
-		if err != nil {
+		var err error
+		if s.buf, err = appendFrame(s.buf, e); err != nil {
 			return err
 		}
-		s.buf = append(s.buf, "id: "...)
-		s.buf = append(s.buf, e.ID...)
-		s.buf = append(s.buf, "\nevent: "...)
-		s.buf = append(s.buf, e.Type...)
-		s.buf = append(s.buf, "\ndata: "...)
-		s.buf = append(s.buf, data...)
-		s.buf = append(s.buf, "\n\n"...)
 	}
 	if cap(s.buf) > 64<<10 {
 		defer func() { s.buf = nil }() // a backlog page's buffer is not kept for the stream's life
@@ -302,12 +307,117 @@ func (s *stream) send(pg store.EventPage) error {
 	return s.write(s.buf)
 }
 
-// write writes b and flushes it, within StreamWriteTimeout.
-func (s *stream) write(b []byte) error {
+// appendFrame appends e as a frame ("id:", "event:", "data:") to b.
+func appendFrame(b []byte, e store.Event) ([]byte, error) {
+	data, err := eventwire.Encode(e)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, "id: "...)
+	b = append(b, e.ID...)
+	b = append(b, "\nevent: "...)
+	b = append(b, e.Type...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...), nil
+}
+
+// push queues frames for the client and wakes run; when the queue would
+// hold more than streamQueue, the stream ends instead (end).
+func (s *stream) push(frames ...[]byte) {
+	if len(frames) == 0 {
+		return
+	}
+	s.mu.Lock()
+	if s.isEnded {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.queue)+len(frames) > streamQueue {
+		s.mu.Unlock()
+		s.end()
+		return
+	}
+	s.queue = append(s.queue, frames...)
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// drain writes what the feed queued, in one flush.
+func (s *stream) drain() error {
+	s.mu.Lock()
+	frames := s.queue
+	s.queue, s.spare = s.spare[:0], nil
+	s.mu.Unlock()
+	if len(frames) == 0 {
+		return nil
+	}
+	err := s.writeFrames(frames)
+	clear(frames) // the frames are the feed's; the slice is the stream's again
+	s.mu.Lock()
+	s.spare = frames[:0]
+	s.mu.Unlock()
+	return err
+}
+
+// end ends the stream: run returns, cutting short a write under way (a
+// client that does not read); otherwise the response ends cleanly.
+// It may be called from any goroutine, more than once.
+func (s *stream) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isEnded {
+		return
+	}
+	s.isEnded = true
+	s.queue = nil
+	close(s.ended)
+	if s.writing {
+		_ = s.rc.SetWriteDeadline(time.Now())
+	}
+}
+
+// errStreamEnded is write's error once the stream has ended.
+var errStreamEnded = errors.New("statusapi: the stream ended")
+
+// startWrite sets the deadline of a write and marks it under way, unless
+// the stream has ended; endWrite marks its end.
+func (s *stream) startWrite() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isEnded {
+		return errStreamEnded
+	}
 	if err := s.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
-	if len(b) > 0 {
+	s.writing = true
+	return nil
+}
+
+func (s *stream) endWrite() {
+	s.mu.Lock()
+	s.writing = false
+	s.mu.Unlock()
+}
+
+// write writes b and flushes it, within StreamWriteTimeout.
+func (s *stream) write(b []byte) error { return s.writeFrames([][]byte{b}) }
+
+// writeFrames writes frames and flushes them once, within
+// StreamWriteTimeout.
+func (s *stream) writeFrames(frames [][]byte) error {
+	if err := s.startWrite(); err != nil {
+		return err
+	}
+	defer s.endWrite()
+	for _, b := range frames {
+		if len(b) == 0 {
+			continue
+		}
 		if _, err := s.w.Write(b); err != nil {
 			return err
 		}

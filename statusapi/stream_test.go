@@ -26,12 +26,13 @@ import (
 // streamWriter is a ResponseWriter whose flushes a test reads as chunks,
 // one at a time: a client on the other end of a connection, inside a
 // synctest bubble. A flush blocks until the test reads it, or fails once
-// the write deadline the handler set has passed: a client that does not
-// read.
+// the write deadline the handler set has passed (a deadline set while it
+// waits counts): a client that does not read.
 type streamWriter struct {
 	header http.Header
 	code   int
 	chunks chan string
+	moved  chan struct{} // a value when the deadline is set
 
 	mu       sync.Mutex
 	pending  []byte
@@ -39,7 +40,7 @@ type streamWriter struct {
 }
 
 func newStreamWriter() *streamWriter {
-	return &streamWriter{header: http.Header{}, chunks: make(chan string)}
+	return &streamWriter{header: http.Header{}, chunks: make(chan string), moved: make(chan struct{}, 1)}
 }
 
 func (w *streamWriter) Header() http.Header { return w.header }
@@ -60,25 +61,35 @@ func (w *streamWriter) SetWriteDeadline(t time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.deadline = t
+	select {
+	case w.moved <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
 func (w *streamWriter) FlushError() error {
 	w.mu.Lock()
-	chunk, deadline := string(w.pending), w.deadline
+	chunk := string(w.pending)
 	w.pending = nil
 	w.mu.Unlock()
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case w.chunks <- chunk:
-		return nil
-	case <-timeout:
-		return os.ErrDeadlineExceeded
+	for {
+		w.mu.Lock()
+		deadline := w.deadline
+		w.mu.Unlock()
+		var timeout <-chan time.Time
+		if !deadline.IsZero() {
+			t := time.NewTimer(time.Until(deadline))
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case w.chunks <- chunk:
+			return nil
+		case <-timeout:
+			return os.ErrDeadlineExceeded
+		case <-w.moved:
+		}
 	}
 }
 
@@ -278,19 +289,34 @@ func TestStreamHeartbeat(t *testing.T) {
 	})
 }
 
-// TestStreamPolls: a store whose wake-ups are lost is read every second.
-func TestStreamPolls(t *testing.T) {
+// TestStreamSafetyReads: a store whose wake-ups are lost is read every
+// StreamSafety, one organization at a time (the one read longest ago),
+// however many streams are open.
+func TestStreamSafetyReads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
 		a, es := newEventAPI(t)
 		es.Silent = true
+		a.Org("org_b", store.PlanEnterprise)
+		a.Mint("b", "org_b")
 		s := startStream(t, a, a.Handler, "/v1/events")
 		is.Equal(s.opened(), "")
-		time.Sleep(300 * time.Millisecond) // fake time (synctest): within the first poll's second
+		time.Sleep(100 * time.Millisecond) // fake time (synctest): org_b's feed is read after org_a's
+		req := a.Request("GET", "/v1/events", "b", "Accept", "text/event-stream")
+		ctx, cancel := context.WithCancel(req.Context())
+		b := &openStream{w: newStreamWriter(), done: make(chan struct{}), cancel: cancel}
+		go func() { defer close(b.done); a.Handler.ServeHTTP(b.w, req.WithContext(ctx)) }()
+		t.Cleanup(func() { cancel(); <-b.done })
+		is.Equal(b.opened(), "")
+		time.Sleep(200 * time.Millisecond) // fake time (synctest)
 		start := time.Now()
 		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
+		es.Add("org_b", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p8", CreatedAt: eventAt})
 		is.Equal(frameIDs(s.next()), []string{"evt_1"})
-		is.Equal(time.Since(start), 700*time.Millisecond) // at the next poll
+		is.Equal(time.Since(start), statusapi.StreamSafety-300*time.Millisecond) // org_a, read longest ago, at the first safety read
+		is.Equal(b.next(), ": ping\n\n")                                         // StreamHeartbeat comes first
+		is.Equal(frameIDs(b.next()), []string{"evt_2"})
+		is.Equal(time.Since(start), 2*statusapi.StreamSafety-300*time.Millisecond) // org_b at the next
 		s.cancel()
 		<-s.done
 	})

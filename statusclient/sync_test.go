@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -66,6 +67,7 @@ func TestSyncKeepsAnExactCopy(t *testing.T) {
 			is.Equal(st.Upserted, 2+3+2+3+2+3) // every item once
 			is.Equal(st.Deleted, 0)
 			is.Equal(len(log), 6+1) // a page of each list, the deletions made meanwhile
+			loadedFromEpoch(is, log)
 		}},
 		{"nothing changed", func() {}, func(is *is.I, st statusclient.SyncStats, log []string) {
 			is.True(!st.Full)
@@ -145,8 +147,10 @@ func TestSyncKeepsAnExactCopy(t *testing.T) {
 			f.tick(31 * 24 * time.Hour)
 			f.del(statusclient.DeletionMilestone, "m4") // to be seen by the load
 		}, func(is *is.I, st statusclient.SyncStats, log []string) {
-			is.True(st.Full)        // the server no longer knew since
-			is.Equal(st.Deleted, 1) // m4, found missing by the load
+			is.True(st.Full)                                     // the server no longer knew since
+			is.Equal(st.Deleted, 1)                              // m4, found missing by the load
+			is.True(strings.HasPrefix(log[0], "/v1/deletions?")) // the feed that answered 400 on since
+			loadedFromEpoch(is, log[1:])
 		}},
 		{"nothing changed for 30 days", func() {}, func(is *is.I, st statusclient.SyncStats, log []string) {
 			is.True(!st.Full) // the deletions feed's cursor moved with its syncedThrough
@@ -177,6 +181,27 @@ func TestSyncKeepsAnExactCopy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadedFromEpoch checks the requests of a full load against the
+// contract's starting point: every list walked from
+// updatedSince=1970-01-01T00:00:00Z, no deletions read before the lists,
+// and after them only those made while the load ran (from its pages'
+// syncedThrough, not the epoch).
+func loadedFromEpoch(is *is.I, log []string) {
+	lists := map[string]bool{}
+	for i, uri := range log {
+		u, err := url.ParseRequestURI(uri)
+		is.NoErr(err)
+		if u.Path == "/v1/deletions" {
+			is.Equal(i, len(log)-1)                                   // deletions only after every list
+			is.True(u.Query().Get("since") != "1970-01-01T00:00:00Z") // those made while the load ran
+			continue
+		}
+		lists[u.Path] = true
+		is.Equal(u.Query().Get("updatedSince"), "1970-01-01T00:00:00Z") // every page of every list from the epoch
+	}
+	is.Equal(len(lists), 6) // every list walked
 }
 
 // TestSyncWhileTheDataChanges changes the data in the middle of a load:

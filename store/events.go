@@ -104,6 +104,6 @@ type Events interface {
 	// WatchEvents returns a channel, closed when ctx is done and buffered
 	// by one, that receives a value soon after new events of the
 	// organization may have become visible on any replica. A wake-up may
-	// be spurious or missed: a reader also lists again every second.
+	// be spurious or missed: a reader also lists again now and then.
 	WatchEvents(ctx context.Context, orgID string) <-chan struct{}
 }

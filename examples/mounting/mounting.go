@@ -18,3 +18,10 @@ func mountWithChi(r chi.Router, api http.Handler) {
 func mountWithEcho(e *echo.Echo, api http.Handler) {
 	e.Any("/api/*", echo.WrapHandler(http.StripPrefix("/api", api)))
 }
+
+// docs/settings.md's chi snippet: the developer settings (package
+// devsettings) under /settings, behind the portal's sign-in middleware.
+
+func mountSettingsWithChi(r chi.Router, settings http.Handler, requireSignIn func(http.Handler) http.Handler) {
+	r.With(requireSignIn).Mount("/settings", http.StripPrefix("/settings", settings))
+}

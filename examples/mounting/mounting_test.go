@@ -15,6 +15,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/devsettings"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -122,4 +123,39 @@ func TestChiMountKeepsThePrefix(t *testing.T) {
 	res := httptest.NewRecorder()
 	r.ServeHTTP(res, req)
 	is.Equal(res.Code, 404)
+}
+
+// TestSettingsWithChi mounts the developer settings as docs/settings.md
+// shows: the pages answer under /settings, their links carry the prefix,
+// and the portal's sign-in middleware runs first.
+func TestSettingsWithChi(t *testing.T) {
+	is := is.New(t)
+	st := store.NewMemory()
+	is.NoErr(st.PutOrganization(t.Context(), store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}))
+	account := func(r *http.Request) (devsettings.Account, bool) {
+		return devsettings.Account{OrgID: "org_a", Name: "Ana", Admin: true}, r.Header.Get("X-Signed-In") == "yes"
+	}
+	settings := devsettings.New(auth.NewKeys(auth.NewMemoryKeyStore(st)), st, account)
+	requireSignIn := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Signed-In") != "yes" {
+				http.Redirect(w, r, "/sign-in", http.StatusSeeOther)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	r := chi.NewRouter()
+	mountSettingsWithChi(r, settings, requireSignIn)
+
+	req := httptest.NewRequest("GET", "/settings/keys", nil)
+	res := httptest.NewRecorder()
+	r.ServeHTTP(res, req)
+	is.Equal(res.Code, http.StatusSeeOther) // the portal's sign-in first
+
+	req.Header.Set("X-Signed-In", "yes")
+	res = httptest.NewRecorder()
+	r.ServeHTTP(res, req)
+	is.Equal(res.Code, 200)
+	is.True(strings.Contains(res.Body.String(), `href="/settings/usage"`)) // links under the prefix
 }

@@ -35,6 +35,7 @@ type backend struct {
 type portalStore interface {
 	store.Store
 	store.RequestLog
+	store.UsageTotals // the developer settings' usage chart
 	webhook.Store
 	sandbox.Store
 }

@@ -55,6 +55,11 @@ func TestMetrics(t *testing.T) {
 	is.True(strings.HasSuffix(notFound, " 1"))                                     // not found apart
 	is.True(strings.Contains(notFound, `error_type="NOT_FOUND"`))                  // with the envelope's code
 	is.True(len(scrape(t, s, "http_server_request_duration_seconds_bucket{")) > 0) // a histogram
+	for _, name := range []string{"clientstatus_request_log_dropped_total", "clientstatus_request_log_lost_total"} {
+		lines := scrape(t, s, name+"{")
+		is.Equal(len(lines), 1)                    // the request log's losses, for an alert
+		is.True(strings.HasSuffix(lines[0], " 0")) // none while the store answers
+	}
 
 	is.Equal(call(t, "GET", s.url+"/metrics", "").errorCode(t), "NOT_FOUND") // not on the API's listener
 	base := strings.TrimSuffix(s.metricsURL, "/metrics")

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -154,21 +155,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
 		return cfg.flagError(err)
 	}
-	{
-		// The request log and the usage per key: in memory, or on
-		// PostgreSQL shared by the replicas. Deferred here, Close runs
-		// after the HTTP server's Shutdown and before the store closes,
-		// so the last requests are written.
-		rec := statusapi.NewRequestRecorder(b.store) // logs through the handler's WithLogger
-		defer func() {
-			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-			defer cancel()
-			if err := rec.Close(closeCtx); err != nil {
-				log.Warn("request log: writing the last requests", "err", err)
-			}
-		}()
-		opts = append(opts, statusapi.WithRequestLog(rec))
-	}
+	// The request log and the usage per key: in memory, or on PostgreSQL
+	// shared by the replicas. Deferred here, Close runs after the HTTP
+	// server's Shutdown and before the store closes, so the last requests
+	// are written.
+	rec := statusapi.NewRequestRecorder(b.store) // logs through the handler's WithLogger
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+		defer cancel()
+		if err := rec.Close(closeCtx); err != nil {
+			log.Warn("request log: writing the last requests", "err", err)
+		}
+	}()
+	opts = append(opts, statusapi.WithRequestLog(rec))
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
 	// the replica stays ready rather than leave the load balancer with
@@ -185,6 +184,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 		api = otelstatus.Middleware(api, otelstatus.WithMeterProvider(metrics.provider))
+		// The request log's dropped and lost records, read at each scrape
+		// until the provider shuts down.
+		otelstatus.ObserveRecorder(rec, otelstatus.WithMeterProvider(metrics.provider))
 	}
 
 	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log, metrics)
@@ -192,15 +194,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// The developer settings, behind the demo sign-in: on loopback only,
+	// since anyone who reaches it may sign in as anyone.
+	var settings http.Handler
+	if loopback(ln.Addr()) {
+		settings = newDemoSettings(keys, b, wh, lim, sim, ds.orgs, log)
+	} else {
+		log.Info("developer settings not served: their demo sign-in is for a server listening on loopback only")
+	}
 	// The request log, a line per request, is written in blocks, at least
 	// every accesslog.DefaultFlushInterval, rather than a write per line
 	// (a system call per line costs); the server's other lines are written at once. The rest
 	// of the block is written when run returns.
 	requestBuf := accesslog.NewBuffer(stderr, 0)
 	defer requestBuf.Close()
-	logged := accesslog.JSONHandler(requestBuf, routes(api, hc)) // slog's JSON lines, written faster
+	logged := accesslog.JSONHandler(requestBuf, routes(api, hc, settings)) // slog's JSON lines, written faster
 	if cfg.logFormat != "json" {
-		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc))
+		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc, settings))
 	}
 	srv := &http.Server{
 		Handler:           logged,
@@ -230,7 +240,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		reloading.Go(func() { _ = sim.Run(reloads) })
 	}
 
-	printWelcome(stdout, publicURL, cfg, ds)
+	printWelcome(stdout, publicURL, cfg, ds, settings != nil)
 	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)
 	if h.ready != nil {
 		e := endpoints{api: publicURL}
@@ -264,8 +274,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // routes serves the API at the root and beside it the server's own
-// routes (see health): /healthz, liveness, and /readyz, readiness.
-func routes(api http.Handler, h health) http.Handler {
+// routes (see health): /healthz, liveness, and /readyz, readiness; and
+// the developer settings under settingsPath, when settings is not nil.
+func routes(api http.Handler, h health, settings http.Handler) http.Handler {
 	// Not a ServeMux: it would answer paths such as /v1//projects or
 	// /v1/projects/.. itself, with an HTML redirect, before the API could
 	// answer them with its JSON 404.
@@ -273,7 +284,17 @@ func routes(api http.Handler, h health) http.Handler {
 		switch r.URL.Path {
 		case "/healthz", "/readyz":
 			h.serveHTTP(w, r)
+		case settingsPath:
+			if settings == nil {
+				api.ServeHTTP(w, r)
+				return
+			}
+			http.Redirect(w, r, settingsPath+"/", http.StatusSeeOther)
 		default:
+			if settings != nil && strings.HasPrefix(r.URL.Path, settingsPath+"/") {
+				settings.ServeHTTP(w, r)
+				return
+			}
 			api.ServeHTTP(w, r)
 		}
 	})

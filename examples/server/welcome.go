@@ -11,8 +11,11 @@ import (
 // printWelcome tells the person who started the server how to call it.
 // Keys are printed for the built-in demo data only: they are public demo
 // keys. A data file's keys are the operator's own and are never printed.
-func printWelcome(w io.Writer, baseURL string, cfg config, ds *dataset) {
+func printWelcome(w io.Writer, baseURL string, cfg config, ds *dataset, settings bool) {
 	fmt.Fprintf(w, "\nClient status API on %s/v1\n", baseURL)
+	if settings {
+		fmt.Fprintf(w, "Developer settings (keys, webhooks, requests, usage) on %s%s/, behind a demo sign-in\n", baseURL, settingsPath)
+	}
 	if cfg.dataFile != "" {
 		fmt.Fprintf(w, "Serving %s: %d organizations, %d projects, %d invoices; use its API keys.\n",
 			cfg.dataFile, len(ds.orgs), len(ds.projects), len(ds.invoices))

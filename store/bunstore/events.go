@@ -258,7 +258,7 @@ func (e *eventSQL) rows(st eventStream) {
 		e.add(` AND v.n = 1`)
 	}
 	if e.projects != nil {
-		e.add(` AND c.project_id IN (?)`, bun.In(e.projects))
+		e.add(` AND c.project_id IN (?)`, bun.List(e.projects))
 	}
 }
 

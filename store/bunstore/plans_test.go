@@ -128,7 +128,7 @@ func TestListQueries(t *testing.T) {
 	_, err := db.ExecContext(ctx, "VACUUM "+analyzeTables) // this schema's tables only: others' test data is not ours to wait for
 	is.New(t).NoErr(err)
 	rec := &recorder{}
-	db.AddQueryHook(rec)
+	db = db.WithQueryHook(rec)
 	// On a bun.Conn, the store runs Bun's queries, which the recorder
 	// sees; on the *bun.DB, a page of invoices is a statement prepared on
 	// pgx instead, whose plans TestPreparedListPlans checks.
@@ -292,7 +292,7 @@ func TestListDeletionsQuery(t *testing.T) {
 	is.NoErr(err)
 	since := dbNow(t, db).Add(-24 * time.Hour)
 	rec := &recorder{}
-	db.AddQueryHook(rec)
+	db = db.WithQueryHook(rec)
 	st := bunstore.New(db)
 
 	for _, tt := range []struct {

@@ -80,7 +80,7 @@ func TestThreadListQueries(t *testing.T) {
 		ANALYZE threads, messages`)
 	is.New(t).NoErr(err)
 	rec := &recorder{}
-	db.AddQueryHook(rec)
+	db = db.WithQueryHook(rec)
 	st := bunstore.New(db)
 
 	page := store.PageRequest{Page: 1, Limit: 5}

@@ -137,10 +137,10 @@ func (s *Store) ListWebhookEndpoints(ctx context.Context, orgID string, q store.
 	defer cancel()
 	var rows []endpointRow
 	var total int
-	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ? AND enabled IN (?)", s.table("webhook_endpoints"), orgID, bun.In(enabled)).Scan(ctx, &total)
+	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ? AND enabled IN (?)", s.table("webhook_endpoints"), orgID, bun.List(enabled)).Scan(ctx, &total)
 	if err == nil {
 		err = s.db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? AND enabled IN (?) ORDER BY created_at, id LIMIT ? OFFSET ?",
-			s.table("webhook_endpoints"), orgID, bun.In(enabled), q.Limit, offset(q.PageRequest)).Scan(ctx, &rows)
+			s.table("webhook_endpoints"), orgID, bun.List(enabled), q.Limit, offset(q.PageRequest)).Scan(ctx, &rows)
 	}
 	if err != nil {
 		return store.Page[store.WebhookEndpoint]{}, failure(ctx, store.ErrUnavailable, "list webhook endpoints", err)

@@ -139,9 +139,10 @@ func invoiceCount(t *testing.T, st *bunstore.Store) int {
 func TestPutBatch(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	db, st := withOrgAndProject(t)
+	db, _ := withOrgAndProject(t)
 	rec := &recorder{}
-	db.AddQueryHook(rec)
+	db = db.WithQueryHook(rec)
+	st := bunstore.New(db)
 
 	batch := invoicesOf("i", 2500)
 	is.NoErr(st.PutInvoices(ctx, batch))

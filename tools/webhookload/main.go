@@ -408,7 +408,7 @@ func replicas(ctx context.Context, o options, out io.Writer, kill bool) error {
 			return errors.New("the first replica finished its claims as it was killed: run again")
 		}
 		var inDB int
-		if err := e.db.NewRaw("SELECT count(*) FROM webhook_jobs WHERE claim IN (?)", bun.In(tokens)).Scan(ctx, &inDB); err != nil {
+		if err := e.db.NewRaw("SELECT count(*) FROM webhook_jobs WHERE claim IN (?)", bun.List(tokens)).Scan(ctx, &inDB); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "  killed replica 1 after %v holding %d claims it had not finished (its own count); the database shows %d jobs under its %d claim tokens\n",
@@ -431,7 +431,7 @@ func replicas(ctx context.Context, o options, out io.Writer, kill bool) error {
 	finished := time.Now()
 	var stillHeld int
 	if kill {
-		if err := e.db.NewRaw("SELECT count(*) FROM webhook_jobs WHERE claim IN (?)", bun.In(tokens)).Scan(ctx, &stillHeld); err != nil {
+		if err := e.db.NewRaw("SELECT count(*) FROM webhook_jobs WHERE claim IN (?)", bun.List(tokens)).Scan(ctx, &stillHeld); err != nil {
 			return err
 		}
 	}
