@@ -414,7 +414,7 @@ var nilOptions = []probe{
 	hook("nil Option", nil, false), sim("nil Option", nil, false), settings("nil Option", nil, false),
 	client("nil Option", nil, false), otel("nil Option", nil),
 	{"nil Option to statusapi.Routes", func() error { return nil }, func() error {
-		return catch(func() { statusapi.Routes(store.NewMemory(), nil) })
+		return catch(func() { statusapi.Routes(nil) })
 	}, false},
 }
 

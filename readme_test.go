@@ -309,7 +309,7 @@ func TestREADMERoutes(t *testing.T) {
 	rec := statusapi.NewRequestRecorder(mem)
 	defer rec.Close(context.Background())
 	// Every route, the opt-in ones too (the README says which option).
-	served := statusapi.Routes(mem, statusapi.WithWebhookEndpoints(mem), statusapi.WithRequestLog(rec))
+	served := statusapi.Routes(statusapi.WithWebhookEndpoints(mem), statusapi.WithRequestLog(rec))
 	for _, r := range served {
 		if !slices.Contains(listed, r) {
 			t.Errorf("README.md's route table misses GET %s, which statusapi.Routes serves: add a row", r)
@@ -325,23 +325,6 @@ func TestREADMERoutes(t *testing.T) {
 			t.Errorf("README.md's route table lists GET %s twice", r)
 		}
 	}
-}
-
-// TestREADMERoutesOnPostgres checks what the README's route table says of
-// the two stores: bunstore serves every route the in-memory store does.
-func TestREADMERoutesOnPostgres(t *testing.T) {
-	is := is.New(t)
-	db, err := bunstore.Open(context.Background(), testenv.PostgresURL(t))
-	is.NoErr(err)
-	defer db.Close()
-	onMemory := statusapi.Routes(store.NewMemory())
-	onPostgres := statusapi.Routes(bunstore.New(db))
-	for _, r := range onMemory {
-		if !slices.Contains(onPostgres, r) {
-			t.Errorf("bunstore does not serve GET %s, which the in-memory store serves and README.md lists for both", r)
-		}
-	}
-	is.Equal(len(onPostgres), len(onMemory)) // and no route of its own
 }
 
 // mdLink is a Markdown link or image: its target, up to a space or ")".

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -39,6 +40,11 @@ func TestCodeStatus(t *testing.T) {
 	is.Equal(listed, want)                     // and the whole catalogue
 
 	is.Equal(envelope.Code("SOMETHING_NEW").Status(), 500) // an unknown code is a bug, answered as one
+
+	for _, code := range envelope.Codes {
+		is.True(strings.HasSuffix(code.Means(), ".")) // each code says when it is answered, a sentence
+	}
+	is.Equal(envelope.Code("SOMETHING_NEW").Means(), "")
 }
 
 func TestWriteList(t *testing.T) {

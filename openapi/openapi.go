@@ -2,6 +2,10 @@ package openapi
 
 import _ "embed"
 
+// openapi.json is written from statusapi's route table by the command
+// internal/build/openapigen/gen.
+//go:generate go run github.com/clientstatus/clientstatus/internal/build/openapigen/gen openapi.json
+
 //go:embed openapi.json
 var document []byte
 

@@ -169,7 +169,7 @@ func TestExamples(t *testing.T) {
 // (it changes nothing once it does).
 // routes are the handler's routes with every opt-in option (Routes only
 // asks whether a recorder is given, so an idle one stands for it).
-var routes = statusapi.Routes(store.NewMemory(), statusapi.WithWebhookEndpoints(store.NewMemory()),
+var routes = statusapi.Routes(statusapi.WithWebhookEndpoints(store.NewMemory()),
 	statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
 
 func TestEveryRouteIsDocumented(t *testing.T) {

@@ -39,7 +39,7 @@ func allOptIns() []statusapi.Option {
 // an example request nor why it has none, an example of a route that
 // takes no key, and an example that the route's pattern does not match.
 func routeTable() []statusapi.RouteInfo {
-	all := statusapi.RouteTable(store.NewMemory(), allOptIns()...)
+	all := statusapi.RouteTable(allOptIns()...)
 	for _, rt := range all {
 		switch {
 		case (rt.Example == "") == (rt.Exempt == ""):

@@ -63,7 +63,7 @@ func testWrappedServesEveryRoute(t *testing.T, st declaredStore, ks auth.KeyStor
 
 	handler := func(s store.Store, rec *statusapi.RequestRecorder) (http.Handler, []statusapi.RouteInfo) {
 		opts := []statusapi.Option{statusapi.WithFiles(src), statusapi.WithWebhookEndpoints(st), statusapi.WithRequestLog(rec)}
-		return apitest.Handler(s, keys, nil, opts...), statusapi.RouteTable(s, opts...)
+		return apitest.Handler(s, keys, nil, opts...), statusapi.RouteTable(opts...)
 	}
 	rec := statusapi.NewRequestRecorder(st, statusapi.WithRecorderFlushInterval(time.Hour))
 	t.Cleanup(func() { _ = rec.Close(context.Background()) })
@@ -107,11 +107,11 @@ func TestOptInRoutes(t *testing.T) {
 		is.Equal(errorOf(t, res).Error.Code, "NOT_FOUND")
 		is.Equal(api.do("GET", path, "a").Code, 200) // the harness opts in
 	}
-	listed := strings.Join(statusapi.Routes(api.store), " ")
+	listed := strings.Join(statusapi.Routes(), " ")
 	is.True(!strings.Contains(listed, "webhook") && !strings.Contains(listed, "request_logs")) // nor listed
 	is.True(strings.Contains(listed, "/v1/threads") && strings.Contains(listed, "/v1/events")) // v1's are, from any store
 
 	is.NoErr(statusapi.Validate(api.store, api.keys, ratelimit.NewMemory(), statusapi.WithWebhookEndpoints(nil))) // nil keeps the default: off
-	listed = strings.Join(statusapi.Routes(api.store, nil, statusapi.WithWebhookEndpoints(nil)), " ")             // a nil Option is ignored
+	listed = strings.Join(statusapi.Routes(nil, statusapi.WithWebhookEndpoints(nil)), " ")                        // a nil Option is ignored
 	is.True(!strings.Contains(listed, "webhook"))
 }

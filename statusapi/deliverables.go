@@ -85,17 +85,17 @@ func (h *handler) deliverableRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listDeliverables", tag: "Deliverables",
+			id: "listDeliverables", tag: "Deliverables", tool: "list_deliverables",
 			summary:     "List deliverables",
 			description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",
 		}),
-		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h.st.GetDeliverable)).describe(operation{
+		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h, store.Store.GetDeliverable)).describe(operation{
 			id: "getDeliverable", tag: "Deliverables",
 			summary:     "Get a deliverable",
 			description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
 		}),
 		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download").describe(operation{
-			id: "downloadDeliverable", tag: "Deliverables",
+			id: "downloadDeliverable", tag: "Deliverables", tool: "get_deliverable_download",
 			summary:     "Get a download link",
 			description: "A signed URL to the deliverable's file, valid for 15 minutes, from any replica. The URL needs no `Authorization` header. A restricted key needs the scope `deliverables:read`.",
 			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},

@@ -20,7 +20,6 @@ import (
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 var (
@@ -140,15 +139,15 @@ func TestDeprecatedInDocument(t *testing.T) {
 }
 
 // TestNothingDeprecated: v1 deprecates nothing today; the committed document
-// marks exactly what the table of deprecations.go declares.
+// marks exactly what the routes declare deprecated.
 func TestNothingDeprecated(t *testing.T) {
 	is := is.New(t)
 	committed := openapi.JSON()
-	is.Equal(marks(t, statusapi.MarkDeprecatedTable(unmarked(t, committed))), marks(t, committed)) // the document marks the table, and nothing else
-	is.Equal(len(marks(t, committed)), 0)                                                          // nothing is deprecated
+	is.Equal(marks(t, statusapi.GeneratedDocument()), marks(t, committed)) // the document marks the table, and nothing else
+	is.Equal(len(marks(t, committed)), 0)                                  // nothing is deprecated
 
 	a := newTestAPI(t)
-	for _, rt := range statusapi.RouteTable(store.NewMemory()) {
+	for _, rt := range statusapi.RouteTable() {
 		if rt.Example == "" {
 			continue
 		}
@@ -219,34 +218,4 @@ func marks(t *testing.T, doc []byte) []string {
 	walk("", v)
 	slices.Sort(out)
 	return out
-}
-
-// unmarked is doc without its deprecated and x-sunset keys.
-func unmarked(t *testing.T, doc []byte) []byte {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(doc, &v); err != nil {
-		t.Fatal(err)
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			delete(v, "deprecated")
-			delete(v, "x-sunset")
-			for _, x := range v {
-				walk(x)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -1,10 +1,12 @@
 package statusapi
 
 import (
+	"slices"
 	"time"
 
+	"github.com/clientstatus/clientstatus/internal/build/openapigen"
+
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // RouteInfo is what the handler's table declares of one route, for the
@@ -26,11 +28,12 @@ type RouteInfo struct {
 	Expand       bool     // expand=project
 }
 
-// RouteTable returns the declarations of the routes of a handler of st
-// with opts, in the order of Routes.
-func RouteTable(st store.Store, opts ...Option) []RouteInfo {
+// RouteTable returns the declarations of the routes of a handler with
+// opts, in the order of Routes.
+func RouteTable(opts ...Option) []RouteInfo {
+	cfg, _ := newConfig(opts) // unvalidated
 	var out []RouteInfo
-	for _, rt := range tableOf(st, opts) {
+	for _, rt := range operations(cfg) {
 		info := RouteInfo{Pattern: rt.path, Keyed: rt.keyed, Scope: rt.scope, Example: rt.example, Exempt: rt.exempt}
 		if l := rt.list; l != nil {
 			info.List, info.Statuses, info.ProjectID, info.DueBefore, info.UpdatedSince, info.Expand = true, l.statuses, l.project, l.due, l.since, l.expand
@@ -41,14 +44,24 @@ func RouteTable(st store.Store, opts ...Option) []RouteInfo {
 }
 
 // WithDeprecation declares a deprecation for a test (deprecations.go):
-// nothing of v1 is deprecated, so only tests show the headers.
+// nothing of v1 is deprecated, so only tests show the headers. The
+// handler serves the document generated with it.
 func WithDeprecation(path, param, field string, since, sunset time.Time, notice string) Option {
-	return withDeprecation(deprecation{path: path, param: param, field: field, since: since, sunset: sunset, notice: notice})
+	d := deprecation{path: path, param: param, field: field, since: since, sunset: sunset, notice: notice}
+	return func(c *config) {
+		c.deprecations = append(c.deprecations, d)
+		ds := slices.Clone(c.deprecations)
+		c.document = func() []byte {
+			cfg := allOptIn()
+			cfg.deprecations = ds
+			doc, err := openapigen.Generate(describe(cfg))
+			if err != nil {
+				panic(err)
+			}
+			return doc
+		}
+	}
 }
-
-// MarkDeprecatedTable marks the table of deprecations.go in doc, as the
-// served document does.
-func MarkDeprecatedTable(doc []byte) []byte { return markDeprecated(doc, deprecations) }
 
 // StreamSafety is how often a handler with open streams reads, unwoken,
 // the feed of the organization read longest ago.
@@ -57,3 +70,13 @@ const StreamSafety = streamSafety
 // StreamQueue is the most events a stream holds for a client that does
 // not read.
 const StreamQueue = streamQueue
+
+// GeneratedDocument is the document the generator makes of the route
+// table, deprecations included.
+func GeneratedDocument() []byte {
+	doc, err := openapigen.Generate(describeAPI())
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
-	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -28,8 +27,8 @@ import (
 // Every route of v1 is served from any st. The webhook endpoints and the
 // request log are served only when their options give what serves them
 // (WithWebhookEndpoints, WithRequestLog), and answer 404 like any unknown
-// path otherwise. New panics, and Validate returns an *option.Error, for an
-// opt-in option given nil.
+// path otherwise; an opt-in option given nil, like a nil Option, keeps
+// that default.
 //
 // The handler answers paths starting with /v1/. To serve it under a prefix,
 // wrap it in http.StripPrefix; links then keep the prefix (root-relative
@@ -52,7 +51,11 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 		cfg.recorder.adopt(cfg.logger) // one logger for the handler and its recorder
 	}
 	h := newHandler(st, keys, lim, cfg)
-	h.mux = h.routes()
+	table := h.table()
+	if err := checkDeprecatedRoutes(table, cfg); err != nil {
+		panic(err)
+	}
+	h.mux = h.routes(table)
 	return h
 }
 
@@ -62,7 +65,10 @@ func New(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...O
 // rather than a panic, and maps an *option.Error to the setting it came
 // from by its Option (errors.As). It logs nothing and keeps nothing.
 func Validate(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts ...Option) error {
-	_, err := configure(st, keys, lim, opts)
+	cfg, err := configure(st, keys, lim, opts)
+	if err == nil {
+		err = checkDeprecatedRoutes(operations(cfg), cfg)
+	}
 	return err
 }
 
@@ -77,14 +83,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 	case lim == nil:
 		return config{}, errors.New("statusapi.New: nil ratelimit.Limiter")
 	}
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return cfg, err
-	}
-	if err := checkDeprecatedRoutes(newHandler(st, nil, nil, cfg).table(), cfg); err != nil {
-		return cfg, option.Errorf("statusapi", "deprecation", "%v", err)
-	}
-	return cfg, nil
+	return newConfig(opts)
 }
 
 // newHandler returns the handler of st, keys and lim under cfg, without
@@ -94,7 +93,7 @@ func configure(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opt
 func newHandler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, cfg config) *handler {
 	h := &handler{st: st, events: st, keys: keys, lim: lim, cfg: cfg}
 	h.fanout = newFanout(h)
-	h.docs.deprecations = cfg.deprecations
+	h.docs.document = cfg.document
 	if cfg.cacheBytes > 0 {
 		h.cache = newResponseCache(cfg.cacheBytes)
 	}

@@ -102,17 +102,17 @@ func (h *handler) invoiceRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listInvoices", tag: "Invoices",
+			id: "listInvoices", tag: "Invoices", tool: "list_invoices",
 			summary:     "List invoices",
 			description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",
 		}),
-		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h.st.GetInvoice)).describe(operation{
-			id: "getInvoice", tag: "Invoices",
+		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h, store.Store.GetInvoice)).describe(operation{
+			id: "getInvoice", tag: "Invoices", tool: "get_invoice",
 			summary:     "Get an invoice",
 			description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
 		}),
 		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").describe(operation{
-			id: "getInvoiceDocument", tag: "Invoices",
+			id: "getInvoiceDocument", tag: "Invoices", tool: "get_invoice_document",
 			summary:     "Get a link to an invoice document",
 			description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
 			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},

@@ -100,11 +100,11 @@ func (h *handler) milestoneRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listAllMilestones", tag: "Projects",
+			id: "listAllMilestones", tag: "Projects", tool: "list_milestones",
 			summary:     "List the organization's milestones",
 			description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",
 		}),
-		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h.st.GetMilestone)).describe(operation{
+		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h, store.Store.GetMilestone)).describe(operation{
 			id: "getMilestone", tag: "Projects",
 			summary:     "Get a milestone",
 			description: "One milestone of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",

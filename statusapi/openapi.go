@@ -1,9 +1,9 @@
 package statusapi
 
 // openapi/openapi.json is generated from the route table and the wire
-// types (internal/build/openapigen) by the package's test TestOpenAPIDocument,
-// which fails when the committed document differs.
-//go:generate go test -count=1 -run ^TestOpenAPIDocument$ . -args -write-openapi
+// types (describeAPI, internal/build/openapigen; go generate ./openapi);
+// the package's test TestOpenAPIDocument fails when the committed
+// document differs.
 
 import (
 	"bytes"
@@ -36,9 +36,10 @@ const maxOpenAPIDocs = 64
 // openAPIDocs keeps the document encoded for each public URL it was
 // served under. The zero value is ready; it is safe for concurrent use.
 type openAPIDocs struct {
-	mu           sync.Mutex
-	docs         map[string]*encoded
-	deprecations []deprecation // marked in the document (deprecations.go)
+	mu   sync.Mutex
+	docs map[string]*encoded
+	// document is the document served, package openapi's when nil.
+	document func() []byte
 }
 
 // get returns the document whose servers name base, encoded.
@@ -51,7 +52,11 @@ func (d *openAPIDocs) get(base string) *encoded {
 	if d.docs == nil || len(d.docs) >= maxOpenAPIDocs {
 		d.docs = make(map[string]*encoded)
 	}
-	doc := markDeprecated(withServer(openapi.JSON(), base), d.deprecations)
+	document := openapi.JSON
+	if d.document != nil {
+		document = d.document
+	}
+	doc := withServer(document(), base)
 	e := encode(func(w http.ResponseWriter) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(doc)

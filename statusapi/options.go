@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -56,8 +55,11 @@ type config struct {
 	recorder    *RequestRecorder       // WithRequestLog; nil: requests are not recorded
 	webhooks    store.WebhookEndpoints // WithWebhookEndpoints'; nil: the webhook routes are not served
 	mcp         http.Handler           // WithMCP's; nil: /v1/mcp is not served
-	// deprecations is the table of deprecations.go, and a test's own.
+	// deprecations and document are the package's tests' own
+	// (export_test.go): deprecations put on their routes, and the
+	// document served with them marked (nil: package openapi's).
 	deprecations []deprecation
+	document     func() []byte
 
 	option.Check
 }
@@ -71,8 +73,6 @@ func defaultConfig() config {
 		timeout: DefaultTimeout,
 
 		cacheBytes: DefaultResponseCacheBytes,
-
-		deprecations: slices.Clone(deprecations),
 	}
 }
 

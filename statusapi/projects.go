@@ -66,7 +66,7 @@ func (h *handler) projectRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listProjects", tag: "Projects",
+			id: "listProjects", tag: "Projects", tool: "list_projects",
 			summary:     "List projects",
 			description: "The organization's projects, ordered by `startedAt` descending (not started last), then `id`. A restricted key needs the scope `projects:read`.",
 		}),
@@ -77,7 +77,7 @@ func (h *handler) projectRoutes() []route {
 			}
 			return h.st.GetProject(ctx, c.Org.ID, id)
 		}).describe(operation{
-			id: "getProject", tag: "Projects",
+			id: "getProject", tag: "Projects", tool: "get_project",
 			summary:     "Get a project",
 			description: "One project of the organization. An id of another organization answers 404, as one that does not exist. A restricted key needs the scope `projects:read`.",
 		}),

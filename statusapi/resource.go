@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -57,7 +58,7 @@ type resource[T, W any] struct {
 	// doc is what the OpenAPI document says of the item's wire form W
 	// (its name is the kind's); schema is it with W, set by declare.
 	doc    wireDoc
-	schema wireSchema
+	schema apidoc.Wire
 }
 
 // kindStatuses are the statuses of each kind of item that has some, from
@@ -82,7 +83,8 @@ func declare[T, W any](res resource[T, W]) resource[T, W] {
 	}
 	doc := res.doc
 	doc.name = res.name()
-	res.schema = wireSchema{doc: doc, wire: reflect.TypeFor[W](), resource: true, statuses: res.statuses}
+	res.schema = doc.of(reflect.TypeFor[W]())
+	res.schema.Resource, res.schema.Statuses = true, res.statuses
 	return res
 }
 
@@ -101,9 +103,9 @@ type listRead[T any] func(r *http.Request, c caller, q listParams) (store.Page[T
 type itemRead[T any] func(ctx context.Context, c caller, id string) (T, error)
 
 // inOrg is the itemRead of a store's get of an organization's item by
-// id, such as store.Store's GetMilestone.
-func inOrg[T any](get func(ctx context.Context, org, id string) (T, error)) itemRead[T] {
-	return func(ctx context.Context, c caller, id string) (T, error) { return get(ctx, c.Org.ID, id) }
+// id, such as store.Store.GetMilestone, on h's store when it serves.
+func inOrg[T any](h *handler, get func(st store.Store, ctx context.Context, org, id string) (T, error)) itemRead[T] {
+	return func(ctx context.Context, c caller, id string) (T, error) { return get(h.st, ctx, c.Org.ID, id) }
 }
 
 // listRoute is a list of the resource at path, cached and needing the

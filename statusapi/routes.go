@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/option"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // route is one path of the API: what serves it, what a key needs for it,
@@ -42,8 +40,12 @@ type route struct {
 	expand   bool
 	// doc is what the API's OpenAPI document says of the route beyond
 	// what the table knows: the document is generated from the table
-	// (see openapigen_test.go).
+	// (see describe.go).
 	doc operation
+	// deprecations are what of the route is deprecated (deprecate):
+	// answers that use them carry the deprecation headers, and the
+	// document marks them.
+	deprecations []deprecation
 }
 
 // operation is the words of a route's operation in the OpenAPI document
@@ -51,12 +53,13 @@ type route struct {
 // id+"Head"), tag, summary and description; parameters its handler
 // parses itself, by component name; responses beside or instead of the
 // kind's standard ones, by status ("" takes one away); the HEAD twin's
-// summary and description when not the derived ones.
+// summary and description when not the derived ones; tool, the name of
+// the MCP tool that answers with the route (statusmcp), "" for none.
 type operation struct {
-	id, tag, summary, description string
-	headSummary, headDescription  string
-	params                        []string
-	responses                     map[int]string
+	id, tag, tool, summary, description string
+	headSummary, headDescription        string
+	params                              []string
+	responses                           map[int]string
 }
 
 // describe is rt with the words of its operation.
@@ -92,14 +95,14 @@ func (rt route) exemptBecause(why string) route {
 	return rt
 }
 
-// routes lists every route of the handler in one place. Each path is
+// routes serves table, the handler's routes. Each path is
 // registered for GET (which in ServeMux also matches HEAD) and, without a
 // method, for everything else, which is 405; any other path is 404. Both
 // are JSON, where ServeMux's defaults are plain text.
-func (h *handler) routes() *http.ServeMux {
+func (h *handler) routes(table []route) *http.ServeMux {
 	mux := http.NewServeMux()
-	for _, rt := range h.table() {
-		mux.HandleFunc("GET "+rt.path, deprecated(rt.path, h.cfg.deprecations, rt.handler))
+	for _, rt := range table {
+		mux.HandleFunc("GET "+rt.path, deprecated(rt.deprecations, rt.handler))
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
 	h.mcpRoute(mux) // POST /v1/mcp with WithMCP (mcp.go)
@@ -107,27 +110,57 @@ func (h *handler) routes() *http.ServeMux {
 	return mux
 }
 
-// Routes returns the path patterns that New registers for st with opts,
-// such as "/v1/projects/{id}": every route of v1, which every store.Store
-// serves (so what st is changes nothing), and the opt-in routes of the
-// options given: /v1/webhook_endpoints and its deliveries with
-// WithWebhookEndpoints, /v1/request_logs with WithRequestLog. Each
-// answers GET and HEAD. Options are not validated (see Validate). For
-// documentation and tests: package openapi's tests check the document
-// against it.
-func Routes(st store.Store, opts ...Option) []string {
+// Routes returns the path patterns that New registers with opts, such
+// as "/v1/projects/{id}": every route of v1, which every store.Store
+// serves, and the opt-in routes of the options given:
+// /v1/webhook_endpoints and its deliveries with WithWebhookEndpoints,
+// /v1/request_logs with WithRequestLog. Each answers GET and HEAD.
+// Options are not validated (see Validate). For documentation and tests:
+// package openapi's tests check the document against it.
+func Routes(opts ...Option) []string {
+	cfg, _ := newConfig(opts) // unvalidated
 	var out []string
-	for _, rt := range tableOf(st, opts) {
+	for _, rt := range operations(cfg) {
 		out = append(out, rt.path)
 	}
 	return out
 }
 
-// tableOf is the table of a handler of st with opts, unvalidated.
-func tableOf(st store.Store, opts []Option) []route {
-	cfg := defaultConfig()
-	option.Apply(&cfg, opts)
-	return newHandler(st, nil, nil, cfg).table()
+// Operation is one operation of the API as New declares it: what a
+// tool built on the API (statusmcp) reads instead of restating it.
+type Operation struct {
+	Path  string     // the route's pattern, answering GET and HEAD
+	ID    string     // the GET operation's id in the OpenAPI document
+	Scope auth.Scope // the scope a restricted key needs; "" for none
+	// Summary and Description are the operation's words in the document.
+	Summary, Description string
+	// Tool is the name of the MCP tool that answers with the route, ""
+	// for none.
+	Tool string
+	// Deprecated says a part of the route (itself, a parameter or a
+	// field) is deprecated.
+	Deprecated bool
+}
+
+// Operations returns the operations New serves with opts, in the order
+// of Routes. Options are not validated (see Validate).
+func Operations(opts ...Option) []Operation {
+	cfg, _ := newConfig(opts) // unvalidated
+	var out []Operation
+	for _, rt := range operations(cfg) {
+		out = append(out, Operation{Path: rt.path, ID: rt.doc.id, Scope: rt.scope, Summary: rt.doc.summary,
+			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0})
+	}
+	return out
+}
+
+// operations is the route table under cfg, each route an operation as
+// declared: its path, scope, parameters and words (doc), readable
+// without a store, keys or a limiter, which a route reads only when it
+// serves. The table is built on a handler holding cfg alone, never
+// served.
+func operations(cfg config) []route {
+	return (&handler{cfg: cfg}).table()
 }
 
 // table is the one list of the handler's routes, sorted by path: each
@@ -172,5 +205,12 @@ func (h *handler) table() []route {
 		}),
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
+	for i, rt := range all { // the package's tests' (export_test.go)
+		for _, d := range h.cfg.deprecations {
+			if d.path == rt.path {
+				all[i] = all[i].deprecate(d)
+			}
+		}
+	}
 	return all
 }

@@ -192,11 +192,11 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listThreads", tag: "Threads",
+			id: "listThreads", tag: "Threads", tool: "list_threads",
 			summary:     "List threads",
 			description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
 		}),
-		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h.st.GetThread)).describe(operation{
+		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h, store.Store.GetThread)).describe(operation{
 			id: "getThread", tag: "Threads",
 			summary:     "Get a thread",
 			description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
@@ -225,7 +225,7 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listMessages", tag: "Threads",
+			id: "listMessages", tag: "Threads", tool: "list_messages",
 			summary:     "List messages",
 			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
 			params:      []string{"ThreadId"},

@@ -1,6 +1,10 @@
 package statusapi
 
-import "reflect"
+import (
+	"reflect"
+
+	"github.com/clientstatus/clientstatus/internal/apidoc"
+)
 
 // wireDoc is what the API's OpenAPI document says of a wire type beyond
 // its fields' Go types and oa tags (see internal/build/openapigen's Schema):
@@ -12,25 +16,21 @@ type wireDoc struct {
 	fields                      map[string]string
 }
 
-// wireSchema is a wire type with its words: a resource's item (with its
-// statuses) or a type of its own.
-type wireSchema struct {
-	doc      wireDoc
-	wire     reflect.Type
-	resource bool
-	statuses []string
-}
-
 // describeWire gives the wire type W its words, in a package-level var of
 // the file that defines it, which wireSchemas lists.
-func describeWire[W any](doc wireDoc) wireSchema {
-	return wireSchema{doc: doc, wire: reflect.TypeFor[W]()}
+func describeWire[W any](doc wireDoc) apidoc.Wire {
+	return doc.of(reflect.TypeFor[W]())
+}
+
+// of is the wire type t with the words of doc.
+func (doc wireDoc) of(t reflect.Type) apidoc.Wire {
+	return apidoc.Wire{Name: doc.name, Description: doc.description, Type: t, Fields: doc.fields, Examples: doc.examples}
 }
 
 // wireSchemas lists the wire types that the OpenAPI document describes:
 // each resource's item and the types of their routes' bodies.
-func wireSchemas() []wireSchema {
-	return []wireSchema{
+func wireSchemas() []apidoc.Wire {
+	return []apidoc.Wire{
 		deletionWire, deliverables.schema, downloadLinkWire, projectRefWire,
 		invoices.schema, milestones.schema, projects.schema, requestLogItemWire,
 		aboutWire, authorWire, attachmentWire, threads.schema, messages.schema,

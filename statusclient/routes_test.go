@@ -32,7 +32,7 @@ func notForTheClient(pattern string) bool {
 // that is no route. A new resource's routes fail it until the Client has
 // their methods; nothing here names a resource.
 func TestEveryRouteHasAClientMethod(t *testing.T) {
-	routes := statusapi.Routes(store.NewMemory(), statusapi.WithWebhookEndpoints(store.NewMemory()),
+	routes := statusapi.Routes(statusapi.WithWebhookEndpoints(store.NewMemory()),
 		statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
 	mux := http.NewServeMux()
 	for _, p := range routes {

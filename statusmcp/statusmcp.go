@@ -110,14 +110,14 @@ func refuseBatch(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// buildTools makes every tool, in the contract's order.
+// buildTools makes every tool, in the order of their routes.
 func buildTools(cfg config) ([]tool, error) {
 	d, err := loadDocument()
 	if err != nil {
 		return nil, err
 	}
 	var out []tool
-	for _, rt := range routeTools {
+	for _, rt := range routeTools() {
 		t, err := buildRouteTool(d, rt)
 		if err != nil {
 			return nil, err

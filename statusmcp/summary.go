@@ -139,7 +139,7 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 	w := &walker{ctx: ctx, c: c}
 	allows := c.Principal.Allows
 	if allows(auth.ScopeProjects) {
-		projects, err := walk[projectItem](w, "/v1/projects", nil, nil)
+		projects, err := walk[projectItem](w, pathOf["listProjects"], nil, nil)
 		if err != nil {
 			return s, err
 		}
@@ -165,14 +165,14 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 		}
 	}
 	if allows(auth.ScopeDeliverables) {
-		items, err := walk[reviewItem](w, "/v1/deliverables", url.Values{"status": {"in_review"}}, nil)
+		items, err := walk[reviewItem](w, pathOf["listDeliverables"], url.Values{"status": {"in_review"}}, nil)
 		if err != nil {
 			return s, err
 		}
 		s.DeliverablesInReview = append(s.DeliverablesInReview, items...)
 	}
 	if allows(auth.ScopeInvoices) {
-		invoices, err := walk[invoiceItem](w, "/v1/invoices", url.Values{"status": {"open"}}, nil)
+		invoices, err := walk[invoiceItem](w, pathOf["listInvoices"], url.Values{"status": {"open"}}, nil)
 		if err != nil {
 			return s, err
 		}
@@ -199,7 +199,7 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 			at, err := time.Parse(time.RFC3339, deref(last))
 			return last == nil || err != nil || at.Before(since)
 		}
-		threads, err := walk[activeThreadItem](w, "/v1/threads", nil, done)
+		threads, err := walk[activeThreadItem](w, pathOf["listThreads"], nil, done)
 		if err != nil {
 			return s, err
 		}
@@ -279,7 +279,7 @@ func walk[T any](w *walker, path string, query url.Values, stop func([]T) bool) 
 // milestones returns the organization's milestones by project, each in
 // dueAt order, from GET /v1/milestones.
 func (w *walker) milestones() (map[string][]milestoneItem, []byte) {
-	all, err := walk[milestoneItem](w, "/v1/milestones", nil, nil)
+	all, err := walk[milestoneItem](w, pathOf["listAllMilestones"], nil, nil)
 	if err != nil {
 		return nil, err
 	}

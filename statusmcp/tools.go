@@ -24,19 +24,31 @@ type routeTool struct {
 	name, path, pathArg string
 }
 
-// routeTools are the tools that mirror a route, in the contract's order.
-var routeTools = []routeTool{
-	{name: "list_projects", path: "/v1/projects"},
-	{name: "get_project", path: "/v1/projects/{id}", pathArg: "id"},
-	{name: "list_milestones", path: "/v1/milestones"},
-	{name: "list_deliverables", path: "/v1/deliverables"},
-	{name: "get_deliverable_download", path: "/v1/deliverables/{id}/download", pathArg: "id"},
-	{name: "list_invoices", path: "/v1/invoices"},
-	{name: "get_invoice", path: "/v1/invoices/{id}", pathArg: "id"},
-	{name: "get_invoice_document", path: "/v1/invoices/{id}/document", pathArg: "id"},
-	{name: "list_threads", path: "/v1/threads"},
-	{name: "list_messages", path: "/v1/messages"},
-	{name: "list_events", path: "/v1/events"},
+// pathOf is each route's pattern by its operation's id
+// (statusapi.Operations), for the tools that read several routes.
+var pathOf = func() map[string]string {
+	out := map[string]string{}
+	for _, op := range statusapi.Operations() {
+		out[op.ID] = op.Path
+	}
+	return out
+}()
+
+// routeTools are the tools that mirror a route: each operation of the
+// API that declares one (statusapi.Operations), in the order of its routes.
+func routeTools() []routeTool {
+	var out []routeTool
+	for _, op := range statusapi.Operations() {
+		if op.Tool == "" {
+			continue
+		}
+		t := routeTool{name: op.Tool, path: op.Path}
+		if strings.Contains(op.Path, "{id}") {
+			t.pathArg = "id"
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // tool is a tool ready to add to a server: its description for

@@ -5,6 +5,7 @@
 // event kinds make the event schemas and the webhooks. The shared words
 // (headers, parameters, standard responses) are declared here once.
 //
-// statusapi's test TestOpenAPIDocument feeds it the table and compares
-// the result with openapi/openapi.json; go generate writes it.
+// Its input is an apidoc.API, which package statusapi declares; the
+// command gen (go generate ./openapi) writes openapi/openapi.json, and
+// statusapi's test TestOpenAPIDocument compares it with what is generated.
 package openapigen

@@ -3,11 +3,13 @@ package openapigen
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
 // eventTypes are the types of the events about kind k: created, updated,
 // deleted, then one per status.
-func eventTypes(k Kind) []any {
+func eventTypes(k apidoc.Kind) []any {
 	out := A(k.Name+".created", k.Name+".updated", k.Name+".deleted")
 	for _, s := range k.Statuses {
 		out = append(out, k.Name+"."+s)
@@ -22,7 +24,7 @@ func schemaName(kind string) string { return strings.ToUpper(kind[:1]) + kind[1:
 // thin data), Event (one of them, by type) and EventTypeName (every
 // type); and returns the webhooks, one per kind, whose payload is the
 // kind's event.
-func eventComponents(kinds []Kind, wires []Wire, schs *Obj) Obj {
+func eventComponents(kinds []apidoc.Kind, wires []apidoc.Wire, schs *Obj) Obj {
 	var branches []any
 	mapping := Obj{}
 	all := A()
@@ -71,7 +73,7 @@ func webhookHeader(name, description string) Obj {
 }
 
 // eventSchema is the schema of the events about k.
-func eventSchema(k Kind, types []any, wires []Wire) Obj {
+func eventSchema(k apidoc.Kind, types []any, wires []apidoc.Wire) Obj {
 	data := O(
 		"object", O("type", "string", "const", k.Name, "description", "The kind of item."),
 		"id", O("type", "string", "minLength", 1, "description", "The item's id: read it at its single-item route, or its list."),
@@ -125,7 +127,7 @@ func eventSchema(k Kind, types []any, wires []Wire) Obj {
 
 // exampleID is the id of the first example of kind's wire type, or a
 // made-up one.
-func exampleID(kind string, wires []Wire) string {
+func exampleID(kind string, wires []apidoc.Wire) string {
 	for _, w := range wires {
 		if w.Name != schemaName(kind) {
 			continue

@@ -6,76 +6,30 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
+
+// headOnly ends the description of an error's HEAD twin.
+const headOnly = " `HEAD`: the same headers, no body."
 
 // Generator names the program that writes the document, for its
 // "Code generated" note.
 const Generator = "internal/build/openapigen"
 
-// API is what the document is generated from.
-type API struct {
-	Routes []Route
-	// Wires are the wire types, whose schemas are reflected.
-	Wires []Wire
-	// Kinds are the kinds of item that events are about, in order.
-	Kinds []Kind
-}
-
-// Route is one path of the API, answering GET and HEAD.
-type Route struct {
-	Path string
-	// ID is the GET operation's id (the HEAD's is ID+"Head"); Tag its
-	// one tag; Summary and Description its words.
-	ID, Tag, Summary, Description string
-	// HeadSummary and HeadDescription are the HEAD twin's words when
-	// they are not the derived ones ("(headers only)", "without the
-	// body").
-	HeadSummary, HeadDescription string
-	// Scope is the scope a restricted key needs (x-scope), "" for none.
-	Scope string
-	// Keyed routes take an API key; Cached ones answer 304 to a matching
-	// If-None-Match. A route that is neither is public.
-	Keyed, Cached bool
-	// OptIn routes answer 404 when their option is off.
-	OptIn bool
-	// Resource is the name of the resource whose items the route serves
-	// (List or item), "" for none.
-	Resource string
-	// List is the parameters of a resource's list; nil for an item.
-	List *List
-	// Expand says an item route takes expand=project.
-	Expand bool
-	// Params are further parameters, by component name, in order. The
-	// path's id is a parameter of the path unless Params names it ("Id").
-	Params []string
-	// Responses are responses beside the kind's standard ones, by status;
-	// "" takes a standard one away.
-	Responses map[int]string
-}
-
-// List is which parameters a list takes beside page and limit.
-type List struct {
-	Status, Project, DueBefore, Since, Expand bool
-}
-
-// Kind is a kind of item that events are about, with its statuses
-// (none: the kind has none); Thread says its events' data carry
-// threadId.
-type Kind struct {
-	Name     string
-	Statuses []string
-	Thread   bool
-}
-
 // Generate returns the document of api, indented JSON with a final
 // newline.
-func Generate(api API) ([]byte, error) {
+func Generate(api apidoc.API) ([]byte, error) {
 	resps := append(Obj(nil), responses...)
 	schs := append(Obj(nil), schemas...)
 	params := append(Obj(nil), parameters...)
 	heads := make(map[string]string, len(headOf))
 	for k, v := range headOf {
 		heads[k] = v
+	}
+	for _, e := range errorResponses {
+		heads[e.name] = e.name + "Head"
 	}
 	if err := wireComponents(api.Wires, &schs, &params, &resps, heads); err != nil {
 		return nil, err
@@ -109,6 +63,11 @@ func Generate(api API) ([]byte, error) {
 	for _, h := range headNames {
 		resps = append(resps, KV{h, headResponse(h, resps, heads)})
 	}
+	for i, rt := range api.Routes {
+		for _, d := range rt.Deprecations {
+			deprecate(paths[i].Value.(Obj), d, resps, params, schs)
+		}
+	}
 	comps = append(comps, KV{"responses", resps}, KV{"schemas", schs})
 	doc := O(
 		"openapi", "3.1.0",
@@ -135,7 +94,11 @@ func Generate(api API) ([]byte, error) {
 // headResponse is the HEAD twin of the GET responses that map to name
 // (headOf): the same headers, its own description, no body.
 func headResponse(name string, resps Obj, heads map[string]string) Obj {
-	out := O("description", headDescriptions[name])
+	d, ok := headDescriptions[name]
+	if e, isErr := strings.CutSuffix(name, "Head"); isErr && !ok {
+		d = errorNamed(e).words() + headOnly
+	}
+	out := O("description", d)
 	for _, kv := range resps {
 		if heads[kv.Key] == name {
 			if h := kv.Value.(Obj).Get("headers"); h != nil {
@@ -148,7 +111,7 @@ func headResponse(name string, resps Obj, heads map[string]string) Obj {
 }
 
 // pathItem is the path item of rt: its GET operation and the HEAD twin.
-func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
+func pathItem(rt apidoc.Route, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
 	if rt.ID == "" || rt.Summary == "" {
 		return nil, fmt.Errorf("route %s declares no operation id or summary", rt.Path)
 	}
@@ -156,9 +119,9 @@ func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string
 	if strings.Contains(rt.Path, "{id}") && !slices.Contains(rt.Params, "Id") {
 		item = append(item, KV{"parameters", A(Ref("parameters", "Id"))})
 	}
-	params := A()
+	refs := A()
 	for _, p := range paramsOf(rt) {
-		params = append(params, Ref("parameters", p))
+		refs = append(refs, Ref("parameters", p))
 	}
 	codes, err := responsesOf(rt, resps)
 	if err != nil {
@@ -195,7 +158,7 @@ func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string
 		if !rt.Keyed {
 			o = append(o, KV{"security", A()})
 		}
-		o = append(o, KV{"parameters", params}, KV{"responses", op.resps})
+		o = append(o, KV{"parameters", refs}, KV{"responses", op.resps})
 		*op.o = o
 	}
 	item = append(item, KV{"get", get}, KV{"head", head})
@@ -205,7 +168,7 @@ func pathItem(rt Route, resps Obj, heads map[string]string, usedHeads map[string
 // paramsOf lists the operation parameters of rt: a list's (after, the
 // cursor, with updatedSince), then the
 // route's own, expand, If-None-Match for a cached route and X-Request-Id.
-func paramsOf(rt Route) []string {
+func paramsOf(rt apidoc.Route) []string {
 	var out []string
 	expand := rt.Expand
 	if l := rt.List; l != nil {
@@ -243,7 +206,7 @@ type response struct {
 // list or item when it has one), 304 for a cached route, the errors every
 // keyed route can answer (404 too for a path of an id or an opt-in
 // route), and the route's own.
-func responsesOf(rt Route, resps Obj) ([]response, error) {
+func responsesOf(rt apidoc.Route, resps Obj) ([]response, error) {
 	m := map[int]string{}
 	if rt.Resource != "" {
 		if rt.List != nil {
@@ -256,11 +219,13 @@ func responsesOf(rt Route, resps Obj) ([]response, error) {
 		m[304] = "NotModified"
 	}
 	if rt.Keyed {
-		for s, n := range map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 429: "TooManyRequests", 500: "Internal", 503: "Unavailable"} {
-			m[s] = n
+		for _, e := range errorResponses {
+			if e.keyed {
+				m[e.status()] = e.name
+			}
 		}
 		if rt.OptIn || strings.Contains(rt.Path, "{id}") {
-			m[404] = "NotFound"
+			m[envelope.NotFound.Status()] = "NotFound"
 		}
 	}
 	for s, n := range rt.Responses {

@@ -8,22 +8,6 @@ import (
 	"strings"
 )
 
-// Wire is a wire type of the API as the document names it: its schema is
-// reflected from the struct (see Schema).
-type Wire struct {
-	Name, Description string
-	Type              reflect.Type
-	// Fields are the descriptions of the fields, by json name.
-	Fields map[string]string
-	// Examples is a JSON array of examples, each a body of the type.
-	Examples string
-	// Resource says the type is a resource's item: it also gets a list
-	// (Name+"List") and an envelope (Name+"Envelope") schema and their
-	// responses, and a status enum and parameter when Statuses are some.
-	Resource bool
-	Statuses []string
-}
-
 // timestampPattern is the one form of the contract's timestamps.
 const timestampPattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 

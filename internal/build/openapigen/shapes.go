@@ -51,11 +51,6 @@ func errorExample(code, message, param string) Obj {
 	return O("error", append(e, KV{"request_id", "7f3a9c2e4b1d4e6f8a0b2c4d6e8f0a1b"}))
 }
 
-// errorResponse is an error's response: an Error body with its example.
-func errorResponse(description string, names []string, code, message string) Obj {
-	return bodyResponse(description, names, "Error", errorExample(code, message, ""))
-}
-
 // listExample is a first page of items, all on it.
 func listExample(items ...any) Obj {
 	return O("data", A(items...), "meta", O("page", 1, "per_page", 20, "total", len(items)))

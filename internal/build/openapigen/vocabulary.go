@@ -179,22 +179,14 @@ var headers = O(
 
 // responses are the standard responses and those of the routes that are
 // not a resource's list or item (a resource's are derived).
-var responses = concat(errorResponses, fileResponses, routeResponses)
+var responses = concat(standardResponses, fileResponses, routeResponses)
 
-// headOf is the HEAD twin of each GET response with a body: the same headers, no body.
+// headOf is the HEAD twin of each GET response with a body: the same
+// headers, no body. An error response's is its name and Head (Generate).
 var headOf = map[string]string{
-	"BadRequest":                  "BadRequestHead",
-	"Unauthorized":                "UnauthorizedHead",
-	"Forbidden":                   "ForbiddenHead",
-	"TooManyRequests":             "TooManyRequestsHead",
-	"Internal":                    "InternalHead",
-	"Unavailable":                 "UnavailableHead",
-	"NotFound":                    "NotFoundHead",
 	"DownloadLinkResponse":        "DownloadLinkHead",
-	"FileNotAvailable":            "FileNotAvailableHead",
 	"File":                        "FileHead",
 	"FilePart":                    "FilePartHead",
-	"LinkRejected":                "LinkRejectedHead",
 	"FileRange":                   "FileRangeHead",
 	"OpenAPIDocument":             "OpenAPIDocumentHead",
 	"DocsPage":                    "DocsPageHead",
@@ -207,27 +199,21 @@ var headOf = map[string]string{
 	"RequestLogListResponse":      "ListHead",
 }
 
-// headDescriptions are the HEAD twins' descriptions.
+// headDescriptions are the HEAD twins' descriptions; an error response's
+// is its own and headOnly unless said here.
 var headDescriptions = map[string]string{
-	"ForbiddenHead":        "FORBIDDEN: the key is valid but its account has no active retainer or API access is disabled, or the key is restricted and this server cannot enforce restrictions. INSUFFICIENT_SCOPE: the key is restricted to scopes that do not include the route's (see the operation's `x-scope`), named in `WWW-Authenticate`. Counts against no rate limit. `HEAD`: the same headers, no body.",
 	"UsageHead":            "The budget. `HEAD`: the same headers, no body.",
 	"OpenAPIDocumentHead":  "This document. `HEAD`: the same headers, no body.",
 	"DocsScriptHead":       "The renderer of the reference page. `HEAD`: the same headers, no body.",
 	"FileNotAvailableHead": "FILE_NOT_AVAILABLE: the deliverable has no file attached. `HEAD`: the same headers, no body.",
-	"TooManyRequestsHead":  "RATE_LIMITED: the organization's plan budget is spent for this window. Retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
-	"BadRequestHead":       "INVALID_PARAMETER: a query parameter is unknown, repeated, empty, malformed or out of range; `error.param` names it. `HEAD`: the same headers, no body.",
 	"DocsPageHead":         "The reference page. `HEAD`: the same headers, no body.",
 	"UnavailableHead":      "UNAVAILABLE: the store, the key store or the rate limiter is unreachable or timed out. Safe to retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
-	"LinkRejectedHead":     "LINK_EXPIRED: the signed link is past its expiry; INVALID_SIGNATURE: the link was changed or is incomplete. `HEAD`: the same headers, no body.",
 	"ListHead":             "The headers of one page of a list, without its body (`HEAD`).",
 	"FileHead":             "The deliverable's file, with its own media type (`application/octet-stream` when it has none). `HEAD`: the same headers, no body.",
 	"DownloadLinkHead":     "A signed link to the deliverable's file, valid for 15 minutes. Never cached (`Cache-Control: no-store`): the link is a credential. `HEAD`: the same headers, no body.",
 	"FileRangeHead":        "The `Range` cannot be served from the file. Plain text, from Go's `net/http`. `HEAD`: the same headers, no body.",
-	"InternalHead":         "INTERNAL: an unexpected error. The message carries no internals; quote the request id. `HEAD`: the same headers, no body.",
 	"FilePartHead":         "The requested ranges of the file (`Range` request, RFC 9110). One range is served with the file's own media type and a `Content-Range`; several ranges as one `multipart/byteranges` body, whose parts each carry their own `Content-Type` and `Content-Range`, with no `Content-Range` on the response itself. (Ranges that together cover more than the file are answered 200 with the whole file.) `HEAD`: the same headers, no body.",
 	"ProjectHead":          "The project. `HEAD`: the same headers, no body.",
-	"NotFoundHead":         "NOT_FOUND: no such item for this organization (an id of another organization answers the same), or no such route under /v1. `HEAD`: the same headers, no body.",
-	"UnauthorizedHead":     "UNAUTHORIZED: no `Authorization` header, not `Bearer <key>`, or an unknown, revoked or expired key. Counts against no rate limit. `HEAD`: the same headers, no body.",
 	"EventListHead":        "The headers of `listEvents`'s 200, without the body (a HEAD never streams).",
 }
 

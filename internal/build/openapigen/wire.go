@@ -2,6 +2,8 @@ package openapigen
 
 import (
 	"strings"
+
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
 // The headers of a cached answer with a body; a list's also Link.
@@ -13,7 +15,7 @@ var (
 // wireComponents adds to schemas, parameters and responses what the wire
 // types make: each type's schema and, for a resource, its status enum and
 // parameter, its list and envelope schemas and their responses.
-func wireComponents(wires []Wire, schs, params, resps *Obj, heads map[string]string) error {
+func wireComponents(wires []apidoc.Wire, schs, params, resps *Obj, heads map[string]string) error {
 	for _, w := range wires {
 		s, err := Schema(w.Type, w.Description, w.Fields)
 		if err != nil {
