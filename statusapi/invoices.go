@@ -121,7 +121,7 @@ func (h *handler) invoiceRoutes() []route {
 			id: "getInvoiceDocumentFile", tag: "Invoices",
 			summary:     "Fetch an invoice document through a signed link",
 			description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			params:      fileParams,
 			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
 		}),
 	}

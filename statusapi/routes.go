@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"net/http"
 	"slices"
 	"strings"
@@ -51,14 +52,14 @@ type route struct {
 // operation is the words of a route's operation in the OpenAPI document
 // and what the route's kind does not imply: its id (the HEAD twin's is
 // id+"Head"), tag, summary and description; parameters its handler
-// parses itself, by component name; responses beside or instead of the
+// parses itself (see route.params); responses beside or instead of the
 // kind's standard ones, by status ("" takes one away); the HEAD twin's
 // summary and description when not the derived ones; tool, the name of
 // the MCP tool that answers with the route (statusmcp), "" for none.
 type operation struct {
 	id, tag, tool, summary, description string
 	headSummary, headDescription        string
-	params                              []string
+	params                              []*apidoc.Param
 	responses                           map[int]string
 }
 
@@ -185,7 +186,7 @@ func (h *handler) table() []route {
 			id: "getOpenAPIDocument", tag: "Meta",
 			summary:     "Get this document",
 			description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
-			params:      []string{"IfNoneMatch"},
+			params:      []*apidoc.Param{pIfNoneMatch},
 			responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
 		}),
 		// The reference page and its script (docs.go): public too.
@@ -193,14 +194,14 @@ func (h *handler) table() []route {
 			id: "getDocs", tag: "Meta",
 			summary:     "Read the API reference",
 			description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
-			params:      []string{"IfNoneMatch"},
+			params:      []*apidoc.Param{pIfNoneMatch},
 			responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
 		}),
 		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
 			id: "getDocsScript", tag: "Meta",
 			summary:     "Get the reference page's renderer",
 			description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
-			params:      []string{"IfNoneMatch"},
+			params:      []*apidoc.Param{pIfNoneMatch},
 			responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
 		}),
 	)

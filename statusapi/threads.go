@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"context"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -228,7 +229,7 @@ func (h *handler) threadRoutes() []route {
 			id: "listMessages", tag: "Threads", tool: "list_messages",
 			summary:     "List messages",
 			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
-			params:      []string{"ThreadId"},
+			params:      []*apidoc.Param{pThreadID},
 		}),
 		// An internal message, one of an internal thread, or one the key may
 		// not see is 404.
@@ -250,7 +251,7 @@ func (h *handler) threadRoutes() []route {
 			id: "getAttachmentFile", tag: "Threads",
 			summary:     "Fetch an attachment through a signed link",
 			description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			params:      fileParams,
 			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
 		}),
 	}
