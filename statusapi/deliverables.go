@@ -74,7 +74,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
 func (h *handler) deliverableRoutes() []route {
 	return []route{
-		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{project: true, since: true},
+		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
 				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
 					PageRequest:  q.PageRequest,

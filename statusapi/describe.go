@@ -30,10 +30,10 @@ func describe(cfg config) apidoc.API {
 			Resource: rt.resource, List: rt.list != nil, Responses: rt.doc.responses,
 		}
 		if strings.Contains(rt.path, "{id}") && !slices.Contains(rt.doc.params, pID) {
-			r.PathParams = []apidoc.Param{*pID}
+			r.PathParams = []apidoc.Param{pID.Param}
 		}
 		for _, p := range rt.params() {
-			r.Params = append(r.Params, *p)
+			r.Params = append(r.Params, p.Param)
 		}
 		for _, d := range rt.deprecations {
 			r.Deprecations = append(r.Deprecations, apidoc.Deprecation{Param: d.param, Field: d.field, Sunset: d.sunset})
@@ -41,12 +41,12 @@ func describe(cfg config) apidoc.API {
 		api.Routes = append(api.Routes, r)
 	}
 	for _, p := range parameters {
-		api.Params = append(api.Params, *p)
+		api.Params = append(api.Params, p.Param)
 	}
 	api.Wires = wireSchemas()
 	for _, w := range api.Wires {
 		if w.Resource && len(w.Statuses) > 0 {
-			api.Params = append(api.Params, *statusParam(w.Name))
+			api.Params = append(api.Params, statusParam(w.Name, w.Statuses).Param)
 		}
 	}
 	for _, k := range store.Kinds {
@@ -62,24 +62,18 @@ func allOptIn() config {
 }
 
 // params are the parameters of rt's operations, in order: a list's (page,
-// limit, status, projectId, dueBefore, updatedSince and after), then the
-// route's own, expand, If-None-Match for a cached route and X-Request-Id.
-func (rt route) params() []*apidoc.Param {
-	var out []*apidoc.Param
+// limit, its filters and after with updatedSince), then the route's own,
+// expand, If-None-Match for a cached route and X-Request-Id.
+func (rt route) params() []*param {
+	var out []*param
 	expand := rt.expand
 	if l := rt.list; l != nil {
 		out = append(out, pPage, pLimit)
-		if len(l.statuses) > 0 {
-			out = append(out, statusParam(rt.resource))
-		}
-		if l.project {
-			out = append(out, pProjectID)
-		}
-		if l.due {
-			out = append(out, pDueBefore)
-		}
-		if l.since {
-			out = append(out, pUpdatedSince, pCursor)
+		for _, f := range l.filters {
+			out = append(out, f)
+			if f == pUpdatedSince {
+				out = append(out, pCursor)
+			}
 		}
 		expand = expand || l.expand
 	}

@@ -2,7 +2,6 @@ package statusapi
 
 import (
 	"errors"
-	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"net/http"
 	"net/url"
 	"slices"
@@ -23,7 +22,7 @@ func (h *handler) eventRoutes() []route {
 		id:              "listEvents", tag: "Events", tool: "list_events",
 		summary:     "List or stream events",
 		description: "The organization's events after `after`, oldest first, in an order that never changes once an event is visible: a client that resumes from the last id it handled never misses an event, however late its writer's transaction committed. Every client-visible change is an event, kept at least 30 days: `{kind}.created`, `.updated`, `.deleted`, and, when a status changes, also `{kind}.{new status}` with `data.previousStatus`. Internal content makes no event; content made internal is a `.deleted` event, as in `/v1/deletions`. `meta.page` is always 1 and `meta.total` counts the matching events after `after`; `Link: rel=\"next\"` carries the next `after` (the last event's id, or the same `after` on an empty page). A restricted key sees only the events of its scopes' kinds (`project` and `milestone` with `projects:read`, `deliverable` with `deliverables:read`, `invoice` with `invoices:read`, `thread` and `message` with `threads:read`) and of its projects; events need no scope of their own.\n\n**Live stream.** The same request with `Accept: text/event-stream` answers Server-Sent Events: the events after `Last-Event-ID` (which wins) or `after` (with neither, only new events), then each new event within about a second of its commit, and a `: ping` comment at least every 15 seconds; `Cache-Control: no-cache`, `X-Accel-Buffering: no`. `limit` is accepted and ignored. Opening a stream counts one request against the rate limit. An organization holds at most 5 streams at once on each server process (replica): the next is 429 `RATE_LIMITED` with `Retry-After: 15`. A stream ends within a second of its key being revoked or its organization losing access, when the server shuts down, and when the client does not read a write within 10 seconds; reconnect with `Last-Event-ID`. Parameters, the key and `after` are checked before the stream starts: their errors are JSON, as on the feed.",
-		params:      []*apidoc.Param{pAfter, pEventTypes, pLimit, pAcceptEvents, pLastEventID, pIfNoneMatch},
+		params:      []*param{pAfter, pEventTypes, pLimit, pAcceptEvents, pLastEventID, pIfNoneMatch},
 		responses:   map[int]string{200: "EventListResponse", 304: "NotModified"},
 	}).
 		exemptBecause("its own auth, failure and stream cases: events_test.go, stream_test.go")

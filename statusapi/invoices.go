@@ -80,7 +80,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	},
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
-	due:       true,
+	filters:   []*param{pDueBefore},
 	wire:      invoiceExpanded,
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
@@ -90,7 +90,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 // /v1/invoices/{id}?expand, and the document's signed link.
 func (h *handler) invoiceRoutes() []route {
 	return []route{
-		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{project: true, since: true},
+		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
 				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
 					PageRequest:  q.PageRequest,

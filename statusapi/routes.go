@@ -1,7 +1,6 @@
 package statusapi
 
 import (
-	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"net/http"
 	"slices"
 	"strings"
@@ -59,7 +58,7 @@ type route struct {
 type operation struct {
 	id, tag, tool, summary, description string
 	headSummary, headDescription        string
-	params                              []*apidoc.Param
+	params                              []*param
 	responses                           map[int]string
 }
 
@@ -186,7 +185,7 @@ func (h *handler) table() []route {
 			id: "getOpenAPIDocument", tag: "Meta",
 			summary:     "Get this document",
 			description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
-			params:      []*apidoc.Param{pIfNoneMatch},
+			params:      []*param{pIfNoneMatch},
 			responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
 		}),
 		// The reference page and its script (docs.go): public too.
@@ -194,14 +193,14 @@ func (h *handler) table() []route {
 			id: "getDocs", tag: "Meta",
 			summary:     "Read the API reference",
 			description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
-			params:      []*apidoc.Param{pIfNoneMatch},
+			params:      []*param{pIfNoneMatch},
 			responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
 		}),
 		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
 			id: "getDocsScript", tag: "Meta",
 			summary:     "Get the reference page's renderer",
 			description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
-			params:      []*apidoc.Param{pIfNoneMatch},
+			params:      []*param{pIfNoneMatch},
 			responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
 		}),
 	)

@@ -2,7 +2,6 @@ package statusapi
 
 import (
 	"context"
-	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -182,7 +181,7 @@ var messages = declare(resource[store.Message, message]{
 // /v1/messages/{id}.
 func (h *handler) threadRoutes() []route {
 	return []route{
-		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{project: true, since: true},
+		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
 				return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
 					PageRequest:  q.PageRequest,
@@ -202,7 +201,7 @@ func (h *handler) threadRoutes() []route {
 			summary:     "Get a thread",
 			description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
 		}),
-		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{since: true},
+		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 					PageRequest:  q.PageRequest,
@@ -215,7 +214,7 @@ func (h *handler) threadRoutes() []route {
 			summary:     "List a thread's messages",
 			description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
 		}),
-		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{project: true, since: true, extra: []string{paramThreadID}},
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince}, extra: []string{paramThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
 					PageRequest:  q.PageRequest,
@@ -229,7 +228,7 @@ func (h *handler) threadRoutes() []route {
 			id: "listMessages", tag: "Threads", tool: "list_messages",
 			summary:     "List messages",
 			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
-			params:      []*apidoc.Param{pThreadID},
+			params:      []*param{pThreadID},
 		}),
 		// An internal message, one of an internal thread, or one the key may
 		// not see is 404.

@@ -1,7 +1,6 @@
 package statusapi
 
 import (
-	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"net/http"
 )
 
@@ -34,7 +33,7 @@ func (h *handler) usageRoutes() []route {
 		id: "getRateLimit", tag: "Meta",
 		summary:     "Get the rate-limit budget",
 		description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",
-		params:      []*apidoc.Param{pIfNoneMatch},
+		params:      []*param{pIfNoneMatch},
 		responses:   map[int]string{200: "UsageResponse", 304: "NotModifiedUsage", 429: ""},
 	})}
 }
