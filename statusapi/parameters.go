@@ -12,7 +12,8 @@ import (
 
 // param is a parameter of the contract. parse, for a list's filter
 // (see listSpec), checks its value v and fills q; nil for a parameter its
-// route reads itself; values are the values a status filter takes.
+// route reads itself; values are the values of a parameter whose schema
+// the document names (a status), none for any.
 type param struct {
 	apidoc.Param
 	parse  func(p *param, q *listParams, v string) error
@@ -75,7 +76,8 @@ var (
 		Description: "Required: list what disappeared at or after this time (inclusive), in the contract's format. Use the largest `deletedAt` (or `updatedAt`) you have seen. A time older than the records kept (at least 30 days; for an in-memory store, before it started) answers 400 `INVALID_PARAMETER` naming `since`: resync in full.",
 		Schema:      timestampSchema}}
 	pDeletionType = &param{Param: apidoc.Param{Component: "DeletionType", Name: paramType, In: "query",
-		Description: "Only records of this kind. No filter when absent.", Schema: apidoc.Schema{Ref: "DeletionType"}}}
+		Description: "Only records of this kind. No filter when absent.", Schema: apidoc.Schema{Ref: "DeletionType"}},
+		values: strs(store.Kinds)}
 	pThreadID = &param{Param: apidoc.Param{Component: "ThreadId", Name: paramThreadID, In: "query",
 		Description: "Only messages of this thread. An unknown id gives 200 with an empty page.", Schema: nonEmpty}}
 	pAfter = &param{Param: apidoc.Param{Component: "After", Name: paramAfter, In: "query",

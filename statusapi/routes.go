@@ -140,6 +140,26 @@ type Operation struct {
 	// Deprecated says a part of the route (itself, a parameter or a
 	// field) is deprecated.
 	Deprecated bool
+	// Params are the parameters of the operation, in the document's
+	// order; the path's id is among them only where the document puts it
+	// on the operation.
+	Params []Param
+}
+
+// Param is a parameter of an operation, as the handler parses it and the
+// document says it.
+type Param struct {
+	Name, In    string // In is "query", "header" or "path"
+	Required    bool
+	Description string
+	// Type is the value's JSON type ("string", "integer", or "array"
+	// for a comma-separated list), Format its format ("date-time"), Enum
+	// the values it takes (none: any).
+	Type, Format string
+	Enum         []string
+	// Minimum, Maximum and Default are an integer's bounds and default,
+	// zero for none.
+	Minimum, Maximum, Default int
 }
 
 // Operations returns the operations New serves with opts, in the order
@@ -149,7 +169,7 @@ func Operations(opts ...Option) []Operation {
 	var out []Operation
 	for _, rt := range operations(cfg) {
 		out = append(out, Operation{Path: rt.path, ID: rt.doc.id, Scope: rt.scope, Summary: rt.doc.summary,
-			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0})
+			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params())})
 	}
 	return out
 }
@@ -213,4 +233,21 @@ func (h *handler) table() []route {
 		}
 	}
 	return all
+}
+
+// exported is ps as Operation says them.
+func exported(ps []*param) []Param {
+	out := make([]Param, len(ps))
+	for i, p := range ps {
+		s := p.Schema
+		out[i] = Param{Name: p.Name, In: p.In, Required: p.Required, Description: p.Description,
+			Type: s.Type, Format: s.Format, Enum: p.values, Minimum: s.Minimum, Maximum: s.Maximum, Default: s.Default}
+		if out[i].Enum == nil {
+			out[i].Enum = s.Enum
+		}
+		if s.Ref != "" {
+			out[i].Type = "string"
+		}
+	}
+	return out
 }
