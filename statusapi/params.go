@@ -282,7 +282,7 @@ func (h *handler) walkLinks(r *http.Request, q listParams) string {
 	return out
 }
 
-// strs lists a status type's values as strings, for listParamsOf.
+// strs lists a status type's values as strings, for a status filter.
 func strs[S ~string](all []S) []string {
 	out := make([]string, len(all))
 	for i, s := range all {
