@@ -98,7 +98,7 @@ func (h *handler) invoiceRoutes() []route {
 					After:        q.After,
 					Status:       store.InvoiceStatus(q.Status),
 					ProjectID:    q.ProjectID,
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{

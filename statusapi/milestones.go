@@ -78,7 +78,7 @@ func (h *handler) milestoneRoutes() []route {
 				}
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
 					PageRequest:  q.PageRequest,
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					Status:       store.MilestoneStatus(q.Status),
@@ -94,7 +94,7 @@ func (h *handler) milestoneRoutes() []route {
 					PageRequest:  q.PageRequest,
 					ProjectID:    q.ProjectID,
 					Status:       store.MilestoneStatus(q.Status),
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,

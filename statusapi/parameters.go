@@ -3,7 +3,6 @@ package statusapi
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/apidoc"
@@ -60,7 +59,7 @@ var (
 	pDueBefore = &param{Param: apidoc.Param{Component: "DueBefore", Name: paramDueBefore, In: "query",
 		Description: "Only items whose `dueAt` is before this time (exclusive), in the contract's format (`2026-03-01T09:00:00Z`); an item whose `dueAt` is `null` never matches. `status=open&dueBefore=<now>` lists the overdue invoices. It combines with the other filters, `updatedSince` and `after` included.",
 		Schema:      timestampSchema},
-		parse: timeFilter(func(q *listParams) *time.Time { return &q.DueBefore })}
+		parse: timeFilter}
 	pUpdatedSince = &param{Param: apidoc.Param{Component: "UpdatedSince", Name: paramUpdatedSince, In: "query",
 		Description: "Only items whose `updatedAt` is at or after this time (inclusive), in the contract's format (`2026-03-01T09:00:00Z`); the list is then ordered by `updatedAt` ascending, then `id`, and `meta.total` counts those items, and `meta.syncedThrough` says from when to ask next (see `Meta`). It combines with the other filters.",
 		Schema:      timestampSchema},
@@ -143,12 +142,17 @@ func enumFilter(p *param, q *listParams, v string) error {
 	return nil
 }
 
-// timeFilter parses a timestamp into the field of q that field gives.
-func timeFilter(field func(q *listParams) *time.Time) func(p *param, q *listParams, v string) error {
-	return func(p *param, q *listParams, v string) (err error) {
-		*field(q), err = parseTimestamp(p.Name, v)
+// timeFilter parses a timestamp into q's values, read by q.timeOf(p).
+func timeFilter(p *param, q *listParams, v string) error {
+	t, err := parseTimestamp(p.Name, v)
+	if err != nil {
 		return err
 	}
+	if q.values == nil {
+		q.values = map[*param]any{}
+	}
+	q.values[p] = t
+	return nil
 }
 
 // byDeclaration sorts ps in the order of parameters, a resource's status

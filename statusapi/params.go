@@ -94,9 +94,11 @@ type listParams struct {
 	store.PageRequest
 	Status       string            // "" for any
 	ProjectID    string            // "" for any
-	DueBefore    time.Time         // zero for none
 	UpdatedSince time.Time         // zero for none
 	given        map[string]string // the query as given, for links
+	// values are the values of the filters that fill no field above, by
+	// parameter (see timeOf).
+	values map[*param]any
 	// sync is true for a page of changes (a list asked with updatedSince,
 	// a page of deletions): its meta carries syncedThrough and next.
 	sync bool
@@ -180,6 +182,12 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		}
 	}
 	return p, nil
+}
+
+// timeOf is the value of the timestamp filter p, zero when not given.
+func (p listParams) timeOf(f *param) time.Time {
+	t, _ := p.values[f].(time.Time)
+	return t
 }
 
 // limitOf parses the limit of a query: a whole number from 1 to

@@ -59,7 +59,7 @@ func (h *handler) projectRoutes() []route {
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
 				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 					PageRequest:  q.PageRequest,
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					Status:       store.ProjectStatus(q.Status),
