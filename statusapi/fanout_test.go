@@ -307,7 +307,7 @@ func TestIdleStreamsReadNothing(t *testing.T) {
 			a.Mint(org, org)
 			for range statusapi.MaxStreamsPerOrganization {
 				s := streamWithKey(t, a.Handler, a.Key(org))
-				is.Equal(s.next(), "") // no event yet: no cursor
+				is.Equal(s.next(), reconnect+"\n") // no event yet: no cursor
 				streams = append(streams, collect(s, more))
 			}
 		}
@@ -365,7 +365,7 @@ func TestStreamKeyChecks(t *testing.T) {
 		more := make(chan struct{}, 1)
 		open := func(key string) *collected {
 			s := streamWithKey(t, a.Handler, key)
-			is.Equal(s.next(), "")
+			is.Equal(s.next(), reconnect+"\n")
 			return collect(s, more)
 		}
 		first, second, other, b := open(a.Key("a")), open(a.Key("a")), open(a.Key("a2")), open(a.Key("b"))
@@ -453,11 +453,11 @@ func TestStreamJoinsTheFeed(t *testing.T) {
 				es.Add("org_a", updated(), paid(), updated()) // evt_1..3
 				more := make(chan struct{}, 1)
 				first := startStream(t, a, a.Handler, "/v1/events") // follows the feed from evt_3
-				is.Equal(first.opened(), "id: evt_3\n\n")
+				is.Equal(first.opened(), reconnect+"id: evt_3\n\n")
 				follower := collect(first, more)
 				es.during = func() { es.Add("org_a", paid(), updated(), paid()) } // evt_4..6, while the second reads its backlog
 				second := startStream(t, a, a.Handler, tc.target, "Last-Event-ID", "evt_2")
-				is.Equal(second.next(), "id: evt_2\n\n")
+				is.Equal(second.next(), reconnect+"id: evt_2\n\n")
 				joiner := collect(second, more)
 				synctest.Wait()
 				es.Add("org_a", updated(), paid(), updated()) // evt_7..9, once it follows the feed

@@ -43,6 +43,7 @@ type API struct {
 	t    testing.TB
 	cfg  config
 	keys map[string]string
+	recs []*statusapi.RequestRecorder // the handlers' request logs (optIns)
 }
 
 // Option configures New.
@@ -161,17 +162,33 @@ func Handler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts 
 // keeps apart from store.Store, so that the harness serves every route of
 // statusapi.Routes: the webhook endpoints, from st when it keeps them (a
 // wrapper of the test's may not), else from a.Store; and the request log,
-// recorded into a.Store (never a test's failing wrapper), the recorder
-// closed with the test. A test's own WithRequestLog or
+// recorded into a.Store (never a test's failing wrapper) only when the
+// recorder closes with the test: its flush ticker would run on the wall
+// clock, so that what /v1/request_logs holds would hang on how long the
+// test took. A test that reads the log gives its own recorder and
+// flushes it, or calls FlushRequestLog. A test's own WithRequestLog or
 // WithWebhookEndpoints comes after, and wins.
 func (a *API) optIns(st store.Store) []statusapi.Option {
 	ws, ok := st.(store.WebhookEndpoints)
 	if !ok {
 		ws = a.Store
 	}
-	rec := statusapi.NewRequestRecorder(a.Store, statusapi.WithRecorderLogger(a.logger()))
+	rec := statusapi.NewRequestRecorder(a.Store, statusapi.WithRecorderLogger(a.logger()),
+		statusapi.WithRecorderFlushInterval(24*365*time.Hour))
 	a.t.Cleanup(func() { _ = rec.Close(context.Background()) })
+	a.recs = append(a.recs, rec)
 	return []statusapi.Option{statusapi.WithWebhookEndpoints(ws), statusapi.WithRequestLog(rec)}
+}
+
+// FlushRequestLog writes what the handlers' own request logs hold into
+// Store, failing the test on error.
+func (a *API) FlushRequestLog() {
+	a.t.Helper()
+	for _, rec := range a.recs {
+		if err := rec.Flush(context.Background()); err != nil {
+			a.t.Fatalf("apitest: flush the request log: %v", err)
+		}
+	}
 }
 
 // logger returns a logger that writes to Logs.
