@@ -145,7 +145,7 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil || !q.After.IsZero() {
 		keep = func(d *Deletion) bool {
 			return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
-				InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.follows(d.DeletedAt, d.Kind, d.ID))
+				InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.Follows(d.DeletedAt, d.Kind, d.ID))
 		}
 	}
 	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())

@@ -162,7 +162,7 @@ func (m *Memory) ListRequestLogs(ctx context.Context, orgID string, q RequestLog
 		if rec.CreatedAt.Before(horizon) {
 			break
 		}
-		if !q.matches(rec) {
+		if !q.Matches(rec) {
 			continue
 		}
 		if out.Total >= offset && len(out.Items) < r.Limit {

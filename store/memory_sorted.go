@@ -106,7 +106,7 @@ func (s *sorted[T]) view(since time.Time, after Position, keep func(*T) bool) ([
 	}
 	var out []*T
 	for _, v := range s.items {
-		if !s.updated(v).Before(since) && (after.IsZero() || after.follows(*s.updated(v), "", s.id(v))) && (keep == nil || keep(v)) {
+		if !s.updated(v).Before(since) && (after.IsZero() || after.Follows(*s.updated(v), "", s.id(v))) && (keep == nil || keep(v)) {
 			out = append(out, v)
 		}
 	}

@@ -111,7 +111,7 @@ func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
 	}
 	for _, a := range msg.Attachments {
 		if other, ok := ts.attachments[a.ID]; ok && other != msg.ID {
-			return invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
+			return Invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
 		}
 	}
 	threadIDs := []string{msg.ThreadID}

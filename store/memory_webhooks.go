@@ -114,7 +114,7 @@ func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q Webho
 	w.mu.Lock()
 	var all []*WebhookEndpoint
 	for k, e := range w.endpoints {
-		if k[0] == orgID && q.keeps(e) {
+		if k[0] == orgID && q.Keeps(e) {
 			c := copyEndpoint(*e)
 			all = append(all, &c)
 		}

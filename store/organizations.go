@@ -42,13 +42,13 @@ func (o Organization) CanUseAPI() bool { return o.RetainerActive && o.APIEnabled
 // growth or enterprise.
 func (o Organization) Validate() error {
 	if o.ID == "" {
-		return invalid("organization", o.ID, "empty id")
+		return Invalid("organization", o.ID, "empty id")
 	}
 	if err := checkStorable("organization", o.ID, "id", o.ID); err != nil {
 		return err
 	}
 	if !o.Plan.Valid() {
-		return invalid("organization", o.ID, "plan %q is not starter, growth or enterprise", o.Plan)
+		return Invalid("organization", o.ID, "plan %q is not starter, growth or enterprise", o.Plan)
 	}
 	return nil
 }

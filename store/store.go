@@ -130,15 +130,15 @@ func checkStorable(kind, id, field, value string) error {
 	case Storable(value):
 		return nil
 	case field == "id": // invalid names it already
-		return invalid(kind, id, "the id %s", why)
+		return Invalid(kind, id, "the id %s", why)
 	}
-	return invalid(kind, id, "%s %q %s", field, value, why)
+	return Invalid(kind, id, "%s %q %s", field, value, why)
 }
 
-// invalid is the error of a Validate method: it names the item so that a
-// message about a data file points at the right entry, and it wraps
-// ErrInvalid.
-func invalid(kind, id, format string, args ...any) error {
+// Invalid is the error of a Validate method, or of a store that refuses
+// an item: it names the item so that a message about a data file points at
+// the right entry, and it wraps ErrInvalid.
+func Invalid(kind, id, format string, args ...any) error {
 	return invalidError(fmt.Sprintf("store: %s %q: %s", kind, id, fmt.Sprintf(format, args...)))
 }
 
@@ -155,10 +155,10 @@ func (invalidError) Unwrap() error { return ErrInvalid }
 // every owned item carries.
 func checkOwned(kind, id, orgID string) error {
 	if id == "" {
-		return invalid(kind, id, "empty id")
+		return Invalid(kind, id, "empty id")
 	}
 	if orgID == "" {
-		return invalid(kind, id, "empty organization id")
+		return Invalid(kind, id, "empty organization id")
 	}
 	if err := checkStorable(kind, id, "id", id); err != nil {
 		return err
