@@ -321,13 +321,17 @@ func Identifier(line string) string {
 // Allowed reports whether changelog records the removal or change of line
 // as breaking: under a new major version, or named (as Identifier gives it,
 // in backquotes, alone or with a member: `store.Store.ListX`) under
-// "### Breaking" of the Unreleased section.
+// "### Breaking" of the Unreleased section, or its package's move recorded
+// there ("`store/bunstore` moved to `bunstore`").
 func Allowed(changelog, line string) bool {
 	if NewMajor(changelog) {
 		return true
 	}
 	id := Identifier(line)
 	breaking := unreleasedBreaking(changelog)
+	if pkg, _, ok := strings.Cut(strings.TrimPrefix(line, "pkg "), ", "); ok && strings.Contains(breaking, "`"+pkg+"` moved to `") {
+		return true
+	}
 	return id != "" && (strings.Contains(breaking, "`"+id+"`") || strings.Contains(breaking, "`"+id+"."))
 }
 
