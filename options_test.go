@@ -27,6 +27,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
 	"github.com/clientstatus/clientstatus/auth/redisinvalidate"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/devsettings"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/option"
@@ -37,7 +38,6 @@ import (
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
@@ -315,16 +315,16 @@ func options() map[string]row {
 
 		// store
 		"store.WithClock": {probes: []probe{memory("nil", store.WithClock(nil)), memory("fixed", store.WithClock(now))}},
-		"store/bunstore.WithQueryTimeout": {probes: []probe{
+		"bunstore.WithQueryTimeout": {probes: []probe{
 			bunOpt("zero", bunstore.WithQueryTimeout(0), ok),
 			bunOpt("negative", bunstore.WithQueryTimeout(-time.Second), refused)}},
-		"store/bunstore.WithSchema": {probes: []probe{
+		"bunstore.WithSchema": {probes: []probe{
 			bunOpt("zero", bunstore.WithSchema(""), ok),
 			bunOpt("not an identifier", bunstore.WithSchema("Bad Name"), refused)}},
-		"store/bunstore.WithLogger":       {probes: []probe{bunOpt("nil", bunstore.WithLogger(nil), ok)}},
-		"store/bunstore.WithListenConfig": {probes: []probe{bunOpt("nil", bunstore.WithListenConfig(nil), ok)}},
-		"store/bunstore.WithClock":        {probes: []probe{bunOpt("nil", bunstore.WithClock(nil), ok)}},
-		"store/bunstore.WithStatementTimeout": {probes: []probe{
+		"bunstore.WithLogger":       {probes: []probe{bunOpt("nil", bunstore.WithLogger(nil), ok)}},
+		"bunstore.WithListenConfig": {probes: []probe{bunOpt("nil", bunstore.WithListenConfig(nil), ok)}},
+		"bunstore.WithClock":        {probes: []probe{bunOpt("nil", bunstore.WithClock(nil), ok)}},
+		"bunstore.WithStatementTimeout": {probes: []probe{
 			open("zero", bunstore.WithStatementTimeout(0), ok),
 			open("negative", bunstore.WithStatementTimeout(-time.Second), refused),
 			open("under a millisecond", bunstore.WithStatementTimeout(time.Microsecond), refused)}},
@@ -486,7 +486,7 @@ func zeroProbe(value string) bool {
 // withFunctions returns the module's exported functions named With...
 // that return an option type (a type whose name ends in Option), as
 // "dir.Name" from the module's root ("statusapi.WithLogger",
-// "store/bunstore.WithSchema"), from its non-test Go files.
+// "bunstore.WithSchema"), from its non-test Go files.
 func withFunctions(t *testing.T) []string {
 	t.Helper()
 	var names []string

@@ -459,7 +459,7 @@ func (k *Keys) changed(ctx context.Context, orgID, keyID string) {
 // Subscribe registers fn, to be called with the organization of each key
 // that Revoke revokes, at once, on the revoking goroutine; and with what
 // the KeyStore reports (MemoryKeyStore: its organizations' changes;
-// store/bunstore: its tables' changes, through PostgreSQL), and what the
+// bunstore: its tables' changes, through PostgreSQL), and what the
 // Publisher of WithPublisher reports (the other replicas' revocations). See Invalidations for fn's
 // rules. A Cache in front of Keys, or of a Chain holding it, subscribes by
 // itself.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 )
 
 // table is every route of a handler with every opt-in option, as the

@@ -12,12 +12,12 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // declaredStore is what the wrapping test seeds and serves: a built-in

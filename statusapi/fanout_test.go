@@ -14,11 +14,11 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // fanOutStore is what the fan-out test writes to and serves: store.Memory

@@ -11,8 +11,8 @@
 // Store declares the whole read side of API v1 (items, Changes, Versions,
 // Threads, Events, Ping), so statusapi serves every route from any Store,
 // a wrapper that embeds one included. A RequestLog and WebhookEndpoints
-// are given to statusapi explicitly. Memory and store/bunstore implement
-// it all; store/storetest is the conformance suite every implementation
+// are given to statusapi explicitly. Memory and bunstore implement
+// it all; storetest is the conformance suite every implementation
 // passes. Package store depends on the standard library only.
 //
 // What a Store promises, Memory's rules and how to add a kind of item:

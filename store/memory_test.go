@@ -10,7 +10,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 	"github.com/matryer/is"
 )
 

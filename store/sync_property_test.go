@@ -9,7 +9,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 )
 
 // TestMemorySyncRandomInterleavings is the sync property on the

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/accesslog"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
@@ -25,7 +26,6 @@ import (
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The server's limits on slow or greedy clients.

@@ -13,8 +13,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The data: organizations named after their invoice count (bench_137,

@@ -8,8 +8,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestEventsLateCommit: tx1 takes its transaction id first (it writes

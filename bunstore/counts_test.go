@@ -9,8 +9,8 @@ import (
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // freshCounts is item_counts as counted from the items themselves, the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestSyncedThroughOverlappingTransactions runs a schedule of

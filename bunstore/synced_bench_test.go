@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // BenchmarkSyncedThrough measures what Page.SyncedThrough costs a request:

@@ -16,10 +16,10 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/revoketest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // newOrgID returns an organization id of its own: the channel is shared

@@ -15,10 +15,10 @@ import (
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/eventfake"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 

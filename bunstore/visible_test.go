@@ -17,9 +17,9 @@ import (
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // foreignTx opens a transaction that holds a transaction id, and rolls it

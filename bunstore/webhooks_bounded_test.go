@@ -5,8 +5,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/webhooktest"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestDispatcherBoundedPostgres is webhook's TestDispatcherBoundedMemory on

@@ -11,8 +11,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // dbNow is the database's clock, the store's.

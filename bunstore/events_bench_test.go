@@ -7,8 +7,8 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // eventBenchStore returns a store on a schema of its own whose

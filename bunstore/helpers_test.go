@@ -10,8 +10,8 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 var ctx = context.Background()

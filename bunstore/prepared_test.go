@@ -9,8 +9,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The reads prepared on pgx (a page of invoices, the data version) answer

@@ -15,8 +15,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // tables lists the tables of db's schema.

@@ -5,8 +5,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestDataVersionTriggers checks what storetest cannot: that the data

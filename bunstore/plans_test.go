@@ -12,8 +12,8 @@ import (
 	"github.com/matryer/is"
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // recorder is a Bun query hook that keeps the text of every query run.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestCollidingIDs gives two organizations items with the same ids and

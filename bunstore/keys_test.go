@@ -9,8 +9,8 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/authtest"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestKeyStoreWithSchema runs the key store's suite on a store in a schema

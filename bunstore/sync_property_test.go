@@ -9,9 +9,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 )
 
 // TestSyncRandomInterleavings is the sync property on PostgreSQL:

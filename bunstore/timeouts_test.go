@@ -15,10 +15,10 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // lockedProjects opens a migrated schema whose connections carry a name of

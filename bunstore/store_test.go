@@ -6,9 +6,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
-	"github.com/clientstatus/clientstatus/store/bunstore"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 )
 
 // TestConformance runs the suite on a store whose clock it moves
