@@ -21,6 +21,7 @@ import (
 	_ "github.com/clientstatus/clientstatus/devsettings"
 	_ "github.com/clientstatus/clientstatus/envelope"
 	_ "github.com/clientstatus/clientstatus/files"
+	_ "github.com/clientstatus/clientstatus/memstore"
 	_ "github.com/clientstatus/clientstatus/openapi"
 	_ "github.com/clientstatus/clientstatus/option"
 	_ "github.com/clientstatus/clientstatus/otelstatus"
@@ -39,7 +40,7 @@ import (
 // recorded are the packages imported above, the root one aside.
 var recorded = []string{
 	"auth", "auth/authtest", "auth/jwtauth", "auth/redisinvalidate", "bunstore", "devsettings", "envelope",
-	"files", "openapi", "option", "otelstatus", "ratelimit", "ratelimit/ratelimittest",
+	"files", "memstore", "openapi", "option", "otelstatus", "ratelimit", "ratelimit/ratelimittest",
 	"ratelimit/redislimit", "sandbox", "statusapi", "statusclient", "statusmcp", "store",
 	"storetest", "webhook",
 }

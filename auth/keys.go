@@ -147,7 +147,7 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // organization's included).
 //
 // The projects are checked through the KeyStore's GetProject method
-// (store.Memory's through MemoryKeyStore, bunstore's own). The
+// (memstore.Store's through MemoryKeyStore, bunstore's own). The
 // restriction is stored with the key, in a canonical order.
 func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction) (string, Key, error) {
 	return k.Create(ctx, orgID, KeySpec{Name: name, ExpiresAt: expiresAt, Restriction: r})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -183,7 +184,7 @@ func TestEventsVisibleOrderInterleavings(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { foreign.Close() })
-	mem := store.NewMemory()
+	mem := memstore.New()
 	for seed := range 120 {
 		for _, onPG := range []bool{true, false} {
 			name := fmt.Sprintf("seed %d memory", seed)
@@ -204,7 +205,7 @@ type pendingWriter struct {
 	ids []string
 }
 
-func interleave(t *testing.T, seed uint64, onPG bool, db *bun.DB, pg *bunstore.Store, foreign *bun.DB, mem *store.Memory) {
+func interleave(t *testing.T, seed uint64, onPG bool, db *bun.DB, pg *bunstore.Store, foreign *bun.DB, mem *memstore.Store) {
 	is := is.New(t)
 	r := mrand.New(mrand.NewPCG(seed, 33))
 	org := fmt.Sprintf("org_%d", seed)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/storetest"
@@ -31,7 +32,7 @@ var routes = exampleRequests()
 // gives them. Routes only asks whether a recorder is given, so an idle
 // one stands for it.
 func allOptIns() []statusapi.Option {
-	return []statusapi.Option{statusapi.WithWebhookEndpoints(store.NewMemory()),
+	return []statusapi.Option{statusapi.WithWebhookEndpoints(memstore.New()),
 		statusapi.WithRequestLog(new(statusapi.RequestRecorder))}
 }
 
@@ -39,7 +40,7 @@ func allOptIns() []statusapi.Option {
 // an example request nor why it has none, an example of a route that
 // takes no key, and an example that the route's pattern does not match.
 func routeTable() []statusapi.RouteInfo {
-	all := statusapi.RouteTable(store.NewMemory(), allOptIns()...)
+	all := statusapi.RouteTable(memstore.New(), allOptIns()...)
 	for _, rt := range all {
 		switch {
 		case (rt.Example == "") == (rt.Exempt == ""):

@@ -16,11 +16,11 @@ import (
 
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/openapitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 var (
@@ -148,7 +148,7 @@ func TestNothingDeprecated(t *testing.T) {
 	is.Equal(len(marks(t, committed)), 0)                                                          // nothing is deprecated
 
 	a := newTestAPI(t)
-	for _, rt := range statusapi.RouteTable(store.NewMemory()) {
+	for _, rt := range statusapi.RouteTable(memstore.New()) {
 		if rt.Example == "" {
 			continue
 		}

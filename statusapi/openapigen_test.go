@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clientstatus/clientstatus/internal/build/openapigen"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -19,11 +20,11 @@ const documentPath = "../openapi/openapi.json"
 // openapigen reads it.
 func describeAPI() openapigen.API {
 	base := map[string]bool{}
-	for _, p := range Routes(store.NewMemory()) {
+	for _, p := range Routes(memstore.New()) {
 		base[p] = true
 	}
 	var api openapigen.API
-	for _, rt := range tableOf(store.NewMemory(), []Option{WithWebhookEndpoints(store.NewMemory()), WithRequestLog(new(RequestRecorder))}) {
+	for _, rt := range tableOf(memstore.New(), []Option{WithWebhookEndpoints(memstore.New()), WithRequestLog(new(RequestRecorder))}) {
 		r := openapigen.Route{
 			Path: rt.path, ID: rt.doc.id, Tag: rt.doc.tag, Summary: rt.doc.summary, Description: rt.doc.description,
 			HeadSummary: rt.doc.headSummary, HeadDescription: rt.doc.headDescription,

@@ -53,7 +53,7 @@ func (o Organization) Validate() error {
 	return nil
 }
 
-// Organizations finds an organization by id. The in-memory Memory and
+// Organizations finds an organization by id. memstore.Store and
 // bunstore implement it, and the key stores read organizations through it,
 // so an organization is put once.
 //

@@ -148,7 +148,7 @@ type RequestLog interface {
 
 // UsageTotals is a RequestLog that also reads the usage of all of an
 // organization's keys at once, for a usage chart: one read, not one per
-// key. store.Memory and bunstore implement it; it is an interface
+// key. memstore.Store and bunstore implement it; it is an interface
 // of its own so that a RequestLog of a portal's own stays one.
 type UsageTotals interface {
 	// OrganizationUsage returns the sums of the usage of the

@@ -15,7 +15,7 @@ var ErrNotFound = errors.New("not found")
 
 // ErrInvalid is returned (wrapped) when an item or a request is refused for
 // what it holds rather than for what is stored: every Validate error, so
-// every Writer's refusal of an invalid item (store.Memory's, bunstore's),
+// every Writer's refusal of an invalid item (memstore.Store's, bunstore's),
 // and a page request below 1. A portal answers it as its caller's mistake
 // (400), not as an outage. auth.ErrInvalidInput is the same error.
 var ErrInvalid = errors.New("invalid")

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The helpers of the cases of store.Changes, and the concurrent changes
@@ -176,12 +177,12 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 
 // Clocked is the clock of a Subject: Now is the time the store dates its
 // writes from, and Advance moves it forward, so that the suite lets time
-// pass without sleeping. A store with a clock option (store.WithClock,
+// pass without sleeping. A store with a clock option (memstore.WithClock,
 // bunstore.WithClock) becomes a Subject by embedding, beside it, the clock
 // it was given:
 //
 //	type clocked struct {
-//		*store.Memory
+//		*memstore.Store
 //		*manualClock // Now and Advance, safe for concurrent use
 //	}
 type Clocked interface {

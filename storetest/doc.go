@@ -9,7 +9,7 @@
 //	func TestConformance(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) storetest.Subject {
 //			clock := newManualClock()
-//			return clocked{store.NewMemory(store.WithClock(clock.Now)), clock}
+//			return clocked{memstore.New(memstore.WithClock(clock.Now)), clock}
 //		})
 //	}
 //

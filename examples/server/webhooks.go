@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
@@ -160,7 +161,7 @@ func (w webhooks) check(ctx context.Context, ds *dataset) error {
 	if w.eps == nil || len(ds.webhooks) == 0 {
 		return nil
 	}
-	st := store.NewMemory()
+	st := memstore.New()
 	for _, o := range ds.orgs {
 		for _, id := range []string{o.ID, auth.SandboxOrgID(o.ID)} {
 			o.ID = id

@@ -297,7 +297,7 @@ func unreleasedBreaking(changelog string) string {
 
 // Identifier is the name a changelog entry uses for a record line's
 // exported name: "store.Store" for every line of the interface Store of
-// package store, "store.Memory" for a method of *Memory.
+// package store, "memstore.Store" for a method of *Memory.
 func Identifier(line string) string {
 	pkg, decl, ok := strings.Cut(strings.TrimPrefix(line, "pkg "), ", ")
 	if !ok {

@@ -1,5 +1,5 @@
 // Package webhooktest measures what a webhook dispatcher costs a store:
 // its goroutines as organizations with endpoints come and go, and the
 // store calls and time of one pass. The webhook package runs it on
-// store.Memory, bunstore on PostgreSQL.
+// memstore.Store, bunstore on PostgreSQL.
 package webhooktest

@@ -1,4 +1,4 @@
-package store_test
+package memstore_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/storetest"
 )
@@ -25,7 +26,7 @@ func TestMemorySyncRandomInterleavings(t *testing.T) {
 	for seed := range 100 {
 		r := rand.New(rand.NewPCG(uint64(seed), 19))
 		clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
-		m := store.NewMemory(store.WithClock(clock.Now))
+		m := memstore.New(memstore.WithClock(clock.Now))
 		if err := m.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanGrowth}); err != nil {
 			t.Fatal(err)
 		}

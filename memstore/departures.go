@@ -1,8 +1,10 @@
-package store
+package memstore
 
 import (
 	"slices"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // departure records that an item left a project while it still exists:
@@ -12,7 +14,7 @@ import (
 // record and dropped when the item comes back; a deleted item keeps its
 // departures, with to the project its deletion record names.
 type departure struct {
-	Deletion
+	store.Deletion
 	to string
 }
 
@@ -20,7 +22,7 @@ type departure struct {
 // project from (when old is true; when it is false, the item is new or
 // put again after a deletion), is now in project to, by a write dated at.
 // The caller holds mu for writing.
-func (t *tenant) depart(kind Kind, id string, old bool, from, to string, at time.Time) {
+func (t *tenant) depart(kind store.Kind, id string, old bool, from, to string, at time.Time) {
 	k := deletionKey{kind, id}
 	if !old {
 		// Put again after a deletion, whose record the put drops: a key
@@ -50,7 +52,7 @@ func (t *tenant) depart(kind Kind, id string, old bool, from, to string, at time
 	if d := left[from]; d != nil {
 		t.dropDeparture(d)
 	}
-	d := &departure{Deletion: Deletion{Kind: kind, ID: id, ProjectID: from, DeletedAt: at}, to: to}
+	d := &departure{Deletion: store.Deletion{Kind: kind, ID: id, ProjectID: from, DeletedAt: at}, to: to}
 	i, _ := slices.BinarySearchFunc(t.departures, d, departureOrder)
 	t.departures = slices.Insert(t.departures, i, d)
 	if t.departed[k] == nil {
@@ -81,15 +83,15 @@ func (t *tenant) pruneDepartures(cutoff time.Time) {
 // after since that a key restricted to only (not nil) sees: the item left
 // one of its projects and is not in one of them now; one per item, the
 // latest, in feed order.
-func (t *tenant) departuresSince(only []string, since time.Time) []*Deletion {
-	var out []*Deletion
+func (t *tenant) departuresSince(only []string, since time.Time) []*store.Deletion {
+	var out []*store.Deletion
 	seen := make(map[deletionKey]bool)
 	for _, d := range slices.Backward(t.departures) {
 		if d.DeletedAt.Before(since) {
 			break
 		}
 		k := deletionKey{d.Kind, d.ID}
-		if seen[k] || !InProjects(only, d.ProjectID) || InProjects(only, d.to) {
+		if seen[k] || !store.InProjects(only, d.ProjectID) || store.InProjects(only, d.to) {
 			continue
 		}
 		seen[k] = true
@@ -114,8 +116,8 @@ func departureOrder(a, b *departure) int {
 
 // mergeDeletions returns the records of a and b, each in feed order, in
 // feed order.
-func mergeDeletions(a, b []*Deletion) []*Deletion {
-	out := make([]*Deletion, 0, len(a)+len(b))
+func mergeDeletions(a, b []*store.Deletion) []*store.Deletion {
+	out := make([]*store.Deletion, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if deletionOrder(a[0], b[0]) <= 0 {
 			out, a = append(out, a[0]), a[1:]
@@ -133,7 +135,7 @@ func (t *tenant) deletedFrom(k deletionKey) string {
 	if !ok {
 		return ""
 	}
-	i, found := slices.BinarySearchFunc(t.deletions, &Deletion{Kind: k.kind, ID: k.id, DeletedAt: at}, deletionOrder)
+	i, found := slices.BinarySearchFunc(t.deletions, &store.Deletion{Kind: k.kind, ID: k.id, DeletedAt: at}, deletionOrder)
 	if !found {
 		return ""
 	}

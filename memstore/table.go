@@ -1,12 +1,14 @@
-package store
+package memstore
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// itemDesc describes a kind of item that Memory keeps in a table of its
+// itemDesc describes a kind of item that the Store keeps in a table of its
 // own (a sorted per organization): projects and the items a project owns.
 // The generic methods below do everything a Put, List, Get or Delete of
 // such a kind does, so that a new kind is, in its own file
@@ -14,7 +16,7 @@ import (
 // and its line in memoryKinds (see memory_kinds.go for the kinds of the
 // contract).
 type itemDesc[T any] struct {
-	kind  Kind
+	kind  store.Kind
 	order func(a, b *T) int // list order; ends with the id, so it is total
 	id    func(*T) string
 	org   func(*T) string
@@ -37,16 +39,16 @@ type itemDesc[T any] struct {
 type tableDesc interface {
 	// add gives t an empty table of the kind and its kindTable.
 	add(t *tenant)
-	kindOf() Kind
+	kindOf() store.Kind
 }
 
-// memoryKinds lists the kinds of items Memory keeps in a table, in the
+// memoryKinds lists the kinds of items the Store keeps in a table, in the
 // order of Kinds, which is the order of a deleted project's cascade and
 // of its events. Threads and messages, kept apart (threadStore), are not
 // in it.
 var memoryKinds = []tableDesc{projectItems, milestoneItems, deliverableItems, invoiceItems}
 
-func (d *itemDesc[T]) kindOf() Kind { return d.kind }
+func (d *itemDesc[T]) kindOf() store.Kind { return d.kind }
 
 // of returns t's table of the kind. The tenant holds one of each kind of
 // memoryKinds, of its type, so the assertion holds.
@@ -59,7 +61,7 @@ func (d *itemDesc[T]) add(t *tenant) {
 	t.items[d.kind] = s
 	row := kindTable{kind: d.kind, has: s.has}
 	switch {
-	case d.kind == KindProject:
+	case d.kind == store.KindProject:
 	case d.detach == nil:
 		row.cascade = cascadeOf(s, d.project)
 	default:
@@ -92,7 +94,7 @@ func (d *itemDesc[T]) detachAll(t *tenant, projectID string, at time.Time) {
 // it (unless nothing but UpdatedAt changed), notes its departure from
 // the project it was in, records its events and drops its deletion
 // record.
-func (d *itemDesc[T]) put(ctx context.Context, m *Memory, v T) error {
+func (d *itemDesc[T]) put(ctx context.Context, m *Store, v T) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -107,7 +109,7 @@ func (d *itemDesc[T]) put(ctx context.Context, m *Memory, v T) error {
 	if err != nil {
 		return err
 	}
-	isProject := d.kind == KindProject
+	isProject := d.kind == store.KindProject
 	if !isProject && project != "" { // Validate refuses "" where a project is needed
 		if err := t.hasProject(string(d.kind), id, project); err != nil {
 			return err
@@ -135,7 +137,7 @@ func (d *itemDesc[T]) put(ctx context.Context, m *Memory, v T) error {
 
 // listing is what a list asks of a table, from its query.
 type listing struct {
-	PageRequest
+	store.PageRequest
 	status    string // "" for any
 	projectID string // "" for any
 	// inProject makes projectID a project that must exist: a list of a
@@ -144,20 +146,20 @@ type listing struct {
 	only      []string  // OnlyProjects
 	dueBefore time.Time // DueBefore
 	since     time.Time
-	after     Position
+	after     store.Position
 }
 
 // list returns a page of the organization's items; an unknown
 // organization has none.
-func (d *itemDesc[T]) list(ctx context.Context, m *Memory, orgID string, l listing) (Page[T], error) {
+func (d *itemDesc[T]) list(ctx context.Context, m *Store, orgID string, l listing) (store.Page[T], error) {
 	if err := alive(ctx); err != nil {
-		return Page[T]{}, err
+		return store.Page[T]{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t := m.orgs[orgID]
 	if l.inProject && (t == nil || !projectItems.of(t).has(l.projectID)) {
-		return Page[T]{}, fmt.Errorf("store: project %q: %w", l.projectID, ErrNotFound)
+		return store.Page[T]{}, fmt.Errorf("store: project %q: %w", l.projectID, store.ErrNotFound)
 	}
 	keep := d.filter(l)
 	var items []*T
@@ -179,7 +181,7 @@ func (d *itemDesc[T]) filter(l listing) func(*T) bool {
 		conds = append(conds, func(v *T) bool { return d.project(v) == l.projectID })
 	}
 	if l.only != nil {
-		conds = append(conds, func(v *T) bool { return InProjects(l.only, d.project(v)) })
+		conds = append(conds, func(v *T) bool { return store.InProjects(l.only, d.project(v)) })
 	}
 	if !l.dueBefore.IsZero() {
 		conds = append(conds, func(v *T) bool { due := d.due(v); return due != nil && due.Before(l.dueBefore) })
@@ -198,7 +200,7 @@ func (d *itemDesc[T]) filter(l listing) func(*T) bool {
 }
 
 // get returns one of the organization's items, or ErrNotFound.
-func (d *itemDesc[T]) get(ctx context.Context, m *Memory, orgID, id string) (T, error) {
+func (d *itemDesc[T]) get(ctx context.Context, m *Store, orgID, id string) (T, error) {
 	var none T
 	if err := alive(ctx); err != nil {
 		return none, err
@@ -210,14 +212,14 @@ func (d *itemDesc[T]) get(ctx context.Context, m *Memory, orgID, id string) (T, 
 			return d.copy(*v), nil
 		}
 	}
-	return none, fmt.Errorf("store: %s %q: %w", d.kind, id, ErrNotFound)
+	return none, fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
 }
 
 // delete removes an item and records its Deletion (with the project it
 // was in); threads about it stay, with a nil About. It returns an error
 // wrapping ErrNotFound when the organization has no such item. Projects
 // have their own (DeleteProject).
-func (d *itemDesc[T]) delete(ctx context.Context, m *Memory, orgID, id string) error {
+func (d *itemDesc[T]) delete(ctx context.Context, m *Store, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -230,7 +232,7 @@ func (d *itemDesc[T]) delete(ctx context.Context, m *Memory, orgID, id string) e
 		gone = d.of(t).remove(id)
 	}
 	if gone == nil {
-		return fmt.Errorf("store: %s %q: %w", d.kind, id, ErrNotFound)
+		return fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
 	}
 	at := m.stamp(t)
 	t.record(d.kind, id, d.project(gone), at)

@@ -1,4 +1,4 @@
-package store_test
+package memstore_test
 
 import (
 	"context"
@@ -7,15 +7,16 @@ import (
 	"log"
 	"time"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// ExampleNewMemory seeds an in-memory store and reads one organization's
+// ExampleNew seeds an in-memory store and reads one organization's
 // projects back, most recently started first and projects not yet started
 // last.
-func ExampleNewMemory() {
+func ExampleNew() {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 
 	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true}))
@@ -40,12 +41,12 @@ func must(err error) {
 	}
 }
 
-// ExampleMemory_PutMilestone shows that a Writer refuses an item whose
+// ExampleStore_PutMilestone shows that a Writer refuses an item whose
 // owner was not put first, naming the item, and that the error wraps
 // store.ErrNotFound; an invalid item's error wraps store.ErrInvalid.
-func ExampleMemory_PutMilestone() {
+func ExampleStore_PutMilestone() {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "growth"}))
 
 	err := st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p9", Name: "Launch",
@@ -63,14 +64,14 @@ func ExampleMemory_PutMilestone() {
 	// true
 }
 
-// ExampleMemory_DeleteProject deletes a project and reads what a client
+// ExampleStore_DeleteProject deletes a project and reads what a client
 // polling for changes sees: the records of the project and its milestone,
 // and the invoice that named it, changed. The Memory dates every write by
 // its clock, here one a test moves by hand.
-func ExampleMemory_DeleteProject() {
+func ExampleStore_DeleteProject() {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	st := store.NewMemory(store.WithClock(func() time.Time { return now }))
+	st := memstore.New(memstore.WithClock(func() time.Time { return now }))
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "growth"}))
 	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Website", Status: store.ProjectInProgress}))
 	must(st.PutMilestone(ctx, store.Milestone{ID: "m1", OrgID: "org_a", ProjectID: "p1", Name: "Launch", Status: store.MilestonePending, DueAt: now}))
@@ -99,12 +100,12 @@ func ExampleMemory_DeleteProject() {
 	// changed invoice i1 project <nil> 2026-03-01T10:00:00Z
 }
 
-// ExampleMemory_PutMessage puts a thread with a message for the client
+// ExampleStore_PutMessage puts a thread with a message for the client
 // and an internal note: clients see one message, and the newer note moves
 // neither the count nor the thread's last message time.
-func ExampleMemory_PutMessage() {
+func ExampleStore_PutMessage() {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	at := time.Date(2026, 1, 6, 9, 0, 0, 0, time.UTC)
 	ana := store.Author{Name: "Ana", Side: store.SideAgency}
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))

@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"context"
@@ -6,25 +6,27 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// Memory's change spine read as events (Events): every write records its
+// the Store's change spine read as events (Events): every write records its
 // events in its own critical section and wakes the watchers once it is
-// over. Ids are "evt_" and a zero-padded sequence of the Memory, so they
+// over. Ids are "evt_" and a zero-padded sequence of the Store, so they
 // sort as written and never come back. The rules: docs/store.md.
 
-var _ Events = (*Memory)(nil)
+var _ store.Events = (*Store)(nil)
 
 // ListEvents returns the organization's events after q.After: none for
 // an unknown organization, ErrUnknownCursor for an After it does not keep,
 // ErrInvalid for a limit below 1. Events are indexed by type and kind, so
 // a page costs the same however many are kept, unless OnlyProjects is set.
-func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (EventPage, error) {
+func (m *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery) (store.EventPage, error) {
 	if err := alive(ctx); err != nil {
-		return EventPage{}, err
+		return store.EventPage{}, err
 	}
 	if q.Limit < 1 {
-		return EventPage{}, fmt.Errorf("store: %w event limit %d", ErrInvalid, q.Limit)
+		return store.EventPage{}, fmt.Errorf("store: %w event limit %d", store.ErrInvalid, q.Limit)
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -37,12 +39,12 @@ func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (Ev
 	if q.After != "" {
 		i, found := l.find(from, q.After)
 		if !found {
-			return EventPage{}, fmt.Errorf("store: events after %q: %w", q.After, ErrUnknownCursor)
+			return store.EventPage{}, fmt.Errorf("store: events after %q: %w", q.After, store.ErrUnknownCursor)
 		}
 		start = i + 1
 	}
-	p := EventPage{Events: []Event{}, Last: q.After}
-	add := func(e Event) {
+	p := store.EventPage{Events: []store.Event{}, Last: q.After}
+	add := func(e store.Event) {
 		if len(p.Events) < q.Limit {
 			p.Events = append(p.Events, e)
 			p.Last = e.ID
@@ -77,7 +79,7 @@ func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (Ev
 	if len(q.Types) > 0 {
 		for _, typ := range q.Types {
 			kind, _, _ := strings.Cut(typ, ".")
-			if seen[typ] || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, Kind(kind)) {
+			if seen[typ] || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, store.Kind(kind)) {
 				continue
 			}
 			seen[typ] = true
@@ -116,7 +118,7 @@ func (m *Memory) ListEvents(ctx context.Context, orgID string, q EventQuery) (Ev
 
 // LatestEvent returns the id of the organization's newest event kept, ""
 // when it has none.
-func (m *Memory) LatestEvent(ctx context.Context, orgID string) (string, error) {
+func (m *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	if err := alive(ctx); err != nil {
 		return "", err
 	}
@@ -131,22 +133,22 @@ func (m *Memory) LatestEvent(ctx context.Context, orgID string) (string, error) 
 // WatchEvents returns a channel that receives a value after each write to
 // the organization (a write that changed nothing too: a wake-up may be
 // spurious), and is closed when ctx is done.
-func (m *Memory) WatchEvents(ctx context.Context, orgID string) <-chan struct{} {
+func (m *Store) WatchEvents(ctx context.Context, orgID string) <-chan struct{} {
 	return m.watchers.Watch(ctx, orgID)
 }
 
 // wake wakes the organization's watchers. Writes defer it before they
 // lock mu, so that it runs once they have unlocked it.
-func (m *Memory) wake(orgID string) { m.watchers.Wake(orgID) }
+func (m *Store) wake(orgID string) { m.watchers.Wake(orgID) }
 
 // eventLog is an organization's events, oldest first, with the
 // sequence numbers of each type's and each kind's, so that a page of one
 // type and its total are found, not counted.
 type eventLog struct {
-	events []Event
-	seqs   []int64            // events[i]'s sequence number, which its id carries
-	byType map[string][]int64 // the seqs of each type's events, ascending
-	byKind map[Kind][]int64   // the seqs of each kind's events, ascending
+	events []store.Event
+	seqs   []int64                // events[i]'s sequence number, which its id carries
+	byType map[string][]int64     // the seqs of each type's events, ascending
+	byKind map[store.Kind][]int64 // the seqs of each kind's events, ascending
 }
 
 // find returns the index of the event id at or after from, and whether
@@ -155,19 +157,19 @@ func (l *eventLog) find(from int, id string) (int, bool) {
 	if l == nil {
 		return 0, false
 	}
-	i, found := slices.BinarySearchFunc(l.events[from:], id, func(e Event, id string) int { return strings.Compare(e.ID, id) })
+	i, found := slices.BinarySearchFunc(l.events[from:], id, func(e store.Event, id string) int { return strings.Compare(e.ID, id) })
 	return from + i, found
 }
 
 // keptFrom returns the index of the first event of l not yet past
 // EventRetention on the clock (len(l.events) when there is none). The
 // caller holds mu.
-func (m *Memory) keptFrom(l *eventLog) int {
+func (m *Store) keptFrom(l *eventLog) int {
 	if l == nil {
 		return 0
 	}
-	cutoff := kept(m.now()).Add(-EventRetention)
-	from, _ := slices.BinarySearchFunc(l.events, cutoff, func(e Event, at time.Time) int {
+	cutoff := kept(m.now()).Add(-store.EventRetention)
+	from, _ := slices.BinarySearchFunc(l.events, cutoff, func(e store.Event, at time.Time) int {
 		if e.CreatedAt.Before(at) {
 			return -1
 		}
@@ -179,16 +181,16 @@ func (m *Memory) keptFrom(l *eventLog) int {
 // emit appends an event to the organization's feed, with the next id,
 // and prunes the events past EventRetention before it. The caller holds
 // mu for writing.
-func (t *tenant) emit(e Event) {
+func (t *tenant) emit(e store.Event) {
 	*t.eventSeq++
 	seq := *t.eventSeq
 	e.ID = fmt.Sprintf("evt_%016d", seq)
 	l := &t.events
 	if l.byType == nil {
-		l.byType, l.byKind = map[string][]int64{}, map[Kind][]int64{}
+		l.byType, l.byKind = map[string][]int64{}, map[store.Kind][]int64{}
 	}
 	n := 0
-	cutoff := e.CreatedAt.Add(-EventRetention)
+	cutoff := e.CreatedAt.Add(-store.EventRetention)
 	for n < len(l.events) && l.events[n].CreatedAt.Before(cutoff) {
 		old := l.events[n]
 		l.byType[old.Type] = l.byType[old.Type][1:] // the oldest of its type: it went in first
@@ -204,14 +206,14 @@ func (t *tenant) emit(e Event) {
 // put records the events of a write that made an item visible (existed
 // false: created) or changed it (updated, and a change of status): status
 // is its status now, was its status before.
-func (t *tenant) put(kind Kind, id, projectID, threadID, was, status string, existed bool, at time.Time) {
-	e := Event{Type: string(kind) + "." + string(ActionCreated), Kind: kind, ItemID: id,
+func (t *tenant) put(kind store.Kind, id, projectID, threadID, was, status string, existed bool, at time.Time) {
+	e := store.Event{Type: string(kind) + "." + string(store.ActionCreated), Kind: kind, ItemID: id,
 		ProjectID: projectID, ThreadID: threadID, CreatedAt: at}
 	if !existed {
 		t.emit(e)
 		return
 	}
-	e.Type = string(kind) + "." + string(ActionUpdated)
+	e.Type = string(kind) + "." + string(store.ActionUpdated)
 	t.emit(e)
 	if was != status {
 		e.Type, e.PreviousStatus = string(kind)+"."+status, was
@@ -221,8 +223,8 @@ func (t *tenant) put(kind Kind, id, projectID, threadID, was, status string, exi
 
 // gone records the event of an item that clients no longer see: deleted,
 // or made internal.
-func (t *tenant) gone(kind Kind, id, projectID, threadID string, at time.Time) {
-	t.emit(Event{Type: string(kind) + "." + string(ActionDeleted), Kind: kind, ItemID: id,
+func (t *tenant) gone(kind store.Kind, id, projectID, threadID string, at time.Time) {
+	t.emit(store.Event{Type: string(kind) + "." + string(store.ActionDeleted), Kind: kind, ItemID: id,
 		ProjectID: projectID, ThreadID: threadID, CreatedAt: at})
 }
 

@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"cmp"
@@ -8,33 +8,35 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 var (
-	_ WebhookEndpoints = (*Memory)(nil)
-	_ WebhookQueue     = (*Memory)(nil)
+	_ store.WebhookEndpoints = (*Store)(nil)
+	_ store.WebhookQueue     = (*Store)(nil)
 )
 
-// memoryWebhooks is the Memory's webhook endpoints, their queue and their
+// memoryWebhooks is the Store's webhook endpoints, their queue and their
 // delivery log, under a lock of their own.
 type memoryWebhooks struct {
 	mu         sync.Mutex
-	endpoints  map[[2]string]*WebhookEndpoint // by (org, id)
-	jobs       map[[3]string]*WebhookJob      // by (org, endpoint, event)
-	deliveries map[[2]string][]WebhookDelivery
+	endpoints  map[[2]string]*store.WebhookEndpoint // by (org, id)
+	jobs       map[[3]string]*store.WebhookJob      // by (org, endpoint, event)
+	deliveries map[[2]string][]store.WebhookDelivery
 	claims     int64
 }
 
 func (w *memoryWebhooks) init() {
 	if w.endpoints == nil {
-		w.endpoints = map[[2]string]*WebhookEndpoint{}
-		w.jobs = map[[3]string]*WebhookJob{}
-		w.deliveries = map[[2]string][]WebhookDelivery{}
+		w.endpoints = map[[2]string]*store.WebhookEndpoint{}
+		w.jobs = map[[3]string]*store.WebhookJob{}
+		w.deliveries = map[[2]string][]store.WebhookDelivery{}
 	}
 }
 
 // dropOrganization deletes an organization's endpoints, their jobs and
-// their deliveries (Memory.DeleteOrganization, under m.mu: the lock
+// their deliveries (Store.DeleteOrganization, under m.mu: the lock
 // order is m.mu, then w.mu).
 func (w *memoryWebhooks) dropOrganization(orgID string) {
 	w.mu.Lock()
@@ -52,7 +54,7 @@ func (w *memoryWebhooks) dropOrganization(orgID string) {
 	}
 }
 
-func copyEndpoint(e WebhookEndpoint) WebhookEndpoint {
+func copyEndpoint(e store.WebhookEndpoint) store.WebhookEndpoint {
 	e.Types = slices.Clone(e.Types)
 	e.Scopes = slices.Clone(e.Scopes)
 	e.ProjectIDs = slices.Clone(e.ProjectIDs)
@@ -62,8 +64,8 @@ func copyEndpoint(e WebhookEndpoint) WebhookEndpoint {
 }
 
 // CreateWebhookEndpoint implements WebhookEndpoints. Its CreatedAt and
-// UpdatedAt are the Memory's clock.
-func (m *Memory) CreateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+// UpdatedAt are the Store's clock.
+func (m *Store) CreateWebhookEndpoint(ctx context.Context, e store.WebhookEndpoint) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -73,7 +75,7 @@ func (m *Memory) CreateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) e
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if _, ok := m.orgs[e.OrgID]; !ok {
-		return fmt.Errorf("store: organization %s: %w", e.OrgID, ErrNotFound)
+		return fmt.Errorf("store: organization %s: %w", e.OrgID, store.ErrNotFound)
 	}
 	w := &m.webhooks
 	w.mu.Lock()
@@ -81,7 +83,7 @@ func (m *Memory) CreateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) e
 	w.init()
 	k := [2]string{e.OrgID, e.ID}
 	if _, ok := w.endpoints[k]; ok {
-		return fmt.Errorf("store: webhook endpoint %s: %w", e.ID, ErrConflict)
+		return fmt.Errorf("store: webhook endpoint %s: %w", e.ID, store.ErrConflict)
 	}
 	e = copyEndpoint(e)
 	e.CreatedAt = kept(m.now())
@@ -91,28 +93,28 @@ func (m *Memory) CreateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) e
 }
 
 // GetWebhookEndpoint implements WebhookEndpoints.
-func (m *Memory) GetWebhookEndpoint(ctx context.Context, orgID, id string) (WebhookEndpoint, error) {
+func (m *Store) GetWebhookEndpoint(ctx context.Context, orgID, id string) (store.WebhookEndpoint, error) {
 	if err := alive(ctx); err != nil {
-		return WebhookEndpoint{}, err
+		return store.WebhookEndpoint{}, err
 	}
 	w := &m.webhooks
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e, ok := w.endpoints[[2]string{orgID, id}]
 	if !ok {
-		return WebhookEndpoint{}, fmt.Errorf("store: webhook endpoint %s: %w", id, ErrNotFound)
+		return store.WebhookEndpoint{}, fmt.Errorf("store: webhook endpoint %s: %w", id, store.ErrNotFound)
 	}
 	return copyEndpoint(*e), nil
 }
 
 // ListWebhookEndpoints implements WebhookEndpoints.
-func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q WebhookEndpointQuery) (Page[WebhookEndpoint], error) {
+func (m *Store) ListWebhookEndpoints(ctx context.Context, orgID string, q store.WebhookEndpointQuery) (store.Page[store.WebhookEndpoint], error) {
 	if err := alive(ctx); err != nil {
-		return Page[WebhookEndpoint]{}, err
+		return store.Page[store.WebhookEndpoint]{}, err
 	}
 	w := &m.webhooks
 	w.mu.Lock()
-	var all []*WebhookEndpoint
+	var all []*store.WebhookEndpoint
 	for k, e := range w.endpoints {
 		if k[0] == orgID && q.Keeps(e) {
 			c := copyEndpoint(*e)
@@ -120,27 +122,27 @@ func (m *Memory) ListWebhookEndpoints(ctx context.Context, orgID string, q Webho
 		}
 	}
 	w.mu.Unlock()
-	slices.SortFunc(all, func(a, b *WebhookEndpoint) int {
+	slices.SortFunc(all, func(a, b *store.WebhookEndpoint) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return page(all, nil, q.PageRequest, copyEndpoint, time.Time{}, 0)
 }
 
 // UpdateWebhookEndpoint implements WebhookEndpoints.
-func (m *Memory) UpdateWebhookEndpoint(ctx context.Context, orgID, id string, fn func(*WebhookEndpoint) error) (WebhookEndpoint, error) {
+func (m *Store) UpdateWebhookEndpoint(ctx context.Context, orgID, id string, fn func(*store.WebhookEndpoint) error) (store.WebhookEndpoint, error) {
 	if err := alive(ctx); err != nil {
-		return WebhookEndpoint{}, err
+		return store.WebhookEndpoint{}, err
 	}
 	w := &m.webhooks
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e, ok := w.endpoints[[2]string{orgID, id}]
 	if !ok {
-		return WebhookEndpoint{}, fmt.Errorf("store: webhook endpoint %s: %w", id, ErrNotFound)
+		return store.WebhookEndpoint{}, fmt.Errorf("store: webhook endpoint %s: %w", id, store.ErrNotFound)
 	}
 	c := copyEndpoint(*e)
 	if err := fn(&c); err != nil {
-		return WebhookEndpoint{}, err
+		return store.WebhookEndpoint{}, err
 	}
 	c.ID, c.OrgID, c.Cursor, c.CreatedAt = e.ID, e.OrgID, e.Cursor, e.CreatedAt
 	c.UpdatedAt = later(kept(m.now()), e.UpdatedAt)
@@ -149,7 +151,7 @@ func (m *Memory) UpdateWebhookEndpoint(ctx context.Context, orgID, id string, fn
 }
 
 // DeleteWebhookEndpoint implements WebhookEndpoints.
-func (m *Memory) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func (m *Memory) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) er
 	defer w.mu.Unlock()
 	k := [2]string{orgID, id}
 	if _, ok := w.endpoints[k]; !ok {
-		return fmt.Errorf("store: webhook endpoint %s: %w", id, ErrNotFound)
+		return fmt.Errorf("store: webhook endpoint %s: %w", id, store.ErrNotFound)
 	}
 	delete(w.endpoints, k)
 	delete(w.deliveries, k)
@@ -171,18 +173,18 @@ func (m *Memory) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) er
 }
 
 // ListWebhookDeliveries implements WebhookEndpoints.
-func (m *Memory) ListWebhookDeliveries(ctx context.Context, orgID, endpointID string, q WebhookDeliveryQuery) (Page[WebhookDelivery], error) {
+func (m *Store) ListWebhookDeliveries(ctx context.Context, orgID, endpointID string, q store.WebhookDeliveryQuery) (store.Page[store.WebhookDelivery], error) {
 	if err := alive(ctx); err != nil {
-		return Page[WebhookDelivery]{}, err
+		return store.Page[store.WebhookDelivery]{}, err
 	}
 	w := &m.webhooks
 	w.mu.Lock()
 	k := [2]string{orgID, endpointID}
 	if _, ok := w.endpoints[k]; !ok {
 		w.mu.Unlock()
-		return Page[WebhookDelivery]{}, fmt.Errorf("store: webhook endpoint %s: %w", endpointID, ErrNotFound)
+		return store.Page[store.WebhookDelivery]{}, fmt.Errorf("store: webhook endpoint %s: %w", endpointID, store.ErrNotFound)
 	}
-	var all []*WebhookDelivery
+	var all []*store.WebhookDelivery
 	log := w.deliveries[k]
 	for i := len(log) - 1; i >= 0; i-- { // newest first
 		if !log[i].AttemptedAt.Before(q.Since) {
@@ -191,29 +193,31 @@ func (m *Memory) ListWebhookDeliveries(ctx context.Context, orgID, endpointID st
 		}
 	}
 	w.mu.Unlock()
-	return page(all, nil, q.PageRequest, func(d WebhookDelivery) WebhookDelivery { return d }, time.Time{}, 0)
+	return page(all, nil, q.PageRequest, func(d store.WebhookDelivery) store.WebhookDelivery { return d }, time.Time{}, 0)
 }
 
 // EnabledWebhookEndpoints implements WebhookQueue.
-func (m *Memory) EnabledWebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error) {
+func (m *Store) EnabledWebhookEndpoints(ctx context.Context) ([]store.WebhookEndpoint, error) {
 	if err := alive(ctx); err != nil {
 		return nil, err
 	}
 	w := &m.webhooks
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []WebhookEndpoint
+	var out []store.WebhookEndpoint
 	for _, e := range w.endpoints {
 		if e.Enabled {
 			out = append(out, copyEndpoint(*e))
 		}
 	}
-	slices.SortFunc(out, func(a, b WebhookEndpoint) int { return cmp.Or(cmp.Compare(a.OrgID, b.OrgID), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(out, func(a, b store.WebhookEndpoint) int {
+		return cmp.Or(cmp.Compare(a.OrgID, b.OrgID), cmp.Compare(a.ID, b.ID))
+	})
 	return out, nil
 }
 
 // EnqueueWebhookJobs implements WebhookQueue.
-func (m *Memory) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from, to string, jobs []WebhookJob) error {
+func (m *Store) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from, to string, jobs []store.WebhookJob) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -222,10 +226,10 @@ func (m *Memory) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from
 	defer w.mu.Unlock()
 	e, ok := w.endpoints[[2]string{orgID, endpointID}]
 	if !ok {
-		return fmt.Errorf("store: webhook endpoint %s: %w", endpointID, ErrNotFound)
+		return fmt.Errorf("store: webhook endpoint %s: %w", endpointID, store.ErrNotFound)
 	}
 	if e.Cursor != from || !e.Enabled {
-		return fmt.Errorf("store: webhook endpoint %s: cursor moved or endpoint disabled: %w", endpointID, ErrConflict)
+		return fmt.Errorf("store: webhook endpoint %s: cursor moved or endpoint disabled: %w", endpointID, store.ErrConflict)
 	}
 	now := kept(m.now())
 	for _, j := range jobs {
@@ -244,9 +248,9 @@ func (m *Memory) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from
 	}
 	e.Cursor = to
 	// What is past WebhookRetention goes, a page of events at a time.
-	horizon := now.Add(-WebhookRetention)
+	horizon := now.Add(-store.WebhookRetention)
 	log := w.deliveries[[2]string{orgID, endpointID}]
-	n, _ := slices.BinarySearchFunc(log, horizon, func(d WebhookDelivery, t time.Time) int { return d.AttemptedAt.Compare(t) })
+	n, _ := slices.BinarySearchFunc(log, horizon, func(d store.WebhookDelivery, t time.Time) int { return d.AttemptedAt.Compare(t) })
 	w.deliveries[[2]string{orgID, endpointID}] = log[n:]
 	for k, j := range w.jobs {
 		if k[0] == orgID && k[1] == endpointID && j.Due.IsZero() && j.QueuedAt.Before(horizon) {
@@ -257,22 +261,24 @@ func (m *Memory) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from
 }
 
 // ClaimWebhookJobs implements WebhookQueue.
-func (m *Memory) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]WebhookJob, error) {
+func (m *Store) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]store.WebhookJob, error) {
 	if err := alive(ctx); err != nil {
 		return nil, err
 	}
 	w := &m.webhooks
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var due []*WebhookJob
+	var due []*store.WebhookJob
 	for _, j := range w.jobs {
 		e := w.endpoints[[2]string{j.OrgID, j.EndpointID}]
 		if !j.Due.IsZero() && !j.Due.After(now) && e != nil && e.Enabled {
 			due = append(due, j)
 		}
 	}
-	slices.SortFunc(due, func(a, b *WebhookJob) int { return cmp.Or(a.Due.Compare(b.Due), cmp.Compare(a.EventID, b.EventID)) })
-	var out []WebhookJob
+	slices.SortFunc(due, func(a, b *store.WebhookJob) int {
+		return cmp.Or(a.Due.Compare(b.Due), cmp.Compare(a.EventID, b.EventID))
+	})
+	var out []store.WebhookJob
 	for _, j := range due[:min(limit, len(due))] {
 		w.claims++
 		j.Claim = strconv.FormatInt(w.claims, 10)
@@ -286,7 +292,7 @@ func (m *Memory) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int,
 
 // FinishWebhookAttempt implements WebhookQueue. Attempts and finished jobs
 // older than WebhookRetention are dropped by EnqueueWebhookJobs.
-func (m *Memory) FinishWebhookAttempt(ctx context.Context, job WebhookJob, d WebhookDelivery, o WebhookOutcome) error {
+func (m *Store) FinishWebhookAttempt(ctx context.Context, job store.WebhookJob, d store.WebhookDelivery, o store.WebhookOutcome) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -296,7 +302,7 @@ func (m *Memory) FinishWebhookAttempt(ctx context.Context, job WebhookJob, d Web
 	k := [2]string{job.OrgID, job.EndpointID}
 	e, ok := w.endpoints[k]
 	if !ok {
-		return fmt.Errorf("store: webhook endpoint %s: %w", job.EndpointID, ErrNotFound)
+		return fmt.Errorf("store: webhook endpoint %s: %w", job.EndpointID, store.ErrNotFound)
 	}
 	w.deliveries[k] = append(w.deliveries[k], d)
 	j, ok := w.jobs[[3]string{job.OrgID, job.EndpointID, job.EventID}]
@@ -318,7 +324,7 @@ func (m *Memory) FinishWebhookAttempt(ctx context.Context, job WebhookJob, d Web
 }
 
 // RequeueWebhookJob implements WebhookQueue.
-func (m *Memory) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventID string, now time.Time) error {
+func (m *Store) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventID string, now time.Time) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -326,8 +332,8 @@ func (m *Memory) RequeueWebhookJob(ctx context.Context, orgID, endpointID, event
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	j, ok := w.jobs[[3]string{orgID, endpointID, eventID}]
-	if !ok || j.QueuedAt.Before(now.Add(-WebhookRetention)) {
-		return fmt.Errorf("store: webhook endpoint %s: event %s: %w", endpointID, eventID, ErrNotFound)
+	if !ok || j.QueuedAt.Before(now.Add(-store.WebhookRetention)) {
+		return fmt.Errorf("store: webhook endpoint %s: event %s: %w", endpointID, eventID, store.ErrNotFound)
 	}
 	j.Due, j.Claim, j.QueuedAt = now, "", kept(now)
 	return nil

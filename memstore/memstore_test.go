@@ -1,4 +1,4 @@
-package store_test
+package memstore_test
 
 import (
 	"context"
@@ -8,25 +8,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matryer/is"
+
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/storetest"
-	"github.com/matryer/is"
 )
 
-// TestMemoryConformance runs the suite on a Memory whose clock it moves
+// TestMemoryConformance runs the suite on a Store whose clock it moves
 // (storetest.Clocked): its pauses between writes that must be dated apart
 // (a second, the stamps' precision) take no real time.
 func TestMemoryConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
 		clock := testenv.NewClock(time.Now())
-		return clockedMemory{store.NewMemory(store.WithClock(clock.Now)), clock}
+		return clockedMemory{memstore.New(memstore.WithClock(clock.Now)), clock}
 	})
 }
 
-// clockedMemory is a Memory with the clock it dates its writes from.
+// clockedMemory is a Store with the clock it dates its writes from.
 type clockedMemory struct {
-	*store.Memory
+	*memstore.Store
 	*testenv.Clock
 }
 
@@ -34,7 +36,7 @@ type clockedMemory struct {
 // invoices (and a second organization holding as many).
 func BenchmarkMemoryListInvoices(b *testing.B) {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, org := range []string{"org_a", "org_b"} {
 		if err := st.PutOrganization(ctx, store.Organization{ID: org, Name: org, Plan: "growth"}); err != nil {
@@ -84,7 +86,7 @@ func BenchmarkMemoryPutInvoice(b *testing.B) {
 	ctx := context.Background()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for range b.N {
-		st := store.NewMemory()
+		st := memstore.New()
 		if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "a", Plan: "growth"}); err != nil {
 			b.Fatal(err)
 		}
@@ -103,7 +105,7 @@ func BenchmarkMemoryPutInvoice(b *testing.B) {
 // and impossible page requests are refused.
 func TestMemoryPages(t *testing.T) {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
 	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
 
@@ -141,14 +143,14 @@ func TestMemoryPages(t *testing.T) {
 
 // TestMemoryClock checks what the conformance suite cannot without the
 // store's clock: times come from WithClock, truncated to the second in
-// UTC, never go back, and deletion records are answered from the Memory's
+// UTC, never go back, and deletion records are answered from the Store's
 // creation and for DeletionRetention.
 func TestMemoryClock(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 123456789, time.FixedZone("UTC-5", -5*60*60))
 	clock := testenv.NewClock(start)
-	st := store.NewMemory(store.WithClock(clock.Now))
+	st := memstore.New(memstore.WithClock(clock.Now))
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
 	put := func(id, name string) store.Project {
 		is.Helper()
@@ -209,7 +211,7 @@ func TestMemoryOptions(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	before := time.Now()
-	st := store.NewMemory(nil, store.WithClock(nil))
+	st := memstore.New(nil, memstore.WithClock(nil))
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
 	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
 	p, err := st.GetProject(ctx, "org_a", "p1")
@@ -223,7 +225,7 @@ func TestMemoryOptions(t *testing.T) {
 func TestMemoryOnDeleteOrganization(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	var called []string
 	st.OnDeleteOrganization(func(orgID string) {
 		_, err := st.Organization(ctx, orgID)
@@ -242,7 +244,7 @@ func TestMemoryOnDeleteOrganization(t *testing.T) {
 func TestMemoryOnOrganizationChange(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	var called []string
 	st.OnOrganizationChange(func(orgID string) {
 		o, err := st.Organization(ctx, orgID)
@@ -269,7 +271,7 @@ func TestMemorySyncedThrough(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 14, 0, 0, 700_000_000, time.UTC)
 	clock := testenv.NewClock(start)
-	st := store.NewMemory(store.WithClock(clock.Now))
+	st := memstore.New(memstore.WithClock(clock.Now))
 	must(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: "starter"}))
 	must(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Site", Status: store.ProjectPlanned}))
 	all := store.PageRequest{Page: 1, Limit: 10}

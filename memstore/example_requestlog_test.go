@@ -1,19 +1,20 @@
-package store_test
+package memstore_test
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
 // The portal reads the request log and the usage per key through Go, on
 // the store the handler's RequestRecorder writes to (statusapi.WithRequestLog).
-func ExampleMemory_ListRequestLogs() {
+func ExampleStore_ListRequestLogs() {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
-	st := store.NewMemory(store.WithClock(func() time.Time { return now }))
+	st := memstore.New(memstore.WithClock(func() time.Time { return now }))
 	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanStarter})
 	// What a RequestRecorder appends, in batches.
 	_ = st.AppendRequests(ctx, []store.RequestRecord{

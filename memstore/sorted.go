@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // sorted holds items of one kind, unique by id, in list order.
@@ -100,7 +102,7 @@ func cascadeOf[T any](s *sorted[T], project func(*T) string) func(projectID stri
 // when it is nil) with UpdatedAt at or after since, and following after
 // when it is not zero, ordered by UpdatedAt, then id, and nothing is left
 // to apply.
-func (s *sorted[T]) view(since time.Time, after Position, keep func(*T) bool) ([]*T, func(*T) bool) {
+func (s *sorted[T]) view(since time.Time, after store.Position, keep func(*T) bool) ([]*T, func(*T) bool) {
 	if since.IsZero() {
 		return s.items, keep
 	}
@@ -124,9 +126,9 @@ func (s *sorted[T]) view(since time.Time, after Position, keep func(*T) bool) ([
 // SyncedThrough and version as its Version (the organization's data
 // version, read under the same lock as the items; 0 for a list no data
 // version covers).
-func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T) T, synced time.Time, version int64) (Page[T], error) {
+func page[T any](items []*T, keep func(*T) bool, r store.PageRequest, copyItem func(T) T, synced time.Time, version int64) (store.Page[T], error) {
 	if r.Page < 1 || r.Limit < 1 {
-		return Page[T]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
+		return store.Page[T]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
 	offset := math.MaxInt // a page too far to compute is past the end
 	if r.Page-1 <= math.MaxInt/r.Limit {
@@ -139,7 +141,7 @@ func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T)
 				out = append(out, copyItem(*v))
 			}
 		}
-		return Page[T]{Items: out, Total: len(items), SyncedThrough: synced, Version: version}, nil
+		return store.Page[T]{Items: out, Total: len(items), SyncedThrough: synced, Version: version}, nil
 	}
 	total := 0
 	for _, v := range items {
@@ -151,7 +153,7 @@ func page[T any](items []*T, keep func(*T) bool, r PageRequest, copyItem func(T)
 		}
 		total++
 	}
-	return Page[T]{Items: out, Total: total, SyncedThrough: synced, Version: version}, nil
+	return store.Page[T]{Items: out, Total: total, SyncedThrough: synced, Version: version}, nil
 }
 
 func clonePtr[T any](p *T) *T {

@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"context"
@@ -9,16 +9,17 @@ import (
 
 	"github.com/clientstatus/clientstatus/internal/wake"
 	"github.com/clientstatus/clientstatus/option"
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// Memory is a whole Store, with the portal's side (Writer, Deleter,
+// Store is a whole store.Store, with the portal's side (Writer, Deleter,
 // ThreadWriter, Organizations), a RequestLog and WebhookEndpoints, kept in
 // memory: for tests, demos and one-box installs. It is safe for concurrent
 // use, and stores and returns copies, every time in UTC truncated to the
 // second, as bunstore keeps it. It dates every write from its clock
 // (WithClock), and its times never go back. Its rules: docs/store.md.
-// The zero value is not usable; call NewMemory.
-type Memory struct {
+// The zero value is not usable; call New.
+type Store struct {
 	now func() time.Time
 
 	// orgMu serializes PutOrganization and DeleteOrganization, so that the
@@ -40,7 +41,7 @@ type Memory struct {
 	// comes back once an organization is deleted and put again.
 	seq int64
 	// floor is the earliest time ListDeletions answers for: when the
-	// Memory was created, or later once records have been pruned.
+	// the Store was created, or later once records have been pruned.
 	floor time.Time
 
 	webhooks memoryWebhooks // memory_webhooks.go
@@ -51,27 +52,27 @@ type Memory struct {
 }
 
 var (
-	_ Store         = (*Memory)(nil)
-	_ Writer        = (*Memory)(nil)
-	_ Organizations = (*Memory)(nil)
-	_ Deleter       = (*Memory)(nil)
+	_ store.Store         = (*Store)(nil)
+	_ store.Writer        = (*Store)(nil)
+	_ store.Organizations = (*Store)(nil)
+	_ store.Deleter       = (*Store)(nil)
 )
 
-// MemoryOption configures NewMemory. Options follow the module's one
+// Option configures New. Options follow the module's one
 // policy (see package [github.com/clientstatus/clientstatus/option]):
 // each sets a field of a configuration that starts from the defaults, and
 // a nil option, or an option given nil, keeps the default.
-type MemoryOption func(*memoryConfig)
+type Option func(*memoryConfig)
 
 type memoryConfig struct {
 	now func() time.Time
 }
 
-// WithClock sets the clock from which a Memory dates its writes (UpdatedAt,
+// WithClock sets the clock from which a Store dates its writes (UpdatedAt,
 // DeletedAt) and measures how long it keeps deletion records; time.Now
 // unless set, and nil keeps it. Golden tests use a fixed clock, so that
 // UpdatedAt stays the same from one run to the next.
-func WithClock(now func() time.Time) MemoryOption {
+func WithClock(now func() time.Time) Option {
 	return func(c *memoryConfig) {
 		c.now = now
 		if now == nil {
@@ -80,13 +81,13 @@ func WithClock(now func() time.Time) MemoryOption {
 	}
 }
 
-// NewMemory returns an empty Memory. Its horizon for ListDeletions is the
+// New returns an empty Store. Its horizon for ListDeletions is the
 // time it is created, on its clock.
-func NewMemory(opts ...MemoryOption) *Memory {
+func New(opts ...Option) *Store {
 	c := memoryConfig{now: time.Now}
 	option.Apply(&c, opts)
 	created := kept(c.now())
-	m := &Memory{now: c.now, orgs: make(map[string]*tenant), floor: created}
+	m := &Store{now: c.now, orgs: make(map[string]*tenant), floor: created}
 	m.onDelete = append(m.onDelete, m.forgetRequests)
 	return m
 }
@@ -94,19 +95,19 @@ func NewMemory(opts ...MemoryOption) *Memory {
 // tenant is one organization and everything it owns, each kind in list
 // order, and its deletion records.
 type tenant struct {
-	org     Organization
+	org     store.Organization
 	version int64 // moved by every write (stamp)
 	// items holds the *sorted[T] of each kind of memoryKinds (see
 	// itemDesc.of), and rows their kindTables, in the same order.
-	items   map[Kind]any
+	items   map[store.Kind]any
 	rows    []kindTable
 	threads threadStore // and their messages (memory_threads.go)
 
-	deletions []*Deletion               // in feed order (deletionOrder)
+	deletions []*store.Deletion         // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
 
 	events   eventLog // oldest first, indexed (memory_events.go)
-	eventSeq *int64   // the Memory's count of events, which ids follow
+	eventSeq *int64   // the Store's count of events, which ids follow
 
 	departures []*departure                          // in feed order, then project (memory_departures.go)
 	departed   map[deletionKey]map[string]*departure // by item, then the project it left
@@ -116,7 +117,7 @@ type tenant struct {
 // every kind alike sees them: a deleted project's cascade
 // (DeleteProject), the item a thread is about (hasItem).
 type kindTable struct {
-	kind Kind
+	kind store.Kind
 	has  func(id string) bool
 	// cascade removes the items of a deleted project and returns their
 	// ids, in list order; nil for a kind whose items stay (detach) or
@@ -134,14 +135,14 @@ func (t *tenant) tables() []kindTable { return t.rows }
 
 // deletionKey names the item of a deletion record: one per kind and id.
 type deletionKey struct {
-	kind Kind
+	kind store.Kind
 	id   string
 }
 
-func newTenant(o Organization) *tenant {
+func newTenant(o store.Organization) *tenant {
 	t := &tenant{
 		org:     o,
-		items:   make(map[Kind]any, len(memoryKinds)),
+		items:   make(map[store.Kind]any, len(memoryKinds)),
 		threads: newThreadStore(),
 		deleted: make(map[deletionKey]time.Time),
 	}
@@ -156,7 +157,7 @@ func newTenant(o Organization) *tenant {
 // nor a SyncedThrough already answered, so that UpdatedAt and DeletedAt
 // never go back when the clock does. It moves t's data version. Every
 // write calls it; the caller holds mu for writing.
-func (m *Memory) stamp(t *tenant) time.Time {
+func (m *Store) stamp(t *tenant) time.Time {
 	m.bump(t)
 	at := later(m.current(), m.last)
 	m.last = at
@@ -165,16 +166,16 @@ func (m *Memory) stamp(t *tenant) time.Time {
 
 // current is the clock's second, never before a SyncedThrough already
 // answered.
-func (m *Memory) current() time.Time {
+func (m *Store) current() time.Time {
 	return later(kept(m.now()), time.Unix(m.synced.Load(), 0).UTC())
 }
 
 // syncedThrough is Page.SyncedThrough of a list asked with since (zero
-// for none, which has none): the store's current stamp second. Memory
+// for none, which has none): the store's current stamp second. The Store
 // writes are atomic under mu, which the caller holds (for reading at
 // least), so no write is in flight: every later write is dated at or
 // after it, since stamp never goes before it.
-func (m *Memory) syncedThrough(since time.Time) time.Time {
+func (m *Store) syncedThrough(since time.Time) time.Time {
 	if since.IsZero() {
 		return time.Time{}
 	}
@@ -198,7 +199,7 @@ func (t *tenant) dataVersion() int64 {
 
 // bump moves t's data version to a value no tenant had. The caller holds
 // mu for writing.
-func (m *Memory) bump(t *tenant) {
+func (m *Store) bump(t *tenant) {
 	m.seq++
 	t.version = m.seq
 }
@@ -211,14 +212,14 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
-// kept is t as Memory keeps it: in UTC, truncated to the second, as the
+// kept is t as the Store keeps it: in UTC, truncated to the second, as the
 // wire shows it, so that the tie-breaks apply to times a client sees equal.
 func kept(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // PutOrganization inserts or replaces an organization; replacing keeps the
 // items it owns. Replacing it with one that differs then calls the
 // functions registered with OnOrganizationChange.
-func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
+func (m *Store) PutOrganization(ctx context.Context, o store.Organization) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -249,8 +250,8 @@ func (m *Memory) PutOrganization(ctx context.Context, o Organization) error {
 // OnOrganizationChange registers fn, called on the putting goroutine with
 // the id of every organization PutOrganization replaces with one that
 // differs, once stored (auth.NewMemoryKeyStore's cache forgets it). fn may
-// read the Memory but not put or delete an organization. fn must not be nil.
-func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
+// read the Store but not put or delete an organization. fn must not be nil.
+func (m *Store) OnOrganizationChange(fn func(orgID string)) {
 	if fn == nil {
 		panic("store: OnOrganizationChange needs a function")
 	}
@@ -260,96 +261,96 @@ func (m *Memory) OnOrganizationChange(fn func(orgID string)) {
 }
 
 // Organization returns the organization with that id, or ErrNotFound.
-func (m *Memory) Organization(ctx context.Context, id string) (Organization, error) {
+func (m *Store) Organization(ctx context.Context, id string) (store.Organization, error) {
 	if err := alive(ctx); err != nil {
-		return Organization{}, err
+		return store.Organization{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t, ok := m.orgs[id]
 	if !ok {
-		return Organization{}, fmt.Errorf("store: organization %q: %w", id, ErrNotFound)
+		return store.Organization{}, fmt.Errorf("store: organization %q: %w", id, store.ErrNotFound)
 	}
 	return t.org, nil
 }
 
 // PutProject inserts or replaces a project of an existing organization.
-func (m *Memory) PutProject(ctx context.Context, p Project) error {
+func (m *Store) PutProject(ctx context.Context, p store.Project) error {
 	return projectItems.put(ctx, m, p)
 }
 
 // PutMilestone inserts or replaces a milestone of an existing project.
-func (m *Memory) PutMilestone(ctx context.Context, ms Milestone) error {
+func (m *Store) PutMilestone(ctx context.Context, ms store.Milestone) error {
 	return milestoneItems.put(ctx, m, ms)
 }
 
 // PutDeliverable inserts or replaces a deliverable of an existing project.
-func (m *Memory) PutDeliverable(ctx context.Context, d Deliverable) error {
+func (m *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
 	return deliverableItems.put(ctx, m, d)
 }
 
 // PutInvoice inserts or replaces an invoice of an existing organization and,
 // unless it is a retainer invoice (nil ProjectID), of an existing project.
-func (m *Memory) PutInvoice(ctx context.Context, i Invoice) error {
+func (m *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
 	return invoiceItems.put(ctx, m, i)
 }
 
 // owner returns the organization an item is put into. The caller holds mu.
-func (m *Memory) owner(kind, id, orgID string) (*tenant, error) {
+func (m *Store) owner(kind, id, orgID string) (*tenant, error) {
 	t, ok := m.orgs[orgID]
 	if !ok {
-		return nil, fmt.Errorf("store: %s %q: organization %q (put it first): %w", kind, id, orgID, ErrNotFound)
+		return nil, fmt.Errorf("store: %s %q: organization %q (put it first): %w", kind, id, orgID, store.ErrNotFound)
 	}
 	return t, nil
 }
 
 func (t *tenant) hasProject(kind, id, projectID string) error {
 	if !projectItems.of(t).has(projectID) {
-		return fmt.Errorf("store: %s %q: project %q of organization %q (put it first): %w", kind, id, projectID, t.org.ID, ErrNotFound)
+		return fmt.Errorf("store: %s %q: project %q of organization %q (put it first): %w", kind, id, projectID, t.org.ID, store.ErrNotFound)
 	}
 	return nil
 }
 
 // ListProjects returns a page of the organization's projects; an unknown
 // organization has none.
-func (m *Memory) ListProjects(ctx context.Context, orgID string, q ProjectQuery) (Page[Project], error) {
+func (m *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
 	return projectItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
 		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
-func (m *Memory) GetProject(ctx context.Context, orgID, id string) (Project, error) {
+func (m *Store) GetProject(ctx context.Context, orgID, id string) (store.Project, error) {
 	return projectItems.get(ctx, m, orgID, id)
 }
 
 // ListMilestones returns a page of one project's milestones, or ErrNotFound
 // when the organization has no such project.
-func (m *Memory) ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error) {
+func (m *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
 	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
 		projectID: projectID, inProject: true, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // ListAllMilestones returns a page of the organization's milestones of
 // every project; an unknown organization has none.
-func (m *Memory) ListAllMilestones(ctx context.Context, orgID string, q AllMilestoneQuery) (Page[Milestone], error) {
+func (m *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
 	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
 		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
-func (m *Memory) ListDeliverables(ctx context.Context, orgID string, q DeliverableQuery) (Page[Deliverable], error) {
+func (m *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
 	return deliverableItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
 		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
 }
 
 // GetDeliverable returns one of the organization's deliverables, or
 // ErrNotFound.
-func (m *Memory) GetDeliverable(ctx context.Context, orgID, id string) (Deliverable, error) {
+func (m *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Deliverable, error) {
 	return deliverableItems.get(ctx, m, orgID, id)
 }
 
 // ListInvoices returns a page of the organization's invoices.
-func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery) (Page[Invoice], error) {
+func (m *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	return invoiceItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
 		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
@@ -357,7 +358,7 @@ func (m *Memory) ListInvoices(ctx context.Context, orgID string, q InvoiceQuery)
 // DataVersion returns the organization's data version (see
 // store.Versions): a counter that every write moves, 0 for an
 // organization that does not exist.
-func (m *Memory) DataVersion(ctx context.Context, orgID string) (int64, error) {
+func (m *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 	if err := alive(ctx); err != nil {
 		return 0, err
 	}
@@ -378,5 +379,9 @@ func alive(ctx context.Context) error {
 }
 
 // The copy functions return an item that shares no pointer with their
-// argument, with every time in UTC truncated to the second (kept). Memory
+// argument, with every time in UTC truncated to the second (kept). The Store
 // copies on the way in and out.
+
+// Ping reports whether the store can serve, for a readiness check (see
+// statusapi.Ready): memory always can, so it returns nil.
+func (m *Store) Ping(ctx context.Context) error { return nil }

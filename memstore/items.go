@@ -1,25 +1,27 @@
-package store
+package memstore
 
 import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// Single items of Memory beside GetProject and GetDeliverable (memory.go)
+// Single items of the Store beside GetProject and GetDeliverable (memstore.go)
 // and GetThread (memory_threads.go): what the single-item routes and
 // expand=project read.
 
 // GetProjects returns those of the organization's projects whose ids are
 // in ids, in the order of ids, each once; ids it has no project of are
 // skipped.
-func (m *Memory) GetProjects(ctx context.Context, orgID string, ids []string) ([]Project, error) {
+func (m *Store) GetProjects(ctx context.Context, orgID string, ids []string) ([]store.Project, error) {
 	if err := alive(ctx); err != nil {
 		return nil, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make([]Project, 0, len(ids))
+	out := make([]store.Project, 0, len(ids))
 	t := m.orgs[orgID]
 	if t == nil {
 		return out, nil
@@ -34,29 +36,29 @@ func (m *Memory) GetProjects(ctx context.Context, orgID string, ids []string) ([
 
 // GetMilestone returns one of the organization's milestones, or
 // ErrNotFound.
-func (m *Memory) GetMilestone(ctx context.Context, orgID, id string) (Milestone, error) {
+func (m *Store) GetMilestone(ctx context.Context, orgID, id string) (store.Milestone, error) {
 	return milestoneItems.get(ctx, m, orgID, id)
 }
 
 // GetInvoice returns one of the organization's invoices, with its
 // DocumentKey, or ErrNotFound.
-func (m *Memory) GetInvoice(ctx context.Context, orgID, id string) (Invoice, error) {
+func (m *Store) GetInvoice(ctx context.Context, orgID, id string) (store.Invoice, error) {
 	return invoiceItems.get(ctx, m, orgID, id)
 }
 
 // GetMessage returns one of the organization's visible messages of its
 // visible threads, or ErrNotFound; with onlyProjects not nil, also for a
 // message of a thread outside them.
-func (m *Memory) GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (Message, error) {
+func (m *Store) GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (store.Message, error) {
 	if err := alive(ctx); err != nil {
-		return Message{}, err
+		return store.Message{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if t := m.orgs[orgID]; t != nil {
-		if msg, ok := t.threads.shownMsgs.byID[id]; ok && InProjects(onlyProjects, t.threads.projectOf(msg.ThreadID)) {
+		if msg, ok := t.threads.shownMsgs.byID[id]; ok && store.InProjects(onlyProjects, t.threads.projectOf(msg.ThreadID)) {
 			return copyMessage(*msg), nil
 		}
 	}
-	return Message{}, fmt.Errorf("store: message %q: %w", id, ErrNotFound)
+	return store.Message{}, fmt.Errorf("store: message %q: %w", id, store.ErrNotFound)
 }

@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"cmp"
@@ -9,23 +9,25 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// Memory's request log and usage per key (RequestLog): each organization
-// keeps its records oldest first, at most MemoryRequestLogLimit, and they
+// the Store's request log and usage per key (RequestLog): each organization
+// keeps its records oldest first, at most RequestLogLimit, and they
 // go with it when it is deleted.
 
 var (
-	_ RequestLog  = (*Memory)(nil)
-	_ UsageTotals = (*Memory)(nil)
+	_ store.RequestLog  = (*Store)(nil)
+	_ store.UsageTotals = (*Store)(nil)
 )
 
-// MemoryRequestLogLimit is the most records of requests a Memory keeps
+// RequestLogLimit is the most records of requests a Store keeps
 // per organization, whatever their age: past it, the oldest are dropped.
-const MemoryRequestLogLimit = 100_000
+const RequestLogLimit = 100_000
 
-// requestLogs is a Memory's request log. Its lock is taken before the
-// Memory's own (mu), never after.
+// requestLogs is a Store's request log. Its lock is taken before the
+// the Store's own (mu), never after.
 type requestLogs struct {
 	mu   sync.Mutex
 	seq  int64 // counts the records appended: the last tie-breaker
@@ -39,13 +41,13 @@ type orgRequests struct {
 }
 
 type storedRequest struct {
-	RequestRecord
+	store.RequestRecord
 	seq int64
 }
 
 // keyUsage is one key's counts by day and latest request.
 type keyUsage struct {
-	days map[time.Time]*DayUsage
+	days map[time.Time]*store.DayUsage
 	last time.Time
 }
 
@@ -62,12 +64,12 @@ func requestOrder(a, b *storedRequest) int {
 }
 
 // AppendRequests adds records (see RequestLog). The records of an
-// organization the Memory does not hold are dropped.
-func (m *Memory) AppendRequests(ctx context.Context, records []RequestRecord) error {
+// organization the Store does not hold are dropped.
+func (m *Store) AppendRequests(ctx context.Context, records []store.RequestRecord) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
-	if err := ValidateRequests(records); err != nil {
+	if err := store.ValidateRequests(records); err != nil {
 		return fmt.Errorf("store: append requests: %w", err)
 	}
 	l := &m.requests
@@ -75,7 +77,7 @@ func (m *Memory) AppendRequests(ctx context.Context, records []RequestRecord) er
 	defer l.mu.Unlock()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	horizon := m.now().Add(-RequestLogRetention)
+	horizon := m.now().Add(-store.RequestLogRetention)
 	for _, rec := range records {
 		if m.orgs[rec.OrgID] == nil {
 			continue
@@ -101,16 +103,16 @@ func (m *Memory) AppendRequests(ctx context.Context, records []RequestRecord) er
 }
 
 // count adds rec to its key's usage.
-func (o *orgRequests) count(rec RequestRecord) {
+func (o *orgRequests) count(rec store.RequestRecord) {
 	u := o.usage[rec.KeyID]
 	if u == nil {
-		u = &keyUsage{days: make(map[time.Time]*DayUsage)}
+		u = &keyUsage{days: make(map[time.Time]*store.DayUsage)}
 		o.usage[rec.KeyID] = u
 	}
-	day := UsageDay(rec.CreatedAt)
+	day := store.UsageDay(rec.CreatedAt)
 	d := u.days[day]
 	if d == nil {
-		d = &DayUsage{Day: day}
+		d = &store.DayUsage{Day: day}
 		u.days[day] = d
 	}
 	d.Requests++
@@ -123,10 +125,10 @@ func (o *orgRequests) count(rec RequestRecord) {
 }
 
 // trim drops the records before horizon and those past
-// MemoryRequestLogLimit, oldest first.
+// RequestLogLimit, oldest first.
 func (o *orgRequests) trim(horizon time.Time) int {
 	n := 0
-	for n < len(o.records) && (o.records[n].CreatedAt.Before(horizon) || len(o.records)-n > MemoryRequestLogLimit) {
+	for n < len(o.records) && (o.records[n].CreatedAt.Before(horizon) || len(o.records)-n > RequestLogLimit) {
 		o.records[n] = nil
 		n++
 	}
@@ -136,23 +138,23 @@ func (o *orgRequests) trim(horizon time.Time) int {
 
 // ListRequestLogs returns a page of the organization's records of the last
 // RequestLogRetention, newest first (see RequestLog).
-func (m *Memory) ListRequestLogs(ctx context.Context, orgID string, q RequestLogQuery) (Page[RequestRecord], error) {
+func (m *Store) ListRequestLogs(ctx context.Context, orgID string, q store.RequestLogQuery) (store.Page[store.RequestRecord], error) {
 	if err := alive(ctx); err != nil {
-		return Page[RequestRecord]{}, err
+		return store.Page[store.RequestRecord]{}, err
 	}
 	r := q.PageRequest
 	if r.Page < 1 || r.Limit < 1 {
-		return Page[RequestRecord]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", ErrInvalid, r.Page, r.Limit)
+		return store.Page[store.RequestRecord]{}, fmt.Errorf("store: %w page request (page %d, limit %d)", store.ErrInvalid, r.Page, r.Limit)
 	}
 	offset := math.MaxInt // a page too far to compute is past the end
 	if r.Page-1 <= math.MaxInt/r.Limit {
 		offset = r.Offset()
 	}
-	horizon := m.now().Add(-RequestLogRetention)
+	horizon := m.now().Add(-store.RequestLogRetention)
 	l := &m.requests
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := Page[RequestRecord]{Items: []RequestRecord{}}
+	out := store.Page[store.RequestRecord]{Items: []store.RequestRecord{}}
 	o := l.orgs[orgID]
 	if o == nil {
 		return out, nil
@@ -174,25 +176,25 @@ func (m *Memory) ListRequestLogs(ctx context.Context, orgID string, q RequestLog
 }
 
 // KeyUsage returns the usage of one of the organization's keys over the
-// last UsageDays days of the Memory's clock (see RequestLog).
-func (m *Memory) KeyUsage(ctx context.Context, orgID, keyID string) (Usage, error) {
+// last UsageDays days of the Store's clock (see RequestLog).
+func (m *Store) KeyUsage(ctx context.Context, orgID, keyID string) (store.Usage, error) {
 	return m.usage(ctx, orgID, keyID, func(id string) bool { return id == keyID })
 }
 
 // OrganizationUsage returns the sums of the usage of the organization's
-// keys over the last UsageDays days of the Memory's clock (see
+// keys over the last UsageDays days of the Store's clock (see
 // UsageTotals).
-func (m *Memory) OrganizationUsage(ctx context.Context, orgID string) (Usage, error) {
+func (m *Store) OrganizationUsage(ctx context.Context, orgID string) (store.Usage, error) {
 	return m.usage(ctx, orgID, "", func(string) bool { return true })
 }
 
 // usage sums the usage of the organization's keys that keep selects, as
 // a Usage of keyID.
-func (m *Memory) usage(ctx context.Context, orgID, keyID string, keep func(keyID string) bool) (Usage, error) {
+func (m *Store) usage(ctx context.Context, orgID, keyID string, keep func(keyID string) bool) (store.Usage, error) {
 	if err := alive(ctx); err != nil {
-		return Usage{}, err
+		return store.Usage{}, err
 	}
-	out := Usage{KeyID: keyID, Days: usageDays(m.now())}
+	out := store.Usage{KeyID: keyID, Days: usageDays(m.now())}
 	l := &m.requests
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -224,23 +226,23 @@ func (m *Memory) usage(ctx context.Context, orgID, keyID string, keep func(keyID
 
 // usageDays returns UsageDays days with zero counts, oldest first, the
 // day of now last.
-func usageDays(now time.Time) []DayUsage {
-	today := UsageDay(now)
-	days := make([]DayUsage, UsageDays)
+func usageDays(now time.Time) []store.DayUsage {
+	today := store.UsageDay(now)
+	days := make([]store.DayUsage, store.UsageDays)
 	for i := range days {
-		days[i].Day = today.AddDate(0, 0, i-(UsageDays-1))
+		days[i].Day = today.AddDate(0, 0, i-(store.UsageDays-1))
 	}
 	return days
 }
 
 // PruneRequestLogs deletes the records older than RequestLogRetention and
 // the usage of days before the last UsageDays (see RequestLog).
-func (m *Memory) PruneRequestLogs(ctx context.Context) (int, error) {
+func (m *Store) PruneRequestLogs(ctx context.Context) (int, error) {
 	if err := alive(ctx); err != nil {
 		return 0, err
 	}
 	now := m.now()
-	horizon, first := now.Add(-RequestLogRetention), usageDays(now)[0].Day
+	horizon, first := now.Add(-store.RequestLogRetention), usageDays(now)[0].Day
 	l := &m.requests
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -262,9 +264,9 @@ func (m *Memory) PruneRequestLogs(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// forgetRequests drops an organization's records and usage: the Memory
+// forgetRequests drops an organization's records and usage: the Store
 // calls it when the organization is deleted.
-func (m *Memory) forgetRequests(orgID string) {
+func (m *Store) forgetRequests(orgID string) {
 	m.requests.mu.Lock()
 	defer m.requests.mu.Unlock()
 	delete(m.requests.orgs, orgID)
@@ -273,7 +275,7 @@ func (m *Memory) forgetRequests(orgID string) {
 // copyRequest returns rec with a Query of its own, never nil, its time in
 // UTC to the second and its duration to the microsecond, as bunstore
 // keeps them.
-func copyRequest(rec RequestRecord) RequestRecord {
+func copyRequest(rec store.RequestRecord) store.RequestRecord {
 	rec.Query = append(make([]string, 0, len(rec.Query)), rec.Query...)
 	rec.CreatedAt = kept(rec.CreatedAt)
 	rec.Duration = rec.Duration.Truncate(time.Microsecond)

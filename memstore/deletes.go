@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // DeleteOrganization removes an organization and everything it owns,
@@ -14,7 +16,7 @@ import (
 // OnDeleteOrganization are then called (the key store's drops its keys).
 // It returns an error wrapping ErrNotFound when there is no such
 // organization.
-func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
+func (m *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -27,7 +29,7 @@ func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
 	m.webhooks.dropOrganization(orgID) // memory_webhooks.go
 	m.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("store: organization %q: %w", orgID, ErrNotFound)
+		return fmt.Errorf("store: organization %q: %w", orgID, store.ErrNotFound)
 	}
 	for _, fn := range m.onDelete {
 		fn(orgID)
@@ -38,8 +40,8 @@ func (m *Memory) DeleteOrganization(ctx context.Context, orgID string) error {
 // OnDeleteOrganization registers fn, called on the deleting goroutine with
 // the id of every organization DeleteOrganization removes, before one with
 // that id can be put again (auth.NewMemoryKeyStore drops its keys). fn may
-// read the Memory but not put or delete an organization. fn must not be nil.
-func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
+// read the Store but not put or delete an organization. fn must not be nil.
+func (m *Store) OnDeleteOrganization(fn func(orgID string)) {
 	if fn == nil {
 		panic("store: OnDeleteOrganization needs a function")
 	}
@@ -55,7 +57,7 @@ func (m *Memory) OnDeleteOrganization(fn func(orgID string)) {
 // ProjectID and a new UpdatedAt, as do threads about a milestone or
 // deliverable it took, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such project.
-func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteProject(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -64,10 +66,10 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 	defer m.mu.Unlock()
 	t := m.orgs[orgID]
 	if t == nil || projectItems.of(t).remove(id) == nil {
-		return fmt.Errorf("store: project %q: %w", id, ErrNotFound)
+		return fmt.Errorf("store: project %q: %w", id, store.ErrNotFound)
 	}
 	at := m.stamp(t)
-	t.record(KindProject, id, id, at)
+	t.record(store.KindProject, id, id, at)
 	for _, tb := range t.tables() { // its milestones and deliverables
 		if tb.cascade != nil {
 			for _, gone := range tb.cascade(id) {
@@ -89,14 +91,14 @@ func (m *Memory) DeleteProject(ctx context.Context, orgID, id string) error {
 // DeleteMilestone removes a milestone and records its Deletion; threads
 // about it stay, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such milestone.
-func (m *Memory) DeleteMilestone(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteMilestone(ctx context.Context, orgID, id string) error {
 	return milestoneItems.delete(ctx, m, orgID, id)
 }
 
 // DeleteDeliverable removes a deliverable and records its Deletion;
 // threads about it stay, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such deliverable.
-func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteDeliverable(ctx context.Context, orgID, id string) error {
 	return deliverableItems.delete(ctx, m, orgID, id)
 }
 
@@ -104,31 +106,31 @@ func (m *Memory) DeleteDeliverable(ctx context.Context, orgID, id string) error 
 // ProjectID for a retainer invoice); threads about it stay, with a nil
 // About. It returns an error wrapping ErrNotFound when the organization
 // has no such invoice.
-func (m *Memory) DeleteInvoice(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteInvoice(ctx context.Context, orgID, id string) error {
 	return invoiceItems.delete(ctx, m, orgID, id)
 }
 
 // ListDeletions returns a page of the organization's deletion records at
 // or after q.Since, with departures under q.OnlyProjects. It answers
 // ErrSinceTooOld for a q.Since (zero included) before the later of the
-// Memory's creation and DeletionRetention ago.
-func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuery) (Page[Deletion], error) {
+// the Store's creation and DeletionRetention ago.
+func (m *Store) ListDeletions(ctx context.Context, orgID string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
 	if err := alive(ctx); err != nil {
-		return Page[Deletion]{}, err
+		return store.Page[store.Deletion]{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	// Whole seconds: clients give since in the contract's format, and a
 	// store started at 09:00:00.4 knows everything from 09:00:00 (nothing
 	// was deleted in it before it started).
-	horizon := later(m.floor, kept(m.now()).Add(-DeletionRetention)).Truncate(time.Second)
+	horizon := later(m.floor, kept(m.now()).Add(-store.DeletionRetention)).Truncate(time.Second)
 	if q.Since.Before(horizon) {
-		return Page[Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
-			q.Since.UTC().Format(time.RFC3339Nano), ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
+		return store.Page[store.Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
+			q.Since.UTC().Format(time.RFC3339Nano), store.ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
 	}
-	var items []*Deletion
+	var items []*store.Deletion
 	if t := m.orgs[orgID]; t != nil {
-		from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *Deletion, since time.Time) int {
+		from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *store.Deletion, since time.Time) int {
 			if d.DeletedAt.Before(since) {
 				return -1
 			}
@@ -141,27 +143,27 @@ func (m *Memory) ListDeletions(ctx context.Context, orgID string, q DeletionQuer
 			items = mergeDeletions(items, moved)
 		}
 	}
-	var keep func(*Deletion) bool
+	var keep func(*store.Deletion) bool
 	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil || !q.After.IsZero() {
-		keep = func(d *Deletion) bool {
+		keep = func(d *store.Deletion) bool {
 			return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
-				InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.Follows(d.DeletedAt, d.Kind, d.ID))
+				store.InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.Follows(d.DeletedAt, d.Kind, d.ID))
 		}
 	}
-	return page(items, keep, q.PageRequest, func(d Deletion) Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())
+	return page(items, keep, q.PageRequest, func(d store.Deletion) store.Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())
 }
 
 // record adds a deletion record to the organization's feed, in its place,
 // and the deleted event. A message's is recorded before it leaves the
 // visible messages, where its thread is read.
-func (t *tenant) record(kind Kind, id, projectID string, at time.Time) {
+func (t *tenant) record(kind store.Kind, id, projectID string, at time.Time) {
 	threadID := ""
-	if msg := t.threads.shownMsgs.byID[id]; kind == KindMessage && msg != nil {
+	if msg := t.threads.shownMsgs.byID[id]; kind == store.KindMessage && msg != nil {
 		threadID = msg.ThreadID
 	}
 	t.gone(kind, id, projectID, threadID, at)
 	t.forget(kind, id) // none is left, unless a put was missed: keep one per item
-	d := &Deletion{Kind: kind, ID: id, ProjectID: projectID, DeletedAt: at}
+	d := &store.Deletion{Kind: kind, ID: id, ProjectID: projectID, DeletedAt: at}
 	i, _ := slices.BinarySearchFunc(t.deletions, d, deletionOrder)
 	t.deletions = slices.Insert(t.deletions, i, d)
 	t.deleted[deletionKey{kind, id}] = at
@@ -169,13 +171,13 @@ func (t *tenant) record(kind Kind, id, projectID string, at time.Time) {
 
 // forget drops the deletion record of the item of that kind and id, if
 // any: the item has been put again.
-func (t *tenant) forget(kind Kind, id string) {
+func (t *tenant) forget(kind store.Kind, id string) {
 	k := deletionKey{kind, id}
 	at, ok := t.deleted[k]
 	if !ok {
 		return
 	}
-	if i, found := slices.BinarySearchFunc(t.deletions, &Deletion{Kind: kind, ID: id, DeletedAt: at}, deletionOrder); found {
+	if i, found := slices.BinarySearchFunc(t.deletions, &store.Deletion{Kind: kind, ID: id, DeletedAt: at}, deletionOrder); found {
 		t.deletions = slices.Delete(t.deletions, i, i+1)
 	}
 	delete(t.deleted, k)
@@ -184,8 +186,8 @@ func (t *tenant) forget(kind Kind, id string) {
 // prune drops the organization's deletion records older than
 // DeletionRetention, and moves the horizon of ListDeletions past them. The
 // caller holds mu for writing.
-func (m *Memory) prune(t *tenant) {
-	cutoff := kept(m.now()).Add(-DeletionRetention)
+func (m *Store) prune(t *tenant) {
+	cutoff := kept(m.now()).Add(-store.DeletionRetention)
 	n := 0
 	for n < len(t.deletions) && t.deletions[n].DeletedAt.Before(cutoff) {
 		delete(t.deleted, deletionKey{t.deletions[n].Kind, t.deletions[n].ID})
@@ -198,7 +200,7 @@ func (m *Memory) prune(t *tenant) {
 	t.pruneDepartures(cutoff)
 }
 
-func deletionOrder(a, b *Deletion) int {
+func deletionOrder(a, b *store.Deletion) int {
 	if c := a.DeletedAt.Compare(b.DeletedAt); c != 0 {
 		return c
 	}

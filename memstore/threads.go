@@ -1,4 +1,4 @@
-package store
+package memstore
 
 import (
 	"context"
@@ -7,44 +7,46 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// Memory's communication threads (Threads, ThreadWriter). Each
+// the Store's communication threads (Threads, ThreadWriter). Each
 // organization keeps every thread and message as put and, beside them,
 // the visible ones in list order, which every write settles and every read
 // looks at only, so internal content cannot reach an answer.
 
 var (
-	_ Threads      = (*Memory)(nil)
-	_ ThreadWriter = (*Memory)(nil)
+	_ store.Threads      = (*Store)(nil)
+	_ store.ThreadWriter = (*Store)(nil)
 )
 
 // threadStore is one organization's threads and messages.
 type threadStore struct {
-	threads     map[string]*storedThread // every thread, internal ones too
-	messages    map[string]*Message      // every message, internal ones too, as put
-	attachments map[string]string        // the id of the message that has each attachment id
+	threads     map[string]*storedThread  // every thread, internal ones too
+	messages    map[string]*store.Message // every message, internal ones too, as put
+	attachments map[string]string         // the id of the message that has each attachment id
 
-	shown     sorted[Thread]  // the visible threads, as clients see them
-	shownMsgs sorted[Message] // the visible messages of visible threads
+	shown     sorted[store.Thread]  // the visible threads, as clients see them
+	shownMsgs sorted[store.Message] // the visible messages of visible threads
 }
 
 // storedThread is a thread as put, with MessageCount, LastMessageAt and
 // UpdatedAt left zero, and the ids of its messages, internal ones too.
 type storedThread struct {
-	Thread
+	store.Thread
 	messages map[string]bool
 }
 
 func newThreadStore() threadStore {
 	return threadStore{
 		threads:     make(map[string]*storedThread),
-		messages:    make(map[string]*Message),
+		messages:    make(map[string]*store.Message),
 		attachments: make(map[string]string),
-		shown: newSorted(threadOrder, func(t *Thread) string { return t.ID },
-			func(t *Thread) *time.Time { return &t.UpdatedAt }),
-		shownMsgs: newSorted(messageOrder, func(m *Message) string { return m.ID },
-			func(m *Message) *time.Time { return &m.UpdatedAt }),
+		shown: newSorted(threadOrder, func(t *store.Thread) string { return t.ID },
+			func(t *store.Thread) *time.Time { return &t.UpdatedAt }),
+		shownMsgs: newSorted(messageOrder, func(m *store.Message) string { return m.ID },
+			func(m *store.Message) *time.Time { return &m.UpdatedAt }),
 	}
 }
 
@@ -52,7 +54,7 @@ func newThreadStore() threadStore {
 // whose project (unless nil) and About item exist, else ErrNotFound.
 // MessageCount, LastMessageAt and UpdatedAt given are ignored. Making a
 // thread internal, or visible again, is a put (docs/store.md).
-func (m *Memory) PutThread(ctx context.Context, th Thread) error {
+func (m *Store) PutThread(ctx context.Context, th store.Thread) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func (m *Memory) PutThread(ctx context.Context, th Thread) error {
 		}
 	}
 	if a := th.About; a != nil && !t.hasItem(a.Kind, a.ID) {
-		return fmt.Errorf("store: thread %q: about %s %q of organization %q (put it first): %w", th.ID, a.Kind, a.ID, t.org.ID, ErrNotFound)
+		return fmt.Errorf("store: thread %q: about %s %q of organization %q (put it first): %w", th.ID, a.Kind, a.ID, t.org.ID, store.ErrNotFound)
 	}
 	ts := &t.threads
 	st := ts.threads[th.ID]
@@ -91,7 +93,7 @@ func (m *Memory) PutThread(ctx context.Context, th Thread) error {
 // organization, else ErrNotFound. An attachment id another message of the
 // organization has is ErrInvalid. UpdatedAt given is ignored; Attachments
 // comes back non-nil. A visible change moves its thread's UpdatedAt.
-func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
+func (m *Store) PutMessage(ctx context.Context, msg store.Message) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -107,11 +109,11 @@ func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
 	}
 	ts := &t.threads
 	if ts.threads[msg.ThreadID] == nil {
-		return fmt.Errorf("store: message %q: thread %q of organization %q (put it first): %w", msg.ID, msg.ThreadID, t.org.ID, ErrNotFound)
+		return fmt.Errorf("store: message %q: thread %q of organization %q (put it first): %w", msg.ID, msg.ThreadID, t.org.ID, store.ErrNotFound)
 	}
 	for _, a := range msg.Attachments {
 		if other, ok := ts.attachments[a.ID]; ok && other != msg.ID {
-			return Invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
+			return store.Invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
 		}
 	}
 	threadIDs := []string{msg.ThreadID}
@@ -132,7 +134,7 @@ func (m *Memory) PutMessage(ctx context.Context, msg Message) error {
 // DeleteThread removes a thread, internal or not, with its messages;
 // each of them that clients could see leaves a Deletion. It returns an
 // error wrapping ErrNotFound when the organization has no such thread.
-func (m *Memory) DeleteThread(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteThread(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func (m *Memory) DeleteThread(ctx context.Context, orgID, id string) error {
 	defer m.mu.Unlock()
 	t := m.orgs[orgID]
 	if t == nil || t.threads.threads[id] == nil {
-		return fmt.Errorf("store: thread %q: %w", id, ErrNotFound)
+		return fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
 	}
 	t.removeThreads([]string{id}, m.stamp(t))
 	m.prune(t)
@@ -151,20 +153,20 @@ func (m *Memory) DeleteThread(ctx context.Context, orgID, id string) error {
 // DeleteMessage removes a message, internal or not; a visible one leaves
 // a Deletion and moves its thread's UpdatedAt. It returns an error
 // wrapping ErrNotFound when the organization has no such message.
-func (m *Memory) DeleteMessage(ctx context.Context, orgID, id string) error {
+func (m *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 	if err := alive(ctx); err != nil {
 		return err
 	}
 	defer m.wake(orgID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var gone *Message
+	var gone *store.Message
 	t := m.orgs[orgID]
 	if t != nil {
 		gone = t.threads.messages[id]
 	}
 	if gone == nil {
-		return fmt.Errorf("store: message %q: %w", id, ErrNotFound)
+		return fmt.Errorf("store: message %q: %w", id, store.ErrNotFound)
 	}
 	t.threads.unlink(gone)
 	t.settle([]string{gone.ThreadID}, []string{id}, m.stamp(t))
@@ -174,25 +176,25 @@ func (m *Memory) DeleteMessage(ctx context.Context, orgID, id string) error {
 
 // ListThreads returns a page of the organization's visible threads; an
 // unknown organization has none.
-func (m *Memory) ListThreads(ctx context.Context, orgID string, q ThreadQuery) (Page[Thread], error) {
+func (m *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
 	if err := alive(ctx); err != nil {
-		return Page[Thread]{}, err
+		return store.Page[store.Thread]{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var keep func(*Thread) bool
+	var keep func(*store.Thread) bool
 	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(th *Thread) bool {
+		keep = func(th *store.Thread) bool {
 			project := ""
 			if th.ProjectID != nil {
 				project = *th.ProjectID
 			}
 			return (q.Status == "" || th.Status == q.Status) &&
 				(q.ProjectID == "" || project == q.ProjectID) &&
-				InProjects(q.OnlyProjects, project) // an organization-wide thread is in no project
+				store.InProjects(q.OnlyProjects, project) // an organization-wide thread is in no project
 		}
 	}
-	var items []*Thread
+	var items []*store.Thread
 	if t := m.orgs[orgID]; t != nil {
 		items, keep = t.threads.shown.view(q.UpdatedSince, q.After, keep)
 	}
@@ -201,9 +203,9 @@ func (m *Memory) ListThreads(ctx context.Context, orgID string, q ThreadQuery) (
 
 // GetThread returns one of the organization's visible threads, or
 // ErrNotFound.
-func (m *Memory) GetThread(ctx context.Context, orgID, id string) (Thread, error) {
+func (m *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, error) {
 	if err := alive(ctx); err != nil {
-		return Thread{}, err
+		return store.Thread{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -212,46 +214,46 @@ func (m *Memory) GetThread(ctx context.Context, orgID, id string) (Thread, error
 			return copyThread(*th), nil
 		}
 	}
-	return Thread{}, fmt.Errorf("store: thread %q: %w", id, ErrNotFound)
+	return store.Thread{}, fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
 }
 
 // ListThreadMessages returns a page of one visible thread's visible
 // messages, or ErrNotFound when the organization has no such visible
 // thread.
-func (m *Memory) ListThreadMessages(ctx context.Context, orgID, threadID string, q MessageQuery) (Page[Message], error) {
+func (m *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	if err := alive(ctx); err != nil {
-		return Page[Message]{}, err
+		return store.Page[store.Message]{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t := m.orgs[orgID]
-	if t == nil || !t.threads.shown.has(threadID) || !InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
-		return Page[Message]{}, fmt.Errorf("store: thread %q: %w", threadID, ErrNotFound)
+	if t == nil || !t.threads.shown.has(threadID) || !store.InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
+		return store.Page[store.Message]{}, fmt.Errorf("store: thread %q: %w", threadID, store.ErrNotFound)
 	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, func(msg *Message) bool { return msg.ThreadID == threadID })
+	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, func(msg *store.Message) bool { return msg.ThreadID == threadID })
 	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
 }
 
 // ListMessages returns a page of the organization's visible messages
 // across its visible threads; an unknown organization has none.
-func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery) (Page[Message], error) {
+func (m *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	if err := alive(ctx); err != nil {
-		return Page[Message]{}, err
+		return store.Page[store.Message]{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t := m.orgs[orgID]
 	if t == nil {
-		return page[Message](nil, nil, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), 0)
+		return page[store.Message](nil, nil, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), 0)
 	}
-	var keep func(*Message) bool
+	var keep func(*store.Message) bool
 	if q.ThreadID != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(msg *Message) bool {
+		keep = func(msg *store.Message) bool {
 			if q.ThreadID != "" && msg.ThreadID != q.ThreadID {
 				return false
 			}
 			project := t.threads.projectOf(msg.ThreadID)
-			return (q.ProjectID == "" || project == q.ProjectID) && InProjects(q.OnlyProjects, project)
+			return (q.ProjectID == "" || project == q.ProjectID) && store.InProjects(q.OnlyProjects, project)
 		}
 	}
 	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, keep)
@@ -260,9 +262,9 @@ func (m *Memory) ListMessages(ctx context.Context, orgID string, q MessageQuery)
 
 // GetAttachment returns an attachment of one of the organization's
 // visible messages, or ErrNotFound.
-func (m *Memory) GetAttachment(ctx context.Context, orgID, id string) (Attachment, error) {
+func (m *Store) GetAttachment(ctx context.Context, orgID, id string) (store.Attachment, error) {
 	if err := alive(ctx); err != nil {
-		return Attachment{}, err
+		return store.Attachment{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -278,12 +280,12 @@ func (m *Memory) GetAttachment(ctx context.Context, orgID, id string) (Attachmen
 			}
 		}
 	}
-	return Attachment{}, fmt.Errorf("store: attachment %q: %w", id, ErrNotFound)
+	return store.Attachment{}, fmt.Errorf("store: attachment %q: %w", id, store.ErrNotFound)
 }
 
 // hasItem reports whether the organization has the item of a kind a
 // thread may be about (Kind.About) with that id.
-func (t *tenant) hasItem(kind Kind, id string) bool {
+func (t *tenant) hasItem(kind store.Kind, id string) bool {
 	if !kind.About() {
 		return false
 	}
@@ -296,7 +298,7 @@ func (t *tenant) hasItem(kind Kind, id string) bool {
 }
 
 // link stores a message, indexed by its thread and its attachments.
-func (ts *threadStore) link(msg *Message) {
+func (ts *threadStore) link(msg *store.Message) {
 	ts.messages[msg.ID] = msg
 	ts.threads[msg.ThreadID].messages[msg.ID] = true
 	for _, a := range msg.Attachments {
@@ -305,7 +307,7 @@ func (ts *threadStore) link(msg *Message) {
 }
 
 // unlink removes a stored message and its index entries.
-func (ts *threadStore) unlink(msg *Message) {
+func (ts *threadStore) unlink(msg *store.Message) {
 	delete(ts.messages, msg.ID)
 	if st := ts.threads[msg.ThreadID]; st != nil {
 		delete(st.messages, msg.ID)
@@ -317,7 +319,7 @@ func (ts *threadStore) unlink(msg *Message) {
 
 // visible reports whether clients may see a stored message: neither it
 // nor its thread is internal.
-func (ts *threadStore) visible(msg *Message) bool {
+func (ts *threadStore) visible(msg *store.Message) bool {
 	st := ts.threads[msg.ThreadID]
 	return !msg.Internal && st != nil && !st.Internal
 }
@@ -388,7 +390,7 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 		msg := ts.messages[id]
 		if msg == nil || !ts.visible(msg) {
 			if old != nil {
-				t.record(KindMessage, id, ts.projectOf(old.ThreadID), at)
+				t.record(store.KindMessage, id, ts.projectOf(old.ThreadID), at)
 				ts.shownMsgs.remove(id)
 				touched[old.ThreadID] = true
 			}
@@ -399,7 +401,7 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 		}
 		// Before the threads below are settled: projectOf is still the
 		// project clients saw the message in.
-		t.depart(KindMessage, id, old != nil, ts.projectOf(oldThread(old)), deref(ts.threads[msg.ThreadID].ProjectID), at)
+		t.depart(store.KindMessage, id, old != nil, ts.projectOf(oldThread(old)), deref(ts.threads[msg.ThreadID].ProjectID), at)
 		v := copyMessage(*msg)
 		ts.shownMsgs.put(&v, at)
 		if ts.shownMsgs.byID[id] != old { // put keeps the old item when nothing changed
@@ -409,22 +411,22 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 				touched[old.ThreadID] = true
 				left = ptr(ts.projectOf(old.ThreadID))
 			}
-			t.put(KindMessage, id, leftOr(deref(ts.threads[msg.ThreadID].ProjectID), left), msg.ThreadID, "", "", old != nil, at)
+			t.put(store.KindMessage, id, leftOr(deref(ts.threads[msg.ThreadID].ProjectID), left), msg.ThreadID, "", "", old != nil, at)
 		}
-		t.forget(KindMessage, id)
+		t.forget(store.KindMessage, id)
 	}
 	for _, id := range threadIDs {
 		old := ts.shown.byID[id]
 		st := ts.threads[id]
 		if st == nil || st.Internal {
 			if old != nil {
-				t.record(KindThread, id, ts.projectOf(id), at)
+				t.record(store.KindThread, id, ts.projectOf(id), at)
 				ts.shown.remove(id)
 			}
 			continue
 		}
 		v := copyThread(st.Thread)
-		t.depart(KindThread, id, old != nil, ts.projectOf(id), deref(v.ProjectID), at)
+		t.depart(store.KindThread, id, old != nil, ts.projectOf(id), deref(v.ProjectID), at)
 		for mid := range st.messages {
 			if msg := ts.shownMsgs.byID[mid]; msg != nil {
 				v.MessageCount++
@@ -442,15 +444,15 @@ func (t *tenant) settle(threadIDs, msgIDs []string, at time.Time) {
 			if old != nil {
 				left = old.ProjectID
 			}
-			t.put(KindThread, id, leftOr(deref(now.ProjectID), left), "",
-				statusOf(old, func(o *Thread) string { return string(o.Status) }), string(now.Status), old != nil, at)
+			t.put(store.KindThread, id, leftOr(deref(now.ProjectID), left), "",
+				statusOf(old, func(o *store.Thread) string { return string(o.Status) }), string(now.Status), old != nil, at)
 		}
-		t.forget(KindThread, id)
+		t.forget(store.KindThread, id)
 	}
 }
 
 // oldThread returns the thread of a message clients saw, or "" for none.
-func oldThread(old *Message) string {
+func oldThread(old *store.Message) string {
 	if old == nil {
 		return ""
 	}
@@ -470,7 +472,7 @@ func (ts *threadStore) movedProject(threadID string) bool {
 
 // threadOrder is ThreadQuery's: LastMessageAt descending, threads without
 // a visible message last, then ID.
-func threadOrder(a, b *Thread) int {
+func threadOrder(a, b *store.Thread) int {
 	switch {
 	case a.LastMessageAt == nil && b.LastMessageAt == nil:
 	case a.LastMessageAt == nil:
@@ -486,14 +488,14 @@ func threadOrder(a, b *Thread) int {
 }
 
 // messageOrder is MessageQuery's: CreatedAt ascending, then ID.
-func messageOrder(a, b *Message) int {
+func messageOrder(a, b *store.Message) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
 }
 
-func copyThread(t Thread) Thread {
+func copyThread(t store.Thread) store.Thread {
 	t.ProjectID = clonePtr(t.ProjectID)
 	t.About = clonePtr(t.About)
 	t.CreatedAt = kept(t.CreatedAt)
@@ -505,8 +507,8 @@ func copyThread(t Thread) Thread {
 
 // copyMessage also makes Attachments non-nil, so that a message without
 // any has an empty list, as on the wire.
-func copyMessage(m Message) Message {
-	m.Attachments = append([]Attachment{}, m.Attachments...)
+func copyMessage(m store.Message) store.Message {
+	m.Attachments = append([]store.Attachment{}, m.Attachments...)
 	m.CreatedAt = kept(m.CreatedAt)
 	m.EditedAt = utcPtr(m.EditedAt)
 	m.UpdatedAt = kept(m.UpdatedAt)
