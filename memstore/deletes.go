@@ -26,7 +26,7 @@ func (m *Store) DeleteOrganization(ctx context.Context, orgID string) error {
 	m.mu.Lock()
 	_, ok := m.orgs[orgID]
 	delete(m.orgs, orgID)
-	m.webhooks.dropOrganization(orgID) // memory_webhooks.go
+	m.webhooks.dropOrganization(orgID) // webhooks.go
 	m.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("store: organization %q: %w", orgID, store.ErrNotFound)

@@ -9,7 +9,7 @@ import (
 )
 
 // Single items of the Store beside GetProject and GetDeliverable (memstore.go)
-// and GetThread (memory_threads.go): what the single-item routes and
+// and GetThread (threads.go): what the single-item routes and
 // expand=project read.
 
 // GetProjects returns those of the organization's projects whose ids are

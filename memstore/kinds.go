@@ -8,7 +8,7 @@ import (
 )
 
 // The descriptions of the kinds of the contract that the Store keeps in a
-// table (memory_table.go): each kind's accessors, list order and copy,
+// table (table.go): each kind's accessors, list order and copy,
 // each listed in memoryKinds.
 
 // projectItems is how the Store keeps projects: a project is in itself.

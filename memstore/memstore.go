@@ -44,9 +44,9 @@ type Store struct {
 	// the Store was created, or later once records have been pruned.
 	floor time.Time
 
-	webhooks memoryWebhooks // memory_webhooks.go
-	requests requestLogs    // the request log (memory_requestlog.go)
-	// events numbers the events of every organization (memory_events.go).
+	webhooks memoryWebhooks // webhooks.go
+	requests requestLogs    // the request log (requestlog.go)
+	// events numbers the events of every organization (events.go).
 	events   int64
 	watchers wake.Set
 }
@@ -101,15 +101,15 @@ type tenant struct {
 	// itemDesc.of), and rows their kindTables, in the same order.
 	items   map[store.Kind]any
 	rows    []kindTable
-	threads threadStore // and their messages (memory_threads.go)
+	threads threadStore // and their messages (threads.go)
 
 	deletions []*store.Deletion         // in feed order (deletionOrder)
 	deleted   map[deletionKey]time.Time // DeletedAt of each record, to find it
 
-	events   eventLog // oldest first, indexed (memory_events.go)
+	events   eventLog // oldest first, indexed (events.go)
 	eventSeq *int64   // the Store's count of events, which ids follow
 
-	departures []*departure                          // in feed order, then project (memory_departures.go)
+	departures []*departure                          // in feed order, then project (departures.go)
 	departed   map[deletionKey]map[string]*departure // by item, then the project it left
 }
 

@@ -13,7 +13,7 @@ import (
 // The generic methods below do everything a Put, List, Get or Delete of
 // such a kind does, so that a new kind is, in its own file
 // (memory_<resource>.go), its description and thin exported methods,
-// and its line in memoryKinds (see memory_kinds.go for the kinds of the
+// and its line in memoryKinds (see kinds.go for the kinds of the
 // contract).
 type itemDesc[T any] struct {
 	kind  store.Kind
