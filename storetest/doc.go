@@ -13,6 +13,10 @@
 //		})
 //	}
 //
+// A store of a portal's own that has only the read side and a writer
+// (Reader, 27 methods) runs the read part, RunRead, with its clock as an
+// option (WithClock); the rest of the suite asks for a Subject.
+//
 // The suite seeds every subtest through the Subject, with times at second
 // precision, and never assumes an error message. Unimplemented is the base
 // of a partial fake for handler tests. The rules it checks: docs/store.md.

@@ -127,7 +127,7 @@ func (f fixture) put(t *testing.T, s store.Writer) {
 }
 
 // seeded opens a fresh store and writes the seed data into it.
-func seeded(t *testing.T, open func(t *testing.T) Subject) (Subject, fixture) {
+func seeded[S store.Writer](t *testing.T, open func(t *testing.T) S) (S, fixture) {
 	t.Helper()
 	s := open(t)
 	f := seedData()

@@ -41,7 +41,7 @@ func checkRefusals(t *testing.T, refusals []refusal) {
 // nothing of them is stored. A reference to a missing organization or
 // project (in the same organization) wraps store.ErrNotFound; any other
 // refusal, store.ErrInvalid.
-func testRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
+func testRejectsInvalid(t *testing.T, open func(t *testing.T) reader) {
 	s, _ := seeded(t, open)
 	okP := store.Project{ID: "new", OrgID: orgA, Name: "n", Status: store.ProjectPlanned, UpdatedAt: day(1, 1)}
 	okM := store.Milestone{ID: "new", OrgID: orgA, ProjectID: "p1", Name: "n", Status: store.MilestonePending, DueAt: day(1, 1)}

@@ -17,7 +17,7 @@ import (
 // testSingleItems reads each milestone and invoice by its id: as put,
 // and as its list answers it (each kind's not-found and scoping are
 // kindScoping's).
-func testSingleItems(t *testing.T, open func(t *testing.T) Subject) {
+func testSingleItems(t *testing.T, open func(t *testing.T) reader) {
 	s := open(t)
 	from := s.Now()
 	f := seedData()
@@ -51,7 +51,7 @@ func testSingleItems(t *testing.T, open func(t *testing.T) Subject) {
 
 }
 
-func testGetProjects(t *testing.T, open func(t *testing.T) Subject) {
+func testGetProjects(t *testing.T, open func(t *testing.T) reader) {
 	s, f := seeded(t, open)
 	is := is.New(t)
 	projectIDs := func(ps []store.Project) []string {

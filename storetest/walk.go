@@ -188,7 +188,7 @@ func testFollowSyncRule(t *testing.T, open func(t *testing.T) Subject) {
 // testAllMilestones lists the organization's milestones of every project:
 // ordered by DueAt, then ProjectID, then ID; filtered by project, status
 // and a restriction; with UpdatedSince and After, by UpdatedAt, then ID.
-func testAllMilestones(t *testing.T, open func(t *testing.T) Subject) {
+func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
 	s := open(t)
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
