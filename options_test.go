@@ -401,6 +401,7 @@ func options() map[string]row {
 		"internal/test/apitest.WithResolver":       {none: "a test harness's setting, not configuration"},
 		"internal/test/apitest.WithStart":          {none: "a test harness's setting, not configuration"},
 		"internal/test/apitest.WithCheck":          {none: "a test harness's setting, not configuration"},
+		"storetest.WithClock":                      {none: "a test suite's setting, not configuration"},
 	}
 }
 
