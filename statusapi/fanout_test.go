@@ -14,14 +14,15 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
-// fanOutStore is what the fan-out test writes to and serves: store.Memory
+// fanOutStore is what the fan-out test writes to and serves: memstore.Store
 // or bunstore's Store, which is a KeyStore too.
 type fanOutStore interface {
 	store.Store
@@ -223,12 +224,12 @@ func fanOut(t *testing.T, st fanOutStore, ks auth.KeyStore, settle func(caughtUp
 	}
 }
 
-// TestFanOut runs fanOut on store.Memory, in a synctest bubble, where the
+// TestFanOut runs fanOut on memstore.Store, in a synctest bubble, where the
 // streams read everything without the clock moving: no stream waits for
 // a poll, nor for the client that does not read.
 func TestFanOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		st := store.NewMemory()
+		st := memstore.New()
 		start := time.Now()
 		fanOut(t, st, auth.NewMemoryKeyStore(st), func(caughtUp func() error, _ <-chan struct{}) {
 			synctest.Wait()
@@ -438,7 +439,7 @@ func TestStreamJoinsTheFeed(t *testing.T) {
 				var es *seamEvents
 				a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store {
 					if es == nil {
-						es = &seamEvents{Store: eventtest.New(st.(*store.Memory)), after: "evt_2"}
+						es = &seamEvents{Store: eventtest.New(st.(*memstore.Store)), after: "evt_2"}
 					}
 					return es
 				}))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -509,7 +510,7 @@ func TestStreamRetriesAWakeUp(t *testing.T) {
 		var hs *hidingEvents
 		a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store {
 			if hs == nil {
-				hs = &hidingEvents{Store: eventtest.New(st.(*store.Memory))}
+				hs = &hidingEvents{Store: eventtest.New(st.(*memstore.Store))}
 			}
 			return hs
 		}))

@@ -33,7 +33,7 @@ type rig struct {
 
 func (r rig) key(name string) string { return r.keys[name] }
 
-// newMemoryRig serves the seed from store.Memory, with keys "a" (org_a,
+// newMemoryRig serves the seed from memstore.Store, with keys "a" (org_a,
 // unrestricted), "b" (org_b), "off" (an account without a retainer),
 // "starter" (org_s, 60 requests a minute), "invoices" (invoices:read only), "p1" (project p1 only) and "sandbox"
 // (org_a's sandbox).

@@ -14,6 +14,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -29,7 +30,7 @@ var Start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // API is a status API handler on in-memory parts, and the parts.
 type API struct {
-	Store *store.Memory
+	Store *memstore.Store
 	Keys  *auth.Keys
 	Files *files.Memory
 	// Clock is the store's, the keys' and the handler's clock (the
@@ -104,7 +105,7 @@ func New(t testing.TB, opts ...Option) *API {
 		cfg:   cfg,
 		keys:  make(map[string]string),
 	}
-	a.Store = store.NewMemory(store.WithClock(a.Clock.Now))
+	a.Store = memstore.New(memstore.WithClock(a.Clock.Now))
 	logger := a.logger()
 	a.Keys = auth.NewKeys(auth.NewMemoryKeyStore(a.Store), auth.WithClock(a.Clock.Now), auth.WithLogger(logger))
 	t.Cleanup(func() { _ = a.Keys.Close() })
