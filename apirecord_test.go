@@ -17,9 +17,11 @@ import (
 	_ "github.com/clientstatus/clientstatus/auth/authtest"
 	_ "github.com/clientstatus/clientstatus/auth/jwtauth"
 	_ "github.com/clientstatus/clientstatus/auth/redisinvalidate"
+	_ "github.com/clientstatus/clientstatus/bunstore"
 	_ "github.com/clientstatus/clientstatus/devsettings"
 	_ "github.com/clientstatus/clientstatus/envelope"
 	_ "github.com/clientstatus/clientstatus/files"
+	_ "github.com/clientstatus/clientstatus/memstore"
 	_ "github.com/clientstatus/clientstatus/openapi"
 	_ "github.com/clientstatus/clientstatus/option"
 	_ "github.com/clientstatus/clientstatus/otelstatus"
@@ -31,17 +33,16 @@ import (
 	_ "github.com/clientstatus/clientstatus/statusclient"
 	_ "github.com/clientstatus/clientstatus/statusmcp"
 	_ "github.com/clientstatus/clientstatus/store"
-	_ "github.com/clientstatus/clientstatus/store/bunstore"
-	_ "github.com/clientstatus/clientstatus/store/storetest"
+	_ "github.com/clientstatus/clientstatus/storetest"
 	_ "github.com/clientstatus/clientstatus/webhook"
 )
 
 // recorded are the packages imported above, the root one aside.
 var recorded = []string{
-	"auth", "auth/authtest", "auth/jwtauth", "auth/redisinvalidate", "devsettings", "envelope", "files",
-	"openapi", "option", "otelstatus", "ratelimit", "ratelimit/ratelimittest",
+	"auth", "auth/authtest", "auth/jwtauth", "auth/redisinvalidate", "bunstore", "devsettings", "envelope",
+	"files", "memstore", "openapi", "option", "otelstatus", "ratelimit", "ratelimit/ratelimittest",
 	"ratelimit/redislimit", "sandbox", "statusapi", "statusclient", "statusmcp", "store",
-	"store/bunstore", "store/storetest", "webhook",
+	"storetest", "webhook",
 }
 
 // TestAPIRecord fails when the exported Go API differs from api/v1.txt: an

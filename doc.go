@@ -18,7 +18,7 @@
 //   - ratelimit: per-plan budgets in memory; ratelimit/redislimit: in Redis,
 //     shared by replicas.
 //   - store: the domain types, the Store interface and an in-memory Store;
-//     store/storetest: the conformance suite; store/bunstore: PostgreSQL.
+//     storetest: the conformance suite; bunstore: PostgreSQL.
 //   - webhook: the portal's API to webhook endpoints, and the dispatcher
 //     that delivers events to them.
 //   - devsettings: the HTML pages a portal mounts behind its sign-in,

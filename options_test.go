@@ -27,8 +27,10 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
 	"github.com/clientstatus/clientstatus/auth/redisinvalidate"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/devsettings"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
@@ -37,7 +39,6 @@ import (
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/statusmcp"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
@@ -86,7 +87,7 @@ var quiet = slog.New(slog.DiscardHandler)
 // package's Validate and constructor.
 
 func api(value string, o statusapi.Option, refused bool) probe {
-	st, lim := store.NewMemory(), ratelimit.NewMemory()
+	st, lim := memstore.New(), ratelimit.NewMemory()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	return probe{value,
 		func() error { return statusapi.ValidateOptions(o) },
@@ -100,7 +101,7 @@ func recorder(value string, o statusapi.RecorderOption, refused bool) probe {
 		func() error { return statusapi.ValidateRecorder(o) },
 		func() error {
 			return catch(func() {
-				rec := statusapi.NewRequestRecorder(store.NewMemory(), o)
+				rec := statusapi.NewRequestRecorder(memstore.New(), o)
 				_ = rec.Close(context.Background())
 			})
 		}, refused}
@@ -110,7 +111,7 @@ func authOpt(value string, o auth.Option, refused bool) probe {
 	return probe{value,
 		func() error { return auth.Validate(o) },
 		func() error {
-			ks := auth.NewMemoryKeyStore(store.NewMemory())
+			ks := auth.NewMemoryKeyStore(memstore.New())
 			if err := catch(func() { auth.NewKeys(ks, o) }); err != nil {
 				return err
 			}
@@ -121,7 +122,7 @@ func authOpt(value string, o auth.Option, refused bool) probe {
 func jwt(value string, o jwtauth.Option, refused bool) probe {
 	cfg := jwtauth.Config{Algorithm: "HS256", Key: []byte("0123456789abcdef0123456789abcdef"), Issuer: "https://portal.example", Audience: "clientstatus"}
 	build := func() error {
-		_, err := jwtauth.New(cfg, store.NewMemory(), o)
+		_, err := jwtauth.New(cfg, memstore.New(), o)
 		return err
 	}
 	return probe{value, build, build, refused}
@@ -142,8 +143,8 @@ func limiter(value string, o ratelimit.Option, refused bool) probe {
 		func() error { return catch(func() { ratelimit.NewMemory(o) }) }, refused}
 }
 
-func memory(value string, o store.MemoryOption) probe {
-	build := func() error { return catch(func() { store.NewMemory(o) }) }
+func memory(value string, o memstore.Option) probe {
+	build := func() error { return catch(func() { memstore.New(o) }) }
 	return probe{value, build, build, false}
 }
 
@@ -180,7 +181,7 @@ func hook(value string, o webhook.Option, refused bool) probe {
 	return probe{value,
 		func() error { return webhook.Validate(o) },
 		func() error {
-			m := store.NewMemory()
+			m := memstore.New()
 			key, _ := webhook.DeriveKey([]byte("0123456789abcdef0123456789abcdef"))
 			webhook.NewEndpoints(m, m, key, o) // reads no option that can be refused
 			return catch(func() { webhook.NewDispatcher(m, m, key, o) })
@@ -191,7 +192,7 @@ func settings(value string, o devsettings.Option, refused bool) probe {
 	return probe{value,
 		func() error { return devsettings.Validate(o) },
 		func() error {
-			m := store.NewMemory()
+			m := memstore.New()
 			account := func(*http.Request) (devsettings.Account, bool) { return devsettings.Account{}, false }
 			return catch(func() { devsettings.New(auth.NewKeys(auth.NewMemoryKeyStore(m)), m, account, o) })
 		}, refused}
@@ -200,7 +201,7 @@ func settings(value string, o devsettings.Option, refused bool) probe {
 func sim(value string, o sandbox.Option, refused bool) probe {
 	return probe{value,
 		func() error { return sandbox.Validate(o) },
-		func() error { return catch(func() { sandbox.New(store.NewMemory(), o) }) }, refused}
+		func() error { return catch(func() { sandbox.New(memstore.New(), o) }) }, refused}
 }
 
 func client(value string, o statusclient.Option, refused bool) probe {
@@ -250,7 +251,7 @@ func options() map[string]row {
 		"statusapi.WithObserver":   {probes: []probe{api("nil", statusapi.WithObserver(nil), ok)}},
 		"statusapi.WithRequestLog": {probes: []probe{api("nil", statusapi.WithRequestLog(nil), ok)}},
 		"statusapi.WithWebhookEndpoints": {probes: []probe{api("nil", statusapi.WithWebhookEndpoints(nil), ok),
-			api("memory", statusapi.WithWebhookEndpoints(store.NewMemory()), ok)}},
+			api("memory", statusapi.WithWebhookEndpoints(memstore.New()), ok)}},
 		"statusapi.WithMCP": {probes: []probe{api("nil", statusapi.WithMCP(nil), ok),
 			api("statusmcp", statusapi.WithMCP(statusmcp.Handler()), ok)}},
 		"statusmcp.WithClock": {
@@ -314,17 +315,17 @@ func options() map[string]row {
 		"ratelimit.WithClock":              {probes: []probe{limiter("nil", ratelimit.WithClock(nil), ok)}},
 
 		// store
-		"store.WithClock": {probes: []probe{memory("nil", store.WithClock(nil)), memory("fixed", store.WithClock(now))}},
-		"store/bunstore.WithQueryTimeout": {probes: []probe{
+		"memstore.WithClock": {probes: []probe{memory("nil", memstore.WithClock(nil)), memory("fixed", memstore.WithClock(now))}},
+		"bunstore.WithQueryTimeout": {probes: []probe{
 			bunOpt("zero", bunstore.WithQueryTimeout(0), ok),
 			bunOpt("negative", bunstore.WithQueryTimeout(-time.Second), refused)}},
-		"store/bunstore.WithSchema": {probes: []probe{
+		"bunstore.WithSchema": {probes: []probe{
 			bunOpt("zero", bunstore.WithSchema(""), ok),
 			bunOpt("not an identifier", bunstore.WithSchema("Bad Name"), refused)}},
-		"store/bunstore.WithLogger":       {probes: []probe{bunOpt("nil", bunstore.WithLogger(nil), ok)}},
-		"store/bunstore.WithListenConfig": {probes: []probe{bunOpt("nil", bunstore.WithListenConfig(nil), ok)}},
-		"store/bunstore.WithClock":        {probes: []probe{bunOpt("nil", bunstore.WithClock(nil), ok)}},
-		"store/bunstore.WithStatementTimeout": {probes: []probe{
+		"bunstore.WithLogger":       {probes: []probe{bunOpt("nil", bunstore.WithLogger(nil), ok)}},
+		"bunstore.WithListenConfig": {probes: []probe{bunOpt("nil", bunstore.WithListenConfig(nil), ok)}},
+		"bunstore.WithClock":        {probes: []probe{bunOpt("nil", bunstore.WithClock(nil), ok)}},
+		"bunstore.WithStatementTimeout": {probes: []probe{
 			open("zero", bunstore.WithStatementTimeout(0), ok),
 			open("negative", bunstore.WithStatementTimeout(-time.Second), refused),
 			open("under a millisecond", bunstore.WithStatementTimeout(time.Microsecond), refused)}},
@@ -401,6 +402,7 @@ func options() map[string]row {
 		"internal/test/apitest.WithResolver":       {none: "a test harness's setting, not configuration"},
 		"internal/test/apitest.WithStart":          {none: "a test harness's setting, not configuration"},
 		"internal/test/apitest.WithCheck":          {none: "a test harness's setting, not configuration"},
+		"storetest.WithClock":                      {none: "a test suite's setting, not configuration"},
 	}
 }
 
@@ -487,7 +489,7 @@ func zeroProbe(value string) bool {
 // withFunctions returns the module's exported functions named With...
 // that return an option type (a type whose name ends in Option), as
 // "dir.Name" from the module's root ("statusapi.WithLogger",
-// "store/bunstore.WithSchema"), from its non-test Go files.
+// "bunstore.WithSchema"), from its non-test Go files.
 func withFunctions(t *testing.T) []string {
 	t.Helper()
 	var names []string

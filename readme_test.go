@@ -21,13 +21,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The Go snippets of the README and docs/ are the functions below, word
@@ -40,7 +41,7 @@ import (
 
 // mountInMemory is the README's "Mount it in your Go server" snippet.
 func mountInMemory(ctx context.Context, mux *http.ServeMux, srv *http.Server) (*auth.Keys, func(), error) {
-	st := store.NewMemory()                          // or bunstore.New(db): PostgreSQL, docs/library.md
+	st := memstore.New()                             // or bunstore.New(db): PostgreSQL, docs/library.md
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // the key store reads organizations from st
 
 	// An organization is put once, in the store; its keys read it from there.
@@ -195,7 +196,7 @@ func whiteLabel(domains map[string]string) statusapi.Option {
 func TestMounting(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme",
 		Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}))
 	is.NoErr(st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_acme", Name: "Site", Status: store.ProjectInProgress}))
@@ -305,7 +306,7 @@ func TestREADMERoutes(t *testing.T) {
 	for _, m := range routeRow.FindAllStringSubmatch(section, -1) {
 		listed = append(listed, m[1])
 	}
-	mem := store.NewMemory()
+	mem := memstore.New()
 	rec := statusapi.NewRequestRecorder(mem)
 	defer rec.Close(context.Background())
 	// Every route, the opt-in ones too (the README says which option).

@@ -4,7 +4,7 @@
 // ErrInvalidKey.
 //
 // Keys mints, imports, lists and revokes an organization's API keys on a
-// KeyStore (MemoryKeyStore here, store/bunstore on PostgreSQL) and
+// KeyStore (MemoryKeyStore here, bunstore on PostgreSQL) and
 // resolves them; only a key's SHA-256 (HashKey) and first 8 characters are
 // stored. MintRestricted makes a key that reads only some scopes or
 // projects (a Restriction), which never changes. Package auth/jwtauth

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // and the API resolves it on every request.
 func ExampleNewKeys() {
 	ctx := context.Background()
-	st := store.NewMemory() // bunstore.New(db) in production: one store for both
+	st := memstore.New() // bunstore.New(db) in production: one store for both
 	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true}); err != nil {
 		fmt.Println(err)
 		return
@@ -56,12 +57,12 @@ func ExampleNewKeys() {
 }
 
 // A Cache in front of the keys spares a key-store lookup per request. It
-// hears what Keys revokes, and what store.Memory changes, by itself: the
+// hears what Keys revokes, and what memstore.Store changes, by itself: the
 // next request is refused, however long the ttl. The ttl bounds only
 // changes that no channel reports (see ExampleWithInvalidations).
 func ExampleNewCache() {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	acme := store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 	if err := st.PutOrganization(ctx, acme); err != nil {
 		fmt.Println(err)
@@ -134,7 +135,7 @@ func ExampleWithInvalidations() {
 // client's accounting tool.
 func ExampleKeys_MintRestricted() {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	_ = st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true})
 	_ = st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_a", Name: "Website", Status: store.ProjectInProgress})
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))

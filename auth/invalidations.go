@@ -24,7 +24,7 @@ const AllOrganizations = ""
 //
 // Keys is one (it reports its revocations, and relays its KeyStore's and
 // its Publisher's reports when they are Invalidations), as are
-// MemoryKeyStore, Broadcast, store/bunstore's Store (PostgreSQL LISTEN) and
+// MemoryKeyStore, Broadcast, bunstore's Store (PostgreSQL LISTEN) and
 // auth/redisinvalidate's Channel (Redis pub/sub). A Cache subscribes to the
 // resolver it is given when that is one, and to those of
 // WithInvalidations.

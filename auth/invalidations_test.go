@@ -70,7 +70,7 @@ func TestSubscribeNilPanics(t *testing.T) {
 }
 
 // TestMemoryKeyStoreReports checks that the key store reports the
-// organizations its store.Memory changes or deletes, once the change is
+// organizations its memstore.Store changes or deletes, once the change is
 // made, and nothing for a put that changes nothing.
 func TestMemoryKeyStoreReports(t *testing.T) {
 	is := is.New(t)

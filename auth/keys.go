@@ -147,7 +147,7 @@ func (k *Keys) Mint(ctx context.Context, orgID, name string, expiresAt *time.Tim
 // organization's included).
 //
 // The projects are checked through the KeyStore's GetProject method
-// (store.Memory's through MemoryKeyStore, bunstore's own). The
+// (memstore.Store's through MemoryKeyStore, bunstore's own). The
 // restriction is stored with the key, in a canonical order.
 func (k *Keys) MintRestricted(ctx context.Context, orgID, name string, expiresAt *time.Time, r Restriction) (string, Key, error) {
 	return k.Create(ctx, orgID, KeySpec{Name: name, ExpiresAt: expiresAt, Restriction: r})
@@ -459,7 +459,7 @@ func (k *Keys) changed(ctx context.Context, orgID, keyID string) {
 // Subscribe registers fn, to be called with the organization of each key
 // that Revoke revokes, at once, on the revoking goroutine; and with what
 // the KeyStore reports (MemoryKeyStore: its organizations' changes;
-// store/bunstore: its tables' changes, through PostgreSQL), and what the
+// bunstore: its tables' changes, through PostgreSQL), and what the
 // Publisher of WithPublisher reports (the other replicas' revocations). See Invalidations for fn's
 // rules. A Cache in front of Keys, or of a Chain holding it, subscribes by
 // itself.

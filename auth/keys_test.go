@@ -13,6 +13,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -360,15 +361,15 @@ func TestLastUsedIsBatched(t *testing.T) {
 	is.True(stored[0].LastUsedAt.Equal(clk.Now())) // the latest use
 }
 
-// testKeyStore is a MemoryKeyStore and the store.Memory it reads its
+// testKeyStore is a MemoryKeyStore and the memstore.Store it reads its
 // organizations from.
 type testKeyStore struct {
 	*auth.MemoryKeyStore
-	orgs *store.Memory
+	orgs *memstore.Store
 }
 
 func newKeyStore() *testKeyStore {
-	orgs := store.NewMemory()
+	orgs := memstore.New()
 	return &testKeyStore{MemoryKeyStore: auth.NewMemoryKeyStore(orgs), orgs: orgs}
 }
 

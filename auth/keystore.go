@@ -11,7 +11,7 @@ import (
 
 // ErrUnknownOrganization is returned (wrapped) by Keys.Mint and Keys.Import
 // for an organization the key store does not know: put it first (with
-// store.Memory's or bunstore's PutOrganization).
+// memstore.Store's or bunstore's PutOrganization).
 var ErrUnknownOrganization = errors.New("auth: unknown organization")
 
 // ErrKeyNotFound is returned (wrapped) by KeyStore.RevokeKey when the
@@ -52,7 +52,7 @@ type Key struct {
 
 // KeyStore keeps key records, and finds the organizations they belong to.
 // The in-memory MemoryKeyStore (which reads organizations from a
-// store.Memory) and store/bunstore implement it.
+// memstore.Store) and bunstore implement it.
 //
 // Implementations are safe for concurrent use, and honour ctx.
 type KeyStore interface {
@@ -97,7 +97,7 @@ type KeyStore interface {
 	Ping(ctx context.Context) error
 	// Subscribe reports the organizations whose keys or account changed
 	// in the store, also by other processes where the store can tell
-	// (store/bunstore: PostgreSQL LISTEN), so that Keys relays them to the
+	// (bunstore: PostgreSQL LISTEN), so that Keys relays them to the
 	// caches; a store that cannot tell returns a stop that does nothing,
 	// and its changes reach the caches within their ttl.
 	Invalidations

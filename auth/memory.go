@@ -16,7 +16,7 @@ import (
 // and keeps each key's Restriction.
 // It is an Invalidations that reports the organizations its
 // store.Organizations changes or deletes, when that tells of them (as
-// store.Memory does): Keys relays them, so that a Cache in front of Keys
+// memstore.Store does): Keys relays them, so that a Cache in front of Keys
 // forgets an account switched off at once. It is safe for concurrent use;
 // the zero value is not usable, call NewMemoryKeyStore.
 type MemoryKeyStore struct {
@@ -38,7 +38,7 @@ var (
 
 // MemoryOrganizations is what a MemoryKeyStore reads its organizations
 // from and hears of their deletion and change through, declared: a
-// store.Memory is one.
+// memstore.Store is one.
 type MemoryOrganizations interface {
 	store.Organizations
 	// OnDeleteOrganization calls fn with the id of each organization
@@ -53,7 +53,7 @@ type MemoryOrganizations interface {
 }
 
 // NewMemoryKeyStore returns an empty MemoryKeyStore whose keys belong to
-// the organizations of orgs, usually the store.Memory the handler reads:
+// the organizations of orgs, usually the memstore.Store the handler reads:
 // an organization is put once, there, and its plan and flags apply to its
 // keys' next lookup; a key of an organization that is gone is refused.
 // A deleted organization's keys are dropped, so they stop working for
@@ -62,7 +62,7 @@ type MemoryOrganizations interface {
 // subscribers (see Subscribe). It panics if orgs is nil.
 func NewMemoryKeyStore(orgs MemoryOrganizations) *MemoryKeyStore {
 	if orgs == nil {
-		panic("auth: NewMemoryKeyStore needs store.Organizations (a store.Memory)")
+		panic("auth: NewMemoryKeyStore needs store.Organizations (a memstore.Store)")
 	}
 	m := &MemoryKeyStore{
 		orgs:    orgs,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/authtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -20,12 +21,12 @@ func TestMemoryKeyStore(t *testing.T) {
 }
 
 // TestMemoryKeyStoreDeletedOrganization deletes an organization from the
-// store.Memory the key store reads: its keys stop working for good, even
+// memstore.Store the key store reads: its keys stop working for good, even
 // when an organization with the same id is put again.
 func TestMemoryKeyStoreDeletedOrganization(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	orgs := store.NewMemory()
+	orgs := memstore.New()
 	other := store.Organization{ID: "org_b", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true}
 	is.NoErr(orgs.PutOrganization(ctx, active))
 	is.NoErr(orgs.PutOrganization(ctx, other))

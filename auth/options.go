@@ -111,7 +111,7 @@ func WithMaxEntries(n int) Option {
 
 // WithInvalidations makes a Cache forget an organization's principals
 // when inv reports it, besides what its resolver reports (see Cache): for
-// example a store/bunstore Store in front of a JWT resolver that reads
+// example a bunstore Store in front of a JWT resolver that reads
 // organizations from it, or an auth/redisinvalidate Channel. It may be
 // given more than once: the cache listens to each. nil is ignored.
 // NewCache reads it.

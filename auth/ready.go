@@ -7,7 +7,7 @@ import (
 )
 
 // Ping reports whether the KeyStore answers, for a readiness check (see
-// statusapi.Ready): it calls the store's Ping (store/bunstore's runs a
+// statusapi.Ready): it calls the store's Ping (bunstore's runs a
 // SELECT 1). The error wraps ErrUnavailable.
 func (k *Keys) Ping(ctx context.Context) error {
 	err := k.store.Ping(ctx)

@@ -9,7 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/memstore"
 )
 
 // pingKeyStore is a KeyStore whose Ping answers err.
@@ -34,14 +34,14 @@ func TestPing(t *testing.T) {
 		r    auth.KeyResolver
 		down bool
 	}{
-		{"memory key store", auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory())), false},
-		{"wrapped key store", auth.NewKeys(plainKeyStore{auth.NewMemoryKeyStore(store.NewMemory())}), false},
-		{"key store up", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), nil}), false},
-		{"key store down", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), true},
-		{"cache over a key store down", auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down}), auth.WithCacheTTL(time.Minute)), true},
+		{"memory key store", auth.NewKeys(auth.NewMemoryKeyStore(memstore.New())), false},
+		{"wrapped key store", auth.NewKeys(plainKeyStore{auth.NewMemoryKeyStore(memstore.New())}), false},
+		{"key store up", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(memstore.New()), nil}), false},
+		{"key store down", auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(memstore.New()), down}), true},
+		{"cache over a key store down", auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(memstore.New()), down}), auth.WithCacheTTL(time.Minute)), true},
 		{"cache over a resolver without Ping", auth.NewCache(noPing, auth.WithCacheTTL(time.Minute)), false},
-		{"chain with a key store down", auth.Chain(noPing, auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), down})), true},
-		{"chain all up", auth.Chain(noPing, auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory()))), false},
+		{"chain with a key store down", auth.Chain(noPing, auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(memstore.New()), down})), true},
+		{"chain all up", auth.Chain(noPing, auth.NewKeys(auth.NewMemoryKeyStore(memstore.New()))), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -57,5 +57,5 @@ func TestPing(t *testing.T) {
 		})
 	}
 	is := is.New(t)
-	is.NoErr(auth.NewMemoryKeyStore(store.NewMemory()).Ping(ctx)) // memory is always ready
+	is.NoErr(auth.NewMemoryKeyStore(memstore.New()).Ping(ctx)) // memory is always ready
 }

@@ -48,7 +48,7 @@ type Change struct {
 
 // Store is what the pages read of the portal's store: the organization
 // (its plan, on the Usage page) and its projects (a key's projects).
-// store.Memory and store/bunstore's Store implement it.
+// memstore.Store and bunstore's Store implement it.
 type Store interface {
 	store.Organizations
 	ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/devsettings"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -22,7 +23,7 @@ func portalUser(r *http.Request) (orgID, name string, admin, ok bool) {
 // A portal mounts the pages under /settings/ behind its own sign-in and
 // tells them who is signed in.
 func ExampleNew() {
-	st := store.NewMemory()
+	st := memstore.New()
 	_ = st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true})
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 

@@ -54,7 +54,7 @@ func WithWebhooks(e *webhook.Endpoints) Option { return func(c *config) { c.webh
 
 // RequestLog is what the pages read of the request log that
 // statusapi.WithRequestLog's recorder writes to: its records and the
-// organization's requests per day. store.Memory and bunstore.Store
+// organization's requests per day. memstore.Store and bunstore.Store
 // implement it.
 type RequestLog interface {
 	ListRequestLogs(ctx context.Context, orgID string, q store.RequestLogQuery) (store.Page[store.RequestRecord], error)

@@ -15,6 +15,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/devsettings"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
@@ -27,7 +28,7 @@ var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 // (admin and member) and B, and what it reports.
 type fixture struct {
 	t       testing.TB
-	st      *store.Memory
+	st      *memstore.Store
 	keys    *auth.Keys
 	eps     *webhook.Endpoints
 	clock   *testenv.Clock
@@ -48,7 +49,7 @@ func newFixture(t testing.TB, opts ...devsettings.Option) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{t: t, clock: testenv.NewClock(t0)}
-	f.st = store.NewMemory(store.WithClock(f.clock.Now))
+	f.st = memstore.New(memstore.WithClock(f.clock.Now))
 	for _, o := range []store.Organization{
 		{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true},
 		{ID: "org_b", Name: "Beta", Plan: store.PlanGrowth, RetainerActive: true, APIEnabled: true},

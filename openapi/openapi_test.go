@@ -15,6 +15,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/test/gosource"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -165,11 +166,11 @@ func TestExamples(t *testing.T) {
 
 // routes are the handler's routes on the in-memory store, which has every
 // optional resource: statusapi's one table of them. eventtest adds
-// store.Events for a build whose store.Memory does not keep events yet
+// store.Events for a build whose memstore.Store does not keep events yet
 // (it changes nothing once it does).
 // routes are the handler's routes with every opt-in option (Routes only
 // asks whether a recorder is given, so an idle one stands for it).
-var routes = statusapi.Routes(statusapi.WithWebhookEndpoints(store.NewMemory()),
+var routes = statusapi.Routes(statusapi.WithWebhookEndpoints(memstore.New()),
 	statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
 
 func TestEveryRouteIsDocumented(t *testing.T) {

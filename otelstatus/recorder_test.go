@@ -13,13 +13,14 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
 // downLog is a request log whose store is down: it refuses every batch.
-type downLog struct{ *store.Memory }
+type downLog struct{ *memstore.Store }
 
 func (downLog) AppendRequests(context.Context, []store.RequestRecord) error {
 	return fmt.Errorf("test: the database is down: %w", store.ErrUnavailable)

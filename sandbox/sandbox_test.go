@@ -14,6 +14,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -28,9 +29,9 @@ var (
 // newWorld returns a store with a live organization with one project and
 // one invoice of its own, its sandbox seeded, a live and a sandbox key,
 // and a GET on the API.
-func newWorld(t *testing.T) (*store.Memory, func(key, path string) *httptest.ResponseRecorder, string, string) {
+func newWorld(t *testing.T) (*memstore.Store, func(key, path string) *httptest.ResponseRecorder, string, string) {
 	t.Helper()
-	st := store.NewMemory()
+	st := memstore.New()
 	get, live, sbx := newWorldOn(t, st, auth.NewMemoryKeyStore(st))
 	return st, get, live, sbx
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Store is what Seed and the Simulator read and write: the status API's
-// reads and the portal's writers, as store.Memory and store/bunstore's
+// reads and the portal's writers, as memstore.Store and bunstore's
 // Store offer them.
 type Store interface {
 	store.Store

@@ -20,10 +20,11 @@ import (
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/openapitest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 )
 
 // t0 is when the test data is made (so the store dates it: updatedAt);
@@ -62,7 +63,7 @@ type testAPI struct {
 	// a test replaced it.
 	handler http.Handler
 	// The API's parts, by their short names.
-	store *store.Memory
+	store *memstore.Store
 	keys  *auth.Keys
 	files *files.Memory
 	clock *testenv.Clock // shared by the store, the handler and the key resolver
@@ -268,7 +269,7 @@ func seed(t testing.TB, a *testAPI) {
 }
 
 // fixtureStore is what the test data is put into: the harness's
-// store.Memory, or a built-in store of the declared tests.
+// memstore.Store, or a built-in store of the declared tests.
 type fixtureStore interface {
 	store.Writer
 	store.ThreadWriter
@@ -317,7 +318,7 @@ func seedSamples(t testing.TB, st fixtureStore, _ *files.Memory, _ func(int) tim
 }
 
 // unclocked is storetest.Subject without its clock: a store the
-// fixtures are put into (a *store.Memory, a bunstore), which Sample puts
+// fixtures are put into (a *memstore.Store, a bunstore), which Sample puts
 // through.
 type unclocked interface {
 	store.Store

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -105,7 +106,7 @@ func TestKeyStoreUnavailable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) { return auth.Principal{}, tc.err })
-			h := apitest.Handler(store.NewMemory(), keys, nil)
+			h := apitest.Handler(memstore.New(), keys, nil)
 			res := serveWith(t, h, apitest.NewRequest("GET", "/v1/projects", "whatever"))
 			is.Equal(res.Code, 503)
 			is.Equal(errorOf(t, res).Error.Code, "UNAVAILABLE")
@@ -119,7 +120,7 @@ func TestLimiterUnavailable(t *testing.T) {
 	keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 		return auth.Principal{Org: store.Organization{ID: "o", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}}, nil
 	})
-	h := apitest.Handler(store.NewMemory(), keys, downLimiter{})
+	h := apitest.Handler(memstore.New(), keys, downLimiter{})
 	res := serveWith(t, h, apitest.NewRequest("GET", "/v1/projects", "whatever"))
 	is.Equal(res.Code, 503)
 	is.Equal(errorOf(t, res).Error.Code, "UNAVAILABLE")

@@ -12,32 +12,33 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
 // countingStore is the test store that counts the queries the handler
-// makes: it is a store.Memory in all else (Versions included).
+// makes: it is a memstore.Store in all else (Versions included).
 type countingStore struct {
-	*store.Memory
+	*memstore.Store
 	queries  atomic.Int64
 	versions atomic.Int64 // DataVersion's reads
 }
 
 func (s *countingStore) DataVersion(ctx context.Context, org string) (int64, error) {
 	s.versions.Add(1)
-	return s.Memory.DataVersion(ctx, org)
+	return s.Store.DataVersion(ctx, org)
 }
 
 func (s *countingStore) ListInvoices(ctx context.Context, org string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	s.queries.Add(1)
-	return s.Memory.ListInvoices(context.Background(), org, q)
+	return s.Store.ListInvoices(context.Background(), org, q)
 }
 
 func (s *countingStore) GetProject(ctx context.Context, org, id string) (store.Project, error) {
 	s.queries.Add(1)
-	return s.Memory.GetProject(context.Background(), org, id)
+	return s.Store.GetProject(context.Background(), org, id)
 }
 
 // counted returns a test API whose handler reads through a countingStore.
@@ -45,7 +46,7 @@ func counted(t *testing.T, opts ...statusapi.Option) (*testAPI, *countingStore) 
 	var cs *countingStore
 	s := unlimited
 	s.wrap = func(st store.Store) store.Store {
-		cs = &countingStore{Memory: st.(*store.Memory)}
+		cs = &countingStore{Store: st.(*memstore.Store)}
 		return cs
 	}
 	return newTestAPIWith(t, s, opts...), cs

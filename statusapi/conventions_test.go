@@ -13,9 +13,10 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/storetest"
+	"github.com/clientstatus/clientstatus/storetest"
 )
 
 // table is every route of a handler with every opt-in option, as the
@@ -31,7 +32,7 @@ var routes = exampleRequests()
 // gives them. Routes only asks whether a recorder is given, so an idle
 // one stands for it.
 func allOptIns() []statusapi.Option {
-	return []statusapi.Option{statusapi.WithWebhookEndpoints(store.NewMemory()),
+	return []statusapi.Option{statusapi.WithWebhookEndpoints(memstore.New()),
 		statusapi.WithRequestLog(new(statusapi.RequestRecorder))}
 }
 

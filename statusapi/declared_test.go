@@ -12,12 +12,13 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // declaredStore is what the wrapping test seeds and serves: a built-in
@@ -35,7 +36,7 @@ type declaredStore interface {
 // store (struct{ store.Store }, as a tracing wrapper does) serves every
 // route the store itself serves, each answering as it does.
 func TestWrappedMemoryServesEveryRoute(t *testing.T) {
-	m := store.NewMemory()
+	m := memstore.New()
 	testWrappedServesEveryRoute(t, m, auth.NewMemoryKeyStore(m))
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -310,7 +311,7 @@ func TestDownloadWithoutSigningKey(t *testing.T) {
 	is := is.New(t)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	st := store.NewMemory()
+	st := memstore.New()
 	is.NoErr(st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	defer keys.Close()

@@ -10,21 +10,22 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// eventBench is a handler on a store.Memory whose organization has made
+// eventBench is a handler on a memstore.Store whose organization has made
 // about n events: 1,000 invoices (n/10 when fewer), each written again
 // until the store holds n events, each write an invoice.updated (and,
 // every other write, a change of status: an invoice.{status} too), and
-// the ids of the events, oldest first. It skips when store.Memory keeps
+// the ids of the events, oldest first. It skips when memstore.Store keeps
 // no events.
 func eventBench(b *testing.B, n int) (http.Handler, string, []string) {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	if _, ok := any(st).(store.Events); !ok {
-		b.Skip("store.Memory keeps no events (store.Events)")
+		b.Skip("memstore.Store keeps no events (store.Events)")
 	}
 	org := store.Organization{ID: "org_a", Name: "A", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}
 	if err := st.PutOrganization(ctx, org); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -25,7 +26,7 @@ func newEventAPI(t *testing.T, opts ...apitest.Option) (*apitest.API, *eventtest
 	var es *eventtest.Store
 	a := apitest.New(t, append([]apitest.Option{apitest.WithStoreWrapper(func(st store.Store) store.Store {
 		if es == nil {
-			es = eventtest.New(st.(*store.Memory))
+			es = eventtest.New(st.(*memstore.Store))
 		}
 		return es
 	}), apitest.WithCheck(func(t testing.TB, req *http.Request, res *httptest.ResponseRecorder) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -18,12 +19,12 @@ import (
 
 // exampleParts returns in-memory parts holding one organization with one
 // project and a deliverable with a file, and an API key of it.
-func exampleParts() (*store.Memory, *auth.Keys, *files.Memory, string) {
+func exampleParts() (*memstore.Store, *auth.Keys, *files.Memory, string) {
 	ctx := context.Background()
 	started := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	// The store dates what is put (updatedAt) by its clock; a fixed one
 	// keeps the output the same.
-	st := store.NewMemory(store.WithClock(func() time.Time { return started }))
+	st := memstore.New(memstore.WithClock(func() time.Time { return started }))
 	_ = st.PutOrganization(ctx, store.Organization{ID: "org_acme", Name: "Acme", Plan: "starter", RetainerActive: true, APIEnabled: true})
 	_ = st.PutProject(ctx, store.Project{ID: "p1", OrgID: "org_acme", Name: "Website", Status: store.ProjectInProgress, StartedAt: &started, UpdatedAt: started})
 	name, ctype, size := "logo.svg", "image/svg+xml", int64(6)

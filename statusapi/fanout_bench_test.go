@@ -11,6 +11,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -41,7 +42,7 @@ func (w *frameCounter) Flush() {
 }
 
 // BenchmarkFanOut: 20 organizations with n open streams each on one
-// handler (store.Memory); each op writes one event to one organization
+// handler (memstore.Store); each op writes one event to one organization
 // (a project renamed) and waits until its n streams have written it.
 // reads/commit is the store reads per write; compare allocs/op across n
 // for the cost of a stream per event.
@@ -49,7 +50,7 @@ func BenchmarkFanOut(b *testing.B) {
 	for _, n := range []int{1, 5} {
 		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			st := store.NewMemory()
+			st := memstore.New()
 			counting := &countingEvents{Store: st}
 			keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 			b.Cleanup(func() { _ = keys.Close() })

@@ -14,14 +14,15 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
-// fanOutStore is what the fan-out test writes to and serves: store.Memory
+// fanOutStore is what the fan-out test writes to and serves: memstore.Store
 // or bunstore's Store, which is a KeyStore too.
 type fanOutStore interface {
 	store.Store
@@ -223,12 +224,12 @@ func fanOut(t *testing.T, st fanOutStore, ks auth.KeyStore, settle func(caughtUp
 	}
 }
 
-// TestFanOut runs fanOut on store.Memory, in a synctest bubble, where the
+// TestFanOut runs fanOut on memstore.Store, in a synctest bubble, where the
 // streams read everything without the clock moving: no stream waits for
 // a poll, nor for the client that does not read.
 func TestFanOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		st := store.NewMemory()
+		st := memstore.New()
 		start := time.Now()
 		fanOut(t, st, auth.NewMemoryKeyStore(st), func(caughtUp func() error, _ <-chan struct{}) {
 			synctest.Wait()
@@ -307,7 +308,7 @@ func TestIdleStreamsReadNothing(t *testing.T) {
 			a.Mint(org, org)
 			for range statusapi.MaxStreamsPerOrganization {
 				s := streamWithKey(t, a.Handler, a.Key(org))
-				is.Equal(s.next(), "") // no event yet: no cursor
+				is.Equal(s.next(), reconnect+"\n") // no event yet: no cursor
 				streams = append(streams, collect(s, more))
 			}
 		}
@@ -365,7 +366,7 @@ func TestStreamKeyChecks(t *testing.T) {
 		more := make(chan struct{}, 1)
 		open := func(key string) *collected {
 			s := streamWithKey(t, a.Handler, key)
-			is.Equal(s.next(), "")
+			is.Equal(s.next(), reconnect+"\n")
 			return collect(s, more)
 		}
 		first, second, other, b := open(a.Key("a")), open(a.Key("a")), open(a.Key("a2")), open(a.Key("b"))
@@ -438,7 +439,7 @@ func TestStreamJoinsTheFeed(t *testing.T) {
 				var es *seamEvents
 				a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store {
 					if es == nil {
-						es = &seamEvents{Store: eventtest.New(st.(*store.Memory)), after: "evt_2"}
+						es = &seamEvents{Store: eventtest.New(st.(*memstore.Store)), after: "evt_2"}
 					}
 					return es
 				}))
@@ -453,11 +454,11 @@ func TestStreamJoinsTheFeed(t *testing.T) {
 				es.Add("org_a", updated(), paid(), updated()) // evt_1..3
 				more := make(chan struct{}, 1)
 				first := startStream(t, a, a.Handler, "/v1/events") // follows the feed from evt_3
-				is.Equal(first.opened(), "id: evt_3\n\n")
+				is.Equal(first.opened(), reconnect+"id: evt_3\n\n")
 				follower := collect(first, more)
 				es.during = func() { es.Add("org_a", paid(), updated(), paid()) } // evt_4..6, while the second reads its backlog
 				second := startStream(t, a, a.Handler, tc.target, "Last-Event-ID", "evt_2")
-				is.Equal(second.next(), "id: evt_2\n\n")
+				is.Equal(second.next(), reconnect+"id: evt_2\n\n")
 				joiner := collect(second, more)
 				synctest.Wait()
 				es.Add("org_a", updated(), paid(), updated()) // evt_7..9, once it follows the feed

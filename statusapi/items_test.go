@@ -14,6 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/openapi"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -269,7 +270,7 @@ func TestExpandProject(t *testing.T) {
 		var counted *projectReads
 		s := unlimited
 		s.wrap = func(st store.Store) store.Store {
-			counted = &projectReads{Memory: st.(*store.Memory)}
+			counted = &projectReads{Store: st.(*memstore.Store)}
 			return counted
 		}
 		c := newTestAPIWith(t, s)
@@ -293,21 +294,21 @@ func TestExpandProject(t *testing.T) {
 	})
 }
 
-// projectReads counts the project reads of expand: a store.Memory in
+// projectReads counts the project reads of expand: a memstore.Store in
 // all else.
 type projectReads struct {
-	*store.Memory
+	*memstore.Store
 	many, one atomic.Int64
 }
 
 func (s *projectReads) GetProjects(ctx context.Context, org string, ids []string) ([]store.Project, error) {
 	s.many.Add(1)
-	return s.Memory.GetProjects(ctx, org, ids)
+	return s.Store.GetProjects(ctx, org, ids)
 }
 
 func (s *projectReads) GetProject(ctx context.Context, org, id string) (store.Project, error) {
 	s.one.Add(1)
-	return s.Memory.GetProject(ctx, org, id)
+	return s.Store.GetProject(ctx, org, id)
 }
 
 // TestInvoiceDocument checks the invoice document's signed link, exactly

@@ -11,9 +11,9 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // quiet keeps the handlers of New's own tests, made without the harness,
@@ -21,7 +21,7 @@ import (
 var quiet = statusapi.WithLogger(slog.New(slog.DiscardHandler))
 
 func TestNewRefusesBadSetup(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) { return auth.Principal{}, auth.ErrInvalidKey })
 	lim := ratelimit.NewMemory()
 	for _, tc := range []struct {
@@ -65,7 +65,7 @@ func TestNewRefusesBadSetup(t *testing.T) {
 // nil for a good setup in which zero values keep the defaults.
 func TestValidate(t *testing.T) {
 	is := is.New(t)
-	st := store.NewMemory()
+	st := memstore.New()
 	keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) { return auth.Principal{}, auth.ErrInvalidKey })
 	lim := ratelimit.NewMemory()
 	err := statusapi.Validate(st, keys, lim, statusapi.WithSigningKey([]byte("fifteen bytes!!")))

@@ -12,9 +12,9 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // spoofed is a request with key "a" whose Host header, and the forwarding
@@ -176,7 +176,7 @@ func TestWhiteLabelLinks(t *testing.T) {
 }
 
 func TestPublicURLOptions(t *testing.T) {
-	st := store.NewMemory()
+	st := memstore.New()
 	keys, lim := auth.NewKeys(auth.NewMemoryKeyStore(st)), ratelimit.NewMemory()
 	fn := func(*http.Request) (*url.URL, error) { return nil, errors.New("x") }
 	for name, tc := range map[string]struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -18,7 +19,7 @@ import (
 
 func TestReadiness(t *testing.T) {
 	dbDown := fmt.Errorf("bunstore: ping: %w: dial tcp 10.0.0.7:5432: connection refused", store.ErrUnavailable)
-	st := store.NewMemory()
+	st := memstore.New()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	lim := ratelimit.NewMemory()
 	probe := func(method string, logs *bytes.Buffer, ready bool) *httptest.ResponseRecorder {
@@ -72,7 +73,7 @@ func TestReadiness(t *testing.T) {
 // often the probe asks.
 func TestReadinessNotMigrated(t *testing.T) {
 	is := is.New(t)
-	st := store.NewMemory()
+	st := memstore.New()
 	reason := "the database schema was never migrated: run bunstore.Migrate"
 	notMigrated := pingStore{st, fmt.Errorf("bunstore: ping: %w", &store.SchemaError{Reason: reason})}
 	var logs bytes.Buffer

@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -57,7 +58,7 @@ func TestReady(t *testing.T) {
 	redisDown := fmt.Errorf("%w: ping: dial tcp 10.0.0.8:6379: i/o timeout", ratelimit.ErrUnavailable)
 	keysOn := func(err error) auth.KeyResolver {
 		// What a portal passes: a cache over keys over a key store.
-		return auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(store.NewMemory()), err}), auth.WithCacheTTL(time.Minute))
+		return auth.NewCache(auth.NewKeys(pingKeyStore{auth.NewMemoryKeyStore(memstore.New()), err}), auth.WithCacheTTL(time.Minute))
 	}
 	for _, tc := range []struct {
 		name  string
@@ -66,14 +67,14 @@ func TestReady(t *testing.T) {
 		lim   ratelimit.Limiter
 		parts []string // the failing parts, in order
 	}{
-		{"in memory", store.NewMemory(), auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory())), ratelimit.NewMemory(), nil},
-		{"all up", pingStore{store.NewMemory(), nil}, keysOn(nil), pingLimiter{ratelimit.NewMemory(), nil}, nil},
-		{"nothing to ping", noPingStore{store.NewMemory()}, noPingResolver{}, ratelimit.NewMemory(), nil},
-		{"nil limiter", store.NewMemory(), keysOn(nil), nil, nil},
-		{"database down", pingStore{store.NewMemory(), dbDown}, keysOn(dbDown), ratelimit.NewMemory(), []string{"store", "key store"}},
-		{"redis down", store.NewMemory(), keysOn(nil), pingLimiter{ratelimit.NewMemory(), redisDown}, []string{"limiter"}},
-		{"chain", store.NewMemory(), auth.Chain(noPingResolver{}, keysOn(dbDown)), nil, []string{"key store"}},
-		{"everything down", pingStore{store.NewMemory(), dbDown}, keysOn(dbDown), pingLimiter{ratelimit.NewMemory(), redisDown}, []string{"store", "key store", "limiter"}},
+		{"in memory", memstore.New(), auth.NewKeys(auth.NewMemoryKeyStore(memstore.New())), ratelimit.NewMemory(), nil},
+		{"all up", pingStore{memstore.New(), nil}, keysOn(nil), pingLimiter{ratelimit.NewMemory(), nil}, nil},
+		{"nothing to ping", noPingStore{memstore.New()}, noPingResolver{}, ratelimit.NewMemory(), nil},
+		{"nil limiter", memstore.New(), keysOn(nil), nil, nil},
+		{"database down", pingStore{memstore.New(), dbDown}, keysOn(dbDown), ratelimit.NewMemory(), []string{"store", "key store"}},
+		{"redis down", memstore.New(), keysOn(nil), pingLimiter{ratelimit.NewMemory(), redisDown}, []string{"limiter"}},
+		{"chain", memstore.New(), auth.Chain(noPingResolver{}, keysOn(dbDown)), nil, []string{"key store"}},
+		{"everything down", pingStore{memstore.New(), dbDown}, keysOn(dbDown), pingLimiter{ratelimit.NewMemory(), redisDown}, []string{"store", "key store", "limiter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -105,7 +106,7 @@ func TestReadyIsBoundedByContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := statusapi.Ready(ctx, hangingStore{store.NewMemory()}, auth.NewKeys(auth.NewMemoryKeyStore(store.NewMemory())), ratelimit.NewMemory())
+	err := statusapi.Ready(ctx, hangingStore{memstore.New()}, auth.NewKeys(auth.NewMemoryKeyStore(memstore.New())), ratelimit.NewMemory())
 	is.True(time.Since(start) < 5*time.Second)           // a Ping that ignores ctx does not hold Ready
 	is.True(errors.Is(err, context.DeadlineExceeded))    // the part that did not answer failed with ctx's error
 	is.True(strings.HasPrefix(err.Error(), "store: "))   // and is named

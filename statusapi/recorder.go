@@ -157,7 +157,7 @@ func ValidateRecorder(opts ...RecorderOption) error {
 }
 
 // NewRequestRecorder returns a recorder writing into sink (usually the
-// handler's store, as store.Memory and bunstore implement
+// handler's store, as memstore.Store and bunstore implement
 // store.RequestLog) and starts its flusher. It panics when sink is nil,
 // and with the *option.Error ValidateRecorder reports when an option is
 // given a negative value. Close it on shutdown.

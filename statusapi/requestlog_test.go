@@ -17,6 +17,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -177,7 +178,7 @@ func TestRequestLog(t *testing.T) {
 // gatedLog is a store.RequestLog whose appends wait for gate, and which
 // counts its prunes.
 type gatedLog struct {
-	*store.Memory
+	*memstore.Store
 
 	mu      sync.Mutex
 	gate    chan struct{} // nil: appends do not wait
@@ -209,14 +210,14 @@ func (g *gatedLog) AppendRequests(ctx context.Context, records []store.RequestRe
 	g.mu.Lock()
 	g.batches = append(g.batches, len(records))
 	g.mu.Unlock()
-	return g.Memory.AppendRequests(ctx, records)
+	return g.Store.AppendRequests(ctx, records)
 }
 
 func (g *gatedLog) PruneRequestLogs(ctx context.Context) (int, error) {
 	g.mu.Lock()
 	g.prunes++
 	g.mu.Unlock()
-	return g.Memory.PruneRequestLogs(ctx)
+	return g.Store.PruneRequestLogs(ctx)
 }
 
 func (g *gatedLog) seen() ([]int, int) {
@@ -226,7 +227,7 @@ func (g *gatedLog) seen() ([]int, int) {
 }
 
 // failingPrune is a request log whose retention job fails.
-type failingPrune struct{ *store.Memory }
+type failingPrune struct{ *memstore.Store }
 
 func (failingPrune) PruneRequestLogs(context.Context) (int, error) {
 	return 0, errors.New("disk full")
@@ -241,9 +242,9 @@ func TestRecorderLogsWhereTheHandlerDoes(t *testing.T) {
 		var out bytes.Buffer
 		var mu sync.Mutex
 		logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &out}, nil))
-		rec := statusapi.NewRequestRecorder(failingPrune{store.NewMemory()}, statusapi.WithRecorderPruneInterval(time.Hour))
+		rec := statusapi.NewRequestRecorder(failingPrune{memstore.New()}, statusapi.WithRecorderPruneInterval(time.Hour))
 		defer rec.Close(context.Background())
-		apitest.Handler(store.NewMemory(), auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
+		apitest.Handler(memstore.New(), auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
 			return auth.Principal{}, auth.ErrInvalidKey
 		}), nil, statusapi.WithLogger(logger), statusapi.WithRequestLog(rec))
 		time.Sleep(time.Hour) // fake time (synctest): the retention job runs, and fails
@@ -275,10 +276,10 @@ func TestRequestRecorder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
 		ctx := context.Background()
-		st := store.NewMemory()
+		st := memstore.New()
 		org := store.Organization{ID: "org_a", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}
 		is.NoErr(st.PutOrganization(ctx, org))
-		sink := &gatedLog{Memory: st}
+		sink := &gatedLog{Store: st}
 		rec := statusapi.NewRequestRecorder(sink, statusapi.WithRecorderBuffer(3), statusapi.WithRecorderBatch(2),
 			statusapi.WithRecorderFlushInterval(time.Second), statusapi.WithRecorderPruneInterval(time.Hour))
 		keys := auth.ResolverFunc(func(context.Context, string) (auth.Principal, error) {
@@ -398,6 +399,6 @@ func BenchmarkRequestLog(b *testing.B) {
 }
 
 // discardLog is a store.RequestLog that keeps nothing.
-type discardLog struct{ *store.Memory }
+type discardLog struct{ *memstore.Store }
 
 func (discardLog) AppendRequests(context.Context, []store.RequestRecord) error { return nil }

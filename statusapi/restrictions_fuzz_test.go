@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The property of restricted keys, over random data: a key restricted to
@@ -35,7 +36,7 @@ import (
 // '^$' -fuzz FuzzRestrictedKey ./statusapi); TestRestrictedKeyProperty
 // runs fixed seeds on memory and on PostgreSQL.
 
-// FuzzRestrictedKey checks the property for any seed, on store.Memory.
+// FuzzRestrictedKey checks the property for any seed, on memstore.Store.
 func FuzzRestrictedKey(f *testing.F) {
 	for seed := range uint64(8) {
 		f.Add(seed)
@@ -77,11 +78,11 @@ type world struct {
 	beforeDeletes func()
 }
 
-// memoryWorld is a fresh store.Memory on a clock of the test's: items are
+// memoryWorld is a fresh memstore.Store on a clock of the test's: items are
 // put at t0 and deleted from a second later.
 func memoryWorld(t *testing.T) world {
 	clock := testenv.NewClock(t0)
-	m := store.NewMemory(store.WithClock(clock.Now))
+	m := memstore.New(memstore.WithClock(clock.Now))
 	return world{st: m, w: m, d: m, org: "org_a", other: "org_b", since: t0.Add(time.Second),
 		beforeDeletes: func() { clock.Set(t0.Add(time.Second)) }}
 }

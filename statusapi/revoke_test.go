@@ -10,6 +10,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -21,27 +22,27 @@ func TestChangesTakeEffectAtOnce(t *testing.T) {
 	acme := store.Organization{ID: "org_acme", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 	for _, tc := range []struct {
 		name   string
-		change func(ctx context.Context, st *store.Memory, keys *auth.Keys, keyID string) error
+		change func(ctx context.Context, st *memstore.Store, keys *auth.Keys, keyID string) error
 		status int
 		limit  string // X-RateLimit-Limit of a 200
 	}{
-		{"key revoked", func(ctx context.Context, _ *store.Memory, keys *auth.Keys, keyID string) error {
+		{"key revoked", func(ctx context.Context, _ *memstore.Store, keys *auth.Keys, keyID string) error {
 			return keys.Revoke(ctx, "org_acme", keyID)
 		}, 401, ""},
-		{"retainer ended", func(ctx context.Context, st *store.Memory, _ *auth.Keys, _ string) error {
+		{"retainer ended", func(ctx context.Context, st *memstore.Store, _ *auth.Keys, _ string) error {
 			o := acme
 			o.RetainerActive = false
 			return st.PutOrganization(ctx, o)
 		}, 403, ""},
-		{"API access turned off", func(ctx context.Context, st *store.Memory, _ *auth.Keys, _ string) error {
+		{"API access turned off", func(ctx context.Context, st *memstore.Store, _ *auth.Keys, _ string) error {
 			o := acme
 			o.APIEnabled = false
 			return st.PutOrganization(ctx, o)
 		}, 403, ""},
-		{"organization deleted", func(ctx context.Context, st *store.Memory, _ *auth.Keys, _ string) error {
+		{"organization deleted", func(ctx context.Context, st *memstore.Store, _ *auth.Keys, _ string) error {
 			return st.DeleteOrganization(ctx, "org_acme")
 		}, 401, ""},
-		{"plan changed", func(ctx context.Context, st *store.Memory, _ *auth.Keys, _ string) error {
+		{"plan changed", func(ctx context.Context, st *memstore.Store, _ *auth.Keys, _ string) error {
 			o := acme
 			o.Plan = store.PlanGrowth
 			return st.PutOrganization(ctx, o)
@@ -50,7 +51,7 @@ func TestChangesTakeEffectAtOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			ctx := context.Background()
-			st := store.NewMemory()
+			st := memstore.New()
 			is.NoErr(st.PutOrganization(ctx, acme))
 			keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 			defer keys.Close()

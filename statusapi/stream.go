@@ -45,6 +45,12 @@ const (
 	StreamWriteTimeout = 10 * time.Second
 )
 
+// streamReconnect opens every stream: the Server-Sent Events retry field,
+// so that an EventSource cut off (a restart, an outage, a replica gone)
+// reconnects with Last-Event-ID after a second, as statusclient's Stream
+// does, rather than after its own default.
+const streamReconnect = "retry: 1000\n"
+
 // streamPage is the most events a stream or a feed reads from the store
 // at once.
 const streamPage = store.MaxLimit
@@ -191,15 +197,15 @@ func (s *stream) run(ctx context.Context, first store.EventPage) {
 	f.watch(s) // from here on, its key's reports reach it
 	defer f.leave(s)
 	s.w.WriteHeader(http.StatusOK)
-	// The headers at once, with the cursor the stream starts after as a
-	// frame without data: a client that reconnects before any event
-	// (EventSource too) resumes from it with Last-Event-ID, and misses
-	// nothing that came meanwhile.
-	var cursor []byte
+	// The headers at once, with streamReconnect and the cursor the stream
+	// starts after, as a frame without data: a client that reconnects
+	// before any event (EventSource too) resumes from it with
+	// Last-Event-ID, and misses nothing that came meanwhile.
+	opening := []byte(streamReconnect)
 	if s.q.After != "" {
-		cursor = []byte("id: " + s.q.After + "\n\n")
+		opening = append(opening, "id: "+s.q.After+"\n"...)
 	}
-	if err := s.write(cursor); err != nil {
+	if err := s.write(append(opening, '\n')); err != nil {
 		if errors.Is(err, http.ErrNotSupported) {
 			s.h.log(s.r, s.w, slog.LevelError, "statusapi: the response writer cannot flush (give it an Unwrap method): the event stream ends")
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -144,13 +145,37 @@ func frameIDs(chunk string) []string {
 	return out
 }
 
+// reconnect is the retry field every stream opens with.
+const reconnect = "retry: 1000\n"
+
+// TestStreamOpensWithRetry: the first frame tells an EventSource to
+// reconnect after a second (with Last-Event-ID), whether or not the
+// stream has a cursor yet.
+func TestStreamOpensWithRetry(t *testing.T) {
+	for _, events := range []int{0, 3} {
+		synctest.Test(t, func(t *testing.T) {
+			is := is.New(t)
+			a, es := newEventAPI(t)
+			es.Add("org_a", someEvents()[:events]...)
+			s := startStream(t, a, a.Handler, "/v1/events")
+			frame, ok := strings.CutSuffix(s.opened(), "\n\n")
+			is.True(ok) // one whole frame
+			lines := strings.Split(frame, "\n")
+			is.Equal(lines[0], "retry: 1000") // milliseconds, digits only (WHATWG SSE)
+			for _, line := range lines[1:] {
+				is.True(strings.HasPrefix(line, "id: ")) // no data: dispatches no event
+			}
+		})
+	}
+}
+
 func TestStreamBacklogThenLive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
 		a, es := newEventAPI(t)
 		es.Add("org_a", someEvents()...)
 		s := startStream(t, a, a.Handler, "/v1/events?after=evt_4")
-		is.Equal(s.opened(), "id: evt_4\n\n") // the headers, flushed at once, with the cursor
+		is.Equal(s.opened(), reconnect+"id: evt_4\n\n") // the headers, flushed at once, with the cursor
 		is.Equal(s.w.code, 200)
 		is.Equal(s.w.header.Get("Content-Type"), "text/event-stream")
 		is.Equal(s.w.header.Get("Cache-Control"), "no-cache")
@@ -183,11 +208,11 @@ func TestStreamCursor(t *testing.T) {
 		cursor  string
 		want    []string
 	}{
-		{"neither: only new events", "/v1/events", nil, "id: evt_6\n\n", []string{"evt_7"}},
-		{"after", "/v1/events?after=evt_5", nil, "id: evt_5\n\n", []string{"evt_6"}},
-		{"Last-Event-ID", "/v1/events", []string{"Last-Event-ID", "evt_4"}, "id: evt_4\n\n", []string{"evt_5", "evt_6"}},
-		{"Last-Event-ID wins", "/v1/events?after=evt_1", []string{"Last-Event-ID", "evt_5"}, "id: evt_5\n\n", []string{"evt_6"}},
-		{"type", "/v1/events?after=evt_1&type=invoice.paid,project.created", nil, "id: evt_1\n\n", []string{"evt_3"}},
+		{"neither: only new events", "/v1/events", nil, reconnect + "id: evt_6\n\n", []string{"evt_7"}},
+		{"after", "/v1/events?after=evt_5", nil, reconnect + "id: evt_5\n\n", []string{"evt_6"}},
+		{"Last-Event-ID", "/v1/events", []string{"Last-Event-ID", "evt_4"}, reconnect + "id: evt_4\n\n", []string{"evt_5", "evt_6"}},
+		{"Last-Event-ID wins", "/v1/events?after=evt_1", []string{"Last-Event-ID", "evt_5"}, reconnect + "id: evt_5\n\n", []string{"evt_6"}},
+		{"type", "/v1/events?after=evt_1&type=invoice.paid,project.created", nil, reconnect + "id: evt_1\n\n", []string{"evt_3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -242,7 +267,7 @@ func TestStreamsPerOrganization(t *testing.T) {
 		var open []*openStream
 		for range statusapi.MaxStreamsPerOrganization {
 			s := startStream(t, a, a.Handler, "/v1/events")
-			is.Equal(s.opened(), "")
+			is.Equal(s.opened(), reconnect+"\n")
 			open = append(open, s)
 		}
 		res := a.Do("GET", "/v1/events", "a", "Accept", "text/event-stream")
@@ -258,14 +283,14 @@ func TestStreamsPerOrganization(t *testing.T) {
 		w := newStreamWriter()
 		done := make(chan struct{})
 		go func() { defer close(done); a.Handler.ServeHTTP(w, req.WithContext(ctx)) }()
-		is.Equal(<-w.chunks, "") // another organization's stream opens
+		is.Equal(<-w.chunks, reconnect+"\n") // another organization's stream opens
 		cancel()
 		<-done
 
 		open[0].cancel()
 		<-open[0].done
 		again := startStream(t, a, a.Handler, "/v1/events")
-		is.Equal(again.opened(), "") // a slot freed
+		is.Equal(again.opened(), reconnect+"\n") // a slot freed
 		for _, s := range append(open[1:], again) {
 			s.cancel()
 			<-s.done
@@ -278,7 +303,7 @@ func TestStreamHeartbeat(t *testing.T) {
 		is := is.New(t)
 		a, _ := newEventAPI(t)
 		s := startStream(t, a, a.Handler, "/v1/events")
-		is.Equal(s.opened(), "")
+		is.Equal(s.opened(), reconnect+"\n")
 		start := time.Now()
 		is.Equal(s.next(), ": ping\n\n")
 		is.Equal(time.Since(start), statusapi.StreamHeartbeat)
@@ -300,14 +325,14 @@ func TestStreamSafetyReads(t *testing.T) {
 		a.Org("org_b", store.PlanEnterprise)
 		a.Mint("b", "org_b")
 		s := startStream(t, a, a.Handler, "/v1/events")
-		is.Equal(s.opened(), "")
+		is.Equal(s.opened(), reconnect+"\n")
 		time.Sleep(100 * time.Millisecond) // fake time (synctest): org_b's feed is read after org_a's
 		req := a.Request("GET", "/v1/events", "b", "Accept", "text/event-stream")
 		ctx, cancel := context.WithCancel(req.Context())
 		b := &openStream{w: newStreamWriter(), done: make(chan struct{}), cancel: cancel}
 		go func() { defer close(b.done); a.Handler.ServeHTTP(b.w, req.WithContext(ctx)) }()
 		t.Cleanup(func() { cancel(); <-b.done })
-		is.Equal(b.opened(), "")
+		is.Equal(b.opened(), reconnect+"\n")
 		time.Sleep(200 * time.Millisecond) // fake time (synctest)
 		start := time.Now()
 		es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
@@ -361,7 +386,7 @@ func TestStreamEnds(t *testing.T) {
 				defer shutdown()
 				a, _ := newEventAPI(t, apitest.WithHandlerOptions(statusapi.WithShutdown(stop)))
 				s := startStream(t, a, a.Handler, "/v1/events")
-				is.Equal(s.opened(), "")
+				is.Equal(s.opened(), reconnect+"\n")
 				time.Sleep(100 * time.Millisecond) // fake time (synctest): within the first poll's second
 				start := time.Now()
 				tc.end(a, shutdown)
@@ -376,7 +401,7 @@ func TestStreamEnds(t *testing.T) {
 			is := is.New(t)
 			a, es := newEventAPI(t)
 			s := startStream(t, a, a.Handler, "/v1/events")
-			is.Equal(s.opened(), "")
+			is.Equal(s.opened(), reconnect+"\n")
 			start := time.Now()
 			es.Add("org_a", store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})
 			<-s.done                                                  // never read
@@ -413,6 +438,9 @@ func TestStreamShutdown(t *testing.T) {
 	br := bufio.NewReader(res.Body)
 	line, err := br.ReadString('\n')
 	is.NoErr(err)
+	is.Equal(line, reconnect)
+	line, err = br.ReadString('\n')
+	is.NoErr(err)
 	is.Equal(line, "id: evt_5\n") // the cursor
 	line, err = br.ReadString('\n')
 	is.NoErr(err)
@@ -442,7 +470,7 @@ func TestStreamObserved(t *testing.T) {
 			seen = append(seen, info)
 		})))
 		s := startStream(t, a, a.Handler, "/v1/events")
-		is.Equal(s.opened(), "")
+		is.Equal(s.opened(), reconnect+"\n")
 		is.Equal(s.next(), ": ping\n\n")
 		s.cancel()
 		<-s.done
@@ -452,7 +480,7 @@ func TestStreamObserved(t *testing.T) {
 		is.Equal(seen[0].Route, "/v1/events")
 		is.Equal(seen[0].OrgID, "org_a")
 		is.Equal(seen[0].Status, 200)
-		is.Equal(seen[0].Bytes, int64(len(": ping\n\n")))
+		is.Equal(seen[0].Bytes, int64(len(reconnect+"\n: ping\n\n")))
 		is.Equal(seen[0].Duration, statusapi.StreamHeartbeat)
 	})
 }
@@ -482,14 +510,14 @@ func TestStreamRetriesAWakeUp(t *testing.T) {
 		var hs *hidingEvents
 		a := apitest.New(t, apitest.WithStoreWrapper(func(st store.Store) store.Store {
 			if hs == nil {
-				hs = &hidingEvents{Store: eventtest.New(st.(*store.Memory))}
+				hs = &hidingEvents{Store: eventtest.New(st.(*memstore.Store))}
 			}
 			return hs
 		}))
 		a.Org("org_a", store.PlanEnterprise)
 		a.Mint("a", "org_a")
 		s := startStream(t, a, a.Handler, "/v1/events")
-		is.Equal(s.opened(), "")
+		is.Equal(s.opened(), reconnect+"\n")
 		time.Sleep(100 * time.Millisecond) // fake time (synctest): the next poll is 900 ms away
 		hs.hide.Store(true)
 		start := time.Now()
@@ -522,7 +550,7 @@ func TestStreamSandboxKey(t *testing.T) {
 			defer close(s.done)
 			a.Handler.ServeHTTP(s.w, req.WithContext(ctx))
 		}()
-		is.Equal(s.opened(), "")
+		is.Equal(s.opened(), reconnect+"\n")
 		is.Equal(s.w.header.Get(statusapi.SandboxHeader), "true")
 		time.Sleep(3*statusapi.StreamPoll + 100*time.Millisecond) // fake time (synctest): three access re-checks
 		es.Add(sb.ID, store.Event{Type: "project.created", Kind: store.KindProject, ItemID: "p9", CreatedAt: eventAt})

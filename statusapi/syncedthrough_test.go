@@ -9,6 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -18,7 +19,7 @@ import (
 // deletions) reports it, as a store with a transaction in flight since
 // then would.
 type syncedStore struct {
-	*store.Memory
+	*memstore.Store
 	mu      sync.Mutex
 	through time.Time
 }
@@ -36,42 +37,42 @@ func synced[T any](s *syncedStore, changes bool, p store.Page[T], err error) (st
 }
 
 func (s *syncedStore) ListProjects(ctx context.Context, org string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	p, err := s.Memory.ListProjects(ctx, org, q)
+	p, err := s.Store.ListProjects(ctx, org, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListMilestones(ctx context.Context, org, project string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	p, err := s.Memory.ListMilestones(ctx, org, project, q)
+	p, err := s.Store.ListMilestones(ctx, org, project, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListDeliverables(ctx context.Context, org string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	p, err := s.Memory.ListDeliverables(ctx, org, q)
+	p, err := s.Store.ListDeliverables(ctx, org, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListInvoices(ctx context.Context, org string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	p, err := s.Memory.ListInvoices(ctx, org, q)
+	p, err := s.Store.ListInvoices(ctx, org, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListThreads(ctx context.Context, org string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	p, err := s.Memory.ListThreads(ctx, org, q)
+	p, err := s.Store.ListThreads(ctx, org, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListThreadMessages(ctx context.Context, org, thread string, q store.MessageQuery) (store.Page[store.Message], error) {
-	p, err := s.Memory.ListThreadMessages(ctx, org, thread, q)
+	p, err := s.Store.ListThreadMessages(ctx, org, thread, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListMessages(ctx context.Context, org string, q store.MessageQuery) (store.Page[store.Message], error) {
-	p, err := s.Memory.ListMessages(ctx, org, q)
+	p, err := s.Store.ListMessages(ctx, org, q)
 	return synced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *syncedStore) ListDeletions(ctx context.Context, org string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
-	p, err := s.Memory.ListDeletions(ctx, org, q)
+	p, err := s.Store.ListDeletions(ctx, org, q)
 	return synced(s, true, p, err)
 }
 
@@ -81,7 +82,7 @@ func newSyncedAPI(t *testing.T, opts ...statusapi.Option) (*testAPI, *syncedStor
 	a := newTestAPIWith(t, setup{
 		limits: unlimited.limits,
 		wrap: func(s store.Store) store.Store {
-			st = &syncedStore{Memory: s.(*store.Memory)}
+			st = &syncedStore{Store: s.(*memstore.Store)}
 			return st
 		},
 	}, opts...)

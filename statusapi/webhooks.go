@@ -96,7 +96,7 @@ func webhookDeliveryOut(d store.WebhookDelivery) webhookDelivery {
 // WithWebhookEndpoints serves GET /v1/webhook_endpoints and GET
 // /v1/webhook_endpoints/{id}/deliveries from st: the endpoints and
 // delivery log that the portal's webhook dispatcher (package webhook)
-// keeps, normally in the handler's own store (store.Memory and bunstore
+// keeps, normally in the handler's own store (memstore.Store and bunstore
 // keep them). Without it those routes are not served (404, like unknown
 // paths, and not in Routes); nil keeps that default.
 func WithWebhookEndpoints(st store.WebhookEndpoints) Option {

@@ -19,6 +19,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/eventtest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -28,8 +29,8 @@ import (
 // wrap, when not nil, wraps the handler.
 func eventServer(t testing.TB, wrap func(http.Handler) http.Handler) (*httptest.Server, *eventtest.Store) {
 	ctx := context.Background()
-	st := eventtest.New(store.NewMemory())
-	keys := auth.NewKeys(auth.NewMemoryKeyStore(st.Memory))
+	st := eventtest.New(memstore.New())
+	keys := auth.NewKeys(auth.NewMemoryKeyStore(st.Store))
 	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}); err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusclient"
@@ -26,9 +27,9 @@ func exampleServer(plan ...store.Plan) *httptest.Server {
 
 // exampleServerAndStore is exampleServer, and the store it serves, for an
 // example to change.
-func exampleServerAndStore(plan ...store.Plan) (*httptest.Server, *store.Memory) {
+func exampleServerAndStore(plan ...store.Plan) (*httptest.Server, *memstore.Store) {
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st)) // organizations come from st
 	p := store.PlanEnterprise
 	if len(plan) > 0 {

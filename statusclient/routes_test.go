@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusclient"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // notForTheClient reports whether the server's route pattern is one the
@@ -32,7 +32,7 @@ func notForTheClient(pattern string) bool {
 // that is no route. A new resource's routes fail it until the Client has
 // their methods; nothing here names a resource.
 func TestEveryRouteHasAClientMethod(t *testing.T) {
-	routes := statusapi.Routes(statusapi.WithWebhookEndpoints(store.NewMemory()),
+	routes := statusapi.Routes(statusapi.WithWebhookEndpoints(memstore.New()),
 		statusapi.WithRequestLog(new(statusapi.RequestRecorder)))
 	mux := http.NewServeMux()
 	for _, p := range routes {

@@ -18,6 +18,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
@@ -33,7 +34,7 @@ import (
 type realAPI struct {
 	*apitest.API
 	srv      *httptest.Server
-	st       *store.Memory
+	st       *memstore.Store
 	keys     *auth.Keys
 	files    *files.Memory
 	requests atomic.Int64

@@ -17,11 +17,12 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // interleaveStore is a store that syncInterleavings writes and serves
@@ -52,8 +53,8 @@ type interleaveStore interface {
 // threads:read scopes (seed modulo 3).
 //
 // ks keeps the seeds' API keys: s's own (bunstore), or
-// auth.NewMemoryKeyStore(s) for store.Memory. clock is the clock that s dates its writes from and reads
-// SyncedThrough by (store.WithClock, bunstore.WithClock): nothing waits
+// auth.NewMemoryKeyStore(s) for memstore.Store. clock is the clock that s dates its writes from and reads
+// SyncedThrough by (memstore.WithClock, bunstore.WithClock): nothing waits
 // for time to pass.
 func syncInterleavings(t *testing.T, s interleaveStore, ks auth.KeyStore, clock *testenv.Clock, seeds int) {
 	keys := auth.NewKeys(ks)
@@ -330,7 +331,7 @@ var ctx = context.Background()
 // loses an item on 9 of them).
 func TestSyncInterleavingsMemory(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 11, 26, 7, 19, 7, 0, time.UTC))
-	m := store.NewMemory(store.WithClock(clock.Now))
+	m := memstore.New(memstore.WithClock(clock.Now))
 	syncInterleavings(t, m, auth.NewMemoryKeyStore(m), clock, 300)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -163,7 +164,7 @@ func TestSyncLateCommitsRandom(t *testing.T) {
 // holds the store's SyncedThrough back, as a late-committing writer on
 // PostgreSQL does. A commit moves the data version, as a real one.
 type lateStore struct {
-	*store.Memory
+	*memstore.Store
 	now func() time.Time
 
 	mu      sync.Mutex
@@ -176,7 +177,7 @@ func (s *lateStore) write(ctx context.Context, inv store.Invoice) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hidden[inv.ID] = s.now()
-	return s.Memory.PutInvoice(ctx, inv)
+	return s.Store.PutInvoice(ctx, inv)
 }
 
 // commit makes the open transaction's invoices seen.
@@ -188,7 +189,7 @@ func (s *lateStore) commit() {
 }
 
 func (s *lateStore) DataVersion(ctx context.Context, org string) (int64, error) {
-	v, err := s.Memory.DataVersion(ctx, org)
+	v, err := s.Store.DataVersion(ctx, org)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return v + s.commits, err
@@ -218,7 +219,7 @@ func lateSynced[T any](s *lateStore, changes bool, p store.Page[T], err error) (
 }
 
 func (s *lateStore) ListInvoices(ctx context.Context, org string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	p, err := s.Memory.ListInvoices(ctx, org, q)
+	p, err := s.Store.ListInvoices(ctx, org, q)
 	s.mu.Lock()
 	p.Items = slices.DeleteFunc(p.Items, func(i store.Invoice) bool {
 		_, hidden := s.hidden[i.ID]
@@ -232,32 +233,32 @@ func (s *lateStore) ListInvoices(ctx context.Context, org string, q store.Invoic
 }
 
 func (s *lateStore) ListProjects(ctx context.Context, org string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	p, err := s.Memory.ListProjects(ctx, org, q)
+	p, err := s.Store.ListProjects(ctx, org, q)
 	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *lateStore) ListMilestones(ctx context.Context, org, project string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	p, err := s.Memory.ListMilestones(ctx, org, project, q)
+	p, err := s.Store.ListMilestones(ctx, org, project, q)
 	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *lateStore) ListDeliverables(ctx context.Context, org string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	p, err := s.Memory.ListDeliverables(ctx, org, q)
+	p, err := s.Store.ListDeliverables(ctx, org, q)
 	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *lateStore) ListThreads(ctx context.Context, org string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	p, err := s.Memory.ListThreads(ctx, org, q)
+	p, err := s.Store.ListThreads(ctx, org, q)
 	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *lateStore) ListMessages(ctx context.Context, org string, q store.MessageQuery) (store.Page[store.Message], error) {
-	p, err := s.Memory.ListMessages(ctx, org, q)
+	p, err := s.Store.ListMessages(ctx, org, q)
 	return lateSynced(s, !q.UpdatedSince.IsZero(), p, err)
 }
 
 func (s *lateStore) ListDeletions(ctx context.Context, org string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
-	p, err := s.Memory.ListDeletions(ctx, org, q)
+	p, err := s.Store.ListDeletions(ctx, org, q)
 	return lateSynced(s, true, p, err)
 }
 
@@ -272,7 +273,7 @@ func TestSyncLateCommitThroughTheHandler(t *testing.T) {
 	var st *lateStore
 	api := apitest.New(t, apitest.WithStoreWrapper(func(s store.Store) store.Store {
 		if st == nil {
-			st = &lateStore{Memory: s.(*store.Memory), hidden: map[string]time.Time{}}
+			st = &lateStore{Store: s.(*memstore.Store), hidden: map[string]time.Time{}}
 		}
 		return st
 	}))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/apitest"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -27,7 +28,7 @@ type syncStore interface {
 // TestSyncKeepsAnExactCopyOnMemory runs the scripted sync test on the
 // in-memory store (postgres_test.go runs it on PostgreSQL).
 func TestSyncKeepsAnExactCopyOnMemory(t *testing.T) {
-	m := store.NewMemory()
+	m := memstore.New()
 	testSyncExact(t, m, func(store.Organizations) *auth.MemoryKeyStore { return auth.NewMemoryKeyStore(m) })
 }
 
@@ -146,7 +147,7 @@ func walkAll(t *testing.T, c *statusclient.Client) statusclient.Replica {
 func TestFirstSyncCostsPagesNotProjects(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	t.Cleanup(func() { _ = keys.Close() })
 	srv := httptest.NewServer(apitest.Handler(st, keys, nil))

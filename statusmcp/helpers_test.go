@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // now is the tests' clock: the store's, the handler's and status_summary's.
 var now = apitest.Start
 
-// writer is what seed writes with: store.Memory and bunstore both are.
+// writer is what seed writes with: memstore.Store and bunstore both are.
 type writer interface {
 	store.Writer
 	store.ThreadWriter

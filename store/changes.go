@@ -93,9 +93,9 @@ type Position struct {
 // beginning.
 func (p Position) IsZero() bool { return p.At.IsZero() && p.Kind == "" && p.ID == "" }
 
-// follows reports whether an item at (at, kind, id) comes after p in a
+// Follows reports whether an item at (at, kind, id) comes after p in a
 // list of changes.
-func (p Position) follows(at time.Time, kind Kind, id string) bool {
+func (p Position) Follows(at time.Time, kind Kind, id string) bool {
 	if c := at.Compare(p.At); c != 0 {
 		return c > 0
 	}

@@ -70,7 +70,7 @@ func (d Deliverable) Validate() error {
 		return err
 	}
 	if d.ProjectID == "" {
-		return invalid("deliverable", d.ID, "empty project id")
+		return Invalid("deliverable", d.ID, "empty project id")
 	}
 	if err := checkStorable("deliverable", d.ID, "project id", d.ProjectID); err != nil {
 		return err
@@ -79,10 +79,10 @@ func (d Deliverable) Validate() error {
 		return err
 	}
 	if !d.Status.Valid() {
-		return invalid("deliverable", d.ID, "status %q is not one of %v", d.Status, DeliverableStatuses)
+		return Invalid("deliverable", d.ID, "status %q is not one of %v", d.Status, DeliverableStatuses)
 	}
 	if d.SizeBytes != nil && *d.SizeBytes < 0 {
-		return invalid("deliverable", d.ID, "negative size %d", *d.SizeBytes)
+		return Invalid("deliverable", d.ID, "negative size %d", *d.SizeBytes)
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func (i Invoice) Validate() error {
 		return err
 	}
 	if i.ProjectID != nil && *i.ProjectID == "" {
-		return invalid("invoice", i.ID, "empty project id (use nil for a retainer invoice)")
+		return Invalid("invoice", i.ID, "empty project id (use nil for a retainer invoice)")
 	}
 	if i.ProjectID != nil {
 		if err := checkStorable("invoice", i.ID, "project id", *i.ProjectID); err != nil {
@@ -89,16 +89,16 @@ func (i Invoice) Validate() error {
 		return err
 	}
 	if !i.Status.Valid() {
-		return invalid("invoice", i.ID, "status %q is not one of %v", i.Status, InvoiceStatuses)
+		return Invalid("invoice", i.ID, "status %q is not one of %v", i.Status, InvoiceStatuses)
 	}
 	if !isCurrency(i.Currency) {
-		return invalid("invoice", i.ID, "currency %q is not an ISO 4217 code (three upper-case letters)", i.Currency)
+		return Invalid("invoice", i.ID, "currency %q is not an ISO 4217 code (three upper-case letters)", i.Currency)
 	}
 	if i.Total < 0 {
-		return invalid("invoice", i.ID, "negative total %d", i.Total)
+		return Invalid("invoice", i.ID, "negative total %d", i.Total)
 	}
 	if i.AmountDue < 0 {
-		return invalid("invoice", i.ID, "negative amount due %d", i.AmountDue)
+		return Invalid("invoice", i.ID, "negative amount due %d", i.AmountDue)
 	}
 	return nil
 }

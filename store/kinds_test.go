@@ -7,9 +7,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// TestKindTable checks Kinds against the contract,
-// and that Memory keeps a table (tenant.tables) of every kind a thread
-// may be about.
+// TestKindTable checks Kinds against the contract.
 func TestKindTable(t *testing.T) {
 	is := is.New(t)
 	contract := []Kind{KindProject, KindMilestone, KindDeliverable, KindInvoice, KindThread, KindMessage}
@@ -20,16 +18,4 @@ func TestKindTable(t *testing.T) {
 	is.Equal(aboutKinds(), "milestone, deliverable or invoice")
 	is.True(!Kind("nope").About())
 	is.True(!KindProject.About())
-
-	tables := map[Kind]bool{}
-	for _, tb := range newTenant(Organization{}).tables() {
-		is.True(tb.kind.Valid())  // a table of a kind of Kinds
-		is.True(!tables[tb.kind]) // one table per kind
-		tables[tb.kind] = true
-	}
-	for _, k := range Kinds {
-		if k.About() {
-			is.True(tables[k]) // Memory keeps a table of each kind a thread may be about
-		}
-	}
 }

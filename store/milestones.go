@@ -59,13 +59,13 @@ func (m Milestone) Validate() error {
 		return err
 	}
 	if m.ProjectID == "" {
-		return invalid("milestone", m.ID, "empty project id")
+		return Invalid("milestone", m.ID, "empty project id")
 	}
 	if err := checkStorable("milestone", m.ID, "project id", m.ProjectID); err != nil {
 		return err
 	}
 	if !m.Status.Valid() {
-		return invalid("milestone", m.ID, "status %q is not one of %v", m.Status, MilestoneStatuses)
+		return Invalid("milestone", m.ID, "status %q is not one of %v", m.Status, MilestoneStatuses)
 	}
 	return nil
 }

@@ -42,18 +42,18 @@ func (o Organization) CanUseAPI() bool { return o.RetainerActive && o.APIEnabled
 // growth or enterprise.
 func (o Organization) Validate() error {
 	if o.ID == "" {
-		return invalid("organization", o.ID, "empty id")
+		return Invalid("organization", o.ID, "empty id")
 	}
 	if err := checkStorable("organization", o.ID, "id", o.ID); err != nil {
 		return err
 	}
 	if !o.Plan.Valid() {
-		return invalid("organization", o.ID, "plan %q is not starter, growth or enterprise", o.Plan)
+		return Invalid("organization", o.ID, "plan %q is not starter, growth or enterprise", o.Plan)
 	}
 	return nil
 }
 
-// Organizations finds an organization by id. The in-memory Memory and
+// Organizations finds an organization by id. memstore.Store and
 // bunstore implement it, and the key stores read organizations through it,
 // so an organization is put once.
 //

@@ -72,7 +72,7 @@ func (p Project) Validate() error {
 		return err
 	}
 	if !p.Status.Valid() {
-		return invalid("project", p.ID, "status %q is not one of %v", p.Status, ProjectStatuses)
+		return Invalid("project", p.ID, "status %q is not one of %v", p.Status, ProjectStatuses)
 	}
 	return nil
 }

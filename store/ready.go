@@ -1,11 +1,5 @@
 package store
 
-import "context"
-
-// Ping reports whether the store can serve, for a readiness check (see
-// statusapi.Ready): memory always can, so it returns nil.
-func (m *Memory) Ping(ctx context.Context) error { return nil }
-
 // SchemaError is a store's Ping error when its database does not hold the
 // schema this version needs: never migrated, or migrated by a newer
 // version. Reason says what to do, and holds no host name, password or

@@ -50,20 +50,20 @@ type RequestRecord struct {
 // ErrInvalid.
 func (rec RequestRecord) Validate() error {
 	if rec.ID == "" || rec.OrgID == "" {
-		return invalid("request record", rec.ID, "empty request id or organization id")
+		return Invalid("request record", rec.ID, "empty request id or organization id")
 	}
 	for _, s := range [...]string{rec.ID, rec.OrgID, rec.KeyID, rec.Method, rec.Path, rec.Route, rec.ErrorCode} {
 		if !Storable(s) {
-			return invalid("request record", rec.ID, "a field %q holds a NUL or is not valid UTF-8", s)
+			return Invalid("request record", rec.ID, "a field %q holds a NUL or is not valid UTF-8", s)
 		}
 	}
 	for _, s := range rec.Query {
 		if !Storable(s) {
-			return invalid("request record", rec.ID, "a query parameter name %q holds a NUL or is not valid UTF-8", s)
+			return Invalid("request record", rec.ID, "a query parameter name %q holds a NUL or is not valid UTF-8", s)
 		}
 	}
 	if rec.Status < 100 || rec.Status > 599 || rec.Duration < 0 {
-		return invalid("request record", rec.ID, "status %d or duration %v out of range", rec.Status, rec.Duration)
+		return Invalid("request record", rec.ID, "status %d or duration %v out of range", rec.Status, rec.Duration)
 	}
 	return nil
 }
@@ -89,8 +89,8 @@ type RequestLogQuery struct {
 	KeyID string
 }
 
-// matches reports whether rec passes q's filters (not the time).
-func (q RequestLogQuery) matches(rec *RequestRecord) bool {
+// Matches reports whether rec passes q's filters (not the time).
+func (q RequestLogQuery) Matches(rec *RequestRecord) bool {
 	return (q.Status == 0 || rec.Status == q.Status) &&
 		(q.Class == 0 || rec.Status/100 == q.Class) &&
 		(q.KeyID == "" || rec.KeyID == q.KeyID)
@@ -148,7 +148,7 @@ type RequestLog interface {
 
 // UsageTotals is a RequestLog that also reads the usage of all of an
 // organization's keys at once, for a usage chart: one read, not one per
-// key. store.Memory and store/bunstore implement it; it is an interface
+// key. memstore.Store and bunstore implement it; it is an interface
 // of its own so that a RequestLog of a portal's own stays one.
 type UsageTotals interface {
 	// OrganizationUsage returns the sums of the usage of the

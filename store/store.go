@@ -15,7 +15,7 @@ var ErrNotFound = errors.New("not found")
 
 // ErrInvalid is returned (wrapped) when an item or a request is refused for
 // what it holds rather than for what is stored: every Validate error, so
-// every Writer's refusal of an invalid item (store.Memory's, bunstore's),
+// every Writer's refusal of an invalid item (memstore.Store's, bunstore's),
 // and a page request below 1. A portal answers it as its caller's mistake
 // (400), not as an outage. auth.ErrInvalidInput is the same error.
 var ErrInvalid = errors.New("invalid")
@@ -130,15 +130,15 @@ func checkStorable(kind, id, field, value string) error {
 	case Storable(value):
 		return nil
 	case field == "id": // invalid names it already
-		return invalid(kind, id, "the id %s", why)
+		return Invalid(kind, id, "the id %s", why)
 	}
-	return invalid(kind, id, "%s %q %s", field, value, why)
+	return Invalid(kind, id, "%s %q %s", field, value, why)
 }
 
-// invalid is the error of a Validate method: it names the item so that a
-// message about a data file points at the right entry, and it wraps
-// ErrInvalid.
-func invalid(kind, id, format string, args ...any) error {
+// Invalid is the error of a Validate method, or of a store that refuses
+// an item: it names the item so that a message about a data file points at
+// the right entry, and it wraps ErrInvalid.
+func Invalid(kind, id, format string, args ...any) error {
 	return invalidError(fmt.Sprintf("store: %s %q: %s", kind, id, fmt.Sprintf(format, args...)))
 }
 
@@ -155,10 +155,10 @@ func (invalidError) Unwrap() error { return ErrInvalid }
 // every owned item carries.
 func checkOwned(kind, id, orgID string) error {
 	if id == "" {
-		return invalid(kind, id, "empty id")
+		return Invalid(kind, id, "empty id")
 	}
 	if orgID == "" {
-		return invalid(kind, id, "empty organization id")
+		return Invalid(kind, id, "empty organization id")
 	}
 	if err := checkStorable(kind, id, "id", id); err != nil {
 		return err

@@ -200,7 +200,7 @@ func (t Thread) Validate() error {
 		return err
 	}
 	if t.ProjectID != nil && *t.ProjectID == "" {
-		return invalid("thread", t.ID, "empty project id (use nil for an organization-wide thread)")
+		return Invalid("thread", t.ID, "empty project id (use nil for an organization-wide thread)")
 	}
 	if t.ProjectID != nil {
 		if err := checkStorable("thread", t.ID, "project id", *t.ProjectID); err != nil {
@@ -208,14 +208,14 @@ func (t Thread) Validate() error {
 		}
 	}
 	if !t.Status.Valid() {
-		return invalid("thread", t.ID, "status %q is not one of %v", t.Status, ThreadStatuses)
+		return Invalid("thread", t.ID, "status %q is not one of %v", t.Status, ThreadStatuses)
 	}
 	if a := t.About; a != nil {
 		if !a.Kind.About() {
-			return invalid("thread", t.ID, "about.type %q is not %s", a.Kind, aboutKinds())
+			return Invalid("thread", t.ID, "about.type %q is not %s", a.Kind, aboutKinds())
 		}
 		if a.ID == "" {
-			return invalid("thread", t.ID, "about.id is empty")
+			return Invalid("thread", t.ID, "about.id is empty")
 		}
 		if err := checkStorable("thread", t.ID, "about.id", a.ID); err != nil {
 			return err
@@ -234,28 +234,28 @@ func (m Message) Validate() error {
 		return err
 	}
 	if m.ThreadID == "" {
-		return invalid("message", m.ID, "empty thread id")
+		return Invalid("message", m.ID, "empty thread id")
 	}
 	if err := checkStorable("message", m.ID, "thread id", m.ThreadID); err != nil {
 		return err
 	}
 	if m.Author.Name == "" {
-		return invalid("message", m.ID, "author has no name")
+		return Invalid("message", m.ID, "author has no name")
 	}
 	if !m.Author.Side.Valid() {
-		return invalid("message", m.ID, "author side %q is not agency or client", m.Author.Side)
+		return Invalid("message", m.ID, "author side %q is not agency or client", m.Author.Side)
 	}
 	seen := make(map[string]bool, len(m.Attachments))
 	for _, a := range m.Attachments {
 		switch {
 		case a.ID == "":
-			return invalid("message", m.ID, "an attachment has no id")
+			return Invalid("message", m.ID, "an attachment has no id")
 		case seen[a.ID]:
-			return invalid("message", m.ID, "attachment id %q is repeated", a.ID)
+			return Invalid("message", m.ID, "attachment id %q is repeated", a.ID)
 		case a.FileKey == "":
-			return invalid("message", m.ID, "attachment %q has no file key", a.ID)
+			return Invalid("message", m.ID, "attachment %q has no file key", a.ID)
 		case a.SizeBytes < 0:
-			return invalid("message", m.ID, "attachment %q has a negative size", a.ID)
+			return Invalid("message", m.ID, "attachment %q has a negative size", a.ID)
 		}
 		if err := checkStorable("message", m.ID, "attachment id", a.ID); err != nil {
 			return err

@@ -123,8 +123,8 @@ type WebhookEndpointQuery struct {
 	Status WebhookEndpointStatus // "" for any
 }
 
-// keeps reports whether q's Status keeps e.
-func (q WebhookEndpointQuery) keeps(e *WebhookEndpoint) bool {
+// Keeps reports whether q's Status keeps e.
+func (q WebhookEndpointQuery) Keeps(e *WebhookEndpoint) bool {
 	return q.Status == "" || e.Enabled == (q.Status == WebhookEndpointEnabled)
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/internal/test/eventfake"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
 )
@@ -17,7 +18,7 @@ import (
 // benchSetup runs one dispatcher (one replica) on a memory store and a
 // local receiver that calls got for each delivery.
 func benchSetup(b *testing.B, got func()) (*eventfake.Events, func()) {
-	st := store.NewMemory()
+	st := memstore.New()
 	if err := st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "A", Plan: store.PlanStarter}); err != nil {
 		b.Fatal(err)
 	}

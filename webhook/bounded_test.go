@@ -6,7 +6,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/clientstatus/clientstatus/internal/test/webhooktest"
-	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/memstore"
 )
 
 // TestDispatcherBoundedMemory: the dispatcher's goroutines follow the
@@ -15,7 +15,7 @@ import (
 // number of store calls. docs/performance.md quotes its log line.
 func TestDispatcherBoundedMemory(t *testing.T) {
 	n := webhooktest.Size(t)
-	f := webhooktest.Measure(t, store.NewMemory(), n, 10)
+	f := webhooktest.Measure(t, memstore.New(), n, 10)
 	t.Log(f)
 	is := is.New(t)
 	is.True(f.GoroutinesWithOrgs >= f.GoroutinesBefore+n) // a watch per organization while it has an endpoint
@@ -23,7 +23,7 @@ func TestDispatcherBoundedMemory(t *testing.T) {
 }
 
 // TestPortalMemory runs the portal's cases (a test event, deliveries,
-// revealing and rotating a secret, disabling) on store.Memory.
+// revealing and rotating a secret, disabling) on memstore.Store.
 func TestPortalMemory(t *testing.T) {
-	webhooktest.Portal(t, func(*testing.T) webhooktest.Subject { return store.NewMemory() })
+	webhooktest.Portal(t, func(*testing.T) webhooktest.Subject { return memstore.New() })
 }

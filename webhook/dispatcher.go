@@ -124,7 +124,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 const sweepEvery = 10
 
 // Leader elects which of the dispatchers on one store queues
-// (WithLeader): store/bunstore's Store is one, with a PostgreSQL advisory
+// (WithLeader): bunstore's Store is one, with a PostgreSQL advisory
 // lock. The dispatcher whose LeadWebhooks reports true lists the
 // endpoints and queues their events; every dispatcher claims and
 // attempts. Queueing by two at once (a lead changing hands) is safe, only

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/internal/test/eventfake"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/statusclient"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
@@ -461,7 +462,7 @@ func TestStop(t *testing.T) {
 	for _, graceful := range []bool{true, false} {
 		t.Run(fmt.Sprint("graceful=", graceful), func(t *testing.T) {
 			is := is.New(t)
-			st := store.NewMemory()
+			st := memstore.New()
 			is.NoErr(st.PutOrganization(context.Background(), store.Organization{ID: "org_a", Name: "A", Plan: "starter"}))
 			ev := eventfake.New()
 			rc := newReceiver(t)

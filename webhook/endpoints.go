@@ -17,7 +17,7 @@ import (
 )
 
 // Store is what webhooks need of a store: the endpoints and their log,
-// and the queue of deliveries. store.Memory and store/bunstore implement
+// and the queue of deliveries. memstore.Store and bunstore implement
 // it.
 type Store interface {
 	store.WebhookEndpoints

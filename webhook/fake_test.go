@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -101,7 +102,7 @@ func (rc *receiver) none(t *testing.T, f *fixture) {
 // and the attempts it finished, so that a test can wait for the dispatcher
 // to have nothing left to do at the clock's time instead of sleeping.
 type watched struct {
-	*store.Memory
+	*memstore.Store
 
 	mu                       sync.Mutex
 	passes, claimed, settled int
@@ -109,17 +110,17 @@ type watched struct {
 	moved                    chan struct{} // closed and replaced when idlePass moves
 }
 
-func newWatched() *watched { return &watched{Memory: store.NewMemory(), moved: make(chan struct{})} }
+func newWatched() *watched { return &watched{Store: memstore.New(), moved: make(chan struct{})} }
 
 func (w *watched) EnabledWebhookEndpoints(ctx context.Context) ([]store.WebhookEndpoint, error) {
 	w.mu.Lock()
 	w.passes++
 	w.mu.Unlock()
-	return w.Memory.EnabledWebhookEndpoints(ctx)
+	return w.Store.EnabledWebhookEndpoints(ctx)
 }
 
 func (w *watched) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, claim time.Duration) ([]store.WebhookJob, error) {
-	jobs, err := w.Memory.ClaimWebhookJobs(ctx, now, limit, claim)
+	jobs, err := w.Store.ClaimWebhookJobs(ctx, now, limit, claim)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.claimed += len(jobs)
@@ -132,7 +133,7 @@ func (w *watched) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int
 }
 
 func (w *watched) FinishWebhookAttempt(ctx context.Context, job store.WebhookJob, d store.WebhookDelivery, o store.WebhookOutcome) error {
-	err := w.Memory.FinishWebhookAttempt(ctx, job, d, o)
+	err := w.Store.FinishWebhookAttempt(ctx, job, d, o)
 	w.mu.Lock()
 	w.settled++
 	w.mu.Unlock()

@@ -141,5 +141,5 @@ func WithLogger(l *slog.Logger) Option {
 // WithLeader makes the dispatcher queue events only while l says it leads
 // (see Leader); it claims and attempts either way. Without it (or with
 // nil) every dispatcher queues, which is safe but costs each replica the
-// reads. store/bunstore's Store is a Leader.
+// reads. bunstore's Store is a Leader.
 func WithLeader(l Leader) Option { return func(c *config) { c.leader = l } }

@@ -2,7 +2,7 @@
 // lifecycle (mint, resolve, list, revoke, expire, last use) that every key
 // store must give the same way, through auth.Keys.
 //
-// The in-memory store runs it in package auth; store/bunstore runs it
+// The in-memory store runs it in package auth; bunstore runs it
 // against PostgreSQL:
 //
 //	authtest.RunKeyStore(t, func(t *testing.T) (auth.KeyStore, func(store.Organization)) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -19,7 +20,7 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	secret := []byte("a secret of at least thirty-two bytes!")
-	st := store.NewMemory()
+	st := memstore.New()
 	if err := st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}); err != nil {
 		fmt.Println(err)
 		return

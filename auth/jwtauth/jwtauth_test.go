@@ -23,6 +23,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/jwtauth"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -91,8 +92,8 @@ func sign(t *testing.T, m jwt.SigningMethod, key any, claims jwt.MapClaims) stri
 }
 
 // accounts returns a store that knows org_a.
-func accounts() *store.Memory {
-	st := store.NewMemory()
+func accounts() *memstore.Store {
+	st := memstore.New()
 	if err := st.PutOrganization(context.Background(), active); err != nil {
 		panic(err)
 	}

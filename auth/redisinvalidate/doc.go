@@ -1,7 +1,7 @@
 // Package redisinvalidate carries auth's cache invalidations between the
 // replicas of a deployment over Redis pub/sub, for replicas that share
 // Redis but whose key store does not report changes itself (a portal's
-// own KeyStore or KeyResolver; store/bunstore reports through PostgreSQL
+// own KeyStore or KeyResolver; bunstore reports through PostgreSQL
 // and needs none of this).
 //
 // A Channel is an auth.Publisher and an auth.Invalidations on one Redis

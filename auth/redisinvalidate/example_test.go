@@ -9,7 +9,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/auth/redisinvalidate"
-	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/memstore"
 )
 
 // Replicas whose key store reports nothing share revocations through
@@ -39,5 +39,5 @@ func ExampleNew() {
 
 // portalKeyStore stands for a portal's own KeyStore.
 func portalKeyStore() auth.KeyStore {
-	return struct{ auth.KeyStore }{auth.NewMemoryKeyStore(store.NewMemory())}
+	return struct{ auth.KeyStore }{auth.NewMemoryKeyStore(memstore.New())}
 }

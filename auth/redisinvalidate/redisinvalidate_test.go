@@ -16,6 +16,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth/redisinvalidate"
 	"github.com/clientstatus/clientstatus/internal/test/revoketest"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -59,14 +60,14 @@ type hidden struct{ auth.KeyStore }
 type deployment struct {
 	a, b   *revoketest.Replica
 	chA    *redisinvalidate.Channel
-	st     *store.Memory
+	st     *memstore.Store
 	org    store.Organization
 	proxyB *testenv.Proxy
 }
 
 func newDeployment(t *testing.T) *deployment {
 	t.Helper()
-	d := &deployment{st: store.NewMemory()}
+	d := &deployment{st: memstore.New()}
 	d.org = store.Organization{ID: "org_acme", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}
 	if err := d.st.PutOrganization(context.Background(), d.org); err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestPublishUnavailable(t *testing.T) {
 	err := ch.Publish(ctx, "org_a")
 	is.True(errors.Is(err, auth.ErrUnavailable)) // Redis is out
 
-	st := store.NewMemory()
+	st := memstore.New()
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Plan: store.PlanStarter}))
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st), auth.WithPublisher(ch), auth.WithLogger(quietLog))
 	_, rec, err := keys.Mint(ctx, "org_a", "ci", nil)

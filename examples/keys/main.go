@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
-	"github.com/clientstatus/clientstatus/store/bunstore"
+	"github.com/clientstatus/clientstatus/bunstore"
 )
 
 func main() {

@@ -17,6 +17,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/devsettings"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -27,7 +28,7 @@ import (
 func newAPI(t *testing.T) (http.Handler, string) {
 	t.Helper()
 	ctx := context.Background()
-	st := store.NewMemory()
+	st := memstore.New()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -130,7 +131,7 @@ func TestChiMountKeepsThePrefix(t *testing.T) {
 // and the portal's sign-in middleware runs first.
 func TestSettingsWithChi(t *testing.T) {
 	is := is.New(t)
-	st := store.NewMemory()
+	st := memstore.New()
 	is.NoErr(st.PutOrganization(t.Context(), store.Organization{ID: "org_a", Name: "Acme", Plan: store.PlanStarter, RetainerActive: true, APIEnabled: true}))
 	account := func(r *http.Request) (devsettings.Account, bool) {
 		return devsettings.Account{OrgID: "org_a", Name: "Ana", Admin: true}, r.Header.Get("X-Signed-In") == "yes"

@@ -28,7 +28,7 @@ type backend struct {
 	begin func(ctx context.Context) (t target, commit func() error, rollback func(), err error)
 }
 
-// portalStore is what both of the server's stores (store.Memory and
+// portalStore is what both of the server's stores (memstore.Store and
 // bunstore) are, declared rather than discovered: the API's store, the
 // request log, the webhook endpoints and their queue, and what a sandbox
 // is seeded through.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // TestMountedUnderPrefix mounts the handler as README.md shows, under
@@ -24,7 +24,7 @@ func TestMountedUnderPrefix(t *testing.T) {
 	ctx := context.Background()
 
 	// The portal's data, here from the demo set.
-	st, fs := store.NewMemory(), files.NewMemory()
+	st, fs := memstore.New(), files.NewMemory()
 	ks := auth.NewMemoryKeyStore(st)
 	keys := auth.NewKeys(ks)
 	ds := demoData()

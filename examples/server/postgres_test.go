@@ -12,8 +12,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // walk is a client's tour of every route of the contract on

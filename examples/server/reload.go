@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/sandbox"
-	"github.com/clientstatus/clientstatus/store"
 )
 
 // reloadTimeout bounds one reload: reading the file, checking it and
@@ -174,7 +174,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 // takes) is found before the live store is touched. Its errors name the
 // item as start-up's do.
 func dryRun(ctx context.Context, ds *dataset) error {
-	st := store.NewMemory()
+	st := memstore.New()
 	ks := auth.NewMemoryKeyStore(st)
 	return load(ctx, target{Writer: st, Deleter: st, threads: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
 }

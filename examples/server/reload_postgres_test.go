@@ -9,8 +9,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // TestReloadPostgres is testReload on PostgreSQL, where a reload is one

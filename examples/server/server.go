@@ -17,15 +17,15 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/accesslog"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/ratelimit/redislimit"
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/statusmcp"
-	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The server's limits on slow or greedy clients.
@@ -326,7 +326,7 @@ func readDataFile(name string) (*dataset, error) {
 // (see live). clock, when not nil, is the store's (hooks.clock).
 func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func() time.Time) (backend, func(), error) {
 	if cfg.databaseURL == "" {
-		st := store.NewMemory(store.WithClock(clock))
+		st := memstore.New(memstore.WithClock(clock))
 		return backend{store: st, w: st, d: st, tw: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)

@@ -14,9 +14,10 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
@@ -187,7 +188,7 @@ func (w webhooks) check(ctx context.Context, ds *dataset) error {
 	if w.eps == nil || len(ds.webhooks) == 0 {
 		return nil
 	}
-	st := store.NewMemory()
+	st := memstore.New()
 	for _, o := range ds.orgs {
 		for _, id := range []string{o.ID, auth.SandboxOrgID(o.ID)} {
 			o.ID = id

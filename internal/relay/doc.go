@@ -1,7 +1,7 @@
 // Package relay runs a process's one session with a channel outside it
 // (PostgreSQL LISTEN, Redis SUBSCRIBE) for as long as anything in the
 // process subscribes, and hands what arrives to every subscriber: the
-// common part of store/bunstore's and auth/redisinvalidate's
+// common part of bunstore's and auth/redisinvalidate's
 // auth.Invalidations.
 //
 // A Hub starts its session on the first Subscribe and ends it when the

@@ -1,4 +1,4 @@
 // Package wake keeps the readers that wait for an organization's news:
-// the watchers of store.Events.WatchEvents, on store.Memory (woken by its
-// writes) and on store/bunstore (woken by PostgreSQL notifications).
+// the watchers of store.Events.WatchEvents, on memstore.Store (woken by its
+// writes) and on bunstore (woken by PostgreSQL notifications).
 package wake

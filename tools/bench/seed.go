@@ -13,8 +13,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/bunstore"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // The data: organizations named after their invoice count (bench_137,
@@ -76,7 +77,7 @@ func invoiceStatus(j, n int) store.InvoiceStatus {
 }
 
 // invoices are the organization's n invoices in list order (newest
-// first), so that store.Memory appends each at the end of its list.
+// first), so that memstore.Store appends each at the end of its list.
 func invoices(org string, n int) []store.Invoice {
 	ps := projects(org)
 	out := make([]store.Invoice, n)
@@ -156,7 +157,7 @@ func mint(ctx context.Context, keys *auth.Keys, org string) (orgKey, error) {
 // memoryEnv is the in-memory store, its keys and the library's server on
 // it.
 type memoryEnv struct {
-	st    *store.Memory
+	st    *memstore.Store
 	keys  *auth.Keys
 	cache *auth.Cache
 	lib   *server
@@ -165,7 +166,7 @@ type memoryEnv struct {
 
 // newMemoryEnv returns an empty store and starts the library on it.
 func newMemoryEnv(noCache bool) (*memoryEnv, error) {
-	st := store.NewMemory()
+	st := memstore.New()
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(st))
 	cache := auth.NewCache(keys)
 	lib, err := startServer(libraryHandler(st, cache, noCache))

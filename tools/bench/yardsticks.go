@@ -128,7 +128,7 @@ func wireTime(t time.Time) string {
 }
 
 // invoiceColumns are the columns of bunstore's invoices table that an
-// invoice on the wire shows (store/bunstore/migrations).
+// invoice on the wire shows (bunstore/migrations).
 const invoiceColumns = "id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at, document_key <> '', updated_at"
 
 // pgxHandler is the "pgx by hand" yardstick: GET /v1/invoices of one

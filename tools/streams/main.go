@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
 	"github.com/clientstatus/clientstatus/store"
@@ -45,7 +46,7 @@ func run(args []string, out io.Writer) error {
 	if *pg != "" {
 		return runPostgres(ctx, *pg, *writes, *gap, *foreign, out)
 	}
-	mem := store.NewMemory()
+	mem := memstore.New()
 	var st store.Store = mem
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(mem))
 	defer keys.Close()

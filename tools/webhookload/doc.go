@@ -1,5 +1,5 @@
 // Command webhookload measures webhook delivery on the real event spine:
-// PostgreSQL (store/bunstore), events made by writes in their own
+// PostgreSQL (bunstore), events made by writes in their own
 // transactions, dispatchers in separate processes (this binary, started
 // again with -replica), and a loopback receiver that verifies every
 // delivery as a client would (statusclient.VerifyWebhook). It measures and

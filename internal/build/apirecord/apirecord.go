@@ -297,7 +297,7 @@ func unreleasedBreaking(changelog string) string {
 
 // Identifier is the name a changelog entry uses for a record line's
 // exported name: "store.Store" for every line of the interface Store of
-// package store, "store.Memory" for a method of *Memory.
+// package store, "memstore.Store" for a method of *Memory.
 func Identifier(line string) string {
 	pkg, decl, ok := strings.Cut(strings.TrimPrefix(line, "pkg "), ", ")
 	if !ok {
@@ -321,13 +321,17 @@ func Identifier(line string) string {
 // Allowed reports whether changelog records the removal or change of line
 // as breaking: under a new major version, or named (as Identifier gives it,
 // in backquotes, alone or with a member: `store.Store.ListX`) under
-// "### Breaking" of the Unreleased section.
+// "### Breaking" of the Unreleased section, or its package's move recorded
+// there ("`bunstore` moved to `bunstore`").
 func Allowed(changelog, line string) bool {
 	if NewMajor(changelog) {
 		return true
 	}
 	id := Identifier(line)
 	breaking := unreleasedBreaking(changelog)
+	if pkg, _, ok := strings.Cut(strings.TrimPrefix(line, "pkg "), ", "); ok && strings.Contains(breaking, "`"+pkg+"` moved to `") {
+		return true
+	}
 	return id != "" && (strings.Contains(breaking, "`"+id+"`") || strings.Contains(breaking, "`"+id+"."))
 }
 

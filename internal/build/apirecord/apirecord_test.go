@@ -92,12 +92,25 @@ func TestCheckChangeNamedUnderUnreleasedBreaking(t *testing.T) {
 	is.True(errors.Is(apirecord.Check(v1, current, below), apirecord.ErrBreaking)) // only the Unreleased section counts
 }
 
+func TestCheckMovedPackage(t *testing.T) {
+	is := is.New(t)
+	current := []string{"pkg clients/statusclient, func New(string, ...Option) *Client", v1[1], v1[2]}
+	current[1] = strings.Replace(v1[1], "pkg statusclient", "pkg clients/statusclient", 1)
+	moved := strings.Replace(released, "## [Unreleased]\n", "## [Unreleased]\n\n### Breaking\n\n- `statusclient` moved to `clients/statusclient`.\n", 1)
+	err := apirecord.Check(v1, current, moved)
+	is.True(err != nil)                             // the record must still be regenerated
+	is.True(!errors.Is(err, apirecord.ErrBreaking)) // the move is recorded as breaking
+
+	other := strings.Replace(released, "## [Unreleased]\n", "## [Unreleased]\n\n### Breaking\n\n- `store` moved to `clients/store`.\n", 1)
+	is.True(errors.Is(apirecord.Check(v1, current, other), apirecord.ErrBreaking)) // another package's move allows nothing
+}
+
 func TestIdentifier(t *testing.T) {
 	is := is.New(t)
 	is.Equal(apirecord.Identifier("pkg store, type Store interface { GetProject, ListProjects }"), "store.Store")
 	is.Equal(apirecord.Identifier("pkg store, type Store interface, GetProject(context.Context, string, string) (Project, error)"), "store.Store")
 	is.Equal(apirecord.Identifier("pkg statusclient, method (*Client) Projects(context.Context) ([]Project, error)"), "statusclient.Client")
 	is.Equal(apirecord.Identifier("pkg statusapi, const MinSigningKeyLen untyped int = 16"), "statusapi.MinSigningKeyLen")
-	is.Equal(apirecord.Identifier("pkg store/bunstore, func Open(context.Context, string, ...Option) (*Store, error)"), "bunstore.Open")
+	is.Equal(apirecord.Identifier("pkg bunstore, func Open(context.Context, string, ...Option) (*Store, error)"), "bunstore.Open")
 	is.Equal(apirecord.Identifier("pkg store, type Page[T any] struct, Items []T"), "store.Page")
 }

@@ -90,8 +90,8 @@ var eventListResponse = func() Obj {
 	return r.Set("content", append(r.Get("content").(Obj), KV{"text/event-stream", O(
 		"schema", O(
 			"type", "string",
-			"description", "Server-Sent Events. First, when the stream starts after an event, a frame `id: <that id>` with no data (where a reconnecting client resumes from). Then one frame per event: `id: <event id>`, `event: <event type>`, `data: <the event as JSON, as in the feed>`, and an empty line; a comment line `: ping` at least every 15 seconds.",
+			"description", "Server-Sent Events. First, a frame with no data: `retry: 1000` (reconnect a second after a cut) and, when the stream starts after an event, `id: <that id>` (where a reconnecting client resumes from). Then one frame per event: `id: <event id>`, `event: <event type>`, `data: <the event as JSON, as in the feed>`, and an empty line; a comment line `: ping` at least every 15 seconds.",
 		),
-		"example", "id: evt_01J8ZK3M4P\n\nid: evt_01J8ZK3M4Q\nevent: invoice.paid\ndata: {\"id\":\"evt_01J8ZK3M4Q\",\"type\":\"invoice.paid\",\"createdAt\":\"2026-03-01T09:00:00Z\",\"data\":{\"object\":\"invoice\",\"id\":\"inv_acme_1\",\"projectId\":\"prj_acme_1\",\"previousStatus\":\"open\"}}\n\n: ping\n\n",
+		"example", "retry: 1000\nid: evt_01J8ZK3M4P\n\nid: evt_01J8ZK3M4Q\nevent: invoice.paid\ndata: {\"id\":\"evt_01J8ZK3M4Q\",\"type\":\"invoice.paid\",\"createdAt\":\"2026-03-01T09:00:00Z\",\"data\":{\"object\":\"invoice\",\"id\":\"inv_acme_1\",\"projectId\":\"prj_acme_1\",\"previousStatus\":\"open\"}}\n\n: ping\n\n",
 	)}))
 }()

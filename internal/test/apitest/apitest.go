@@ -14,6 +14,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/files"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/ratelimit"
 	"github.com/clientstatus/clientstatus/statusapi"
@@ -29,7 +30,7 @@ var Start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // API is a status API handler on in-memory parts, and the parts.
 type API struct {
-	Store *store.Memory
+	Store *memstore.Store
 	Keys  *auth.Keys
 	Files *files.Memory
 	// Clock is the store's, the keys' and the handler's clock (the
@@ -43,6 +44,7 @@ type API struct {
 	t    testing.TB
 	cfg  config
 	keys map[string]string
+	recs []*statusapi.RequestRecorder // the handlers' request logs (optIns)
 }
 
 // Option configures New.
@@ -103,7 +105,7 @@ func New(t testing.TB, opts ...Option) *API {
 		cfg:   cfg,
 		keys:  make(map[string]string),
 	}
-	a.Store = store.NewMemory(store.WithClock(a.Clock.Now))
+	a.Store = memstore.New(memstore.WithClock(a.Clock.Now))
 	logger := a.logger()
 	a.Keys = auth.NewKeys(auth.NewMemoryKeyStore(a.Store), auth.WithClock(a.Clock.Now), auth.WithLogger(logger))
 	t.Cleanup(func() { _ = a.Keys.Close() })
@@ -161,17 +163,33 @@ func Handler(st store.Store, keys auth.KeyResolver, lim ratelimit.Limiter, opts 
 // keeps apart from store.Store, so that the harness serves every route of
 // statusapi.Routes: the webhook endpoints, from st when it keeps them (a
 // wrapper of the test's may not), else from a.Store; and the request log,
-// recorded into a.Store (never a test's failing wrapper), the recorder
-// closed with the test. A test's own WithRequestLog or
+// recorded into a.Store (never a test's failing wrapper) only when the
+// recorder closes with the test: its flush ticker would run on the wall
+// clock, so that what /v1/request_logs holds would hang on how long the
+// test took. A test that reads the log gives its own recorder and
+// flushes it, or calls FlushRequestLog. A test's own WithRequestLog or
 // WithWebhookEndpoints comes after, and wins.
 func (a *API) optIns(st store.Store) []statusapi.Option {
 	ws, ok := st.(store.WebhookEndpoints)
 	if !ok {
 		ws = a.Store
 	}
-	rec := statusapi.NewRequestRecorder(a.Store, statusapi.WithRecorderLogger(a.logger()))
+	rec := statusapi.NewRequestRecorder(a.Store, statusapi.WithRecorderLogger(a.logger()),
+		statusapi.WithRecorderFlushInterval(24*365*time.Hour))
 	a.t.Cleanup(func() { _ = rec.Close(context.Background()) })
+	a.recs = append(a.recs, rec)
 	return []statusapi.Option{statusapi.WithWebhookEndpoints(ws), statusapi.WithRequestLog(rec)}
+}
+
+// FlushRequestLog writes what the handlers' own request logs hold into
+// Store, failing the test on error.
+func (a *API) FlushRequestLog() {
+	a.t.Helper()
+	for _, rec := range a.recs {
+		if err := rec.Flush(context.Background()); err != nil {
+			a.t.Fatalf("apitest: flush the request log: %v", err)
+		}
+	}
 }
 
 // logger returns a logger that writes to Logs.

@@ -1,5 +1,5 @@
 // Package apitest builds the status API on in-memory parts for the
-// module's tests: one store.Memory, a key store that reads its
+// module's tests: one memstore.Store, a key store that reads its
 // organizations, a limiter, a file source, one settable clock shared by
 // all of them, a log buffer, and API keys by name. Every test that needs
 // a running handler builds it here, so that a change to how the parts are

@@ -6,13 +6,14 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// Store is a store.Memory whose events are those its test adds. It is
+// Store is a memstore.Store whose events are those its test adds. It is
 // safe for concurrent use.
 type Store struct {
-	*store.Memory
+	*memstore.Store
 
 	mu       sync.Mutex
 	events   map[string][]store.Event // by organization, oldest first
@@ -31,8 +32,8 @@ type Store struct {
 var _ store.Events = (*Store)(nil)
 
 // New returns a Store on m, with no events.
-func New(m *store.Memory) *Store {
-	return &Store{Memory: m, events: map[string][]store.Event{}, Expired: map[string]bool{},
+func New(m *memstore.Store) *Store {
+	return &Store{Store: m, events: map[string][]store.Event{}, Expired: map[string]bool{},
 		watchers: map[string][]chan struct{}{}}
 }
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/clientstatus/clientstatus/bunstore"
 	"github.com/clientstatus/clientstatus/internal/test/testenv"
-	"github.com/clientstatus/clientstatus/store/bunstore"
 )
 
 // Schema opens the test database, migrates a schema named prefix and a

@@ -115,7 +115,7 @@ func (p *portal) attempt(t *testing.T) webhook.Attempt {
 // Portal runs the cases of what a portal's settings pages do with an
 // endpoint (a test event, its deliveries, revealing and rotating its
 // secret, disabling and enabling it) on a fresh store of open's each.
-// The webhook package runs it on store.Memory, store/bunstore on
+// The webhook package runs it on memstore.Store, bunstore on
 // PostgreSQL.
 func Portal(t *testing.T, open func(t *testing.T) Subject) {
 	for _, c := range []struct {
