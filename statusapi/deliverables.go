@@ -74,7 +74,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
 func (h *handler) deliverableRoutes() []route {
 	return []route{
-		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{project: true, since: true},
+		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
 				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
 					PageRequest:  q.PageRequest,
@@ -106,7 +106,7 @@ func (h *handler) deliverableRoutes() []route {
 			id: "getDeliverableFile", tag: "Deliverables",
 			summary:     "Fetch a file through a signed link",
 			description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			params:      fileParams,
 			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
 		}),
 	}

@@ -1,6 +1,9 @@
 package statusapi
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -24,17 +27,28 @@ func describe(cfg config) apidoc.API {
 			Path: rt.path, ID: rt.doc.id, Tag: rt.doc.tag, Summary: rt.doc.summary, Description: rt.doc.description,
 			HeadSummary: rt.doc.headSummary, HeadDescription: rt.doc.headDescription,
 			Scope: string(rt.scope), Keyed: rt.keyed, Cached: rt.cached, OptIn: !base[rt.path],
-			Resource: rt.resource, Expand: rt.expand, Params: rt.doc.params, Responses: rt.doc.responses,
+			Resource: rt.resource, List: rt.list != nil, Responses: rt.doc.responses,
+		}
+		if strings.Contains(rt.path, "{id}") && !slices.Contains(rt.doc.params, pID) {
+			r.PathParams = []apidoc.Param{pID.Param}
+		}
+		for _, p := range rt.params() {
+			r.Params = append(r.Params, p.Param)
 		}
 		for _, d := range rt.deprecations {
 			r.Deprecations = append(r.Deprecations, apidoc.Deprecation{Param: d.param, Field: d.field, Sunset: d.sunset})
 		}
-		if l := rt.list; l != nil {
-			r.List = &apidoc.List{Status: len(l.statuses) > 0, Project: l.project, DueBefore: l.due, Since: l.since, Expand: l.expand}
-		}
 		api.Routes = append(api.Routes, r)
 	}
+	for _, p := range parameters {
+		api.Params = append(api.Params, p.Param)
+	}
 	api.Wires = wireSchemas()
+	for _, w := range api.Wires {
+		if w.Resource && len(w.Statuses) > 0 {
+			api.Params = append(api.Params, statusParam(w.Name, w.Statuses).Param)
+		}
+	}
 	for _, k := range store.Kinds {
 		api.Kinds = append(api.Kinds, apidoc.Kind{Name: string(k), Statuses: kindStatuses[k], Thread: k == store.KindMessage})
 	}
@@ -50,3 +64,29 @@ func allOptIn() config {
 // describedOnly turns the webhook routes on in a configuration that is
 // described, never served: its methods are never called.
 type describedOnly struct{ store.WebhookEndpoints }
+
+// params are the parameters of rt's operations, in order: a list's (page,
+// limit, its filters and after with updatedSince), then the route's own,
+// expand, If-None-Match for a cached route and X-Request-Id.
+func (rt route) params() []*param {
+	var out []*param
+	expand := rt.expand
+	if l := rt.list; l != nil {
+		out = append(out, pPage, pLimit)
+		for _, f := range l.filters {
+			out = append(out, f)
+			if f == pUpdatedSince {
+				out = append(out, pCursor)
+			}
+		}
+		expand = expand || l.expand
+	}
+	out = append(out, rt.doc.params...)
+	if expand {
+		out = append(out, pExpand)
+	}
+	if rt.cached {
+		out = append(out, pIfNoneMatch)
+	}
+	return append(out, pRequestID)
+}

@@ -36,7 +36,19 @@ func RouteTable(opts ...Option) []RouteInfo {
 	for _, rt := range operations(cfg) {
 		info := RouteInfo{Pattern: rt.path, Keyed: rt.keyed, Scope: rt.scope, Example: rt.example, Exempt: rt.exempt}
 		if l := rt.list; l != nil {
-			info.List, info.Statuses, info.ProjectID, info.DueBefore, info.UpdatedSince, info.Expand = true, l.statuses, l.project, l.due, l.since, l.expand
+			info.List, info.Expand = true, l.expand
+			for _, f := range l.filters {
+				switch {
+				case f.Name == paramStatus:
+					info.Statuses = f.values
+				case f == pProjectID:
+					info.ProjectID = true
+				case f == pDueBefore:
+					info.DueBefore = true
+				case f == pUpdatedSince:
+					info.UpdatedSince = true
+				}
+			}
 		}
 		out = append(out, info)
 	}

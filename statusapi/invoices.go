@@ -80,7 +80,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	},
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
-	due:       true,
+	filters:   []*param{pDueBefore},
 	wire:      invoiceExpanded,
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
@@ -90,7 +90,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 // /v1/invoices/{id}?expand, and the document's signed link.
 func (h *handler) invoiceRoutes() []route {
 	return []route{
-		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{project: true, since: true},
+		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
 				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
 					PageRequest:  q.PageRequest,
@@ -98,7 +98,7 @@ func (h *handler) invoiceRoutes() []route {
 					After:        q.After,
 					Status:       store.InvoiceStatus(q.Status),
 					ProjectID:    q.ProjectID,
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
@@ -121,7 +121,7 @@ func (h *handler) invoiceRoutes() []route {
 			id: "getInvoiceDocumentFile", tag: "Invoices",
 			summary:     "Fetch an invoice document through a signed link",
 			description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			params:      fileParams,
 			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
 		}),
 	}

@@ -56,7 +56,7 @@ var milestones = declare(resource[store.Milestone, milestone]{
 	},
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
-	due:       true,
+	filters:   []*param{pDueBefore},
 	wire:      milestoneExpanded,
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
 })
@@ -70,7 +70,7 @@ var milestones = declare(resource[store.Milestone, milestone]{
 // /v1/milestones/{id}?expand.
 func (h *handler) milestoneRoutes() []route {
 	return []route{
-		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{since: true},
+		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
 				project := r.PathValue("id")
 				if err := c.sees(project); err != nil {
@@ -78,7 +78,7 @@ func (h *handler) milestoneRoutes() []route {
 				}
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
 					PageRequest:  q.PageRequest,
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					Status:       store.MilestoneStatus(q.Status),
@@ -88,13 +88,13 @@ func (h *handler) milestoneRoutes() []route {
 			summary:     "List a project's milestones",
 			description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
 		}),
-		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{since: true, project: true},
+		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
 				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
 					PageRequest:  q.PageRequest,
 					ProjectID:    q.ProjectID,
 					Status:       store.MilestoneStatus(q.Status),
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					OnlyProjects: c.ProjectIDs,

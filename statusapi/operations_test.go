@@ -1,6 +1,8 @@
 package statusapi_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -29,5 +31,46 @@ func TestOperations(t *testing.T) {
 
 	for _, op := range statusapi.Operations(statusapi.WithDeprecation("/v1/rate_limit", "", "", deprecatedSince, sunset, notice)) {
 		is.Equal(op.Deprecated, op.Path == "/v1/rate_limit") // a test's deprecation, on its route only
+	}
+}
+
+// TestOperationParamsAreParsed: the query parameters Operations lists
+// for a route are the ones its handler accepts, no more and no fewer: an
+// unknown parameter is refused with the route's accepted names.
+func TestOperationParamsAreParsed(t *testing.T) {
+	api := newTestAPI(t)
+	examples := map[string]string{}
+	for _, rt := range statusapi.RouteTable() {
+		examples[rt.Pattern] = rt.Example
+	}
+	for _, op := range statusapi.Operations() {
+		example := examples[op.Path]
+		if example == "" {
+			continue // a public route: its parameters are a signed link's
+		}
+		t.Run(op.Path, func(t *testing.T) {
+			is := is.New(t)
+			var want []string
+			for _, p := range op.Params {
+				if p.In == "query" {
+					want = append(want, p.Name)
+				}
+			}
+			sep := "?"
+			if strings.Contains(example, "?") {
+				sep = "&"
+			}
+			res := api.do("GET", example+sep+"zz=1", "a")
+			is.Equal(res.Code, 400)
+			e := errorOf(t, res)
+			is.Equal(e.Error.Param, "zz")
+			var got []string
+			if _, accepts, ok := strings.Cut(e.Error.Message, "this route accepts "); ok {
+				got = strings.Split(accepts, ", ")
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			is.Equal(got, want) // the names the handler accepts
+		})
 	}
 }

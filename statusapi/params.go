@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,9 +94,11 @@ type listParams struct {
 	store.PageRequest
 	Status       string            // "" for any
 	ProjectID    string            // "" for any
-	DueBefore    time.Time         // zero for none
 	UpdatedSince time.Time         // zero for none
 	given        map[string]string // the query as given, for links
+	// values are the values of the filters that fill no field above, by
+	// parameter (see timeOf).
+	values map[*param]any
 	// sync is true for a page of changes (a list asked with updatedSince,
 	// a page of deletions): its meta carries syncedThrough and next.
 	sync bool
@@ -109,24 +112,26 @@ type listParams struct {
 // listSpec says which parameters a list route takes beside page and
 // limit.
 type listSpec struct {
-	statuses []string // the resource's states, for status; none: no status
-	project  bool     // projectId
-	due      bool     // dueBefore: the resource's items have a dueAt
-	// since is updatedSince: offered only when the store tracks changes
-	// (store.Changes), which is what honours it.
-	since bool
-	extra []string // further parameters the route parses itself
+	// filters are the list's filters, each parsed by its own parse, in
+	// the order of their declaration (see listRoute). updatedSince is
+	// offered only when the store tracks changes (store.Changes), which
+	// is what honours it.
+	filters []*param
+	extra   []string // further parameters the route parses itself
 	// cursor is after, the walk by cursor of a list of changes: offered
-	// with since, and to the deletion feed.
+	// with updatedSince, and to the deletion feed.
 	cursor bool
 	// expand is expand=project, parsed by expandableList (not by
 	// listParamsOf).
 	expand bool
 }
 
+// since says the list takes updatedSince.
+func (spec listSpec) since() bool { return slices.Contains(spec.filters, pUpdatedSince) }
+
 // listParamsOf parses the parameters of a list route: page and limit,
-// status when spec has statuses (one of them, exactly), projectId,
-// dueBefore and updatedSince when spec says so, and spec.extra as given.
+// spec.filters, each by its parse, after with updatedSince or
+// spec.cursor, and spec.extra as given.
 //
 // page is a whole number from 1 and limit one from 1 to store.MaxLimit,
 // written in plain digits: no sign, no leading zero, no fraction, so each
@@ -134,21 +139,12 @@ type listSpec struct {
 // clamped. A page so large that its offset would overflow an int is
 // refused too; any smaller page past the end is a valid, empty page.
 func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
-	statuses := spec.statuses
 	allowed := []string{paramPage, paramLimit}
-	if len(statuses) > 0 {
-		allowed = append(allowed, paramStatus)
+	for _, f := range spec.filters {
+		allowed = append(allowed, f.Name)
 	}
-	if spec.project {
-		allowed = append(allowed, paramProjectID)
-	}
-	if spec.due {
-		allowed = append(allowed, paramDueBefore)
-	}
-	if spec.since {
-		allowed = append(allowed, paramUpdatedSince)
-	}
-	if spec.since || spec.cursor {
+	since := spec.since()
+	if since || spec.cursor {
 		allowed = append(allowed, paramAfter)
 	}
 	allowed = append(allowed, spec.extra...)
@@ -170,34 +166,28 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		}
 		p.Page = n
 	}
-	if v, ok := q[paramStatus]; ok && len(statuses) > 0 { // else a route's own (spec.extra)
-		if !contains(statuses, v) {
-			return listParams{}, envelope.InvalidParam(paramStatus,
-				"status must be one of "+strings.Join(statuses, ", "))
+	for _, f := range spec.filters {
+		if v, ok := q[f.Name]; ok {
+			if err := f.parse(f, &p, v); err != nil {
+				return listParams{}, err
+			}
 		}
-		p.Status = v
-	}
-	p.ProjectID = q[paramProjectID]
-	if v, ok := q[paramDueBefore]; ok {
-		if p.DueBefore, err = parseTimestamp(paramDueBefore, v); err != nil {
-			return listParams{}, err
-		}
-	}
-	if v, ok := q[paramUpdatedSince]; ok {
-		if p.UpdatedSince, err = parseTimestamp(paramUpdatedSince, v); err != nil {
-			return listParams{}, err
-		}
-		p.sync = true
 	}
 	if _, ok := q[paramAfter]; ok {
 		if _, ok := q[paramPage]; ok {
 			return listParams{}, envelope.InvalidParam(paramAfter, "after replaces page: give one or the other")
 		}
-		if spec.since && !p.sync {
+		if since && !p.sync {
 			return listParams{}, envelope.InvalidParam(paramAfter, "after continues a walk of changes: give it with the updatedSince of the page that gave it")
 		}
 	}
 	return p, nil
+}
+
+// timeOf is the value of the timestamp filter p, zero when not given.
+func (p listParams) timeOf(f *param) time.Time {
+	t, _ := p.values[f].(time.Time)
+	return t
 }
 
 // limitOf parses the limit of a query: a whole number from 1 to
@@ -300,7 +290,7 @@ func (h *handler) walkLinks(r *http.Request, q listParams) string {
 	return out
 }
 
-// strs lists a status type's values as strings, for listParamsOf.
+// strs lists a status type's values as strings, for a status filter.
 func strs[S ~string](all []S) []string {
 	out := make([]string, len(all))
 	for i, s := range all {

@@ -46,7 +46,7 @@ var projects = declare(resource[store.Project, project]{
 	},
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
-	due:      true,
+	filters:  []*param{pDueBefore},
 	wire:     plain(projectOut),
 })
 
@@ -55,11 +55,11 @@ var projects = declare(resource[store.Project, project]{
 // GET /v1/projects/{id}.
 func (h *handler) projectRoutes() []route {
 	return []route{
-		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{since: true},
+		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
 				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
 					PageRequest:  q.PageRequest,
-					DueBefore:    q.DueBefore,
+					DueBefore:    q.timeOf(pDueBefore),
 					UpdatedSince: q.UpdatedSince,
 					After:        q.After,
 					Status:       store.ProjectStatus(q.Status),

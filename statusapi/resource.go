@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
@@ -38,9 +39,9 @@ type resource[T, W any] struct {
 	// events typed by a change of status (none: the resource has none).
 	kind     store.Kind
 	statuses []string
-	// due says the items have a dueAt, which every list of them filters
-	// by dueBefore.
-	due bool
+	// filters are the filters every list of the resource takes (such
+	// as dueBefore, for items with a dueAt), beside its status.
+	filters []*param
 	// scope is the one a restricted key needs to read the resource:
 	// auth.ScopeOfKind(kind), set by declare, so that the scope of a
 	// kind's routes, deletion records and events is one line of
@@ -110,11 +111,15 @@ func inOrg[T any](h *handler, get func(st store.Store, ctx context.Context, org,
 
 // listRoute is a list of the resource at path, cached and needing the
 // resource's scope; example is its request in the tests (see route).
-// spec says which parameters beside page and limit it takes: status, of
-// the resource's statuses, when it has some, dueBefore for one with due,
-// and expand for a resource of projects, are added. read reads the page.
+// spec says which parameters beside page and limit it takes: the
+// resource's filters, status, of the resource's statuses, when it has
+// some, and expand for a resource of projects, are added. read reads the page.
 func (res resource[T, W]) listRoute(h *handler, path, example string, spec listSpec, read listRead[T]) route {
-	spec.statuses, spec.due = res.statuses, res.due
+	spec.filters = append(slices.Clip(spec.filters), res.filters...)
+	if len(res.statuses) > 0 {
+		spec.filters = append(spec.filters, statusParam(res.name(), res.statuses))
+	}
+	byDeclaration(spec.filters)
 	if res.projectOf != nil {
 		spec.expand = true
 	}

@@ -51,14 +51,14 @@ type route struct {
 // operation is the words of a route's operation in the OpenAPI document
 // and what the route's kind does not imply: its id (the HEAD twin's is
 // id+"Head"), tag, summary and description; parameters its handler
-// parses itself, by component name; responses beside or instead of the
+// parses itself (see route.params); responses beside or instead of the
 // kind's standard ones, by status ("" takes one away); the HEAD twin's
 // summary and description when not the derived ones; tool, the name of
 // the MCP tool that answers with the route (statusmcp), "" for none.
 type operation struct {
 	id, tag, tool, summary, description string
 	headSummary, headDescription        string
-	params                              []string
+	params                              []*param
 	responses                           map[int]string
 }
 
@@ -140,6 +140,26 @@ type Operation struct {
 	// Deprecated says a part of the route (itself, a parameter or a
 	// field) is deprecated.
 	Deprecated bool
+	// Params are the parameters of the operation, in the document's
+	// order; the path's id is among them only where the document puts it
+	// on the operation.
+	Params []Param
+}
+
+// Param is a parameter of an operation, as the handler parses it and the
+// document says it.
+type Param struct {
+	Name, In    string // In is "query", "header" or "path"
+	Required    bool
+	Description string
+	// Type is the value's JSON type ("string", "integer", or "array"
+	// for a comma-separated list), Format its format ("date-time"), Enum
+	// the values it takes (none: any).
+	Type, Format string
+	Enum         []string
+	// Minimum, Maximum and Default are an integer's bounds and default,
+	// zero for none.
+	Minimum, Maximum, Default int
 }
 
 // Operations returns the operations New serves with opts, in the order
@@ -149,7 +169,7 @@ func Operations(opts ...Option) []Operation {
 	var out []Operation
 	for _, rt := range operations(cfg) {
 		out = append(out, Operation{Path: rt.path, ID: rt.doc.id, Scope: rt.scope, Summary: rt.doc.summary,
-			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0})
+			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params())})
 	}
 	return out
 }
@@ -185,7 +205,7 @@ func (h *handler) table() []route {
 			id: "getOpenAPIDocument", tag: "Meta",
 			summary:     "Get this document",
 			description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
-			params:      []string{"IfNoneMatch"},
+			params:      []*param{pIfNoneMatch},
 			responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
 		}),
 		// The reference page and its script (docs.go): public too.
@@ -193,14 +213,14 @@ func (h *handler) table() []route {
 			id: "getDocs", tag: "Meta",
 			summary:     "Read the API reference",
 			description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
-			params:      []string{"IfNoneMatch"},
+			params:      []*param{pIfNoneMatch},
 			responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
 		}),
 		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
 			id: "getDocsScript", tag: "Meta",
 			summary:     "Get the reference page's renderer",
 			description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
-			params:      []string{"IfNoneMatch"},
+			params:      []*param{pIfNoneMatch},
 			responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
 		}),
 	)
@@ -213,4 +233,21 @@ func (h *handler) table() []route {
 		}
 	}
 	return all
+}
+
+// exported is ps as Operation says them.
+func exported(ps []*param) []Param {
+	out := make([]Param, len(ps))
+	for i, p := range ps {
+		s := p.Schema
+		out[i] = Param{Name: p.Name, In: p.In, Required: p.Required, Description: p.Description,
+			Type: s.Type, Format: s.Format, Enum: p.values, Minimum: s.Minimum, Maximum: s.Maximum, Default: s.Default}
+		if out[i].Enum == nil {
+			out[i].Enum = s.Enum
+		}
+		if s.Ref != "" {
+			out[i].Type = "string"
+		}
+	}
+	return out
 }

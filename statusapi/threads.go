@@ -181,7 +181,7 @@ var messages = declare(resource[store.Message, message]{
 // /v1/messages/{id}.
 func (h *handler) threadRoutes() []route {
 	return []route{
-		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{project: true, since: true},
+		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
 				return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
 					PageRequest:  q.PageRequest,
@@ -201,7 +201,7 @@ func (h *handler) threadRoutes() []route {
 			summary:     "Get a thread",
 			description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
 		}),
-		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{since: true},
+		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 					PageRequest:  q.PageRequest,
@@ -214,7 +214,7 @@ func (h *handler) threadRoutes() []route {
 			summary:     "List a thread's messages",
 			description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
 		}),
-		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{project: true, since: true, extra: []string{paramThreadID}},
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince}, extra: []string{paramThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
 					PageRequest:  q.PageRequest,
@@ -228,7 +228,7 @@ func (h *handler) threadRoutes() []route {
 			id: "listMessages", tag: "Threads", tool: "list_messages",
 			summary:     "List messages",
 			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
-			params:      []string{"ThreadId"},
+			params:      []*param{pThreadID},
 		}),
 		// An internal message, one of an internal thread, or one the key may
 		// not see is 404.
@@ -250,7 +250,7 @@ func (h *handler) threadRoutes() []route {
 			id: "getAttachmentFile", tag: "Threads",
 			summary:     "Fetch an attachment through a signed link",
 			description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      []string{"Org", "Expires", "Signature", "Range", "IfRange", "IfMatch", "FileIfNoneMatch", "IfModifiedSince", "IfUnmodifiedSince"},
+			params:      fileParams,
 			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
 		}),
 	}

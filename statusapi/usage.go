@@ -33,7 +33,7 @@ func (h *handler) usageRoutes() []route {
 		id: "getRateLimit", tag: "Meta",
 		summary:     "Get the rate-limit budget",
 		description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",
-		params:      []string{"IfNoneMatch"},
+		params:      []*param{pIfNoneMatch},
 		responses:   map[int]string{200: "UsageResponse", 304: "NotModifiedUsage", 429: ""},
 	})}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clientstatus/clientstatus/openapi"
+	"github.com/clientstatus/clientstatus/statusapi"
 )
 
 // document is the OpenAPI document, decoded once, from which every tool
@@ -22,13 +23,11 @@ func loadDocument() (document, error) {
 	return document{root: root}, nil
 }
 
-// operation is what a tool takes from its route's GET operation: its
-// summary, description and scope, its query parameters (name to schema)
-// and its 200 answer's schema (see outputSchema).
+// operation is what a tool takes from its route's GET operation in the
+// document: its summary, description and scope, and its 200 answer's
+// schema (see outputSchema).
 type operation struct {
 	summary, description, scope string
-	query                       map[string]param
-	queryOrder                  []string
 	output                      map[string]any
 }
 
@@ -45,22 +44,10 @@ func (d document) operation(path string) (operation, error) {
 	if get == nil {
 		return operation{}, fmt.Errorf("statusmcp: no GET %s in the OpenAPI document", path)
 	}
-	op := operation{query: map[string]param{}}
+	var op operation
 	op.summary, _ = get["summary"].(string)
 	op.description, _ = get["description"].(string)
 	op.scope, _ = get["x-scope"].(string)
-	params, _ := get["parameters"].([]any)
-	for _, p := range params {
-		pm, _ := d.inline(p, 0).(map[string]any)
-		if pm["in"] != "query" {
-			continue
-		}
-		name, _ := pm["name"].(string)
-		schema, _ := pm["schema"].(map[string]any)
-		desc, _ := pm["description"].(string)
-		op.query[name] = param{schema: inputSchema(schema, desc), integer: schema["type"] == "integer"}
-		op.queryOrder = append(op.queryOrder, name)
-	}
 	responses, _ := get["responses"].(map[string]any)
 	ok, _ := d.resolve(responses["200"]).(map[string]any)
 	schema := d.at2(ok, "content", "application/json", "schema")
@@ -72,22 +59,28 @@ func (d document) operation(path string) (operation, error) {
 }
 
 // inputSchema is the schema of a tool argument made from its query
-// parameter's schema s (inlined) and description: the type and the
-// rules a model needs to write a valid value (enum, bounds, default,
-// format), and the description's first clause. An array parameter (form
-// style, not exploded) is the one comma-separated string the route takes.
-func inputSchema(s map[string]any, desc string) map[string]any {
-	out := map[string]any{}
-	if s["type"] == "array" {
+// parameter p: the type and the rules a model needs to write a valid
+// value (enum, bounds, default, format), and the description's first
+// clause. An array parameter (a comma-separated list) is the one string
+// the route takes.
+func inputSchema(p statusapi.Param) map[string]any {
+	out := map[string]any{"type": p.Type}
+	if p.Type == "array" {
 		out["type"] = "string"
 	} else {
-		for _, k := range []string{"type", "enum", "minimum", "maximum", "default", "format"} {
-			if v, ok := s[k]; ok {
+		if len(p.Enum) > 0 {
+			out["enum"] = p.Enum
+		}
+		for k, v := range map[string]int{"minimum": p.Minimum, "maximum": p.Maximum, "default": p.Default} {
+			if v != 0 {
 				out[k] = v
 			}
 		}
+		if p.Format != "" {
+			out["format"] = p.Format
+		}
 	}
-	if desc = firstClause(desc); desc != "" {
+	if desc := firstClause(p.Description); desc != "" {
 		out["description"] = desc
 	}
 	return out

@@ -19,9 +19,10 @@ import (
 
 // routeTool is a tool that answers with one route of the API: name, the
 // route's path pattern and, for a route with an item in its path, the
-// argument that names it ("id").
+// argument that names it ("id"); params the route's parameters.
 type routeTool struct {
 	name, path, pathArg string
+	params              []statusapi.Param
 }
 
 // pathOf is each route's pattern by its operation's id
@@ -42,7 +43,7 @@ func routeTools() []routeTool {
 		if op.Tool == "" {
 			continue
 		}
-		t := routeTool{name: op.Tool, path: op.Path}
+		t := routeTool{name: op.Tool, path: op.Path, params: op.Params}
 		if strings.Contains(op.Path, "{id}") {
 			t.pathArg = "id"
 		}
@@ -60,8 +61,8 @@ type tool struct {
 	call  func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult
 }
 
-// buildRouteTool makes t's tool from its route's operation in the
-// OpenAPI document.
+// buildRouteTool makes t's tool from its route's parameters and its
+// operation in the OpenAPI document.
 func buildRouteTool(d document, t routeTool) (tool, error) {
 	op, err := d.operation(t.path)
 	if err != nil {
@@ -73,11 +74,16 @@ func buildRouteTool(d document, t routeTool) (tool, error) {
 		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1}
 		required = append(required, t.pathArg)
 	}
-	for _, name := range op.queryOrder {
-		if name == t.pathArg {
-			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", t.name, name)
+	q := map[string]param{}
+	for _, p := range t.params {
+		if p.In != "query" {
+			continue
 		}
-		props[name] = op.query[name].schema
+		if p.Name == t.pathArg {
+			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", t.name, p.Name)
+		}
+		q[p.Name] = param{schema: inputSchema(p), integer: p.Type == "integer"}
+		props[p.Name] = q[p.Name].schema
 	}
 	input := map[string]any{"type": "object", "properties": props}
 	if required != nil {
@@ -91,7 +97,6 @@ func buildRouteTool(d document, t routeTool) (tool, error) {
 		OutputSchema: mustJSON(op.output),
 		Annotations:  readOnly(),
 	}
-	q := op.query
 	scope := auth.Scope(op.scope)
 	return tool{def: def, scope: scope, call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
 		if scope != "" && !c.Principal.Allows(scope) {

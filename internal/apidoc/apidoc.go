@@ -8,6 +8,9 @@ import (
 // API is what the document is generated from.
 type API struct {
 	Routes []Route
+	// Params are the parameters the routes take, in the order of the
+	// document's components.
+	Params []Param
 	// Wires are the wire types, whose schemas are reflected.
 	Wires []Wire
 	// Kinds are the kinds of item that events are about, in order.
@@ -34,13 +37,11 @@ type Route struct {
 	// Resource is the name of the resource whose items the route serves
 	// (List or item), "" for none.
 	Resource string
-	// List is the parameters of a resource's list; nil for an item.
-	List *List
-	// Expand says an item route takes expand=project.
-	Expand bool
-	// Params are further parameters, by component name, in order. The
-	// path's id is a parameter of the path unless Params names it ("Id").
-	Params []string
+	// List says the route is a list of Resource.
+	List bool
+	// PathParams are the parameters of the path item, Params those of
+	// its operations, in order.
+	PathParams, Params []Param
 	// Responses are responses beside the kind's standard ones, by status;
 	// "" takes a standard one away.
 	Responses map[int]string
@@ -57,10 +58,35 @@ type Deprecation struct {
 	Sunset       time.Time
 }
 
-// List is which parameters a list takes beside page and limit.
-type List struct {
-	Status, Project, DueBefore, Since, Expand bool
+// Param is a parameter as the document says it: Component names it
+// among the document's parameters; Name and In are its own. Optional
+// says "required": false aloud; Form is a comma-separated list (style
+// form, explode false).
+type Param struct {
+	Component, Name, In string
+	Required, Optional  bool
+	Description         string
+	Form                bool
+	Schema              Schema
+	Examples            []Example
 }
+
+// Schema is the schema of a parameter: a zero field is left out; Ref
+// names a schema among the document's, and Items the schema of an
+// array's items.
+type Schema struct {
+	Type, Format, Pattern                          string
+	MinLength, Minimum, Maximum, Default, MinItems int
+	Enum                                           []string
+	Ref, Items                                     string
+}
+
+// TimePattern is the contract's timestamp: RFC 3339 in UTC, to the
+// second.
+const TimePattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+
+// Example is a named example value of a parameter.
+type Example struct{ Name, Value string }
 
 // Kind is a kind of item that events are about, with its statuses
 // (none: the kind has none); Thread says its events' data carry

@@ -3,7 +3,8 @@
 // keyed or public) and parameters make its GET operation and the HEAD
 // twin derived from it; each resource's wire type makes its schemas; the
 // event kinds make the event schemas and the webhooks. The shared words
-// (headers, parameters, standard responses) are declared here once.
+// (headers, standard responses) are declared here once; the parameters
+// are apidoc.Param values that statusapi declares.
 //
 // Its input is an apidoc.API, which package statusapi declares; the
 // command gen (go generate ./openapi) writes openapi/openapi.json, and

@@ -3,7 +3,6 @@ package openapigen
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -23,7 +22,10 @@ const Generator = "internal/build/openapigen"
 func Generate(api apidoc.API) ([]byte, error) {
 	resps := append(Obj(nil), responses...)
 	schs := append(Obj(nil), schemas...)
-	params := append(Obj(nil), parameters...)
+	params := Obj{}
+	for _, p := range api.Params {
+		params = append(params, KV{p.Component, paramObj(p)})
+	}
 	heads := make(map[string]string, len(headOf))
 	for k, v := range headOf {
 		heads[k] = v
@@ -31,7 +33,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 	for _, e := range errorResponses {
 		heads[e.name] = e.name + "Head"
 	}
-	if err := wireComponents(api.Wires, &schs, &params, &resps, heads); err != nil {
+	if err := wireComponents(api.Wires, &schs, &resps, heads); err != nil {
 		return nil, err
 	}
 	webhooks := eventComponents(api.Kinds, api.Wires, &schs)
@@ -49,7 +51,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 	paths := Obj{}
 	usedHeads := map[string]bool{}
 	for _, rt := range api.Routes {
-		item, err := pathItem(rt, resps, heads, usedHeads)
+		item, err := pathItem(rt, params, resps, heads, usedHeads)
 		if err != nil {
 			return nil, err
 		}
@@ -111,17 +113,21 @@ func headResponse(name string, resps Obj, heads map[string]string) Obj {
 }
 
 // pathItem is the path item of rt: its GET operation and the HEAD twin.
-func pathItem(rt apidoc.Route, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
+func pathItem(rt apidoc.Route, params, resps Obj, heads map[string]string, usedHeads map[string]bool) (Obj, error) {
 	if rt.ID == "" || rt.Summary == "" {
 		return nil, fmt.Errorf("route %s declares no operation id or summary", rt.Path)
 	}
 	item := Obj{}
-	if strings.Contains(rt.Path, "{id}") && !slices.Contains(rt.Params, "Id") {
-		item = append(item, KV{"parameters", A(Ref("parameters", "Id"))})
+	pathRefs, err := paramRefs(rt, rt.PathParams, params)
+	if err != nil {
+		return nil, err
 	}
-	refs := A()
-	for _, p := range paramsOf(rt) {
-		refs = append(refs, Ref("parameters", p))
+	if len(pathRefs) > 0 {
+		item = append(item, KV{"parameters", pathRefs})
+	}
+	refs, err := paramRefs(rt, rt.Params, params)
+	if err != nil {
+		return nil, err
 	}
 	codes, err := responsesOf(rt, resps)
 	if err != nil {
@@ -165,36 +171,16 @@ func pathItem(rt apidoc.Route, resps Obj, heads map[string]string, usedHeads map
 	return item, nil
 }
 
-// paramsOf lists the operation parameters of rt: a list's (after, the
-// cursor, with updatedSince), then the
-// route's own, expand, If-None-Match for a cached route and X-Request-Id.
-func paramsOf(rt apidoc.Route) []string {
-	var out []string
-	expand := rt.Expand
-	if l := rt.List; l != nil {
-		out = append(out, "Page", "Limit")
-		if l.Status {
-			out = append(out, rt.Resource+"Status")
+// paramRefs are the references to ps, each one of params.
+func paramRefs(rt apidoc.Route, ps []apidoc.Param, params Obj) ([]any, error) {
+	refs := A()
+	for _, p := range ps {
+		if params.Get(p.Component) == nil {
+			return nil, fmt.Errorf("route %s: no parameter %s", rt.Path, p.Component)
 		}
-		if l.Project {
-			out = append(out, "ProjectId")
-		}
-		if l.DueBefore {
-			out = append(out, "DueBefore")
-		}
-		if l.Since {
-			out = append(out, "UpdatedSince", "Cursor")
-		}
-		expand = expand || l.Expand
+		refs = append(refs, Ref("parameters", p.Component))
 	}
-	out = append(out, rt.Params...)
-	if expand {
-		out = append(out, "Expand")
-	}
-	if rt.Cached {
-		out = append(out, "IfNoneMatch")
-	}
-	return append(out, "RequestId")
+	return refs, nil
 }
 
 type response struct {
@@ -209,7 +195,7 @@ type response struct {
 func responsesOf(rt apidoc.Route, resps Obj) ([]response, error) {
 	m := map[int]string{}
 	if rt.Resource != "" {
-		if rt.List != nil {
+		if rt.List {
 			m[200] = rt.Resource + "ListResponse"
 		} else {
 			m[200] = rt.Resource + "Response"

@@ -75,16 +75,8 @@ func envelopeSchema(description, item string) Obj {
 		"required", A("data"), "properties", O("data", Ref("schemas", item)))
 }
 
-// timePattern is the contract's timestamp: RFC 3339 in UTC, to the second.
-const timePattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
-
-// stringSchema is a string's schema; nonEmpty a string of at least one
-// character; dateTime a timestamp's.
-func stringSchema() Obj   { return O("type", "string") }
-func nonEmptySchema() Obj { return O("type", "string", "minLength", 1) }
-func dateTimeSchema() Obj {
-	return O("type", "string", "format", "date-time", "pattern", timePattern)
-}
+// stringSchema is a string's schema.
+func stringSchema() Obj { return O("type", "string") }
 
 // header is a header component; requiredHeader one every response that
 // names it carries.
@@ -93,12 +85,4 @@ func header(description string, schema Obj) Obj {
 }
 func requiredHeader(description string, schema Obj) Obj {
 	return append(header(description, schema), KV{"required", true})
-}
-
-// param is a parameter component; requiredParam one the request must carry.
-func param(name, in, description string, schema Obj) Obj {
-	return O("name", name, "in", in, "description", description, "schema", schema)
-}
-func requiredParam(name, in, description string, schema Obj) Obj {
-	return param(name, in, description, schema).insertAfter("in", KV{"required", true})
 }

@@ -12,10 +12,9 @@ var (
 	listHeaders = hs(itemHeaders, []string{"Link"})
 )
 
-// wireComponents adds to schemas, parameters and responses what the wire
-// types make: each type's schema and, for a resource, its status enum and
-// parameter, its list and envelope schemas and their responses.
-func wireComponents(wires []apidoc.Wire, schs, params, resps *Obj, heads map[string]string) error {
+// wireComponents adds to schemas and responses what the wire types
+// make: each type's schema and, for a resource, its status enum, its list and envelope schemas and their responses.
+func wireComponents(wires []apidoc.Wire, schs, resps *Obj, heads map[string]string) error {
 	for _, w := range wires {
 		s, err := Schema(w.Type, w.Description, w.Fields)
 		if err != nil {
@@ -40,9 +39,6 @@ func wireComponents(wires []apidoc.Wire, schs, params, resps *Obj, heads map[str
 				enum = append(enum, st)
 			}
 			*schs = append(*schs, KV{w.Name + "Status", O("type", "string", "description", "The state of "+article(kind)+" "+kind+".", "enum", enum)})
-			*params = append(*params, KV{w.Name + "Status", O("name", "status", "in", "query",
-				"description", "Only "+plural+" in this state (case-sensitive). No filter when absent.",
-				"schema", Ref("schemas", w.Name+"Status"))})
 		}
 		*schs = append(*schs,
 			KV{w.Name + "List", listSchema("One page of "+plural+".", w.Name,
