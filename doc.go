@@ -17,8 +17,10 @@
 //     invalidations between replicas over Redis.
 //   - ratelimit: per-plan budgets in memory; ratelimit/redislimit: in Redis,
 //     shared by replicas.
-//   - store: the domain types, the Store interface and an in-memory Store;
-//     storetest: the conformance suite; bunstore: PostgreSQL.
+//   - store: the domain types, the Store interface and its parts
+//     (standard library only); memstore: the in-memory Store; bunstore:
+//     on PostgreSQL; storetest: the conformance suite, its read part
+//     (RunRead) for a store of your own.
 //   - webhook: the portal's API to webhook endpoints, and the dispatcher
 //     that delivers events to them.
 //   - devsettings: the HTML pages a portal mounts behind its sign-in,
