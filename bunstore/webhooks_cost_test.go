@@ -88,7 +88,7 @@ func TestWebhookTransactionsPerDelivery(t *testing.T) {
 		is.NoErr(err)
 		t.Cleanup(func() { db.Close() })
 		if c != nil {
-			db.AddQueryHook(c)
+			db = db.WithQueryHook(c)
 		}
 		return bunstore.New(db)
 	}

@@ -343,13 +343,6 @@ func (w *watches) take() map[string]bool {
 	return got
 }
 
-// pending reports whether an organization was woken since the last take.
-func (w *watches) pending() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.woken) > 0
-}
-
 // stop ends every watch.
 func (w *watches) stop() {
 	for _, cancel := range w.cancel {

@@ -176,18 +176,6 @@ func (b *tab) fill(role, name, text string) {
 	b.run(chromedp.SendKeys(label(role, name), text, byRole(role, name)))
 }
 
-// value reads the value of the field of role and name.
-func (b *tab) value(role, name string) string {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Value(label(role, name), byRole(role, name)))
-	if err != nil {
-		b.t.Fatalf("reading %s: %v\npage:\n%.3000s", label(role, name), err, b.shown())
-	}
-	return v
-}
-
 // has reports whether the page holds a control of role and name now.
 func (b *tab) has(role, name string) bool {
 	b.t.Helper()
