@@ -547,6 +547,17 @@ func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 // pace, that its connection is alive (one empty statement).
 const leadCheck = 10 * time.Second
 
+// dispatcherPing reports whether DispatcherStore's pool pings a
+// connection before reusing it: only one idle for longer than listenIdle,
+// not (as pgx's default) each one idle for a second, which a dispatcher
+// polling every second would pay on most polls. A connection broken in
+// between fails its statement instead, which the dispatcher makes again
+// (a claim or a queueing on its next poll, an attempt once its claim
+// expires) on another connection.
+func dispatcherPing(_ context.Context, p stdlib.ShouldPingParams) bool {
+	return p.IdleDuration > listenIdle
+}
+
 // DefaultDispatcherConns is the size of DispatcherStore's pool when none
 // is given: a claim, the queueing and a few attempts' records at once.
 const DefaultDispatcherConns = 3
@@ -575,7 +586,7 @@ func (s *Store) DispatcherStore(ctx context.Context, conns int) (*Store, func() 
 	if err != nil {
 		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: %w", store.ErrUnavailable, err)
 	}
-	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg))
+	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg, stdlib.OptionShouldPing(dispatcherPing)))
 	sqldb.SetMaxOpenConns(conns)
 	sqldb.SetMaxIdleConns(conns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
