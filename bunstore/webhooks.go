@@ -464,11 +464,12 @@ func (s *Store) RequeueWebhookJob(ctx context.Context, orgID, endpointID, eventI
 // PostgreSQL, one per schema, held on a connection of its own (opened
 // with the configuration of the listening connection, see Subscribe) and
 // closed when ctx is done: of the dispatchers on one database, the one
-// whose connection holds the lock queues events. Each call of the
-// function it returns is one statement, which takes the lock when it is
-// free. A Store that cannot hold it (in a transaction, or on a connection
-// it cannot open) reports that it leads: queueing by two replicas at once
-// is safe, only dearer.
+// whose connection holds the lock queues events. A call of the function
+// it returns takes the lock when it is free (one statement); once the lock
+// is held, a call costs no statement but one every leadCheck, checking
+// that the connection is alive. A Store that cannot hold it (in a
+// transaction, or on a connection it cannot open) reports that it leads:
+// queueing by two replicas at once is safe, only dearer.
 func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 	s.notify.mu.Lock()
 	given := s.notify.cfg != nil // WithListenConfig's
@@ -478,7 +479,9 @@ func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 	}
 	var mu sync.Mutex
 	var conn *pgx.Conn
+	var heldAt time.Time // when a statement last showed the lock held
 	drop := func() {
+		heldAt = time.Time{}
 		if conn != nil {
 			closeCtx, cancel := context.WithTimeout(context.Background(), listenTimeout)
 			_ = conn.Close(closeCtx)
@@ -497,6 +500,12 @@ func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 		if ctx.Err() != nil {
 			return false
 		}
+		if conn != nil && conn.IsClosed() {
+			drop()
+		}
+		if !heldAt.IsZero() && time.Since(heldAt) < leadCheck {
+			return true // the session's lock lasts as long as its connection
+		}
 		call, cancel := context.WithTimeout(call, listenTimeout)
 		defer cancel()
 		if conn == nil {
@@ -509,6 +518,15 @@ func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 				return true
 			}
 		}
+		if !heldAt.IsZero() {
+			// Held: the connection alive is the lock held.
+			if err := conn.Ping(call); err != nil {
+				drop()
+				return true
+			}
+			heldAt = time.Now()
+			return true
+		}
 		var held bool
 		err := conn.QueryRow(call, "SELECT pg_try_advisory_lock(hashtext('clientstatus webhooks ' || coalesce(nullif($1, ''), current_schema())))",
 			s.schema).Scan(&held)
@@ -516,8 +534,28 @@ func (s *Store) LeadWebhooks(ctx context.Context) func(context.Context) bool {
 			drop()
 			return true
 		}
+		if held {
+			heldAt = time.Now()
+		}
 		return held
 	}
+}
+
+// leadCheck is how long LeadWebhooks' function answers that it leads
+// without a statement once one showed the lock held: a session's lock is
+// held until its connection closes, so the leader only checks, at that
+// pace, that its connection is alive (one empty statement).
+const leadCheck = 10 * time.Second
+
+// dispatcherPing reports whether DispatcherStore's pool pings a
+// connection before reusing it: only one idle for longer than listenIdle,
+// not (as pgx's default) each one idle for a second, which a dispatcher
+// polling every second would pay on most polls. A connection broken in
+// between fails its statement instead, which the dispatcher makes again
+// (a claim or a queueing on its next poll, an attempt once its claim
+// expires) on another connection.
+func dispatcherPing(_ context.Context, p stdlib.ShouldPingParams) bool {
+	return p.IdleDuration > listenIdle
 }
 
 // DefaultDispatcherConns is the size of DispatcherStore's pool when none
@@ -548,7 +586,7 @@ func (s *Store) DispatcherStore(ctx context.Context, conns int) (*Store, func() 
 	if err != nil {
 		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: %w", store.ErrUnavailable, err)
 	}
-	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg))
+	sqldb := sql.OpenDB(stdlib.GetConnector(*cfg, stdlib.OptionShouldPing(dispatcherPing)))
 	sqldb.SetMaxOpenConns(conns)
 	sqldb.SetMaxIdleConns(conns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)

@@ -90,6 +90,7 @@ func (d *Dispatcher) attempt(ctx context.Context, job store.WebhookJob) {
 	default:
 		if delay, ok := nextDelay(d.cfg.schedule, n, retryAfter(header, start)); ok {
 			o.Retry = start.Add(took + delay)
+			d.retryAt(o.Retry)
 		}
 		if !e.FailingSince.IsZero() && start.Sub(e.FailingSince) >= DisableAfter {
 			o.Disable = ReasonFailing

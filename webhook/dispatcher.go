@@ -43,6 +43,13 @@ type Dispatcher struct {
 	// trouble paces the pass loop's lines about a failing store (StoreLogInterval).
 	trouble pace.Pacer
 
+	// retry is the soonest retry this dispatcher's own attempts scheduled
+	// and no claim has looked for since.
+	retry struct {
+		sync.Mutex
+		at time.Time
+	}
+
 	mu      sync.Mutex
 	cancel  context.CancelFunc // the running pass loop's
 	abort   context.CancelFunc // the in-flight attempts'
@@ -123,6 +130,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 // (see docs/performance.md).
 const sweepEvery = 10
 
+// claimEvery is how many polls may pass without a claim while nothing is
+// known to be due: a poll claims when the last claim found jobs, when
+// this dispatcher queued for an organization, when a retry of its own
+// attempts falls due, and otherwise on every claimEvery-th poll, which
+// finds the rest (another replica's retries, expired claims,
+// redeliveries). A pass woken by the store or by a finished attempt
+// claims always.
+const claimEvery = 5
+
 // Leader elects which of the dispatchers on one store queues
 // (WithLeader): bunstore's Store is one, with a PostgreSQL advisory
 // lock. The dispatcher whose LeadWebhooks reports true lists the
@@ -155,7 +171,8 @@ type queueing struct {
 // woke, of those with an endpoint new in the list, and of the next of
 // the others every sweepEvery polls (all of them on its first pass); woken between
 // polls, it queues for the organizations woken from its listing, with
-// the cursors it moved. Each pass then claims. A finished attempt wakes
+// the cursors it moved. Each pass then claims (an idle poll only on
+// claimEvery's terms). A finished attempt wakes
 // the loop to claim again only while the last claim took all it asked
 // for. One watch follows each organization with an enabled endpoint
 // while the dispatcher leads.
@@ -175,6 +192,7 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 	var more atomic.Bool // the last claim took all it asked for
 	q := &queueing{byOrg: map[string][]store.WebhookEndpoint{}, pending: map[string]bool{}}
 	polled, leading := true, false
+	found, skipped := true, 0 // whether the last claim found jobs; polls since the last claim
 	for {
 		var todo map[string]bool
 		switch {
@@ -205,30 +223,11 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 				}
 			}
 		}
-		for free := cap(slots) - len(slots); free > 0 && loop.Err() == nil; free = cap(slots) - len(slots) {
-			jobs, err := d.st.ClaimWebhookJobs(loop, d.cfg.now(), free, d.cfg.claim)
-			if err != nil {
-				if loop.Err() == nil {
-					d.storeTrouble("webhook: claiming deliveries", err)
-				}
-				break
-			}
-			more.Store(len(jobs) == free)
-			for _, j := range jobs {
-				slots <- struct{}{}
-				inflight.Go(func() {
-					defer func() {
-						<-slots
-						if more.Load() {
-							signal(wake)
-						}
-					}()
-					d.attempt(attempts, j)
-				})
-			}
-			if len(jobs) < free {
-				break
-			}
+		if polled && !found && len(todo) == 0 && !d.retryDue() && skipped < claimEvery-1 {
+			skipped++
+		} else {
+			skipped = 0
+			found = d.claim(loop, attempts, slots, &inflight, &more, wake)
 		}
 		select {
 		case <-loop.Done():
@@ -238,6 +237,61 @@ func (d *Dispatcher) run(loop, attempts context.Context) {
 		case <-tick.C:
 			polled = true
 		}
+	}
+}
+
+// claim claims due jobs while slots are free and starts their attempts;
+// it reports whether it found any.
+func (d *Dispatcher) claim(loop, attempts context.Context, slots chan struct{}, inflight *sync.WaitGroup, more *atomic.Bool, wake chan struct{}) bool {
+	d.retry.Lock()
+	if !d.retry.at.After(d.cfg.now()) {
+		d.retry.at = time.Time{}
+	}
+	d.retry.Unlock()
+	found := false
+	for free := cap(slots) - len(slots); free > 0 && loop.Err() == nil; free = cap(slots) - len(slots) {
+		jobs, err := d.st.ClaimWebhookJobs(loop, d.cfg.now(), free, d.cfg.claim)
+		if err != nil {
+			if loop.Err() == nil {
+				d.storeTrouble("webhook: claiming deliveries", err)
+			}
+			break
+		}
+		more.Store(len(jobs) == free)
+		found = found || len(jobs) > 0
+		for _, j := range jobs {
+			slots <- struct{}{}
+			inflight.Go(func() {
+				defer func() {
+					<-slots
+					if more.Load() {
+						signal(wake)
+					}
+				}()
+				d.attempt(attempts, j)
+			})
+		}
+		if len(jobs) < free {
+			break
+		}
+	}
+	return found
+}
+
+// retryDue reports whether a retry that this dispatcher's attempts
+// scheduled is due.
+func (d *Dispatcher) retryDue() bool {
+	d.retry.Lock()
+	defer d.retry.Unlock()
+	return !d.retry.at.IsZero() && !d.retry.at.After(d.cfg.now())
+}
+
+// retryAt notes a retry scheduled at t.
+func (d *Dispatcher) retryAt(t time.Time) {
+	d.retry.Lock()
+	defer d.retry.Unlock()
+	if d.retry.at.IsZero() || t.Before(d.retry.at) {
+		d.retry.at = t
 	}
 }
 

@@ -503,3 +503,31 @@ func TestStop(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleDispatcherClaimsSeldom: with nothing due, a dispatcher claims
+// on one poll in five, not on each; an event it is woken for is still
+// delivered at once, and so is its own retry once due.
+func TestIdleDispatcherClaimsSeldom(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t, webhook.WithAllowLocal(true))
+	rc := newReceiver(t)
+	rc.setAnswer(func(*http.Request) int { return 500 })
+	f.create(t, webhook.Settings{URL: rc.URL})
+	f.st.idle(t)
+	p0, c0 := f.st.counts()
+	deadline := time.After(10 * time.Second)
+	for p, _ := f.st.counts(); p < p0+50; p, _ = f.st.counts() {
+		select {
+		case <-deadline:
+			t.Fatal("the dispatcher did not poll 50 times within 10 s")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	p1, c1 := f.st.counts()
+	is.True(c1-c0 <= (p1-p0)/5+2) // one claim in five idle polls
+
+	f.ev.Add("org_a", invoicePaid(""))
+	is.Equal(f.attempts.next(t).Number, 1) // woken: claimed at once, and failed
+	f.clk.Add(75 * time.Second)            // past the first delay (1 min, 20% more at most)
+	is.Equal(f.attempts.next(t).Number, 2) // its retry, claimed once due
+}

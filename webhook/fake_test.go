@@ -106,6 +106,7 @@ type watched struct {
 
 	mu                       sync.Mutex
 	passes, claimed, settled int
+	claims                   int           // ClaimWebhookJobs calls
 	idlePass                 int           // the last pass that claimed nothing with no attempt in flight
 	moved                    chan struct{} // closed and replaced when idlePass moves
 }
@@ -123,6 +124,7 @@ func (w *watched) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int
 	jobs, err := w.Store.ClaimWebhookJobs(ctx, now, limit, claim)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.claims++
 	w.claimed += len(jobs)
 	if err == nil && len(jobs) == 0 && w.settled == w.claimed {
 		w.idlePass = w.passes
@@ -159,4 +161,11 @@ func (w *watched) idle(t *testing.T) {
 		w.mu.Lock()
 	}
 	w.mu.Unlock()
+}
+
+// counts returns the passes and the claims made so far.
+func (w *watched) counts() (passes, claims int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.passes, w.claims
 }
