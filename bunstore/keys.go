@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -281,11 +283,12 @@ func (s *Store) MarkUsed(ctx context.Context, used map[string]time.Time) error {
 	if len(used) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(used))
+	// In the order of the ids, so that two replicas marking the same keys
+	// lock their rows in one order (in a map's order they deadlocked).
+	ids := slices.Sorted(maps.Keys(used))
 	times := make([]time.Time, 0, len(used))
-	for id, at := range used {
-		ids = append(ids, id)
-		times = append(times, at)
+	for _, id := range ids {
+		times = append(times, used[id])
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
