@@ -1,5 +1,18 @@
 package bunstore
 
+import (
+	"context"
+
+	"github.com/clientstatus/clientstatus/store"
+)
+
+// ListInvoicesGeneric is ListInvoices through the generic list only
+// (listInvoicesGeneric), never the prepared page: the differential test's
+// reference.
+func ListInvoicesGeneric(ctx context.Context, s *Store, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
+	return s.listInvoicesGeneric(ctx, orgID, q)
+}
+
 // InvoiceListText exposes the prepared statement of a page of invoices
 // (invoiceListText) to the plan tests.
 func InvoiceListText(s *Store, status, project bool) string {

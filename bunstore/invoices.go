@@ -123,6 +123,12 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 			return p, err
 		}
 	}
+	return s.listInvoicesGeneric(ctx, orgID, q)
+}
+
+// listInvoicesGeneric is ListInvoices through the generic list
+// (invoiceTable), the answer the prepared page must give.
+func (s *Store) listInvoicesGeneric(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
 }
 
