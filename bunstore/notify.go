@@ -96,7 +96,7 @@ type notifier struct {
 func newNotifier(db any, c config, driver listenDriver) *notifier {
 	n := &notifier{db: pool(db), cfg: c.listenConfig, driver: driver, schema: c.schema}
 	n.bun, _ = db.(*bun.DB)
-	n.hub = relay.New("PostgreSQL LISTEN "+NotifyChannel, c.logger, n.session)
+	n.hub = relay.New("PostgreSQL LISTEN "+NotifyChannel, c.logger, n.session, auth.AllOrganizations)
 	return n
 }
 

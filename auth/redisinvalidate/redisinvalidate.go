@@ -82,7 +82,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Channel {
 	c := config{channel: DefaultChannel, logger: slog.Default()}
 	option.Apply(&c, opts)
 	ch := &Channel{rdb: rdb, name: c.channel}
-	ch.hub = relay.New("Redis channel "+c.channel, c.logger, ch.session)
+	ch.hub = relay.New("Redis channel "+c.channel, c.logger, ch.session, auth.AllOrganizations)
 	return ch
 }
 

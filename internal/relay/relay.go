@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/clientstatus/clientstatus/auth"
 )
 
 // The pauses between sessions: MinBackoff after a failure, doubling up to
@@ -34,6 +32,7 @@ type Hub struct {
 	name    string // what the channel is, for the logs
 	log     *slog.Logger
 	session Session
+	all     string // what it reports when a session is up
 
 	mu     sync.Mutex
 	subs   map[uint64]func(string)
@@ -42,15 +41,16 @@ type Hub struct {
 	done   chan struct{}      // closed when the running loop has ended
 }
 
-var _ auth.Invalidations = (*Hub)(nil)
-
 // New returns a Hub that runs session while it has subscribers; name
 // says what the channel is in the logs ("PostgreSQL LISTEN clientstatus_auth").
-func New(name string, log *slog.Logger, session Session) *Hub {
+// Each time a session is up the Hub reports all to every subscriber
+// (auth.AllOrganizations, which the callers pass, so that this package
+// imports nothing of the module above it).
+func New(name string, log *slog.Logger, session Session, all string) *Hub {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{name: name, log: log, session: session, subs: make(map[uint64]func(string))}
+	return &Hub{name: name, log: log, session: session, all: all, subs: make(map[uint64]func(string))}
 }
 
 // Subscribe registers fn (see auth.Invalidations), starting the session if
@@ -116,7 +116,7 @@ func (h *Hub) run(ctx context.Context, done chan struct{}) {
 				h.log.Info("auth: invalidations are back; caches forget everything they remember, as changes may have been missed", "channel", h.name)
 				down = false
 			}
-			h.Report(auth.AllOrganizations)
+			h.Report(h.all)
 		}, h.Report)
 		if ctx.Err() != nil {
 			return

@@ -90,7 +90,7 @@ func TestHub(t *testing.T) {
 	is := is.New(t)
 	ch := newFakeChannel()
 	var logs syncBuffer
-	h := relay.New("fake", slog.New(slog.NewTextHandler(&logs, nil)), ch.session)
+	h := relay.New("fake", slog.New(slog.NewTextHandler(&logs, nil)), ch.session, auth.AllOrganizations)
 	got := make(reports, 10)
 	stop := h.Subscribe(got.note)
 
@@ -130,7 +130,7 @@ func TestHubGivesUp(t *testing.T) {
 	is := is.New(t)
 	ch := newFakeChannel()
 	var logs syncBuffer
-	h := relay.New("fake", slog.New(slog.NewTextHandler(&logs, nil)), ch.session)
+	h := relay.New("fake", slog.New(slog.NewTextHandler(&logs, nil)), ch.session, auth.AllOrganizations)
 	stop := h.Subscribe(func(string) {})
 	ch.sessions <- func(context.Context, func(), func(string)) error {
 		return fmt.Errorf("%w: the driver is not pgx", relay.ErrGiveUp)
