@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -42,13 +41,13 @@ type DeletionListOptions struct {
 	// walked, and expect some records again). It is sent in UTC whole seconds,
 	// as UpdatedSince is (see "Changes" in the package documentation). A
 	// zero Since is an error, returned before any request.
-	Since time.Time
+	Since time.Time `url:"since"`
 	// Type, when not "", keeps only the records of that kind of item.
-	Type DeletionType
+	Type DeletionType `url:"type"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // ErrResyncRequired is wrapped by the error of ListDeletions and
@@ -78,7 +77,7 @@ func (c *Client) ListDeletions(ctx context.Context, opts DeletionListOptions) ([
 		return nil, nil, errNoSince
 	}
 	items, resp, err := deletions.list(ctx, c, opts)
-	return items, resp, resyncErr(err)
+	return items, resp, resyncErr(err, "since")
 }
 
 // AllDeletions walks every page of ListDeletions from opts.Page, MaxLimit
@@ -93,27 +92,19 @@ func (c *Client) AllDeletions(ctx context.Context, opts DeletionListOptions) ite
 	records := deletions.all(ctx, c, opts)
 	return func(yield func(Deletion, error) bool) {
 		for d, err := range records {
-			if !yield(d, resyncErr(err)) {
+			if !yield(d, resyncErr(err, "since")) {
 				return
 			}
 		}
 	}
 }
 
-func (o DeletionListOptions) filters() url.Values {
-	q := url.Values{}
-	setTime(q, "since", o.Since)
-	setString(q, "type", string(o.Type))
-	return q
-}
-
-func (o DeletionListOptions) etag() string { return o.IfNoneMatch }
-
-// resyncErr wraps ErrResyncRequired around the server's refusal of a
-// since parameter. The client always writes since in the contract's
-// format, so the server refuses it only for being older than it knows.
-func resyncErr(err error) error {
-	if isParamRefused(err, "since") {
+// resyncErr wraps ErrResyncRequired around the server's refusal of the
+// parameter param, since or after: the client always writes them as the
+// contract says, so the server refuses one only for being older than it
+// keeps.
+func resyncErr(err error, param string) error {
+	if isParamRefused(err, param) {
 		return fmt.Errorf("%w: %w", ErrResyncRequired, err)
 	}
 	return err

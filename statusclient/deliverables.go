@@ -40,19 +40,19 @@ type Deliverable struct {
 // ProjectID gives an empty list, not an error.
 type DeliverableListOptions struct {
 	ListOptions
-	Status    DeliverableStatus
-	ProjectID string
+	Status    DeliverableStatus `url:"status"`
+	ProjectID string            `url:"projectId"`
 	// UpdatedSince, when not zero, keeps only the deliverables updated at
 	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
 	// documentation).
-	UpdatedSince time.Time
+	UpdatedSince time.Time `url:"updatedSince"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each deliverable's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
 // DownloadLink is a signed URL to a file: a deliverable's (see
@@ -87,17 +87,6 @@ func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOption
 	return deliverables.all(ctx, c, opts)
 }
 
-func (o DeliverableListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o DeliverableListOptions) etag() string { return o.IfNoneMatch }
-
 // GetDeliverable returns one deliverable, exactly as ListDeliverables has
 // it. An id of no deliverable the key can see is an *Error with Code
 // CodeNotFound. opts, when given, may ask for its project
@@ -110,18 +99,20 @@ func (c *Client) GetDeliverable(ctx context.Context, id string, opts ...ItemOpti
 // A deliverable with no file attached is an *Error with Code
 // CodeFileNotAvailable (409); an unknown one, CodeNotFound.
 func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath(deliverables.path, id)
+	return c.downloadLink(ctx, deliverables.path, id, "/download")
+}
+
+// downloadLink GETs the download route prefix/{id}+suffix and returns
+// its link made absolute: a server without a public URL sends a
+// root-relative one ("/api/v1/deliverables/d1/file?..."), which is
+// resolved against the client's base URL, as RFC 3986 resolves it
+// against the URL called.
+func (c *Client) downloadLink(ctx context.Context, prefix, id, suffix string) (DownloadLink, *Response, error) {
+	path, err := itemPath(prefix, id)
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}
-	return c.downloadLink(ctx, path+"/download")
-}
-
-// downloadLink GETs a download route (path below /v1) and returns its
-// link made absolute: a server without a public URL sends a root-relative
-// one ("/api/v1/deliverables/d1/file?..."), which is resolved against the
-// client's base URL, as RFC 3986 resolves it against the URL called.
-func (c *Client) downloadLink(ctx context.Context, path string) (DownloadLink, *Response, error) {
+	path += suffix
 	env, resp, err := get[DownloadLink](ctx, c, request{path: path})
 	if err != nil {
 		return env.Data, resp, err

@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -47,23 +46,23 @@ type Invoice struct {
 // gives an empty list, not an error.
 type InvoiceListOptions struct {
 	ListOptions
-	Status    InvoiceStatus
-	ProjectID string
+	Status    InvoiceStatus `url:"status"`
+	ProjectID string        `url:"projectId"`
 	// DueBefore, when not zero, keeps only the invoices due before it
 	// (exclusive), sent in UTC whole seconds: with Status InvoiceOpen
 	// and the time now, the overdue ones.
-	DueBefore time.Time
+	DueBefore time.Time `url:"dueBefore"`
 	// UpdatedSince, when not zero, keeps only the invoices updated at
 	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
 	// documentation).
-	UpdatedSince time.Time
+	UpdatedSince time.Time `url:"updatedSince"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each invoice's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
 // invoices are the routes of /v1/invoices.
@@ -86,18 +85,6 @@ func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.
 	return invoices.all(ctx, c, opts)
 }
 
-func (o InvoiceListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "dueBefore", o.DueBefore)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o InvoiceListOptions) etag() string { return o.IfNoneMatch }
-
 // GetInvoice returns one invoice, exactly as ListInvoices has it. An id
 // of no invoice the key can see is an *Error with Code CodeNotFound.
 // opts, when given, may ask for its project (ExpandProject).
@@ -110,9 +97,5 @@ func (c *Client) GetInvoice(ctx context.Context, id string, opts ...ItemOptions)
 // file. An invoice without one (DocumentAvailable false) is an *Error
 // with Code CodeFileNotAvailable (409); an unknown one, CodeNotFound.
 func (c *Client) InvoiceDocument(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath(invoices.path, id)
-	if err != nil {
-		return DownloadLink{}, nil, err
-	}
-	return c.downloadLink(ctx, path+"/document")
+	return c.downloadLink(ctx, invoices.path, id, "/document")
 }

@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -33,20 +32,20 @@ type Project struct {
 // defaults: page 1, 20 a page, any status.
 type ProjectListOptions struct {
 	ListOptions
-	Status ProjectStatus
+	Status ProjectStatus `url:"status"`
 	// DueBefore, when not zero, keeps only the projects due before it
 	// (exclusive), sent in UTC whole seconds; a project with no DueAt
 	// never matches.
-	DueBefore time.Time
+	DueBefore time.Time `url:"dueBefore"`
 	// UpdatedSince, when not zero, keeps only the projects updated at
 	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
 	// documentation).
-	UpdatedSince time.Time
+	UpdatedSince time.Time `url:"updatedSince"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // projects are the routes of /v1/projects.
@@ -68,16 +67,6 @@ func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]P
 func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
 	return projects.all(ctx, c, opts)
 }
-
-func (o ProjectListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setTime(q, "dueBefore", o.DueBefore)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	return q
-}
-
-func (o ProjectListOptions) etag() string { return o.IfNoneMatch }
 
 // GetProject returns one project. An id of no project of the organization
 // (including another organization's) is an *Error with Code CodeNotFound.

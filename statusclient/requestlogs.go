@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -33,7 +32,7 @@ type RequestLogListOptions struct {
 	ListOptions
 	// Status, when not "", keeps the requests answered with this status
 	// ("404") or with a status of this class ("4xx", "5xx").
-	Status string
+	Status string `url:"status"`
 }
 
 // requestLogs are the routes of /v1/request_logs.
@@ -55,12 +54,3 @@ func (c *Client) RequestLogs(ctx context.Context, opts RequestLogListOptions) ([
 func (c *Client) AllRequestLogs(ctx context.Context, opts RequestLogListOptions) iter.Seq2[RequestLog, error] {
 	return requestLogs.all(ctx, c, opts)
 }
-
-func (o RequestLogListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", o.Status)
-	return q
-}
-
-// etag is "": the request log is never asked conditionally.
-func (o RequestLogListOptions) etag() string { return "" }

@@ -330,17 +330,3 @@ func removeIf[V any](n *int, m map[string]V, match func(V) bool) {
 		}
 	}
 }
-
-func (v Milestone) key() string   { return v.ID }
-func (v Deliverable) key() string { return v.ID }
-func (v Invoice) key() string     { return v.ID }
-func (v Thread) key() string      { return v.ID }
-func (v Message) key() string     { return v.ID }
-func (v Deletion) key() string    { return string(v.Type) + "/" + v.ID }
-
-func (v Milestone) stamp() time.Time   { return v.UpdatedAt }
-func (v Deliverable) stamp() time.Time { return v.UpdatedAt }
-func (v Invoice) stamp() time.Time     { return v.UpdatedAt }
-func (v Thread) stamp() time.Time      { return v.UpdatedAt }
-func (v Message) stamp() time.Time     { return v.UpdatedAt }
-func (v Deletion) stamp() time.Time    { return v.DeletedAt }

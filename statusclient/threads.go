@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -95,19 +94,19 @@ type Message struct {
 // ProjectID gives an empty list, not an error.
 type ThreadListOptions struct {
 	ListOptions
-	Status    ThreadStatus
-	ProjectID string
+	Status    ThreadStatus `url:"status"`
+	ProjectID string       `url:"projectId"`
 	// UpdatedSince, when not zero, keeps only the threads updated at or
 	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
 	// documentation).
-	UpdatedSince time.Time
+	UpdatedSince time.Time `url:"updatedSince"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each thread's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
 // ThreadMessageListOptions selects the messages of one thread (see
@@ -119,11 +118,11 @@ type ThreadMessageListOptions struct {
 	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
 	// documentation).
-	UpdatedSince time.Time
+	UpdatedSince time.Time `url:"updatedSince"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // MessageListOptions selects messages across the organization's threads
@@ -132,17 +131,17 @@ type ThreadMessageListOptions struct {
 // an empty list, not an error.
 type MessageListOptions struct {
 	ListOptions
-	ThreadID  string
-	ProjectID string // the messages of that project's threads
+	ThreadID  string `url:"threadId"`
+	ProjectID string `url:"projectId"` // the messages of that project's threads
 	// UpdatedSince, when not zero, keeps only the messages updated at or
 	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
 	// bound, sent in UTC whole seconds (see "Changes" in the package
 	// documentation).
-	UpdatedSince time.Time
+	UpdatedSince time.Time `url:"updatedSince"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the page has not changed since, the call returns
 	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // The routes of threads and messages: /v1/threads, /v1/messages and
@@ -170,17 +169,6 @@ func (c *Client) AllThreads(ctx context.Context, opts ThreadListOptions) iter.Se
 	return threads.all(ctx, c, opts)
 }
 
-func (o ThreadListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o ThreadListOptions) etag() string { return o.IfNoneMatch }
-
 // GetThread returns one thread. An id of no thread the organization can
 // see is an *Error with Code CodeNotFound. opts, when given, may ask for
 // its project (ExpandProject).
@@ -201,7 +189,7 @@ func (c *Client) GetMessage(ctx context.Context, id string) (Message, *Response,
 // ascending, then ID). An unknown thread is an *Error with Code
 // CodeNotFound.
 func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) ([]Message, *Response, error) {
-	return threadMessages.list(ctx, c, threadID, opts)
+	return threadMessages.in(threadID).list(ctx, c, opts)
 }
 
 // AllThreadMessages walks every page of ListThreadMessages from opts.Page,
@@ -211,16 +199,8 @@ func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts T
 // requests. The pages' Responses are not yielded: to watch the rate budget
 // page by page, call ListThreadMessages and follow Response.NextPage.
 func (c *Client) AllThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) iter.Seq2[Message, error] {
-	return threadMessages.all(ctx, c, threadID, opts)
+	return threadMessages.in(threadID).all(ctx, c, opts)
 }
-
-func (o ThreadMessageListOptions) filters() url.Values {
-	q := url.Values{}
-	setTime(q, "updatedSince", o.UpdatedSince)
-	return q
-}
-
-func (o ThreadMessageListOptions) etag() string { return o.IfNoneMatch }
 
 // ListMessages returns one page of the organization's messages across its
 // threads, in the order of ListThreadMessages.
@@ -238,24 +218,10 @@ func (c *Client) AllMessages(ctx context.Context, opts MessageListOptions) iter.
 	return messages.all(ctx, c, opts)
 }
 
-func (o MessageListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "threadId", o.ThreadID)
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	return q
-}
-
-func (o MessageListOptions) etag() string { return o.IfNoneMatch }
-
 // DownloadAttachment returns a fresh signed link to a message attachment's
 // file, exactly as DownloadDeliverable does for a deliverable's. An
 // attachment the organization cannot see is an *Error with Code
 // CodeNotFound.
 func (c *Client) DownloadAttachment(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath("/attachments", id)
-	if err != nil {
-		return DownloadLink{}, nil, err
-	}
-	return c.downloadLink(ctx, path+"/download")
+	return c.downloadLink(ctx, "/attachments", id, "/download")
 }
