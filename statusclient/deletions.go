@@ -38,15 +38,12 @@ type DeletionListOptions struct {
 	ListOptions
 	// Since is required: the records with DeletedAt at or after it
 	// (inclusive: pass the smallest Meta.SyncedThrough of the pages you
-	// walked, and expect some records again). It is sent in UTC whole seconds,
-	// as UpdatedSince is (see "Changes" in the package documentation). A
-	// zero Since is an error, returned before any request.
+	// walked, and expect some records again), as UpdatedSince (see
+	// ListOptions). A zero Since is an error, returned before any request.
 	Since time.Time `url:"since"`
 	// Type, when not "", keeps only the records of that kind of item.
 	Type DeletionType `url:"type"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 }
 
@@ -80,11 +77,9 @@ func (c *Client) ListDeletions(ctx context.Context, opts DeletionListOptions) ([
 	return items, resp, resyncErr(err, "since")
 }
 
-// AllDeletions walks every page of ListDeletions from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each record
-// once. An error is yielded once and ends the walk (an error wrapping
-// ErrResyncRequired when opts.Since is older than the server keeps);
-// breaking out of the loop stops it without further requests.
+// AllDeletions walks every page of ListDeletions and yields each record
+// once (see ListOptions); its error wraps ErrResyncRequired as
+// ListDeletions' does.
 func (c *Client) AllDeletions(ctx context.Context, opts DeletionListOptions) iter.Seq2[Deletion, error] {
 	if opts.Since.IsZero() {
 		return failed[Deletion](errNoSince)

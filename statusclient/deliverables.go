@@ -42,14 +42,9 @@ type DeliverableListOptions struct {
 	ListOptions
 	Status    DeliverableStatus `url:"status"`
 	ProjectID string            `url:"projectId"`
-	// UpdatedSince, when not zero, keeps only the deliverables updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each deliverable's Project.
 	Expand Expand `url:"expand"`
@@ -77,12 +72,8 @@ func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptio
 	return deliverables.list(ctx, c, opts)
 }
 
-// AllDeliverables walks every page of ListDeliverables from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each deliverable
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListDeliverables and follow Response.NextPage.
+// AllDeliverables walks every page of ListDeliverables and yields each
+// deliverable once (see ListOptions).
 func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOptions) iter.Seq2[Deliverable, error] {
 	return deliverables.all(ctx, c, opts)
 }

@@ -52,14 +52,9 @@ type InvoiceListOptions struct {
 	// (exclusive), sent in UTC whole seconds: with Status InvoiceOpen
 	// and the time now, the overdue ones.
 	DueBefore time.Time `url:"dueBefore"`
-	// UpdatedSince, when not zero, keeps only the invoices updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each invoice's Project.
 	Expand Expand `url:"expand"`
@@ -75,12 +70,8 @@ func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]I
 	return invoices.list(ctx, c, opts)
 }
 
-// AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each invoice
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListInvoices and follow Response.NextPage.
+// AllInvoices walks every page of ListInvoices and yields each invoice once
+// (see ListOptions).
 func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.Seq2[Invoice, error] {
 	return invoices.all(ctx, c, opts)
 }

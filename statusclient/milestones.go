@@ -38,14 +38,9 @@ type MilestoneListOptions struct {
 	// DueBefore, when not zero, keeps only the milestones due before it
 	// (exclusive), sent in UTC whole seconds.
 	DueBefore time.Time `url:"dueBefore"`
-	// UpdatedSince, when not zero, keeps only the milestones updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each milestone's Project.
 	Expand Expand `url:"expand"`
@@ -62,12 +57,8 @@ func (c *Client) ListMilestones(ctx context.Context, projectID string, opts Mile
 	return milestones.in(projectID).list(ctx, c, opts)
 }
 
-// AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each milestone
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListMilestones and follow Response.NextPage.
+// AllMilestones walks every page of ListMilestones and yields each
+// milestone once (see ListOptions).
 func (c *Client) AllMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) iter.Seq2[Milestone, error] {
 	return milestones.in(projectID).all(ctx, c, opts)
 }
@@ -89,11 +80,9 @@ type OrgMilestoneListOptions struct {
 	Status    MilestoneStatus `url:"status"`
 	// DueBefore is as MilestoneListOptions'.
 	DueBefore time.Time `url:"dueBefore"`
-	// UpdatedSince, when not zero, keeps only the milestones updated at
-	// or after it, ordered by UpdatedAt ascending, then ID (see
-	// MilestoneListOptions).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is as MilestoneListOptions'.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each milestone's Project.
 	Expand Expand `url:"expand"`

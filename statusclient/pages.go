@@ -19,10 +19,24 @@ const MaxLimit = 100
 
 // ListOptions are the paging options of every list, embedded in each
 // list's options type (ProjectListOptions, InvoiceListOptions...), as in
-// go-github. Zero means the server's default: page 1, 20 items a page; the
-// All... iterators start at Page and ask for MaxLimit items a page when
-// Limit is 0. A value out of range (Page < 1, Limit outside 1..MaxLimit) is
-// sent as it is and refused by the server with INVALID_PARAMETER.
+// go-github. Zero means the server's default: page 1, 20 items a page. A
+// value out of range (Page < 1, Limit outside 1..MaxLimit) is sent as it
+// is and refused by the server with INVALID_PARAMETER.
+//
+// Two fields mean the same in every options type that has them.
+// UpdatedSince, when not zero, keeps only the items updated at or after
+// it, ordered by UpdatedAt ascending, then ID: an inclusive bound, sent in
+// UTC whole seconds (see Client.Sync). IfNoneMatch is the Response.ETag of
+// an earlier answer to the same call: when the page has not changed since,
+// the call returns ErrNotModified instead of it.
+//
+// Each List... method has an All... iterator, which walks every page from
+// Page, MaxLimit items a page unless Limit says otherwise, and yields each
+// item once, ignoring IfNoneMatch. An error is yielded once and ends the
+// walk (Error.Response holds its Response); breaking out of the loop stops
+// it without further requests. The pages' Responses are not yielded: to
+// watch the rate budget page by page, call the List... method and follow
+// Response.NextPage.
 type ListOptions struct {
 	Page  int // the page to serve, from 1
 	Limit int // items a page, 1..MaxLimit

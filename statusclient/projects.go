@@ -37,14 +37,9 @@ type ProjectListOptions struct {
 	// (exclusive), sent in UTC whole seconds; a project with no DueAt
 	// never matches.
 	DueBefore time.Time `url:"dueBefore"`
-	// UpdatedSince, when not zero, keeps only the projects updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 }
 
@@ -58,12 +53,8 @@ func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]P
 	return projects.list(ctx, c, opts)
 }
 
-// AllProjects walks every page of ListProjects from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each project
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListProjects and follow Response.NextPage.
+// AllProjects walks every page of ListProjects and yields each project once
+// (see ListOptions).
 func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
 	return projects.all(ctx, c, opts)
 }

@@ -47,10 +47,9 @@ func (c *Client) RequestLogs(ctx context.Context, opts RequestLogListOptions) ([
 	return requestLogs.list(ctx, c, opts)
 }
 
-// AllRequestLogs walks every page of RequestLogs from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise. The log grows while it is
-// walked (not by the walk's own requests): a request made meanwhile
-// shifts the pages, so an item may come twice.
+// AllRequestLogs walks every page of RequestLogs (see ListOptions). The log
+// grows while it is walked (not by the walk's own requests): a request made
+// meanwhile shifts the pages, so an item may come twice.
 func (c *Client) AllRequestLogs(ctx context.Context, opts RequestLogListOptions) iter.Seq2[RequestLog, error] {
 	return requestLogs.all(ctx, c, opts)
 }

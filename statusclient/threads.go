@@ -96,14 +96,9 @@ type ThreadListOptions struct {
 	ListOptions
 	Status    ThreadStatus `url:"status"`
 	ProjectID string       `url:"projectId"`
-	// UpdatedSince, when not zero, keeps only the threads updated at or
-	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each thread's Project.
 	Expand Expand `url:"expand"`
@@ -114,14 +109,9 @@ type ThreadListOptions struct {
 // a page.
 type ThreadMessageListOptions struct {
 	ListOptions
-	// UpdatedSince, when not zero, keeps only the messages updated at or
-	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 }
 
@@ -133,14 +123,9 @@ type MessageListOptions struct {
 	ListOptions
 	ThreadID  string `url:"threadId"`
 	ProjectID string `url:"projectId"` // the messages of that project's threads
-	// UpdatedSince, when not zero, keeps only the messages updated at or
-	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
 	UpdatedSince time.Time `url:"updatedSince"`
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
+	// IfNoneMatch makes the call conditional (see ListOptions).
 	IfNoneMatch string `header:"If-None-Match"`
 }
 
@@ -159,12 +144,8 @@ func (c *Client) ListThreads(ctx context.Context, opts ThreadListOptions) ([]Thr
 	return threads.list(ctx, c, opts)
 }
 
-// AllThreads walks every page of ListThreads from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each thread
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListThreads and follow Response.NextPage.
+// AllThreads walks every page of ListThreads and yields each thread once
+// (see ListOptions).
 func (c *Client) AllThreads(ctx context.Context, opts ThreadListOptions) iter.Seq2[Thread, error] {
 	return threads.all(ctx, c, opts)
 }
@@ -192,12 +173,8 @@ func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts T
 	return threadMessages.in(threadID).list(ctx, c, opts)
 }
 
-// AllThreadMessages walks every page of ListThreadMessages from opts.Page,
-// MaxLimit items a page unless opts.Limit says otherwise, and yields each
-// message once. An error is yielded once and ends the walk (Error.Response
-// holds its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListThreadMessages and follow Response.NextPage.
+// AllThreadMessages walks every page of ListThreadMessages and yields each
+// message once (see ListOptions).
 func (c *Client) AllThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) iter.Seq2[Message, error] {
 	return threadMessages.in(threadID).all(ctx, c, opts)
 }
@@ -208,12 +185,8 @@ func (c *Client) ListMessages(ctx context.Context, opts MessageListOptions) ([]M
 	return messages.list(ctx, c, opts)
 }
 
-// AllMessages walks every page of ListMessages from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each message
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListMessages and follow Response.NextPage.
+// AllMessages walks every page of ListMessages and yields each message once
+// (see ListOptions).
 func (c *Client) AllMessages(ctx context.Context, opts MessageListOptions) iter.Seq2[Message, error] {
 	return messages.all(ctx, c, opts)
 }

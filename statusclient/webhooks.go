@@ -117,7 +117,7 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, opts ListOptions) ([]
 }
 
 // AllWebhookEndpoints walks every page of ListWebhookEndpoints (see
-// AllProjects).
+// ListOptions).
 func (c *Client) AllWebhookEndpoints(ctx context.Context, opts ListOptions) iter.Seq2[WebhookEndpoint, error] {
 	return webhookEndpoints.all(ctx, c, opts)
 }
@@ -130,7 +130,7 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, endpointID string, o
 }
 
 // AllWebhookDeliveries walks every page of ListWebhookDeliveries (see
-// AllProjects).
+// ListOptions).
 func (c *Client) AllWebhookDeliveries(ctx context.Context, endpointID string, opts ListOptions) iter.Seq2[WebhookDelivery, error] {
 	return webhookDeliveries.in(endpointID).all(ctx, c, opts)
 }
