@@ -19,20 +19,6 @@ func (v Invoice) key() string     { return v.ID }
 func (v Thread) key() string      { return v.ID }
 func (v Message) key() string     { return v.ID }
 
-// readInto reads the changes of the list at path from *cur into m, and
-// moves *cur on when the read is complete.
-func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCursor, m map[string]T) error {
-	next, err := readList(ctx, s, path, "updatedSince", *cur, true, func(v T) {
-		m[v.key()] = v
-		s.stats.Upserted++
-	})
-	if err != nil {
-		return err
-	}
-	*cur = next
-	return nil
-}
-
 // readList walks the list at path by cursor (Meta.Next), MaxLimit a page,
 // from the items stamped at or after from.Since (epoch when zero; param
 // is updatedSince, or since for the deletions feed), applies each item,
