@@ -62,7 +62,6 @@ type DownloadLink struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// deliverables are the routes of /v1/deliverables.
 var deliverables = collection[Deliverable, DeliverableListOptions]{path: "/deliverables"}
 
 // ListDeliverables returns one page of the organization's deliverables,

@@ -60,7 +60,6 @@ type InvoiceListOptions struct {
 	Expand Expand `url:"expand"`
 }
 
-// invoices are the routes of /v1/invoices.
 var invoices = collection[Invoice, InvoiceListOptions]{path: "/invoices"}
 
 // ListInvoices returns one page of the organization's invoices, ordered by

@@ -88,7 +88,6 @@ type OrgMilestoneListOptions struct {
 	Expand Expand `url:"expand"`
 }
 
-// orgMilestones is the route /v1/milestones.
 var orgMilestones = collection[Milestone, OrgMilestoneListOptions]{path: "/milestones"}
 
 // ListOrgMilestones returns one page of the organization's milestones of

@@ -50,9 +50,6 @@ type ListOptions struct {
 // leaves as they are; zero values are left out, to the server's defaults.
 func (o ListOptions) query(filters url.Values) url.Values {
 	q := maps.Clone(filters)
-	if q == nil {
-		q = url.Values{}
-	}
 	setInt(q, "page", o.Page)
 	setInt(q, "limit", o.Limit)
 	setString(q, "after", o.After)

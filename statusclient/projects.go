@@ -43,7 +43,6 @@ type ProjectListOptions struct {
 	IfNoneMatch string `header:"If-None-Match"`
 }
 
-// projects are the routes of /v1/projects.
 var projects = collection[Project, ProjectListOptions]{path: "/projects"}
 
 // ListProjects returns one page of the organization's projects, ordered by

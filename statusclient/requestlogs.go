@@ -35,7 +35,6 @@ type RequestLogListOptions struct {
 	Status string `url:"status"`
 }
 
-// requestLogs are the routes of /v1/request_logs.
 var requestLogs = collection[RequestLog, RequestLogListOptions]{path: "/request_logs"}
 
 // RequestLogs returns one page of the organization's requests of the last

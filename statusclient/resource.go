@@ -8,24 +8,17 @@ import (
 // The client's side of a resource is declared, not written again. Paging,
 // the All... walk, the conditional request, id escaping and the empty-id
 // check are here and in pages.go, once for every resource; a resource's
-// file ("widgets.go") holds:
-//
-//   - its wire type, and its enums (a WidgetStatus whose constants are the
-//     store's type of the same name: the contract test pairs them by name)
-//     and its DeletionWidget constant of DeletionType (one of store.Kinds);
-//   - its options type, embedding ListOptions, whose fields say by their
-//     tags how they are sent (see encode): a filter is a tagged field;
-//   - one collection (or nested, for a list below a parent item) naming
-//     its routes;
-//   - its List..., All... and Get... methods, one call each.
-//
-// The tests need no edit to know it: TestEveryRouteHasAClientMethod finds
-// its routes in statusapi.Routes and its methods by reflection,
-// TestEmptyIDSendsNothing its methods that take an id, and
-// TestEveryOptionIsSent its options. Sync keeps the lists that
-// synclists.go declares and no other: a list it should keep is a field of
-// Replica and of SyncCursor, a key method, one line of plainLists, and its
-// routes in the change fake of the Sync tests (changefake_test.go).
+// file ("widgets.go") holds its wire type and enums (a WidgetStatus whose
+// constants are the store's type of the same name, paired by the contract
+// test, and a DeletionWidget of DeletionType), its options type
+// (ListOptions embedded, each filter a field tagged with its query
+// parameter: see encode), one collection or nested naming its routes, and
+// its List..., All... and Get... methods, one call each.
+// TestEveryRouteHasAClientMethod, TestEmptyIDSendsNothing and
+// TestEveryOptionIsSent find them by reflection, with no edit. A list that
+// Sync should keep is a field of Replica and of SyncCursor, a key method,
+// one line of plainLists (synclists.go), and its routes in the change fake
+// of the Sync tests (changefake_test.go).
 
 // collection is a list route at path ("/projects") of items of type T,
 // selected by options of type O, whose items are also got one by one at
