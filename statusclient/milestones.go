@@ -46,8 +46,8 @@ type MilestoneListOptions struct {
 	Expand Expand `url:"expand"`
 }
 
-// milestones are the routes of /v1/projects/{id}/milestones and
-// /v1/milestones/{id}.
+// milestones is the list of a project's milestones; each is got from
+// orgMilestones, at /v1/milestones/{id}.
 var milestones = nested[Milestone, MilestoneListOptions]{parent: "/projects", leaf: "/milestones"}
 
 // ListMilestones returns one page of a project's milestones, ordered by

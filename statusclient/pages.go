@@ -147,15 +147,12 @@ func page[T any](ctx context.Context, c *Client, r request) ([]T, *Response, err
 	return env.Data, resp, nil
 }
 
-// walk is the one page walker of the All... iterators: it yields every item
-// of the list route at path, with the filters of opts, page after page
-// from their Page (1 when 0), their Limit items a page (MaxLimit when 0),
-// until a Response has no NextPage (or one that does not move forward,
-// from a server that ignores the page asked for); a list of changes
-// (asked with UpdatedSince) it walks by Meta.Next instead, to its end.
-// Their ETag is ignored.
-// It stops when the consumer stops; an error is yielded once, with a zero
-// item, and ends the walk. It yields items only (see the All... methods).
+// walk is the one page walker of the All... iterators (see ListOptions):
+// page after page from opts' Page (1 when 0), Limit items a page (MaxLimit
+// when 0), until a Response has no NextPage or one that does not move
+// forward (from a server that ignores the page asked for); a list of
+// changes (asked with UpdatedSince) it walks by Meta.Next instead, to its
+// end. An error is yielded once, with a zero item, and ends the walk.
 func walk[T any](ctx context.Context, c *Client, path string, opts listOptions) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		filters, _ := encode(opts)
