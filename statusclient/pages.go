@@ -88,9 +88,10 @@ func (o ListOptions) paging() ListOptions { return o }
 // encode reads the fields of an options struct by their tags, as go-github's
 // options are read: a field tagged url:"name" is the query parameter name,
 // left out when zero (a time.Time in the contract's format, a []string
-// joined with commas); one tagged header:"If-None-Match" is the ETag of a
-// conditional request. Untagged fields (the embedded ListOptions) are not
-// read.
+// joined with commas); the one tagged header:"If-None-Match" is the ETag of
+// a conditional request. Untagged fields (the embedded ListOptions) are not
+// read. A tagged field of another type panics: TestEveryOptionIsSent sends
+// every options type.
 func encode(opts any) (q url.Values, ifNoneMatch string) {
 	q = url.Values{}
 	v := reflect.ValueOf(opts)
