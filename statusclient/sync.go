@@ -117,14 +117,13 @@ func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 	}
 	r.init()
 	s := &syncer{c: c}
+	err := errReload // a Replica never synced
 	if !r.Cursor.Deletions.Since.IsZero() {
-		err := s.changes(ctx, r)
-		if !errors.Is(err, errReload) {
-			s.stats.OutOfScope = slices.Clone(r.Cursor.OutOfScope)
-			return s.stats, err
-		}
+		err = s.changes(ctx, r)
 	}
-	err := s.load(ctx, r)
+	if errors.Is(err, errReload) {
+		err = s.load(ctx, r)
+	}
 	s.stats.OutOfScope = slices.Clone(r.Cursor.OutOfScope)
 	return s.stats, err
 }
