@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -39,16 +38,13 @@ type DeletionListOptions struct {
 	ListOptions
 	// Since is required: the records with DeletedAt at or after it
 	// (inclusive: pass the smallest Meta.SyncedThrough of the pages you
-	// walked, and expect some records again). It is sent in UTC whole seconds,
-	// as UpdatedSince is (see "Changes" in the package documentation). A
-	// zero Since is an error, returned before any request.
-	Since time.Time
+	// walked, and expect some records again), as UpdatedSince (see
+	// ListOptions). A zero Since is an error, returned before any request.
+	Since time.Time `url:"since"`
 	// Type, when not "", keeps only the records of that kind of item.
-	Type DeletionType
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	Type DeletionType `url:"type"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // ErrResyncRequired is wrapped by the error of ListDeletions and
@@ -78,14 +74,12 @@ func (c *Client) ListDeletions(ctx context.Context, opts DeletionListOptions) ([
 		return nil, nil, errNoSince
 	}
 	items, resp, err := deletions.list(ctx, c, opts)
-	return items, resp, resyncErr(err)
+	return items, resp, resyncErr(err, "since")
 }
 
-// AllDeletions walks every page of ListDeletions from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each record
-// once. An error is yielded once and ends the walk (an error wrapping
-// ErrResyncRequired when opts.Since is older than the server keeps);
-// breaking out of the loop stops it without further requests.
+// AllDeletions walks every page of ListDeletions and yields each record
+// once (see ListOptions); its error wraps ErrResyncRequired as
+// ListDeletions' does.
 func (c *Client) AllDeletions(ctx context.Context, opts DeletionListOptions) iter.Seq2[Deletion, error] {
 	if opts.Since.IsZero() {
 		return failed[Deletion](errNoSince)
@@ -93,27 +87,19 @@ func (c *Client) AllDeletions(ctx context.Context, opts DeletionListOptions) ite
 	records := deletions.all(ctx, c, opts)
 	return func(yield func(Deletion, error) bool) {
 		for d, err := range records {
-			if !yield(d, resyncErr(err)) {
+			if !yield(d, resyncErr(err, "since")) {
 				return
 			}
 		}
 	}
 }
 
-func (o DeletionListOptions) filters() url.Values {
-	q := url.Values{}
-	setTime(q, "since", o.Since)
-	setString(q, "type", string(o.Type))
-	return q
-}
-
-func (o DeletionListOptions) etag() string { return o.IfNoneMatch }
-
-// resyncErr wraps ErrResyncRequired around the server's refusal of a
-// since parameter. The client always writes since in the contract's
-// format, so the server refuses it only for being older than it knows.
-func resyncErr(err error) error {
-	if isParamRefused(err, "since") {
+// resyncErr wraps ErrResyncRequired around the server's refusal of the
+// parameter param, since or after: the client always writes them as the
+// contract says, so the server refuses one only for being older than it
+// keeps.
+func resyncErr(err error, param string) error {
+	if isParamRefused(err, param) {
 		return fmt.Errorf("%w: %w", ErrResyncRequired, err)
 	}
 	return err

@@ -40,19 +40,14 @@ type Deliverable struct {
 // ProjectID gives an empty list, not an error.
 type DeliverableListOptions struct {
 	ListOptions
-	Status    DeliverableStatus
-	ProjectID string
-	// UpdatedSince, when not zero, keeps only the deliverables updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	Status    DeliverableStatus `url:"status"`
+	ProjectID string            `url:"projectId"`
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each deliverable's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
 // DownloadLink is a signed URL to a file: a deliverable's (see
@@ -67,7 +62,6 @@ type DownloadLink struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// deliverables are the routes of /v1/deliverables.
 var deliverables = collection[Deliverable, DeliverableListOptions]{path: "/deliverables"}
 
 // ListDeliverables returns one page of the organization's deliverables,
@@ -77,26 +71,11 @@ func (c *Client) ListDeliverables(ctx context.Context, opts DeliverableListOptio
 	return deliverables.list(ctx, c, opts)
 }
 
-// AllDeliverables walks every page of ListDeliverables from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each deliverable
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListDeliverables and follow Response.NextPage.
+// AllDeliverables walks every page of ListDeliverables and yields each
+// deliverable once (see ListOptions).
 func (c *Client) AllDeliverables(ctx context.Context, opts DeliverableListOptions) iter.Seq2[Deliverable, error] {
 	return deliverables.all(ctx, c, opts)
 }
-
-func (o DeliverableListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o DeliverableListOptions) etag() string { return o.IfNoneMatch }
 
 // GetDeliverable returns one deliverable, exactly as ListDeliverables has
 // it. An id of no deliverable the key can see is an *Error with Code
@@ -110,18 +89,20 @@ func (c *Client) GetDeliverable(ctx context.Context, id string, opts ...ItemOpti
 // A deliverable with no file attached is an *Error with Code
 // CodeFileNotAvailable (409); an unknown one, CodeNotFound.
 func (c *Client) DownloadDeliverable(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath(deliverables.path, id)
+	return c.downloadLink(ctx, deliverables.path, id, "/download")
+}
+
+// downloadLink GETs the download route prefix/{id}+suffix and returns
+// its link made absolute: a server without a public URL sends a
+// root-relative one ("/api/v1/deliverables/d1/file?..."), which is
+// resolved against the client's base URL, as RFC 3986 resolves it
+// against the URL called.
+func (c *Client) downloadLink(ctx context.Context, prefix, id, suffix string) (DownloadLink, *Response, error) {
+	path, err := itemPath(prefix, id)
 	if err != nil {
 		return DownloadLink{}, nil, err
 	}
-	return c.downloadLink(ctx, path+"/download")
-}
-
-// downloadLink GETs a download route (path below /v1) and returns its
-// link made absolute: a server without a public URL sends a root-relative
-// one ("/api/v1/deliverables/d1/file?..."), which is resolved against the
-// client's base URL, as RFC 3986 resolves it against the URL called.
-func (c *Client) downloadLink(ctx context.Context, path string) (DownloadLink, *Response, error) {
+	path += suffix
 	env, resp, err := get[DownloadLink](ctx, c, request{path: path})
 	if err != nil {
 		return env.Data, resp, err

@@ -41,21 +41,13 @@ type EventListOptions struct {
 	// After is the ID of the last event handled; "" for the oldest kept.
 	// An ID the server no longer keeps (older than 30 days) is an error
 	// wrapping ErrResyncRequired.
-	After string
+	After string `url:"after"`
 	// Types, when not empty, keeps only events of these types
 	// ("invoice.paid", "deliverable.in_review").
-	Types []string
+	Types []string `url:"type"`
 	// Limit is the most events a page (1..MaxLimit); 0 for the server's
 	// default, 20 (AllEvents asks for MaxLimit).
-	Limit int
-}
-
-func (o EventListOptions) query() url.Values {
-	q := url.Values{}
-	setString(q, "after", o.After)
-	setString(q, "type", strings.Join(o.Types, ","))
-	setInt(q, "limit", o.Limit)
-	return q
+	Limit int `url:"limit"`
 }
 
 // ListEvents returns the events after opts.After, oldest first; resp.Meta.Total
@@ -63,9 +55,10 @@ func (o EventListOptions) query() url.Values {
 // returned (opts.After when none) for the next ones. A server without
 // events answers with an *Error of Code CodeNotFound, as an unknown path.
 func (c *Client) ListEvents(ctx context.Context, opts EventListOptions) ([]Event, *Response, error) {
-	env, resp, err := get[[]Event](ctx, c, request{path: "/events", query: opts.query()})
+	q, _ := encode(opts)
+	env, resp, err := get[[]Event](ctx, c, request{path: "/events", query: q})
 	if err != nil {
-		return nil, resp, afterErr(err)
+		return nil, resp, resyncErr(err, "after")
 	}
 	resp.Meta = env.Meta
 	return env.Data, resp, nil
@@ -98,15 +91,6 @@ func (c *Client) AllEvents(ctx context.Context, opts EventListOptions) iter.Seq2
 			opts.After = events[len(events)-1].ID
 		}
 	}
-}
-
-// afterErr wraps ErrResyncRequired around the server's refusal of after:
-// an event it no longer keeps.
-func afterErr(err error) error {
-	if isParamRefused(err, "after") {
-		return fmt.Errorf("%w: %w", ErrResyncRequired, err)
-	}
-	return err
 }
 
 // Stream timing: see Stream.
@@ -261,7 +245,7 @@ func (s *eventStream) connect(ctx context.Context, yield func(Event, error) bool
 			}
 			return false, 0, apiErr
 		case apiErr.Param == "after":
-			return false, -1, afterErr(apiErr)
+			return false, -1, resyncErr(apiErr, "after")
 		}
 		return false, -1, apiErr
 	}

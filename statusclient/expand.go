@@ -1,10 +1,5 @@
 package statusclient
 
-import (
-	"context"
-	"net/url"
-)
-
 // Expand names what the server embeds in each item of an answer.
 type Expand string
 
@@ -27,27 +22,9 @@ type ProjectRef struct {
 // calls take at most one; the zero value asks for the item alone.
 type ItemOptions struct {
 	// Expand, when ExpandProject, fills the item's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 	// IfNoneMatch is the Response.ETag of an earlier answer to the same
 	// call: when the item has not changed since, the call returns
 	// ErrNotModified instead of it.
-	IfNoneMatch string
-}
-
-// getItem GETs prefix/id with the options of opts[0], if any.
-func getItem[T any](ctx context.Context, c *Client, prefix, id string, opts []ItemOptions) (T, *Response, error) {
-	var zero T
-	path, err := itemPath(prefix, id)
-	if err != nil {
-		return zero, nil, err
-	}
-	r := request{path: path}
-	if len(opts) > 0 {
-		if opts[0].Expand != "" {
-			r.query = url.Values{"expand": {string(opts[0].Expand)}}
-		}
-		r.ifNoneMatch = opts[0].IfNoneMatch
-	}
-	env, resp, err := get[T](ctx, c, r)
-	return env.Data, resp, err
+	IfNoneMatch string `header:"If-None-Match"`
 }

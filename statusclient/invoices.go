@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -47,26 +46,20 @@ type Invoice struct {
 // gives an empty list, not an error.
 type InvoiceListOptions struct {
 	ListOptions
-	Status    InvoiceStatus
-	ProjectID string
+	Status    InvoiceStatus `url:"status"`
+	ProjectID string        `url:"projectId"`
 	// DueBefore, when not zero, keeps only the invoices due before it
 	// (exclusive), sent in UTC whole seconds: with Status InvoiceOpen
 	// and the time now, the overdue ones.
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only the invoices updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	DueBefore time.Time `url:"dueBefore"`
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each invoice's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
-// invoices are the routes of /v1/invoices.
 var invoices = collection[Invoice, InvoiceListOptions]{path: "/invoices"}
 
 // ListInvoices returns one page of the organization's invoices, ordered by
@@ -76,27 +69,11 @@ func (c *Client) ListInvoices(ctx context.Context, opts InvoiceListOptions) ([]I
 	return invoices.list(ctx, c, opts)
 }
 
-// AllInvoices walks every page of ListInvoices from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each invoice
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListInvoices and follow Response.NextPage.
+// AllInvoices walks every page of ListInvoices and yields each invoice once
+// (see ListOptions).
 func (c *Client) AllInvoices(ctx context.Context, opts InvoiceListOptions) iter.Seq2[Invoice, error] {
 	return invoices.all(ctx, c, opts)
 }
-
-func (o InvoiceListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "dueBefore", o.DueBefore)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o InvoiceListOptions) etag() string { return o.IfNoneMatch }
 
 // GetInvoice returns one invoice, exactly as ListInvoices has it. An id
 // of no invoice the key can see is an *Error with Code CodeNotFound.
@@ -110,9 +87,5 @@ func (c *Client) GetInvoice(ctx context.Context, id string, opts ...ItemOptions)
 // file. An invoice without one (DocumentAvailable false) is an *Error
 // with Code CodeFileNotAvailable (409); an unknown one, CodeNotFound.
 func (c *Client) InvoiceDocument(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath(invoices.path, id)
-	if err != nil {
-		return DownloadLink{}, nil, err
-	}
-	return c.downloadLink(ctx, path+"/document")
+	return c.downloadLink(ctx, invoices.path, id, "/document")
 }

@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -35,61 +34,41 @@ type Milestone struct {
 // defaults: page 1, 20 a page, any status.
 type MilestoneListOptions struct {
 	ListOptions
-	Status MilestoneStatus
+	Status MilestoneStatus `url:"status"`
 	// DueBefore, when not zero, keeps only the milestones due before it
 	// (exclusive), sent in UTC whole seconds.
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only the milestones updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	DueBefore time.Time `url:"dueBefore"`
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each milestone's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
-// milestones are the routes of /v1/projects/{id}/milestones and
-// /v1/milestones/{id}.
+// milestones is the list of a project's milestones; each is got from
+// orgMilestones, at /v1/milestones/{id}.
 var milestones = nested[Milestone, MilestoneListOptions]{parent: "/projects", leaf: "/milestones"}
 
 // ListMilestones returns one page of a project's milestones, ordered by
 // DueAt ascending, then by ID (with UpdatedSince, by UpdatedAt ascending,
 // then ID). An unknown project is an *Error with Code CodeNotFound.
 func (c *Client) ListMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) ([]Milestone, *Response, error) {
-	return milestones.list(ctx, c, projectID, opts)
+	return milestones.in(projectID).list(ctx, c, opts)
 }
 
-// AllMilestones walks every page of ListMilestones from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each milestone
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListMilestones and follow Response.NextPage.
+// AllMilestones walks every page of ListMilestones and yields each
+// milestone once (see ListOptions).
 func (c *Client) AllMilestones(ctx context.Context, projectID string, opts MilestoneListOptions) iter.Seq2[Milestone, error] {
-	return milestones.all(ctx, c, projectID, opts)
+	return milestones.in(projectID).all(ctx, c, opts)
 }
-
-func (o MilestoneListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setTime(q, "dueBefore", o.DueBefore)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o MilestoneListOptions) etag() string { return o.IfNoneMatch }
 
 // GetMilestone returns one milestone, exactly as ListMilestones has it.
 // An id of no milestone the key can see is an *Error with Code
 // CodeNotFound. opts, when given, may ask for its project
 // (ExpandProject).
 func (c *Client) GetMilestone(ctx context.Context, id string, opts ...ItemOptions) (Milestone, *Response, error) {
-	return milestones.get(ctx, c, id, opts)
+	return orgMilestones.get(ctx, c, id, opts)
 }
 
 // OrgMilestoneListOptions selects the organization's milestones of every
@@ -97,21 +76,18 @@ func (c *Client) GetMilestone(ctx context.Context, id string, opts ...ItemOption
 // any project and status.
 type OrgMilestoneListOptions struct {
 	ListOptions
-	ProjectID string
-	Status    MilestoneStatus
+	ProjectID string          `url:"projectId"`
+	Status    MilestoneStatus `url:"status"`
 	// DueBefore is as MilestoneListOptions'.
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only the milestones updated at
-	// or after it, ordered by UpdatedAt ascending, then ID (see
-	// MilestoneListOptions).
-	UpdatedSince time.Time
-	// IfNoneMatch is as MilestoneListOptions'.
-	IfNoneMatch string
+	DueBefore time.Time `url:"dueBefore"`
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each milestone's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
-// orgMilestones is the route /v1/milestones.
 var orgMilestones = collection[Milestone, OrgMilestoneListOptions]{path: "/milestones"}
 
 // ListOrgMilestones returns one page of the organization's milestones of
@@ -127,15 +103,3 @@ func (c *Client) ListOrgMilestones(ctx context.Context, opts OrgMilestoneListOpt
 func (c *Client) AllOrgMilestones(ctx context.Context, opts OrgMilestoneListOptions) iter.Seq2[Milestone, error] {
 	return orgMilestones.all(ctx, c, opts)
 }
-
-func (o OrgMilestoneListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "projectId", o.ProjectID)
-	setString(q, "status", string(o.Status))
-	setTime(q, "dueBefore", o.DueBefore)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o OrgMilestoneListOptions) etag() string { return o.IfNoneMatch }

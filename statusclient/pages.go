@@ -6,7 +6,9 @@ import (
 	"iter"
 	"maps"
 	"net/url"
+	"reflect"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,10 +19,24 @@ const MaxLimit = 100
 
 // ListOptions are the paging options of every list, embedded in each
 // list's options type (ProjectListOptions, InvoiceListOptions...), as in
-// go-github. Zero means the server's default: page 1, 20 items a page; the
-// All... iterators start at Page and ask for MaxLimit items a page when
-// Limit is 0. A value out of range (Page < 1, Limit outside 1..MaxLimit) is
-// sent as it is and refused by the server with INVALID_PARAMETER.
+// go-github. Zero means the server's default: page 1, 20 items a page. A
+// value out of range (Page < 1, Limit outside 1..MaxLimit) is sent as it
+// is and refused by the server with INVALID_PARAMETER.
+//
+// Two fields mean the same in every options type that has them.
+// UpdatedSince, when not zero, keeps only the items updated at or after
+// it, ordered by UpdatedAt ascending, then ID: an inclusive bound, sent in
+// UTC whole seconds (see Client.Sync). IfNoneMatch is the Response.ETag of
+// an earlier answer to the same call: when the page has not changed since,
+// the call returns ErrNotModified instead of it.
+//
+// Each List... method has an All... iterator, which walks every page from
+// Page, MaxLimit items a page unless Limit says otherwise, and yields each
+// item once, ignoring IfNoneMatch. An error is yielded once and ends the
+// walk (Error.Response holds its Response); breaking out of the loop stops
+// it without further requests. The pages' Responses are not yielded: to
+// watch the rate budget page by page, call the List... method and follow
+// Response.NextPage.
 type ListOptions struct {
 	Page  int // the page to serve, from 1
 	Limit int // items a page, 1..MaxLimit
@@ -34,9 +50,6 @@ type ListOptions struct {
 // leaves as they are; zero values are left out, to the server's defaults.
 func (o ListOptions) query(filters url.Values) url.Values {
 	q := maps.Clone(filters)
-	if q == nil {
-		q = url.Values{}
-	}
 	setInt(q, "page", o.Page)
 	setInt(q, "limit", o.Limit)
 	setString(q, "after", o.After)
@@ -62,46 +75,72 @@ type Meta struct {
 	Next string `json:"next"`
 }
 
-// listOptions is what the generic list helpers read from the options
-// type of a list (ProjectListOptions, InvoiceListOptions...): its paging
-// (ListOptions, embedded, gives paging), the route's filters as query
-// parameters, zero values left out, and the ETag of a conditional request
-// ("" for none). Every options type says all three: one that has no
-// filter or no IfNoneMatch says so with nil or "", so that none is left
-// out by mistake.
+// listOptions is an options type of a list (ProjectListOptions,
+// InvoiceListOptions...): it embeds ListOptions, and encode reads the
+// rest by its tags.
 type listOptions interface {
 	paging() ListOptions
-	filters() url.Values
-	etag() string
 }
 
 // paging returns o: what an options type embedding ListOptions pages by.
 func (o ListOptions) paging() ListOptions { return o }
 
-// pagingOnly are the options of a list that has no filter and no
-// conditional request, which takes ListOptions alone (the webhook lists).
-type pagingOnly struct{ ListOptions }
-
-func (pagingOnly) filters() url.Values { return nil }
-func (pagingOnly) etag() string        { return "" }
-
-// query is listOptions given as they are: a page of an internal walk
-// (walk's own, Sync's).
-type query struct {
-	lo          ListOptions
-	params      url.Values
-	ifNoneMatch string
+// encode reads the fields of an options struct by their tags, as go-github's
+// options are read: a field tagged url:"name" is the query parameter name,
+// left out when zero (a time.Time in the contract's format, a []string
+// joined with commas); the one tagged header:"If-None-Match" is the ETag of
+// a conditional request. Untagged fields (the embedded ListOptions) are not
+// read. A tagged field of another type panics: TestEveryOptionIsSent sends
+// every options type.
+func encode(opts any) (q url.Values, ifNoneMatch string) {
+	q = url.Values{}
+	v := reflect.ValueOf(opts)
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		if f.Tag.Get("header") == "If-None-Match" {
+			ifNoneMatch = fv.String()
+		}
+		if name := f.Tag.Get("url"); name != "" {
+			setString(q, name, param(f, fv))
+		}
+	}
+	return q, ifNoneMatch
 }
 
-func (q query) paging() ListOptions { return q.lo }
-func (q query) filters() url.Values { return q.params }
-func (q query) etag() string        { return q.ifNoneMatch }
+// param is the value of a query parameter, "" to leave it out.
+func param(f reflect.StructField, v reflect.Value) string {
+	switch x := v.Interface().(type) {
+	case time.Time:
+		if x.IsZero() {
+			return ""
+		}
+		return formatTimestamp(x)
+	case []string:
+		return strings.Join(x, ",")
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return v.String()
+	case reflect.Int:
+		if v.Int() == 0 {
+			return ""
+		}
+		return strconv.FormatInt(v.Int(), 10)
+	}
+	panic("statusclient: no query parameter of type " + f.Type.String() + " (field " + f.Name + ")")
+}
 
 // list fetches one page of the list route at path, as opts say: their
 // paging, the route's filters, and a conditional request when their ETag
 // is not "".
 func list[T any](ctx context.Context, c *Client, path string, opts listOptions) ([]T, *Response, error) {
-	env, resp, err := get[[]T](ctx, c, request{path: path, query: opts.paging().query(opts.filters()), ifNoneMatch: opts.etag()})
+	filters, etag := encode(opts)
+	return page[T](ctx, c, request{path: path, query: opts.paging().query(filters), ifNoneMatch: etag})
+}
+
+// page fetches one page of a list.
+func page[T any](ctx context.Context, c *Client, r request) ([]T, *Response, error) {
+	env, resp, err := get[[]T](ctx, c, r)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -109,24 +148,22 @@ func list[T any](ctx context.Context, c *Client, path string, opts listOptions) 
 	return env.Data, resp, nil
 }
 
-// walk is the one page walker of the All... iterators: it yields every item
-// of the list route at path, with the filters of opts, page after page
-// from their Page (1 when 0), their Limit items a page (MaxLimit when 0),
-// until a Response has no NextPage (or one that does not move forward,
-// from a server that ignores the page asked for); a list of changes
-// (asked with UpdatedSince) it walks by Meta.Next instead, to its end.
-// Their ETag is ignored.
-// It stops when the consumer stops; an error is yielded once, with a zero
-// item, and ends the walk. It yields items only (see the All... methods).
+// walk is the one page walker of the All... iterators (see ListOptions):
+// page after page from opts' Page (1 when 0), Limit items a page (MaxLimit
+// when 0), until a Response has no NextPage or one that does not move
+// forward (from a server that ignores the page asked for); a list of
+// changes (asked with UpdatedSince) it walks by Meta.Next instead, to its
+// end. An error is yielded once, with a zero item, and ends the walk.
 func walk[T any](ctx context.Context, c *Client, path string, opts listOptions) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		q := query{lo: opts.paging(), params: opts.filters()}
-		if q.lo.After == "" {
-			q.lo.Page = cmp.Or(q.lo.Page, 1)
+		filters, _ := encode(opts)
+		lo := opts.paging()
+		if lo.After == "" {
+			lo.Page = cmp.Or(lo.Page, 1)
 		}
-		q.lo.Limit = cmp.Or(q.lo.Limit, MaxLimit)
+		lo.Limit = cmp.Or(lo.Limit, MaxLimit)
 		for {
-			items, resp, err := list[T](ctx, c, path, q)
+			items, resp, err := page[T](ctx, c, request{path: path, query: lo.query(filters)})
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -139,11 +176,11 @@ func walk[T any](ctx context.Context, c *Client, path string, opts listOptions) 
 			}
 			switch {
 			case resp.Meta.Next != "": // a list of changes: by cursor
-				q.lo.Page, q.lo.After = 0, resp.Meta.Next
-			case q.lo.After != "" || resp.NextPage <= q.lo.Page:
+				lo.Page, lo.After = 0, resp.Meta.Next
+			case lo.After != "" || resp.NextPage <= lo.Page:
 				return
 			default:
-				q.lo.Page = resp.NextPage
+				lo.Page = resp.NextPage
 			}
 		}
 	}
@@ -172,13 +209,6 @@ const timestampLayout = "2006-01-02T15:04:05Z"
 // the result, never miss an item.
 func formatTimestamp(t time.Time) string {
 	return t.UTC().Truncate(time.Second).Format(timestampLayout)
-}
-
-// setTime sets the timestamp parameter name to t, unless t is zero.
-func setTime(q url.Values, name string, t time.Time) {
-	if !t.IsZero() {
-		q.Set(name, formatTimestamp(t))
-	}
 }
 
 func setString(q url.Values, name, v string) {

@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -33,23 +32,17 @@ type Project struct {
 // defaults: page 1, 20 a page, any status.
 type ProjectListOptions struct {
 	ListOptions
-	Status ProjectStatus
+	Status ProjectStatus `url:"status"`
 	// DueBefore, when not zero, keeps only the projects due before it
 	// (exclusive), sent in UTC whole seconds; a project with no DueAt
 	// never matches.
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only the projects updated at
-	// or after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	DueBefore time.Time `url:"dueBefore"`
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
-// projects are the routes of /v1/projects.
 var projects = collection[Project, ProjectListOptions]{path: "/projects"}
 
 // ListProjects returns one page of the organization's projects, ordered by
@@ -59,25 +52,11 @@ func (c *Client) ListProjects(ctx context.Context, opts ProjectListOptions) ([]P
 	return projects.list(ctx, c, opts)
 }
 
-// AllProjects walks every page of ListProjects from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each project
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListProjects and follow Response.NextPage.
+// AllProjects walks every page of ListProjects and yields each project once
+// (see ListOptions).
 func (c *Client) AllProjects(ctx context.Context, opts ProjectListOptions) iter.Seq2[Project, error] {
 	return projects.all(ctx, c, opts)
 }
-
-func (o ProjectListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setTime(q, "dueBefore", o.DueBefore)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	return q
-}
-
-func (o ProjectListOptions) etag() string { return o.IfNoneMatch }
 
 // GetProject returns one project. An id of no project of the organization
 // (including another organization's) is an *Error with Code CodeNotFound.

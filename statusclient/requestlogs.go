@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -33,10 +32,9 @@ type RequestLogListOptions struct {
 	ListOptions
 	// Status, when not "", keeps the requests answered with this status
 	// ("404") or with a status of this class ("4xx", "5xx").
-	Status string
+	Status string `url:"status"`
 }
 
-// requestLogs are the routes of /v1/request_logs.
 var requestLogs = collection[RequestLog, RequestLogListOptions]{path: "/request_logs"}
 
 // RequestLogs returns one page of the organization's requests of the last
@@ -48,19 +46,9 @@ func (c *Client) RequestLogs(ctx context.Context, opts RequestLogListOptions) ([
 	return requestLogs.list(ctx, c, opts)
 }
 
-// AllRequestLogs walks every page of RequestLogs from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise. The log grows while it is
-// walked (not by the walk's own requests): a request made meanwhile
-// shifts the pages, so an item may come twice.
+// AllRequestLogs walks every page of RequestLogs (see ListOptions). The log
+// grows while it is walked (not by the walk's own requests): a request made
+// meanwhile shifts the pages, so an item may come twice.
 func (c *Client) AllRequestLogs(ctx context.Context, opts RequestLogListOptions) iter.Seq2[RequestLog, error] {
 	return requestLogs.all(ctx, c, opts)
 }
-
-func (o RequestLogListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", o.Status)
-	return q
-}
-
-// etag is "": the request log is never asked conditionally.
-func (o RequestLogListOptions) etag() string { return "" }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"time"
@@ -116,14 +117,13 @@ func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 	}
 	r.init()
 	s := &syncer{c: c}
+	err := errReload // a Replica never synced
 	if !r.Cursor.Deletions.Since.IsZero() {
-		err := s.changes(ctx, r)
-		if !errors.Is(err, errReload) {
-			s.stats.OutOfScope = slices.Clone(r.Cursor.OutOfScope)
-			return s.stats, err
-		}
+		err = s.changes(ctx, r)
 	}
-	err := s.load(ctx, r)
+	if errors.Is(err, errReload) {
+		err = s.load(ctx, r)
+	}
 	s.stats.OutOfScope = slices.Clone(r.Cursor.OutOfScope)
 	return s.stats, err
 }
@@ -287,60 +287,41 @@ func (s *syncer) scoped(ctx context.Context, r *Replica, l syncList) error {
 	return nil
 }
 
-// drop applies a deletion record to r, with the contract's cascades.
-// A record of a type Sync does not know is passed over.
+// drop applies a deletion record to r, counting what it removes.
 func (s *syncer) drop(r *Replica, d Deletion) {
-	n := &s.stats.Deleted
+	before := r.size()
+	r.drop(d)
+	s.stats.Deleted += before - r.size()
+}
+
+// drop removes from r the item d names, with the contract's cascades. A
+// record of a type Sync does not know is passed over.
+func (r *Replica) drop(d Deletion) {
 	for _, l := range syncLists() {
 		if l.kind == d.Type {
-			l.remove(n, r, d.ID)
+			l.remove(r, d.ID)
+		}
+		if d.Type == DeletionProject && l.ofProject != nil {
+			l.ofProject(r, d.ID)
 		}
 	}
 	switch d.Type {
 	case DeletionProject:
-		for _, l := range syncLists() {
-			if l.ofProject != nil {
-				l.ofProject(n, r, d.ID)
-			}
-		}
 		for id, t := range r.Threads {
 			if t.ProjectID != nil && *t.ProjectID == d.ID {
-				s.drop(r, Deletion{Type: DeletionThread, ID: id})
+				r.drop(Deletion{Type: DeletionThread, ID: id})
 			}
 		}
 	case DeletionThread:
-		removeIf(n, r.Messages, func(m Message) bool { return m.ThreadID == d.ID })
+		maps.DeleteFunc(r.Messages, func(_ string, m Message) bool { return m.ThreadID == d.ID })
 	}
 }
 
-// remove deletes id from m, counting it in n when it was there.
-func remove[V any](n *int, m map[string]V, id string) {
-	if _, ok := m[id]; ok {
-		delete(m, id)
-		*n++
+// size counts the items of r.
+func (r *Replica) size() int {
+	n := 0
+	for _, l := range syncLists() {
+		n += l.size(r)
 	}
+	return n
 }
-
-// removeIf deletes the items of m that match, counting them in n.
-func removeIf[V any](n *int, m map[string]V, match func(V) bool) {
-	for id, v := range m {
-		if match(v) {
-			delete(m, id)
-			*n++
-		}
-	}
-}
-
-func (v Milestone) key() string   { return v.ID }
-func (v Deliverable) key() string { return v.ID }
-func (v Invoice) key() string     { return v.ID }
-func (v Thread) key() string      { return v.ID }
-func (v Message) key() string     { return v.ID }
-func (v Deletion) key() string    { return string(v.Type) + "/" + v.ID }
-
-func (v Milestone) stamp() time.Time   { return v.UpdatedAt }
-func (v Deliverable) stamp() time.Time { return v.UpdatedAt }
-func (v Invoice) stamp() time.Time     { return v.UpdatedAt }
-func (v Thread) stamp() time.Time      { return v.UpdatedAt }
-func (v Message) stamp() time.Time     { return v.UpdatedAt }
-func (v Deletion) stamp() time.Time    { return v.DeletedAt }

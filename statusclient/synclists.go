@@ -1,6 +1,9 @@
 package statusclient
 
-import "context"
+import (
+	"context"
+	"maps"
+)
 
 // syncList is a list that Sync keeps in a map of the Replica with one
 // cursor. It is declared once, by flatList, and every step of Sync (read, scope,
@@ -18,12 +21,12 @@ type syncList struct {
 	init  func(r *Replica)
 	size  func(r *Replica) int
 	reset func(r *Replica)
-	// remove deletes the item id from r, counting it in n.
-	remove func(n *int, r *Replica, id string)
-	// ofProject deletes from r the items of the project id, counting
-	// them in n: the contract's cascade; nil for a list whose items belong
-	// to no project, or that cascades by itself (the threads, see drop).
-	ofProject func(n *int, r *Replica, id string)
+	// remove deletes the item id from r.
+	remove func(r *Replica, id string)
+	// ofProject deletes from r the items of the project id: the
+	// contract's cascade; nil for a list whose items belong to no
+	// project, or that cascades by itself (the threads, see drop).
+	ofProject func(r *Replica, id string)
 	// gone counts the items of old that fresh does not have.
 	gone func(old, fresh *Replica) int
 }
@@ -38,17 +41,25 @@ func flatList[T item](name string, kind DeletionType, path string, items func(*R
 		kind:   kind,
 		cursor: cursor,
 		read: func(ctx context.Context, s *syncer, r *Replica) error {
-			return readInto(ctx, s, path, cursor(&r.Cursor), *items(r))
+			m := *items(r)
+			next, err := readList(ctx, s, path, "updatedSince", *cursor(&r.Cursor), true, func(v T) {
+				m[v.key()] = v
+				s.stats.Upserted++
+			})
+			if err == nil {
+				*cursor(&r.Cursor) = next // moved on only when the read is complete
+			}
+			return err
 		},
 		init:   func(r *Replica) { initMap(items(r)) },
 		size:   func(r *Replica) int { return len(*items(r)) },
 		reset:  func(r *Replica) { clear(*items(r)); *cursor(&r.Cursor) = ListCursor{} },
-		remove: func(n *int, r *Replica, id string) { remove(n, *items(r), id) },
+		remove: func(r *Replica, id string) { delete(*items(r), id) },
 		gone:   func(old, fresh *Replica) int { return gone(*items(old), *items(fresh)) },
 	}
 	if project != nil {
-		l.ofProject = func(n *int, r *Replica, id string) {
-			removeIf(n, *items(r), func(v T) bool { return project(v) == id })
+		l.ofProject = func(r *Replica, id string) {
+			maps.DeleteFunc(*items(r), func(_ string, v T) bool { return project(v) == id })
 		}
 	}
 	return l

@@ -7,34 +7,17 @@ import (
 	"time"
 )
 
-// item is what Sync keeps: an id and the stamp lists are ordered by with
-// updatedSince (UpdatedAt). A Deletion is stamped by its DeletedAt.
+// item is what Sync keeps in a map of a Replica, by key.
 type item interface {
-	stamped
 	key() string
 }
 
-type stamped interface {
-	stamp() time.Time
-}
-
-func (v Project) key() string { return v.ID }
-
-func (v Project) stamp() time.Time { return v.UpdatedAt }
-
-// readInto reads the changes of the list at path from *cur into m, and
-// moves *cur on when the read is complete.
-func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCursor, m map[string]T) error {
-	next, err := readList(ctx, s, path, "updatedSince", *cur, true, func(v T) {
-		m[v.key()] = v
-		s.stats.Upserted++
-	})
-	if err != nil {
-		return err
-	}
-	*cur = next
-	return nil
-}
+func (v Project) key() string     { return v.ID }
+func (v Milestone) key() string   { return v.ID }
+func (v Deliverable) key() string { return v.ID }
+func (v Invoice) key() string     { return v.ID }
+func (v Thread) key() string      { return v.ID }
+func (v Message) key() string     { return v.ID }
 
 // readList walks the list at path by cursor (Meta.Next), MaxLimit a page,
 // from the items stamped at or after from.Since (epoch when zero; param
@@ -43,7 +26,7 @@ func readInto[T item](ctx context.Context, s *syncer, path string, cur *ListCurs
 // syncedThrough of the pages walked. With stay, a read that found nothing
 // keeps from.Since and the answer's ETag, so that the next read is the
 // same request and can answer 304.
-func readList[T item](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
+func readList[T any](ctx context.Context, s *syncer, path, param string, from ListCursor, stay bool, apply func(T)) (ListCursor, error) {
 	since, etag := from.Since, from.ETag
 	if since.IsZero() {
 		since = epoch
@@ -52,13 +35,12 @@ func readList[T item](ctx context.Context, s *syncer, path, param string, from L
 	found := false
 	after := "" // the walk by cursor, once the server gave one
 	for {
-		q := url.Values{}
-		setTime(q, param, since)
 		lo := ListOptions{Page: 1, Limit: MaxLimit}
 		if after != "" {
 			lo = ListOptions{Limit: MaxLimit, After: after}
 		}
-		items, resp, err := list[T](ctx, s.c, path, query{lo: lo, params: q, ifNoneMatch: etag})
+		q := lo.query(url.Values{param: {formatTimestamp(since)}})
+		items, resp, err := page[T](ctx, s.c, request{path: path, query: q, ifNoneMatch: etag})
 		s.saw(resp)
 		if errors.Is(err, ErrNotModified) {
 			return from, nil

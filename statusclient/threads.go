@@ -3,7 +3,6 @@ package statusclient
 import (
 	"context"
 	"iter"
-	"net/url"
 	"time"
 )
 
@@ -95,19 +94,14 @@ type Message struct {
 // ProjectID gives an empty list, not an error.
 type ThreadListOptions struct {
 	ListOptions
-	Status    ThreadStatus
-	ProjectID string
-	// UpdatedSince, when not zero, keeps only the threads updated at or
-	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	Status    ThreadStatus `url:"status"`
+	ProjectID string       `url:"projectId"`
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 	// Expand, when ExpandProject, fills each thread's Project.
-	Expand Expand
+	Expand Expand `url:"expand"`
 }
 
 // ThreadMessageListOptions selects the messages of one thread (see
@@ -115,15 +109,10 @@ type ThreadListOptions struct {
 // a page.
 type ThreadMessageListOptions struct {
 	ListOptions
-	// UpdatedSince, when not zero, keeps only the messages updated at or
-	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // MessageListOptions selects messages across the organization's threads
@@ -132,17 +121,12 @@ type ThreadMessageListOptions struct {
 // an empty list, not an error.
 type MessageListOptions struct {
 	ListOptions
-	ThreadID  string
-	ProjectID string // the messages of that project's threads
-	// UpdatedSince, when not zero, keeps only the messages updated at or
-	// after it, ordered by UpdatedAt ascending, then ID: an inclusive
-	// bound, sent in UTC whole seconds (see "Changes" in the package
-	// documentation).
-	UpdatedSince time.Time
-	// IfNoneMatch is the Response.ETag of an earlier answer to the same
-	// call: when the page has not changed since, the call returns
-	// ErrNotModified instead of it. The All... iterators ignore it.
-	IfNoneMatch string
+	ThreadID  string `url:"threadId"`
+	ProjectID string `url:"projectId"` // the messages of that project's threads
+	// UpdatedSince keeps those updated at or after it (see ListOptions).
+	UpdatedSince time.Time `url:"updatedSince"`
+	// IfNoneMatch makes the call conditional (see ListOptions).
+	IfNoneMatch string `header:"If-None-Match"`
 }
 
 // The routes of threads and messages: /v1/threads, /v1/messages and
@@ -160,26 +144,11 @@ func (c *Client) ListThreads(ctx context.Context, opts ThreadListOptions) ([]Thr
 	return threads.list(ctx, c, opts)
 }
 
-// AllThreads walks every page of ListThreads from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each thread
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListThreads and follow Response.NextPage.
+// AllThreads walks every page of ListThreads and yields each thread once
+// (see ListOptions).
 func (c *Client) AllThreads(ctx context.Context, opts ThreadListOptions) iter.Seq2[Thread, error] {
 	return threads.all(ctx, c, opts)
 }
-
-func (o ThreadListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "status", string(o.Status))
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	setString(q, "expand", string(o.Expand))
-	return q
-}
-
-func (o ThreadListOptions) etag() string { return o.IfNoneMatch }
 
 // GetThread returns one thread. An id of no thread the organization can
 // see is an *Error with Code CodeNotFound. opts, when given, may ask for
@@ -201,26 +170,14 @@ func (c *Client) GetMessage(ctx context.Context, id string) (Message, *Response,
 // ascending, then ID). An unknown thread is an *Error with Code
 // CodeNotFound.
 func (c *Client) ListThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) ([]Message, *Response, error) {
-	return threadMessages.list(ctx, c, threadID, opts)
+	return threadMessages.in(threadID).list(ctx, c, opts)
 }
 
-// AllThreadMessages walks every page of ListThreadMessages from opts.Page,
-// MaxLimit items a page unless opts.Limit says otherwise, and yields each
-// message once. An error is yielded once and ends the walk (Error.Response
-// holds its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListThreadMessages and follow Response.NextPage.
+// AllThreadMessages walks every page of ListThreadMessages and yields each
+// message once (see ListOptions).
 func (c *Client) AllThreadMessages(ctx context.Context, threadID string, opts ThreadMessageListOptions) iter.Seq2[Message, error] {
-	return threadMessages.all(ctx, c, threadID, opts)
+	return threadMessages.in(threadID).all(ctx, c, opts)
 }
-
-func (o ThreadMessageListOptions) filters() url.Values {
-	q := url.Values{}
-	setTime(q, "updatedSince", o.UpdatedSince)
-	return q
-}
-
-func (o ThreadMessageListOptions) etag() string { return o.IfNoneMatch }
 
 // ListMessages returns one page of the organization's messages across its
 // threads, in the order of ListThreadMessages.
@@ -228,34 +185,16 @@ func (c *Client) ListMessages(ctx context.Context, opts MessageListOptions) ([]M
 	return messages.list(ctx, c, opts)
 }
 
-// AllMessages walks every page of ListMessages from opts.Page, MaxLimit
-// items a page unless opts.Limit says otherwise, and yields each message
-// once. An error is yielded once and ends the walk (Error.Response holds
-// its Response); breaking out of the loop stops it without further
-// requests. The pages' Responses are not yielded: to watch the rate budget
-// page by page, call ListMessages and follow Response.NextPage.
+// AllMessages walks every page of ListMessages and yields each message once
+// (see ListOptions).
 func (c *Client) AllMessages(ctx context.Context, opts MessageListOptions) iter.Seq2[Message, error] {
 	return messages.all(ctx, c, opts)
 }
-
-func (o MessageListOptions) filters() url.Values {
-	q := url.Values{}
-	setString(q, "threadId", o.ThreadID)
-	setString(q, "projectId", o.ProjectID)
-	setTime(q, "updatedSince", o.UpdatedSince)
-	return q
-}
-
-func (o MessageListOptions) etag() string { return o.IfNoneMatch }
 
 // DownloadAttachment returns a fresh signed link to a message attachment's
 // file, exactly as DownloadDeliverable does for a deliverable's. An
 // attachment the organization cannot see is an *Error with Code
 // CodeNotFound.
 func (c *Client) DownloadAttachment(ctx context.Context, id string) (DownloadLink, *Response, error) {
-	path, err := itemPath("/attachments", id)
-	if err != nil {
-		return DownloadLink{}, nil, err
-	}
-	return c.downloadLink(ctx, path+"/download")
+	return c.downloadLink(ctx, "/attachments", id, "/download")
 }

@@ -106,31 +106,31 @@ type WebhookDelivery struct {
 // /v1/webhook_endpoints/{id}/deliveries (no route serves one endpoint or
 // delivery by id).
 var (
-	webhookEndpoints  = collection[WebhookEndpoint, pagingOnly]{path: "/webhook_endpoints"}
-	webhookDeliveries = nested[WebhookDelivery, pagingOnly]{parent: "/webhook_endpoints", leaf: "/deliveries"}
+	webhookEndpoints  = collection[WebhookEndpoint, ListOptions]{path: "/webhook_endpoints"}
+	webhookDeliveries = nested[WebhookDelivery, ListOptions]{parent: "/webhook_endpoints", leaf: "/deliveries"}
 )
 
 // ListWebhookEndpoints returns one page of the organization's webhook
 // endpoints, oldest first. It needs the scope webhooks:read.
 func (c *Client) ListWebhookEndpoints(ctx context.Context, opts ListOptions) ([]WebhookEndpoint, *Response, error) {
-	return webhookEndpoints.list(ctx, c, pagingOnly{opts})
+	return webhookEndpoints.list(ctx, c, opts)
 }
 
 // AllWebhookEndpoints walks every page of ListWebhookEndpoints (see
-// AllProjects).
+// ListOptions).
 func (c *Client) AllWebhookEndpoints(ctx context.Context, opts ListOptions) iter.Seq2[WebhookEndpoint, error] {
-	return webhookEndpoints.all(ctx, c, pagingOnly{opts})
+	return webhookEndpoints.all(ctx, c, opts)
 }
 
 // ListWebhookDeliveries returns one page of an endpoint's delivery
 // attempts of the last 30 days, newest first. It needs the scope
 // webhooks:read.
 func (c *Client) ListWebhookDeliveries(ctx context.Context, endpointID string, opts ListOptions) ([]WebhookDelivery, *Response, error) {
-	return webhookDeliveries.list(ctx, c, endpointID, pagingOnly{opts})
+	return webhookDeliveries.in(endpointID).list(ctx, c, opts)
 }
 
 // AllWebhookDeliveries walks every page of ListWebhookDeliveries (see
-// AllProjects).
+// ListOptions).
 func (c *Client) AllWebhookDeliveries(ctx context.Context, endpointID string, opts ListOptions) iter.Seq2[WebhookDelivery, error] {
-	return webhookDeliveries.all(ctx, c, endpointID, pagingOnly{opts})
+	return webhookDeliveries.in(endpointID).all(ctx, c, opts)
 }
