@@ -103,7 +103,9 @@ func (h *handler) routes(table []route) *http.ServeMux {
 		mux.HandleFunc("GET "+rt.path, deprecated(rt.deprecations, rt.handler))
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
-	h.mcpRoute(mux) // POST /v1/mcp with WithMCP (mcp.go)
+	if h.cfg.mcp != nil {
+		mux.HandleFunc(MCPPath, h.serveMCP) // POST, with WithMCP (mcp.go)
+	}
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
@@ -143,10 +145,10 @@ type Operation struct {
 	// on the operation.
 	Params []Param
 	// Answer is the Go type whose encoding/json form is the body of the
-	// operation's 200 answer, nil when that is no envelope of the API's
-	// items (a file, a page, the document). Its fields' json and oa tags
-	// are the wire's, which the document's schemas reflect: oa's "null"
-	// makes a field nullable that is no pointer.
+	// operation's 200 answer, nil when that is not the API's envelope
+	// (a file, a page, the document). Its fields' json and oa tags are
+	// those the document's schemas are reflected from (oa's "null": a
+	// field that is no pointer is nullable).
 	Answer reflect.Type
 }
 
@@ -187,19 +189,17 @@ func (rt route) answer() reflect.Type {
 	if name == "" {
 		name, list = strings.CutSuffix(strings.TrimSuffix(rt.doc.Responses[200], "Response"), "List")
 	}
-	w := reflect.TypeFor[eventwire.Event]() // the document's Event, of the event kinds
-	if name != "Event" {
-		i := slices.IndexFunc(wireSchemas(), func(w apidoc.Wire) bool { return w.Name == name })
-		if i < 0 {
-			return nil
-		}
-		w = wireSchemas()[i].Type
+	wires := append(wireSchemas(), apidoc.Wire{Name: "Event", Type: reflect.TypeFor[eventwire.Event]()}) // of the event kinds
+	i := slices.IndexFunc(wires, func(w apidoc.Wire) bool { return w.Name == name })
+	if i < 0 {
+		return nil
 	}
+	data := reflect.StructField{Name: "Data", Type: wires[i].Type, Tag: `json:"data"`}
 	if !list {
-		return reflect.StructOf([]reflect.StructField{{Name: "Data", Type: w, Tag: `json:"data"`}})
+		return reflect.StructOf([]reflect.StructField{data})
 	}
-	return reflect.StructOf([]reflect.StructField{{Name: "Data", Type: reflect.SliceOf(w), Tag: `json:"data"`},
-		{Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`}})
+	data.Type = reflect.SliceOf(data.Type)
+	return reflect.StructOf([]reflect.StructField{data, {Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`}})
 }
 
 // operations is the route table under cfg, each route an operation as

@@ -140,8 +140,8 @@ type Field struct {
 	Opts               []string
 }
 
-// Fields are the fields of the struct type t that encoding/json writes,
-// in order.
+// Fields are the fields of the struct type t that have a json name, in
+// order: the wire's.
 func Fields(t reflect.Type) []Field {
 	var out []Field
 	for i := range t.NumField() {

@@ -10,9 +10,6 @@ import (
 	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
-// timestampPattern is the one form of the contract's timestamps.
-const timestampPattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
-
 // Schema reflects the struct type t: one property per field with a json
 // name, in field order, required unless omitzero or omitempty, described
 // by fields (by json name) and shaped by its Go type and its oa tag, a
@@ -77,7 +74,7 @@ func property(f apidoc.Field, description string) (Obj, error) {
 			k, v, _ := strings.Cut(o, "=")
 			switch k {
 			case "time":
-				s = append(s, KV{"format", "date-time"}, KV{"pattern", timestampPattern})
+				s = append(s, KV{"format", "date-time"}, KV{"pattern", apidoc.TimePattern})
 			case "format", "pattern":
 				s = append(s, KV{k, v})
 			case "minLength", "minimum", "maximum":
