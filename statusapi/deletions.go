@@ -36,12 +36,11 @@ func (h *handler) deletionRoutes() []route {
 	// No scope: each key reads the deletions of the kinds its scopes
 	// cover (see deletionKinds).
 	return []route{h.keyedRoute("/v1/deletions", "", h.listDeletions, "/v1/deletions?since=2026-03-01T09:00:00Z").describe(operation{
-		id: "listDeletions", tag: "Sync",
-		summary:     "List deletions",
-		description: "What disappeared from the caller's view at or after `since`, so that a client keeping a copy can remove it: deleted items, items deleted with their project (a project takes its milestones, deliverables and threads with it), and threads or messages made internal. Records are kept at least 30 days, and a record is dropped when an item of the same type and id is put again. A sync client applies deletions, then changes (every list's `updatedSince`), then asks again from the smallest `meta.syncedThrough` of the pages it walked (not from the largest `deletedAt` or `updatedAt` it saw: a transaction that committed late may carry an earlier one); it never misses a write, and an item may come twice (upsert by id). Every page carries `meta.syncedThrough`. A restricted key reads only the records of the types its scopes cover (`project` and `milestone` with `projects:read`, `deliverable` with `deliverables:read`, `invoice` with `invoices:read`, `thread` and `message` with `threads:read`) and of its projects; a `type` it may not read gives an empty list. A key restricted to projects also sees here an item that left its projects while it still exists (an invoice moved to another project or to none, the invoices of a deleted project), dated when it left.",
-		params:      []*param{pPage, pLimit, pSince, pCursor, pDeletionType, pIfNoneMatch},
-		responses:   map[int]string{200: "DeletionListResponse", 304: "NotModified"},
-	})}
+		ID: "listDeletions", Tag: "Sync",
+		Summary:     "List deletions",
+		Description: "What disappeared from the caller's view at or after `since`, so that a client keeping a copy can remove it: deleted items, items deleted with their project (a project takes its milestones, deliverables and threads with it), and threads or messages made internal. Records are kept at least 30 days, and a record is dropped when an item of the same type and id is put again. A sync client applies deletions, then changes (every list's `updatedSince`), then asks again from the smallest `meta.syncedThrough` of the pages it walked (not from the largest `deletedAt` or `updatedAt` it saw: a transaction that committed late may carry an earlier one); it never misses a write, and an item may come twice (upsert by id). Every page carries `meta.syncedThrough`. A restricted key reads only the records of the types its scopes cover (`project` and `milestone` with `projects:read`, `deliverable` with `deliverables:read`, `invoice` with `invoices:read`, `thread` and `message` with `threads:read`) and of its projects; a `type` it may not read gives an empty list. A key restricted to projects also sees here an item that left its projects while it still exists (an invoice moved to another project or to none, the invoices of a deleted project), dated when it left.",
+		Responses:   map[int]string{200: "DeletionListResponse", 304: "NotModified"},
+	}, pPage, pLimit, pSince, pCursor, pDeletionType, pIfNoneMatch)}
 }
 
 // listDeletions serves GET /v1/deletions?since&type&page&limit: what

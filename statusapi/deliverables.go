@@ -85,29 +85,28 @@ func (h *handler) deliverableRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listDeliverables", tag: "Deliverables", tool: "list_deliverables",
-			summary:     "List deliverables",
-			description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",
+			ID: "listDeliverables", Tag: "Deliverables", Tool: "list_deliverables",
+			Summary:     "List deliverables",
+			Description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",
 		}),
 		deliverables.itemRoute(h, "/v1/deliverables/{id}", "/v1/deliverables/d1", inOrg(h, store.Store.GetDeliverable)).describe(operation{
-			id: "getDeliverable", tag: "Deliverables",
-			summary:     "Get a deliverable",
-			description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
+			ID: "getDeliverable", Tag: "Deliverables",
+			Summary:     "Get a deliverable",
+			Description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
 		}),
 		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download").describe(operation{
-			id: "downloadDeliverable", tag: "Deliverables", tool: "get_deliverable_download",
-			summary:     "Get a download link",
-			description: "A signed URL to the deliverable's file, valid for 15 minutes, from any replica. The URL needs no `Authorization` header. A restricted key needs the scope `deliverables:read`.",
-			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
+			ID: "downloadDeliverable", Tag: "Deliverables", Tool: "get_deliverable_download",
+			Summary:     "Get a download link",
+			Description: "A signed URL to the deliverable's file, valid for 15 minutes, from any replica. The URL needs no `Authorization` header. A restricted key needs the scope `deliverables:read`.",
+			Responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
 		}),
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
 		publicRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go").describe(operation{
-			id: "getDeliverableFile", tag: "Deliverables",
-			summary:     "Fetch a file through a signed link",
-			description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      fileParams,
-			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}),
+			ID: "getDeliverableFile", Tag: "Deliverables",
+			Summary:     "Fetch a file through a signed link",
+			Description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}, fileParams...),
 	}
 }

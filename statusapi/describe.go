@@ -23,13 +23,9 @@ func describe(cfg config) apidoc.API {
 	}
 	var api apidoc.API
 	for _, rt := range operations(cfg) {
-		r := apidoc.Route{
-			Path: rt.path, ID: rt.doc.id, Tag: rt.doc.tag, Summary: rt.doc.summary, Description: rt.doc.description,
-			HeadSummary: rt.doc.headSummary, HeadDescription: rt.doc.headDescription,
-			Scope: string(rt.scope), Keyed: rt.keyed, Cached: rt.cached, OptIn: !base[rt.path],
-			Resource: rt.resource, List: rt.list != nil, Responses: rt.doc.responses,
-		}
-		if strings.Contains(rt.path, "{id}") && !slices.Contains(rt.doc.params, pID) {
+		r := apidoc.Route{Path: rt.path, Operation: rt.doc, Scope: string(rt.scope), Keyed: rt.keyed, Cached: rt.cached,
+			OptIn: !base[rt.path], Resource: rt.resource, List: rt.list != nil}
+		if strings.Contains(rt.path, "{id}") && !slices.Contains(rt.takes, pID) {
 			r.PathParams = []apidoc.Param{pID.Param}
 		}
 		for _, p := range rt.params() {
@@ -81,7 +77,7 @@ func (rt route) params() []*param {
 		}
 		expand = expand || l.expand
 	}
-	out = append(out, rt.doc.params...)
+	out = append(out, rt.takes...)
 	if expand {
 		out = append(out, pExpand)
 	}

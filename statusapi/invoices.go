@@ -102,28 +102,27 @@ func (h *handler) invoiceRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listInvoices", tag: "Invoices", tool: "list_invoices",
-			summary:     "List invoices",
-			description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",
+			ID: "listInvoices", Tag: "Invoices", Tool: "list_invoices",
+			Summary:     "List invoices",
+			Description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",
 		}),
 		invoices.itemRoute(h, "/v1/invoices/{id}", "/v1/invoices/i24", inOrg(h, store.Store.GetInvoice)).describe(operation{
-			id: "getInvoice", tag: "Invoices", tool: "get_invoice",
-			summary:     "Get an invoice",
-			description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
+			ID: "getInvoice", Tag: "Invoices", Tool: "get_invoice",
+			Summary:     "Get an invoice",
+			Description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
 		}),
 		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").describe(operation{
-			id: "getInvoiceDocument", tag: "Invoices", tool: "get_invoice_document",
-			summary:     "Get a link to an invoice document",
-			description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
-			responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
+			ID: "getInvoiceDocument", Tag: "Invoices", Tool: "get_invoice_document",
+			Summary:     "Get a link to an invoice document",
+			Description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
+			Responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
 		}),
 		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go").describe(operation{
-			id: "getInvoiceDocumentFile", tag: "Invoices",
-			summary:     "Fetch an invoice document through a signed link",
-			description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      fileParams,
-			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}),
+			ID: "getInvoiceDocumentFile", Tag: "Invoices",
+			Summary:     "Fetch an invoice document through a signed link",
+			Description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}, fileParams...),
 	}
 }
 

@@ -113,13 +113,6 @@ func internalPrincipal(r *http.Request) (auth.Principal, bool) {
 	return p, ok
 }
 
-// mcpRoute registers MCPPath on mux when WithMCP gave a handler.
-func (h *handler) mcpRoute(mux *http.ServeMux) {
-	if h.cfg.mcp != nil {
-		mux.HandleFunc(MCPPath, h.serveMCP)
-	}
-}
-
 // serveMCP authenticates a request to /v1/mcp, takes one request of the
 // rate limit per JSON-RPC request in its body, and hands it to WithMCP's
 // handler with its MCPCaller.

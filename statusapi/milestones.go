@@ -84,9 +84,9 @@ func (h *handler) milestoneRoutes() []route {
 					Status:       store.MilestoneStatus(q.Status),
 				})
 			}).describe(operation{
-			id: "listMilestones", tag: "Projects",
-			summary:     "List a project's milestones",
-			description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
+			ID: "listMilestones", Tag: "Projects",
+			Summary:     "List a project's milestones",
+			Description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
 		}),
 		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
@@ -100,14 +100,14 @@ func (h *handler) milestoneRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listAllMilestones", tag: "Projects", tool: "list_milestones",
-			summary:     "List the organization's milestones",
-			description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",
+			ID: "listAllMilestones", Tag: "Projects", Tool: "list_milestones",
+			Summary:     "List the organization's milestones",
+			Description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",
 		}),
 		milestones.itemRoute(h, "/v1/milestones/{id}", "/v1/milestones/m1", inOrg(h, store.Store.GetMilestone)).describe(operation{
-			id: "getMilestone", tag: "Projects",
-			summary:     "Get a milestone",
-			description: "One milestone of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
+			ID: "getMilestone", Tag: "Projects",
+			Summary:     "Get a milestone",
+			Description: "One milestone of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
 		}),
 	}
 }

@@ -66,9 +66,9 @@ func (h *handler) projectRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listProjects", tag: "Projects", tool: "list_projects",
-			summary:     "List projects",
-			description: "The organization's projects, ordered by `startedAt` descending (not started last), then `id`. A restricted key needs the scope `projects:read`.",
+			ID: "listProjects", Tag: "Projects", Tool: "list_projects",
+			Summary:     "List projects",
+			Description: "The organization's projects, ordered by `startedAt` descending (not started last), then `id`. A restricted key needs the scope `projects:read`.",
 		}),
 		// A project the key may not see is 404 without reading the store.
 		projects.itemRoute(h, "/v1/projects/{id}", "/v1/projects/p1", func(ctx context.Context, c caller, id string) (store.Project, error) {
@@ -77,9 +77,9 @@ func (h *handler) projectRoutes() []route {
 			}
 			return h.st.GetProject(ctx, c.Org.ID, id)
 		}).describe(operation{
-			id: "getProject", tag: "Projects", tool: "get_project",
-			summary:     "Get a project",
-			description: "One project of the organization. An id of another organization answers 404, as one that does not exist. A restricted key needs the scope `projects:read`.",
+			ID: "getProject", Tag: "Projects", Tool: "get_project",
+			Summary:     "Get a project",
+			Description: "One project of the organization. An id of another organization answers 404, as one that does not exist. A restricted key needs the scope `projects:read`.",
 		}),
 	}
 }

@@ -2,10 +2,14 @@ package statusapi
 
 import (
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
+	"github.com/clientstatus/clientstatus/internal/eventwire"
 )
 
 // route is one path of the API: what serves it, what a key needs for it,
@@ -38,33 +42,27 @@ type route struct {
 	cached   bool
 	resource string
 	expand   bool
-	// doc is what the API's OpenAPI document says of the route beyond
-	// what the table knows: the document is generated from the table
-	// (see describe.go).
-	doc operation
+	// doc is what the route says of its operations beyond what the table
+	// knows (describe); takes its parameters that its handler parses
+	// itself (see params). The document is generated from the table (see
+	// describe.go).
+	doc   operation
+	takes []*param
 	// deprecations are what of the route is deprecated (deprecate):
 	// answers that use them carry the deprecation headers, and the
 	// document marks them.
 	deprecations []deprecation
 }
 
-// operation is the words of a route's operation in the OpenAPI document
-// and what the route's kind does not imply: its id (the HEAD twin's is
-// id+"Head"), tag, summary and description; parameters its handler
-// parses itself (see route.params); responses beside or instead of the
-// kind's standard ones, by status ("" takes one away); the HEAD twin's
-// summary and description when not the derived ones; tool, the name of
-// the MCP tool that answers with the route (statusmcp), "" for none.
-type operation struct {
-	id, tag, tool, summary, description string
-	headSummary, headDescription        string
-	params                              []*param
-	responses                           map[int]string
-}
+// operation is a route's words, as the OpenAPI document says them: its
+// id, tag, summary and description, its responses beside or instead of
+// its kind's, and the MCP tool that answers with it.
+type operation = apidoc.Operation
 
-// describe is rt with the words of its operation.
-func (rt route) describe(op operation) route {
-	rt.doc = op
+// describe is rt with the words of its operation and the parameters its
+// handler parses itself.
+func (rt route) describe(op operation, takes ...*param) route {
+	rt.doc, rt.takes = op, takes
 	return rt
 }
 
@@ -105,7 +103,9 @@ func (h *handler) routes(table []route) *http.ServeMux {
 		mux.HandleFunc("GET "+rt.path, deprecated(rt.deprecations, rt.handler))
 		mux.HandleFunc(rt.path, h.methodNotAllowed)
 	}
-	h.mcpRoute(mux) // POST /v1/mcp with WithMCP (mcp.go)
+	if h.cfg.mcp != nil {
+		mux.HandleFunc(MCPPath, h.serveMCP) // POST, with WithMCP (mcp.go)
+	}
 	mux.HandleFunc("/", h.notFound)
 	return mux
 }
@@ -144,6 +144,12 @@ type Operation struct {
 	// order; the path's id is among them only where the document puts it
 	// on the operation.
 	Params []Param
+	// Answer is the Go type whose encoding/json form is the body of the
+	// operation's 200 answer, nil when that is not the API's envelope
+	// (a file, a page, the document). Its fields' json and oa tags are
+	// those the document's schemas are reflected from (oa's "null": a
+	// field that is no pointer is nullable).
+	Answer reflect.Type
 }
 
 // Param is a parameter of an operation, as the handler parses it and the
@@ -168,10 +174,32 @@ func Operations(opts ...Option) []Operation {
 	cfg, _ := newConfig(opts) // unvalidated
 	var out []Operation
 	for _, rt := range operations(cfg) {
-		out = append(out, Operation{Path: rt.path, ID: rt.doc.id, Scope: rt.scope, Summary: rt.doc.summary,
-			Description: rt.doc.description, Tool: rt.doc.tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params())})
+		out = append(out, Operation{Path: rt.path, ID: rt.doc.ID, Scope: rt.scope, Summary: rt.doc.Summary, Description: rt.doc.Description,
+			Tool: rt.doc.Tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params()), Answer: rt.answer()})
 	}
 	return out
+}
+
+// answer is the Go type of rt's 200 body: {"data": W} or, for a list,
+// {"data": [W], "meta": envelope.Meta}, of the wire type W of its
+// resource or of the one its 200 response names ("DownloadLinkResponse",
+// "EventListResponse"); nil for a response that names none.
+func (rt route) answer() reflect.Type {
+	name, list := rt.resource, rt.list != nil
+	if name == "" {
+		name, list = strings.CutSuffix(strings.TrimSuffix(rt.doc.Responses[200], "Response"), "List")
+	}
+	wires := append(wireSchemas(), apidoc.Wire{Name: "Event", Type: reflect.TypeFor[eventwire.Event]()}) // of the event kinds
+	i := slices.IndexFunc(wires, func(w apidoc.Wire) bool { return w.Name == name })
+	if i < 0 {
+		return nil
+	}
+	data := reflect.StructField{Name: "Data", Type: wires[i].Type, Tag: `json:"data"`}
+	if !list {
+		return reflect.StructOf([]reflect.StructField{data})
+	}
+	data.Type = reflect.SliceOf(data.Type)
+	return reflect.StructOf([]reflect.StructField{data, {Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`}})
 }
 
 // operations is the route table under cfg, each route an operation as
@@ -202,27 +230,24 @@ func (h *handler) table() []route {
 	)
 	all = append(all,
 		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go").describe(operation{
-			id: "getOpenAPIDocument", tag: "Meta",
-			summary:     "Get this document",
-			description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
-			params:      []*param{pIfNoneMatch},
-			responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
-		}),
+			ID: "getOpenAPIDocument", Tag: "Meta",
+			Summary:     "Get this document",
+			Description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
+			Responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
+		}, pIfNoneMatch),
 		// The reference page and its script (docs.go): public too.
 		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go").describe(operation{
-			id: "getDocs", tag: "Meta",
-			summary:     "Read the API reference",
-			description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
-			params:      []*param{pIfNoneMatch},
-			responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
-		}),
+			ID: "getDocs", Tag: "Meta",
+			Summary:     "Read the API reference",
+			Description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
+			Responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
+		}, pIfNoneMatch),
 		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
-			id: "getDocsScript", tag: "Meta",
-			summary:     "Get the reference page's renderer",
-			description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
-			params:      []*param{pIfNoneMatch},
-			responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
-		}),
+			ID: "getDocsScript", Tag: "Meta",
+			Summary:     "Get the reference page's renderer",
+			Description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
+			Responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
+		}, pIfNoneMatch),
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
 	for i, rt := range all { // the package's tests' (export_test.go)

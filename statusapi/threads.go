@@ -192,14 +192,14 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listThreads", tag: "Threads", tool: "list_threads",
-			summary:     "List threads",
-			description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
+			ID: "listThreads", Tag: "Threads", Tool: "list_threads",
+			Summary:     "List threads",
+			Description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
 		}),
 		threads.itemRoute(h, "/v1/threads/{id}", "/v1/threads/t1", inOrg(h, store.Store.GetThread)).describe(operation{
-			id: "getThread", tag: "Threads",
-			summary:     "Get a thread",
-			description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
+			ID: "getThread", Tag: "Threads",
+			Summary:     "Get a thread",
+			Description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
 		}),
 		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
@@ -210,9 +210,9 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listThreadMessages", tag: "Threads",
-			summary:     "List a thread's messages",
-			description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
+			ID: "listThreadMessages", Tag: "Threads",
+			Summary:     "List a thread's messages",
+			Description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
 		}),
 		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince}, extra: []string{paramThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
@@ -225,34 +225,32 @@ func (h *handler) threadRoutes() []route {
 					OnlyProjects: c.ProjectIDs,
 				})
 			}).describe(operation{
-			id: "listMessages", tag: "Threads", tool: "list_messages",
-			summary:     "List messages",
-			description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
-			params:      []*param{pThreadID},
-		}),
+			ID: "listMessages", Tag: "Threads", Tool: "list_messages",
+			Summary:     "List messages",
+			Description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
+		}, pThreadID),
 		// An internal message, one of an internal thread, or one the key may
 		// not see is 404.
 		messages.itemRoute(h, "/v1/messages/{id}", "/v1/messages/msg1", func(ctx context.Context, c caller, id string) (store.Message, error) {
 			return h.st.GetMessage(ctx, c.Org.ID, id, c.ProjectIDs)
 		}).describe(operation{
-			id: "getMessage", tag: "Threads",
-			summary:     "Get a message",
-			description: "One message of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. An internal message, or one of an internal thread, answers 404 too.",
+			ID: "getMessage", Tag: "Threads",
+			Summary:     "Get a message",
+			Description: "One message of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. An internal message, or one of an internal thread, answers 404 too.",
 		}),
 		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download").describe(operation{
-			id: "downloadAttachment", tag: "Threads",
-			summary:     "Get an attachment's download link",
-			description: "A signed URL to the attachment's file, valid for 15 minutes, from any replica, exactly as a deliverable's. The URL needs no `Authorization` header. An attachment of a message the caller cannot see answers 404.",
-			responses:   map[int]string{200: "DownloadLinkResponse"},
+			ID: "downloadAttachment", Tag: "Threads",
+			Summary:     "Get an attachment's download link",
+			Description: "A signed URL to the attachment's file, valid for 15 minutes, from any replica, exactly as a deliverable's. The URL needs no `Authorization` header. An attachment of a message the caller cannot see answers 404.",
+			Responses:   map[int]string{200: "DownloadLinkResponse"},
 		}),
 		// The signed link, as a deliverable's (see download.go).
 		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go").describe(operation{
-			id: "getAttachmentFile", tag: "Threads",
-			summary:     "Fetch an attachment through a signed link",
-			description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			params:      fileParams,
-			responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}),
+			ID: "getAttachmentFile", Tag: "Threads",
+			Summary:     "Fetch an attachment through a signed link",
+			Description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
+			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
+		}, fileParams...),
 	}
 }
 

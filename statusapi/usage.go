@@ -30,12 +30,11 @@ func (h *handler) usageRoutes() []route {
 	// Needs a key but no scope, and spends nothing.
 	return []route{route{path: "/v1/rate_limit", handler: h.unmetered(h.getUsage), keyed: true,
 		exempt: "keyed but reads no store and costs nothing: usage_test.go"}.describe(operation{
-		id: "getRateLimit", tag: "Meta",
-		summary:     "Get the rate-limit budget",
-		description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",
-		params:      []*param{pIfNoneMatch},
-		responses:   map[int]string{200: "UsageResponse", 304: "NotModifiedUsage", 429: ""},
-	})}
+		ID: "getRateLimit", Tag: "Meta",
+		Summary:     "Get the rate-limit budget",
+		Description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",
+		Responses:   map[int]string{200: "UsageResponse", 304: "NotModifiedUsage", 429: ""},
+	}, pIfNoneMatch)}
 }
 
 // getUsage serves GET /v1/rate_limit: the budget of the caller's

@@ -9,7 +9,7 @@
 // and logs it; this package builds, per request, a server holding the
 // tools the caller's key may use. Each tool but status_summary runs its
 // route through the API's own route table (statusapi.MCPCaller.Get), so
-// a tool's structuredContent is the route's JSON body; its input and
-// output schemas come from the OpenAPI document (package openapi).
+// a tool's structuredContent is the route's JSON body; the tool is made
+// from the route's statusapi.Operation (words, parameters, answer type).
 // docs/mcp.md describes the tools and how an assistant connects.
 package statusmcp

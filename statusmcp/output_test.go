@@ -2,45 +2,45 @@ package statusmcp
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/envelope"
 )
 
-// TestOutputSchema holds outputSchema's rules on a small document: the
-// body's required keys, items' keys typed, a nullable type, an object
-// within an item only its type, a shape used twice said once in $defs,
-// and several shapes as the keys they share.
+// TestOutputSchema holds outputSchema's rules on a small answer type: the
+// body's keys always written required, items' keys typed, a pointer or
+// oa's "null" nullable, an object or an array within an item only its
+// type, meta.next a string or null.
 func TestOutputSchema(t *testing.T) {
 	is := is.New(t)
-	var root map[string]any
-	is.NoErr(json.Unmarshal([]byte(`{"components": {"schemas": {
-	  "List": {"type": "object", "additionalProperties": false, "required": ["data", "meta", "other"], "properties": {
-	    "data": {"type": "array", "description": "prose", "items": {"$ref": "#/components/schemas/Item"}},
-	    "meta": {"$ref": "#/components/schemas/Pair"},
-	    "other": {"$ref": "#/components/schemas/Pair"},
-	    "events": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}}}},
-	  "Item": {"type": "object", "required": ["id"], "properties": {
-	    "id": {"type": "string", "minLength": 1, "pattern": "^x"},
-	    "status": {"$ref": "#/components/schemas/Status"},
-	    "dueAt": {"oneOf": [{"type": "string", "format": "date-time"}, {"type": "null"}], "description": "prose"},
-	    "nested": {"oneOf": [{"type": "object", "properties": {"deep": {"type": "string"}}}, {"type": "null"}]},
-	    "list": {"type": "array", "items": {"type": "object", "properties": {"deep": {"type": "string"}}}}}},
-	  "Status": {"type": "string", "enum": ["a", "b"], "description": "prose"},
-	  "Pair": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 0}}},
-	  "A": {"type": "object", "properties": {"id": {"type": "string"}, "type": {"type": "string", "enum": ["a"]}, "data": {"type": "object", "properties": {"a": {"type": "string"}}}, "onlyA": {"type": "string"}}},
-	  "B": {"type": "object", "properties": {"id": {"type": "string"}, "type": {"type": "string", "enum": ["b"]}, "data": {"type": "object", "properties": {"b": {"type": "integer"}}}}}
-	}}}`), &root))
-	d := document{root: root}
-	got, err := json.Marshal(d.outputSchema(map[string]any{"$ref": "#/components/schemas/List"}))
+	type item struct {
+		ID      string            `json:"id" oa:"minLength=1"`
+		Count   int64             `json:"count"`
+		Done    bool              `json:"done"`
+		DueAt   *string           `json:"dueAt" oa:"time"`
+		Nested  *struct{ X int }  `json:"nested"`
+		List    []struct{ X int } `json:"list"`
+		Project struct{}          `json:"project,omitzero" oa:"null,ref=ExpandedProject"`
+		hidden  string
+	}
+	type body struct {
+		Data  []item        `json:"data"`
+		Meta  envelope.Meta `json:"meta"`
+		Extra string        `json:"extra,omitempty"`
+	}
+	got, err := json.Marshal(outputSchema(reflect.TypeFor[body]()))
 	is.NoErr(err)
-	want := `{"$defs":{"Pair":{"properties":{"x":{"type":"integer"}},"type":"object"}},` +
-		`"properties":{` +
-		`"data":{"items":{"properties":{"dueAt":{"type":["string","null"]},"id":{"type":"string"},"list":{"type":"array"},"nested":{"type":["object","null"]},"status":{"type":"string"}},"type":"object"},"type":"array"},` +
-		`"events":{"items":{"properties":{"data":{"type":"object"},"id":{"type":"string"},"type":{"type":"string"}},"type":"object"},"type":"array"},` +
-		`"meta":{"$ref":"#/$defs/Pair"},"other":{"$ref":"#/$defs/Pair"}},` +
-		`"required":["data","meta","other"],"type":"object"}`
+	want := `{"properties":{` +
+		`"data":{"items":{"properties":{"count":{"type":"integer"},"done":{"type":"boolean"},"dueAt":{"type":["string","null"]},"id":{"type":"string"},` +
+		`"list":{"type":"array"},"nested":{"type":["object","null"]},"project":{"type":["object","null"]}},"type":"object"},"type":"array"},` +
+		`"extra":{"type":"string"},` +
+		`"meta":{"properties":{"next":{"type":["string","null"]},"page":{"type":"integer"},"per_page":{"type":"integer"},"syncedThrough":{"type":"string"},"total":{"type":"integer"}},"type":"object"}},` +
+		`"required":["data","meta"],"type":"object"}`
 	is.Equal(string(got), want)
+	_ = item{}.hidden
 }
 
 func TestFirstClause(t *testing.T) {

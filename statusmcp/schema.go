@@ -1,62 +1,13 @@
 package statusmcp
 
 import (
-	"encoding/json"
-	"fmt"
+	"reflect"
 	"strings"
 
-	"github.com/clientstatus/clientstatus/openapi"
+	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/statusapi"
 )
-
-// document is the OpenAPI document, decoded once, from which every tool
-// takes its parameters, scope and output schema.
-type document struct {
-	root map[string]any
-}
-
-func loadDocument() (document, error) {
-	var root map[string]any
-	if err := json.Unmarshal(openapi.JSON(), &root); err != nil {
-		return document{}, fmt.Errorf("statusmcp: the OpenAPI document: %w", err)
-	}
-	return document{root: root}, nil
-}
-
-// operation is what a tool takes from its route's GET operation in the
-// document: its summary, description and scope, and its 200 answer's
-// schema (see outputSchema).
-type operation struct {
-	summary, description, scope string
-	output                      map[string]any
-}
-
-// param is a query parameter: the schema of its tool argument (see
-// inputSchema) and whether the argument is a JSON number.
-type param struct {
-	schema  map[string]any
-	integer bool
-}
-
-func (d document) operation(path string) (operation, error) {
-	item, _ := d.at("paths", path).(map[string]any)
-	get, _ := item["get"].(map[string]any)
-	if get == nil {
-		return operation{}, fmt.Errorf("statusmcp: no GET %s in the OpenAPI document", path)
-	}
-	var op operation
-	op.summary, _ = get["summary"].(string)
-	op.description, _ = get["description"].(string)
-	op.scope, _ = get["x-scope"].(string)
-	responses, _ := get["responses"].(map[string]any)
-	ok, _ := d.resolve(responses["200"]).(map[string]any)
-	schema := d.at2(ok, "content", "application/json", "schema")
-	if schema == nil {
-		return operation{}, fmt.Errorf("statusmcp: GET %s has no JSON 200 answer in the OpenAPI document", path)
-	}
-	op.output = d.outputSchema(schema)
-	return op, nil
-}
 
 // inputSchema is the schema of a tool argument made from its query
 // parameter p: the type and the rules a model needs to write a valid
@@ -107,26 +58,65 @@ func firstClause(s string) string {
 	return s
 }
 
-// resolve returns what v names when it is a local $ref, else v.
-func (d document) resolve(v any) any {
-	for range 8 {
-		m, _ := v.(map[string]any)
-		ref, ok := m["$ref"].(string)
-		if !ok {
-			return v
+// itemDepth is how deep an item's keys are: the body's keys (data,
+// meta) are at depth 1, an item's (or meta's) at 2, where an object or an
+// array is only its type.
+const itemDepth = 2
+
+// outputSchema is the output schema of a tool whose structuredContent is
+// the JSON of a value of the Go type t (a route's statusapi.Operation.Answer):
+// as deep as a client needs to read the result. It has the body's keys,
+// those always written required, and each item's keys with their JSON
+// types, null among them for a nullable field (apidoc.Fields); an object
+// or an array within an item is only its type. The prose, enums, patterns,
+// bounds and closed objects are the route's schema's in /v1/openapi.json;
+// the input schema has the enums to filter by.
+func outputSchema(t reflect.Type) map[string]any {
+	out := schemaOf(t, false, 0)
+	var required []string
+	for _, f := range apidoc.Fields(t) {
+		if f.Required {
+			required = append(required, f.Name)
 		}
-		v = d.at(strings.Split(strings.TrimPrefix(ref, "#/"), "/")...)
 	}
-	return v
+	out["required"] = required
+	return out
 }
 
-// at returns the value under keys from the document's root.
-func (d document) at(keys ...string) any { return d.at2(d.root, keys...) }
-
-func (d document) at2(v any, keys ...string) any {
-	for _, k := range keys {
-		m, _ := v.(map[string]any)
-		v = m[k]
+// schemaOf is outputSchema's schema of a value of type t, or null when
+// nullable, depth objects deep (the body: 0; an array's items: as deep
+// as the array).
+func schemaOf(t reflect.Type, nullable bool, depth int) map[string]any {
+	var typ string
+	switch t.Kind() {
+	case reflect.String:
+		typ = "string"
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		typ = "integer"
+	case reflect.Bool:
+		typ = "boolean"
+	case reflect.Slice:
+		typ = "array"
+	default:
+		typ = "object"
 	}
-	return v
+	if t == reflect.TypeFor[envelope.Cursor]() {
+		typ = "string" // meta.next: its MarshalJSON writes the after
+	}
+	out := map[string]any{"type": typ}
+	if nullable {
+		out["type"] = []string{typ, "null"}
+	}
+	switch {
+	case depth >= itemDepth: // within an item: its type is enough
+	case typ == "array":
+		out["items"] = schemaOf(t.Elem(), false, depth)
+	case typ == "object":
+		props := map[string]any{}
+		for _, f := range apidoc.Fields(t) {
+			props[f.Name] = schemaOf(f.Type, f.Nullable, depth+1)
+		}
+		out["properties"] = props
+	}
+	return out
 }

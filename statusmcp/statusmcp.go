@@ -44,8 +44,8 @@ var Implementation = mcp.Implementation{Name: "clientstatus", Title: "Client sta
 // is served by the server of the tools its caller's scopes allow. It
 // serves every protocol revision of the Go SDK (mcp.SupportedProtocolVersions);
 // a JSON-RPC batch under a revision without batches is 400 with a
-// JSON-RPC error. It panics if the embedded OpenAPI document lacks a
-// tool's route (a build defect, which the package's tests catch).
+// JSON-RPC error. It panics if an operation's tool cannot be built (a
+// build defect, which the package's tests catch).
 func Handler(opts ...Option) http.Handler {
 	cfg := config{now: time.Now}
 	for _, o := range opts {
@@ -110,15 +110,16 @@ func refuseBatch(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// buildTools makes every tool, in the order of their routes.
+// buildTools makes every tool: the tool of each operation that declares
+// one (statusapi.Operations), in the order of their routes, and
+// status_summary.
 func buildTools(cfg config) ([]tool, error) {
-	d, err := loadDocument()
-	if err != nil {
-		return nil, err
-	}
 	var out []tool
-	for _, rt := range routeTools() {
-		t, err := buildRouteTool(d, rt)
+	for _, op := range statusapi.Operations() {
+		if op.Tool == "" {
+			continue
+		}
+		t, err := routeTool(op)
 		if err != nil {
 			return nil, err
 		}

@@ -6,9 +6,9 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,25 +74,13 @@ const ActiveThreadWindow = 7 * 24 * time.Hour
 // part holds what the caller's key may read (a part whose scope it lacks
 // is empty), read through the API's routes.
 func summaryTool(now func() time.Time) tool {
-	// As deep as a route tool's output schema (see outputSchema): the
-	// keys of the answer and of its items, typed.
-	str, nullStr, integer := typed("string"), typed("string", "null"), typed("integer")
-	output := map[string]any{"type": "object", "required": []any{"asOf", "projects", "deliverablesInReview", "invoices", "activeThreads"},
-		"properties": map[string]any{
-			"asOf": str,
-			"projects": array(object(map[string]any{"id": str, "name": str, "status": str, "dueAt": nullStr,
-				"nextMilestone": typed("object", "null"), "overdueMilestones": typed("array")})),
-			"deliverablesInReview": array(object(map[string]any{"id": str, "projectId": str, "name": str, "updatedAt": str})),
-			"invoices":             object(map[string]any{"open": integer, "overdue": integer, "amountDue": typed("array")}),
-			"activeThreads":        array(object(map[string]any{"id": str, "projectId": nullStr, "subject": str, "lastMessageAt": str})),
-		}}
 	def := &mcp.Tool{
 		Name:  "status_summary",
 		Title: "Status at a glance",
 		Description: "The caller's view at a glance, as of now (asOf), in one call: each project with its next milestone and its overdue ones, " +
 			"deliverables in review, open invoices (how many overdue, amount due per currency), threads active in the last 7 days.",
 		InputSchema:  mustJSON(map[string]any{"type": "object", "properties": map[string]any{}}),
-		OutputSchema: mustJSON(output),
+		OutputSchema: mustJSON(outputSchema(reflect.TypeFor[summary]())),
 		Annotations:  readOnly(),
 	}
 	return tool{def: def, call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
@@ -113,22 +101,6 @@ func summaryTool(now func() time.Time) tool {
 	}}
 }
 
-// typed is a schema of only a JSON type, or of several.
-func typed(types ...any) map[string]any {
-	if len(types) == 1 {
-		return map[string]any{"type": types[0]}
-	}
-	return map[string]any{"type": types}
-}
-
-func array(items map[string]any) map[string]any {
-	return map[string]any{"type": "array", "items": items}
-}
-
-func object(props map[string]any) map[string]any {
-	return map[string]any{"type": "object", "properties": props}
-}
-
 // summarize reads the parts of the summary through the routes, or
 // returns the error body of the first route that failed.
 func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (summary, []byte) {
@@ -136,20 +108,23 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 		AsOf: asOf.Format(time.RFC3339), Projects: []summaryProject{}, DeliverablesInReview: []reviewItem{},
 		Invoices: invoiceTotals{AmountDue: []moneyAmount{}}, ActiveThreads: []activeThread{},
 	}
-	w := &walker{ctx: ctx, c: c}
 	allows := c.Principal.Allows
 	if allows(auth.ScopeProjects) {
-		projects, err := walk[projectItem](w, pathOf["listProjects"], nil, nil)
+		projects, err := walk[summaryProject](ctx, c, pathOf["listProjects"], nil, nil)
 		if err != nil {
 			return s, err
 		}
-		milestones, err := w.milestones()
+		milestones, err := walk[milestoneItem](ctx, c, pathOf["listAllMilestones"], nil, nil)
 		if err != nil {
 			return s, err
 		}
-		for _, p := range projects {
-			sp := summaryProject{ID: p.ID, Name: p.Name, Status: p.Status, DueAt: p.DueAt, OverdueMilestones: []milestoneRef{}}
-			for _, m := range milestones[p.ID] { // in dueAt order, then id
+		byProject := map[string][]milestoneItem{}
+		for _, m := range milestones {
+			byProject[m.ProjectID] = append(byProject[m.ProjectID], m)
+		}
+		for _, sp := range projects {
+			sp.OverdueMilestones = []milestoneRef{}
+			for _, m := range byProject[sp.ID] { // in dueAt order, then id
 				due, err := time.Parse(time.RFC3339, m.DueAt)
 				if m.Status == "completed" || err != nil {
 					continue
@@ -165,24 +140,22 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 		}
 	}
 	if allows(auth.ScopeDeliverables) {
-		items, err := walk[reviewItem](w, pathOf["listDeliverables"], url.Values{"status": {"in_review"}}, nil)
+		items, err := walk[reviewItem](ctx, c, pathOf["listDeliverables"], url.Values{"status": {"in_review"}}, nil)
 		if err != nil {
 			return s, err
 		}
 		s.DeliverablesInReview = append(s.DeliverablesInReview, items...)
 	}
 	if allows(auth.ScopeInvoices) {
-		invoices, err := walk[invoiceItem](w, pathOf["listInvoices"], url.Values{"status": {"open"}}, nil)
+		invoices, err := walk[invoiceItem](ctx, c, pathOf["listInvoices"], url.Values{"status": {"open"}}, nil)
 		if err != nil {
 			return s, err
 		}
 		sums := map[string]int64{}
 		for _, inv := range invoices {
 			s.Invoices.Open++
-			if inv.DueAt != nil {
-				if due, err := time.Parse(time.RFC3339, *inv.DueAt); err == nil && due.Before(asOf) {
-					s.Invoices.Overdue++
-				}
+			if due, err := time.Parse(time.RFC3339, inv.DueAt); err == nil && due.Before(asOf) {
+				s.Invoices.Overdue++
 			}
 			sums[inv.Currency] += inv.AmountDue
 		}
@@ -191,24 +164,21 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 		}
 	}
 	if allows(auth.ScopeThreads) {
-		since := asOf.Add(-ActiveThreadWindow)
+		active := func(t activeThreadItem) bool {
+			at, err := time.Parse(time.RFC3339, deref(t.LastMessageAt)) // null is not
+			return err == nil && !at.Before(asOf.Add(-ActiveThreadWindow))
+		}
 		// Threads come by lastMessageAt descending, nulls last: the walk
 		// stops at the first page that reaches past the window.
-		done := func(threads []activeThreadItem) bool {
-			last := threads[len(threads)-1].LastMessageAt
-			at, err := time.Parse(time.RFC3339, deref(last))
-			return last == nil || err != nil || at.Before(since)
-		}
-		threads, err := walk[activeThreadItem](w, pathOf["listThreads"], nil, done)
+		done := func(threads []activeThreadItem) bool { return !active(threads[len(threads)-1]) }
+		threads, err := walk[activeThreadItem](ctx, c, pathOf["listThreads"], nil, done)
 		if err != nil {
 			return s, err
 		}
 		for _, t := range threads {
-			at, err := time.Parse(time.RFC3339, deref(t.LastMessageAt))
-			if t.LastMessageAt == nil || err != nil || at.Before(since) {
-				continue
+			if active(t) {
+				s.ActiveThreads = append(s.ActiveThreads, activeThread{ID: t.ID, ProjectID: t.ProjectID, Subject: t.Subject, LastMessageAt: *t.LastMessageAt})
 			}
-			s.ActiveThreads = append(s.ActiveThreads, activeThread{ID: t.ID, ProjectID: t.ProjectID, Subject: t.Subject, LastMessageAt: *t.LastMessageAt})
 		}
 	}
 	return s, nil
@@ -216,17 +186,12 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 
 // The fields of the routes' items that the summary reads.
 type (
-	projectItem struct {
-		ID, Name, Status string
-		DueAt            *string
-	}
 	milestoneItem struct {
 		ID, ProjectID, Name, Status, DueAt string
 	}
 	invoiceItem struct {
-		Currency  string
-		AmountDue int64
-		DueAt     *string
+		Currency, DueAt string
+		AmountDue       int64
 	}
 	activeThreadItem struct {
 		ID            string
@@ -236,29 +201,27 @@ type (
 	}
 )
 
-// walker reads lists through the routes, 100 items a page, and counts
-// the pages it read (the routes' store queries).
-type walker struct {
-	ctx   context.Context
-	c     *statusapi.MCPCaller
-	mu    sync.Mutex
-	pages int
-}
+// pathOf is each route's pattern by its operation's id
+// (statusapi.Operations), for the lists status_summary reads.
+var pathOf = func() map[string]string {
+	out := map[string]string{}
+	for _, op := range statusapi.Operations() {
+		out[op.ID] = op.Path
+	}
+	return out
+}()
 
-// walk returns every item of the list at path with query, 100 a page,
-// until a page is short or stop, given the items so far, says so; or the
-// error body of the route.
-func walk[T any](w *walker, path string, query url.Values, stop func([]T) bool) ([]T, []byte) {
+// walk returns every item of the list at path with query, read for c,
+// 100 a page, until a page is short or stop, given the items so far, says
+// so; or the error body of the route.
+func walk[T any](ctx context.Context, c *statusapi.MCPCaller, path string, query url.Values, stop func([]T) bool) ([]T, []byte) {
 	var all []T
 	for page := 1; ; page++ {
 		q := url.Values{"limit": {"100"}, "page": {strconv.Itoa(page)}}
 		for k, v := range query {
 			q[k] = v
 		}
-		status, body := w.c.Get(w.ctx, path, q)
-		w.mu.Lock()
-		w.pages++
-		w.mu.Unlock()
+		status, body := c.Get(ctx, path, q)
 		if status != http.StatusOK {
 			return nil, body
 		}
@@ -274,20 +237,6 @@ func walk[T any](w *walker, path string, query url.Values, stop func([]T) bool) 
 			return all, nil
 		}
 	}
-}
-
-// milestones returns the organization's milestones by project, each in
-// dueAt order, from GET /v1/milestones.
-func (w *walker) milestones() (map[string][]milestoneItem, []byte) {
-	all, err := walk[milestoneItem](w, pathOf["listAllMilestones"], nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]milestoneItem{}
-	for _, m := range all {
-		out[m.ProjectID] = append(out[m.ProjectID], m)
-	}
-	return out, nil
 }
 
 func internalError() []byte {

@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,41 +17,6 @@ import (
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/statusapi"
 )
-
-// routeTool is a tool that answers with one route of the API: name, the
-// route's path pattern and, for a route with an item in its path, the
-// argument that names it ("id"); params the route's parameters.
-type routeTool struct {
-	name, path, pathArg string
-	params              []statusapi.Param
-}
-
-// pathOf is each route's pattern by its operation's id
-// (statusapi.Operations), for the tools that read several routes.
-var pathOf = func() map[string]string {
-	out := map[string]string{}
-	for _, op := range statusapi.Operations() {
-		out[op.ID] = op.Path
-	}
-	return out
-}()
-
-// routeTools are the tools that mirror a route: each operation of the
-// API that declares one (statusapi.Operations), in the order of its routes.
-func routeTools() []routeTool {
-	var out []routeTool
-	for _, op := range statusapi.Operations() {
-		if op.Tool == "" {
-			continue
-		}
-		t := routeTool{name: op.Tool, path: op.Path, params: op.Params}
-		if strings.Contains(op.Path, "{id}") {
-			t.pathArg = "id"
-		}
-		out = append(out, t)
-	}
-	return out
-}
 
 // tool is a tool ready to add to a server: its description for
 // tools/list, the scope a key needs to see it ("" for none) and what
@@ -61,51 +27,48 @@ type tool struct {
 	call  func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult
 }
 
-// buildRouteTool makes t's tool from its route's parameters and its
-// operation in the OpenAPI document.
-func buildRouteTool(d document, t routeTool) (tool, error) {
-	op, err := d.operation(t.path)
-	if err != nil {
-		return tool{}, err
-	}
+// routeTool is the tool of op, which answers with op's route: its
+// arguments are the route's query parameters and, for a route with an
+// item in its path, id; its output the route's 200 body (op.Answer).
+func routeTool(op statusapi.Operation) (tool, error) {
+	pathArg := ""
 	props := map[string]any{}
-	var required []string
-	if t.pathArg != "" {
-		props[t.pathArg] = map[string]any{"type": "string", "minLength": 1}
-		required = append(required, t.pathArg)
+	input := map[string]any{"type": "object", "properties": props}
+	if strings.Contains(op.Path, "{id}") {
+		pathArg = "id"
+		props[pathArg] = map[string]any{"type": "string", "minLength": 1}
+		input["required"] = []string{pathArg}
 	}
-	q := map[string]param{}
-	for _, p := range t.params {
+	integers := map[string]bool{} // the query parameters, by name: whether the argument is a JSON number
+	for _, p := range op.Params {
 		if p.In != "query" {
 			continue
 		}
-		if p.Name == t.pathArg {
-			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", t.name, p.Name)
+		if p.Name == pathArg {
+			return tool{}, fmt.Errorf("statusmcp: %s: query parameter %s is also the path's argument", op.Tool, p.Name)
 		}
-		q[p.Name] = param{schema: inputSchema(p), integer: p.Type == "integer"}
-		props[p.Name] = q[p.Name].schema
+		integers[p.Name] = p.Type == "integer"
+		props[p.Name] = inputSchema(p)
 	}
-	input := map[string]any{"type": "object", "properties": props}
-	if required != nil {
-		input["required"] = required
+	if op.Answer == nil {
+		return tool{}, fmt.Errorf("statusmcp: %s: GET %s answers no JSON of the API", op.Tool, op.Path)
 	}
 	def := &mcp.Tool{
-		Name:         t.name,
-		Title:        op.summary,
-		Description:  firstClause(op.description),
+		Name:         op.Tool,
+		Title:        op.Summary,
+		Description:  firstClause(op.Description),
 		InputSchema:  mustJSON(input),
-		OutputSchema: mustJSON(op.output),
+		OutputSchema: mustJSON(outputSchema(op.Answer)),
 		Annotations:  readOnly(),
 	}
-	scope := auth.Scope(op.scope)
-	return tool{def: def, scope: scope, call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
-		if scope != "" && !c.Principal.Allows(scope) {
+	return tool{def: def, scope: op.Scope, call: func(ctx context.Context, c *statusapi.MCPCaller, args json.RawMessage) *mcp.CallToolResult {
+		if op.Scope != "" && !c.Principal.Allows(op.Scope) {
 			// The route's own refusal, whatever the arguments: it
 			// authorizes before it reads a parameter or an id.
-			_, body := c.Get(ctx, strings.ReplaceAll(t.path, "{id}", url.PathEscape("{id}")), nil)
+			_, body := c.Get(ctx, strings.ReplaceAll(op.Path, "{id}", url.PathEscape("{id}")), nil)
 			return errorBodyResult(body)
 		}
-		path, query, bad := t.request(args, q)
+		path, query, bad := request(op.Path, pathArg, args, integers)
 		if bad != nil {
 			return errorResult(bad)
 		}
@@ -123,7 +86,7 @@ func buildRouteTool(d document, t routeTool) (tool, error) {
 // (JSON numbers for the integer parameters), so that the route applies
 // its own rules to them (an unknown name, a limit over 100...). null is
 // an absent argument.
-func (t routeTool) request(raw json.RawMessage, params map[string]param) (string, url.Values, *envelope.Error) {
+func request(path, pathArg string, raw json.RawMessage, integers map[string]bool) (string, url.Values, *envelope.Error) {
 	args := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(raw))
@@ -132,24 +95,17 @@ func (t routeTool) request(raw json.RawMessage, params map[string]param) (string
 			return "", nil, envelope.New(envelope.InvalidParameter, "the arguments must be a JSON object")
 		}
 	}
-	names := make([]string, 0, len(args))
-	for name := range args {
-		names = append(names, name)
-	}
-	sort.Strings(names) // report the first bad argument the same way each time
-	path := t.path
 	query := url.Values{}
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(args)) { // the first bad argument, the same each time
 		v := bytes.TrimSpace(args[name])
 		if string(v) == "null" {
 			continue
 		}
-		_, known := params[name]
-		if !known && name != t.pathArg {
+		integer, known := integers[name]
+		if !known && name != pathArg {
 			query.Set(name, string(v)) // the route refuses it, by name
 			continue
 		}
-		integer := params[name].integer
 		var s string
 		switch {
 		case len(v) > 0 && v[0] == '"':
@@ -167,7 +123,7 @@ func (t routeTool) request(raw json.RawMessage, params map[string]param) (string
 			}
 			return "", nil, badParam(name, "%s must be a string", name)
 		}
-		if name == t.pathArg {
+		if name == pathArg {
 			if s == "" {
 				return "", nil, badParam(name, "%s must not be empty", name)
 			}
@@ -176,8 +132,8 @@ func (t routeTool) request(raw json.RawMessage, params map[string]param) (string
 		}
 		query.Set(name, s)
 	}
-	if t.pathArg != "" && strings.Contains(path, "{id}") {
-		return "", nil, badParam(t.pathArg, "%s is required", t.pathArg)
+	if pathArg != "" && strings.Contains(path, "{id}") {
+		return "", nil, badParam(pathArg, "%s is required", pathArg)
 	}
 	return path, query, nil
 }

@@ -2,6 +2,8 @@ package apidoc
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,16 +19,11 @@ type API struct {
 	Kinds []Kind
 }
 
-// Route is one path of the API, answering GET and HEAD.
+// Route is one path of the API, answering GET and HEAD: its Operation
+// as the route declares it, and what its kind implies.
 type Route struct {
 	Path string
-	// ID is the GET operation's id (the HEAD's is ID+"Head"); Tag its
-	// one tag; Summary and Description its words.
-	ID, Tag, Summary, Description string
-	// HeadSummary and HeadDescription are the HEAD twin's words when
-	// they are not the derived ones ("(headers only)", "without the
-	// body").
-	HeadSummary, HeadDescription string
+	Operation
 	// Scope is the scope a restricted key needs (x-scope), "" for none.
 	Scope string
 	// Keyed routes take an API key; Cached ones answer 304 to a matching
@@ -42,11 +39,26 @@ type Route struct {
 	// PathParams are the parameters of the path item, Params those of
 	// its operations, in order.
 	PathParams, Params []Param
+	// Deprecations are what of the route is deprecated.
+	Deprecations []Deprecation
+}
+
+// Operation is what a route says of its operations beyond what its kind
+// implies, in the words of the document.
+type Operation struct {
+	// ID is the GET operation's id (the HEAD's is ID+"Head"); Tag its
+	// one tag; Summary and Description its words.
+	ID, Tag, Summary, Description string
+	// HeadSummary and HeadDescription are the HEAD twin's words when
+	// they are not the derived ones ("(headers only)", "without the
+	// body").
+	HeadSummary, HeadDescription string
 	// Responses are responses beside the kind's standard ones, by status;
 	// "" takes a standard one away.
 	Responses map[int]string
-	// Deprecations are what of the route is deprecated.
-	Deprecations []Deprecation
+	// Tool is the name of the MCP tool that answers with the route
+	// (package statusmcp), "" for none; the document does not say it.
+	Tool string
 }
 
 // Deprecation is a deprecated part of a route: the route itself, its
@@ -116,3 +128,38 @@ type Wire struct {
 // Describe returns the API as package statusapi declares it, with every
 // opt-in route; statusapi sets it (its import sets it).
 var Describe func() API
+
+// Field is a field of a wire struct as its JSON says it: Name is its json
+// name; it is Required unless omitzero or omitempty; Type is its Go type
+// without the pointer, which makes it Nullable, as does the oa option
+// null; Opts are its oa options (see openapigen.Schema).
+type Field struct {
+	Name               string
+	Required, Nullable bool
+	Type               reflect.Type
+	Opts               []string
+}
+
+// Fields are the fields of the struct type t that have a json name, in
+// order: the wire's.
+func Fields(t reflect.Type) []Field {
+	var out []Field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		opts = "," + opts + ","
+		w := Field{Name: name, Type: f.Type, Required: !strings.Contains(opts, ",omitzero,") && !strings.Contains(opts, ",omitempty,")}
+		if tag := f.Tag.Get("oa"); tag != "" {
+			w.Opts = strings.Split(tag, ",")
+		}
+		if w.Type.Kind() == reflect.Pointer {
+			w.Type, w.Nullable = w.Type.Elem(), true
+		}
+		w.Nullable = w.Nullable || slices.Contains(w.Opts, "null")
+		out = append(out, w)
+	}
+	return out
+}

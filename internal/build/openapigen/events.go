@@ -117,7 +117,7 @@ func eventSchema(k apidoc.Kind, types []any, wires []apidoc.Wire) Obj {
 		"properties", O(
 			"id", O("type", "string", "minLength", 1, "description", "The event's id: opaque; pass it as `after` (or `Last-Event-ID`) to resume after it. Compare ids for equality only."),
 			"type", O("type", "string", "enum", types, "description", "What happened."),
-			"createdAt", O("type", "string", "format", "date-time", "pattern", timestampPattern,
+			"createdAt", O("type", "string", "format", "date-time", "pattern", apidoc.TimePattern,
 				"description", "When the change was written (the item's new `updatedAt`, or its deletion's `deletedAt`)."),
 			"data", O("type", "object", "additionalProperties", false, "required", required, "properties", data,
 				"description", "What the event is about: thin, read the item itself."),

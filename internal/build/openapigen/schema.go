@@ -6,10 +6,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-)
 
-// timestampPattern is the one form of the contract's timestamps.
-const timestampPattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
+)
 
 // Schema reflects the struct type t: one property per field with a json
 // name, in field order, required unless omitzero or omitempty, described
@@ -34,44 +33,28 @@ func Schema(t reflect.Type, description string, fields map[string]string) (Obj, 
 	}
 	required := A()
 	props := Obj{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "-" || name == "" {
-			continue
-		}
-		p, err := property(f, fields[name])
+	for _, f := range apidoc.Fields(t) {
+		p, err := property(f, fields[f.Name])
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", t, f.Name, err)
 		}
-		props = append(props, KV{name, p})
-		if !strings.Contains(","+opts+",", ",omitzero,") && !strings.Contains(","+opts+",", ",omitempty,") {
-			required = append(required, name)
+		props = append(props, KV{f.Name, p})
+		if f.Required {
+			required = append(required, f.Name)
 		}
 	}
 	return append(out, KV{"additionalProperties", false}, KV{"required", required}, KV{"properties", props}), nil
 }
 
 // property is the schema of the field f.
-func property(f reflect.StructField, description string) (Obj, error) {
+func property(f apidoc.Field, description string) (Obj, error) {
 	t := f.Type
-	nullable := false
-	if t.Kind() == reflect.Pointer {
-		t, nullable = t.Elem(), true
-	}
-	var opts []string
-	if tag := f.Tag.Get("oa"); tag != "" {
-		opts = strings.Split(tag, ",")
-	}
 	array := false
 	if t.Kind() == reflect.Slice {
 		t, array = t.Elem(), true
 	}
 	var s Obj
-	for _, o := range opts {
-		if o == "null" {
-			nullable = true
-		}
+	for _, o := range f.Opts {
 		if ref, ok := strings.CutPrefix(o, "ref="); ok {
 			s = Ref("schemas", ref)
 		}
@@ -87,11 +70,11 @@ func property(f reflect.StructField, description string) (Obj, error) {
 		default:
 			return nil, fmt.Errorf("type %s needs oa:\"ref=...\"", t)
 		}
-		for _, o := range opts {
+		for _, o := range f.Opts {
 			k, v, _ := strings.Cut(o, "=")
 			switch k {
 			case "time":
-				s = append(s, KV{"format", "date-time"}, KV{"pattern", timestampPattern})
+				s = append(s, KV{"format", "date-time"}, KV{"pattern", apidoc.TimePattern})
 			case "format", "pattern":
 				s = append(s, KV{k, v})
 			case "minLength", "minimum", "maximum":
@@ -115,7 +98,7 @@ func property(f reflect.StructField, description string) (Obj, error) {
 	if array {
 		s = O("type", "array", "items", s)
 	}
-	if nullable {
+	if f.Nullable {
 		s = O("oneOf", A(s, O("type", "null")))
 	}
 	if description != "" {
