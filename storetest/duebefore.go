@@ -105,7 +105,7 @@ func dueIDs(items []dueItem) []string {
 // bound, a nil DueAt included; and its total must count them, on every
 // page, so that a store whose totals come from tallies that know nothing
 // of DueBefore fails.
-func testDueBefore(t *testing.T, open func(t *testing.T) Subject) {
+func testDueBefore(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	all0 := s.Now().Truncate(time.Second)
 	seedData().put(t, s)

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The cases of changes that hold for every kind of item (see
@@ -17,7 +18,7 @@ import (
 // kindUpdatedAt checks that k's UpdatedAt is the store's: set by a put,
 // kept by a put that changes nothing, moved by a change; and that a list
 // changed since holds what changed, in order of change.
-func kindUpdatedAt(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindUpdatedAt(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	from := s.Now()
 	is.NoErr(k.put(ctx, s, oa, "y", "p1", 0))
@@ -50,7 +51,7 @@ func kindUpdatedAt(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindDeletions deletes items of k and reads their deletion records:
 // kind, id, project, date, the kind and restriction filters, not-found
 // deletes, and the record dropped when the item is put again.
-func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindDeletions(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
@@ -85,7 +86,7 @@ func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 
 	p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
-	is.Equal(ids(p.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID }), want) // one record per item deleted, nothing else
+	is.Equal(ids(p.Items), want) // one record per item deleted, nothing else
 	for _, d := range p.Items {
 		within(is, d.DeletedAt, from, to)
 		wantP := ""
@@ -129,7 +130,7 @@ func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // with no project and a new UpdatedAt, and leave it for a key restricted
 // to it; items of other projects and organizations are untouched, and a
 // project put again with the same id holds none of them.
-func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindProjectDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
 	d := s
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
@@ -160,8 +161,8 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		is.True(errors.Is(err, store.ErrNotFound)) // the item goes with its project
 		p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: x.updated, Kind: k.kind})
 		is.NoErr(err)
-		is.Equal(ids(p.Items, func(d store.Deletion) string { return d.ID }), []string{"x"}) // its deletion is recorded
-		is.Equal(p.Items[0].ProjectID, "p1")                                                 // with the project's id
+		is.Equal(ids(p.Items), []string{k.of("x")}) // its deletion is recorded
+		is.Equal(p.Items[0].ProjectID, "p1")        // with the project's id
 		within(is, p.Items[0].DeletedAt, from, to)
 		is.Equal(evsOf(events), []ev{{Type: string(k.kind) + ".deleted", ItemID: "x", ProjectID: "p1"}}) // deleted, with its project
 	}
@@ -175,7 +176,7 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindOrganizationDeleted deletes an organization holding items of k,
 // visible and internal: they go with it; the other organization's stay;
 // the organization put again holds none of them.
-func kindOrganizationDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindOrganizationDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, ob, "x", "p1", 0))
@@ -196,7 +197,7 @@ func kindOrganizationDeleted(t *testing.T, k kindCase, s Subject, oa, ob string)
 // the kind allows it): a key restricted to a project it left sees it in
 // its deletions, dated when it left, until it comes back; a key of where
 // it is, and an unrestricted key, see nothing gone.
-func kindDepartures(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindDepartures(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	s.Advance(tick)
@@ -257,7 +258,7 @@ func kindDepartures(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // project the record named sees it leave that project instead; a key of
 // where it is now, and an unrestricted key, see nothing gone. An item
 // put again in its own project leaves nothing.
-func kindPutAgainElsewhere(t *testing.T, k kindCase, s Subject, oa, _ string) {
+func kindPutAgainElsewhere(t *testing.T, k kindCase, s subject, oa, _ string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x1", "p1", 0))
 	is.NoErr(k.put(ctx, s, oa, "x2", "p1", 0))
@@ -278,7 +279,7 @@ func kindPutAgainElsewhere(t *testing.T, k kindCase, s Subject, oa, _ string) {
 
 // kindVersions checks that each write of an item of k moves the
 // organization's data version to a value never seen before.
-func kindVersions(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindVersions(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	seen := map[int64]string{}
 	moved := versionCheck(t, s, oa, seen)
@@ -291,7 +292,7 @@ func kindVersions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindEvents checks the events of k's writes: created, updated when a
 // visible field changed and not when nothing did, deleted; each with its
 // item and project, and dated as its item.
-func kindEvents(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindEvents(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	last := latest(t, s, oa)
 	next := func() []store.Event {

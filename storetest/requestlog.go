@@ -7,12 +7,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// The cases of store.RequestLog. Times are the store's clock's (see Clocked; PostgreSQL's now()), as a store dates
-// retention from its own.
+// RequestLogStore is what the part of the suite of the request log
+// (RunRequestLog) tests: a store's request log, and the writer and
+// deleter of the organizations it belongs to.
+type RequestLogStore interface {
+	store.Writer
+	store.Deleter
+	store.RequestLog
+}
+
+// RunRequestLog runs the part of the suite of the request log as
+// subtests of t; a store that is also a store.UsageTotals is checked as
+// one. Its records are dated from the store's clock (WithClock), as a
+// store dates retention from its own. open must return a fresh, empty
+// store each time it is called, and arrange its cleanup with t.Cleanup.
+func RunRequestLog(t *testing.T, open func(t *testing.T) RequestLogStore, opts ...Option) {
+	runPart(t, "RunRequestLog", []suiteCase{{"AppendAndRead", testRequestLog}}, false, func(t *testing.T) subject {
+		s := open(t)
+		return subject{Writer: s, Deleter: s, RequestLog: s}
+	}, opts)
+}
 
 // request is a record of org_a's key k1 at, with status.
 func request(id string, at time.Time, status int) store.RequestRecord {
@@ -29,7 +48,7 @@ func request(id string, at time.Time, status int) store.RequestRecord {
 // testRequestLog appends batches and reads them back: order, paging,
 // filters, retention, scoping, the usage per key, validation and the
 // deletion of an organization.
-func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
+func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	l := s
 	is := is.New(t)
@@ -145,7 +164,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	}
 
 	// Usage of the organization: every key's, by day, in one read.
-	if totals, ok := l.(store.UsageTotals); ok {
+	if totals, ok := s.RequestLog.(store.UsageTotals); ok {
 		org, err := totals.OrganizationUsage(ctx, orgA)
 		is.NoErr(err)
 		is.Equal(org.KeyID, "")

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // testThreadRejectsInvalid puts threads and messages that must be
@@ -15,7 +16,7 @@ import (
 // missing organization, project, About item or thread (in the same
 // organization) wraps store.ErrNotFound; any other refusal,
 // store.ErrInvalid.
-func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
@@ -102,7 +103,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 // testThreadUnstorable checks that the references and attachment ids no
 // store keeps exactly are refused as invalid, not as missing, and match
 // nothing in reads (each kind's own ids are kindRejects' and kindScoping's).
-func testThreadUnstorable(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadUnstorable(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
@@ -168,7 +169,7 @@ func testThreadUnstorable(t *testing.T, open func(t *testing.T) Subject) {
 // testThreadText round-trips text that encodings, escaping and column
 // sizes get wrong: Unicode everywhere, a 100 KB body, and attachment file
 // names with quotes, slashes and non-ASCII.
-func testThreadText(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadText(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	var b strings.Builder

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-func testDeleteThread(t *testing.T, open func(t *testing.T) Subject) {
+func testDeleteThread(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteThread(ctx, orgA, "t1"))
@@ -52,7 +53,7 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) Subject) {
 // testThreadDeleteProject checks the cascade: a project's threads,
 // internal ones too, go with it, with their messages; other threads stay,
 // and those about a milestone or deliverable it took lose their About.
-func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	d := s
 	is := is.New(t)
@@ -109,7 +110,7 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 
 // testThreadDeleteAbout checks that a thread about a milestone, a
 // deliverable or an invoice that is deleted stays, about nothing.
-func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	d := s
 	is := is.New(t)
@@ -134,14 +135,14 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) Subject) {
 	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1")) // org_b's thread about its d1 is untouched
 
 	// Put again as it was, the thread names a missing item.
-	err := s.PutThread(ctx, want(f.threads, orgA, "t1", threadKey))
+	err := s.PutThread(ctx, want(f.threads, orgA, "t1"))
 	is.True(errors.Is(err, store.ErrNotFound)) // a thread about a deleted item is refused
 }
 
 // testThreadDeleteOrganization: the attachments of a deleted
 // organization go with it (its threads and messages are
 // kindOrganizationDeleted's); the other organization's stay.
-func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteOrganization(ctx, orgA))
@@ -164,13 +165,13 @@ func seededOrg(id string) store.Organization {
 // testThreadUpdatedAt checks when a write moves a thread's and a
 // message's UpdatedAt, and when it must not: internal content moves
 // nothing.
-func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	s.Advance(tick)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
-	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
-	ti := want(f.threads, orgA, "ti", threadKey)
+	t1, t2, t3 := want(f.threads, orgA, "t1"), want(f.threads, orgA, "t2"), want(f.threads, orgA, "t3")
+	ti := want(f.threads, orgA, "ti")
 	msg2, msg3, msg5, msg7 := f.message(orgA, "msg2"), f.message(orgA, "msg3"), f.message(orgA, "msg5"), f.message(orgA, "msg7")
 	msg1, mi1, mi2 := f.message(orgA, "msg1"), f.message(orgA, "mi1"), f.message(orgA, "mi2")
 	msg8 := store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "New.", CreatedAt: day(24, 9)}
@@ -292,19 +293,19 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 // and reads the deletion records: what leaves one (visible content that
 // disappears) and what does not (internal content), their projects, and
 // records dropped when the content is visible again.
-func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	c := s
 	is := is.New(t)
 
 	s.Advance(tick)
-	t4 := want(f.threads, orgA, "t4", threadKey)
+	t4 := want(f.threads, orgA, "t4")
 	t4.Subject += " (changed)"
 	is.NoErr(s.PutThread(ctx, t4))
 	since := getThread(t, s, orgA, "t4").UpdatedAt
 
 	msg2 := f.message(orgA, "msg2")
-	t2 := want(f.threads, orgA, "t2", threadKey)
+	t2 := want(f.threads, orgA, "t2")
 	from := s.Now()
 	for _, write := range []func() error{
 		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
@@ -326,7 +327,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
 	is.NoErr(inFeedOrder(page.Items))
-	feed := ids(page.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID })
+	feed := ids(page.Items)
 	is.Equal(feed, []string{"message msg3", "message msg2", "message msg4", "message msg5", "thread t2", "message msg7", "thread t5", "thread t6"}) // a record for each visible item that disappeared, none for internal ones
 	projectOf := map[string]string{}
 	for _, r := range page.Items {
@@ -352,7 +353,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	// changed; put again while internal, a deleted item keeps its record:
 	// hidden and deleted look the same.
 	back := s.Now()
-	t5 := want(f.threads, orgA, "t5", threadKey)
+	t5 := want(f.threads, orgA, "t5")
 	for _, write := range []func() error{
 		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
 		func() error { t2.Internal = false; return s.PutThread(ctx, t2) },
@@ -381,7 +382,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 // and hides and shows a thread, while other goroutines read; run it with
 // -race. Every read must see an ordered list, and every write must be
 // counted.
-func testThreadConcurrent(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadConcurrent(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
 	const writers, readers, each = 4, 4, 20
@@ -389,7 +390,7 @@ func testThreadConcurrent(t *testing.T, open func(t *testing.T) Subject) {
 	errs := make(chan error, (writers+readers+1)*each*8)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t5 := want(f.threads, orgA, "t5", threadKey)
+		t5 := want(f.threads, orgA, "t5")
 		for n := range each {
 			t5.Internal = n%2 == 0 && n < each-1
 			if err := s.PutThread(ctx, t5); err != nil {

@@ -58,7 +58,7 @@ func (l tiedList) before(a, b tied) int {
 // UpdatedSince, at each page size, and the deletions feed come back in
 // exactly the order the contract states for the values a client sees,
 // page after page, each item once.
-func testTies(t *testing.T, open func(t *testing.T) Subject) {
+func testTies(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	for seed := range 4 {
 		r := rand.New(rand.NewPCG(uint64(seed), 26))
@@ -117,7 +117,7 @@ func testTies(t *testing.T, open func(t *testing.T) Subject) {
 
 // tiesLists are the lists testTies walks, for org, and the deletions
 // since since when s keeps them.
-func tiesLists(s Subject, org string, since time.Time) []tiedList {
+func tiesLists(s subject, org string, since time.Time) []tiedList {
 	var out []tiedList
 	for _, changed := range []time.Time{{}, since} {
 		suffix := ""

@@ -29,7 +29,7 @@ func walkProject(n int, v int) store.Project {
 // its place throughout is seen, and one updated meanwhile is seen or is
 // stamped at or after the smallest SyncedThrough of the pages walked,
 // where the next walk starts.
-func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
+func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	del := s
 	is := is.New(t)
@@ -108,7 +108,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
 // from the smallest SyncedThrough of the pages walked, items upserted by
 // id. When the writes stop and it follows once more, its copy equals the
 // store.
-func testFollowSyncRule(t *testing.T, open func(t *testing.T) Subject) {
+func testFollowSyncRule(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	del := s
 	is := is.New(t)
@@ -188,7 +188,7 @@ func testFollowSyncRule(t *testing.T, open func(t *testing.T) Subject) {
 // testAllMilestones lists the organization's milestones of every project:
 // ordered by DueAt, then ProjectID, then ID; filtered by project, status
 // and a restriction; with UpdatedSince and After, by UpdatedAt, then ID.
-func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
+func testAllMilestones(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))

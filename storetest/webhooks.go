@@ -10,11 +10,31 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
+// WebhookStore is what the part of the suite of webhooks (RunWebhooks)
+// tests: a store's webhook endpoints and delivery queue, and the writer
+// and deleter of the organizations they belong to.
+type WebhookStore interface {
+	store.Writer
+	store.Deleter
+	store.WebhookEndpoints
+	store.WebhookQueue
+}
+
+// RunWebhooks runs the part of the suite of webhooks as subtests of t.
+// open must return a fresh, empty store each time it is called, and
+// arrange its cleanup with t.Cleanup.
+func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore, opts ...Option) {
+	runPart(t, "RunWebhooks", []suiteCase{{"OfDeletedOrganization", testWebhooksOfDeletedOrganization}}, false, func(t *testing.T) subject {
+		s := open(t)
+		return subject{Writer: s, Deleter: s, WebhookEndpoints: s, WebhookQueue: s}
+	}, opts)
+}
+
 // testWebhooksOfDeletedOrganization: deleting an organization deletes its
 // webhook endpoints, their pending deliveries and their log, and leaves
 // another organization's alone; an organization made again with the same
 // id starts with none of them.
-func testWebhooksOfDeletedOrganization(t *testing.T, open func(t *testing.T) Subject) {
+func testWebhooksOfDeletedOrganization(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	d := s
 	w := s
