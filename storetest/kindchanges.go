@@ -131,7 +131,6 @@ func kindDeletions(t *testing.T, k kindCase, s subject, oa, ob string) {
 // to it; items of other projects and organizations are untouched, and a
 // project put again with the same id holds none of them.
 func kindProjectDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
-	d := s
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
@@ -140,7 +139,7 @@ func kindProjectDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
 	last := latest(t, s, oa)
 	s.Advance(tick)
 	from := s.Now()
-	is.NoErr(d.DeleteProject(ctx, oa, "p1"))
+	is.NoErr(s.DeleteProject(ctx, oa, "p1"))
 	to := s.Now()
 
 	byKind := func(only []string) list {

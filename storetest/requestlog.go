@@ -50,12 +50,11 @@ func request(id string, at time.Time, status int) store.RequestRecord {
 // deletion of an organization.
 func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
-	l := s
 	is := is.New(t)
 	seedData().put(t, s)
 	now := s.Now().UTC().Truncate(time.Second)
 
-	is.NoErr(l.AppendRequests(ctx, nil)) // an empty batch writes nothing
+	is.NoErr(s.AppendRequests(ctx, nil)) // an empty batch writes nothing
 
 	r1 := request("req_1", now.Add(-3*time.Minute), 200)
 	r2 := request("req_2", now.Add(-2*time.Minute), 404)
@@ -69,15 +68,15 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	other.OrgID = orgB
 	ghost := request("req_ghost", now, 200)
 	ghost.OrgID = "org_nobody"
-	is.NoErr(l.AppendRequests(ctx, []store.RequestRecord{r1, r2, old, other, ghost}))
-	is.NoErr(l.AppendRequests(ctx, []store.RequestRecord{r3, dup}))
+	is.NoErr(s.AppendRequests(ctx, []store.RequestRecord{r1, r2, old, other, ghost}))
+	is.NoErr(s.AppendRequests(ctx, []store.RequestRecord{r3, dup}))
 
 	list := func(q store.RequestLogQuery) ([]string, int) {
 		t.Helper()
 		if q.Page == 0 {
 			q.PageRequest = store.PageRequest{Page: 1, Limit: store.MaxLimit}
 		}
-		p, err := l.ListRequestLogs(ctx, orgA, q)
+		p, err := s.ListRequestLogs(ctx, orgA, q)
 		is.NoErr(err) // listing requests
 		var ids []string
 		for _, rec := range p.Items {
@@ -113,11 +112,11 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	is.Equal(got, []string(nil)) // filters combine
 
 	// Round trip of every field.
-	p, err := l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 404})
+	p, err := s.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 404})
 	is.NoErr(err)
 	r2.Query = []string{}
 	is.Equal(p.Items[0], r2) // every field as appended, a nil Query as empty
-	p, err = l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 500})
+	p, err = s.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 500})
 	is.NoErr(err)
 	r3.CreatedAt = r3.CreatedAt.Truncate(time.Second)
 	is.Equal(p.Items[0], r3) // to the second, as the wire shows it
@@ -125,13 +124,13 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	// An invalid record fails its batch, and nothing of it is written.
 	bad := request("req_bad", now, 200)
 	bad.Path = "/v1/x\x00"
-	err = l.AppendRequests(ctx, []store.RequestRecord{request("req_new", now, 200), bad})
+	err = s.AppendRequests(ctx, []store.RequestRecord{request("req_new", now, 200), bad})
 	is.True(errors.Is(err, store.ErrInvalid)) // a NUL is refused
 	_, total = list(store.RequestLogQuery{})
 	is.Equal(total, 4) // nothing of the refused batch
 
 	// Usage per key: 30 days, today last, errors from 400 on.
-	u, err := l.KeyUsage(ctx, orgA, "k1")
+	u, err := s.KeyUsage(ctx, orgA, "k1")
 	is.NoErr(err)
 	is.Equal(u.KeyID, "k1")
 	is.Equal(len(u.Days), store.UsageDays) // every day, zero ones too
@@ -152,10 +151,10 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	is.True(u.LastUsedAt != nil)
 	is.Equal(*u.LastUsedAt, dup.CreatedAt.Truncate(time.Minute)) // to the minute
 
-	u2, err := l.KeyUsage(ctx, orgA, "k2")
+	u2, err := s.KeyUsage(ctx, orgA, "k2")
 	is.NoErr(err)
 	is.Equal(u2.Days[len(u2.Days)-1].Errors+u2.Days[len(u2.Days)-2].Errors, int64(1)) // r3's 500, today or (just past midnight) yesterday
-	none, err := l.KeyUsage(ctx, orgB, "k2")
+	none, err := s.KeyUsage(ctx, orgB, "k2")
 	is.NoErr(err)
 	is.True(none.LastUsedAt == nil) // another organization's key of the same id: nothing
 	is.Equal(len(none.Days), store.UsageDays)
@@ -189,7 +188,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	}
 
 	// Retention: pruning keeps what the list shows.
-	_, err = l.PruneRequestLogs(ctx)
+	_, err = s.PruneRequestLogs(ctx)
 	is.NoErr(err)
 	_, total = list(store.RequestLogQuery{})
 	is.Equal(total, 4)
@@ -199,7 +198,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Plan: store.PlanStarter}))
 	_, total = list(store.RequestLogQuery{})
 	is.Equal(total, 0) // the records went with the organization
-	u, err = l.KeyUsage(ctx, orgA, "k1")
+	u, err = s.KeyUsage(ctx, orgA, "k1")
 	is.NoErr(err)
 	is.True(u.LastUsedAt == nil) // its usage too
 }

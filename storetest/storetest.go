@@ -144,56 +144,45 @@ func want[T any](items []T, org, id string) T {
 // it with within.
 func same(is *is.I, got, want any) {
 	is.Helper()
-	is.Equal(describe(got), describe(want)) // every field comes back as it was put
-	is.Equal(nonUTC(got), []string{})       // every time comes back in UTC
+	d, nonUTC := fields(got)
+	is.Equal(d, describe(want))  // every field comes back as it was put
+	is.Equal(nonUTC, []string{}) // every time comes back in UTC
 }
 
 // describe renders a struct's fields but UpdatedAt, following pointers and
 // writing times as UTC instants, so that two items compare equal when
 // their values do.
 func describe(v any) string {
-	rv := reflect.ValueOf(v)
-	var b strings.Builder
-	b.WriteString(rv.Type().Name() + "{")
-	for k := range rv.NumField() {
-		f := rv.Field(k)
-		if rv.Type().Field(k).Name == "UpdatedAt" {
-			continue
-		}
-		fmt.Fprintf(&b, " %s:", rv.Type().Field(k).Name)
-		if f.Kind() == reflect.Pointer {
-			if f.IsNil() {
-				b.WriteString("nil")
-				continue
-			}
-			b.WriteString("&")
-			f = f.Elem()
-		}
-		if tm, ok := f.Interface().(time.Time); ok {
-			b.WriteString(tm.UTC().Format(time.RFC3339Nano))
-			continue
-		}
-		fmt.Fprintf(&b, "%q", fmt.Sprint(f.Interface()))
-	}
-	return b.String() + " }"
+	d, _ := fields(v)
+	return d
 }
 
-// nonUTC returns the names of the struct's time fields (set or pointed to)
-// whose location is not UTC.
-func nonUTC(v any) []string {
+// fields is describe, and the names of the struct's time fields (set or
+// pointed to, UpdatedAt too) whose location is not UTC.
+func fields(v any) (string, []string) {
 	rv := reflect.ValueOf(v)
-	out := []string{}
+	var b strings.Builder
+	nonUTC := []string{}
+	b.WriteString(rv.Type().Name() + "{")
 	for k := range rv.NumField() {
-		f := rv.Field(k)
-		if f.Kind() == reflect.Pointer {
-			if f.IsNil() {
-				continue
-			}
-			f = f.Elem()
+		f, name := rv.Field(k), rv.Type().Field(k).Name
+		ref := ""
+		if f.Kind() == reflect.Pointer && !f.IsNil() {
+			f, ref = f.Elem(), "&"
 		}
-		if tm, ok := f.Interface().(time.Time); ok && tm.Location() != time.UTC {
-			out = append(out, rv.Type().Field(k).Name+" in "+tm.Location().String())
+		tm, isTime := f.Interface().(time.Time)
+		if isTime && tm.Location() != time.UTC {
+			nonUTC = append(nonUTC, name+" in "+tm.Location().String())
+		}
+		switch {
+		case name == "UpdatedAt":
+		case f.Kind() == reflect.Pointer:
+			fmt.Fprintf(&b, " %s:nil", name)
+		case isTime:
+			fmt.Fprintf(&b, " %s:%s%s", name, ref, tm.UTC().Format(time.RFC3339Nano))
+		default:
+			fmt.Fprintf(&b, " %s:%s%q", name, ref, fmt.Sprint(f.Interface()))
 		}
 	}
-	return out
+	return b.String() + " }", nonUTC
 }

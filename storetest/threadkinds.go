@@ -41,13 +41,12 @@ var messageKind = kindCase{
 	kind:     store.KindMessage,
 	optional: true,
 	put: func(ctx context.Context, s subject, org, id, project string, n int) error {
-		w := s
 		th := holderThread(project)
-		if err := w.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
+		if err := s.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
 			Status: store.ThreadOpen, CreatedAt: day(1, 9)}); err != nil {
 			return err
 		}
-		return w.PutMessage(ctx, store.Message{ID: id, OrgID: org, ThreadID: th, Author: store.Author{Name: "Ana", Side: store.SideAgency},
+		return s.PutMessage(ctx, store.Message{ID: id, OrgID: org, ThreadID: th, Author: store.Author{Name: "Ana", Side: store.SideAgency},
 			Body: fmt.Sprint("Hello ", id, " v", n), CreatedAt: day(1, 10)})
 	},
 	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {

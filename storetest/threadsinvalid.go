@@ -11,17 +11,27 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
+// newThread and newMessage are a thread and a message (in thread) that
+// a store takes, which the cases of refusals change one field of.
+func newThread() store.Thread {
+	return store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
+}
+
+func newMessage(thread string) store.Message {
+	return store.Message{ID: "new", OrgID: orgA, ThreadID: thread, Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
+		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+}
+
 // testThreadRejectsInvalid puts threads and messages that must be
-// refused, and checks that nothing of them is stored. A reference to a
+// refused, and checks that nothing of them is stored (an empty id, an
+// unknown organization or project are kindRejects'). A reference to a
 // missing organization, project, About item or thread (in the same
 // organization) wraps store.ErrNotFound; any other refusal,
 // store.ErrInvalid.
 func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
-	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
-		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
-	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
-		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	okT, okM := newThread(), newMessage("t4")
 	about := func(k store.Kind, id string) *store.Ref { return &store.Ref{Kind: k, ID: id} }
 	withAttachment := func(a store.Attachment) func() error {
 		return func() error { m := okM; m.Attachments = []store.Attachment{a}; return s.PutMessage(ctx, m) }
@@ -29,11 +39,8 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	att := okM.Attachments[0]
 
 	tests := []refusal{
-		{"thread without id", func() error { th := okT; th.ID = ""; return s.PutThread(ctx, th) }, false},
 		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
-		{"thread of unknown organization", func() error { th := okT; th.OrgID = "org_unknown"; return s.PutThread(ctx, th) }, true},
 		{"thread with an empty project id", func() error { th := okT; th.ProjectID = ptr(""); return s.PutThread(ctx, th) }, false},
-		{"thread of unknown project", func() error { th := okT; th.ProjectID = ptr("nope"); return s.PutThread(ctx, th) }, true},
 		{"thread of another organization's project", func() error { th := okT; th.ProjectID = ptr("pb"); return s.PutThread(ctx, th) }, true},
 		{"thread with unknown status", func() error { th := okT; th.Status = "closed"; return s.PutThread(ctx, th) }, false},
 		{"thread without status", func() error { th := okT; th.Status = ""; return s.PutThread(ctx, th) }, false},
@@ -48,9 +55,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 		{"thread about an invoice by a milestone's id", func() error { th := okT; th.About = about(store.KindInvoice, "m1"); return s.PutThread(ctx, th) }, true},
 		{"thread about another organization's invoice", func() error { th := okT; th.About = about(store.KindInvoice, "ib"); return s.PutThread(ctx, th) }, true},
 
-		{"message without id", func() error { m := okM; m.ID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message without organization", func() error { m := okM; m.OrgID = ""; return s.PutMessage(ctx, m) }, false},
-		{"message of unknown organization", func() error { m := okM; m.OrgID = "org_unknown"; return s.PutMessage(ctx, m) }, true},
 		{"message without thread", func() error { m := okM; m.ThreadID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message of unknown thread", func() error { m := okM; m.ThreadID = "nope"; return s.PutMessage(ctx, m) }, true},
 		{"message of another organization's thread", func() error { m := okM; m.ThreadID = "tb"; return s.PutMessage(ctx, m) }, true},
@@ -105,10 +110,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 // nothing in reads (each kind's own ids are kindRejects' and kindScoping's).
 func testThreadUnstorable(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
-	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
-		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
-	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
-		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	okT, okM := newThread(), newMessage("t1")
 	type put struct {
 		name string
 		put  func() error

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -55,7 +54,6 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) subject) {
 // and those about a milestone or deliverable it took lose their About.
 func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
-	d := s
 	is := is.New(t)
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "tx", OrgID: orgA, Subject: "About p1's milestone", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
@@ -67,15 +65,13 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 		before[id] = getThread(t, s, orgA, id).UpdatedAt
 	}
 	s.Advance(tick)
-	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
+	is.NoErr(s.DeleteProject(ctx, orgA, "p1"))
 
-	for _, id := range []string{"t1", "t4", "t5"} {
-		hidden(t, s, orgA, store.KindThread, id)
-		is.True(errors.Is(s.DeleteThread(ctx, orgA, id), store.ErrNotFound)) // a thread deleted with its project is gone
+	for _, id := range []string{"t1", "t4", "t5", "ti"} {
+		is.True(errors.Is(s.DeleteThread(ctx, orgA, id), store.ErrNotFound)) // a thread deleted with its project is gone, an internal one too
 	}
-	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound)) // an internal thread deleted with its project is gone
-	for _, id := range []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"} {
-		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a message deleted with its project's thread is gone
+	for _, id := range []string{"msg1", "msg7", "mi1", "mi3"} {
+		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a message deleted with its project's thread is gone, an internal one too
 	}
 	noAttachment(is, s, orgA, "a1")
 	checkLists(t, s, []list{
@@ -112,15 +108,14 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 // deliverable or an invoice that is deleted stays, about nothing.
 func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
-	d := s
 	is := is.New(t)
 	for _, c := range []struct {
 		thread string
 		del    func() error
 	}{
-		{"t1", func() error { return d.DeleteMilestone(ctx, orgA, "m1") }},
-		{"t3", func() error { return d.DeleteDeliverable(ctx, orgA, "d3") }},
-		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
+		{"t1", func() error { return s.DeleteMilestone(ctx, orgA, "m1") }},
+		{"t3", func() error { return s.DeleteDeliverable(ctx, orgA, "d3") }},
+		{"t2", func() error { return s.DeleteInvoice(ctx, orgA, "i2") }},
 	} {
 		old := getThread(t, s, orgA, c.thread)
 		s.Advance(tick)
@@ -146,34 +141,23 @@ func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) subject)
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteOrganization(ctx, orgA))
-	is.NoErr(s.PutOrganization(ctx, seededOrg(orgA)))
+	is.NoErr(s.PutOrganization(ctx, seedData().orgs[0])) // org_a again
 	noAttachment(is, s, orgA, "a1")
 	_, err := getAttachment(s, ctx, orgB, "a1")
 	is.NoErr(err) // org_b's a1 stays
 }
 
-// seededOrg returns the seeded organization with the id.
-func seededOrg(id string) store.Organization {
-	for _, o := range seedData().orgs {
-		if o.ID == id {
-			return o
-		}
-	}
-	panic("storetest: no seeded organization " + id)
-}
-
 // testThreadUpdatedAt checks when a write moves a thread's and a
-// message's UpdatedAt, and when it must not: internal content moves
-// nothing.
+// message's UpdatedAt, and when it must not (that writes of internal
+// content move nothing is testInternalActivity's).
 func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	s.Advance(tick)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
 	t1, t2, t3 := want(f.threads, orgA, "t1"), want(f.threads, orgA, "t2"), want(f.threads, orgA, "t3")
-	ti := want(f.threads, orgA, "ti")
 	msg2, msg3, msg5, msg7 := f.message(orgA, "msg2"), f.message(orgA, "msg3"), f.message(orgA, "msg5"), f.message(orgA, "msg7")
-	msg1, mi1, mi2 := f.message(orgA, "msg1"), f.message(orgA, "mi1"), f.message(orgA, "mi2")
+	msg1, mi1 := f.message(orgA, "msg1"), f.message(orgA, "mi1")
 	msg8 := store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "New.", CreatedAt: day(24, 9)}
 
 	at := func(item string) (time.Time, bool) {
@@ -231,19 +215,6 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) subject) {
 		{"thread made internal", func() error { t2.Internal = true; return s.PutThread(ctx, t2) }, nil, nil, []string{"thread t1", "thread t3"}},
 		{"thread made visible again", func() error { t2.Internal = false; return s.PutThread(ctx, t2) }, nil,
 			[]string{"thread t2", "message msg4", "message msg5", "message msg7"}, []string{"thread t1"}},
-		{"new internal message, the newest", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "x", Internal: true, CreatedAt: day(90, 0)})
-		}, nil, nil, []string{"thread t1", "thread t2", "message mi1"}},
-		{"internal message edited", func() error {
-			mi2.Body, mi2.EditedAt = "Still waiting.", ptr(day(51, 0))
-			return s.PutMessage(ctx, mi2)
-		}, nil, nil, []string{"thread t6"}},
-		{"internal message moved to another thread", func() error { mi2.ThreadID = "t4"; return s.PutMessage(ctx, mi2) }, nil, nil, []string{"thread t6", "thread t4"}},
-		{"internal message deleted", func() error { return s.DeleteMessage(ctx, orgA, "mi2") }, nil, nil, []string{"thread t4"}},
-		{"internal thread edited", func() error { ti.Subject, ti.ProjectID = "Renamed", ptr("p2"); return s.PutThread(ctx, ti) }, nil, nil, []string{"thread t1", "thread t3"}},
-		{"message put into an internal thread", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "my", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "y", CreatedAt: day(90, 0)})
-		}, nil, nil, []string{"thread t3", "thread t1"}},
 		{"new thread, with an old UpdatedAt given", func() error {
 			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
 		}, nil, []string{"thread t7"}, []string{"thread t1"}},
@@ -290,12 +261,12 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) subject) {
 }
 
 // testThreadDeletions deletes and hides threads and messages, time apart,
-// and reads the deletion records: what leaves one (visible content that
-// disappears) and what does not (internal content), their projects, and
-// records dropped when the content is visible again.
+// and reads the deletion records: one for each visible item that
+// disappears (that internal content leaves none is
+// testInternalActivity's), their projects, and records dropped when the
+// content is visible again.
 func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
-	c := s
 	is := is.New(t)
 
 	s.Advance(tick)
@@ -309,22 +280,18 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	from := s.Now()
 	for _, write := range []func() error{
 		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
-		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
 		func() error { msg2.Internal = true; return s.PutMessage(ctx, msg2) }, // a visible message hidden
 		func() error { t2.Internal = true; return s.PutThread(ctx, t2) },      // a thread hidden, with its messages
 		func() error { return s.DeleteThread(ctx, orgA, "t5") },               // a thread, with its message
-		func() error { return s.DeleteThread(ctx, orgA, "ti") },               // an internal thread: no record
 		func() error { return s.DeleteThread(ctx, orgA, "t6") },               // a thread with only an internal message
 		func() error { return s.DeleteMessage(ctx, orgB, "msg1") },            // org_b's
-		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
-		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
 	} {
 		s.Advance(tick)
 		is.NoErr(write())
 	}
 	to := s.Now()
 
-	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
+	page, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
 	is.NoErr(inFeedOrder(page.Items))
 	feed := ids(page.Items)
@@ -340,9 +307,9 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	}) // each record names the project of the thread
 	is.True(page.Items[2].DeletedAt.Equal(page.Items[4].DeletedAt)) // a thread hidden and its messages are recorded at one time
 	lists := []list{
-		{"threads", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
-		{"messages", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
-		{"of org_b", deletions(c, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
+		{"threads", deletions(s, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
+		{"messages", deletions(s, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
+		{"of org_b", deletions(s, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
 	}
 	checkLists(t, s, lists)
 	for _, l := range lists {
@@ -365,7 +332,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{
-		{"records left", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
+		{"records left", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
 		{"threads back", threadList(s, orgA, store.ThreadQuery{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}), []string{"t2", "t1"}},
 		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
@@ -374,7 +341,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	}
 	t5.Internal = false
 	is.NoErr(s.PutThread(ctx, t5))
-	checkLists(t, s, []list{{"records left with t5 visible", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
+	checkLists(t, s, []list{{"records left with t5 visible", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
 	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
 }
 
@@ -386,84 +353,58 @@ func testThreadConcurrent(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
 	const writers, readers, each = 4, 4, 20
-
-	errs := make(chan error, (writers+readers+1)*each*8)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t5 := want(f.threads, orgA, "t5")
-		for n := range each {
-			t5.Internal = n%2 == 0 && n < each-1
-			if err := s.PutThread(ctx, t5); err != nil {
-				errs <- err
-			}
-		}
-	})
+	t5 := want(f.threads, orgA, "t5")
+	workers := []func(n int) error{func(n int) error {
+		t5.Internal = n%2 == 0 && n < each-1
+		return s.PutThread(ctx, t5)
+	}}
 	for w := range writers {
-		wg.Go(func() {
-			for n := range each {
-				m := store.Message{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "W", Side: store.SideClient},
-					Body: "b", Internal: n%4 == 3, CreatedAt: day(n, w),
-					Attachments: []store.Attachment{{ID: fmt.Sprintf("wa%d-%02d", w, n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}
-				if err := s.PutMessage(ctx, m); err != nil {
-					errs <- err
-				}
-				if n%4 == 0 {
-					if err := s.DeleteMessage(ctx, orgA, m.ID); err != nil {
-						errs <- err
-					}
-				}
+		workers = append(workers, func(n int) error {
+			m := store.Message{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "W", Side: store.SideClient},
+				Body: "b", Internal: n%4 == 3, CreatedAt: day(n, w),
+				Attachments: []store.Attachment{{ID: fmt.Sprintf("wa%d-%02d", w, n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}
+			if err := s.PutMessage(ctx, m); err != nil || n%4 != 0 {
+				return err
 			}
+			return s.DeleteMessage(ctx, orgA, m.ID)
 		})
 	}
 	for r := range readers {
-		wg.Go(func() {
-			for n := range each {
-				page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				for k := 1; k < len(page.Items); k++ {
-					a, b := page.Items[k-1], page.Items[k]
-					if a.CreatedAt.After(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.ID >= b.ID {
-						errs <- fmt.Errorf("message %s listed before %s", a.ID, b.ID)
-					}
-				}
-				threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				for k := 1; k < len(threads.Items); k++ {
-					a, b := threads.Items[k-1], threads.Items[k]
-					if b.LastMessageAt != nil && (a.LastMessageAt == nil || a.LastMessageAt.Before(*b.LastMessageAt)) {
-						errs <- fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
-					}
-				}
-				msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				for _, m := range msgs.Items {
-					if m.ThreadID != "t1" && m.ThreadID != "t4" && m.ThreadID != "t5" {
-						errs <- fmt.Errorf("message %s of thread %s listed for p1", m.ID, m.ThreadID)
-					}
-				}
-				if _, err := s.GetThread(ctx, orgA, "t4"); err != nil {
-					errs <- err
-				}
-				if _, err := getAttachment(s, ctx, orgA, "a1"); err != nil {
-					errs <- err
+		workers = append(workers, func(n int) error {
+			page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+			if err != nil {
+				return err
+			}
+			if err := inOrder(page.Items, func(m store.Message) (time.Time, string) { return m.CreatedAt, m.ID }); err != nil {
+				return err
+			}
+			threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
+			if err != nil {
+				return err
+			}
+			for k := 1; k < len(threads.Items); k++ {
+				a, b := threads.Items[k-1], threads.Items[k]
+				if b.LastMessageAt != nil && (a.LastMessageAt == nil || a.LastMessageAt.Before(*b.LastMessageAt)) {
+					return fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
 				}
 			}
+			msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
+			if err != nil {
+				return err
+			}
+			for _, m := range msgs.Items {
+				if m.ThreadID != "t1" && m.ThreadID != "t4" && m.ThreadID != "t5" {
+					return fmt.Errorf("message %s of thread %s listed for p1", m.ID, m.ThreadID)
+				}
+			}
+			if _, err := s.GetThread(ctx, orgA, "t4"); err != nil {
+				return err
+			}
+			_, err = getAttachment(s, ctx, orgA, "a1")
+			return err
 		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		is.NoErr(err) // no concurrent call fails
-	}
+	concurrently(t, each, workers)
 
 	visible := writers * each / 2 // of each four: one deleted, one internal
 	page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})

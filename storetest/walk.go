@@ -22,16 +22,50 @@ func walkProject(n int, v int) store.Project {
 	return store.Project{ID: fmt.Sprintf("w%02d", n), OrgID: walkOrg, Name: fmt.Sprint("Walk ", n, " v", v), Status: store.ProjectPlanned}
 }
 
+// walkByAfter walks a list by After from page 1, as a syncing client
+// does: read asks for the page after a position, at its item's
+// position; between runs after each page but the last. It returns the
+// items walked, and the smallest SyncedThrough of the pages, where the
+// next walk starts.
+func walkByAfter[T any](t *testing.T, read func(after store.Position) (store.Page[T], error), at func(T) store.Position, between func()) ([]T, time.Time) {
+	t.Helper()
+	var (
+		walked  []T
+		through time.Time
+		after   store.Position
+	)
+	for pages := 0; ; pages++ {
+		if pages == 100 {
+			t.Fatal("the walk does not end")
+		}
+		p, err := read(after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if through.IsZero() || p.SyncedThrough.Before(through) {
+			through = p.SyncedThrough
+		}
+		walked = append(walked, p.Items...)
+		if len(p.Items) == 0 || len(p.Items) == p.Total {
+			return walked, through
+		}
+		after = at(p.Items[len(p.Items)-1])
+		between()
+	}
+}
+
+// projectAt is a project's place in a walk by After.
+func projectAt(p store.Project) store.Position { return store.Position{At: p.UpdatedAt, ID: p.ID} }
+
 // testWalkByAfter walks the projects changed since a time by After, with
 // limits 1 to 5, while writes between its pages update, add and delete
-// others (and on a Clocked store move its clock, so that changes land in
-// the second of the cursor as well as later): every project that kept
+// others (and move the clock, so that changes land in the second of the
+// cursor as well as later): every project that kept
 // its place throughout is seen, and one updated meanwhile is seen or is
 // stamped at or after the smallest SyncedThrough of the pages walked,
 // where the next walk starts.
 func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
-	del := s
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	since := s.Now().Truncate(time.Second)
@@ -43,24 +77,9 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 			live[walkProject(n, 0).ID] = 0
 		}
 		touched := map[string]bool{} // updated, added or deleted during the walk
-		seen := map[string]bool{}
-		var through time.Time
-		q := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since}
-		for pages := 0; ; pages++ {
-			is.True(pages < 100) // the walk ends
-			p, err := s.ListProjects(ctx, walkOrg, q)
-			is.NoErr(err)
-			if through.IsZero() || p.SyncedThrough.Before(through) {
-				through = p.SyncedThrough
-			}
-			for _, v := range p.Items {
-				seen[v.ID] = true
-			}
-			if len(p.Items) == 0 || len(p.Items) == p.Total {
-				break
-			}
-			last := p.Items[len(p.Items)-1]
-			q.After = store.Position{At: last.UpdatedAt, ID: last.ID}
+		walked, through := walkByAfter(t, func(after store.Position) (store.Page[store.Project], error) {
+			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since, After: after})
+		}, projectAt, func() {
 			if r.IntN(2) == 0 {
 				s.Advance(tick)
 			}
@@ -76,7 +95,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 				if _, ok := live[id]; ok {
 					touched[id] = true
 					delete(live, id)
-					is.NoErr(del.DeleteProject(ctx, walkOrg, id))
+					is.NoErr(s.DeleteProject(ctx, walkOrg, id))
 				}
 			default: // an insert
 				n := 20 + r.IntN(5)
@@ -85,6 +104,10 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 				live[id]++
 				is.NoErr(s.PutProject(ctx, walkProject(n, live[id])))
 			}
+		})
+		seen := map[string]bool{}
+		for _, v := range walked {
+			seen[v.ID] = true
 		}
 		for id := range live {
 			if !touched[id] {
@@ -96,7 +119,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 			}
 		}
 		for id := range live {
-			is.NoErr(del.DeleteProject(ctx, walkOrg, id))
+			is.NoErr(s.DeleteProject(ctx, walkOrg, id))
 		}
 		since = s.Now().Truncate(time.Second)
 	}
@@ -110,7 +133,6 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 // store.
 func testFollowSyncRule(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
-	del := s
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	r := rand.New(rand.NewPCG(3, 3))
@@ -122,55 +144,35 @@ func testFollowSyncRule(t *testing.T, open func(t *testing.T) subject) {
 		}
 		n := r.IntN(15)
 		if r.IntN(4) == 0 {
-			_ = del.DeleteProject(ctx, walkOrg, walkProject(n, 0).ID) // not found is fine
+			_ = s.DeleteProject(ctx, walkOrg, walkProject(n, 0).ID) // not found is fine
 			return
 		}
 		is.NoErr(s.PutProject(ctx, walkProject(n, r.IntN(1000))))
 	}
 	follow := func(writes bool) {
-		next := time.Time{}
-		keep := func(t time.Time) {
-			if next.IsZero() || t.Before(next) {
-				next = t
-			}
-		}
-		dq := store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, Since: from}
-		for {
-			p, err := s.ListDeletions(ctx, walkOrg, dq)
-			is.NoErr(err)
-			keep(p.SyncedThrough)
-			for _, d := range p.Items {
-				if d.Kind == store.KindProject {
-					delete(copyOf, d.ID)
-				}
-			}
-			if len(p.Items) == 0 || len(p.Items) == p.Total {
-				break
-			}
-			last := p.Items[len(p.Items)-1]
-			dq.After = store.Position{At: last.DeletedAt, Kind: last.Kind, ID: last.ID}
+		between := func() {
 			if writes {
 				write()
 			}
 		}
-		pq := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, UpdatedSince: from}
-		for {
-			p, err := s.ListProjects(ctx, walkOrg, pq)
-			is.NoErr(err)
-			keep(p.SyncedThrough)
-			for _, v := range p.Items {
-				copyOf[v.ID] = v
-			}
-			if len(p.Items) == 0 || len(p.Items) == p.Total {
-				break
-			}
-			last := p.Items[len(p.Items)-1]
-			pq.After = store.Position{At: last.UpdatedAt, ID: last.ID}
-			if writes {
-				write()
+		gone, throughD := walkByAfter(t, func(after store.Position) (store.Page[store.Deletion], error) {
+			return s.ListDeletions(ctx, walkOrg, store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, Since: from, After: after})
+		}, func(d store.Deletion) store.Position { return store.Position{At: d.DeletedAt, Kind: d.Kind, ID: d.ID} }, between)
+		for _, d := range gone {
+			if d.Kind == store.KindProject {
+				delete(copyOf, d.ID)
 			}
 		}
-		from = next
+		changed, through := walkByAfter(t, func(after store.Position) (store.Page[store.Project], error) {
+			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, UpdatedSince: from, After: after})
+		}, projectAt, between)
+		for _, v := range changed {
+			copyOf[v.ID] = v
+		}
+		from = throughD
+		if through.Before(from) {
+			from = through
+		}
 	}
 	for range 30 {
 		write()
