@@ -401,5 +401,5 @@ func testUnstorableWrites(t *testing.T, open func(t *testing.T) subject) {
 	}
 	_, err := s.GetDeliverable(ctx, orgA, "new")
 	is.True(errors.Is(err, store.ErrNotFound)) // no refused deliverable is stored
-	checkLists(t, s, orderLists) // refused items leave the lists as they were
+	checkLists(t, s, orderLists)               // refused items leave the lists as they were
 }
