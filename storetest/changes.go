@@ -107,31 +107,33 @@ func checkLists(t *testing.T, s store.Store, lists []list) {
 	}
 }
 
-// walk reads a list page by page and checks that the pages hold every item
-// once, in order, with the true total on each, a page past the end
+// walk reads each list page by page and checks that the pages hold every
+// item once, in order, with the true total on each, a page past the end
 // included.
-func walk(t *testing.T, s store.Store, l list) {
+func walk(t *testing.T, s store.Store, lists ...list) {
 	t.Helper()
-	for _, limit := range []int{1, 2, 3, 7, 100} {
-		t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
-			is := is.New(t)
-			walked := []string{}
-			pages := (len(l.want) + limit - 1) / limit
-			for n := 1; n <= pages+1; n++ {
-				got, total, err := l.fetch(ctx, s, store.PageRequest{Page: n, Limit: limit})
-				is.NoErr(err)
-				is.Equal(total, len(l.want)) // total is the same on every page
-				is.True(len(got) <= limit)   // a page holds at most limit items
-				if n < pages {
-					is.Equal(len(got), limit) // only the last page may be short
+	for _, l := range lists {
+		for _, limit := range []int{1, 2, 3, 7, 100} {
+			t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
+				is := is.New(t)
+				walked := []string{}
+				pages := (len(l.want) + limit - 1) / limit
+				for n := 1; n <= pages+1; n++ {
+					got, total, err := l.fetch(ctx, s, store.PageRequest{Page: n, Limit: limit})
+					is.NoErr(err)
+					is.Equal(total, len(l.want)) // total is the same on every page
+					is.True(len(got) <= limit)   // a page holds at most limit items
+					if n < pages {
+						is.Equal(len(got), limit) // only the last page may be short
+					}
+					if n > pages {
+						is.Equal(len(got), 0) // a page past the end is empty
+					}
+					walked = append(walked, got...)
 				}
-				if n > pages {
-					is.Equal(len(got), 0) // a page past the end is empty
-				}
-				walked = append(walked, got...)
-			}
-			is.Equal(walked, l.want) // the pages hold every item once, in order
-		})
+				is.Equal(walked, l.want) // the pages hold every item once, in order
+			})
+		}
 	}
 }
 

@@ -353,51 +353,29 @@ func testEventRestricted(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	seedEvents(t, s)
 	full := readEvents(t, s, orgA, "", store.EventQuery{})
-	cases := []struct {
-		name string
-		q    store.EventQuery
-		keep func(store.Event) bool
-	}{
-		{"types", store.EventQuery{Types: []string{"invoice.paid", "deliverable.created"}},
-			func(e store.Event) bool { return e.Type == "invoice.paid" || e.Type == "deliverable.created" }},
-		{"kinds", store.EventQuery{OnlyKinds: []store.Kind{store.KindInvoice, store.KindDeliverable}},
-			func(e store.Event) bool { return e.Kind == store.KindInvoice || e.Kind == store.KindDeliverable }},
-		{"no kinds", store.EventQuery{OnlyKinds: []store.Kind{}}, func(store.Event) bool { return false }},
-		{"projects", store.EventQuery{OnlyProjects: []string{"p2"}}, func(e store.Event) bool { return e.ProjectID == "p2" }},
-		{"no projects", store.EventQuery{OnlyProjects: []string{}}, func(store.Event) bool { return false }},
-		{"all three", store.EventQuery{Types: []string{"invoice.paid", "invoice.updated"}, OnlyKinds: []store.Kind{store.KindInvoice}, OnlyProjects: []string{"p1"}},
-			func(e store.Event) bool {
-				return e.ItemID == "i1" && (e.Type == "invoice.paid" || e.Type == "invoice.updated")
-			}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+	for name, q := range map[string]store.EventQuery{
+		"types":       {Types: []string{"invoice.paid", "deliverable.created"}},
+		"kinds":       {OnlyKinds: []store.Kind{store.KindInvoice, store.KindDeliverable}},
+		"no kinds":    {OnlyKinds: []store.Kind{}},
+		"projects":    {OnlyProjects: []string{"p2"}},
+		"no projects": {OnlyProjects: []string{}},
+		"all three":   {Types: []string{"invoice.paid", "invoice.updated"}, OnlyKinds: []store.Kind{store.KindInvoice}, OnlyProjects: []string{"p1"}},
+	} {
+		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
-			want := []store.Event{}
-			for _, e := range full {
-				if c.keep(e) {
-					want = append(want, e)
-				}
+			keep := func(e store.Event) bool {
+				return (q.Types == nil || slices.Contains(q.Types, e.Type)) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, e.Kind)) &&
+					(q.OnlyProjects == nil || slices.Contains(q.OnlyProjects, e.ProjectID))
 			}
-			got := readEvents(t, s, orgA, "", c.q)
-			if got == nil {
-				got = []store.Event{}
-			}
-			is.Equal(got, want)
-			q := c.q
-			q.Limit = 1
-			p, err := s.ListEvents(ctx, orgA, q)
+			want := slices.DeleteFunc(slices.Clone(full), func(e store.Event) bool { return !keep(e) })
+			is.Equal(append([]store.Event{}, readEvents(t, s, orgA, "", q)...), want) // only the matching events
+			paged := q
+			paged.Limit = 1
+			p, err := s.ListEvents(ctx, orgA, paged)
 			is.NoErr(err)
 			is.Equal(p.Total, len(want)) // Total counts only what matches
-			q.After = full[0].ID         // a cursor this query skipped
-			rest := readEvents(t, s, orgA, full[0].ID, c.q)
-			n := 0
-			for _, e := range full[1:] {
-				if c.keep(e) {
-					n++
-				}
-			}
-			is.Equal(len(rest), n) // resumes after a cursor it does not match
+			rest := slices.DeleteFunc(slices.Clone(want), func(e store.Event) bool { return e.ID == full[0].ID })
+			is.Equal(len(readEvents(t, s, orgA, full[0].ID, q)), len(rest)) // resumes after a cursor it does not match
 		})
 	}
 	is.True(slices.ContainsFunc(full, func(e store.Event) bool { return e.Type == "invoice.paid" && e.PreviousStatus == "open" }))

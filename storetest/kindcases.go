@@ -118,11 +118,12 @@ func getItem(t *testing.T, k kindCase, s subject, org, id string) kindItem {
 // since; each with its total, page by page.
 func kindLists(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
-	projectOf := map[string]string{} // org_a's items of k, by id
+	projectOf, projectOfB := map[string]string{}, map[string]string{"x0": k.projectOf("x0", "p2")} // each organization's items of k, by id
 	if k.isProject {
-		for _, p := range kindProjects {
-			projectOf[p] = p
+		for _, p := range append([]string{"p\ufffd"}, kindProjects...) {
+			projectOf[p], projectOfB[p] = p, p
 		}
+		delete(projectOfB, "p\ufffd")
 	}
 	for n, p := range []string{"p1", "p2", "p1", "p3"} {
 		id := fmt.Sprint("x", n)
@@ -139,15 +140,6 @@ func kindLists(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is.NoErr(projectKind.put(ctx, s, oa, "p\ufffd", "", 0))
 	is.NoErr(k.put(ctx, s, oa, "x\ufffd", "p\ufffd", 0))
 	projectOf["x\ufffd"] = k.projectOf("x\ufffd", "p\ufffd")
-	if k.isProject {
-		projectOf["p\ufffd"] = "p\ufffd"
-	}
-	projectOfB := map[string]string{"x0": k.projectOf("x0", "p2")}
-	if k.isProject {
-		for _, p := range kindProjects {
-			projectOfB[p] = p
-		}
-	}
 
 	if k.perProject {
 		var lists []list
@@ -159,9 +151,7 @@ func kindLists(t *testing.T, k kindCase, s subject, oa, ob string) {
 				list{"of " + p + ", changed since", k.list(oa, p, nil, sinceEver), sortedByChange(t, k, s, oa, full)})
 		}
 		checkLists(t, s, lists)
-		for _, l := range lists {
-			walk(t, s, l)
-		}
+		walk(t, s, lists...)
 		_, _, err := k.list(ob, "pb", nil, time.Time{})(ctx, s, all)
 		is.True(errors.Is(err, store.ErrNotFound)) // a list of a project the organization does not have is not found
 		for _, b := range unstorable("p1") {
@@ -205,8 +195,6 @@ func kindLists(t *testing.T, k kindCase, s subject, oa, ob string) {
 		for _, b := range bad {
 			lists = append(lists, list{fmt.Sprintf("in project %q", b), k.list(oa, b, nil, time.Time{}), []string{}})
 		}
-	}
-	if !k.isProject {
 		lists = append(lists,
 			list{"in p1", k.list(oa, "p1", nil, time.Time{}), in("p1")},
 			list{"in p1, of p1 and p2", k.list(oa, "p1", []string{"p1", "p2"}, time.Time{}), in("p1")},
@@ -215,9 +203,7 @@ func kindLists(t *testing.T, k kindCase, s subject, oa, ob string) {
 		)
 	}
 	checkLists(t, s, lists)
-	for _, l := range lists {
-		walk(t, s, l)
-	}
+	walk(t, s, lists...)
 }
 
 // sortedCopy returns ids sorted, never nil.

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -96,33 +97,21 @@ func kindDeletions(t *testing.T, k kindCase, s subject, oa, ob string) {
 		is.Equal(d.ProjectID, wantP) // a record names the project the item was in
 	}
 	px := k.projectOf("x", "p1")
-	q := func(mod func(*store.DeletionQuery)) store.DeletionQuery {
-		q := store.DeletionQuery{Since: since}
-		mod(&q)
-		return q
-	}
-	others := []store.Kind{}
-	for _, o := range store.Kinds {
-		if o != k.kind {
-			others = append(others, o)
-		}
-	}
+	others := slices.DeleteFunc(slices.Clone(store.Kinds), func(o store.Kind) bool { return o == k.kind })
 	lists := []list{
-		{"of the kind", deletions(s, oa, q(func(q *store.DeletionQuery) { q.Kind = k.kind })), want},
-		{"of the kind only", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyKinds = []store.Kind{k.kind} })), want},
-		{"of the other kinds only", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyKinds = others })), []string{}},
-		{"of x's project", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{px} })), []string{k.of("x")}},
-		{"of p2", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{"p2"} })), []string{}},
-		{"of no project", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{} })), []string{}},
-		{"of org_b", deletions(s, ob, q(func(*store.DeletionQuery) {})), []string{}},
+		{"of the kind", deletions(s, oa, store.DeletionQuery{Since: since, Kind: k.kind}), want},
+		{"of the kind only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyKinds: []store.Kind{k.kind}}), want},
+		{"of the other kinds only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyKinds: others}), []string{}},
+		{"of x's project", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{px}}), []string{k.of("x")}},
+		{"of p2", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p2"}}), []string{}},
+		{"of no project", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{}}), []string{}},
+		{"of org_b", deletions(s, ob, store.DeletionQuery{Since: since}), []string{}},
 	}
 	checkLists(t, s, lists)
-	for _, l := range lists[:1] {
-		walk(t, s, l)
-	}
+	walk(t, s, lists[:1]...)
 
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0)) // put again
-	checkLists(t, s, []list{{"after x is put again", deletions(s, oa, q(func(*store.DeletionQuery) {})), want[1:]}})
+	checkLists(t, s, []list{{"after x is put again", deletions(s, oa, store.DeletionQuery{Since: since}), want[1:]}})
 }
 
 // kindProjectDeleted deletes a project that holds items of k: they go with

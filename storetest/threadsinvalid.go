@@ -25,7 +25,8 @@ func newMessage(thread string) store.Message {
 
 // testThreadRejectsInvalid puts threads and messages that must be
 // refused, and checks that nothing of them is stored (an empty id, an
-// unknown organization or project are kindRejects'). A reference to a
+// unknown organization or project are kindRejects'), and that reads by
+// the unstorable ids among them match nothing. A reference to a
 // missing organization, project, About item or thread (in the same
 // organization) wraps store.ErrNotFound; any other refusal,
 // store.ErrInvalid.
@@ -81,10 +82,40 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 			return s.PutMessage(ctx, m)
 		}, false},
 	}
+	// References and attachment ids no store keeps exactly: invalid, not
+	// missing (each kind's own ids are kindRejects').
+	for _, id := range unstorable("t1") {
+		tests = append(tests, refusal{fmt.Sprintf("message of thread %q", id), func() error { m := okM; m.ThreadID = id; return s.PutMessage(ctx, m) }, false})
+	}
+	for _, id := range unstorable("m1") {
+		tests = append(tests, refusal{fmt.Sprintf("thread about milestone %q", id), func() error {
+			th := okT
+			th.About = about(store.KindMilestone, id)
+			return s.PutThread(ctx, th)
+		}, false})
+	}
+	for _, id := range unstorable("a1") {
+		tests = append(tests, refusal{fmt.Sprintf("attachment %q", id), withAttachment(store.Attachment{ID: id, FileName: "f", ContentType: "text/plain", FileKey: "k"}), false})
+	}
+	for _, key := range unstorable("org_a/a1") {
+		tests = append(tests, refusal{fmt.Sprintf("attachment with file key %q", key), withAttachment(store.Attachment{ID: "anew", FileName: "f", ContentType: "text/plain", FileKey: key}), false})
+	}
 	checkRefusals(t, tests)
 
-	// Nothing of the refused items was stored, and the seed data is intact.
+	// Nothing of the refused items was stored, and the seed data is intact;
+	// reads by unstorable ids match nothing.
 	is := is.New(t)
+	for _, id := range unstorable("t1") {
+		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
+		checkLists(t, s, []list{{fmt.Sprintf("messages of thread %q", id), messageList(s, orgA, store.MessageQuery{ThreadID: id}), []string{}}})
+	}
+	for _, id := range unstorable("a1") {
+		noAttachment(is, s, orgA, id)
+	}
+	for _, org := range unstorable(orgA) {
+		noAttachment(is, s, org, "a1")
+	}
 	for _, org := range []string{orgA, orgB, "org_unknown"} {
 		_, err := s.GetThread(ctx, org, "new")
 		is.True(errors.Is(err, store.ErrNotFound)) // no refused thread is stored
@@ -103,69 +134,6 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	a, err = getAttachment(s, ctx, orgA, "a1")
 	is.NoErr(err)
 	is.Equal(a, msg2.Attachments[0]) // the attachment put again
-}
-
-// testThreadUnstorable checks that the references and attachment ids no
-// store keeps exactly are refused as invalid, not as missing, and match
-// nothing in reads (each kind's own ids are kindRejects' and kindScoping's).
-func testThreadUnstorable(t *testing.T, open func(t *testing.T) subject) {
-	s, _ := seededThreads(t, open)
-	okT, okM := newThread(), newMessage("t1")
-	type put struct {
-		name string
-		put  func() error
-	}
-	var puts []put
-	for _, id := range unstorable("t1") {
-		puts = append(puts, put{fmt.Sprintf("message of thread %q", id), func() error { m := okM; m.ThreadID = id; return s.PutMessage(ctx, m) }})
-	}
-	for _, id := range unstorable("m1") {
-		puts = append(puts, put{fmt.Sprintf("thread about milestone %q", id), func() error {
-			th := okT
-			th.About = &store.Ref{Kind: store.KindMilestone, ID: id}
-			return s.PutThread(ctx, th)
-		}})
-	}
-	for _, id := range unstorable("a1") {
-		puts = append(puts, put{fmt.Sprintf("attachment %q", id), func() error {
-			m := okM
-			m.Attachments = []store.Attachment{{ID: id, FileName: "f", ContentType: "text/plain", FileKey: "k"}}
-			return s.PutMessage(ctx, m)
-		}})
-	}
-	for _, key := range unstorable("org_a/a1") {
-		puts = append(puts, put{fmt.Sprintf("attachment with file key %q", key), func() error {
-			m := okM
-			m.Attachments = []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", FileKey: key}}
-			return s.PutMessage(ctx, m)
-		}})
-	}
-	for _, p := range puts {
-		t.Run(p.name, func(t *testing.T) {
-			is := is.New(t)
-			err := p.put()
-			is.True(errors.Is(err, store.ErrInvalid))   // an unstorable id is invalid
-			is.True(!errors.Is(err, store.ErrNotFound)) // an unstorable id is invalid, not missing
-		})
-	}
-	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
-
-	// Reads by unstorable ids match nothing.
-	is := is.New(t)
-	for _, id := range unstorable("t1") {
-		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
-		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
-		got, total, err := messageList(s, orgA, store.MessageQuery{ThreadID: id})(ctx, s, all)
-		is.NoErr(err)
-		is.Equal(got, []string{}) // a filter by an unstorable thread id matches nothing
-		is.Equal(total, 0)
-	}
-	for _, id := range unstorable("a1") {
-		noAttachment(is, s, orgA, id)
-	}
-	for _, org := range unstorable(orgA) {
-		noAttachment(is, s, org, "a1")
-	}
 }
 
 // testThreadText round-trips text that encodings, escaping and column

@@ -312,9 +312,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 		{"of org_b", deletions(s, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
 	}
 	checkLists(t, s, lists)
-	for _, l := range lists {
-		walk(t, s, l)
-	}
+	walk(t, s, lists...)
 
 	// Visible again, the content drops its records and comes back as
 	// changed; put again while internal, a deleted item keeps its record:

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -20,38 +21,6 @@ const walkOrg = "org_walk"
 // walkProject is the n-th project of the walk cases.
 func walkProject(n int, v int) store.Project {
 	return store.Project{ID: fmt.Sprintf("w%02d", n), OrgID: walkOrg, Name: fmt.Sprint("Walk ", n, " v", v), Status: store.ProjectPlanned}
-}
-
-// walkByAfter walks a list by After from page 1, as a syncing client
-// does: read asks for the page after a position, at its item's
-// position; between runs after each page but the last. It returns the
-// items walked, and the smallest SyncedThrough of the pages, where the
-// next walk starts.
-func walkByAfter[T any](t *testing.T, read func(after store.Position) (store.Page[T], error), at func(T) store.Position, between func()) ([]T, time.Time) {
-	t.Helper()
-	var (
-		walked  []T
-		through time.Time
-		after   store.Position
-	)
-	for pages := 0; ; pages++ {
-		if pages == 100 {
-			t.Fatal("the walk does not end")
-		}
-		p, err := read(after)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if through.IsZero() || p.SyncedThrough.Before(through) {
-			through = p.SyncedThrough
-		}
-		walked = append(walked, p.Items...)
-		if len(p.Items) == 0 || len(p.Items) == p.Total {
-			return walked, through
-		}
-		after = at(p.Items[len(p.Items)-1])
-		between()
-	}
 }
 
 // projectAt is a project's place in a walk by After.
@@ -77,7 +46,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 			live[walkProject(n, 0).ID] = 0
 		}
 		touched := map[string]bool{} // updated, added or deleted during the walk
-		walked, through := walkByAfter(t, func(after store.Position) (store.Page[store.Project], error) {
+		walked, through, err := walkByAfter(func(after store.Position) (store.Page[store.Project], error) {
 			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since, After: after})
 		}, projectAt, func() {
 			if r.IntN(2) == 0 {
@@ -105,6 +74,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 				is.NoErr(s.PutProject(ctx, walkProject(n, live[id])))
 			}
 		})
+		is.NoErr(err)
 		seen := map[string]bool{}
 		for _, v := range walked {
 			seen[v.ID] = true
@@ -126,18 +96,13 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 }
 
 // testFollowSyncRule runs a follower that does what docs/sync.md says,
-// literally, with a small limit, while writes land between its requests:
-// deletions then changes, each walked by After from page 1, the next time
-// from the smallest SyncedThrough of the pages walked, items upserted by
-// id. When the writes stop and it follows once more, its copy equals the
-// store.
+// literally (ProjectCopy), while writes land between its requests. When
+// the writes stop and it follows once more, its copy equals the store.
 func testFollowSyncRule(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	r := rand.New(rand.NewPCG(3, 3))
-	copyOf := map[string]store.Project{}
-	from := s.Now().Truncate(time.Second)
 	write := func() {
 		if r.IntN(3) == 0 {
 			s.Advance(tick)
@@ -149,42 +114,14 @@ func testFollowSyncRule(t *testing.T, open func(t *testing.T) subject) {
 		}
 		is.NoErr(s.PutProject(ctx, walkProject(n, r.IntN(1000))))
 	}
-	follow := func(writes bool) {
-		between := func() {
-			if writes {
-				write()
-			}
-		}
-		gone, throughD := walkByAfter(t, func(after store.Position) (store.Page[store.Deletion], error) {
-			return s.ListDeletions(ctx, walkOrg, store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, Since: from, After: after})
-		}, func(d store.Deletion) store.Position { return store.Position{At: d.DeletedAt, Kind: d.Kind, ID: d.ID} }, between)
-		for _, d := range gone {
-			if d.Kind == store.KindProject {
-				delete(copyOf, d.ID)
-			}
-		}
-		changed, through := walkByAfter(t, func(after store.Position) (store.Page[store.Project], error) {
-			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, UpdatedSince: from, After: after})
-		}, projectAt, between)
-		for _, v := range changed {
-			copyOf[v.ID] = v
-		}
-		from = throughD
-		if through.Before(from) {
-			from = through
-		}
-	}
+	c := ProjectCopy{Since: s.Now().Truncate(time.Second), Between: write}
 	for range 30 {
 		write()
-		follow(true)
+		is.NoErr(c.Sync(ctx, s, walkOrg))
 	}
-	follow(false)
-	all, err := s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: all})
-	is.NoErr(err)
-	is.Equal(len(copyOf), len(all.Items)) // the copy holds what the store holds
-	for _, v := range all.Items {
-		is.Equal(copyOf[v.ID], v) // the copy of v.ID is the store's
-	}
+	c.Between = nil
+	is.NoErr(c.Sync(ctx, s, walkOrg))
+	is.NoErr(c.Check(ctx, s, walkOrg)) // the copy holds what the store holds
 }
 
 // testAllMilestones lists the organization's milestones of every project:
@@ -210,34 +147,21 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) subject) {
 		m.OrgID, m.Name = walkOrg, m.ID
 		is.NoErr(s.PutMilestone(ctx, m))
 	}
-	ids := func(q store.AllMilestoneQuery) ([]string, int) {
-		if q.PageRequest == (store.PageRequest{}) {
-			q.PageRequest = all
+	of := func(q store.AllMilestoneQuery) fetchFunc {
+		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+			q.PageRequest = r
+			return pageIDs(s.ListAllMilestones(ctx, walkOrg, q))
 		}
-		p, err := s.ListAllMilestones(ctx, walkOrg, q)
-		is.NoErr(err)
-		var out []string
-		for _, m := range p.Items {
-			out = append(out, m.ID)
-		}
-		return out, p.Total
 	}
-	got, total := ids(store.AllMilestoneQuery{})
-	is.Equal(got, []string{"m2", "m3", "m0", "m1"}) // dueAt, then projectId, then id; no other organization's
-	is.Equal(total, 4)
-	got, total = ids(store.AllMilestoneQuery{ProjectID: "pb"})
-	is.Equal(got, []string{"m3", "m0"}) // one project's
-	is.Equal(total, 2)
-	got, _ = ids(store.AllMilestoneQuery{ProjectID: "nope"})
-	is.Equal(len(got), 0) // an unknown project: none, no error
-	got, _ = ids(store.AllMilestoneQuery{Status: store.MilestonePending})
-	is.Equal(got, []string{"m2", "m3"}) // by status
-	got, total = ids(store.AllMilestoneQuery{OnlyProjects: []string{"pa"}})
-	is.Equal(got, []string{"m2", "m1"}) // a restricted key's projects only
-	is.Equal(total, 2)
-	got, total = ids(store.AllMilestoneQuery{PageRequest: store.PageRequest{Page: 2, Limit: 3}})
-	is.Equal(got, []string{"m1"}) // paged
-	is.Equal(total, 4)
+	lists := []list{
+		{"every project's", of(store.AllMilestoneQuery{}), []string{"m2", "m3", "m0", "m1"}}, // dueAt, then projectId, then id; no other organization's
+		{"one project's", of(store.AllMilestoneQuery{ProjectID: "pb"}), []string{"m3", "m0"}},
+		{"an unknown project's", of(store.AllMilestoneQuery{ProjectID: "nope"}), []string{}},
+		{"by status", of(store.AllMilestoneQuery{Status: store.MilestonePending}), []string{"m2", "m3"}},
+		{"a restricted key's", of(store.AllMilestoneQuery{OnlyProjects: []string{"pa"}}), []string{"m2", "m1"}},
+	}
+	checkLists(t, s, lists)
+	walk(t, s, lists...)
 
 	since := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	p, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, UpdatedSince: since})
