@@ -19,7 +19,7 @@ const fakeTime = "// fake time (synctest)"
 // TestNoTestSleeps fails on a time.Sleep in a test or in a package made
 // for tests, unless its line says it is fakeTime. A test that waits for
 // time to pass uses testing/synctest or an injected clock
-// (testenv.Clock, storetest.Clocked); one that waits for real I/O polls
+// (testenv.Clock, storetest.WithClock); one that waits for real I/O polls
 // the condition with testenv.Poll.
 func TestNoTestSleeps(t *testing.T) {
 	fake := 0

@@ -11,23 +11,19 @@ import (
 	"github.com/clientstatus/clientstatus/storetest"
 )
 
-// TestConformance runs the suite on a store whose clock it moves
-// (bunstore.WithClock, storetest.Clocked): its pauses between writes that
-// must be dated apart take no real time.
+// TestConformance runs every part of the suite on a store whose clock it
+// moves (bunstore.WithClock, storetest.WithClock): its pauses between
+// writes that must be dated apart take no real time. Each store opened
+// sets the clock to the time after its migration, which dates the start
+// of deletion records.
 func TestConformance(t *testing.T) {
 	t.Parallel()
+	clock := testenv.NewClock(time.Time{})
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
 		db := migrated(t)
-		// After the migration, which dates the start of deletion records.
-		clock := testenv.NewClock(time.Now())
-		return clocked{bunstore.New(db, bunstore.WithClock(clock.Now)), clock}
-	})
-}
-
-// clocked is a Store with the clock it dates its writes from.
-type clocked struct {
-	*bunstore.Store
-	*testenv.Clock
+		clock.Set(time.Now())
+		return bunstore.New(db, bunstore.WithClock(clock.Now))
+	}, storetest.WithClock(clock.Now, clock.Advance))
 }
 
 // inOwnSchema returns a store in a schema of its own, named in every
@@ -51,10 +47,10 @@ func inOwnSchemaOn(t *testing.T, opts ...bunstore.Option) (*bunstore.Store, *bun
 
 func TestConformanceWithSchema(t *testing.T) {
 	t.Parallel()
+	clock := testenv.NewClock(time.Time{})
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
-		clock := testenv.NewClock(time.Time{})
 		st, _ := inOwnSchemaOn(t, bunstore.WithClock(clock.Now))
 		clock.Set(time.Now()) // after the migration, which dates the start of deletion records
-		return clocked{st, clock}
-	})
+		return st
+	}, storetest.WithClock(clock.Now, clock.Advance))
 }

@@ -16,20 +16,14 @@ import (
 	"github.com/clientstatus/clientstatus/storetest"
 )
 
-// TestMemoryConformance runs the suite on a Store whose clock it moves
-// (storetest.Clocked): its pauses between writes that must be dated apart
-// (a second, the stamps' precision) take no real time.
+// TestMemoryConformance runs every part of the suite on a Store whose
+// clock it moves (storetest.WithClock): its pauses between writes that
+// must be dated apart (a second, the stamps' precision) take no real time.
 func TestMemoryConformance(t *testing.T) {
+	clock := testenv.NewClock(time.Now())
 	storetest.Run(t, func(t *testing.T) storetest.Subject {
-		clock := testenv.NewClock(time.Now())
-		return clockedMemory{memstore.New(memstore.WithClock(clock.Now)), clock}
-	})
-}
-
-// clockedMemory is a Store with the clock it dates its writes from.
-type clockedMemory struct {
-	*memstore.Store
-	*testenv.Clock
+		return memstore.New(memstore.WithClock(clock.Now))
+	}, storetest.WithClock(clock.Now, clock.Advance))
 }
 
 // BenchmarkMemoryListInvoices reads pages of an organization holding 10,000

@@ -302,33 +302,8 @@ func seedSamples(t testing.TB, st fixtureStore, _ *files.Memory, _ func(int) tim
 		if slices.Contains(seededByHand, k) {
 			continue
 		}
-		s, ok := st.(storetest.Subject)
-		if !ok {
-			w, whole := st.(unclocked)
-			if !whole {
-				t.Fatalf("%T is not a whole store", st)
-			}
-			s = struct {
-				unclocked
-				storetest.Clocked // not called by a put
-			}{unclocked: w}
-		}
-		fatalOn(t)(storetest.Sample(context.Background(), s, k, "org_a", "p1"))
+		fatalOn(t)(storetest.Sample(context.Background(), st, k, "org_a", "p1"))
 	}
-}
-
-// unclocked is storetest.Subject without its clock: a store the
-// fixtures are put into (a *memstore.Store, a bunstore), which Sample puts
-// through.
-type unclocked interface {
-	store.Store
-	store.Writer
-	store.Deleter
-	store.ThreadWriter
-	store.Organizations
-	store.RequestLog
-	store.WebhookEndpoints
-	store.WebhookQueue
 }
 
 // fatalOn returns a check that fails t on an error: the seeding's.

@@ -1,7 +1,11 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,10 +15,54 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
+// Changer is what the part of the suite of changes (RunChanges) tests: a
+// Reader that also deletes and reads organizations.
+type Changer interface {
+	Reader
+	store.Deleter
+	store.Organizations
+}
+
+// RunChanges runs the part of the suite of changes as subtests of t:
+// deletes and organizations, cancellation, UpdatedAt and UpdatedSince,
+// deletion records and departures, data versions, events, walks by
+// After, the sync rule, ties and DueBefore, for projects, milestones,
+// deliverables and invoices. open must return a fresh, empty store each
+// time it is called, and arrange its cleanup with t.Cleanup; opts must
+// hold a clock the suite can move (WithClock).
+func RunChanges(t *testing.T, open func(t *testing.T) Changer, opts ...Option) {
+	runPart(t, "RunChanges", changeCases, true, func(t *testing.T) subject {
+		s := open(t)
+		return subject{Store: s, Writer: s, Deleter: s, Organizations: s}
+	}, opts)
+}
+
+// changeCases are the cases of RunChanges.
+var changeCases = []suiteCase{
+	{"CancelledContext", testCancelled},
+	{"DeleteOrganization", testDeleteOrganization},
+	{"DeletionsSinceTooOld", testDeletionsSinceTooOld},
+	{"ConcurrentChanges", testConcurrentChanges},
+	{"Versions", testVersions},
+	{"Ties", testTies},
+	{"DueBefore", testDueBefore},
+	{"WalkByAfter", testWalkByAfter},
+	{"FollowSyncRule", testFollowSyncRule},
+	{"Events", eventsCase([]suiteCase{
+		{"Rules", testEventRules},
+		{"Resume", testEventResume},
+		{"UnknownCursor", testEventUnknownCursor},
+		{"Restricted", testEventRestricted},
+		{"Retention", testEventRetention},
+		{"Watch", testEventWatch},
+	})},
+	{"Kinds", kindsCase(writerKinds, changeRules)},
+}
+
 // The helpers of the cases of store.Changes, and the concurrent changes
 // case; the rules of every kind are in kindchanges.go.
 
-// tick is how far the suite moves a Subject's clock between writes that
+// tick is how far the suite moves the store's clock between writes that
 // must be dated apart: the second every store keeps (the wire's
 // precision).
 const tick = time.Second
@@ -34,14 +82,9 @@ func within(is *is.I, at, from, to time.Time) {
 	is.True(at.Equal(at.Truncate(time.Second))) // a time the store sets is truncated to the second
 }
 
-// The items of the fixture, by organization and id.
-
-func projectKey(p store.Project) (string, string) { return p.OrgID, p.ID }
-func invoiceKey(i store.Invoice) (string, string) { return i.OrgID, i.ID }
-
 // The items as a store holds them now.
 
-func getProject(t *testing.T, s Subject, org, id string) store.Project {
+func getProject(t *testing.T, s store.Store, org, id string) store.Project {
 	t.Helper()
 	p, err := s.GetProject(ctx, org, id)
 	if err != nil {
@@ -64,98 +107,59 @@ func checkLists(t *testing.T, s store.Store, lists []list) {
 	}
 }
 
-// walk reads a list page by page and checks that the pages hold every item
-// once, in order, with the true total on each, a page past the end
+// walk reads each list page by page and checks that the pages hold every
+// item once, in order, with the true total on each, a page past the end
 // included.
-func walk(t *testing.T, s store.Store, l list) {
+func walk(t *testing.T, s store.Store, lists ...list) {
 	t.Helper()
-	for _, limit := range []int{1, 2, 3, 7, 100} {
-		t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
-			is := is.New(t)
-			walked := []string{}
-			pages := (len(l.want) + limit - 1) / limit
-			for n := 1; n <= pages+1; n++ {
-				got, total, err := l.fetch(ctx, s, store.PageRequest{Page: n, Limit: limit})
-				is.NoErr(err)
-				is.Equal(total, len(l.want)) // total is the same on every page
-				is.True(len(got) <= limit)   // a page holds at most limit items
-				if n < pages {
-					is.Equal(len(got), limit) // only the last page may be short
+	for _, l := range lists {
+		for _, limit := range []int{1, 2, 3, 7, 100} {
+			t.Run(fmt.Sprintf("%s, limit %d", l.name, limit), func(t *testing.T) {
+				is := is.New(t)
+				walked := []string{}
+				pages := (len(l.want) + limit - 1) / limit
+				for n := 1; n <= pages+1; n++ {
+					got, total, err := l.fetch(ctx, s, store.PageRequest{Page: n, Limit: limit})
+					is.NoErr(err)
+					is.Equal(total, len(l.want)) // total is the same on every page
+					is.True(len(got) <= limit)   // a page holds at most limit items
+					if n < pages {
+						is.Equal(len(got), limit) // only the last page may be short
+					}
+					if n > pages {
+						is.Equal(len(got), 0) // a page past the end is empty
+					}
+					walked = append(walked, got...)
 				}
-				if n > pages {
-					is.Equal(len(got), 0) // a page past the end is empty
-				}
-				walked = append(walked, got...)
-			}
-			is.Equal(walked, l.want) // the pages hold every item once, in order
-		})
+				is.Equal(walked, l.want) // the pages hold every item once, in order
+			})
+		}
 	}
 }
 
-// inChangeOrder reports items out of the order of an UpdatedSince list:
-// UpdatedAt ascending, then id.
-func inChangeOrder[T any](items []T, key func(T) (time.Time, string)) error {
+// inOrder reports items out of the order of a list by a time ascending,
+// then id (a list of changes, a thread's messages).
+func inOrder[T any](items []T, key func(T) (time.Time, string)) error {
 	for k := 1; k < len(items); k++ {
 		at1, id1 := key(items[k-1])
 		at2, id2 := key(items[k])
 		if at1.After(at2) || at1.Equal(at2) && id1 >= id2 {
-			return fmt.Errorf("%s (updated %s) listed before %s (updated %s)", id1, at1, id2, at2)
+			return fmt.Errorf("%s (at %s) listed before %s (at %s)", id1, at1, id2, at2)
 		}
 	}
 	return nil
 }
 
-// testConcurrentChanges puts and deletes while other goroutines read
-// changes and deletions; run it with -race. Every read must see a
-// consistent, ordered list.
-func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
-	s := open(t)
-	c := s
-	d := s
-	seedData().put(t, s)
-	is := is.New(t)
-	s.Advance(tick)
-	p3 := want(seedData().projects, orgA, "p3", projectKey)
-	p3.Name += " (changed)"
-	is.NoErr(s.PutProject(ctx, p3))
-	since := getProject(t, s, orgA, "p3").UpdatedAt
-	const writers, readers, each = 4, 4, 20
-
-	errs := make(chan error, (writers+readers)*each*2)
+// concurrently runs each worker in a goroutine of its own, for n from 0
+// to each-1, all at once, and fails t on every error they return.
+func concurrently(t *testing.T, each int, workers []func(n int) error) {
+	t.Helper()
+	errs := make(chan error, len(workers)*each)
 	var wg sync.WaitGroup
-	for w := range writers {
+	for _, w := range workers {
 		wg.Go(func() {
 			for n := range each {
-				i := store.Invoice{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, Number: "W", Status: store.InvoiceOpen,
-					Currency: "USD", Total: int64(n), AmountDue: int64(n), IssuedAt: day(n, w), DueAt: day(n+30, 0)}
-				if err := s.PutInvoice(ctx, i); err != nil {
-					errs <- err
-				}
-				if n%2 == 0 {
-					if err := d.DeleteInvoice(ctx, orgA, i.ID); err != nil {
-						errs <- err
-					}
-				}
-			}
-		})
-	}
-	for r := range readers {
-		wg.Go(func() {
-			for n := range each {
-				page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				if err := inChangeOrder(page.Items, func(i store.Invoice) (time.Time, string) { return i.UpdatedAt, i.ID }); err != nil {
-					errs <- err
-				}
-				feed, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 5 + r}})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				if err := inFeedOrder(feed.Items); err != nil {
+				if err := w(n); err != nil {
 					errs <- err
 				}
 			}
@@ -164,28 +168,233 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		is.NoErr(err) // no concurrent call fails
+		t.Error(err) // no concurrent call fails
 	}
+}
+
+// testConcurrentChanges puts and deletes while other goroutines read
+// changes and deletions; run it with -race. Every read must see a
+// consistent, ordered list.
+func testConcurrentChanges(t *testing.T, open func(t *testing.T) subject) {
+	s := open(t)
+	seedData().put(t, s)
+	is := is.New(t)
+	s.Advance(tick)
+	p3 := want(seedData().projects, orgA, "p3")
+	p3.Name += " (changed)"
+	is.NoErr(s.PutProject(ctx, p3))
+	since := getProject(t, s, orgA, "p3").UpdatedAt
+	const writers, readers, each = 4, 4, 20
+	var workers []func(n int) error
+	for w := range writers {
+		workers = append(workers, func(n int) error {
+			i := store.Invoice{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, Number: "W", Status: store.InvoiceOpen,
+				Currency: "USD", Total: int64(n), AmountDue: int64(n), IssuedAt: day(n, w), DueAt: day(n+30, 0)}
+			if err := s.PutInvoice(ctx, i); err != nil || n%2 != 0 {
+				return err
+			}
+			return s.DeleteInvoice(ctx, orgA, i.ID)
+		})
+	}
+	for r := range readers {
+		workers = append(workers, func(n int) error {
+			page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+			if err != nil {
+				return err
+			}
+			if err := inOrder(page.Items, func(i store.Invoice) (time.Time, string) { return i.UpdatedAt, i.ID }); err != nil {
+				return err
+			}
+			feed, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 5 + r}})
+			if err != nil {
+				return err
+			}
+			return inFeedOrder(feed.Items)
+		})
+	}
+	concurrently(t, each, workers)
 
 	changed, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
 	is.NoErr(err)
 	is.Equal(changed.Total, writers*each/2) // every invoice kept is listed as changed
-	feed, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	feed, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
 	is.NoErr(err)
 	is.Equal(feed.Total, writers*each/2) // every deletion is recorded
 }
 
-// Clocked is the clock of a Subject: Now is the time the store dates its
-// writes from, and Advance moves it forward, so that the suite lets time
-// pass without sleeping. A store with a clock option (memstore.WithClock,
-// bunstore.WithClock) becomes a Subject by embedding, beside it, the clock
-// it was given:
-//
-//	type clocked struct {
-//		*memstore.Store
-//		*manualClock // Now and Advance, safe for concurrent use
-//	}
-type Clocked interface {
-	Now() time.Time
-	Advance(d time.Duration)
+// testCancelled calls the methods that are no kind's (each kind's are
+// kindCancelled's) with a cancelled context: each returns its error,
+// wrapped, and a cancelled write stores nothing.
+func testCancelled(t *testing.T, open func(t *testing.T) subject) {
+	s, _ := seeded(t, open)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	calls := map[string]func(ctx context.Context) error{
+		"PutOrganization": func(ctx context.Context) error {
+			return s.PutOrganization(ctx, store.Organization{ID: "org_c", Name: "C", Plan: "starter"})
+		},
+		"GetProjects":        func(ctx context.Context) error { _, err := s.GetProjects(ctx, orgA, []string{"p1"}); return err },
+		"Organization":       func(ctx context.Context) error { _, err := s.Organization(ctx, orgA); return err },
+		"DeleteOrganization": func(ctx context.Context) error { return s.DeleteOrganization(ctx, orgB) },
+		"ListThreadMessages": func(ctx context.Context) error {
+			_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all})
+			return err
+		},
+		"GetAttachment": func(ctx context.Context) error { _, err := getAttachment(s, ctx, orgA, "a1"); return err },
+		"DataVersion":   func(ctx context.Context) error { _, err := s.DataVersion(ctx, orgA); return err },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			is.New(t).True(errors.Is(call(cctx), context.Canceled)) // a cancelled context's error is returned, wrapped
+		})
+	}
+	is := is.New(t)
+	_, err := s.Organization(ctx, "org_c")
+	is.True(errors.Is(err, store.ErrNotFound)) // a cancelled PutOrganization stores nothing
+	_, err = s.Organization(ctx, orgB)
+	is.NoErr(err) // a cancelled DeleteOrganization deletes nothing
+}
+
+// testDeleteOrganization deletes an organization (each kind's items go
+// with it: kindOrganizationDeleted): it is not found, takes no items, is
+// deleted once, and leaves the other organization untouched; put again
+// with the same id, it is a new one.
+func testDeleteOrganization(t *testing.T, open func(t *testing.T) subject) {
+	s, f := seeded(t, open)
+	is := is.New(t)
+	is.NoErr(s.DeleteOrganization(ctx, orgA)) // deleting an organization
+	_, err := s.Organization(ctx, orgA)
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization is not found
+	err = s.PutProject(ctx, want(f.projects, orgA, "p3"))
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted organization takes no items
+	err = s.DeleteOrganization(ctx, orgA)
+	is.True(errors.Is(err, store.ErrNotFound)) // an organization is deleted once
+	for _, l := range orderLists {
+		if strings.Contains(l.name, orgB) {
+			checkLists(t, s, []list{l}) // the other organization is untouched
+		}
+	}
+	is.NoErr(s.PutOrganization(ctx, f.orgs[0])) // putting a deleted organization again
+	_, err = s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: all})
+	is.True(errors.Is(err, store.ErrNotFound)) // nothing of a deleted organization comes back
+}
+
+// deletions reads a page of deletion records as "kind id" strings.
+func deletions(c store.Changes, org string, q store.DeletionQuery) fetchFunc {
+	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		return pageIDs(c.ListDeletions(ctx, org, q))
+	}
+}
+
+// inFeedOrder reports deletion records out of the feed's order: DeletedAt,
+// then kind, then id.
+func inFeedOrder(feed []store.Deletion) error {
+	for k := 1; k < len(feed); k++ {
+		a, b := feed[k-1], feed[k]
+		if c := a.DeletedAt.Compare(b.DeletedAt); c > 0 || c == 0 && (a.Kind > b.Kind || a.Kind == b.Kind && a.ID >= b.ID) {
+			return fmt.Errorf("%s %s (deleted %s) listed before %s %s (deleted %s)", a.Kind, a.ID, a.DeletedAt, b.Kind, b.ID, b.DeletedAt)
+		}
+	}
+	return nil
+}
+
+func testDeletionsSinceTooOld(t *testing.T, open func(t *testing.T) subject) {
+	s := open(t)
+	seedData().put(t, s)
+	is := is.New(t)
+
+	for _, since := range []time.Time{
+		{},
+		s.Now().Add(-store.DeletionRetention - 24*time.Hour),
+		day(-3650, 0),
+	} {
+		for _, org := range []string{orgA, orgB} {
+			_, err := s.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: all, Since: since})
+			is.True(errors.Is(err, store.ErrSinceTooOld)) // a since older than what the store knows wraps store.ErrSinceTooOld
+		}
+	}
+
+	// A since from the store's own recent times is fine.
+	s.Advance(tick)
+	p3 := want(seedData().projects, orgA, "p3")
+	p3.Name += " (changed)"
+	is.NoErr(s.PutProject(ctx, p3))
+	page, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: getProject(t, s, orgA, "p3").UpdatedAt})
+	is.NoErr(err)              // a recent since is known
+	is.Equal(page.Total, 0)    // nothing was deleted
+	is.True(page.Items != nil) // an empty page is [] in JSON, not null
+}
+
+// testVersions makes every kind of write, of every kind of item
+// store.Writer puts (writerKinds), and checks that each one moves the organization's data
+// version to a value never seen before, the deleted and re-created
+// organization included.
+func testVersions(t *testing.T, open func(t *testing.T) subject) {
+	s := open(t)
+	is := is.New(t)
+	f := seedData()
+	f.put(t, s)
+	seen := map[int64]string{}
+	moved := versionCheck(t, s, orgA, seen)
+
+	var written []kindCase
+	for _, k := range writerKinds {
+		written = append(written, k)
+		moved("a "+string(k.kind)+" put", func() error { return k.put(ctx, s, orgA, "v1", "p1", 0) })
+		moved("a "+string(k.kind)+" changed", func() error { return k.put(ctx, s, orgA, "v1", "p1", 1) })
+	}
+
+	// Writes to the other organization may move org_a's version or not;
+	// they never bring back a value it had.
+	b := want(f.invoices, orgB, "ib")
+	b.AmountDue = 1
+	is.NoErr(s.PutInvoice(ctx, b))
+	if n, err := s.DataVersion(ctx, orgA); err != nil || seen[n] != "" && seen[n] != "a "+string(written[len(written)-1].kind)+" changed" {
+		t.Fatalf("after a write to org_b, org_a's version is %d (%v), as after %s", n, err, seen[n])
+	}
+
+	for _, k := range slices.Backward(written) {
+		moved("a "+string(k.kind)+" deleted", func() error { return k.del(ctx, s, orgA, "v1") })
+	}
+	moved("a project deleted, with its items", func() error { return s.DeleteProject(ctx, orgA, "p1") })
+	moved("the organization deleted", func() error { return s.DeleteOrganization(ctx, orgA) })
+	moved("the organization put again, and a project", func() error {
+		if err := s.PutOrganization(ctx, f.orgs[0]); err != nil {
+			return err
+		}
+		return s.PutProject(ctx, want(f.projects, orgA, "p1"))
+	})
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := s.DataVersion(cancelled, orgA)
+	is.True(errors.Is(err, context.Canceled)) // a cancelled context's error
+}
+
+// versionCheck returns moved, which makes a write and checks that it
+// moved org's data version to a value not in seen, records it there, and
+// checks that the version stays until the next write. The version before
+// the first is recorded as well.
+func versionCheck(t *testing.T, v store.Versions, org string, seen map[int64]string) func(what string, write func() error) {
+	t.Helper()
+	is := is.New(t)
+	version := func() int64 {
+		t.Helper()
+		n, err := v.DataVersion(ctx, org)
+		is.NoErr(err) // reading the data version
+		return n
+	}
+	seen[version()] = "before the writes"
+	return func(what string, write func() error) {
+		t.Helper()
+		is.NoErr(write()) // the write
+		n := version()
+		if prev, ok := seen[n]; ok {
+			t.Fatalf("after %s the data version is %d, as it was after %s", what, n, prev)
+		}
+		seen[n] = what
+		again := version()
+		is.Equal(again, n) // a version moves only with a write
+	}
 }

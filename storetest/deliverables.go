@@ -12,18 +12,18 @@ import (
 // (kinds.go).
 var deliverableKind = kindCase{
 	kind: store.KindDeliverable,
-	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+	put: func(ctx context.Context, s subject, org, id, project string, n int) error {
 		return s.PutDeliverable(ctx, store.Deliverable{ID: id, OrgID: org, ProjectID: project, Name: fmt.Sprint("Deliverable ", id, " v", n),
 			Status: store.DeliverablePending, CreatedAt: day(2, 9)})
 	},
-	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {
 		d, err := s.GetDeliverable(ctx, org, id)
 		return kindItem{d.ProjectID, d.UpdatedAt, describe(d)}, err
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
 		return deliverables(org, store.DeliverableQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
 	},
-	del: func(ctx context.Context, s Subject, org, id string) error {
+	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteDeliverable(ctx, org, id)
 	},
 }

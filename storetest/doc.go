@@ -1,23 +1,33 @@
-// Package storetest is the conformance suite that every store.Store must
-// pass. Each rule is one case: the rules that hold for every kind of item
-// run once per kind (the table kindCases), the rest once.
+// Package storetest is the conformance suite of store.Store, in parts a
+// store opts into, each a function that asks for the interfaces it tests
+// and no more:
 //
-// An implementation runs it from its own tests with a Subject: the store,
-// its write side and the clock it dates writes from, which the suite moves
-// instead of sleeping:
+//	RunRead        Reader (store.Store, store.Writer): 27 methods
+//	RunChanges     Changer (Reader, store.Deleter, store.Organizations): 33
+//	RunThreads     ThreadStore (Reader, store.Deleter, store.ThreadWriter): 36
+//	RunWebhooks    WebhookStore (store.Writer, store.Deleter,
+//	               store.WebhookEndpoints, store.WebhookQueue): 21
+//	RunRequestLog  RequestLogStore (store.Writer, store.Deleter,
+//	               store.RequestLog): 14
+//
+// Run runs every part, on a Subject. Each rule is one case: the rules that
+// hold for every kind of item run once per kind (the table kindCases), in
+// RunRead and RunChanges for the kinds of store.Writer, in RunThreads for
+// threads and messages.
+//
+// The clock the store dates its writes from is an option, WithClock: the
+// suite reads it, and moves it instead of sleeping. RunChanges and
+// RunThreads need one they can move:
 //
 //	func TestConformance(t *testing.T) {
+//		clock := newManualClock()
 //		storetest.Run(t, func(t *testing.T) storetest.Subject {
-//			clock := newManualClock()
-//			return clocked{memstore.New(memstore.WithClock(clock.Now)), clock}
-//		})
+//			return memstore.New(memstore.WithClock(clock.Now))
+//		}, storetest.WithClock(clock.Now, clock.Advance))
 //	}
 //
-// A store of a portal's own that has only the read side and a writer
-// (Reader, 27 methods) runs the read part, RunRead, with its clock as an
-// option (WithClock); the rest of the suite asks for a Subject.
-//
-// The suite seeds every subtest through the Subject, with times at second
-// precision, and never assumes an error message. Unimplemented is the base
-// of a partial fake for handler tests. The rules it checks: docs/store.md.
+// The suite seeds every subtest through the store's writers, with times at
+// second precision, and never assumes an error message. Unimplemented is
+// the base of a partial fake for handler tests. The rules it checks:
+// docs/store.md.
 package storetest

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func (f dueFilters) String() string {
 // dueItem is what testDueBefore compares of an item: its id, its DueAt
 // (nil for none) and its place in a walk by After.
 type dueItem struct {
-	id  string
+	ID  string
 	due *time.Time
 	at  store.Position
 }
@@ -48,52 +49,42 @@ type dueList struct {
 var dueLists = []dueList{
 	{"projects", []string{"", "planned", "in_progress", "cancelled"}, nil, true,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			p, err := s.ListProjects(ctx, orgA, store.ProjectQuery{PageRequest: r, Status: store.ProjectStatus(f.status),
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only})
-			return dueItems(p.Items, func(v store.Project) dueItem {
-				return dueItem{v.ID, v.DueAt, store.Position{At: v.UpdatedAt, ID: v.ID}}
-			}), p.Total, err
+			return duePage(s.ListProjects(ctx, orgA, store.ProjectQuery{PageRequest: r, Status: store.ProjectStatus(f.status),
+				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only}))
 		}},
 	{"milestones of p1", []string{"", "pending", "completed"}, nil, false,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			p, err := s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: r, Status: store.MilestoneStatus(f.status),
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after})
-			return dueItems(p.Items, milestoneDue), p.Total, err
+			return duePage(s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: r, Status: store.MilestoneStatus(f.status),
+				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after}))
 		}},
 	{"milestones of every project", []string{"", "pending", "completed"}, []string{"p1", "p2"}, true,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			p, err := s.ListAllMilestones(ctx, orgA, store.AllMilestoneQuery{PageRequest: r, Status: store.MilestoneStatus(f.status), ProjectID: f.project,
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only})
-			return dueItems(p.Items, milestoneDue), p.Total, err
+			return duePage(s.ListAllMilestones(ctx, orgA, store.AllMilestoneQuery{PageRequest: r, Status: store.MilestoneStatus(f.status), ProjectID: f.project,
+				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only}))
 		}},
 	{"invoices", []string{"", "open", "paid"}, []string{"p1", "p2"}, true,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			p, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: r, Status: store.InvoiceStatus(f.status), ProjectID: f.project,
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only})
-			return dueItems(p.Items, func(v store.Invoice) dueItem {
-				return dueItem{v.ID, &v.DueAt, store.Position{At: v.UpdatedAt, ID: v.ID}}
-			}), p.Total, err
+			return duePage(s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: r, Status: store.InvoiceStatus(f.status), ProjectID: f.project,
+				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only}))
 		}},
 }
 
-func milestoneDue(v store.Milestone) dueItem {
-	return dueItem{v.ID, &v.DueAt, store.Position{At: v.UpdatedAt, ID: v.ID}}
-}
-
-func dueItems[T any](items []T, of func(T) dueItem) []dueItem {
+// duePage is a page of a list of dueLists as testDueBefore compares it.
+func duePage[T any](p store.Page[T], err error) ([]dueItem, int, error) {
 	out := []dueItem{}
-	for _, v := range items {
-		out = append(out, of(v))
+	for _, v := range p.Items {
+		rv := reflect.ValueOf(v)
+		it := dueItem{ID: rv.FieldByName("ID").String()}
+		it.at = store.Position{At: rv.FieldByName("UpdatedAt").Interface().(time.Time), ID: it.ID}
+		switch due := rv.FieldByName("DueAt").Interface().(type) {
+		case time.Time:
+			it.due = &due
+		case *time.Time:
+			it.due = due
+		}
+		out = append(out, it)
 	}
-	return out
-}
-
-func dueIDs(items []dueItem) []string {
-	out := []string{}
-	for _, v := range items {
-		out = append(out, v.id)
-	}
-	return out
+	return out, p.Total, err
 }
 
 // testDueBefore reads each list that takes DueBefore with it, alone and
@@ -105,7 +96,7 @@ func dueIDs(items []dueItem) []string {
 // bound, a nil DueAt included; and its total must count them, on every
 // page, so that a store whose totals come from tallies that know nothing
 // of DueBefore fails.
-func testDueBefore(t *testing.T, open func(t *testing.T) Subject) {
+func testDueBefore(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	all0 := s.Now().Truncate(time.Second)
 	seedData().put(t, s)
@@ -170,8 +161,8 @@ func checkDueBefore(t *testing.T, s store.Store, l dueList, f dueFilters, base [
 		}
 	}
 	got, total, err := l.read(s, f, all)
-	if err != nil || !slices.Equal(dueIDs(got), dueIDs(want)) || total != len(want) {
-		t.Fatalf("%s, %v: %v of %d (%v), want %v of %d", l.name, f, dueIDs(got), total, err, dueIDs(want), len(want))
+	if err != nil || !slices.Equal(ids(got), ids(want)) || total != len(want) {
+		t.Fatalf("%s, %v: %v of %d (%v), want %v of %d", l.name, f, ids(got), total, err, ids(want), len(want))
 	}
 	var walked []dueItem
 	for n := 1; n <= len(want)/2+1; n++ {
@@ -192,7 +183,7 @@ func checkDueBefore(t *testing.T, s store.Store, l dueList, f dueFilters, base [
 		}
 		walked = append(walked, got...)
 	}
-	if !slices.Equal(dueIDs(walked), dueIDs(want)) {
-		t.Fatalf("%s, %v: walked %v, want %v", l.name, f, dueIDs(walked), dueIDs(want))
+	if !slices.Equal(ids(walked), ids(want)) {
+		t.Fatalf("%s, %v: walked %v, want %v", l.name, f, ids(walked), ids(want))
 	}
 }

@@ -2,11 +2,13 @@ package storetest
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The suite's two organizations. They reuse each other's ids (p1, m1, d1,
@@ -133,4 +135,137 @@ func seeded[S store.Writer](t *testing.T, open func(t *testing.T) S) (S, fixture
 	f := seedData()
 	f.put(t, s)
 	return s, f
+}
+
+// list is one query against one of the four lists, reduced to what the
+// order, filter and paging subtests compare: the ids of a page, in order,
+// and the total.
+type list struct {
+	name  string
+	fetch fetchFunc
+	want  []string // every matching id, in list order
+}
+
+// The lists of the seed data, as ids. Each call reads its own copy of
+// the query: a list may be fetched by several tests at once.
+
+func projects(org string, q store.ProjectQuery) fetchFunc {
+	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		return pageIDs(s.ListProjects(ctx, org, q))
+	}
+}
+
+func milestones(org, project string, q store.MilestoneQuery) fetchFunc {
+	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		return pageIDs(s.ListMilestones(ctx, org, project, q))
+	}
+}
+
+func deliverables(org string, q store.DeliverableQuery) fetchFunc {
+	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		return pageIDs(s.ListDeliverables(ctx, org, q))
+	}
+}
+
+func invoices(org string, q store.InvoiceQuery) fetchFunc {
+	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q.PageRequest = r
+		return pageIDs(s.ListInvoices(ctx, org, q))
+	}
+}
+
+// ids returns the items' ids ("kind id" for a deletion); never nil, so
+// that an empty page compares equal to []string{}.
+func ids[T any](items []T) []string {
+	out := []string{}
+	for _, v := range items {
+		if d, ok := any(v).(store.Deletion); ok {
+			out = append(out, string(d.Kind)+" "+d.ID)
+			continue
+		}
+		out = append(out, reflect.ValueOf(v).FieldByName("ID").String())
+	}
+	return out
+}
+
+// pageIDs is a page as the lists compare it: its ids and its total.
+func pageIDs[T any](p store.Page[T], err error) ([]string, int, error) {
+	return ids(p.Items), p.Total, err
+}
+
+// orderLists are the unfiltered lists of the seed data. Their expected
+// orders include ties on the sort key (p1/p2, p0/p3, m1/m3, d1/d3, i2/i3),
+// broken by id.
+var orderLists = []list{
+	{"projects of org_a", projects(orgA, store.ProjectQuery{}), []string{"p4", "p1", "p2", "p5", "p0", "p3"}},
+	{"projects of org_b", projects(orgB, store.ProjectQuery{}), []string{"p1", "pb"}},
+	{"milestones of org_a p1", milestones(orgA, "p1", store.MilestoneQuery{}), []string{"m2", "m1", "m3", "m4"}},
+	{"milestones of org_a p2", milestones(orgA, "p2", store.MilestoneQuery{}), []string{"m5"}},
+	{"milestones of org_a p3 (none)", milestones(orgA, "p3", store.MilestoneQuery{}), []string{}},
+	{"milestones of org_b p1", milestones(orgB, "p1", store.MilestoneQuery{}), []string{"m1"}},
+	{"deliverables of org_a", deliverables(orgA, store.DeliverableQuery{}), []string{"d4", "d2", "d1", "d3", "d5"}},
+	{"deliverables of org_b", deliverables(orgB, store.DeliverableQuery{}), []string{"d1"}},
+	{"invoices of org_a", invoices(orgA, store.InvoiceQuery{}), []string{"i6", "i2", "i3", "i1", "i4", "i5"}},
+	{"invoices of org_b", invoices(orgB, store.InvoiceQuery{}), []string{"ib", "i1"}},
+}
+
+// filterLists are filtered lists of the seed data.
+var filterLists = []list{
+	{"projects planned", projects(orgA, store.ProjectQuery{Status: store.ProjectPlanned}), []string{"p0", "p3"}},
+	{"projects in_progress", projects(orgA, store.ProjectQuery{Status: store.ProjectInProgress}), []string{"p1"}},
+	{"projects on_hold", projects(orgA, store.ProjectQuery{Status: store.ProjectOnHold}), []string{"p4"}},
+	{"projects completed", projects(orgA, store.ProjectQuery{Status: store.ProjectCompleted}), []string{"p2"}},
+	{"projects cancelled", projects(orgA, store.ProjectQuery{Status: store.ProjectCancelled}), []string{"p5"}},
+	{"projects of org_b in_progress", projects(orgB, store.ProjectQuery{Status: store.ProjectInProgress}), []string{"pb"}},
+	{"projects of org_b cancelled (none)", projects(orgB, store.ProjectQuery{Status: store.ProjectCancelled}), []string{}},
+
+	{"milestones of p1 pending", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestonePending}), []string{"m1", "m4"}},
+	{"milestones of p1 in_progress", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestoneInProgress}), []string{"m3"}},
+	{"milestones of p1 completed", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestoneCompleted}), []string{"m2"}},
+	{"milestones of p2 pending (none)", milestones(orgA, "p2", store.MilestoneQuery{Status: store.MilestonePending}), []string{}},
+	{"milestones of org_b p1 completed", milestones(orgB, "p1", store.MilestoneQuery{Status: store.MilestoneCompleted}), []string{"m1"}},
+
+	{"deliverables approved", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverableApproved}), []string{"d1", "d5"}},
+	{"deliverables pending", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverablePending}), []string{"d3"}},
+	{"deliverables in_review", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverableInReview}), []string{"d2"}},
+	{"deliverables rejected", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverableRejected}), []string{"d4"}},
+	{"deliverables of p1", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1"}), []string{"d4", "d2", "d1"}},
+	{"deliverables of p1 approved", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1", Status: store.DeliverableApproved}), []string{"d1"}},
+	{"deliverables of p1 pending (none)", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1", Status: store.DeliverablePending}), []string{}},
+	{"deliverables of p3, a project without any", deliverables(orgA, store.DeliverableQuery{ProjectID: "p3"}), []string{}},
+	{"deliverables of an unknown project", deliverables(orgA, store.DeliverableQuery{ProjectID: "nope"}), []string{}},
+	{"deliverables of org_b's project pb, asked by org_a", deliverables(orgA, store.DeliverableQuery{ProjectID: "pb"}), []string{}},
+	{"deliverables of org_b p1 (org_a's p1 has three)", deliverables(orgB, store.DeliverableQuery{ProjectID: "p1"}), []string{}},
+	{"deliverables of org_b pb", deliverables(orgB, store.DeliverableQuery{ProjectID: "pb"}), []string{"d1"}},
+
+	{"invoices draft", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceDraft}), []string{"i4"}},
+	{"invoices open", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceOpen}), []string{"i2", "i3"}},
+	{"invoices paid", invoices(orgA, store.InvoiceQuery{Status: store.InvoicePaid}), []string{"i6", "i1"}},
+	{"invoices void", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceVoid}), []string{"i5"}},
+	{"invoices of p1", invoices(orgA, store.InvoiceQuery{ProjectID: "p1"}), []string{"i3", "i1"}},
+	{"invoices of p2", invoices(orgA, store.InvoiceQuery{ProjectID: "p2"}), []string{"i6", "i4"}},
+	{"invoices of p2 paid", invoices(orgA, store.InvoiceQuery{ProjectID: "p2", Status: store.InvoicePaid}), []string{"i6"}},
+	{"invoices of p1 void (none)", invoices(orgA, store.InvoiceQuery{ProjectID: "p1", Status: store.InvoiceVoid}), []string{}},
+	{"invoices of p3, a project without any", invoices(orgA, store.InvoiceQuery{ProjectID: "p3"}), []string{}},
+	{"invoices of an unknown project", invoices(orgA, store.InvoiceQuery{ProjectID: "nope"}), []string{}},
+	{"invoices of org_b p1", invoices(orgB, store.InvoiceQuery{ProjectID: "p1"}), []string{"i1"}},
+	{"invoices of org_b open", invoices(orgB, store.InvoiceQuery{Status: store.InvoiceOpen}), []string{"ib"}},
+
+	// DueBefore is exclusive, and a nil DueAt never matches (testDueBefore
+	// combines it with every filter).
+	{"projects due before p5's dueAt (none)", projects(orgA, store.ProjectQuery{DueBefore: day(9, 18)}), []string{}},
+	{"projects due before a second after p5's dueAt", projects(orgA, store.ProjectQuery{DueBefore: day(9, 18).Add(time.Second)}), []string{"p5"}},
+	{"projects due before day 100 (not those of no dueAt)", projects(orgA, store.ProjectQuery{DueBefore: day(100, 0)}), []string{"p1", "p5", "p0"}},
+	{"projects planned due before day 100", projects(orgA, store.ProjectQuery{Status: store.ProjectPlanned, DueBefore: day(100, 0)}), []string{"p0"}},
+	{"milestones of p1 due before m1's dueAt", milestones(orgA, "p1", store.MilestoneQuery{DueBefore: day(30, 12)}), []string{"m2"}},
+	{"milestones of p1 due before a second after m1's", milestones(orgA, "p1", store.MilestoneQuery{DueBefore: day(30, 12).Add(time.Second)}), []string{"m2", "m1", "m3"}},
+	{"milestones of p1 pending due before day 50", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestonePending, DueBefore: day(50, 0)}), []string{"m1", "m4"}},
+	{"invoices due before i1's dueAt", invoices(orgA, store.InvoiceQuery{DueBefore: day(40, 9)}), []string{"i4", "i5"}},
+	{"invoices due before a second after i1's", invoices(orgA, store.InvoiceQuery{DueBefore: day(40, 9).Add(time.Second)}), []string{"i6", "i1", "i4", "i5"}},
+	{"invoices open due before day 61 (overdue then)", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceOpen, DueBefore: day(61, 0)}), []string{"i2", "i3"}},
+	{"invoices of p2 due before day 40", invoices(orgA, store.InvoiceQuery{ProjectID: "p2", DueBefore: day(40, 0)}), []string{"i4"}},
+	{"invoices of org_b due before day 26", invoices(orgB, store.InvoiceQuery{DueBefore: day(26, 0)}), []string{"i1"}},
 }

@@ -15,18 +15,18 @@ var invoiceKind = kindCase{
 	kind:     store.KindInvoice,
 	optional: true,
 	detached: true,
-	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+	put: func(ctx context.Context, s subject, org, id, project string, n int) error {
 		return s.PutInvoice(ctx, store.Invoice{ID: id, OrgID: org, Number: fmt.Sprint("N-", id, "-", n), ProjectID: optionalPtr(project),
 			Status: store.InvoiceOpen, Currency: "EUR", Total: 100, AmountDue: 100, IssuedAt: day(1, 9), DueAt: day(30, 9)})
 	},
-	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {
 		i, err := s.GetInvoice(ctx, org, id)
 		return kindItem{deref(i.ProjectID), i.UpdatedAt, describe(i)}, err
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
 		return invoices(org, store.InvoiceQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
 	},
-	del: func(ctx context.Context, s Subject, org, id string) error {
+	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteInvoice(ctx, org, id)
 	},
 }

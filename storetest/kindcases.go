@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The cases that hold for every kind of item, run for each descriptor of
@@ -24,23 +25,24 @@ import (
 // kindProjects are the projects that openKind puts in each organization.
 var kindProjects = []string{"p1", "p2", "p3"}
 
-// testKinds runs the cases of every kind, for each kind of kindCases.
-func testKinds(t *testing.T, open func(t *testing.T) Subject) {
-	t.Run("Described", testKindsDescribed)
-	// One store for every case, each case with organizations of its own:
-	// a store that is slow to open (a database migrated for each) opens
-	// once.
-	s := open(t)
-	inProject := func(k kindCase) bool { return !k.isProject } // the cases of an item in a project
-	cases := []struct {
-		name string
-		run  func(t *testing.T, k kindCase, s Subject, oa, ob string)
-		when func(k kindCase) bool // the kinds the case applies to; nil for every kind
-	}{
-		{"Lists", kindLists, nil},
-		{"Scoping", kindScoping, nil},
+// kindRule is a rule that holds for every kind of item: run for each
+// kind it applies to (when; nil for every kind), on the case's own two
+// organizations (kindOrgs).
+type kindRule struct {
+	name string
+	run  func(t *testing.T, k kindCase, s subject, oa, ob string)
+	when func(k kindCase) bool
+}
+
+// inProject is when of the rules of an item in a project.
+func inProject(k kindCase) bool { return !k.isProject }
+
+// readRules are the rules of every kind that RunRead checks; changeRules,
+// RunChanges'. RunThreads checks both for threads and messages.
+var (
+	readRules   = []kindRule{{"Lists", kindLists, nil}, {"Scoping", kindScoping, nil}, {"Rejects", kindRejects, nil}}
+	changeRules = []kindRule{
 		{"Cancelled", kindCancelled, nil},
-		{"Rejects", kindRejects, nil},
 		{"UpdatedAt", kindUpdatedAt, nil},
 		{"Deletions", kindDeletions, nil},
 		{"ProjectDeleted", kindProjectDeleted, inProject},
@@ -50,25 +52,34 @@ func testKinds(t *testing.T, open func(t *testing.T) Subject) {
 		{"Versions", kindVersions, nil},
 		{"Events", kindEvents, nil},
 	}
-	for _, k := range kindCases {
-		t.Run(string(k.kind), func(t *testing.T) {
-			for _, c := range cases {
-				if c.when != nil && !c.when(k) {
-					continue
+)
+
+// kindsCase returns the case that checks rules for each of kinds. It opens
+// one store for every rule, each with organizations of its own: a store
+// that is slow to open (a database migrated for each) opens once.
+func kindsCase(kinds []kindCase, rules []kindRule) func(t *testing.T, open func(t *testing.T) subject) {
+	return func(t *testing.T, open func(t *testing.T) subject) {
+		s := open(t)
+		for _, k := range kinds {
+			t.Run(string(k.kind), func(t *testing.T) {
+				for _, r := range rules {
+					if r.when != nil && !r.when(k) {
+						continue
+					}
+					t.Run(r.name, func(t *testing.T) {
+						oa, ob := kindOrgs(t, s, string(k.kind)+"_"+r.name)
+						r.run(t, k, s, oa, ob)
+					})
 				}
-				t.Run(c.name, func(t *testing.T) {
-					oa, ob := kindOrgs(t, s, string(k.kind)+"_"+c.name)
-					c.run(t, k, s, oa, ob)
-				})
-			}
-		})
+			})
+		}
 	}
 }
 
 // kindOrgs puts two organizations named after a case, each with the
 // projects kindProjects, and returns their ids: the case's org_a and
 // org_b.
-func kindOrgs(t *testing.T, s Subject, name string) (string, string) {
+func kindOrgs(t *testing.T, s subject, name string) (string, string) {
 	t.Helper()
 	is := is.New(t)
 	oa, ob := "kinds_"+name+"_a", "kinds_"+name+"_b"
@@ -91,7 +102,7 @@ func (k kindCase) scope(project string) string {
 }
 
 // getItem reads item id of org, failing the test when there is none.
-func getItem(t *testing.T, k kindCase, s Subject, org, id string) kindItem {
+func getItem(t *testing.T, k kindCase, s subject, org, id string) kindItem {
 	t.Helper()
 	it, err := k.get(ctx, s, org, id)
 	if err != nil {
@@ -105,13 +116,14 @@ func getItem(t *testing.T, k kindCase, s Subject, org, id string) kindItem {
 // projects (alone, with a project filter, empty, with unknown, another
 // organization's or unstorable ids), filtered by project and changed
 // since; each with its total, page by page.
-func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindLists(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
-	projectOf := map[string]string{} // org_a's items of k, by id
+	projectOf, projectOfB := map[string]string{}, map[string]string{"x0": k.projectOf("x0", "p2")} // each organization's items of k, by id
 	if k.isProject {
-		for _, p := range kindProjects {
-			projectOf[p] = p
+		for _, p := range append([]string{"p\ufffd"}, kindProjects...) {
+			projectOf[p], projectOfB[p] = p, p
 		}
+		delete(projectOfB, "p\ufffd")
 	}
 	for n, p := range []string{"p1", "p2", "p1", "p3"} {
 		id := fmt.Sprint("x", n)
@@ -128,15 +140,6 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	is.NoErr(projectKind.put(ctx, s, oa, "p\ufffd", "", 0))
 	is.NoErr(k.put(ctx, s, oa, "x\ufffd", "p\ufffd", 0))
 	projectOf["x\ufffd"] = k.projectOf("x\ufffd", "p\ufffd")
-	if k.isProject {
-		projectOf["p\ufffd"] = "p\ufffd"
-	}
-	projectOfB := map[string]string{"x0": k.projectOf("x0", "p2")}
-	if k.isProject {
-		for _, p := range kindProjects {
-			projectOfB[p] = p
-		}
-	}
 
 	if k.perProject {
 		var lists []list
@@ -148,9 +151,7 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 				list{"of " + p + ", changed since", k.list(oa, p, nil, sinceEver), sortedByChange(t, k, s, oa, full)})
 		}
 		checkLists(t, s, lists)
-		for _, l := range lists {
-			walk(t, s, l)
-		}
+		walk(t, s, lists...)
 		_, _, err := k.list(ob, "pb", nil, time.Time{})(ctx, s, all)
 		is.True(errors.Is(err, store.ErrNotFound)) // a list of a project the organization does not have is not found
 		for _, b := range unstorable("p1") {
@@ -194,8 +195,6 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		for _, b := range bad {
 			lists = append(lists, list{fmt.Sprintf("in project %q", b), k.list(oa, b, nil, time.Time{}), []string{}})
 		}
-	}
-	if !k.isProject {
 		lists = append(lists,
 			list{"in p1", k.list(oa, "p1", nil, time.Time{}), in("p1")},
 			list{"in p1, of p1 and p2", k.list(oa, "p1", []string{"p1", "p2"}, time.Time{}), in("p1")},
@@ -204,9 +203,7 @@ func kindLists(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		)
 	}
 	checkLists(t, s, lists)
-	for _, l := range lists {
-		walk(t, s, l)
-	}
+	walk(t, s, lists...)
 }
 
 // sortedCopy returns ids sorted, never nil.
@@ -230,7 +227,7 @@ func keysWhere(projectOf map[string]string, keep func(string) bool) []string {
 
 // sortedByChange returns ids in the order of a list changed since: by
 // UpdatedAt, then id.
-func sortedByChange(t *testing.T, k kindCase, s Subject, org string, ids []string) []string {
+func sortedByChange(t *testing.T, k kindCase, s subject, org string, ids []string) []string {
 	t.Helper()
 	at := map[string]time.Time{}
 	for _, id := range ids {
@@ -250,7 +247,7 @@ func sortedByChange(t *testing.T, k kindCase, s Subject, org string, ids []strin
 // answers each its own; an id of the other organization, an unknown
 // organization, an unknown or unstorable id, or another kind's id are not
 // found.
-func kindScoping(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindScoping(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, ob, "x", "p1", 1))
@@ -283,7 +280,7 @@ func kindScoping(t *testing.T, k kindCase, s Subject, oa, ob string) {
 
 // kindCancelled calls every method of k with a cancelled context: each
 // returns its error, wrapped, and stores nothing.
-func kindCancelled(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindCancelled(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	cctx, cancel := context.WithCancel(ctx)
@@ -304,7 +301,7 @@ func kindCancelled(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindRejects puts items of k that must be refused: an empty or
 // unstorable id (store.ErrInvalid), into an unknown organization or
 // project (store.ErrNotFound); none of them is stored.
-func kindRejects(t *testing.T, k kindCase, s Subject, oa, _ string) {
+func kindRejects(t *testing.T, k kindCase, s subject, oa, _ string) {
 	is := is.New(t)
 	for _, id := range append([]string{""}, unstorable("x")...) {
 		is.True(errors.Is(k.put(ctx, s, oa, id, "p1", 0), store.ErrInvalid)) // an empty or unstorable id

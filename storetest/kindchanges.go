@@ -3,11 +3,13 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The cases of changes that hold for every kind of item (see
@@ -17,7 +19,7 @@ import (
 // kindUpdatedAt checks that k's UpdatedAt is the store's: set by a put,
 // kept by a put that changes nothing, moved by a change; and that a list
 // changed since holds what changed, in order of change.
-func kindUpdatedAt(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindUpdatedAt(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	from := s.Now()
 	is.NoErr(k.put(ctx, s, oa, "y", "p1", 0))
@@ -50,7 +52,7 @@ func kindUpdatedAt(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindDeletions deletes items of k and reads their deletion records:
 // kind, id, project, date, the kind and restriction filters, not-found
 // deletes, and the record dropped when the item is put again.
-func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindDeletions(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
@@ -85,7 +87,7 @@ func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 
 	p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
-	is.Equal(ids(p.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID }), want) // one record per item deleted, nothing else
+	is.Equal(ids(p.Items), want) // one record per item deleted, nothing else
 	for _, d := range p.Items {
 		within(is, d.DeletedAt, from, to)
 		wantP := ""
@@ -95,33 +97,21 @@ func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		is.Equal(d.ProjectID, wantP) // a record names the project the item was in
 	}
 	px := k.projectOf("x", "p1")
-	q := func(mod func(*store.DeletionQuery)) store.DeletionQuery {
-		q := store.DeletionQuery{Since: since}
-		mod(&q)
-		return q
-	}
-	others := []store.Kind{}
-	for _, o := range store.Kinds {
-		if o != k.kind {
-			others = append(others, o)
-		}
-	}
+	others := slices.DeleteFunc(slices.Clone(store.Kinds), func(o store.Kind) bool { return o == k.kind })
 	lists := []list{
-		{"of the kind", deletions(s, oa, q(func(q *store.DeletionQuery) { q.Kind = k.kind })), want},
-		{"of the kind only", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyKinds = []store.Kind{k.kind} })), want},
-		{"of the other kinds only", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyKinds = others })), []string{}},
-		{"of x's project", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{px} })), []string{k.of("x")}},
-		{"of p2", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{"p2"} })), []string{}},
-		{"of no project", deletions(s, oa, q(func(q *store.DeletionQuery) { q.OnlyProjects = []string{} })), []string{}},
-		{"of org_b", deletions(s, ob, q(func(*store.DeletionQuery) {})), []string{}},
+		{"of the kind", deletions(s, oa, store.DeletionQuery{Since: since, Kind: k.kind}), want},
+		{"of the kind only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyKinds: []store.Kind{k.kind}}), want},
+		{"of the other kinds only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyKinds: others}), []string{}},
+		{"of x's project", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{px}}), []string{k.of("x")}},
+		{"of p2", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p2"}}), []string{}},
+		{"of no project", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{}}), []string{}},
+		{"of org_b", deletions(s, ob, store.DeletionQuery{Since: since}), []string{}},
 	}
 	checkLists(t, s, lists)
-	for _, l := range lists[:1] {
-		walk(t, s, l)
-	}
+	walk(t, s, lists[:1]...)
 
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0)) // put again
-	checkLists(t, s, []list{{"after x is put again", deletions(s, oa, q(func(*store.DeletionQuery) {})), want[1:]}})
+	checkLists(t, s, []list{{"after x is put again", deletions(s, oa, store.DeletionQuery{Since: since}), want[1:]}})
 }
 
 // kindProjectDeleted deletes a project that holds items of k: they go with
@@ -129,8 +119,7 @@ func kindDeletions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // with no project and a new UpdatedAt, and leave it for a key restricted
 // to it; items of other projects and organizations are untouched, and a
 // project put again with the same id holds none of them.
-func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
-	d := s
+func kindProjectDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, oa, "y", "p2", 0))
@@ -139,7 +128,7 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 	last := latest(t, s, oa)
 	s.Advance(tick)
 	from := s.Now()
-	is.NoErr(d.DeleteProject(ctx, oa, "p1"))
+	is.NoErr(s.DeleteProject(ctx, oa, "p1"))
 	to := s.Now()
 
 	byKind := func(only []string) list {
@@ -160,8 +149,8 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 		is.True(errors.Is(err, store.ErrNotFound)) // the item goes with its project
 		p, err := s.ListDeletions(ctx, oa, store.DeletionQuery{PageRequest: all, Since: x.updated, Kind: k.kind})
 		is.NoErr(err)
-		is.Equal(ids(p.Items, func(d store.Deletion) string { return d.ID }), []string{"x"}) // its deletion is recorded
-		is.Equal(p.Items[0].ProjectID, "p1")                                                 // with the project's id
+		is.Equal(ids(p.Items), []string{k.of("x")}) // its deletion is recorded
+		is.Equal(p.Items[0].ProjectID, "p1")        // with the project's id
 		within(is, p.Items[0].DeletedAt, from, to)
 		is.Equal(evsOf(events), []ev{{Type: string(k.kind) + ".deleted", ItemID: "x", ProjectID: "p1"}}) // deleted, with its project
 	}
@@ -175,7 +164,7 @@ func kindProjectDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindOrganizationDeleted deletes an organization holding items of k,
 // visible and internal: they go with it; the other organization's stay;
 // the organization put again holds none of them.
-func kindOrganizationDeleted(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindOrganizationDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	is.NoErr(k.put(ctx, s, ob, "x", "p1", 0))
@@ -196,7 +185,7 @@ func kindOrganizationDeleted(t *testing.T, k kindCase, s Subject, oa, ob string)
 // the kind allows it): a key restricted to a project it left sees it in
 // its deletions, dated when it left, until it comes back; a key of where
 // it is, and an unrestricted key, see nothing gone.
-func kindDepartures(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindDepartures(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0))
 	s.Advance(tick)
@@ -257,7 +246,7 @@ func kindDepartures(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // project the record named sees it leave that project instead; a key of
 // where it is now, and an unrestricted key, see nothing gone. An item
 // put again in its own project leaves nothing.
-func kindPutAgainElsewhere(t *testing.T, k kindCase, s Subject, oa, _ string) {
+func kindPutAgainElsewhere(t *testing.T, k kindCase, s subject, oa, _ string) {
 	is := is.New(t)
 	is.NoErr(k.put(ctx, s, oa, "x1", "p1", 0))
 	is.NoErr(k.put(ctx, s, oa, "x2", "p1", 0))
@@ -278,7 +267,7 @@ func kindPutAgainElsewhere(t *testing.T, k kindCase, s Subject, oa, _ string) {
 
 // kindVersions checks that each write of an item of k moves the
 // organization's data version to a value never seen before.
-func kindVersions(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindVersions(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	seen := map[int64]string{}
 	moved := versionCheck(t, s, oa, seen)
@@ -291,7 +280,7 @@ func kindVersions(t *testing.T, k kindCase, s Subject, oa, ob string) {
 // kindEvents checks the events of k's writes: created, updated when a
 // visible field changed and not when nothing did, deleted; each with its
 // item and project, and dated as its item.
-func kindEvents(t *testing.T, k kindCase, s Subject, oa, ob string) {
+func kindEvents(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	last := latest(t, s, oa)
 	next := func() []store.Event {

@@ -2,18 +2,27 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // kindCases describes every kind of item, in the order of store.Kinds:
-// the cases that hold for every kind (kindcases.go, kindchanges.go) and
-// the functions that enumerate kinds (testVersions, Sample) iterate over
-// it. A new kind of item adds its descriptor here.
-var kindCases = []kindCase{projectKind, milestoneKind, deliverableKind, invoiceKind, threadKind, messageKind}
+// the rules that hold for every kind (kindcases.go, kindchanges.go) and
+// Sample iterate over it. writerKinds are the kinds store.Writer puts,
+// whose rules RunRead and RunChanges check; threadKinds, those of
+// store.ThreadWriter, RunThreads'. A new kind of item adds its descriptor
+// here, and to the kinds of the part that writes it.
+var (
+	writerKinds = []kindCase{projectKind, milestoneKind, deliverableKind, invoiceKind}
+	threadKinds = []kindCase{threadKind, messageKind}
+	kindCases   = append(append([]kindCase{}, writerKinds...), threadKinds...)
+)
 
 // kindCase describes one kind of item (one of store.Kinds) to the cases
 // that hold for every kind: how to put, read, list and delete one item of
@@ -38,17 +47,17 @@ type kindCase struct {
 	// that clients see (never its status). It puts first whatever else
 	// the item needs (a message's thread); the organization and the
 	// project must exist.
-	put func(ctx context.Context, s Subject, org, id, project string, n int) error
+	put func(ctx context.Context, s subject, org, id, project string, n int) error
 	// get reads item id of org as a client sees it; an error wrapping
 	// store.ErrNotFound when there is none.
-	get func(ctx context.Context, s Subject, org, id string) (kindItem, error)
+	get func(ctx context.Context, s subject, org, id string) (kindItem, error)
 	// list is the list of org's items of the kind, of project ("" for
 	// all; required when perProject), restricted to only (nil for no
 	// restriction) and changed since since (zero for any).
 	list func(org, project string, only []string, since time.Time) fetchFunc
 	// del deletes item id of org (by store.Deleter or
 	// store.ThreadWriter, as the kind is deleted).
-	del func(ctx context.Context, s Subject, org, id string) error
+	del func(ctx context.Context, s subject, org, id string) error
 }
 
 // kindItem is what the cases compare of an item read: its project ("" for
@@ -61,12 +70,6 @@ type kindItem struct {
 
 // fetchFunc reads one page of a list as ids, and the total.
 type fetchFunc = func(ctx context.Context, s store.Store, r store.PageRequest) (ids []string, total int, err error)
-
-// suiteCase is one case of Run: a name and what it runs.
-type suiteCase struct {
-	name string
-	run  func(t *testing.T, open func(t *testing.T) Subject)
-}
 
 // projectOf is the project of item id put in project.
 func (k kindCase) projectOf(id, project string) string {
@@ -83,7 +86,7 @@ func (k kindCase) of(id string) string { return string(k.kind) + " " + id }
 // testKindsDescribed checks that kindCases describes each of store.Kinds
 // once, in its order: a kind without a descriptor would escape every case
 // of every kind.
-func testKindsDescribed(t *testing.T) {
+func testKindsDescribed(t *testing.T, _ func(t *testing.T) subject) {
 	var got []store.Kind
 	for _, k := range kindCases {
 		got = append(got, k.kind)
@@ -97,4 +100,29 @@ func optionalPtr(project string) *string {
 		return nil
 	}
 	return ptr(project)
+}
+
+// KindWriter is what puts items of every kind, as Sample does.
+type KindWriter interface {
+	store.Writer
+	store.ThreadWriter
+}
+
+// SampleID is the id of the item of kind that Sample puts: "<kind>_sample"
+// ("note_sample").
+func SampleID(kind store.Kind) string { return string(kind) + "_sample" }
+
+// Sample puts one item of kind, with id SampleID(kind), in project of
+// org, through the kind's descriptor (the one its conformance cases put):
+// test data of a kind for a test that is about every kind rather than
+// this one, such as statusapi's tests of the conventions every route
+// shares, so that a new kind's routes are walked on an item of it without
+// a fixture of their own. The organization and the project must exist.
+func Sample(ctx context.Context, s KindWriter, kind store.Kind, org, project string) error {
+	i := slices.IndexFunc(kindCases, func(k kindCase) bool { return k.kind == kind })
+	if i < 0 {
+		return fmt.Errorf("storetest: no descriptor of kind %q", kind)
+	}
+	k := kindCases[i]
+	return k.put(ctx, subject{Writer: s, ThreadWriter: s}, org, SampleID(kind), project, 0)
 }

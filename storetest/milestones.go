@@ -13,18 +13,18 @@ import (
 var milestoneKind = kindCase{
 	kind:       store.KindMilestone,
 	perProject: true,
-	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+	put: func(ctx context.Context, s subject, org, id, project string, n int) error {
 		return s.PutMilestone(ctx, store.Milestone{ID: id, OrgID: org, ProjectID: project, Name: fmt.Sprint("Milestone ", id, " v", n),
 			Status: store.MilestonePending, DueAt: day(20, 9)})
 	},
-	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {
 		m, err := s.GetMilestone(ctx, org, id)
 		return kindItem{m.ProjectID, m.UpdatedAt, describe(m)}, err
 	},
 	list: func(org, project string, _ []string, since time.Time) fetchFunc {
 		return milestones(org, project, store.MilestoneQuery{UpdatedSince: since})
 	},
-	del: func(ctx context.Context, s Subject, org, id string) error {
+	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteMilestone(ctx, org, id)
 	},
 }

@@ -12,17 +12,17 @@ import (
 var projectKind = kindCase{
 	kind:      store.KindProject,
 	isProject: true,
-	put: func(ctx context.Context, s Subject, org, id, _ string, n int) error {
+	put: func(ctx context.Context, s subject, org, id, _ string, n int) error {
 		return s.PutProject(ctx, store.Project{ID: id, OrgID: org, Name: fmt.Sprint("Project ", id, " v", n), Status: store.ProjectPlanned})
 	},
-	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {
 		p, err := s.GetProject(ctx, org, id)
 		return kindItem{p.ID, p.UpdatedAt, describe(p)}, err
 	},
 	list: func(org, _ string, only []string, since time.Time) fetchFunc {
 		return projects(org, store.ProjectQuery{OnlyProjects: only, UpdatedSince: since})
 	},
-	del: func(ctx context.Context, s Subject, org, id string) error {
+	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteProject(ctx, org, id)
 	},
 }

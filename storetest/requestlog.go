@@ -1,18 +1,38 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-// The cases of store.RequestLog. Times are the store's clock's (see Clocked; PostgreSQL's now()), as a store dates
-// retention from its own.
+// RequestLogStore is what the part of the suite of the request log
+// (RunRequestLog) tests: a store's request log, and the writer and
+// deleter of the organizations it belongs to.
+type RequestLogStore interface {
+	store.Writer
+	store.Deleter
+	store.RequestLog
+}
+
+// RunRequestLog runs the part of the suite of the request log as
+// subtests of t; a store that is also a store.UsageTotals is checked as
+// one. Its records are dated from the store's clock (WithClock), as a
+// store dates retention from its own. open must return a fresh, empty
+// store each time it is called, and arrange its cleanup with t.Cleanup.
+func RunRequestLog(t *testing.T, open func(t *testing.T) RequestLogStore, opts ...Option) {
+	runPart(t, "RunRequestLog", []suiteCase{{"AppendAndRead", testRequestLog}}, false, func(t *testing.T) subject {
+		s := open(t)
+		return subject{Writer: s, Deleter: s, RequestLog: s}
+	}, opts)
+}
 
 // request is a record of org_a's key k1 at, with status.
 func request(id string, at time.Time, status int) store.RequestRecord {
@@ -29,14 +49,13 @@ func request(id string, at time.Time, status int) store.RequestRecord {
 // testRequestLog appends batches and reads them back: order, paging,
 // filters, retention, scoping, the usage per key, validation and the
 // deletion of an organization.
-func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
+func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
-	l := s
 	is := is.New(t)
 	seedData().put(t, s)
 	now := s.Now().UTC().Truncate(time.Second)
 
-	is.NoErr(l.AppendRequests(ctx, nil)) // an empty batch writes nothing
+	is.NoErr(s.AppendRequests(ctx, nil)) // an empty batch writes nothing
 
 	r1 := request("req_1", now.Add(-3*time.Minute), 200)
 	r2 := request("req_2", now.Add(-2*time.Minute), 404)
@@ -50,55 +69,47 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	other.OrgID = orgB
 	ghost := request("req_ghost", now, 200)
 	ghost.OrgID = "org_nobody"
-	is.NoErr(l.AppendRequests(ctx, []store.RequestRecord{r1, r2, old, other, ghost}))
-	is.NoErr(l.AppendRequests(ctx, []store.RequestRecord{r3, dup}))
+	is.NoErr(s.AppendRequests(ctx, []store.RequestRecord{r1, r2, old, other, ghost}))
+	is.NoErr(s.AppendRequests(ctx, []store.RequestRecord{r3, dup}))
 
-	list := func(q store.RequestLogQuery) ([]string, int) {
+	logs := func(q store.RequestLogQuery) fetchFunc {
+		return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+			q.PageRequest = r
+			p, err := s.ListRequestLogs(ctx, orgA, q)
+			out := []string{}
+			for _, rec := range p.Items {
+				out = append(out, fmt.Sprintf("%s/%d", rec.ID, rec.Status))
+			}
+			return out, p.Total, err
+		}
+	}
+	lists := []list{
+		// Newest first; the same id and time: the last appended first.
+		// Older than the retention, another or an unknown organization:
+		// not listed.
+		{"every record", logs(store.RequestLogQuery{}), []string{"req_3/200", "req_3/500", "req_2/404", "req_1/200"}},
+		{"an exact status", logs(store.RequestLogQuery{Status: 404}), []string{"req_2/404"}},
+		{"a class", logs(store.RequestLogQuery{Class: 5}), []string{"req_3/500"}},
+		{"another class", logs(store.RequestLogQuery{Class: 4}), []string{"req_2/404"}},
+		{"successes", logs(store.RequestLogQuery{Class: 2}), []string{"req_3/200", "req_1/200"}},
+		{"one key's own", logs(store.RequestLogQuery{KeyID: "k1"}), []string{"req_3/200", "req_2/404", "req_1/200"}},
+		{"filters combined", logs(store.RequestLogQuery{KeyID: "k1", Class: 5}), []string{}},
+	}
+	checkLists(t, s, lists)
+	walk(t, s, lists[:1]...)
+	total := func() int {
 		t.Helper()
-		if q.Page == 0 {
-			q.PageRequest = store.PageRequest{Page: 1, Limit: store.MaxLimit}
-		}
-		p, err := l.ListRequestLogs(ctx, orgA, q)
+		_, n, err := logs(store.RequestLogQuery{})(ctx, s, all)
 		is.NoErr(err) // listing requests
-		var ids []string
-		for _, rec := range p.Items {
-			ids = append(ids, fmt.Sprintf("%s/%d", rec.ID, rec.Status))
-		}
-		return ids, p.Total
+		return n
 	}
-	ids, total := list(store.RequestLogQuery{})
-	is.Equal(ids, []string{"req_3/200", "req_3/500", "req_2/404", "req_1/200"}) // newest first; the same id and time: the last appended first
-	is.Equal(total, 4)                                                          // older than the retention, another or an unknown organization: not listed
-
-	// Paging walks each record once.
-	var walked []string
-	for page := 1; page <= 3; page++ {
-		got, n := list(store.RequestLogQuery{PageRequest: store.PageRequest{Page: page, Limit: 3}})
-		is.Equal(n, 4) // the total on every page
-		walked = append(walked, got...)
-	}
-	is.Equal(walked, ids) // pages of 3 hold the same records, once each
-
-	got, n := list(store.RequestLogQuery{Status: 404})
-	is.Equal(got, []string{"req_2/404"}) // an exact status
-	is.Equal(n, 1)
-	got, _ = list(store.RequestLogQuery{Class: 5})
-	is.Equal(got, []string{"req_3/500"}) // a class
-	got, _ = list(store.RequestLogQuery{Class: 4})
-	is.Equal(got, []string{"req_2/404"})
-	got, _ = list(store.RequestLogQuery{Class: 2})
-	is.Equal(got, []string{"req_3/200", "req_1/200"}) // successes
-	got, _ = list(store.RequestLogQuery{KeyID: "k1"})
-	is.Equal(got, []string{"req_3/200", "req_2/404", "req_1/200"}) // one key's own
-	got, _ = list(store.RequestLogQuery{KeyID: "k1", Class: 5})
-	is.Equal(got, []string(nil)) // filters combine
 
 	// Round trip of every field.
-	p, err := l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 404})
+	p, err := s.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 404})
 	is.NoErr(err)
 	r2.Query = []string{}
 	is.Equal(p.Items[0], r2) // every field as appended, a nil Query as empty
-	p, err = l.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 500})
+	p, err = s.ListRequestLogs(ctx, orgA, store.RequestLogQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}, Status: 500})
 	is.NoErr(err)
 	r3.CreatedAt = r3.CreatedAt.Truncate(time.Second)
 	is.Equal(p.Items[0], r3) // to the second, as the wire shows it
@@ -106,13 +117,12 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	// An invalid record fails its batch, and nothing of it is written.
 	bad := request("req_bad", now, 200)
 	bad.Path = "/v1/x\x00"
-	err = l.AppendRequests(ctx, []store.RequestRecord{request("req_new", now, 200), bad})
+	err = s.AppendRequests(ctx, []store.RequestRecord{request("req_new", now, 200), bad})
 	is.True(errors.Is(err, store.ErrInvalid)) // a NUL is refused
-	_, total = list(store.RequestLogQuery{})
-	is.Equal(total, 4) // nothing of the refused batch
+	is.Equal(total(), 4)                      // nothing of the refused batch
 
 	// Usage per key: 30 days, today last, errors from 400 on.
-	u, err := l.KeyUsage(ctx, orgA, "k1")
+	u, err := s.KeyUsage(ctx, orgA, "k1")
 	is.NoErr(err)
 	is.Equal(u.KeyID, "k1")
 	is.Equal(len(u.Days), store.UsageDays) // every day, zero ones too
@@ -133,10 +143,10 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	is.True(u.LastUsedAt != nil)
 	is.Equal(*u.LastUsedAt, dup.CreatedAt.Truncate(time.Minute)) // to the minute
 
-	u2, err := l.KeyUsage(ctx, orgA, "k2")
+	u2, err := s.KeyUsage(ctx, orgA, "k2")
 	is.NoErr(err)
 	is.Equal(u2.Days[len(u2.Days)-1].Errors+u2.Days[len(u2.Days)-2].Errors, int64(1)) // r3's 500, today or (just past midnight) yesterday
-	none, err := l.KeyUsage(ctx, orgB, "k2")
+	none, err := s.KeyUsage(ctx, orgB, "k2")
 	is.NoErr(err)
 	is.True(none.LastUsedAt == nil) // another organization's key of the same id: nothing
 	is.Equal(len(none.Days), store.UsageDays)
@@ -145,7 +155,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	}
 
 	// Usage of the organization: every key's, by day, in one read.
-	if totals, ok := l.(store.UsageTotals); ok {
+	if totals, ok := s.RequestLog.(store.UsageTotals); ok {
 		org, err := totals.OrganizationUsage(ctx, orgA)
 		is.NoErr(err)
 		is.Equal(org.KeyID, "")
@@ -170,17 +180,15 @@ func testRequestLog(t *testing.T, open func(t *testing.T) Subject) {
 	}
 
 	// Retention: pruning keeps what the list shows.
-	_, err = l.PruneRequestLogs(ctx)
+	_, err = s.PruneRequestLogs(ctx)
 	is.NoErr(err)
-	_, total = list(store.RequestLogQuery{})
-	is.Equal(total, 4)
+	is.Equal(total(), 4) // pruning keeps what the list shows
 
 	// An organization deleted takes its records with it.
 	is.NoErr(s.DeleteOrganization(ctx, orgA))
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: orgA, Plan: store.PlanStarter}))
-	_, total = list(store.RequestLogQuery{})
-	is.Equal(total, 0) // the records went with the organization
-	u, err = l.KeyUsage(ctx, orgA, "k1")
+	is.Equal(total(), 0) // the records went with the organization
+	u, err = s.KeyUsage(ctx, orgA, "k1")
 	is.NoErr(err)
 	is.True(u.LastUsedAt == nil) // its usage too
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -10,14 +11,17 @@ import (
 )
 
 // ProjectCopy is a syncing client's copy of one organization's projects,
-// kept by the contract's rule, for the property tests of the stores that
-// offer sync: each Sync reads the deletions since Since, then the changes
-// since Since, each page by page (two items a page, so that a sync walks
-// several), removes the deleted, upserts the changed by id, and moves
-// Since to the smallest SyncedThrough of the pages walked.
+// kept by the rule of docs/sync.md: each Sync walks the deletions since
+// Since, then the projects changed since Since, each by After from page 1,
+// two items a page (so that a sync walks several); it removes the
+// deleted, upserts the changed by id, and moves Since to the smallest
+// SyncedThrough of the pages walked.
 type ProjectCopy struct {
 	Since time.Time
 	Names map[string]string // by id
+	// Between, when not nil, runs between two pages of a walk: the writes
+	// that land while a client syncs.
+	Between func()
 }
 
 // SyncedStore is what ProjectCopy reads.
@@ -31,46 +35,60 @@ func (c *ProjectCopy) Sync(ctx context.Context, s SyncedStore, orgID string) err
 	if c.Names == nil {
 		c.Names = map[string]string{}
 	}
-	next := time.Time{}
-	least := func(at time.Time) {
-		if next.IsZero() || at.Before(next) {
-			next = at
-		}
+	page := store.PageRequest{Page: 1, Limit: 2}
+	gone, next, err := walkByAfter(func(after store.Position) (store.Page[store.Deletion], error) {
+		return s.ListDeletions(ctx, orgID, store.DeletionQuery{PageRequest: page, Since: c.Since, Kind: store.KindProject, After: after})
+	}, func(d store.Deletion) store.Position { return store.Position{At: d.DeletedAt, Kind: d.Kind, ID: d.ID} }, c.Between)
+	if err != nil {
+		return fmt.Errorf("deletions since %v: %w", c.Since, err)
 	}
-	var gone []string
-	for n := 1; ; n++ {
-		p, err := s.ListDeletions(ctx, orgID, store.DeletionQuery{PageRequest: store.PageRequest{Page: n, Limit: 2}, Since: c.Since, Kind: store.KindProject})
-		if err != nil {
-			return fmt.Errorf("deletions since %v: %w", c.Since, err)
-		}
-		least(p.SyncedThrough)
-		for _, d := range p.Items {
-			gone = append(gone, d.ID)
-		}
-		if len(p.Items) < 2 {
-			break
-		}
+	changed, through, err := walkByAfter(func(after store.Position) (store.Page[store.Project], error) {
+		return s.ListProjects(ctx, orgID, store.ProjectQuery{PageRequest: page, UpdatedSince: c.Since, After: after})
+	}, func(p store.Project) store.Position { return store.Position{At: p.UpdatedAt, ID: p.ID} }, c.Between)
+	if err != nil {
+		return fmt.Errorf("changes since %v: %w", c.Since, err)
 	}
-	changed := map[string]string{}
-	for n := 1; ; n++ {
-		p, err := s.ListProjects(ctx, orgID, store.ProjectQuery{PageRequest: store.PageRequest{Page: n, Limit: 2}, UpdatedSince: c.Since})
-		if err != nil {
-			return fmt.Errorf("changes since %v: %w", c.Since, err)
-		}
-		least(p.SyncedThrough)
-		for _, it := range p.Items {
-			changed[it.ID] = it.Name
-		}
-		if len(p.Items) < 2 {
-			break
-		}
+	for _, d := range gone {
+		delete(c.Names, d.ID)
 	}
-	for _, id := range gone {
-		delete(c.Names, id)
+	for _, p := range changed {
+		c.Names[p.ID] = p.Name
 	}
-	maps.Copy(c.Names, changed)
 	c.Since = next
+	if through.Before(next) {
+		c.Since = through
+	}
 	return nil
+}
+
+// walkByAfter walks a list by After from page 1: read asks for the page
+// after a position, at its item's position; between, when not nil, runs
+// after each page but the last. It returns the items walked, and the
+// smallest SyncedThrough of the pages, where the next walk starts.
+func walkByAfter[T any](read func(after store.Position) (store.Page[T], error), at func(T) store.Position, between func()) ([]T, time.Time, error) {
+	var (
+		walked  []T
+		through time.Time
+		after   store.Position
+	)
+	for range 100 {
+		p, err := read(after)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if through.IsZero() || p.SyncedThrough.Before(through) {
+			through = p.SyncedThrough
+		}
+		walked = append(walked, p.Items...)
+		if len(p.Items) == 0 || len(p.Items) == p.Total {
+			return walked, through, nil
+		}
+		after = at(p.Items[len(p.Items)-1])
+		if between != nil {
+			between()
+		}
+	}
+	return nil, time.Time{}, errors.New("a walk of more than 100 pages")
 }
 
 // Check returns an error unless the copy holds exactly orgID's projects in

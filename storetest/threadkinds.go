@@ -15,11 +15,11 @@ import (
 var threadKind = kindCase{
 	kind:     store.KindThread,
 	optional: true,
-	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
+	put: func(ctx context.Context, s subject, org, id, project string, n int) error {
 		return s.PutThread(ctx, store.Thread{ID: id, OrgID: org, ProjectID: optionalPtr(project),
 			Subject: fmt.Sprint("About ", id, " v", n), Status: store.ThreadOpen, CreatedAt: day(1, 9)})
 	},
-	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {
 		th, err := s.GetThread(ctx, org, id)
 		return kindItem{deref(th.ProjectID), th.UpdatedAt, describe(th)}, err
 	},
@@ -28,7 +28,7 @@ var threadKind = kindCase{
 			return threadList(s, org, store.ThreadQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})(ctx, s, r)
 		}
 	},
-	del: func(ctx context.Context, s Subject, org, id string) error {
+	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteThread(ctx, org, id)
 	},
 }
@@ -40,17 +40,16 @@ var threadKind = kindCase{
 var messageKind = kindCase{
 	kind:     store.KindMessage,
 	optional: true,
-	put: func(ctx context.Context, s Subject, org, id, project string, n int) error {
-		w := s
+	put: func(ctx context.Context, s subject, org, id, project string, n int) error {
 		th := holderThread(project)
-		if err := w.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
+		if err := s.PutThread(ctx, store.Thread{ID: th, OrgID: org, ProjectID: optionalPtr(project), Subject: "Messages",
 			Status: store.ThreadOpen, CreatedAt: day(1, 9)}); err != nil {
 			return err
 		}
-		return w.PutMessage(ctx, store.Message{ID: id, OrgID: org, ThreadID: th, Author: store.Author{Name: "Ana", Side: store.SideAgency},
+		return s.PutMessage(ctx, store.Message{ID: id, OrgID: org, ThreadID: th, Author: store.Author{Name: "Ana", Side: store.SideAgency},
 			Body: fmt.Sprint("Hello ", id, " v", n), CreatedAt: day(1, 10)})
 	},
-	get: func(ctx context.Context, s Subject, org, id string) (kindItem, error) {
+	get: func(ctx context.Context, s subject, org, id string) (kindItem, error) {
 		m, err := s.GetMessage(ctx, org, id, nil)
 		if err != nil {
 			return kindItem{}, err
@@ -63,7 +62,7 @@ var messageKind = kindCase{
 			return messageList(s, org, store.MessageQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})(ctx, s, r)
 		}
 	},
-	del: func(ctx context.Context, s Subject, org, id string) error {
+	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteMessage(ctx, org, id)
 	},
 }

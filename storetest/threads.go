@@ -3,52 +3,64 @@ package storetest
 import (
 	"context"
 	"errors"
-	"fmt"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The cases of threads and messages that are not every kind's
 // (kindcases.go): their fields, orders, the invisibility of internal
 // content, attachments and the cascades of a thread.
 
-// testThreads runs the thread cases as subtests.
-func testThreads(t *testing.T, open func(t *testing.T) Subject) {
-	openT := open
-	tests := []struct {
-		name string
-		run  func(t *testing.T, open func(t *testing.T) Subject)
-	}{
-		{"RoundTrip", testThreadRoundTrip},
-		{"ReturnsCopies", testThreadCopies},
-		{"Lists", testThreadLists},
-		{"Paging", testThreadPaging},
-		{"Replace", testThreadReplace},
-		{"InternalContent", testInternalContent},
-		{"InternalActivityChangesNothing", testInternalActivity},
-		{"Scoping", testThreadScoping},
-		{"NotFound", testThreadNotFound},
-		{"GetMessage", testGetMessage},
-		{"RejectsInvalidItems", testThreadRejectsInvalid},
-		{"UnstorableIDs", testThreadUnstorable},
-		{"Text", testThreadText},
-		{"DeleteThread", testDeleteThread},
-		{"DeleteProject", testThreadDeleteProject},
-		{"DeleteAboutItem", testThreadDeleteAbout},
-		{"DeleteOrganization", testThreadDeleteOrganization},
-		{"UpdatedAt", testThreadUpdatedAt},
-		{"Deletions", testThreadDeletions},
-		{"ConcurrentUse", testThreadConcurrent},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.run(t, openT) })
-	}
+// ThreadStore is what the part of the suite of threads (RunThreads)
+// tests: a Reader that also deletes, and writes threads and messages.
+type ThreadStore interface {
+	Reader
+	store.Deleter
+	store.ThreadWriter
+}
+
+// RunThreads runs the part of the suite of threads and messages as
+// subtests of t: their fields, orders, restrictions, the invisibility of
+// internal content, attachments, the cascades of a thread, their events
+// and departures, and every rule of every kind (RunRead's and
+// RunChanges') for threads and messages. open must return a fresh, empty
+// store each time it is called, and arrange its cleanup with t.Cleanup;
+// opts must hold a clock the suite can move (WithClock).
+func RunThreads(t *testing.T, open func(t *testing.T) ThreadStore, opts ...Option) {
+	runPart(t, "RunThreads", threadCases, true, func(t *testing.T) subject {
+		s := open(t)
+		return subject{Store: s, Writer: s, Deleter: s, ThreadWriter: s}
+	}, opts)
+}
+
+// threadCases are the cases of RunThreads.
+var threadCases = []suiteCase{
+	{"RoundTrip", testThreadRoundTrip},
+	{"ReturnsCopies", testThreadCopies},
+	{"Lists", testThreadLists},
+	{"Replace", testThreadReplace},
+	{"InternalContent", testInternalContent},
+	{"InternalActivityChangesNothing", testInternalActivity},
+	{"Scoping", testThreadScoping},
+	{"GetMessage", testGetMessage},
+	{"RejectsInvalidItems", testThreadRejectsInvalid},
+	{"Text", testThreadText},
+	{"DeleteThread", testDeleteThread},
+	{"DeleteProject", testThreadDeleteProject},
+	{"DeleteAboutItem", testThreadDeleteAbout},
+	{"DeleteOrganization", testThreadDeleteOrganization},
+	{"UpdatedAt", testThreadUpdatedAt},
+	{"Deletions", testThreadDeletions},
+	{"ConcurrentUse", testThreadConcurrent},
+	{"Restricted", testThreadsRestricted},
+	{"Departures", testThreadDepartures},
+	{"Events", eventsCase([]suiteCase{{"Cascades", testEventCascades}, {"Internal", testEventInternal}})},
+	{"Kinds", kindsCase(threadKinds, append(append([]kindRule{}, readRules...), changeRules...))},
 }
 
 // threadFixture is the suite's threads and messages, on top of the seed
@@ -132,7 +144,7 @@ var threadCounts = map[string]struct {
 }
 
 // put writes the threads, then the messages.
-func (f threadFixture) put(t *testing.T, s Subject) {
+func (f threadFixture) put(t *testing.T, s subject) {
 	t.Helper()
 	for _, th := range f.threads {
 		if err := s.PutThread(ctx, th); err != nil {
@@ -148,7 +160,7 @@ func (f threadFixture) put(t *testing.T, s Subject) {
 
 // thread returns the seeded thread as clients see it.
 func (f threadFixture) thread(org, id string) store.Thread {
-	th := want(f.threads, org, id, threadKey)
+	th := want(f.threads, org, id)
 	c, ok := threadCounts[org+"/"+id]
 	if !ok {
 		panic("storetest: no counts for thread " + org + "/" + id)
@@ -159,15 +171,12 @@ func (f threadFixture) thread(org, id string) store.Thread {
 
 // message returns the seeded message.
 func (f threadFixture) message(org, id string) store.Message {
-	return want(f.messages, org, id, messageKey)
+	return want(f.messages, org, id)
 }
-
-func threadKey(th store.Thread) (string, string)  { return th.OrgID, th.ID }
-func messageKey(m store.Message) (string, string) { return m.OrgID, m.ID }
 
 // seededThreads opens a fresh store and writes the seed data and the
 // thread data into it.
-func seededThreads(t *testing.T, open func(t *testing.T) Subject) (Subject, threadFixture) {
+func seededThreads(t *testing.T, open func(t *testing.T) subject) (subject, threadFixture) {
 	t.Helper()
 	s := open(t)
 	seedData().put(t, s)
@@ -178,33 +187,30 @@ func seededThreads(t *testing.T, open func(t *testing.T) Subject) (Subject, thre
 
 // The lists of threads and messages, as ids.
 
-func threadList(s store.Threads, org string, q store.ThreadQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+func threadList(s store.Threads, org string, q store.ThreadQuery) fetchFunc {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
 		q.PageRequest = r
-		p, err := s.ListThreads(ctx, org, q)
-		return ids(p.Items, func(th store.Thread) string { return th.ID }), p.Total, err
+		return pageIDs(s.ListThreads(ctx, org, q))
 	}
 }
 
-func messageList(s store.Threads, org string, q store.MessageQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+func messageList(s store.Threads, org string, q store.MessageQuery) fetchFunc {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
 		q.PageRequest = r
-		p, err := s.ListMessages(ctx, org, q)
-		return ids(p.Items, func(m store.Message) string { return m.ID }), p.Total, err
+		return pageIDs(s.ListMessages(ctx, org, q))
 	}
 }
 
-func threadMessageList(s store.Threads, org, thread string, q store.MessageQuery) func(context.Context, store.Store, store.PageRequest) ([]string, int, error) {
+func threadMessageList(s store.Threads, org, thread string, q store.MessageQuery) fetchFunc {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
 		q.PageRequest = r
-		p, err := s.ListThreadMessages(ctx, org, thread, q)
-		return ids(p.Items, func(m store.Message) string { return m.ID }), p.Total, err
+		return pageIDs(s.ListThreadMessages(ctx, org, thread, q))
 	}
 }
 
 // seededThreadLists are the lists of the seeded threads and messages,
 // filtered or not.
-func seededThreadLists(s Subject) []list {
+func seededThreadLists(s subject) []list {
 	return []list{
 		{"threads of org_a", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t1", "t5", "t3", "t4", "t6"}},
 		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
@@ -268,7 +274,7 @@ func getMessage(t *testing.T, s store.Threads, org, id string) store.Message {
 	if err != nil {
 		t.Fatalf("messages of %s: %v", org, err)
 	}
-	return find(t, page.Items, id, func(m store.Message) string { return m.ID })
+	return find(t, page.Items, id)
 }
 
 // hidden checks that clients do not see a thread, or a message.
@@ -283,11 +289,11 @@ func hidden(t *testing.T, s store.Threads, org string, kind store.Kind, id strin
 		is.True(errors.Is(err, store.ErrNotFound)) // the messages of a thread clients do not see are not found
 		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all})
 		is.NoErr(err)
-		is.True(!slices.Contains(ids(page.Items, func(th store.Thread) string { return th.ID }), id)) // a thread clients do not see is not listed
+		is.True(!slices.Contains(ids(page.Items), id)) // a thread clients do not see is not listed
 	case store.KindMessage:
 		page, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all})
 		is.NoErr(err)
-		is.True(!slices.Contains(ids(page.Items, func(m store.Message) string { return m.ID }), id)) // a message clients do not see is not listed
+		is.True(!slices.Contains(ids(page.Items), id)) // a message clients do not see is not listed
 	}
 }
 
@@ -298,58 +304,49 @@ func noAttachment(is *is.I, s store.Threads, org, id string) {
 	is.True(errors.Is(err, store.ErrNotFound)) // the attachment is not found
 }
 
-func testThreadRoundTrip(t *testing.T, open func(t *testing.T) Subject) {
+// testThreadRoundTrip reads each visible thread and message back, by id
+// and in its lists: every field as put, UpdatedAt the store's own, a
+// thread's MessageCount and LastMessageAt of its visible messages,
+// whatever was given.
+func testThreadRoundTrip(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	from := s.Now()
 	seedData().put(t, s)
 	f := threadData()
 	f.put(t, s)
 	to := s.Now()
+	var threads []store.Thread
 	for _, th := range f.threads {
-		if th.Internal {
-			continue
+		if !th.Internal {
+			threads = append(threads, f.thread(th.OrgID, th.ID))
 		}
-		t.Run("thread "+th.OrgID+"/"+th.ID, func(t *testing.T) {
-			is := is.New(t)
-			want := f.thread(th.OrgID, th.ID)
-			got, err := s.GetThread(ctx, th.OrgID, th.ID)
-			is.NoErr(err)
-			same(is, got, want) // MessageCount and LastMessageAt are of the visible messages, whatever was given
-			within(is, got.UpdatedAt, from, to)
-			page, err := s.ListThreads(ctx, th.OrgID, store.ThreadQuery{PageRequest: all})
-			is.NoErr(err)
-			listed := find(t, page.Items, th.ID, func(th store.Thread) string { return th.ID })
-			same(is, listed, want)
-			is.True(listed.UpdatedAt.Equal(got.UpdatedAt)) // a list and a get agree on UpdatedAt
-		})
 	}
-	for _, m := range f.messages {
-		if m.Internal || m.ThreadID == "ti" {
-			continue
+	roundTrip(t, from, to, threads, s.GetThread, func(th store.Thread) (store.Page[store.Thread], error) {
+		return s.ListThreads(ctx, th.OrgID, store.ThreadQuery{PageRequest: all})
+	}, nil)
+	messages := slices.DeleteFunc(slices.Clone(f.messages), func(m store.Message) bool { return m.Internal || m.ThreadID == "ti" })
+	getMessage := func(ctx context.Context, org, id string) (store.Message, error) {
+		return s.GetMessage(ctx, org, id, nil)
+	}
+	roundTrip(t, from, to, messages, getMessage, func(m store.Message) (store.Page[store.Message], error) {
+		return s.ListMessages(ctx, m.OrgID, store.MessageQuery{PageRequest: all})
+	}, func(t *testing.T, is *is.I, got, want store.Message) {
+		page, err := s.ListThreadMessages(ctx, want.OrgID, want.ThreadID, store.MessageQuery{PageRequest: all})
+		is.NoErr(err)
+		listed := find(t, page.Items, want.ID)
+		same(is, listed, want)
+		is.True(got.Attachments != nil && listed.Attachments != nil) // a message without attachments has an empty list
+		for _, a := range want.Attachments {
+			got, err := getAttachment(s, ctx, want.OrgID, a.ID)
+			is.NoErr(err)
+			is.Equal(got, a) // every field of an attachment comes back as it was put
 		}
-		t.Run("message "+m.OrgID+"/"+m.ID, func(t *testing.T) {
-			is := is.New(t)
-			page, err := s.ListThreadMessages(ctx, m.OrgID, m.ThreadID, store.MessageQuery{PageRequest: all})
-			is.NoErr(err)
-			got := find(t, page.Items, m.ID, func(m store.Message) string { return m.ID })
-			same(is, got, m)
-			is.True(got.Attachments != nil) // a message without attachments has an empty list
-			within(is, got.UpdatedAt, from, to)
-			listed, err := s.ListMessages(ctx, m.OrgID, store.MessageQuery{PageRequest: all})
-			is.NoErr(err)
-			same(is, find(t, listed.Items, m.ID, func(m store.Message) string { return m.ID }), m)
-			for _, a := range m.Attachments {
-				got, err := getAttachment(s, ctx, m.OrgID, a.ID)
-				is.NoErr(err)
-				is.Equal(got, a) // every field of an attachment comes back as it was put
-			}
-		})
-	}
+	})
 }
 
 // testThreadCopies checks that changing what a store returned, or what
 // was put, through pointers and slices, does not change what it stores.
-func testThreadCopies(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadCopies(t *testing.T, open func(t *testing.T) subject) {
 	is := is.New(t)
 	s, f := seededThreads(t, open)
 
@@ -397,24 +394,18 @@ func testThreadCopies(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(a, keptM.Attachments[0]) // the stored attachment must not follow changes to the value put
 }
 
-func testThreadLists(t *testing.T, open func(t *testing.T) Subject) {
+// testThreadLists reads every list of the seeded threads and messages,
+// as testOrder does the seed data's: whole, and page by page.
+func testThreadLists(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	checkLists(t, s, seededThreadLists(s))
-}
-
-// testThreadPaging walks every list page by page: each item exactly
-// once, in order, with the true total, a page past the end included.
-func testThreadPaging(t *testing.T, open func(t *testing.T) Subject) {
-	s, _ := seededThreads(t, open)
-	for _, l := range seededThreadLists(s) {
-		walk(t, s, l)
-	}
+	walk(t, s, seededThreadLists(s)...)
 }
 
 // testThreadReplace replaces threads and messages: changed sort keys,
 // filters and counts, a message moved to another thread, attachments
 // dropped and their ids taken by another message.
-func testThreadReplace(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadReplace(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
 
@@ -469,305 +460,45 @@ func testThreadReplace(t *testing.T, open func(t *testing.T) Subject) {
 	}
 }
 
-// testInternalContent checks that internal threads and messages are
-// invisible, and that they appear and disappear as they are marked.
-func testInternalContent(t *testing.T, open func(t *testing.T) Subject) {
+// testThreadScoping reads and deletes by ids of another organization,
+// unknown ids and another kind's ids, where the rules of every kind do
+// not (kindScoping, kindLists and kindDeletions do each kind's gets,
+// lists and deletes): a thread's messages, attachments, and internal
+// content, which the portal deletes as any other.
+func testThreadScoping(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
-
-	hidden(t, s, orgA, store.KindThread, "ti")
-	for _, id := range []string{"mi1", "mi2", "mi3"} {
-		hidden(t, s, orgA, store.KindMessage, id)
-	}
-	noAttachment(is, s, orgA, "ai1") // of an internal message
-	noAttachment(is, s, orgA, "ai2") // of a message of an internal thread
-
-	// Made visible, the internal content counts, orders and is found.
-	mi1 := f.message(orgA, "mi1")
-	mi1.Internal = false
-	is.NoErr(s.PutMessage(ctx, mi1))
-	ti := want(f.threads, orgA, "ti", threadKey)
-	ti.Internal = false
-	is.NoErr(s.PutThread(ctx, ti))
-	checkLists(t, s, []list{
-		{"threads with ti visible", threadList(s, orgA, store.ThreadQuery{}), []string{"ti", "t2", "t1", "t5", "t3", "t4", "t6"}},
-		{"messages with mi1 and ti visible", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "mi1", "msg4", "msg5", "mi3"}},
-		{"thread t1's messages with mi1 visible", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3", "mi1"}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
-	})
-	t1 := getThread(t, s, orgA, "t1")
-	is.Equal(t1.MessageCount, 4)                            // a message made visible counts
-	is.True(sameInstant(t1.LastMessageAt, ptr(day(25, 9)))) // a message made visible is the thread's last
-	is.Equal(getThread(t, s, orgA, "ti").MessageCount, 1)   // a thread made visible counts its visible messages
-	for _, id := range []string{"ai1", "ai2"} {
-		_, err := getAttachment(s, ctx, orgA, id)
-		is.NoErr(err) // the attachments of content made visible are found
-	}
-
-	// Hidden again, with visible content hidden too: a message, and a
-	// thread with its messages.
-	mi1.Internal = true
-	is.NoErr(s.PutMessage(ctx, mi1))
-	ti.Internal = true
-	is.NoErr(s.PutThread(ctx, ti))
-	msg2 := f.message(orgA, "msg2")
-	msg2.Internal = true
-	is.NoErr(s.PutMessage(ctx, msg2))
-	t2 := want(f.threads, orgA, "t2", threadKey)
-	t2.Internal = true
-	is.NoErr(s.PutThread(ctx, t2))
-	checkLists(t, s, []list{
-		{"threads with t2 internal", threadList(s, orgA, store.ThreadQuery{}), []string{"t1", "t5", "t3", "t4", "t6"}},
-		{"threads resolved with t2 internal", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t5"}},
-		{"messages with msg2 and t2 internal", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg3", "msg7"}},
-		{"messages of t2, an internal thread", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{}},
-		{"thread t1's messages with msg2 internal", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg3"}},
-	})
-	hidden(t, s, orgA, store.KindThread, "t2")
-	hidden(t, s, orgA, store.KindThread, "ti")
-	is.Equal(getThread(t, s, orgA, "t1").MessageCount, 2) // a message made internal does not count
-	for _, id := range []string{"a1", "a2", "a3", "ai1", "ai2"} {
-		noAttachment(is, s, orgA, id) // the attachments of hidden content are not found
-	}
-
-	// Visible again, everything is as seeded.
-	msg2.Internal, t2.Internal = false, false
-	is.NoErr(s.PutMessage(ctx, msg2))
-	is.NoErr(s.PutThread(ctx, t2))
-	checkLists(t, s, seededThreadLists(s))
-	for _, id := range []string{"t1", "t2"} {
-		same(is, getThread(t, s, orgA, id), f.thread(orgA, id)) // a thread visible again is as seeded
-	}
-}
-
-// testInternalActivity checks that however much happens in internal
-// content, every answer clients can get stays exactly as it was,
-// UpdatedAt included.
-func testInternalActivity(t *testing.T, open func(t *testing.T) Subject) {
-	s, f := seededThreads(t, open)
-	is := is.New(t)
-	// A deletion, so that the deletion records are not trivially empty.
-	is.NoErr(s.DeleteMessage(ctx, orgA, "msg7"))
-	before := snapshot(t, s)
-	s.Advance(tick)
-
-	agency := store.Author{Name: "Ana", Side: store.SideAgency}
-	threads := []string{"t1", "t4", "t6", "t2"}
-	for n := range 40 {
-		is.NoErr(s.PutMessage(ctx, store.Message{ID: fmt.Sprintf("hx%02d", n), OrgID: orgA, ThreadID: threads[n%len(threads)],
-			Author: agency, Body: "internal note", Internal: true, CreatedAt: day(10+n, n%24),
-			Attachments: []store.Attachment{{ID: fmt.Sprintf("hxa%02d", n), FileName: "n.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}))
-	}
-	for n := range 10 { // edits of internal messages, one moved to another thread
-		is.NoErr(s.PutMessage(ctx, store.Message{ID: fmt.Sprintf("hx%02d", n), OrgID: orgA, ThreadID: threads[(n+1)%len(threads)],
-			Author: agency, Body: "internal note, edited", Internal: true, CreatedAt: day(70, 0), EditedAt: ptr(day(70, 1))}))
-	}
-	mi1 := f.message(orgA, "mi1")
-	mi1.Body, mi1.EditedAt = "Note: edited.", ptr(day(26, 9))
-	is.NoErr(s.PutMessage(ctx, mi1))
-	mi2 := f.message(orgA, "mi2")
-	mi2.ThreadID = "t3"
-	is.NoErr(s.PutMessage(ctx, mi2))
-	for n := range 5 {
-		is.NoErr(s.DeleteMessage(ctx, orgA, fmt.Sprintf("hx%02d", 30+n)))
-	}
-	// An internal thread with messages that are not internal themselves,
-	// edited, moved and deleted; and the seeded one edited.
-	tj := store.Thread{ID: "tj", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Internal", Status: store.ThreadOpen, Internal: true, CreatedAt: day(80, 0)}
-	is.NoErr(s.PutThread(ctx, tj))
-	for n := range 5 {
-		is.NoErr(s.PutMessage(ctx, store.Message{ID: fmt.Sprintf("tjm%d", n), OrgID: orgA, ThreadID: "tj", Author: agency, Body: "x",
-			CreatedAt: day(80, n), Attachments: []store.Attachment{{ID: fmt.Sprintf("tja%d", n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}))
-	}
-	tj.Subject, tj.Status, tj.ProjectID = "Internal, renamed", store.ThreadResolved, ptr("p2")
-	is.NoErr(s.PutThread(ctx, tj))
-	is.NoErr(s.PutMessage(ctx, store.Message{ID: "tjm0", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "moved", CreatedAt: day(81, 0)}))
-	ti := want(f.threads, orgA, "ti", threadKey)
-	ti.Subject, ti.About = "Internal: margin, revised", &store.Ref{Kind: store.KindInvoice, ID: "i1"}
-	is.NoErr(s.PutThread(ctx, ti))
-	is.NoErr(s.DeleteThread(ctx, orgA, "tj"))
-
-	after := snapshot(t, s)
-	is.Equal(len(after), len(before))
-	for k := range before {
-		if after[k] != before[k] {
-			t.Errorf("internal activity changed what clients see:\nbefore: %s\nafter:  %s", before[k], after[k])
-		}
-	}
-}
-
-// snapshot renders everything clients can get from the store's threads:
-// every list, filtered or not, and every item, UpdatedAt included, the
-// internal content's attachments, and on a store.Changes the changes
-// since the seeding and the deletion records.
-func snapshot(t *testing.T, s Subject) []string {
-	t.Helper()
-	var out []string
-	add := func(what string, v any, err error) {
-		if err != nil {
-			out = append(out, what+": "+describeErr(err))
-			return
-		}
-		out = append(out, what+": "+render(v))
-	}
-	earliest := time.Time{}
-	for _, org := range []string{orgA, orgB} {
-		threadQueries := []store.ThreadQuery{{}, {Status: store.ThreadOpen}, {Status: store.ThreadResolved}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
-		messageQueries := []store.MessageQuery{{}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
-		for _, id := range []string{"t1", "t2", "t3", "t4", "t5", "t6", "ti", "tj", "tb"} {
-			messageQueries = append(messageQueries, store.MessageQuery{ThreadID: id})
-			th, err := s.GetThread(ctx, org, id)
-			add("thread "+org+"/"+id, th, err)
-			if err == nil && (earliest.IsZero() || th.UpdatedAt.Before(earliest)) {
-				earliest = th.UpdatedAt
-			}
-			page, err := s.ListThreadMessages(ctx, org, id, store.MessageQuery{PageRequest: all})
-			add("messages of thread "+org+"/"+id, page, err)
-		}
-		for _, q := range threadQueries {
-			q.PageRequest = all
-			page, err := s.ListThreads(ctx, org, q)
-			add(fmt.Sprintf("threads %s %+v", org, q), page, err)
-		}
-		for _, q := range messageQueries {
-			q.PageRequest = all
-			page, err := s.ListMessages(ctx, org, q)
-			add(fmt.Sprintf("messages %s %+v", org, q), page, err)
-		}
-		for _, id := range []string{"a1", "a2", "a3", "ai1", "ai2", "hxa00", "hxa39", "tja0"} {
-			a, err := getAttachment(s, ctx, org, id)
-			add("attachment "+org+"/"+id, a, err)
-		}
-	}
-	c := s
-	for _, org := range []string{orgA, orgB} {
-		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, UpdatedSince: earliest})
-		add("threads updated since the seeding "+org, page, err)
-		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all, UpdatedSince: earliest})
-		add("messages updated since the seeding "+org, msgs, err)
-		dels, err := c.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: all, Since: earliest})
-		add("deletions since the seeding "+org, dels, err)
-	}
-	return out
-}
-
-// render writes a value as snapshot compares it: a page's total and
-// items, each with every field and its UpdatedAt.
-func render(v any) string {
-	rv := reflect.ValueOf(v)
-	if items := rv.FieldByName("Items"); items.IsValid() {
-		var b strings.Builder
-		fmt.Fprintf(&b, "total %d:", rv.FieldByName("Total").Int())
-		for k := range items.Len() {
-			b.WriteString("\n\t" + render(items.Index(k).Interface()))
-		}
-		return b.String()
-	}
-	s := describe(v)
-	if u := rv.FieldByName("UpdatedAt"); u.IsValid() {
-		s += " UpdatedAt:" + u.Interface().(time.Time).UTC().Format(time.RFC3339Nano)
-	}
-	return s
-}
-
-// describeErr reduces an error to what callers branch on.
-func describeErr(err error) string {
-	if errors.Is(err, store.ErrNotFound) {
-		return "not found"
-	}
-	return "error " + err.Error()
-}
-
-func testThreadScoping(t *testing.T, open func(t *testing.T) Subject) {
-	s, f := seededThreads(t, open)
-	is := is.New(t)
-
-	// Colliding ids: each organization gets its own version.
 	for _, c := range []struct{ org, a1Of string }{{orgA, "msg2"}, {orgB, "msg1"}} {
-		org := c.org
-		same(is, getThread(t, s, org, "t1"), f.thread(org, "t1"))       // GetThread returns the asking organization's t1
-		same(is, getMessage(t, s, org, "msg1"), f.message(org, "msg1")) // ListMessages returns the asking organization's msg1
-		a, err := getAttachment(s, ctx, org, "a1")
+		a, err := getAttachment(s, ctx, c.org, "a1")
 		is.NoErr(err)
-		is.Equal(a, f.message(org, c.a1Of).Attachments[0]) // GetAttachment returns the asking organization's a1
-		page, err := s.ListThreadMessages(ctx, org, "t1", store.MessageQuery{PageRequest: all})
+		is.Equal(a, f.message(c.org, c.a1Of).Attachments[0]) // GetAttachment returns the asking organization's a1
+		page, err := s.ListThreadMessages(ctx, c.org, "t1", store.MessageQuery{PageRequest: all})
 		is.NoErr(err)
 		for _, m := range page.Items {
-			is.Equal(m.OrgID, org) // ListThreadMessages returns the organization's messages only
-		}
-		threads, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all})
-		is.NoErr(err)
-		for _, th := range threads.Items {
-			is.Equal(th.OrgID, org) // ListThreads returns the organization's threads only
-		}
-		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all})
-		is.NoErr(err)
-		for _, m := range msgs.Items {
-			is.Equal(m.OrgID, org) // ListMessages returns the organization's messages only
+			is.Equal(m.OrgID, c.org) // ListThreadMessages returns the organization's messages only
 		}
 	}
-
-	// Ids that exist only in the other organization.
-	for _, c := range []struct{ org, thread, attachment string }{{orgB, "t2", "a2"}, {orgA, "tb", "nope"}} {
-		_, err := s.GetThread(ctx, c.org, c.thread)
-		is.True(errors.Is(err, store.ErrNotFound)) // another organization's thread is not found
-		_, err = s.ListThreadMessages(ctx, c.org, c.thread, store.MessageQuery{PageRequest: all})
-		is.True(errors.Is(err, store.ErrNotFound)) // another organization's thread's messages are not found
+	for _, c := range []struct{ org, thread, attachment string }{
+		{orgB, "t2", "a2"}, {orgA, "tb", "nope"}, // the other organization's
+		{orgA, "nope", "nope"}, {"org_unknown", "nope", "nope"}, {"", "nope", "nope"},
+		{orgA, "p1", "msg2"}, // a project's id, a message's id
+	} {
+		_, err := s.ListThreadMessages(ctx, c.org, c.thread, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // the messages of a thread the organization does not have are not found
 		noAttachment(is, s, c.org, c.attachment)
 	}
-	is.True(errors.Is(s.DeleteThread(ctx, orgB, "t2"), store.ErrNotFound))    // deleting another organization's thread
-	is.True(errors.Is(s.DeleteMessage(ctx, orgB, "msg4"), store.ErrNotFound)) // deleting another organization's message
-	is.True(errors.Is(s.DeleteThread(ctx, orgA, "tb"), store.ErrNotFound))    // deleting another organization's thread
+	_, err := s.GetThread(ctx, orgA, "msg1")
+	is.True(errors.Is(err, store.ErrNotFound))                               // a thread by a message's id
+	is.True(errors.Is(s.DeleteThread(ctx, orgA, "msg1"), store.ErrNotFound)) // deleting a thread by a message's id
+	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "t1"), store.ErrNotFound))  // deleting a message by a thread's id
+
 	is.NoErr(s.PutMessage(ctx, store.Message{ID: "msg4", OrgID: orgB, ThreadID: "tb", Author: store.Author{Name: "Cy", Side: store.SideClient},
 		Body: "An id like org_a's", CreatedAt: day(2, 9),
 		Attachments: []store.Attachment{{ID: "a2", FileName: "b.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "org_b/a2"}}})) // attachment ids are unique per organization only
 	is.NoErr(s.DeleteMessage(ctx, orgB, "msg4"))
 	checkLists(t, s, seededThreadLists(s)) // the other organization's writes change nothing
 	same(is, getMessage(t, s, orgA, "msg4"), f.message(orgA, "msg4"))
-}
 
-func testThreadNotFound(t *testing.T, open func(t *testing.T) Subject) {
-	s, _ := seededThreads(t, open)
-	is := is.New(t)
-	for _, org := range []string{orgA, "org_unknown", ""} {
-		_, err := s.GetThread(ctx, org, "nope")
-		is.True(errors.Is(err, store.ErrNotFound)) // GetThread of an unknown id
-		_, err = s.ListThreadMessages(ctx, org, "nope", store.MessageQuery{PageRequest: all})
-		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unknown thread
-		noAttachment(is, s, org, "nope")
-		is.True(errors.Is(s.DeleteThread(ctx, org, "nope"), store.ErrNotFound))  // DeleteThread of an unknown id
-		is.True(errors.Is(s.DeleteMessage(ctx, org, "nope"), store.ErrNotFound)) // DeleteMessage of an unknown id
-	}
-	for _, id := range []string{"t1", "tb"} {
-		_, err := s.GetThread(ctx, "org_unknown", id)
-		is.True(errors.Is(err, store.ErrNotFound)) // an unknown organization has no threads
-	}
-	_, err := s.GetThread(ctx, orgA, "msg1")
-	is.True(errors.Is(err, store.ErrNotFound)) // a thread by a message's id
-	noAttachment(is, s, orgA, "msg2")          // an attachment by its message's id
-	_, err = s.ListThreadMessages(ctx, orgA, "p1", store.MessageQuery{PageRequest: all})
-	is.True(errors.Is(err, store.ErrNotFound))                               // a thread by a project's id
-	is.True(errors.Is(s.DeleteThread(ctx, orgA, "msg1"), store.ErrNotFound)) // deleting a thread by a message's id
-	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "t1"), store.ErrNotFound))  // deleting a message by a thread's id
-
-	for _, l := range []list{
-		{"threads", threadList(s, "org_unknown", store.ThreadQuery{}), nil},
-		{"threads of p1", threadList(s, "org_unknown", store.ThreadQuery{ProjectID: "p1"}), nil},
-		{"messages", messageList(s, "org_unknown", store.MessageQuery{}), nil},
-		{"messages of t1", messageList(s, "org_unknown", store.MessageQuery{ThreadID: "t1"}), nil},
-	} {
-		got, total, err := l.fetch(ctx, s, all)
-		is.NoErr(err)             // listing an unknown organization is no error
-		is.Equal(got, []string{}) // an unknown organization lists nothing
-		is.Equal(total, 0)        // an unknown organization has a total of 0
-	}
-
-	// An item is deleted once, a thread's messages with it.
-	is.NoErr(s.DeleteMessage(ctx, orgA, "msg1"))
-	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "msg1"), store.ErrNotFound)) // a message is deleted once
-	is.NoErr(s.DeleteThread(ctx, orgA, "t3"))
-	is.True(errors.Is(s.DeleteThread(ctx, orgA, "t3"), store.ErrNotFound))    // a thread is deleted once
-	is.True(errors.Is(s.DeleteMessage(ctx, orgA, "msg6"), store.ErrNotFound)) // a message deleted with its thread is gone
 	// Internal content exists for the portal: it deletes it.
 	is.NoErr(s.DeleteMessage(ctx, orgA, "mi1"))
 	is.NoErr(s.DeleteThread(ctx, orgA, "ti"))
@@ -781,4 +512,136 @@ func getAttachment(s store.Threads, ctx context.Context, org, id string) (store.
 	a, err := s.GetAttachment(ctx, org, id)
 	a.ProjectID = nil
 	return a, err
+}
+
+// The cases of restricted keys (see store.Store): every list honours
+// OnlyProjects, the deletion records OnlyKinds too, with totals that
+// count only what they keep.
+
+// sinceEver is an UpdatedSince before every item: the lists then come in
+// change order, with the same items.
+var sinceEver = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// testThreadsRestricted reads messages and attachments restricted to
+// projects where the rules of every kind do not (kindLists restricts
+// ListThreads and ListMessages): with a thread filter, by thread, and an
+// attachment's project.
+func testThreadsRestricted(t *testing.T, open func(t *testing.T) subject) {
+	s, _ := seeded(t, open)
+	is := is.New(t)
+	for _, tr := range []store.Thread{
+		{ID: "t1", OrgID: orgA, ProjectID: ptr("p1"), Subject: "Launch", Status: store.ThreadOpen, CreatedAt: day(1, 9)},
+		{ID: "t2", OrgID: orgA, ProjectID: ptr("p2"), Subject: "Logo", Status: store.ThreadOpen, CreatedAt: day(1, 9)},
+		{ID: "t0", OrgID: orgA, Subject: "Retainer", Status: store.ThreadOpen, CreatedAt: day(1, 9)},
+	} {
+		is.NoErr(s.PutThread(ctx, tr)) // seeding a thread
+	}
+	for i, tr := range []string{"t1", "t2", "t0"} {
+		is.NoErr(s.PutMessage(ctx, store.Message{ID: "msg" + tr, OrgID: orgA, ThreadID: tr,
+			Author: store.Author{Name: "Ana", Side: store.SideAgency}, Body: "hello", CreatedAt: day(2, i),
+			Attachments: []store.Attachment{{ID: "att" + tr, FileName: "f.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "k" + tr}}})) // seeding a message
+	}
+	checkLists(t, s, []list{
+		{"messages of p1, asked for t2", messageList(s, orgA, store.MessageQuery{OnlyProjects: []string{"p1"}, ThreadID: "t2"}), []string{}},
+		{"messages of p1 and p2, asked for t2", messageList(s, orgA, store.MessageQuery{OnlyProjects: []string{"p1", "p2"}, ThreadID: "t2"}), []string{"msgt2"}},
+	})
+	_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all, OnlyProjects: []string{"p1"}})
+	is.NoErr(err) // a thread of the key's projects
+	for _, id := range []string{"t2", "t0"} {
+		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all, OnlyProjects: []string{"p1"}})
+		is.True(errors.Is(err, store.ErrNotFound)) // another project's thread, or an organization-wide one, is not found
+	}
+	for id, want := range map[string]string{"attt1": "p1", "attt2": "p2", "attt0": ""} {
+		a, err := s.GetAttachment(ctx, orgA, id)
+		is.NoErr(err)
+		is.Equal(deref(a.ProjectID), want) // GetAttachment names the project of the attachment's thread
+	}
+}
+
+// testThreadDepartures moves threads out of a project: a visible thread
+// moved takes its messages with it, for a key of the project it left; an
+// internal one was never seen, and leaves nothing. (The departures of
+// every kind are kindDepartures'.)
+func testThreadDepartures(t *testing.T, open func(t *testing.T) subject) {
+	s, _ := seeded(t, open)
+	is := is.New(t)
+	s.Advance(tick)
+	since := s.Now()
+	author := store.Author{Name: "A", Side: store.SideAgency}
+	tx := store.Thread{ID: "tx", OrgID: orgA, ProjectID: ptr("p3"), Subject: "s", Status: store.ThreadOpen, CreatedAt: day(3, 9)}
+	ti := store.Thread{ID: "ti", OrgID: orgA, ProjectID: ptr("p3"), Subject: "s", Status: store.ThreadOpen, CreatedAt: day(3, 9), Internal: true}
+	is.NoErr(s.PutThread(ctx, tx))
+	is.NoErr(s.PutThread(ctx, ti))
+	is.NoErr(s.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "tx", Author: author, Body: "b", CreatedAt: day(3, 9)}))
+	is.NoErr(s.PutMessage(ctx, store.Message{ID: "mi", OrgID: orgA, ThreadID: "ti", Author: author, Body: "b", CreatedAt: day(3, 9)}))
+	s.Advance(tick)
+	tx.ProjectID, ti.ProjectID = ptr("p5"), ptr("p5")
+	is.NoErr(s.PutThread(ctx, tx))
+	is.NoErr(s.PutThread(ctx, ti))
+	gone := func(only ...string) fetchFunc { // of threads and messages, restricted to only (none: unrestricted)
+		return deletions(s, orgA, store.DeletionQuery{Since: since, OnlyProjects: only, OnlyKinds: []store.Kind{store.KindThread, store.KindMessage}})
+	}
+	checkLists(t, s, []list{
+		{"threads of p3", gone("p3"), []string{"message mx", "thread tx"}},
+		{"threads of p5", gone("p5"), []string{}},
+		{"threads, unrestricted", gone(), []string{}},
+	})
+	s.Advance(tick)
+	tx.ProjectID = ptr("p3")
+	is.NoErr(s.PutThread(ctx, tx))
+	checkLists(t, s, []list{
+		{"threads of p3, tx back", gone("p3"), []string{}},
+		{"threads of p5, tx gone", gone("p5"), []string{"message mx", "thread tx"}},
+	})
+}
+
+// testGetMessage reads messages by GetMessage where the round trip does
+// not: internal content, another kind's id, a restriction to projects,
+// and messages made internal or deleted (the visible ones are
+// testThreadRoundTrip's).
+func testGetMessage(t *testing.T, open func(t *testing.T) subject) {
+	s, f := seededThreads(t, open)
+	for _, id := range []string{"mi1", "mi2", "mi3"} {
+		_, err := s.GetMessage(ctx, orgA, id, nil)
+		is.New(t).True(errors.Is(err, store.ErrNotFound)) // internal content is not found
+	}
+	is := is.New(t)
+	_, err := s.GetMessage(ctx, orgA, "a1", nil)
+	is.True(errors.Is(err, store.ErrNotFound)) // a message by an attachment's id (each kind's not-found is kindScoping's)
+
+	// A restriction to projects: msg1 is in t1 (p1), msg4 in t2 (no project).
+	for _, tc := range []struct {
+		id, why string
+		only    []string
+		found   bool
+	}{
+		{"msg1", "a message of a thread of an allowed project", []string{"p2", "p1"}, true},
+		{"msg1", "a message of a thread of another project", []string{"p2"}, false},
+		{"msg1", "no project allowed", []string{}, false},
+		{"msg4", "a message of an organization-wide thread", []string{"p1"}, false},
+		{"msg4", "no restriction", nil, true},
+		{"msg1", "an unstorable project id only", []string{"p1\x00"}, false},
+	} {
+		_, err := s.GetMessage(ctx, orgA, tc.id, tc.only)
+		if tc.found {
+			is.NoErr(err) // tc.why
+		} else {
+			is.True(errors.Is(err, store.ErrNotFound)) // tc.why
+		}
+	}
+
+	// Made internal, or its thread made internal, or deleted: not found.
+	m := f.message(orgA, "msg2")
+	m.Internal = true
+	is.NoErr(s.PutMessage(ctx, m))
+	_, err = s.GetMessage(ctx, orgA, "msg2", nil)
+	is.True(errors.Is(err, store.ErrNotFound)) // a message made internal is not found
+	th := want(f.threads, orgA, "t5")
+	th.Internal = true
+	is.NoErr(s.PutThread(ctx, th))
+	_, err = s.GetMessage(ctx, orgA, "msg7", nil)
+	is.True(errors.Is(err, store.ErrNotFound)) // a message of a thread made internal is not found
+	is.NoErr(s.DeleteMessage(ctx, orgA, "msg3"))
+	_, err = s.GetMessage(ctx, orgA, "msg3", nil)
+	is.True(errors.Is(err, store.ErrNotFound)) // a deleted message is not found
 }

@@ -6,21 +6,33 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
+// newThread and newMessage are a thread and a message (in thread) that
+// a store takes, which the cases of refusals change one field of.
+func newThread() store.Thread {
+	return store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
+		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
+}
+
+func newMessage(thread string) store.Message {
+	return store.Message{ID: "new", OrgID: orgA, ThreadID: thread, Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
+		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+}
+
 // testThreadRejectsInvalid puts threads and messages that must be
-// refused, and checks that nothing of them is stored. A reference to a
+// refused, and checks that nothing of them is stored (an empty id, an
+// unknown organization or project are kindRejects'), and that reads by
+// the unstorable ids among them match nothing. A reference to a
 // missing organization, project, About item or thread (in the same
 // organization) wraps store.ErrNotFound; any other refusal,
 // store.ErrInvalid.
-func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
-	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
-		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
-	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
-		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
+	okT, okM := newThread(), newMessage("t4")
 	about := func(k store.Kind, id string) *store.Ref { return &store.Ref{Kind: k, ID: id} }
 	withAttachment := func(a store.Attachment) func() error {
 		return func() error { m := okM; m.Attachments = []store.Attachment{a}; return s.PutMessage(ctx, m) }
@@ -28,11 +40,8 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 	att := okM.Attachments[0]
 
 	tests := []refusal{
-		{"thread without id", func() error { th := okT; th.ID = ""; return s.PutThread(ctx, th) }, false},
 		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
-		{"thread of unknown organization", func() error { th := okT; th.OrgID = "org_unknown"; return s.PutThread(ctx, th) }, true},
 		{"thread with an empty project id", func() error { th := okT; th.ProjectID = ptr(""); return s.PutThread(ctx, th) }, false},
-		{"thread of unknown project", func() error { th := okT; th.ProjectID = ptr("nope"); return s.PutThread(ctx, th) }, true},
 		{"thread of another organization's project", func() error { th := okT; th.ProjectID = ptr("pb"); return s.PutThread(ctx, th) }, true},
 		{"thread with unknown status", func() error { th := okT; th.Status = "closed"; return s.PutThread(ctx, th) }, false},
 		{"thread without status", func() error { th := okT; th.Status = ""; return s.PutThread(ctx, th) }, false},
@@ -47,9 +56,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 		{"thread about an invoice by a milestone's id", func() error { th := okT; th.About = about(store.KindInvoice, "m1"); return s.PutThread(ctx, th) }, true},
 		{"thread about another organization's invoice", func() error { th := okT; th.About = about(store.KindInvoice, "ib"); return s.PutThread(ctx, th) }, true},
 
-		{"message without id", func() error { m := okM; m.ID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message without organization", func() error { m := okM; m.OrgID = ""; return s.PutMessage(ctx, m) }, false},
-		{"message of unknown organization", func() error { m := okM; m.OrgID = "org_unknown"; return s.PutMessage(ctx, m) }, true},
 		{"message without thread", func() error { m := okM; m.ThreadID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message of unknown thread", func() error { m := okM; m.ThreadID = "nope"; return s.PutMessage(ctx, m) }, true},
 		{"message of another organization's thread", func() error { m := okM; m.ThreadID = "tb"; return s.PutMessage(ctx, m) }, true},
@@ -75,10 +82,40 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 			return s.PutMessage(ctx, m)
 		}, false},
 	}
+	// References and attachment ids no store keeps exactly: invalid, not
+	// missing (each kind's own ids are kindRejects').
+	for _, id := range unstorable("t1") {
+		tests = append(tests, refusal{fmt.Sprintf("message of thread %q", id), func() error { m := okM; m.ThreadID = id; return s.PutMessage(ctx, m) }, false})
+	}
+	for _, id := range unstorable("m1") {
+		tests = append(tests, refusal{fmt.Sprintf("thread about milestone %q", id), func() error {
+			th := okT
+			th.About = about(store.KindMilestone, id)
+			return s.PutThread(ctx, th)
+		}, false})
+	}
+	for _, id := range unstorable("a1") {
+		tests = append(tests, refusal{fmt.Sprintf("attachment %q", id), withAttachment(store.Attachment{ID: id, FileName: "f", ContentType: "text/plain", FileKey: "k"}), false})
+	}
+	for _, key := range unstorable("org_a/a1") {
+		tests = append(tests, refusal{fmt.Sprintf("attachment with file key %q", key), withAttachment(store.Attachment{ID: "anew", FileName: "f", ContentType: "text/plain", FileKey: key}), false})
+	}
 	checkRefusals(t, tests)
 
-	// Nothing of the refused items was stored, and the seed data is intact.
+	// Nothing of the refused items was stored, and the seed data is intact;
+	// reads by unstorable ids match nothing.
 	is := is.New(t)
+	for _, id := range unstorable("t1") {
+		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
+		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
+		checkLists(t, s, []list{{fmt.Sprintf("messages of thread %q", id), messageList(s, orgA, store.MessageQuery{ThreadID: id}), []string{}}})
+	}
+	for _, id := range unstorable("a1") {
+		noAttachment(is, s, orgA, id)
+	}
+	for _, org := range unstorable(orgA) {
+		noAttachment(is, s, org, "a1")
+	}
 	for _, org := range []string{orgA, orgB, "org_unknown"} {
 		_, err := s.GetThread(ctx, org, "new")
 		is.True(errors.Is(err, store.ErrNotFound)) // no refused thread is stored
@@ -99,76 +136,10 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) Subject) {
 	is.Equal(a, msg2.Attachments[0]) // the attachment put again
 }
 
-// testThreadUnstorable checks that the references and attachment ids no
-// store keeps exactly are refused as invalid, not as missing, and match
-// nothing in reads (each kind's own ids are kindRejects' and kindScoping's).
-func testThreadUnstorable(t *testing.T, open func(t *testing.T) Subject) {
-	s, _ := seededThreads(t, open)
-	okT := store.Thread{ID: "new", OrgID: orgA, ProjectID: ptr("p1"), Subject: "n", Status: store.ThreadOpen,
-		About: &store.Ref{Kind: store.KindMilestone, ID: "m1"}, CreatedAt: day(1, 1)}
-	okM := store.Message{ID: "new", OrgID: orgA, ThreadID: "t1", Author: store.Author{Name: "A", Side: store.SideClient}, Body: "b", CreatedAt: day(1, 1),
-		Attachments: []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", SizeBytes: 1, FileKey: "k"}}}
-	type put struct {
-		name string
-		put  func() error
-	}
-	var puts []put
-	for _, id := range unstorable("t1") {
-		puts = append(puts, put{fmt.Sprintf("message of thread %q", id), func() error { m := okM; m.ThreadID = id; return s.PutMessage(ctx, m) }})
-	}
-	for _, id := range unstorable("m1") {
-		puts = append(puts, put{fmt.Sprintf("thread about milestone %q", id), func() error {
-			th := okT
-			th.About = &store.Ref{Kind: store.KindMilestone, ID: id}
-			return s.PutThread(ctx, th)
-		}})
-	}
-	for _, id := range unstorable("a1") {
-		puts = append(puts, put{fmt.Sprintf("attachment %q", id), func() error {
-			m := okM
-			m.Attachments = []store.Attachment{{ID: id, FileName: "f", ContentType: "text/plain", FileKey: "k"}}
-			return s.PutMessage(ctx, m)
-		}})
-	}
-	for _, key := range unstorable("org_a/a1") {
-		puts = append(puts, put{fmt.Sprintf("attachment with file key %q", key), func() error {
-			m := okM
-			m.Attachments = []store.Attachment{{ID: "anew", FileName: "f", ContentType: "text/plain", FileKey: key}}
-			return s.PutMessage(ctx, m)
-		}})
-	}
-	for _, p := range puts {
-		t.Run(p.name, func(t *testing.T) {
-			is := is.New(t)
-			err := p.put()
-			is.True(errors.Is(err, store.ErrInvalid))   // an unstorable id is invalid
-			is.True(!errors.Is(err, store.ErrNotFound)) // an unstorable id is invalid, not missing
-		})
-	}
-	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
-
-	// Reads by unstorable ids match nothing.
-	is := is.New(t)
-	for _, id := range unstorable("t1") {
-		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
-		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
-		got, total, err := messageList(s, orgA, store.MessageQuery{ThreadID: id})(ctx, s, all)
-		is.NoErr(err)
-		is.Equal(got, []string{}) // a filter by an unstorable thread id matches nothing
-		is.Equal(total, 0)
-	}
-	for _, id := range unstorable("a1") {
-		noAttachment(is, s, orgA, id)
-	}
-	for _, org := range unstorable(orgA) {
-		noAttachment(is, s, org, "a1")
-	}
-}
-
 // testThreadText round-trips text that encodings, escaping and column
 // sizes get wrong: Unicode everywhere, a 100 KB body, and attachment file
 // names with quotes, slashes and non-ASCII.
-func testThreadText(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadText(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	var b strings.Builder

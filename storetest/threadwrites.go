@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/clientstatus/clientstatus/store"
 	"github.com/matryer/is"
+
+	"github.com/clientstatus/clientstatus/store"
 )
 
-func testDeleteThread(t *testing.T, open func(t *testing.T) Subject) {
+func testDeleteThread(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteThread(ctx, orgA, "t1"))
@@ -52,9 +52,8 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) Subject) {
 // testThreadDeleteProject checks the cascade: a project's threads,
 // internal ones too, go with it, with their messages; other threads stay,
 // and those about a milestone or deliverable it took lose their About.
-func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
-	d := s
 	is := is.New(t)
 	is.NoErr(s.PutThread(ctx, store.Thread{ID: "tx", OrgID: orgA, Subject: "About p1's milestone", Status: store.ThreadOpen,
 		About: &store.Ref{Kind: store.KindMilestone, ID: "m2"}, CreatedAt: day(3, 0)}))
@@ -66,15 +65,13 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 		before[id] = getThread(t, s, orgA, id).UpdatedAt
 	}
 	s.Advance(tick)
-	is.NoErr(d.DeleteProject(ctx, orgA, "p1"))
+	is.NoErr(s.DeleteProject(ctx, orgA, "p1"))
 
-	for _, id := range []string{"t1", "t4", "t5"} {
-		hidden(t, s, orgA, store.KindThread, id)
-		is.True(errors.Is(s.DeleteThread(ctx, orgA, id), store.ErrNotFound)) // a thread deleted with its project is gone
+	for _, id := range []string{"t1", "t4", "t5", "ti"} {
+		is.True(errors.Is(s.DeleteThread(ctx, orgA, id), store.ErrNotFound)) // a thread deleted with its project is gone, an internal one too
 	}
-	is.True(errors.Is(s.DeleteThread(ctx, orgA, "ti"), store.ErrNotFound)) // an internal thread deleted with its project is gone
-	for _, id := range []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"} {
-		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a message deleted with its project's thread is gone
+	for _, id := range []string{"msg1", "msg7", "mi1", "mi3"} {
+		is.True(errors.Is(s.DeleteMessage(ctx, orgA, id), store.ErrNotFound)) // a message deleted with its project's thread is gone, an internal one too
 	}
 	noAttachment(is, s, orgA, "a1")
 	checkLists(t, s, []list{
@@ -109,17 +106,16 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) Subject) {
 
 // testThreadDeleteAbout checks that a thread about a milestone, a
 // deliverable or an invoice that is deleted stays, about nothing.
-func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
-	d := s
 	is := is.New(t)
 	for _, c := range []struct {
 		thread string
 		del    func() error
 	}{
-		{"t1", func() error { return d.DeleteMilestone(ctx, orgA, "m1") }},
-		{"t3", func() error { return d.DeleteDeliverable(ctx, orgA, "d3") }},
-		{"t2", func() error { return d.DeleteInvoice(ctx, orgA, "i2") }},
+		{"t1", func() error { return s.DeleteMilestone(ctx, orgA, "m1") }},
+		{"t3", func() error { return s.DeleteDeliverable(ctx, orgA, "d3") }},
+		{"t2", func() error { return s.DeleteInvoice(ctx, orgA, "i2") }},
 	} {
 		old := getThread(t, s, orgA, c.thread)
 		s.Advance(tick)
@@ -134,45 +130,34 @@ func testThreadDeleteAbout(t *testing.T, open func(t *testing.T) Subject) {
 	same(is, getThread(t, s, orgB, "t1"), f.thread(orgB, "t1")) // org_b's thread about its d1 is untouched
 
 	// Put again as it was, the thread names a missing item.
-	err := s.PutThread(ctx, want(f.threads, orgA, "t1", threadKey))
+	err := s.PutThread(ctx, want(f.threads, orgA, "t1"))
 	is.True(errors.Is(err, store.ErrNotFound)) // a thread about a deleted item is refused
 }
 
 // testThreadDeleteOrganization: the attachments of a deleted
 // organization go with it (its threads and messages are
 // kindOrganizationDeleted's); the other organization's stay.
-func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadDeleteOrganization(t *testing.T, open func(t *testing.T) subject) {
 	s, _ := seededThreads(t, open)
 	is := is.New(t)
 	is.NoErr(s.DeleteOrganization(ctx, orgA))
-	is.NoErr(s.PutOrganization(ctx, seededOrg(orgA)))
+	is.NoErr(s.PutOrganization(ctx, seedData().orgs[0])) // org_a again
 	noAttachment(is, s, orgA, "a1")
 	_, err := getAttachment(s, ctx, orgB, "a1")
 	is.NoErr(err) // org_b's a1 stays
 }
 
-// seededOrg returns the seeded organization with the id.
-func seededOrg(id string) store.Organization {
-	for _, o := range seedData().orgs {
-		if o.ID == id {
-			return o
-		}
-	}
-	panic("storetest: no seeded organization " + id)
-}
-
 // testThreadUpdatedAt checks when a write moves a thread's and a
-// message's UpdatedAt, and when it must not: internal content moves
-// nothing.
-func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
+// message's UpdatedAt, and when it must not (that writes of internal
+// content move nothing is testInternalActivity's).
+func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	s.Advance(tick)
 
 	agency := store.Author{Name: "Ana", Side: store.SideAgency}
-	t1, t2, t3 := want(f.threads, orgA, "t1", threadKey), want(f.threads, orgA, "t2", threadKey), want(f.threads, orgA, "t3", threadKey)
-	ti := want(f.threads, orgA, "ti", threadKey)
+	t1, t2, t3 := want(f.threads, orgA, "t1"), want(f.threads, orgA, "t2"), want(f.threads, orgA, "t3")
 	msg2, msg3, msg5, msg7 := f.message(orgA, "msg2"), f.message(orgA, "msg3"), f.message(orgA, "msg5"), f.message(orgA, "msg7")
-	msg1, mi1, mi2 := f.message(orgA, "msg1"), f.message(orgA, "mi1"), f.message(orgA, "mi2")
+	msg1, mi1 := f.message(orgA, "msg1"), f.message(orgA, "mi1")
 	msg8 := store.Message{ID: "msg8", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "New.", CreatedAt: day(24, 9)}
 
 	at := func(item string) (time.Time, bool) {
@@ -230,19 +215,6 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 		{"thread made internal", func() error { t2.Internal = true; return s.PutThread(ctx, t2) }, nil, nil, []string{"thread t1", "thread t3"}},
 		{"thread made visible again", func() error { t2.Internal = false; return s.PutThread(ctx, t2) }, nil,
 			[]string{"thread t2", "message msg4", "message msg5", "message msg7"}, []string{"thread t1"}},
-		{"new internal message, the newest", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "mx", OrgID: orgA, ThreadID: "t1", Author: agency, Body: "x", Internal: true, CreatedAt: day(90, 0)})
-		}, nil, nil, []string{"thread t1", "thread t2", "message mi1"}},
-		{"internal message edited", func() error {
-			mi2.Body, mi2.EditedAt = "Still waiting.", ptr(day(51, 0))
-			return s.PutMessage(ctx, mi2)
-		}, nil, nil, []string{"thread t6"}},
-		{"internal message moved to another thread", func() error { mi2.ThreadID = "t4"; return s.PutMessage(ctx, mi2) }, nil, nil, []string{"thread t6", "thread t4"}},
-		{"internal message deleted", func() error { return s.DeleteMessage(ctx, orgA, "mi2") }, nil, nil, []string{"thread t4"}},
-		{"internal thread edited", func() error { ti.Subject, ti.ProjectID = "Renamed", ptr("p2"); return s.PutThread(ctx, ti) }, nil, nil, []string{"thread t1", "thread t3"}},
-		{"message put into an internal thread", func() error {
-			return s.PutMessage(ctx, store.Message{ID: "my", OrgID: orgA, ThreadID: "ti", Author: agency, Body: "y", CreatedAt: day(90, 0)})
-		}, nil, nil, []string{"thread t3", "thread t1"}},
 		{"new thread, with an old UpdatedAt given", func() error {
 			return s.PutThread(ctx, store.Thread{ID: "t7", OrgID: orgA, Subject: "New", Status: store.ThreadOpen, CreatedAt: day(1, 0), UpdatedAt: day(1, 0)})
 		}, nil, []string{"thread t7"}, []string{"thread t1"}},
@@ -289,44 +261,40 @@ func testThreadUpdatedAt(t *testing.T, open func(t *testing.T) Subject) {
 }
 
 // testThreadDeletions deletes and hides threads and messages, time apart,
-// and reads the deletion records: what leaves one (visible content that
-// disappears) and what does not (internal content), their projects, and
-// records dropped when the content is visible again.
-func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
+// and reads the deletion records: one for each visible item that
+// disappears (that internal content leaves none is
+// testInternalActivity's), their projects, and records dropped when the
+// content is visible again.
+func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
-	c := s
 	is := is.New(t)
 
 	s.Advance(tick)
-	t4 := want(f.threads, orgA, "t4", threadKey)
+	t4 := want(f.threads, orgA, "t4")
 	t4.Subject += " (changed)"
 	is.NoErr(s.PutThread(ctx, t4))
 	since := getThread(t, s, orgA, "t4").UpdatedAt
 
 	msg2 := f.message(orgA, "msg2")
-	t2 := want(f.threads, orgA, "t2", threadKey)
+	t2 := want(f.threads, orgA, "t2")
 	from := s.Now()
 	for _, write := range []func() error{
 		func() error { return s.DeleteMessage(ctx, orgA, "msg3") },            // a visible message
-		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // an internal one: no record
 		func() error { msg2.Internal = true; return s.PutMessage(ctx, msg2) }, // a visible message hidden
 		func() error { t2.Internal = true; return s.PutThread(ctx, t2) },      // a thread hidden, with its messages
 		func() error { return s.DeleteThread(ctx, orgA, "t5") },               // a thread, with its message
-		func() error { return s.DeleteThread(ctx, orgA, "ti") },               // an internal thread: no record
 		func() error { return s.DeleteThread(ctx, orgA, "t6") },               // a thread with only an internal message
 		func() error { return s.DeleteMessage(ctx, orgB, "msg1") },            // org_b's
-		func() error { return s.PutMessage(ctx, f.message(orgA, "mi1")) },     // an internal message put again: no record
-		func() error { return s.DeleteMessage(ctx, orgA, "mi1") },             // and deleted again: no record
 	} {
 		s.Advance(tick)
 		is.NoErr(write())
 	}
 	to := s.Now()
 
-	page, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
+	page, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{PageRequest: all, Since: since})
 	is.NoErr(err)
 	is.NoErr(inFeedOrder(page.Items))
-	feed := ids(page.Items, func(d store.Deletion) string { return string(d.Kind) + " " + d.ID })
+	feed := ids(page.Items)
 	is.Equal(feed, []string{"message msg3", "message msg2", "message msg4", "message msg5", "thread t2", "message msg7", "thread t5", "thread t6"}) // a record for each visible item that disappeared, none for internal ones
 	projectOf := map[string]string{}
 	for _, r := range page.Items {
@@ -339,20 +307,18 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	}) // each record names the project of the thread
 	is.True(page.Items[2].DeletedAt.Equal(page.Items[4].DeletedAt)) // a thread hidden and its messages are recorded at one time
 	lists := []list{
-		{"threads", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
-		{"messages", deletions(c, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
-		{"of org_b", deletions(c, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
+		{"threads", deletions(s, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
+		{"messages", deletions(s, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
+		{"of org_b", deletions(s, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
 	}
 	checkLists(t, s, lists)
-	for _, l := range lists {
-		walk(t, s, l)
-	}
+	walk(t, s, lists...)
 
 	// Visible again, the content drops its records and comes back as
 	// changed; put again while internal, a deleted item keeps its record:
 	// hidden and deleted look the same.
 	back := s.Now()
-	t5 := want(f.threads, orgA, "t5", threadKey)
+	t5 := want(f.threads, orgA, "t5")
 	for _, write := range []func() error{
 		func() error { msg2.Internal = false; return s.PutMessage(ctx, msg2) },
 		func() error { t2.Internal = false; return s.PutThread(ctx, t2) },
@@ -364,7 +330,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{
-		{"records left", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
+		{"records left", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
 		{"threads back", threadList(s, orgA, store.ThreadQuery{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}), []string{"t2", "t1"}},
 		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
@@ -373,7 +339,7 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 	}
 	t5.Internal = false
 	is.NoErr(s.PutThread(ctx, t5))
-	checkLists(t, s, []list{{"records left with t5 visible", deletions(c, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
+	checkLists(t, s, []list{{"records left with t5 visible", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
 	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
 }
 
@@ -381,88 +347,62 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) Subject) {
 // and hides and shows a thread, while other goroutines read; run it with
 // -race. Every read must see an ordered list, and every write must be
 // counted.
-func testThreadConcurrent(t *testing.T, open func(t *testing.T) Subject) {
+func testThreadConcurrent(t *testing.T, open func(t *testing.T) subject) {
 	s, f := seededThreads(t, open)
 	is := is.New(t)
 	const writers, readers, each = 4, 4, 20
-
-	errs := make(chan error, (writers+readers+1)*each*8)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t5 := want(f.threads, orgA, "t5", threadKey)
-		for n := range each {
-			t5.Internal = n%2 == 0 && n < each-1
-			if err := s.PutThread(ctx, t5); err != nil {
-				errs <- err
-			}
-		}
-	})
+	t5 := want(f.threads, orgA, "t5")
+	workers := []func(n int) error{func(n int) error {
+		t5.Internal = n%2 == 0 && n < each-1
+		return s.PutThread(ctx, t5)
+	}}
 	for w := range writers {
-		wg.Go(func() {
-			for n := range each {
-				m := store.Message{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "W", Side: store.SideClient},
-					Body: "b", Internal: n%4 == 3, CreatedAt: day(n, w),
-					Attachments: []store.Attachment{{ID: fmt.Sprintf("wa%d-%02d", w, n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}
-				if err := s.PutMessage(ctx, m); err != nil {
-					errs <- err
-				}
-				if n%4 == 0 {
-					if err := s.DeleteMessage(ctx, orgA, m.ID); err != nil {
-						errs <- err
-					}
-				}
+		workers = append(workers, func(n int) error {
+			m := store.Message{ID: fmt.Sprintf("w%d-%02d", w, n), OrgID: orgA, ThreadID: "t4", Author: store.Author{Name: "W", Side: store.SideClient},
+				Body: "b", Internal: n%4 == 3, CreatedAt: day(n, w),
+				Attachments: []store.Attachment{{ID: fmt.Sprintf("wa%d-%02d", w, n), FileName: "f", ContentType: "text/plain", FileKey: "k"}}}
+			if err := s.PutMessage(ctx, m); err != nil || n%4 != 0 {
+				return err
 			}
+			return s.DeleteMessage(ctx, orgA, m.ID)
 		})
 	}
 	for r := range readers {
-		wg.Go(func() {
-			for n := range each {
-				page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				for k := 1; k < len(page.Items); k++ {
-					a, b := page.Items[k-1], page.Items[k]
-					if a.CreatedAt.After(b.CreatedAt) || a.CreatedAt.Equal(b.CreatedAt) && a.ID >= b.ID {
-						errs <- fmt.Errorf("message %s listed before %s", a.ID, b.ID)
-					}
-				}
-				threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				for k := 1; k < len(threads.Items); k++ {
-					a, b := threads.Items[k-1], threads.Items[k]
-					if b.LastMessageAt != nil && (a.LastMessageAt == nil || a.LastMessageAt.Before(*b.LastMessageAt)) {
-						errs <- fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
-					}
-				}
-				msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
-				if err != nil {
-					errs <- err
-					continue
-				}
-				for _, m := range msgs.Items {
-					if m.ThreadID != "t1" && m.ThreadID != "t4" && m.ThreadID != "t5" {
-						errs <- fmt.Errorf("message %s of thread %s listed for p1", m.ID, m.ThreadID)
-					}
-				}
-				if _, err := s.GetThread(ctx, orgA, "t4"); err != nil {
-					errs <- err
-				}
-				if _, err := getAttachment(s, ctx, orgA, "a1"); err != nil {
-					errs <- err
+		workers = append(workers, func(n int) error {
+			page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+			if err != nil {
+				return err
+			}
+			if err := inOrder(page.Items, func(m store.Message) (time.Time, string) { return m.CreatedAt, m.ID }); err != nil {
+				return err
+			}
+			threads, err := s.ListThreads(ctx, orgA, store.ThreadQuery{PageRequest: all})
+			if err != nil {
+				return err
+			}
+			for k := 1; k < len(threads.Items); k++ {
+				a, b := threads.Items[k-1], threads.Items[k]
+				if b.LastMessageAt != nil && (a.LastMessageAt == nil || a.LastMessageAt.Before(*b.LastMessageAt)) {
+					return fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
 				}
 			}
+			msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
+			if err != nil {
+				return err
+			}
+			for _, m := range msgs.Items {
+				if m.ThreadID != "t1" && m.ThreadID != "t4" && m.ThreadID != "t5" {
+					return fmt.Errorf("message %s of thread %s listed for p1", m.ID, m.ThreadID)
+				}
+			}
+			if _, err := s.GetThread(ctx, orgA, "t4"); err != nil {
+				return err
+			}
+			_, err = getAttachment(s, ctx, orgA, "a1")
+			return err
 		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		is.NoErr(err) // no concurrent call fails
-	}
+	concurrently(t, each, workers)
 
 	visible := writers * each / 2 // of each four: one deleted, one internal
 	page, err := s.ListThreadMessages(ctx, orgA, "t4", store.MessageQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}})

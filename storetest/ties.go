@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func (l tiedList) before(a, b tied) int {
 // UpdatedSince, at each page size, and the deletions feed come back in
 // exactly the order the contract states for the values a client sees,
 // page after page, each item once.
-func testTies(t *testing.T, open func(t *testing.T) Subject) {
+func testTies(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	for seed := range 4 {
 		r := rand.New(rand.NewPCG(uint64(seed), 26))
@@ -117,7 +118,7 @@ func testTies(t *testing.T, open func(t *testing.T) Subject) {
 
 // tiesLists are the lists testTies walks, for org, and the deletions
 // since since when s keeps them.
-func tiesLists(s Subject, org string, since time.Time) []tiedList {
+func tiesLists(s subject, org string, since time.Time) []tiedList {
 	var out []tiedList
 	for _, changed := range []time.Time{{}, since} {
 		suffix := ""
@@ -135,48 +136,28 @@ func tiesLists(s Subject, org string, since time.Time) []tiedList {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("invoices %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r
-				p, err := s.ListInvoices(ctx, org, q)
-				items := make([]tied, len(p.Items))
-				for i, it := range p.Items {
-					items[i] = tied{id: it.ID, at: pick(&it.IssuedAt, it.UpdatedAt)}
-				}
-				return items, p.Total, err
+				return tiedOf(func(it store.Invoice) *time.Time { return pick(&it.IssuedAt, it.UpdatedAt) })(s.ListInvoices(ctx, org, q))
 			}})
 		}
 		for _, q := range []store.ProjectQuery{{}, {Status: store.ProjectPlanned}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("projects %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r
-				p, err := s.ListProjects(ctx, org, q)
-				items := make([]tied, len(p.Items))
-				for i, it := range p.Items {
-					items[i] = tied{id: it.ID, at: pick(it.StartedAt, it.UpdatedAt)}
-				}
-				return items, p.Total, err
+				return tiedOf(func(it store.Project) *time.Time { return pick(it.StartedAt, it.UpdatedAt) })(s.ListProjects(ctx, org, q))
 			}})
 		}
 		for _, q := range []store.MilestoneQuery{{}, {Status: store.MilestonePending}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("milestones of p0 %+v%s", q, suffix), false, func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r
-				p, err := s.ListMilestones(ctx, org, "p0", q)
-				items := make([]tied, len(p.Items))
-				for i, it := range p.Items {
-					items[i] = tied{id: it.ID, at: pick(&it.DueAt, it.UpdatedAt)}
-				}
-				return items, p.Total, err
+				return tiedOf(func(it store.Milestone) *time.Time { return pick(&it.DueAt, it.UpdatedAt) })(s.ListMilestones(ctx, org, "p0", q))
 			}})
 		}
 		for _, q := range []store.DeliverableQuery{{}, {Status: store.DeliverablePending}, {ProjectID: "p2"}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("deliverables %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r
-				p, err := s.ListDeliverables(ctx, org, q)
-				items := make([]tied, len(p.Items))
-				for i, it := range p.Items {
-					items[i] = tied{id: it.ID, at: pick(&it.CreatedAt, it.UpdatedAt)}
-				}
-				return items, p.Total, err
+				return tiedOf(func(it store.Deliverable) *time.Time { return pick(&it.CreatedAt, it.UpdatedAt) })(s.ListDeliverables(ctx, org, q))
 			}})
 		}
 	}
@@ -184,15 +165,25 @@ func tiesLists(s Subject, org string, since time.Time) []tiedList {
 		q.Since = since
 		out = append(out, tiedList{fmt.Sprintf("deletions %+v", q), false, func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 			q.PageRequest = r
-			p, err := s.ListDeletions(ctx, org, q)
-			items := make([]tied, len(p.Items))
-			for i, it := range p.Items {
-				items[i] = tied{id: it.ID, at: &it.DeletedAt, kind: string(it.Kind)}
-			}
-			return items, p.Total, err
+			return tiedOf(func(it store.Deletion) *time.Time { return &it.DeletedAt })(s.ListDeletions(ctx, org, q))
 		}})
 	}
 	return out
+}
+
+// tiedOf returns what reads a page of a list as tied items, at the time
+// of the order (and for a deletion, its kind).
+func tiedOf[T any](at func(T) *time.Time) func(store.Page[T], error) ([]tied, int, error) {
+	return func(p store.Page[T], err error) ([]tied, int, error) {
+		items := make([]tied, len(p.Items))
+		for i, it := range p.Items {
+			items[i] = tied{id: reflect.ValueOf(it).FieldByName("ID").String(), at: at(it)}
+			if d, ok := any(it).(store.Deletion); ok {
+				items[i].kind = string(d.Kind)
+			}
+		}
+		return items, p.Total, err
+	}
 }
 
 // checkTies walks each list at each page size and checks that the pages

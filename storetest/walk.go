@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -22,16 +23,18 @@ func walkProject(n int, v int) store.Project {
 	return store.Project{ID: fmt.Sprintf("w%02d", n), OrgID: walkOrg, Name: fmt.Sprint("Walk ", n, " v", v), Status: store.ProjectPlanned}
 }
 
+// projectAt is a project's place in a walk by After.
+func projectAt(p store.Project) store.Position { return store.Position{At: p.UpdatedAt, ID: p.ID} }
+
 // testWalkByAfter walks the projects changed since a time by After, with
 // limits 1 to 5, while writes between its pages update, add and delete
-// others (and on a Clocked store move its clock, so that changes land in
-// the second of the cursor as well as later): every project that kept
+// others (and move the clock, so that changes land in the second of the
+// cursor as well as later): every project that kept
 // its place throughout is seen, and one updated meanwhile is seen or is
 // stamped at or after the smallest SyncedThrough of the pages walked,
 // where the next walk starts.
-func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
+func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
-	del := s
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	since := s.Now().Truncate(time.Second)
@@ -43,24 +46,9 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
 			live[walkProject(n, 0).ID] = 0
 		}
 		touched := map[string]bool{} // updated, added or deleted during the walk
-		seen := map[string]bool{}
-		var through time.Time
-		q := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since}
-		for pages := 0; ; pages++ {
-			is.True(pages < 100) // the walk ends
-			p, err := s.ListProjects(ctx, walkOrg, q)
-			is.NoErr(err)
-			if through.IsZero() || p.SyncedThrough.Before(through) {
-				through = p.SyncedThrough
-			}
-			for _, v := range p.Items {
-				seen[v.ID] = true
-			}
-			if len(p.Items) == 0 || len(p.Items) == p.Total {
-				break
-			}
-			last := p.Items[len(p.Items)-1]
-			q.After = store.Position{At: last.UpdatedAt, ID: last.ID}
+		walked, through, err := walkByAfter(func(after store.Position) (store.Page[store.Project], error) {
+			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since, After: after})
+		}, projectAt, func() {
 			if r.IntN(2) == 0 {
 				s.Advance(tick)
 			}
@@ -76,7 +64,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
 				if _, ok := live[id]; ok {
 					touched[id] = true
 					delete(live, id)
-					is.NoErr(del.DeleteProject(ctx, walkOrg, id))
+					is.NoErr(s.DeleteProject(ctx, walkOrg, id))
 				}
 			default: // an insert
 				n := 20 + r.IntN(5)
@@ -85,6 +73,11 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
 				live[id]++
 				is.NoErr(s.PutProject(ctx, walkProject(n, live[id])))
 			}
+		})
+		is.NoErr(err)
+		seen := map[string]bool{}
+		for _, v := range walked {
+			seen[v.ID] = true
 		}
 		for id := range live {
 			if !touched[id] {
@@ -96,99 +89,45 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
 			}
 		}
 		for id := range live {
-			is.NoErr(del.DeleteProject(ctx, walkOrg, id))
+			is.NoErr(s.DeleteProject(ctx, walkOrg, id))
 		}
 		since = s.Now().Truncate(time.Second)
 	}
 }
 
 // testFollowSyncRule runs a follower that does what docs/sync.md says,
-// literally, with a small limit, while writes land between its requests:
-// deletions then changes, each walked by After from page 1, the next time
-// from the smallest SyncedThrough of the pages walked, items upserted by
-// id. When the writes stop and it follows once more, its copy equals the
-// store.
-func testFollowSyncRule(t *testing.T, open func(t *testing.T) Subject) {
+// literally (ProjectCopy), while writes land between its requests. When
+// the writes stop and it follows once more, its copy equals the store.
+func testFollowSyncRule(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
-	del := s
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
 	r := rand.New(rand.NewPCG(3, 3))
-	copyOf := map[string]store.Project{}
-	from := s.Now().Truncate(time.Second)
 	write := func() {
 		if r.IntN(3) == 0 {
 			s.Advance(tick)
 		}
 		n := r.IntN(15)
 		if r.IntN(4) == 0 {
-			_ = del.DeleteProject(ctx, walkOrg, walkProject(n, 0).ID) // not found is fine
+			_ = s.DeleteProject(ctx, walkOrg, walkProject(n, 0).ID) // not found is fine
 			return
 		}
 		is.NoErr(s.PutProject(ctx, walkProject(n, r.IntN(1000))))
 	}
-	follow := func(writes bool) {
-		next := time.Time{}
-		keep := func(t time.Time) {
-			if next.IsZero() || t.Before(next) {
-				next = t
-			}
-		}
-		dq := store.DeletionQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, Since: from}
-		for {
-			p, err := s.ListDeletions(ctx, walkOrg, dq)
-			is.NoErr(err)
-			keep(p.SyncedThrough)
-			for _, d := range p.Items {
-				if d.Kind == store.KindProject {
-					delete(copyOf, d.ID)
-				}
-			}
-			if len(p.Items) == 0 || len(p.Items) == p.Total {
-				break
-			}
-			last := p.Items[len(p.Items)-1]
-			dq.After = store.Position{At: last.DeletedAt, Kind: last.Kind, ID: last.ID}
-			if writes {
-				write()
-			}
-		}
-		pq := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, UpdatedSince: from}
-		for {
-			p, err := s.ListProjects(ctx, walkOrg, pq)
-			is.NoErr(err)
-			keep(p.SyncedThrough)
-			for _, v := range p.Items {
-				copyOf[v.ID] = v
-			}
-			if len(p.Items) == 0 || len(p.Items) == p.Total {
-				break
-			}
-			last := p.Items[len(p.Items)-1]
-			pq.After = store.Position{At: last.UpdatedAt, ID: last.ID}
-			if writes {
-				write()
-			}
-		}
-		from = next
-	}
+	c := ProjectCopy{Since: s.Now().Truncate(time.Second), Between: write}
 	for range 30 {
 		write()
-		follow(true)
+		is.NoErr(c.Sync(ctx, s, walkOrg))
 	}
-	follow(false)
-	all, err := s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: all})
-	is.NoErr(err)
-	is.Equal(len(copyOf), len(all.Items)) // the copy holds what the store holds
-	for _, v := range all.Items {
-		is.Equal(copyOf[v.ID], v) // the copy of v.ID is the store's
-	}
+	c.Between = nil
+	is.NoErr(c.Sync(ctx, s, walkOrg))
+	is.NoErr(c.Check(ctx, s, walkOrg)) // the copy holds what the store holds
 }
 
 // testAllMilestones lists the organization's milestones of every project:
 // ordered by DueAt, then ProjectID, then ID; filtered by project, status
 // and a restriction; with UpdatedSince and After, by UpdatedAt, then ID.
-func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
+func testAllMilestones(t *testing.T, open func(t *testing.T) subject) {
 	s := open(t)
 	is := is.New(t)
 	is.NoErr(s.PutOrganization(ctx, store.Organization{ID: walkOrg, Name: "Walk", Plan: store.PlanEnterprise, RetainerActive: true, APIEnabled: true}))
@@ -208,34 +147,21 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
 		m.OrgID, m.Name = walkOrg, m.ID
 		is.NoErr(s.PutMilestone(ctx, m))
 	}
-	ids := func(q store.AllMilestoneQuery) ([]string, int) {
-		if q.PageRequest == (store.PageRequest{}) {
-			q.PageRequest = all
+	of := func(q store.AllMilestoneQuery) fetchFunc {
+		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+			q.PageRequest = r
+			return pageIDs(s.ListAllMilestones(ctx, walkOrg, q))
 		}
-		p, err := s.ListAllMilestones(ctx, walkOrg, q)
-		is.NoErr(err)
-		var out []string
-		for _, m := range p.Items {
-			out = append(out, m.ID)
-		}
-		return out, p.Total
 	}
-	got, total := ids(store.AllMilestoneQuery{})
-	is.Equal(got, []string{"m2", "m3", "m0", "m1"}) // dueAt, then projectId, then id; no other organization's
-	is.Equal(total, 4)
-	got, total = ids(store.AllMilestoneQuery{ProjectID: "pb"})
-	is.Equal(got, []string{"m3", "m0"}) // one project's
-	is.Equal(total, 2)
-	got, _ = ids(store.AllMilestoneQuery{ProjectID: "nope"})
-	is.Equal(len(got), 0) // an unknown project: none, no error
-	got, _ = ids(store.AllMilestoneQuery{Status: store.MilestonePending})
-	is.Equal(got, []string{"m2", "m3"}) // by status
-	got, total = ids(store.AllMilestoneQuery{OnlyProjects: []string{"pa"}})
-	is.Equal(got, []string{"m2", "m1"}) // a restricted key's projects only
-	is.Equal(total, 2)
-	got, total = ids(store.AllMilestoneQuery{PageRequest: store.PageRequest{Page: 2, Limit: 3}})
-	is.Equal(got, []string{"m1"}) // paged
-	is.Equal(total, 4)
+	lists := []list{
+		{"every project's", of(store.AllMilestoneQuery{}), []string{"m2", "m3", "m0", "m1"}}, // dueAt, then projectId, then id; no other organization's
+		{"one project's", of(store.AllMilestoneQuery{ProjectID: "pb"}), []string{"m3", "m0"}},
+		{"an unknown project's", of(store.AllMilestoneQuery{ProjectID: "nope"}), []string{}},
+		{"by status", of(store.AllMilestoneQuery{Status: store.MilestonePending}), []string{"m2", "m3"}},
+		{"a restricted key's", of(store.AllMilestoneQuery{OnlyProjects: []string{"pa"}}), []string{"m2", "m1"}},
+	}
+	checkLists(t, s, lists)
+	walk(t, s, lists...)
 
 	since := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	p, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, UpdatedSince: since})
