@@ -41,12 +41,13 @@ const (
 // still loads.
 type reader struct {
 	ignored []string
-	// What the items hold beside their store type, by index in their
-	// section: deliverables' content, invoices' document, messages'
-	// attachments' bytes.
-	contents, documents []*string
-	files               [][][]byte
+	// after is what is left to do once the dataset is checked: keep the
+	// files the items hold (they need the organization check gives them).
+	after []func(*dataset) error
 }
+
+// later has f run on the dataset once it is checked.
+func (r *reader) later(f func(*dataset) error) { r.after = append(r.after, f) }
 
 // object decodes the JSON object raw into fs. A field whose name differs
 // from a known one only in case is refused (encoding/json alone would take
@@ -212,16 +213,15 @@ func whereBroken(data []byte) string {
 }
 
 // items parses each raw item of a section with parse, naming a bad item by
-// its section, index and, when it has one, id.
-func items[T any](r *reader, section string, raws []json.RawMessage, parse func(*reader, json.RawMessage, string) (T, error)) ([]T, error) {
-	out := make([]T, 0, len(raws))
+// its section, index and, when it has one, id. The items stay where parse
+// put them, so that what it left for later (reader.later) changes them.
+func items[T any](r *reader, section string, raws []json.RawMessage, parse func(*reader, json.RawMessage, string, *T) error) ([]T, error) {
+	out := make([]T, len(raws))
 	for i, raw := range raws {
 		name := itemName(section, i, idOf(raw))
-		v, err := parse(r, raw, name)
-		if err != nil {
+		if err := parse(r, raw, name, &out[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out = append(out, v)
 	}
 	return out, nil
 }

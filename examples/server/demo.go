@@ -74,10 +74,11 @@ func demoData() *dataset {
 			ds.demoDeliverables(p, pi)
 		}
 		for n := 0; n < o.invoices; n++ {
-			ds.invoices = append(ds.invoices, demoInvoice(o.ID, ds.projects, n, o.invoices))
-			if inv := ds.invoices[len(ds.invoices)-1]; inv.Status != store.InvoiceDraft {
-				ds.attachDocument(len(ds.invoices)-1, demoDocument(inv))
+			inv := demoInvoice(o.ID, ds.projects, n, o.invoices)
+			if inv.Status != store.InvoiceDraft {
+				inv.DocumentKey = ds.keep("invoices", inv.OrgID, inv.ID, demoDocument(inv))
 			}
+			ds.invoices = append(ds.invoices, inv)
 		}
 		ds.demoThreads(o.ID)
 	}
@@ -121,8 +122,7 @@ func (ds *dataset) demoThreads(orgID string) {
 				ID: fmt.Sprintf("att_%s_%d", short, att), FileName: f.name, ContentType: f.contentType,
 				SizeBytes: int64(len(content)),
 			}
-			a.FileKey = attachmentKey(orgID, a.ID, content)
-			ds.content[a.FileKey] = content
+			a.FileKey = ds.keep("attachments", orgID, a.ID, content)
 			m.Attachments = append(m.Attachments, a)
 		}
 		ds.messages = append(ds.messages, m)
@@ -239,13 +239,12 @@ func (ds *dataset) demoDeliverables(p store.Project, pi int) {
 			CreatedAt: p.StartedAt.AddDate(0, 0, 10*(i+1)),
 			UpdatedAt: p.StartedAt.AddDate(0, 0, 10*(i+1)+3),
 		}
-		ds.deliverables = append(ds.deliverables, d)
 		if status != store.DeliverablePending {
 			f := demoFiles[(pi+i)%len(demoFiles)]
-			ds.deliverables[len(ds.deliverables)-1].FileName = ptr(f.name)
-			ds.deliverables[len(ds.deliverables)-1].ContentType = ptr(f.contentType)
-			ds.attach(len(ds.deliverables)-1, []byte(f.content))
+			d.FileName, d.ContentType = ptr(f.name), ptr(f.contentType)
+			ds.attach(&d, []byte(f.content))
 		}
+		ds.deliverables = append(ds.deliverables, d)
 	}
 }
 

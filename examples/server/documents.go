@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -13,24 +11,6 @@ import (
 // PDF, as a string, served through GET /v1/invoices/{id}/document as a
 // deliverable's content is through its download. The demo data gives a
 // document to every issued invoice (not the draft).
-
-// documentKey is the DocumentKey of an invoice whose document holds
-// content: "invoices/", the organization and invoice ids, each escaped as
-// by fileKey, and the first 16 hex digits of the content's SHA-256, for
-// the reasons contentKey gives (new bytes, a new key: the invoice changes
-// and gets a new updatedAt). The prefix keeps invoices apart from
-// deliverables and attachments.
-func documentKey(orgID, invoiceID string, content []byte) string {
-	sum := sha256.Sum256(content)
-	return "invoices/" + keyPart(orgID) + "/" + keyPart(invoiceID) + "/" + hex.EncodeToString(sum[:8])
-}
-
-// attachDocument gives the i-th invoice a document with content.
-func (ds *dataset) attachDocument(i int, content []byte) {
-	inv := &ds.invoices[i]
-	inv.DocumentKey = documentKey(inv.OrgID, inv.ID, content)
-	ds.content[inv.DocumentKey] = content
-}
 
 // demoDocument returns a small, valid PDF of one page that shows the
 // invoice's number, amount and dates: enough for a client's developer to

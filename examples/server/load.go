@@ -16,10 +16,7 @@ import (
 // backend is where a dataset is loaded and served from.
 type backend struct {
 	store portalStore
-	w     store.Writer
-	d     store.Deleter
-	tw    store.ThreadWriter // writes threads and messages
-	keys  auth.KeyStore      // reads the organizations that w puts
+	keys  auth.KeyStore // reads the organizations that store puts
 	// begin, when not nil, starts a transaction on the store: what is
 	// written through the target it returns (keys included) becomes
 	// visible at once, when commit returns nil, or never (rollback).
@@ -30,29 +27,35 @@ type backend struct {
 
 // portalStore is what both of the server's stores (memstore.Store and
 // bunstore) are, declared rather than discovered: the API's store, the
-// request log, the webhook endpoints and their queue, and what a sandbox
-// is seeded through.
+// request log, the webhook endpoints and their queue, what a sandbox is
+// seeded through, and what a dataset is written through.
 type portalStore interface {
 	store.Store
 	store.RequestLog
 	store.UsageTotals // the developer settings' usage chart
 	webhook.Store
 	sandbox.Store
+	writer
+}
+
+// writer writes every kind of item of a dataset.
+type writer interface {
+	store.Writer
+	store.Deleter
+	store.ThreadWriter
 }
 
 // target is where a change is written: a store, or a transaction on one,
 // and its API keys.
 type target struct {
-	store.Writer
-	store.Deleter
-	threads store.ThreadWriter
-	ks      auth.KeyStore
-	keys    *auth.Keys // on ks
+	writer
+	ks   auth.KeyStore
+	keys *auth.Keys // on ks
 }
 
 // target returns the backend's own target, whose keys are keys.
 func (b backend) target(keys *auth.Keys) target {
-	return target{Writer: b.w, Deleter: b.d, threads: b.tw, ks: b.keys, keys: keys}
+	return target{writer: b.store, ks: b.keys, keys: keys}
 }
 
 // ref is the identity of an item of a dataset: its organization and its
@@ -110,7 +113,7 @@ func projectOf(th store.Thread) string {
 // sectionOf makes the section of items of type T: list is a dataset's,
 // parse decodes one, id names each, put and remove write one; the
 // target's methods fit them (target.PutProject, target.DeleteProject).
-func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader, json.RawMessage, string) (T, error),
+func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader, json.RawMessage, string, *T) error,
 	id func(T) ref, put func(target, context.Context, T) error, remove func(target, context.Context, string, string) error) section {
 	return section{
 		name: name,
@@ -134,7 +137,6 @@ func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader,
 // sections are the kinds of item of a dataset, parents first: a change
 // puts an organization before its keys and projects, and a project before
 // what belongs to it. Removals go the other way (see change.apply).
-// Threads and messages go through target.threads.
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) *[]store.Organization { return &ds.orgs }, parseOrg,
 		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
@@ -155,10 +157,10 @@ var sections = []section{
 	// their threads.
 	ownedBy("projects", projectOf,
 		sectionOf("threads", func(ds *dataset) *[]store.Thread { return &ds.threads }, parseThread,
-			func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.putThread, target.deleteThread)),
+			func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.PutThread, target.DeleteThread)),
 	ownedBy("threads", func(m store.Message) string { return m.ThreadID },
 		sectionOf("messages", func(ds *dataset) *[]store.Message { return &ds.messages }, parseMessage,
-			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.putMessage, target.deleteMessage)),
+			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.PutMessage, target.DeleteMessage)),
 }
 
 // secret marks a section whose ids are secrets.
@@ -333,24 +335,4 @@ func (t target) revokeKey(ctx context.Context, orgID, key string) error {
 // keys included; a section's remove (the id is the organization's).
 func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
 	return t.DeleteOrganization(ctx, orgID)
-}
-
-// putThread puts a thread through the target's ThreadWriter.
-func (t target) putThread(ctx context.Context, th store.Thread) error {
-	return t.threads.PutThread(ctx, th)
-}
-
-// putMessage puts a message through the target's ThreadWriter.
-func (t target) putMessage(ctx context.Context, m store.Message) error {
-	return t.threads.PutMessage(ctx, m)
-}
-
-// deleteThread deletes a thread, with its messages.
-func (t target) deleteThread(ctx context.Context, orgID, id string) error {
-	return t.threads.DeleteThread(ctx, orgID, id)
-}
-
-// deleteMessage deletes a message.
-func (t target) deleteMessage(ctx context.Context, orgID, id string) error {
-	return t.threads.DeleteMessage(ctx, orgID, id)
 }

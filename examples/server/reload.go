@@ -176,7 +176,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 func dryRun(ctx context.Context, ds *dataset) error {
 	st := memstore.New()
 	ks := auth.NewMemoryKeyStore(st)
-	return load(ctx, target{Writer: st, Deleter: st, threads: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
+	return load(ctx, target{writer: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
 }
 
 // checkKeys checks the keys c puts against the key store ks, before

@@ -327,7 +327,7 @@ func readDataFile(name string) (*dataset, error) {
 func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func() time.Time) (backend, func(), error) {
 	if cfg.databaseURL == "" {
 		st := memstore.New(memstore.WithClock(clock))
-		return backend{store: st, w: st, d: st, tw: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
+		return backend{store: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)
 	if err != nil {
@@ -347,11 +347,9 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func()
 			return target{}, nil, nil, err
 		}
 		in := st.WithTx(tx)
-		t := target{Writer: in, Deleter: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}
-		t.threads = in
-		return t, tx.Commit, func() { _ = tx.Rollback() }, nil
+		return target{writer: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}, tx.Commit, func() { _ = tx.Rollback() }, nil
 	}
-	return backend{store: st, w: st, d: st, tw: st, keys: st, begin: begin}, func() { db.Close() }, nil
+	return backend{store: st, keys: st, begin: begin}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica

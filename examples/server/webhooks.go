@@ -71,20 +71,20 @@ func (e webhookEndpoint) orgID() string {
 	return e.OrgID
 }
 
-func parseWebhook(r *reader, raw json.RawMessage, where string) (e webhookEndpoint, err error) {
+func parseWebhook(r *reader, raw json.RawMessage, where string, e *webhookEndpoint) error {
 	s := &e.Settings
 	if err := r.object(raw, where, opt("id", &s.ID), opt("orgId", &e.OrgID), opt("url", &s.URL), opt("types", &s.Types),
 		opt("scopes", &s.Restriction.Scopes), opt("projectIds", &s.Restriction.ProjectIDs), opt("secret", &s.Secret),
 		opt("sandbox", &e.Sandbox)); err != nil {
-		return e, err
+		return err
 	}
 	if s.ID == "" || e.OrgID == "" || s.URL == "" {
-		return e, errors.New("id, orgId and url are required")
+		return errors.New("id, orgId and url are required")
 	}
 	if !webhook.ValidSecret(s.Secret) {
-		return e, errors.New("secret is required: whsec_ and the base64 of 24 to 64 random bytes")
+		return errors.New("secret is required: whsec_ and the base64 of 24 to 64 random bytes")
 	}
-	return e, nil
+	return nil
 }
 
 // webhooks is the running dispatcher and the endpoints' API, or nothing
