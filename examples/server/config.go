@@ -79,9 +79,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 		return c, errUsage
 	}
-	fs.Visit(func(f *flag.Flag) {
-		c.webhookAllowLocalSet = c.webhookAllowLocalSet || f.Name == "webhooks-allow-local"
-	})
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
 		fs.Usage()
@@ -89,6 +86,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c.webhookAllowLocalSet = given["webhooks-allow-local"]
 	if c.dataFile == "" && !given["sandbox-interval"] {
 		c.sandboxInterval = demoSandboxInterval // the demo's first stream shows something soon
 	}

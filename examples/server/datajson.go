@@ -181,33 +181,24 @@ func whereBroken(data []byte) string {
 			}
 			return where
 		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				if depth == 2 {
-					index++ // an item of a section begins
-				}
-				depth++
-				keyNext = depth == 1
-				continue
+		delim, isDelim := tok.(json.Delim)
+		name, isString := tok.(string)
+		switch {
+		case isDelim && (delim == '{' || delim == '['):
+			if depth == 2 {
+				index++ // an item of a section begins
 			}
+			depth++
+			keyNext = depth == 1
+		case isDelim:
 			depth--
 			keyNext = depth == 1
-		case string:
-			switch {
-			case depth == 1 && keyNext:
-				section, index, keyNext = t, -1, false
-			case depth == 1:
-				keyNext = true
-			case depth == 2:
-				index++
-			}
-		default:
-			if depth == 1 {
-				keyNext = true
-			} else if depth == 2 {
-				index++
-			}
+		case depth == 1 && keyNext && isString:
+			section, index, keyNext = name, -1, false
+		case depth == 1:
+			keyNext = true // a section's value that is not a list
+		case depth == 2:
+			index++
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/sandbox"
@@ -161,6 +162,11 @@ var sections = []section{
 	ownedBy("threads", func(m store.Message) string { return m.ThreadID },
 		sectionOf("messages", func(ds *dataset) *[]store.Message { return &ds.messages }, parseMessage,
 			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.PutMessage, target.DeleteMessage)),
+}
+
+// sectionIndex returns the index in sections of the section name.
+func sectionIndex(name string) int {
+	return slices.IndexFunc(sections, func(s section) bool { return s.name == name })
 }
 
 // secret marks a section whose ids are secrets.

@@ -80,7 +80,7 @@ func (r *reloader) reload(ctx context.Context) error {
 		r.log.Error("reload: the data file does not load; the data served is unchanged", "file", r.file, "err", err)
 		return err
 	}
-	if err := seedSandboxes(ctx, r.b.store, r.applied, r.sim, r.log); err != nil {
+	if err := seedSandboxes(ctx, r.b.store, r.applied, r.sim); err != nil {
 		r.log.Error("reload: seeding the sandboxes failed", "err", err)
 		return err
 	}
@@ -116,22 +116,22 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 	if err != nil {
 		return change{}, err
 	}
-	if err := dryRun(ctx, ds); err != nil {
-		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
-	}
-	if err := r.hooks.check(ctx, ds); err != nil {
-		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
-	}
-	warnAbout(r.log, ds)
 	c := diff(r.applied, ds)
-	if err := checkKeys(ctx, r.log, r.b.keys, c); err != nil {
-		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+	err = dryRun(ctx, ds)
+	if err == nil {
+		err = r.hooks.check(ctx, ds)
 	}
-	if err := checkAttachments(r.applied, ds); err != nil {
+	if err == nil {
+		warnAbout(r.log, ds)
+		err = checkKeys(ctx, r.log, r.b.keys, c)
+	}
+	if err == nil {
+		err = checkAttachments(r.applied, ds)
+	}
+	if err != nil {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
 	}
 	fm := filesOf(ds.content)
-
 	if r.b.begin != nil {
 		t, commit, rollback, err := r.b.begin(ctx)
 		if err != nil {
@@ -146,23 +146,18 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		if err := commit(); err != nil {
 			return change{}, fmt.Errorf("committing: %w", err)
 		}
-		r.live.swap(fm)
-		r.applied = ds
-		return c, nil
-	}
-
-	r.live.mu.Lock()
-	defer r.live.mu.Unlock()
-	// Once writing has begun it goes to the end: a shutdown meanwhile
-	// waits for it.
-	if err := c.apply(context.WithoutCancel(ctx), r.b.target(r.live.keys)); err != nil {
-		// Steps 1 to 3 are there so that this cannot happen.
-		// A next reload puts again what differs from the dataset applied
-		// before, but cannot know what this one put that the next file
-		// does not hold.
-		r.log.Error("reload: writing the change failed part-way: the data served is partly the new file's; restart the server to serve a file exactly",
-			"file", r.file, "err", err)
-		return change{}, err
+	} else {
+		r.live.mu.Lock()
+		defer r.live.mu.Unlock()
+		// Once writing has begun it goes to the end: a shutdown meanwhile
+		// waits for it. Steps 1 to 3 are there so that it cannot fail; if
+		// it does, a next reload puts again what differs from the dataset
+		// applied before, but cannot know what this one put.
+		if err := c.apply(context.WithoutCancel(ctx), r.b.target(r.live.keys)); err != nil {
+			r.log.Error("reload: writing the change failed part-way: the data served is partly the new file's; restart the server to serve a file exactly",
+				"file", r.file, "err", err)
+			return change{}, err
+		}
 	}
 	r.live.swap(fm)
 	r.applied = ds
@@ -190,29 +185,26 @@ func dryRun(ctx context.Context, ds *dataset) error {
 //     and a key already stored keeps the name and expiry it was first
 //     stored with: both are logged as warnings, naming the item by index.
 func checkKeys(ctx context.Context, log *slog.Logger, ks auth.KeyStore, c change) error {
-	for i, s := range sections {
-		if s.name != "apiKeys" {
-			continue
+	i := sectionIndex("apiKeys")
+	s := sections[i]
+	for _, e := range c.put[i] {
+		k := e.item.(apiKey)
+		rec, _, err := ks.LookupKey(ctx, auth.HashKey(k.Key))
+		switch {
+		case errors.Is(err, auth.ErrInvalidKey):
+			continue // a new key
+		case err != nil:
+			return fmt.Errorf("%s: %w", s.itemName(e), err)
+		case rec.OrgID != k.OrgID && !c.goneOrgs[rec.OrgID]:
+			return fmt.Errorf("%s: organization %q holds this key: a key cannot move to another organization; give %q a new one", s.itemName(e), rec.OrgID, k.OrgID)
+		case rec.OrgID != k.OrgID:
+			continue // its organization goes first, and the key with it
 		}
-		for _, e := range c.put[i] {
-			k := e.item.(apiKey)
-			rec, _, err := ks.LookupKey(ctx, auth.HashKey(k.Key))
-			switch {
-			case errors.Is(err, auth.ErrInvalidKey):
-				continue // a new key
-			case err != nil:
-				return fmt.Errorf("%s: %w", s.itemName(e), err)
-			case rec.OrgID != k.OrgID && !c.goneOrgs[rec.OrgID]:
-				return fmt.Errorf("%s: organization %q holds this key: a key cannot move to another organization; give %q a new one", s.itemName(e), rec.OrgID, k.OrgID)
-			case rec.OrgID != k.OrgID:
-				continue // its organization goes first, and the key with it
-			}
-			if rec.RevokedAt != nil && k.RevokedAt == nil {
-				log.Warn("reload: a key the file lists was revoked (revokedAt, or removed from an earlier file) and stays revoked: give the organization a new key", "item", s.itemName(e))
-			}
-			if rec.Name != strings.TrimSpace(k.Name) || !sameTime(rec.ExpiresAt, k.ExpiresAt) {
-				log.Warn("reload: a stored key keeps the name and expiresAt it was first loaded with; to change them, give the organization a new key", "item", s.itemName(e))
-			}
+		if rec.RevokedAt != nil && k.RevokedAt == nil {
+			log.Warn("reload: a key the file lists was revoked (revokedAt, or removed from an earlier file) and stays revoked: give the organization a new key", "item", s.itemName(e))
+		}
+		if rec.Name != strings.TrimSpace(k.Name) || !sameTime(rec.ExpiresAt, k.ExpiresAt) {
+			log.Warn("reload: a stored key keeps the name and expiresAt it was first loaded with; to change them, give the organization a new key", "item", s.itemName(e))
 		}
 	}
 	return nil
@@ -242,7 +234,6 @@ func warnAbout(log *slog.Logger, ds *dataset) {
 // message still holds, so the move would fail halfway through the write;
 // found here, it changes nothing.
 func checkAttachments(old, ds *dataset) error {
-	type owned struct{ orgID, id string }
 	was := map[owned]string{} // attachment -> its message in old
 	for _, m := range old.messages {
 		for _, a := range m.Attachments {

@@ -51,13 +51,7 @@ func newDemoSettings(keys *auth.Keys, b backend, wh webhooks, lim ratelimit.Limi
 		if err != nil {
 			return err
 		}
-		if err := sandbox.Seed(ctx, st, o); err != nil {
-			return err
-		}
-		if sim != nil {
-			sim.Add(o.ID)
-		}
-		return nil
+		return seedSandbox(ctx, st, o, sim)
 	}
 	opts := []devsettings.Option{devsettings.WithRequestLog(st), devsettings.WithLimiter(lim),
 		devsettings.WithSandbox(prepare), devsettings.WithLogger(log)}
