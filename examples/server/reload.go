@@ -40,8 +40,7 @@ type reloader struct {
 	applied *dataset
 	// sim drives the sandboxes a reload seeds; nil: they do not move.
 	sim *sandbox.Simulator
-	// hooks registers the file's webhook endpoints (webhooks.go); zero
-	// when webhooks are off.
+	// hooks registers the file's webhook endpoints (webhooks.go).
 	hooks webhooks
 }
 

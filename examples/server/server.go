@@ -195,9 +195,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("developer settings not served: their demo sign-in is for a server listening on loopback only")
 	}
 	// The request log, a line per request, is written in blocks, at least
-	// every accesslog.DefaultFlushInterval, rather than a write per line
-	// (a system call per line costs); the server's other lines are written at once. The rest
-	// of the block is written when run returns.
+	// every accesslog.DefaultFlushInterval, rather than a system call per
+	// line; the server's other lines are written at once. The rest of the
+	// block is written when run returns.
 	requestBuf := accesslog.NewBuffer(stderr, 0)
 	defer requestBuf.Close()
 	logged := accesslog.JSONHandler(requestBuf, routes(api, ready, settings)) // slog's JSON lines, written faster
@@ -266,22 +266,16 @@ func routes(api, ready, settings http.Handler) http.Handler {
 	// /v1/projects/.. itself, with an HTML redirect, before the API could
 	// answer them with its JSON 404.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/healthz":
+		switch p := r.URL.Path; {
+		case p == "/healthz":
 			healthz(w, r)
-		case "/readyz":
+		case p == "/readyz":
 			ready.ServeHTTP(w, r)
-		case settingsPath:
-			if settings == nil {
-				api.ServeHTTP(w, r)
-				return
-			}
+		case settings != nil && p == settingsPath:
 			http.Redirect(w, r, settingsPath+"/", http.StatusSeeOther)
+		case settings != nil && strings.HasPrefix(p, settingsPath+"/"):
+			settings.ServeHTTP(w, r)
 		default:
-			if settings != nil && strings.HasPrefix(r.URL.Path, settingsPath+"/") {
-				settings.ServeHTTP(w, r)
-				return
-			}
 			api.ServeHTTP(w, r)
 		}
 	})

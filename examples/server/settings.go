@@ -53,12 +53,8 @@ func newDemoSettings(keys *auth.Keys, b backend, wh webhooks, lim ratelimit.Limi
 		}
 		return seedSandbox(ctx, st, o, sim)
 	}
-	opts := []devsettings.Option{devsettings.WithRequestLog(st), devsettings.WithLimiter(lim),
-		devsettings.WithSandbox(prepare), devsettings.WithLogger(log)}
-	if wh.eps != nil {
-		opts = append(opts, devsettings.WithWebhooks(wh.eps))
-	}
-	d.pages = http.StripPrefix(settingsPath, devsettings.New(keys, st, d.account, opts...))
+	d.pages = http.StripPrefix(settingsPath, devsettings.New(keys, st, d.account, devsettings.WithRequestLog(st),
+		devsettings.WithLimiter(lim), devsettings.WithSandbox(prepare), devsettings.WithLogger(log), devsettings.WithWebhooks(wh.eps)))
 	return d
 }
 

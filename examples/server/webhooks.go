@@ -87,8 +87,7 @@ func parseWebhook(r *reader, raw json.RawMessage, where string, e *webhookEndpoi
 	return nil
 }
 
-// webhooks is the running dispatcher and the endpoints' API, or nothing
-// (zero: webhooks are off).
+// webhooks is the running dispatcher and the endpoints' API.
 type webhooks struct {
 	d          *webhook.Dispatcher
 	eps        *webhook.Endpoints
@@ -185,7 +184,7 @@ func sameList[T comparable](a, b []T) bool {
 // organization the file lacks), by registering them in an empty in-memory
 // store: a reload checks it before it writes anything.
 func (w webhooks) check(ctx context.Context, ds *dataset) error {
-	if w.eps == nil || len(ds.webhooks) == 0 {
+	if len(ds.webhooks) == 0 {
 		return nil
 	}
 	st := memstore.New()
@@ -212,9 +211,6 @@ func (w webhooks) check(ctx context.Context, ds *dataset) error {
 // changed ones are put, removed ones deleted. Unchanged ones are left as
 // they are, disabled or not.
 func (w webhooks) reload(ctx context.Context, old, now []webhookEndpoint) (put, removed int, err error) {
-	if w.eps == nil {
-		return 0, 0, nil
-	}
 	type key struct{ org, id string }
 	was := map[key]webhookEndpoint{}
 	for _, e := range old {
@@ -250,9 +246,6 @@ func (w webhooks) reload(ctx context.Context, old, now []webhookEndpoint) (put, 
 // stop stops the dispatcher, waiting for attempts in flight until ctx is
 // done.
 func (w webhooks) stop(ctx context.Context) error {
-	if w.d == nil {
-		return nil
-	}
 	err := w.d.Stop(ctx)
 	if w.closePool != nil {
 		w.closePool()
