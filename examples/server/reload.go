@@ -12,6 +12,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/sandbox"
+	"github.com/clientstatus/clientstatus/webhook"
 )
 
 // reloadTimeout bounds one reload: reading the file, checking it and
@@ -100,7 +101,7 @@ func (r *reloader) reload(ctx context.Context) error {
 //  1. read and parse the file, with every check of start-up;
 //  2. load it into an empty in-memory store, with every check of the
 //     store and the key store (a key's form, its name's length, ...), and
-//     register its webhook endpoints there (webhooks.check);
+//     register its webhook endpoints there (dryRun);
 //  3. compare it with the dataset applied last (diff) and check its keys
 //     against the key store (checkKeys);
 //  4. write the change. On PostgreSQL it is one transaction, committed
@@ -116,10 +117,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		return change{}, err
 	}
 	c := diff(r.applied, ds)
-	err = dryRun(ctx, ds)
-	if err == nil {
-		err = r.hooks.check(ctx, ds)
-	}
+	err = dryRun(ctx, ds, r.hooks.allowLocal)
 	if err == nil {
 		warnAbout(r.log, ds)
 		err = checkKeys(ctx, r.log, r.b.keys, c)
@@ -163,14 +161,30 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 	return c, nil
 }
 
-// dryRun loads ds into an empty in-memory store and key store, so that
-// what any store would refuse (an invalid item, a key of a form no key
-// takes) is found before the live store is touched. Its errors name the
-// item as start-up's do.
-func dryRun(ctx context.Context, ds *dataset) error {
+// dryRun loads ds into an empty in-memory store and key store and
+// registers its webhook endpoints there, so that what any store would
+// refuse (an invalid item, a key of a form no key takes, an endpoint URL
+// that is not https, an endpoint id given twice) is found before the live
+// store is touched. Its errors name the item as start-up's do.
+func dryRun(ctx context.Context, ds *dataset, allowLocal bool) error {
 	st := memstore.New()
 	ks := auth.NewMemoryKeyStore(st)
-	return load(ctx, target{writer: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
+	if err := load(ctx, target{writer: st, ks: ks, keys: auth.NewKeys(ks)}, ds); err != nil {
+		return err
+	}
+	for _, o := range ds.orgs {
+		o.ID = auth.SandboxOrgID(o.ID)
+		if err := st.PutOrganization(ctx, o); err != nil {
+			return err
+		}
+	}
+	eps := webhook.NewEndpoints(st, st, make([]byte, webhook.KeySize), webhook.WithAllowLocal(allowLocal))
+	for i, e := range ds.webhooks {
+		if _, _, err := eps.Create(ctx, e.orgID(), e.Settings); err != nil {
+			return fmt.Errorf("%s: %w", itemName("webhookEndpoints", i, e.Settings.ID), err)
+		}
+	}
+	return nil
 }
 
 // checkKeys checks the keys c puts against the key store ks, before

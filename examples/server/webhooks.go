@@ -15,7 +15,6 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/bunstore"
-	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
@@ -177,32 +176,6 @@ func (w webhooks) put(ctx context.Context, e webhookEndpoint) (bool, error) {
 // restriction) differing from an empty one (nothing allowed).
 func sameList[T comparable](a, b []T) bool {
 	return (a == nil) == (b == nil) && slices.Equal(a, b)
-}
-
-// check refuses a file whose endpoints the store would refuse (a URL that
-// is not https, types that are not event types, an id given twice, an
-// organization the file lacks), by registering them in an empty in-memory
-// store: a reload checks it before it writes anything.
-func (w webhooks) check(ctx context.Context, ds *dataset) error {
-	if len(ds.webhooks) == 0 {
-		return nil
-	}
-	st := memstore.New()
-	for _, o := range ds.orgs {
-		for _, id := range []string{o.ID, auth.SandboxOrgID(o.ID)} {
-			o.ID = id
-			if err := st.PutOrganization(ctx, o); err != nil {
-				return err
-			}
-		}
-	}
-	eps := webhook.NewEndpoints(st, st, make([]byte, webhook.KeySize), webhook.WithAllowLocal(w.allowLocal))
-	for i, e := range ds.webhooks {
-		if _, _, err := eps.Create(ctx, e.orgID(), e.Settings); err != nil {
-			return fmt.Errorf("%s: %w", itemName("webhookEndpoints", i, e.Settings.ID), err)
-		}
-	}
-	return nil
 }
 
 // reload applies to the store the change of the file's endpoints from
