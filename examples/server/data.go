@@ -264,27 +264,24 @@ func required(name, v string) error {
 	return nil
 }
 
-// owned is an item's organization and id.
-type owned struct{ orgID, id string }
-
 // index holds the ids of a kind of item by organization, for the items
 // that refer to them.
 type index struct {
 	kind string
-	ids  map[owned]bool
+	ids  map[ref]bool
 	orgs map[string][]string // id -> the organizations that have one
 }
 
 func newIndex(kind string) *index {
-	return &index{kind: kind, ids: map[owned]bool{}, orgs: map[string][]string{}}
+	return &index{kind: kind, ids: map[ref]bool{}, orgs: map[string][]string{}}
 }
 
 // add adds an item, refusing an id that its organization already has.
 func (x *index) add(orgID, id string) error {
-	if x.ids[owned{orgID, id}] {
+	if x.ids[ref{orgID, id}] {
 		return fmt.Errorf("duplicate id in organization %q", orgID)
 	}
-	x.ids[owned{orgID, id}] = true
+	x.ids[ref{orgID, id}] = true
 	x.orgs[id] = append(x.orgs[id], orgID)
 	return nil
 }
@@ -299,7 +296,7 @@ func (x *index) owner(orgID *string, id string) error {
 		return fmt.Errorf("%s id %q is used by organizations %q: give orgId", x.kind, id, in)
 	case *orgID == "":
 		*orgID = in[0]
-	case !x.ids[owned{*orgID, id}]:
+	case !x.ids[ref{*orgID, id}]:
 		return fmt.Errorf("%s %q belongs to organization %q, not %q", x.kind, id, in[0], *orgID)
 	}
 	return nil
@@ -347,7 +344,7 @@ func (ds *dataset) check() error {
 	}
 	for i, k := range ds.keys {
 		for _, id := range k.ProjectIDs {
-			if !projects.ids[owned{k.OrgID, id}] {
+			if !projects.ids[ref{k.OrgID, id}] {
 				return fmt.Errorf("%s: projectIds: organization %q has no project %q", itemName("apiKeys", i, ""), k.OrgID, id)
 			}
 		}

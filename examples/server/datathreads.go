@@ -35,13 +35,13 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 					return err
 				}
 			}
-			if threads.ids[owned{t.OrgID, t.ID}] {
+			if threads.ids[ref{t.OrgID, t.ID}] {
 				return fmt.Errorf("duplicate id in organization %q", t.OrgID)
 			}
 			if err := t.Validate(); err != nil {
 				return err
 			}
-			if a := t.About; a != nil && !kinds[a.Kind].ids[owned{t.OrgID, a.ID}] {
+			if a := t.About; a != nil && !kinds[a.Kind].ids[ref{t.OrgID, a.ID}] {
 				return fmt.Errorf("about: unknown %s %q in organization %q", a.Kind, a.ID, t.OrgID)
 			}
 			return threads.add(t.OrgID, t.ID)
@@ -51,7 +51,7 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 		}
 	}
 	messages := newIndex("message")
-	attachments := map[owned]string{} // attachment -> its message's id
+	attachments := map[ref]string{} // attachment -> its message's id
 	for i := range ds.messages {
 		m := &ds.messages[i]
 		err := func() error {
@@ -67,10 +67,10 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 				return err
 			}
 			for j, a := range m.Attachments {
-				if other, ok := attachments[owned{m.OrgID, a.ID}]; ok {
+				if other, ok := attachments[ref{m.OrgID, a.ID}]; ok {
 					return fmt.Errorf("attachments[%d]: id %q is message %q's already (attachment ids are unique in an organization)", j, a.ID, other)
 				}
-				attachments[owned{m.OrgID, a.ID}] = m.ID
+				attachments[ref{m.OrgID, a.ID}] = m.ID
 			}
 			return nil
 		}()

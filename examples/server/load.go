@@ -18,11 +18,10 @@ import (
 type backend struct {
 	store portalStore
 	keys  auth.KeyStore // reads the organizations that store puts
-	// begin, when not nil, starts a transaction on the store: what is
-	// written through the target it returns (keys included) becomes
-	// visible at once, when commit returns nil, or never (rollback).
-	// Without it (in memory) a change is written to the live store, under
-	// the API's guard (see live).
+	// begin, when not nil (on PostgreSQL), starts a transaction on the
+	// store: what is written through its target (keys included) becomes
+	// visible at once on commit. Without it a change is written to the
+	// live store, under the API's guard (see live).
 	begin func(ctx context.Context) (t target, commit func() error, rollback func(), err error)
 }
 
@@ -73,24 +72,19 @@ type entry struct {
 
 // section is one kind of item of a dataset, a section of the data file:
 // how to parse its items, list the dataset's, put one into a target and
-// remove one.
-// Loading and reloading go through sections, so adding a kind is one entry
-// there (see sectionOf).
+// remove one. Loading and reloading go through sections, so adding a kind
+// is one entry there (see sectionOf).
 type section struct {
 	name    string // in the data file: "projects"
 	secret  bool   // the id is a secret (an API key): items are named by index only
 	parse   func(r *reader, raws []json.RawMessage, ds *dataset) error
 	entries func(ds *dataset) []entry
 	put     func(t target, ctx context.Context, item any) error
-	// remove removes an item, by organization and id, that a dataset
-	// held and the next does not. For an item already gone it may return
-	// an error wrapping store.ErrNotFound.
+	// remove may return an error wrapping store.ErrNotFound for an item
+	// already gone.
 	remove func(t target, ctx context.Context, orgID, id string) error
-	// parent names the section of the items that own this one's (set by
-	// ownedBy), and owner the id of an item's owner ("" for none): the
-	// store deletes an item with its owner.
-	parent string
-	owner  func(item any) string
+	parent string                // see ownedBy
+	owner  func(item any) string // see ownedBy
 }
 
 // ownedBy marks the items of s as owned by items of the section parent,
@@ -112,8 +106,7 @@ func projectOf(th store.Thread) string {
 }
 
 // sectionOf makes the section of items of type T: list is a dataset's,
-// parse decodes one, id names each, put and remove write one; the
-// target's methods fit them (target.PutProject, target.DeleteProject).
+// parse decodes one, id names each, put and remove write one.
 func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader, json.RawMessage, string, *T) error,
 	id func(T) ref, put func(target, context.Context, T) error, remove func(target, context.Context, string, string) error) section {
 	return section{
@@ -189,11 +182,8 @@ func (s section) itemName(e entry) string {
 // (new or changed) and to remove, in file order.
 type change struct {
 	put, remove [][]entry
-	// goneOrgs are the organizations removed: what they own goes with them.
-	goneOrgs map[string]bool
-	// owned counts the items removed with their owner (see ownedBy),
-	// which remove does not list.
-	owned int
+	goneOrgs    map[string]bool // the organizations removed, with all they own
+	owned       int             // the items removed with their owner, not in remove
 }
 
 // diff returns the change from old to ds. An item is changed when it
@@ -337,8 +327,8 @@ func (t target) revokeKey(ctx context.Context, orgID, key string) error {
 	return t.keys.Revoke(ctx, orgID, rec.ID)
 }
 
-// deleteOrganization deletes an organization and everything it owns, its
-// keys included; a section's remove (the id is the organization's).
+// deleteOrganization is the organizations' remove: it takes everything
+// the organization owns, its keys included.
 func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
 	return t.DeleteOrganization(ctx, orgID)
 }

@@ -247,15 +247,15 @@ func warnAbout(log *slog.Logger, ds *dataset) {
 // message still holds, so the move would fail halfway through the write;
 // found here, it changes nothing.
 func checkAttachments(old, ds *dataset) error {
-	was := map[owned]string{} // attachment -> its message in old
+	was := map[ref]string{} // attachment -> its message in old
 	for _, m := range old.messages {
 		for _, a := range m.Attachments {
-			was[owned{m.OrgID, a.ID}] = m.ID
+			was[ref{m.OrgID, a.ID}] = m.ID
 		}
 	}
 	for i, m := range ds.messages {
 		for j, a := range m.Attachments {
-			if prev, ok := was[owned{m.OrgID, a.ID}]; ok && prev != m.ID {
+			if prev, ok := was[ref{m.OrgID, a.ID}]; ok && prev != m.ID {
 				return fmt.Errorf("%s: attachments[%d]: id %q was message %q's: an attachment cannot move to another message on a reload; give it a new id",
 					itemName("messages", i, m.ID), j, a.ID, prev)
 			}

@@ -100,7 +100,6 @@ type webhooks struct {
 // signing key, its attempts counted on the metrics server when there is
 // one.
 func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
-	ws, ev := st, st
 	opts := cfg.webhookOptions(log)
 	if metrics != nil {
 		opts = append(opts, webhook.WithObserver(otelstatus.WebhookObserver(otelstatus.WithMeterProvider(metrics.provider))))
@@ -112,16 +111,14 @@ func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset,
 	if err != nil {
 		return webhooks{}, err
 	}
-	w := webhooks{eps: webhook.NewEndpoints(ws, ev, key, opts...), allowLocal: cfg.webhookAllowLocal}
-	for _, e := range ds.webhooks {
-		if _, err := w.put(ctx, e); err != nil {
-			return webhooks{}, fmt.Errorf("webhookEndpoints %s: %w", e.Settings.ID, err)
-		}
+	w := webhooks{eps: webhook.NewEndpoints(st, st, key, opts...), allowLocal: cfg.webhookAllowLocal}
+	if _, _, err := w.reload(ctx, nil, ds.webhooks); err != nil {
+		return webhooks{}, err
 	}
 	// On PostgreSQL the dispatcher reads, claims and records on a small
 	// pool of its own: requests cannot starve it, nor it them.
-	var dst webhook.Store = ws
-	var dev store.Events = ev
+	var dst webhook.Store = st
+	var dev store.Events = st
 	if bs, ok := st.(*bunstore.Store); ok {
 		pooled, closePool, err := bs.DispatcherStore(ctx, 0)
 		if err != nil {
