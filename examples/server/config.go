@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/option"
@@ -72,7 +73,19 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&c.cacheMiB, "response-cache-mb", statusapi.DefaultResponseCacheBytes>>20, "size of the response cache in MiB (encoded answers kept until the data changes); 0 turns it off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`address` to serve Prometheus metrics on, at /metrics, apart from the API; without one, no metrics")
-	webhookFlags(fs, &c)
+	fs.Func("webhook-retries", "comma-separated `delays` between webhook attempts (default 5s,5m,30m,2h,5h,10h,10h)", func(v string) error {
+		var out []time.Duration
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a positive duration such as 5s", part)
+			}
+			out = append(out, d)
+		}
+		c.webhookRetries = out
+		return nil
+	})
+	fs.BoolVar(&c.webhookAllowLocal, "webhooks-allow-local", false, "for development only: deliver webhooks over http and to loopback and private addresses (default: on while the server listens on loopback)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err

@@ -29,28 +29,22 @@ type dataset struct {
 	threads      []store.Thread
 	messages     []store.Message
 	webhooks     []webhookEndpoint // webhooks.go
-	// content maps a deliverable's or an attachment's FileKey (see
-	// contentKey and attachmentKey) to its file's bytes.
-	content map[string][]byte
-	// ignored names the fields of the file that the format does not have.
-	ignored []string
+	content      map[string][]byte // the items' files' bytes, by key (see contentKey)
+	ignored      []string          // the fields of the file that the format does not have
 }
 
 // apiKey is a plaintext API key of the data file; it is hashed when loaded
 // and never logged.
 type apiKey struct {
-	OrgID     string
-	Name      string
-	Key       string
-	ExpiresAt *time.Time
-	RevokedAt *time.Time
-	// What the key may read: the file's scopes and projectIds; all when
-	// it gives neither.
-	auth.Restriction
+	OrgID            string
+	Name             string
+	Key              string
+	ExpiresAt        *time.Time
+	RevokedAt        *time.Time
+	auth.Restriction // the file's scopes and projectIds; all when it gives neither
 	// Sandbox: the file's "sandbox": true. The key reads its
-	// organization's sandbox (seeded at start and after a reload), never
-	// its live data, whatever its plaintext (csk_test_... is the
-	// convention, not a requirement).
+	// organization's sandbox, never its live data, whatever its plaintext
+	// (csk_test_... is the convention, not a requirement).
 	Sandbox bool
 }
 
@@ -155,9 +149,9 @@ func parseData(in io.Reader) (*dataset, error) {
 	return ds, nil
 }
 
-// The parse functions decode an item of their section into its store type
-// and check what the item alone can tell. An item that belongs to a
-// project is validated by check, once its organization is known.
+// The parse functions decode an item of their section and check what the
+// item alone can tell; an item that belongs to a project is validated by
+// check, once its organization is known.
 
 func parseOrg(r *reader, raw json.RawMessage, where string, o *store.Organization) error {
 	if err := r.object(raw, where, opt("id", &o.ID), opt("name", &o.Name), opt("plan", &o.Plan),

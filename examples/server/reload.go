@@ -20,36 +20,27 @@ import (
 const reloadTimeout = 2 * time.Minute
 
 // reloader re-reads the data file on request (SIGHUP) and applies to the
-// store what changed since the dataset it last applied: items new in the
-// file are put, changed ones put again (the store gives them a new
-// updatedAt; unchanged ones keep theirs), and items, keys and
-// organizations no longer in it removed, with deletion records. A file
-// that does not load changes nothing. See apply for the steps. Then the
-// file's webhook endpoints are brought in line the same way (new, changed
-// and removed ones; webhooks.reload).
-//
-// It compares the file with the dataset it applied last (at start-up or
-// by a reload), not with what the store holds: on PostgreSQL, items that
-// no file of this run loaded (another writer's, or an earlier run's that
-// its file no longer holds) are left alone.
+// store what changed since the dataset it last applied (diff): new and
+// changed items are put (the store gives them a new updatedAt; unchanged
+// ones keep theirs), and items, keys and organizations no longer in it
+// removed, with deletion records. A file that does not load changes
+// nothing (see apply). Then the file's webhook endpoints are brought in
+// line the same way (webhooks.reload). Items that no file of this run
+// loaded (on PostgreSQL, another writer's) are left alone.
 type reloader struct {
-	file string // "" with the built-in demo data: nothing to reload
-	log  *slog.Logger
-	b    backend
-	live *live
-	// applied is the dataset the store holds; only the reload loop uses it.
-	applied *dataset
-	// sim drives the sandboxes a reload seeds; nil: they do not move.
-	sim *sandbox.Simulator
-	// hooks registers the file's webhook endpoints (webhooks.go).
-	hooks webhooks
+	file    string // "" with the built-in demo data: nothing to reload
+	log     *slog.Logger
+	b       backend
+	live    *live
+	applied *dataset           // the dataset the store holds; only the reload loop uses it
+	sim     *sandbox.Simulator // drives the sandboxes a reload seeds; nil: they do not move
+	hooks   webhooks
 }
 
 // loop handles the reload requests of reqs, one at a time, until ctx is
-// done, calling done (when not nil) with the outcome of each. Requests
-// that arrive during a reload wait for it: each reload reads the file as
-// it is when it starts, so the last request is always followed by a read
-// of the file written before it.
+// done, calling done (when not nil) with the outcome of each. Each reload
+// reads the file as it is when it starts, so the last request is always
+// followed by a read of the file written before it.
 func (r *reloader) loop(ctx context.Context, reqs <-chan os.Signal, done func(error)) {
 	for {
 		select {
@@ -96,21 +87,14 @@ func (r *reloader) reload(ctx context.Context) error {
 	return nil
 }
 
-// apply is reload's work. Every check comes before the first write:
-//
-//  1. read and parse the file, with every check of start-up;
-//  2. load it into an empty in-memory store, with every check of the
-//     store and the key store (a key's form, its name's length, ...), and
-//     register its webhook endpoints there (dryRun);
-//  3. compare it with the dataset applied last (diff) and check its keys
-//     against the key store (checkKeys);
-//  4. write the change. On PostgreSQL it is one transaction, committed
-//     under the API's guard; in memory it is written under the guard (see
-//     live), which steps 1 to 3 make sure cannot fail for what the file
-//     holds.
-//
-// Then the new dataset's files and a new resolver cache are swapped in,
-// under the same guard.
+// apply is reload's work. Every check comes before the first write: the
+// file is parsed and checked as at start-up, loaded with its webhook
+// endpoints into an empty store (dryRun), and its keys and attachments
+// checked against what is stored (checkKeys, checkAttachments). The
+// change is then written: on PostgreSQL in one transaction, committed
+// under the API's guard; in memory under the guard (see live), which the
+// checks make sure cannot fail. The new files and an empty resolver cache
+// are swapped in under the same guard.
 func (r *reloader) apply(ctx context.Context) (change, error) {
 	ds, err := readDataFile(r.file)
 	if err != nil {
@@ -147,9 +131,7 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		r.live.mu.Lock()
 		defer r.live.mu.Unlock()
 		// Once writing has begun it goes to the end: a shutdown meanwhile
-		// waits for it. Steps 1 to 3 are there so that it cannot fail; if
-		// it does, a next reload puts again what differs from the dataset
-		// applied before, but cannot know what this one put.
+		// waits for it.
 		if err := c.apply(context.WithoutCancel(ctx), r.b.target(r.live.keys)); err != nil {
 			r.log.Error("reload: writing the change failed part-way: the data served is partly the new file's; restart the server to serve a file exactly",
 				"file", r.file, "err", err)

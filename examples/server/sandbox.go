@@ -12,29 +12,18 @@ import (
 // sandbox webhook endpoint (see seedSandbox). Seeding keeps what the
 // simulator made of a sandbox already seeded (see sandbox.Seed).
 func seedSandboxes(ctx context.Context, st sandbox.Store, ds *dataset, sim *sandbox.Simulator) error {
-	orgs := make(map[string]store.Organization, len(ds.orgs))
-	for _, o := range ds.orgs {
-		orgs[o.ID] = o
-	}
-	var want []string
+	want := map[string]bool{}
 	for _, k := range ds.keys {
-		if k.Sandbox {
-			want = append(want, k.OrgID)
-		}
+		want[k.OrgID] = want[k.OrgID] || k.Sandbox
 	}
 	for _, e := range ds.webhooks {
-		if e.Sandbox {
-			want = append(want, e.OrgID)
-		}
+		want[e.OrgID] = want[e.OrgID] || e.Sandbox
 	}
-	for _, id := range want {
-		o, ok := orgs[id]
-		if !ok {
-			continue
-		}
-		delete(orgs, id) // once per organization
-		if err := seedSandbox(ctx, st, o, sim); err != nil {
-			return err
+	for _, o := range ds.orgs {
+		if want[o.ID] {
+			if err := seedSandbox(ctx, st, o, sim); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -32,14 +32,11 @@ import (
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 15 * time.Second
-	// writeTimeout bounds a whole response, a file download included.
-	writeTimeout    = 2 * time.Minute
-	idleTimeout     = 2 * time.Minute
-	maxHeaderBytes  = 64 << 10
-	shutdownTimeout = 15 * time.Second
-	// startupTimeout bounds connecting to the services, migrating and
-	// loading the data.
-	startupTimeout = 2 * time.Minute
+	writeTimeout      = 2 * time.Minute // a whole response, a file download included
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+	shutdownTimeout   = 15 * time.Second
+	startupTimeout    = 2 * time.Minute // connecting to the services, migrating and loading the data
 )
 
 // endpoints are where a started server answers.
@@ -51,14 +48,9 @@ type endpoints struct {
 // hooks connect run to what started it: main's signals, or a test's
 // channels. Every field may be nil.
 type hooks struct {
-	// ready is called with the server's endpoints once it accepts
-	// connections.
-	ready func(endpoints)
-	// reload asks for the data file to be read again (main: SIGHUP).
-	reload <-chan os.Signal
-	// reloaded is called once a reload request has been handled, with
-	// its error: nil when the file was applied, or there is none.
-	reloaded func(error)
+	ready    func(endpoints)  // once the server accepts connections
+	reload   <-chan os.Signal // asks for the data file to be read again (main: SIGHUP)
+	reloaded func(error)      // with each reload's outcome: nil when applied, or there is no file
 	// clock, when not nil, is what the store dates its writes by, so
 	// that a test moves on to the next second instead of waiting for it.
 	clock func() time.Time
@@ -163,8 +155,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
-	// the replica stays ready rather than leave the load balancer with
-	// every other replica of the same Redis.
+	// the replica stays ready.
 	readyLim := lim
 	if cfg.redisOutage == ratelimit.FailOpen {
 		readyLim = nil

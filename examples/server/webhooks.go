@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"reflect"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/bunstore"
@@ -19,25 +16,6 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
 )
-
-// webhookFlags defines the webhook flags: -webhook-retries, the delays
-// between attempts (for tests: "1s,2s,4s"), and -webhooks-allow-local,
-// for development only.
-func webhookFlags(fs *flag.FlagSet, c *config) {
-	fs.Func("webhook-retries", "comma-separated `delays` between webhook attempts (default 5s,5m,30m,2h,5h,10h,10h)", func(v string) error {
-		var out []time.Duration
-		for _, part := range strings.Split(v, ",") {
-			d, err := time.ParseDuration(strings.TrimSpace(part))
-			if err != nil || d <= 0 {
-				return fmt.Errorf("%q is not a positive duration such as 5s", part)
-			}
-			out = append(out, d)
-		}
-		c.webhookRetries = out
-		return nil
-	})
-	fs.BoolVar(&c.webhookAllowLocal, "webhooks-allow-local", false, "for development only: deliver webhooks over http and to loopback and private addresses (default: on while the server listens on loopback)")
-}
 
 // allowLocalWebhooks says whether webhooks may go over http to loopback
 // and private addresses: as -webhooks-allow-local says when it is given,
