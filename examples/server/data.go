@@ -110,7 +110,7 @@ func parseData(in io.Reader) (*dataset, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var whole json.RawMessage
 	if err := dec.Decode(&whole); err != nil {
-		if err = jsonError(err); errors.Is(err, errEndsTooSoon) || strings.HasPrefix(err.Error(), "not valid JSON") {
+		if err = jsonError(err); strings.HasPrefix(err.Error(), "not valid JSON") {
 			return nil, fmt.Errorf("%s: %w", whereBroken(raw), err)
 		}
 		return nil, err

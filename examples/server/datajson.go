@@ -62,16 +62,17 @@ func (r *reader) object(raw json.RawMessage, where string, fs ...field) error {
 	if m == nil {
 		return errors.New("want a JSON object, not null")
 	}
-	var unknown []string
 	for name := range m {
-		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == name }) {
-			for _, f := range fs {
-				if strings.EqualFold(f.name, name) {
-					return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, f.name)
-				}
-			}
-			unknown = append(unknown, name)
+		if slices.ContainsFunc(fs, func(f field) bool { return f.name == name }) {
+			continue
 		}
+		if i := slices.IndexFunc(fs, func(f field) bool { return strings.EqualFold(f.name, name) }); i >= 0 {
+			return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, fs[i].name)
+		}
+		if where != "" {
+			name = where + "." + name
+		}
+		r.ignored = append(r.ignored, name) // the whole file is refused if anything fails
 	}
 	for _, f := range fs {
 		v, ok := m[f.name]
@@ -84,12 +85,6 @@ func (r *reader) object(raw json.RawMessage, where string, fs ...field) error {
 		if err := f.decode(v); err != nil {
 			return err
 		}
-	}
-	for _, name := range unknown {
-		if where != "" {
-			name = where + "." + name
-		}
-		r.ignored = append(r.ignored, name)
 	}
 	return nil
 }
@@ -149,15 +144,12 @@ func jsonError(err error) error {
 	case errors.As(err, &se):
 		return fmt.Errorf("not valid JSON: %w", se)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errEndsTooSoon
+		return errors.New("not valid JSON: it ends too soon")
 	case errors.Is(err, io.EOF):
 		return errors.New("empty file: want a JSON object")
 	}
 	return err
 }
-
-// errEndsTooSoon is a data file cut short.
-var errEndsTooSoon = errors.New("not valid JSON: it ends too soon")
 
 // whereBroken says where the JSON of data stops being valid: the item
 // being read when it did (`invoices[19]`), and the line and column.

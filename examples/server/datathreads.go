@@ -35,8 +35,8 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 					return err
 				}
 			}
-			if threads.ids[ref{t.OrgID, t.ID}] {
-				return fmt.Errorf("duplicate id in organization %q", t.OrgID)
+			if err := threads.add(t.OrgID, t.ID); err != nil {
+				return err
 			}
 			if err := t.Validate(); err != nil {
 				return err
@@ -44,7 +44,7 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 			if a := t.About; a != nil && !kinds[a.Kind].ids[ref{t.OrgID, a.ID}] {
 				return fmt.Errorf("about: unknown %s %q in organization %q", a.Kind, a.ID, t.OrgID)
 			}
-			return threads.add(t.OrgID, t.ID)
+			return nil
 		}()
 		if err != nil {
 			return fmt.Errorf("%s: %w", itemName("threads", i, t.ID), err)

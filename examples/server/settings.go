@@ -73,8 +73,7 @@ func loopback(addr net.Addr) bool {
 }
 
 func (d *demoSettings) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case settingsPath + "/sign-in":
+	if r.URL.Path == settingsPath+"/sign-in" {
 		d.signIn(w, r)
 		return
 	}
@@ -100,8 +99,7 @@ func (d *demoSettings) account(r *http.Request) (devsettings.Account, bool) {
 		return devsettings.Account{}, false
 	}
 	org, role, _ := strings.Cut(string(raw), "\x00")
-	name := "Demo " + role
-	return devsettings.Account{OrgID: org, Name: name, Admin: role == "admin"}, org != ""
+	return devsettings.Account{OrgID: org, Name: "Demo " + role, Admin: role == "admin"}, org != ""
 }
 
 func (d *demoSettings) sign(payload string) string {
