@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -262,20 +263,19 @@ func required(name, v string) error {
 // that refer to them.
 type index struct {
 	kind string
-	ids  map[ref]bool
 	orgs map[string][]string // id -> the organizations that have one
 }
 
-func newIndex(kind string) *index {
-	return &index{kind: kind, ids: map[ref]bool{}, orgs: map[string][]string{}}
-}
+func newIndex(kind string) *index { return &index{kind: kind, orgs: map[string][]string{}} }
+
+// has reports whether the organization orgID has the item id.
+func (x *index) has(orgID, id string) bool { return slices.Contains(x.orgs[id], orgID) }
 
 // add adds an item, refusing an id that its organization already has.
 func (x *index) add(orgID, id string) error {
-	if x.ids[ref{orgID, id}] {
+	if x.has(orgID, id) {
 		return fmt.Errorf("duplicate id in organization %q", orgID)
 	}
-	x.ids[ref{orgID, id}] = true
 	x.orgs[id] = append(x.orgs[id], orgID)
 	return nil
 }
@@ -290,7 +290,7 @@ func (x *index) owner(orgID *string, id string) error {
 		return fmt.Errorf("%s id %q is used by organizations %q: give orgId", x.kind, id, in)
 	case *orgID == "":
 		*orgID = in[0]
-	case !x.ids[ref{*orgID, id}]:
+	case !x.has(*orgID, id):
 		return fmt.Errorf("%s %q belongs to organization %q, not %q", x.kind, id, in[0], *orgID)
 	}
 	return nil
@@ -338,7 +338,7 @@ func (ds *dataset) check() error {
 	}
 	for i, k := range ds.keys {
 		for _, id := range k.ProjectIDs {
-			if !projects.ids[ref{k.OrgID, id}] {
+			if !projects.has(k.OrgID, id) {
 				return fmt.Errorf("%s: projectIds: organization %q has no project %q", itemName("apiKeys", i, ""), k.OrgID, id)
 			}
 		}

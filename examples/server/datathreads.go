@@ -41,7 +41,7 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 			if err := t.Validate(); err != nil {
 				return err
 			}
-			if a := t.About; a != nil && !kinds[a.Kind].ids[ref{t.OrgID, a.ID}] {
+			if a := t.About; a != nil && !kinds[a.Kind].has(t.OrgID, a.ID) {
 				return fmt.Errorf("about: unknown %s %q in organization %q", a.Kind, a.ID, t.OrgID)
 			}
 			return nil
