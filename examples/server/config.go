@@ -24,28 +24,23 @@ var errUsage = errors.New("bad flags")
 // config is the server's configuration: flags first, then environment
 // variables for the settings that have one.
 type config struct {
-	addr        string
-	dataFile    string
-	publicURL   string
-	linkTTL     time.Duration
-	signingKey  string // secret: never logged
-	databaseURL string // may hold a password: never logged
-	redisURL    string // may hold a password: never logged
-	redisPrefix string
-	redisWait   time.Duration
-	redisOutage ratelimit.OutagePolicy
-	logFormat   string
-	metricsAddr string
-	cacheMiB    int // the response cache's size; 0: off
-	// sandbox.go: how often the sandboxes change; 0: never
-	sandboxInterval time.Duration
-	// webhooks.go
-	webhookRetries    []time.Duration // nil: webhook.DefaultSchedule
-	webhookAllowLocal bool
-	// webhookAllowLocalSet: -webhooks-allow-local was given, either way;
-	// without it, local delivery is allowed while the server listens on
-	// loopback (see allowLocalWebhooks).
-	webhookAllowLocalSet bool
+	addr                 string
+	dataFile             string
+	publicURL            string
+	linkTTL              time.Duration
+	signingKey           string // secret: never logged
+	databaseURL          string // may hold a password: never logged
+	redisURL             string // may hold a password: never logged
+	redisPrefix          string
+	redisWait            time.Duration
+	redisOutage          ratelimit.OutagePolicy
+	logFormat            string
+	metricsAddr          string
+	cacheMiB             int             // the response cache's size; 0: off
+	sandboxInterval      time.Duration   // how often the sandboxes change; 0: never
+	webhookRetries       []time.Duration // nil: webhook.DefaultSchedule
+	webhookAllowLocal    bool
+	webhookAllowLocalSet bool // -webhooks-allow-local was given, either way (see allowLocalWebhooks)
 }
 
 // The environment variables the server reads.
@@ -141,7 +136,7 @@ func (c config) check() error {
 }
 
 // The options each part gets from the flags. log is the server's one
-// logger, given to every part that logs (nil, in check: the default).
+// logger (nil, in check: the default).
 
 // apiOptions are the handler's options set by flags; run adds the others.
 func (c config) apiOptions() []statusapi.Option {

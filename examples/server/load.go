@@ -133,7 +133,8 @@ func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader,
 // what belongs to it. Removals go the other way (see change.apply).
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) *[]store.Organization { return &ds.orgs }, parseOrg,
-		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
+		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization,
+		func(t target, ctx context.Context, orgID, _ string) error { return t.DeleteOrganization(ctx, orgID) }),
 	sectionOf("projects", func(ds *dataset) *[]store.Project { return &ds.projects }, parseProject,
 		func(p store.Project) ref { return ref{p.OrgID, p.ID} }, target.PutProject, target.DeleteProject),
 	// After the projects: a restricted key's projects are checked at import.
@@ -325,10 +326,4 @@ func (t target) revokeKey(ctx context.Context, orgID, key string) error {
 		return nil // another organization's: not the dataset's to revoke
 	}
 	return t.keys.Revoke(ctx, orgID, rec.ID)
-}
-
-// deleteOrganization is the organizations' remove: it takes everything
-// the organization owns, its keys included.
-func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
-	return t.DeleteOrganization(ctx, orgID)
 }

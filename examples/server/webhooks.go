@@ -29,8 +29,7 @@ func allowLocalWebhooks(c config, addr net.Addr) bool {
 	return loopback(addr)
 }
 
-// webhookEndpoint is an endpoint of the data file; its secret is never
-// logged.
+// webhookEndpoint is an endpoint of the data file; its secret is never logged.
 type webhookEndpoint struct {
 	OrgID    string
 	Settings webhook.Settings
@@ -72,11 +71,9 @@ type webhooks struct {
 	closePool  func() error // the dispatcher's pool's, on PostgreSQL
 }
 
-// startWebhooks registers the data file's endpoints (see put: an endpoint
-// already in the store is brought to the file's settings) and starts the
-// dispatcher, whose secrets are sealed under a key derived from the
-// signing key, its attempts counted on the metrics server when there is
-// one.
+// startWebhooks registers the data file's endpoints (see put) and starts
+// the dispatcher, whose secrets are sealed under a key derived from the
+// signing key, its attempts counted on the metrics server, if any.
 func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
 	opts := cfg.webhookOptions(log)
 	if metrics != nil {
@@ -191,8 +188,7 @@ func (w webhooks) reload(ctx context.Context, old, now []webhookEndpoint) (put, 
 	return put, removed, nil
 }
 
-// stop stops the dispatcher, waiting for attempts in flight until ctx is
-// done.
+// stop stops the dispatcher, waiting for attempts in flight until ctx ends.
 func (w webhooks) stop(ctx context.Context) error {
 	err := w.d.Stop(ctx)
 	if w.closePool != nil {
