@@ -50,14 +50,14 @@ type apiKey struct {
 }
 
 // fileKey is where the bytes of an item's file are kept: its kind
-// ("deliverables", "attachments" or "invoices") and the organization and
-// item ids, each escaped. Ids may hold any byte, "/" included, so joining
-// them as they are would give two owners one key (org_a's "s/t" and
-// org_a/s's "t"), and the one loaded last would serve its file to both.
-// Escaping makes the key collision-free by construction: a part never
-// holds "/", and escaping is one-to-one. Every key is also a valid fs path
-// (no "." or ".." element, ASCII only), so the files could be served from
-// a directory as they are.
+// ("deliverables", "attachments" or "invoices", so that items of two kinds
+// never share a key) and the organization and item ids, each escaped.
+// Ids may hold any byte, "/" included, so joining them as they are would
+// give two owners one key (org_a's "s/t" and org_a/s's "t"), and the one
+// loaded last would serve its file to both. Escaping makes the key
+// collision-free by construction: a part never holds "/", and escaping is
+// one-to-one. Every key is also a valid fs path (no "." or ".." element,
+// ASCII only), so the files could be served from a directory as they are.
 func fileKey(kind, orgID, id string) string {
 	return kind + "/" + keyPart(orgID) + "/" + keyPart(id)
 }
