@@ -309,8 +309,10 @@ func (ds *dataset) check() error {
 		}
 		orgs[o.ID] = true
 	}
+	// known checks an item's organization; an item without one ("") takes
+	// its owner's (see index.owner), and parsing refused those that may not.
 	known := func(orgID string) error {
-		if !orgs[orgID] {
+		if orgID != "" && !orgs[orgID] {
 			return fmt.Errorf("unknown organization %q", orgID)
 		}
 		return nil
@@ -347,10 +349,8 @@ func (ds *dataset) check() error {
 		store.KindDeliverable: newIndex("deliverable"), store.KindInvoice: newIndex("invoice")}
 	// inProject checks an item that belongs to a project, then validates it.
 	inProject := func(kind store.Kind, orgID *string, projectID, id string, validate func() error) error {
-		if *orgID != "" {
-			if err := known(*orgID); err != nil {
-				return err
-			}
+		if err := known(*orgID); err != nil {
+			return err
 		}
 		if err := projects.owner(orgID, projectID); err != nil {
 			return err

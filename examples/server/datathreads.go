@@ -22,13 +22,11 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 	for i := range ds.threads {
 		t := &ds.threads[i]
 		err := func() error {
-			switch {
-			case t.OrgID == "" && t.ProjectID == nil:
+			if t.OrgID == "" && t.ProjectID == nil {
 				return errors.New("orgId is required for a thread without a project")
-			case t.OrgID != "":
-				if err := known(t.OrgID); err != nil {
-					return err
-				}
+			}
+			if err := known(t.OrgID); err != nil {
+				return err
 			}
 			if t.ProjectID != nil && *t.ProjectID != "" {
 				if err := projects.owner(&t.OrgID, *t.ProjectID); err != nil {
@@ -55,10 +53,8 @@ func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds
 	for i := range ds.messages {
 		m := &ds.messages[i]
 		err := func() error {
-			if m.OrgID != "" {
-				if err := known(m.OrgID); err != nil {
-					return err
-				}
+			if err := known(m.OrgID); err != nil {
+				return err
 			}
 			if err := threads.owner(&m.OrgID, m.ThreadID); err != nil {
 				return err
