@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -98,14 +99,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.dataFile == "" && !given["sandbox-interval"] {
 		c.sandboxInterval = demoSandboxInterval // the demo's first stream shows something soon
 	}
-	fromEnv := func(v *string, name string) {
-		if *v == "" {
-			*v = getenv(name)
-		}
-	}
-	fromEnv(&c.signingKey, envSigningKey)
-	fromEnv(&c.databaseURL, envDatabaseURL)
-	fromEnv(&c.redisURL, envRedisURL)
+	c.signingKey = cmp.Or(c.signingKey, getenv(envSigningKey))
+	c.databaseURL = cmp.Or(c.databaseURL, getenv(envDatabaseURL))
+	c.redisURL = cmp.Or(c.redisURL, getenv(envRedisURL))
 	return c, c.check()
 }
 
