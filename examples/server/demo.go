@@ -98,7 +98,7 @@ func (ds *dataset) demoThreads(orgID string) {
 		}
 	}
 	short := orgID[len("org_"):]
-	n, att := 0, 0
+	n, msgN, att := 0, 0, 0
 	thread := func(projectID *string, subject string, about *store.Ref, at time.Time) *store.Thread {
 		n++
 		ds.threads = append(ds.threads, store.Thread{
@@ -107,7 +107,6 @@ func (ds *dataset) demoThreads(orgID string) {
 		})
 		return &ds.threads[len(ds.threads)-1]
 	}
-	msgN := 0
 	message := func(t *store.Thread, author store.Author, body string, at time.Time, files int) *store.Message {
 		msgN++
 		m := store.Message{
@@ -117,12 +116,9 @@ func (ds *dataset) demoThreads(orgID string) {
 		for range files {
 			f := demoFiles[att%len(demoFiles)]
 			att++
-			content := []byte(f.content)
-			a := store.Attachment{
-				ID: fmt.Sprintf("att_%s_%d", short, att), FileName: f.name, ContentType: f.contentType,
-				SizeBytes: int64(len(content)),
-			}
-			a.FileKey = ds.keep("attachments", orgID, a.ID, content)
+			a := store.Attachment{ID: fmt.Sprintf("att_%s_%d", short, att), FileName: f.name,
+				ContentType: f.contentType, SizeBytes: int64(len(f.content))}
+			a.FileKey = ds.keep("attachments", orgID, a.ID, []byte(f.content))
 			m.Attachments = append(m.Attachments, a)
 		}
 		ds.messages = append(ds.messages, m)
