@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/option"
@@ -23,28 +25,23 @@ var errUsage = errors.New("bad flags")
 // config is the server's configuration: flags first, then environment
 // variables for the settings that have one.
 type config struct {
-	addr        string
-	dataFile    string
-	publicURL   string
-	linkTTL     time.Duration
-	signingKey  string // secret: never logged
-	databaseURL string // may hold a password: never logged
-	redisURL    string // may hold a password: never logged
-	redisPrefix string
-	redisWait   time.Duration
-	redisOutage ratelimit.OutagePolicy
-	logFormat   string
-	metricsAddr string
-	cacheMiB    int // the response cache's size; 0: off
-	// sandbox.go: how often the sandboxes change; 0: never
-	sandboxInterval time.Duration
-	// webhooks.go
-	webhookRetries    []time.Duration // nil: webhook.DefaultSchedule
-	webhookAllowLocal bool
-	// webhookAllowLocalSet: -webhooks-allow-local was given, either way;
-	// without it, local delivery is allowed while the server listens on
-	// loopback (see allowLocalWebhooks).
-	webhookAllowLocalSet bool
+	addr                 string
+	dataFile             string
+	publicURL            string
+	linkTTL              time.Duration
+	signingKey           string // secret: never logged
+	databaseURL          string // may hold a password: never logged
+	redisURL             string // may hold a password: never logged
+	redisPrefix          string
+	redisWait            time.Duration
+	redisOutage          ratelimit.OutagePolicy
+	logFormat            string
+	metricsAddr          string
+	cacheMiB             int             // the response cache's size; 0: off
+	sandboxInterval      time.Duration   // how often the sandboxes change; 0: never
+	webhookRetries       []time.Duration // nil: webhook.DefaultSchedule
+	webhookAllowLocal    bool
+	webhookAllowLocalSet bool // -webhooks-allow-local was given, either way (see allowLocalWebhooks)
 }
 
 // The environment variables the server reads.
@@ -72,16 +69,25 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&c.cacheMiB, "response-cache-mb", statusapi.DefaultResponseCacheBytes>>20, "size of the response cache in MiB (encoded answers kept until the data changes); 0 turns it off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "`address` to serve Prometheus metrics on, at /metrics, apart from the API; without one, no metrics")
-	webhookFlags(fs, &c)
+	fs.Func("webhook-retries", "comma-separated `delays` between webhook attempts (default 5s,5m,30m,2h,5h,10h,10h)", func(v string) error {
+		var out []time.Duration
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a positive duration such as 5s", part)
+			}
+			out = append(out, d)
+		}
+		c.webhookRetries = out
+		return nil
+	})
+	fs.BoolVar(&c.webhookAllowLocal, "webhooks-allow-local", false, "for development only: deliver webhooks over http and to loopback and private addresses (default: on while the server listens on loopback)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
 		}
 		return c, errUsage
 	}
-	fs.Visit(func(f *flag.Flag) {
-		c.webhookAllowLocalSet = c.webhookAllowLocalSet || f.Name == "webhooks-allow-local"
-	})
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
 		fs.Usage()
@@ -89,17 +95,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c.webhookAllowLocalSet = given["webhooks-allow-local"]
 	if c.dataFile == "" && !given["sandbox-interval"] {
 		c.sandboxInterval = demoSandboxInterval // the demo's first stream shows something soon
 	}
-	fromEnv := func(v *string, name string) {
-		if *v == "" {
-			*v = getenv(name)
-		}
-	}
-	fromEnv(&c.signingKey, envSigningKey)
-	fromEnv(&c.databaseURL, envDatabaseURL)
-	fromEnv(&c.redisURL, envRedisURL)
+	c.signingKey = cmp.Or(c.signingKey, getenv(envSigningKey))
+	c.databaseURL = cmp.Or(c.databaseURL, getenv(envDatabaseURL))
+	c.redisURL = cmp.Or(c.redisURL, getenv(envRedisURL))
 	return c, c.check()
 }
 
@@ -130,7 +132,7 @@ func (c config) check() error {
 }
 
 // The options each part gets from the flags. log is the server's one
-// logger, given to every part that logs (nil, in check: the default).
+// logger (nil, in check: the default).
 
 // apiOptions are the handler's options set by flags; run adds the others.
 func (c config) apiOptions() []statusapi.Option {

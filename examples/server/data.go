@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,63 +30,54 @@ type dataset struct {
 	threads      []store.Thread
 	messages     []store.Message
 	webhooks     []webhookEndpoint // webhooks.go
-	// content maps a deliverable's or an attachment's FileKey (see
-	// contentKey and attachmentKey) to its file's bytes.
-	content map[string][]byte
-	// ignored names the fields of the file that the format does not have.
-	ignored []string
+	content      map[string][]byte // the items' files' bytes, by key (see contentKey)
+	ignored      []string          // the fields of the file that the format does not have
 }
 
 // apiKey is a plaintext API key of the data file; it is hashed when loaded
 // and never logged.
 type apiKey struct {
-	OrgID     string
-	Name      string
-	Key       string
-	ExpiresAt *time.Time
-	RevokedAt *time.Time
-	// What the key may read: the file's scopes and projectIds; all when
-	// it gives neither.
-	auth.Restriction
+	OrgID            string
+	Name             string
+	Key              string
+	ExpiresAt        *time.Time
+	RevokedAt        *time.Time
+	auth.Restriction // the file's scopes and projectIds; all when it gives neither
 	// Sandbox: the file's "sandbox": true. The key reads its
-	// organization's sandbox (seeded at start and after a reload), never
-	// its live data, whatever its plaintext (csk_test_... is the
-	// convention, not a requirement).
+	// organization's sandbox, never its live data, whatever its plaintext
+	// (csk_test_... is the convention, not a requirement).
 	Sandbox bool
 }
 
-// fileKey is where the bytes of a deliverable given with content are kept:
-// "deliverables/" and the organization and deliverable ids, each escaped.
+// fileKey is where the bytes of an item's file are kept: its kind
+// ("deliverables", "attachments" or "invoices", so that items of two kinds
+// never share a key) and the organization and item ids, each escaped.
 // Ids may hold any byte, "/" included, so joining them as they are would
 // give two owners one key (org_a's "s/t" and org_a/s's "t"), and the one
 // loaded last would serve its file to both. Escaping makes the key
 // collision-free by construction: a part never holds "/", and escaping is
 // one-to-one. Every key is also a valid fs path (no "." or ".." element,
 // ASCII only), so the files could be served from a directory as they are.
-func fileKey(orgID, deliverableID string) string {
-	return "deliverables/" + keyPart(orgID) + "/" + keyPart(deliverableID)
+func fileKey(kind, orgID, id string) string {
+	return kind + "/" + keyPart(orgID) + "/" + keyPart(id)
 }
 
-// contentKey is the FileKey of a deliverable whose file holds content:
-// fileKey and the first 16 hex digits of the content's SHA-256. New bytes
-// get a new key, so a store that tracks changes sees the deliverable
+// contentKey is the FileKey (or DocumentKey) of an item whose file holds
+// content: fileKey and the first 16 hex digits of the content's SHA-256.
+// New bytes get a new key, so a store that tracks changes sees the item
 // change and gives it a new updatedAt when a reload brings new content
 // (the file's other fields may well be the same), and a download already
 // under way keeps the bytes it started with.
-func contentKey(orgID, deliverableID string, content []byte) string {
+func contentKey(kind, orgID, id string, content []byte) string {
 	sum := sha256.Sum256(content)
-	return fileKey(orgID, deliverableID) + "/" + hex.EncodeToString(sum[:8])
+	return fileKey(kind, orgID, id) + "/" + hex.EncodeToString(sum[:8])
 }
 
-// attachmentKey is the FileKey of a message's attachment: "attachments/",
-// the organization and attachment ids, each escaped as by fileKey (an
-// attachment id is unique in its organization), and the first 16 hex
-// digits of the content's SHA-256, for the reasons contentKey gives. The
-// prefix keeps attachments and deliverables apart: a deliverable and an
-// attachment with one id never share a key.
-func attachmentKey(orgID, attachmentID string, content []byte) string {
-	sum := sha256.Sum256(content)
-	return "attachments/" + keyPart(orgID) + "/" + keyPart(attachmentID) + "/" + hex.EncodeToString(sum[:8])
+// keep keeps content as the file of an item of kind and returns its key.
+func (ds *dataset) keep(kind, orgID, id string, content []byte) string {
+	key := contentKey(kind, orgID, id, content)
+	ds.content[key] = content
+	return key
 }
 
 // keyPart escapes s for fileKey: every byte but an ASCII letter, digit, "-"
@@ -119,7 +111,7 @@ func parseData(in io.Reader) (*dataset, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var whole json.RawMessage
 	if err := dec.Decode(&whole); err != nil {
-		if err = jsonError(err); errors.Is(err, errEndsTooSoon) || strings.HasPrefix(err.Error(), "not valid JSON") {
+		if err = jsonError(err); strings.HasPrefix(err.Error(), "not valid JSON") {
 			return nil, fmt.Errorf("%s: %w", whereBroken(raw), err)
 		}
 		return nil, err
@@ -149,124 +141,157 @@ func parseData(in io.Reader) (*dataset, error) {
 		return nil, err
 	}
 	ds.ignored = r.ignored
-	// Files are attached once check has given each deliverable and
-	// message its organization.
-	for i, c := range r.contents {
-		if c != nil {
-			ds.attach(i, []byte(*c))
-		}
-	}
-	for i, d := range r.documents {
-		if d != nil {
-			ds.attachDocument(i, []byte(*d))
-		}
-	}
-	for i, files := range r.files {
-		ds.attachFiles(i, files)
-		if err := ds.messages[i].Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", itemName("messages", i, ds.messages[i].ID), err)
+	// Files are attached once check has given each item its organization.
+	for _, f := range r.after {
+		if err := f(ds); err != nil {
+			return nil, err
 		}
 	}
 	return ds, nil
 }
 
-// The parse functions decode an item of their section into its store type
-// and check what the item alone can tell. An item that belongs to a
-// project is validated by check, once its organization is known.
+// The parse functions decode an item of their section and check what the
+// item alone can tell; an item that belongs to a project is validated by
+// check, once its organization is known.
 
-func parseOrg(r *reader, raw json.RawMessage, where string) (o store.Organization, err error) {
+func parseOrg(r *reader, raw json.RawMessage, where string, o *store.Organization) error {
 	if err := r.object(raw, where, opt("id", &o.ID), opt("name", &o.Name), opt("plan", &o.Plan),
 		req("retainerActive", &o.RetainerActive, boolean), req("apiEnabled", &o.APIEnabled, boolean)); err != nil {
-		return o, err
+		return err
 	}
 	if o.Name == "" {
-		return o, errors.New("name is required")
+		return errors.New("name is required")
 	}
 	if auth.IsSandboxOrgID(o.ID) {
-		return o, fmt.Errorf("an id ending in %s is reserved for sandboxes", auth.SandboxSuffix)
+		return fmt.Errorf("an id ending in %s is reserved for sandboxes", auth.SandboxSuffix)
 	}
-	return o, o.Validate()
+	return o.Validate()
 }
 
-func parseKey(r *reader, raw json.RawMessage, where string) (k apiKey, err error) {
+func parseKey(r *reader, raw json.RawMessage, where string, k *apiKey) error {
 	if err := r.object(raw, where, opt("orgId", &k.OrgID), opt("name", &k.Name), opt("key", &k.Key),
 		opt("expiresAt", &k.ExpiresAt), opt("revokedAt", &k.RevokedAt),
 		opt("scopes", &k.Scopes), opt("projectIds", &k.ProjectIDs), opt("sandbox", &k.Sandbox)); err != nil {
-		return k, err
+		return err
 	}
 	switch {
 	case k.OrgID == "":
-		return k, errors.New("orgId is required")
+		return errors.New("orgId is required")
 	case k.Key == "" || strings.TrimSpace(k.Key) != k.Key || strings.ContainsAny(k.Key, " \t\r\n"):
-		return k, errors.New("key is required, without spaces")
+		return errors.New("key is required, without spaces")
 	case k.Sandbox && k.Restricted():
-		return k, errors.New("a sandbox key reads all of its sandbox: leave out scopes and projectIds")
+		return errors.New("a sandbox key reads all of its sandbox: leave out scopes and projectIds")
 	case !k.Sandbox && strings.HasPrefix(k.Key, auth.SandboxKeyPrefix):
-		return k, fmt.Errorf("a key that starts with %s is a sandbox key: add \"sandbox\": true", auth.SandboxKeyPrefix)
+		return fmt.Errorf("a key that starts with %s is a sandbox key: add \"sandbox\": true", auth.SandboxKeyPrefix)
 	}
-	return k, k.Restriction.Validate()
+	return k.Restriction.Validate()
 }
 
-func parseProject(r *reader, raw json.RawMessage, where string) (p store.Project, err error) {
+func parseProject(r *reader, raw json.RawMessage, where string, p *store.Project) error {
 	if err := r.object(raw, where, opt("id", &p.ID), opt("orgId", &p.OrgID), opt("name", &p.Name), opt("status", &p.Status),
 		opt("startedAt", &p.StartedAt), opt("dueAt", &p.DueAt), opt("updatedAt", &p.UpdatedAt)); err != nil {
-		return p, err
+		return err
 	}
-	if err := requireName(p.Name); err != nil {
-		return p, err
+	if err := required("name", p.Name); err != nil {
+		return err
 	}
-	return p, p.Validate()
+	return p.Validate()
 }
 
-func parseMilestone(r *reader, raw json.RawMessage, where string) (m store.Milestone, err error) {
+func parseMilestone(r *reader, raw json.RawMessage, where string, m *store.Milestone) error {
 	if err := r.object(raw, where, opt("id", &m.ID), opt("orgId", &m.OrgID), opt("projectId", &m.ProjectID),
 		opt("name", &m.Name), opt("status", &m.Status), at("dueAt", &m.DueAt), opt("completedAt", &m.CompletedAt),
 		opt("updatedAt", &m.UpdatedAt)); err != nil {
-		return m, err
+		return err
 	}
-	return m, requireName(m.Name)
+	return required("name", m.Name)
 }
 
-func parseDeliverable(r *reader, raw json.RawMessage, where string) (d store.Deliverable, err error) {
+func parseDeliverable(r *reader, raw json.RawMessage, where string, d *store.Deliverable) error {
 	var content *string
 	if err := r.object(raw, where, opt("id", &d.ID), opt("orgId", &d.OrgID), opt("projectId", &d.ProjectID),
 		opt("name", &d.Name), opt("status", &d.Status), opt("fileName", &d.FileName), opt("contentType", &d.ContentType),
 		opt("sizeBytes", &d.SizeBytes), at("createdAt", &d.CreatedAt), opt("updatedAt", &d.UpdatedAt),
 		opt("content", &content)); err != nil {
-		return d, err
+		return err
 	}
-	if err := requireName(d.Name); err != nil {
-		return d, err
+	if err := required("name", d.Name); err != nil {
+		return err
 	}
 	if content != nil && d.SizeBytes != nil && *d.SizeBytes != int64(len(*content)) {
-		return d, fmt.Errorf("sizeBytes %d is not the length of content (%d bytes)", *d.SizeBytes, len(*content))
+		return fmt.Errorf("sizeBytes %d is not the length of content (%d bytes)", *d.SizeBytes, len(*content))
 	}
-	r.contents = append(r.contents, content)
-	return d, nil
+	if content != nil {
+		r.later(func(ds *dataset) error { ds.attach(d, []byte(*content)); return nil })
+	}
+	return nil
 }
 
-func parseInvoice(r *reader, raw json.RawMessage, where string) (i store.Invoice, err error) {
+func parseInvoice(r *reader, raw json.RawMessage, where string, i *store.Invoice) error {
 	const cents = "integer minor units"
 	var document *string
 	if err := r.object(raw, where, opt("id", &i.ID), opt("orgId", &i.OrgID), opt("number", &i.Number),
 		opt("projectId", &i.ProjectID), opt("status", &i.Status), opt("currency", &i.Currency),
 		req("total", &i.Total, cents), req("amountDue", &i.AmountDue, cents), at("issuedAt", &i.IssuedAt),
 		at("dueAt", &i.DueAt), opt("paidAt", &i.PaidAt), opt("updatedAt", &i.UpdatedAt), opt("document", &document)); err != nil {
-		return i, err
+		return err
 	}
 	if document != nil && *document == "" {
-		return i, errors.New("document is empty: leave it out for an invoice without one")
+		return errors.New("document is empty: leave it out for an invoice without one")
 	}
 	if i.Number == "" {
-		return i, errors.New("number is required")
+		return errors.New("number is required")
 	}
-	r.documents = append(r.documents, document)
-	return i, i.Validate()
+	if document != nil {
+		r.later(func(ds *dataset) error {
+			i.DocumentKey = ds.keep("invoices", i.OrgID, i.ID, []byte(*document))
+			return nil
+		})
+	}
+	return i.Validate()
 }
 
-func requireName(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return errors.New("name is required")
+// required refuses a value that is empty or only spaces.
+func required(name, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("%s is required", name)
+	}
+	return nil
+}
+
+// index holds the ids of a kind of item by organization, for the items
+// that refer to them.
+type index struct {
+	kind string
+	orgs map[string][]string // id -> the organizations that have one
+}
+
+func newIndex(kind string) *index { return &index{kind: kind, orgs: map[string][]string{}} }
+
+// has reports whether the organization orgID has the item id.
+func (x *index) has(orgID, id string) bool { return slices.Contains(x.orgs[id], orgID) }
+
+// add adds an item, refusing an id that its organization already has.
+func (x *index) add(orgID, id string) error {
+	if x.has(orgID, id) {
+		return fmt.Errorf("duplicate id in organization %q", orgID)
+	}
+	x.orgs[id] = append(x.orgs[id], orgID)
+	return nil
+}
+
+// owner checks that the item id is in the organization *orgID; an item
+// without orgId ("") takes the one organization that has such an item.
+func (x *index) owner(orgID *string, id string) error {
+	switch in := x.orgs[id]; {
+	case len(in) == 0:
+		return fmt.Errorf("unknown %s %q", x.kind, id)
+	case *orgID == "" && len(in) > 1:
+		return fmt.Errorf("%s id %q is used by organizations %q: give orgId", x.kind, id, in)
+	case *orgID == "":
+		*orgID = in[0]
+	case !x.has(*orgID, id):
+		return fmt.Errorf("%s %q belongs to organization %q, not %q", x.kind, id, in[0], *orgID)
 	}
 	return nil
 }
@@ -274,7 +299,8 @@ func requireName(name string) error {
 // check verifies what no single item can: ids are unique within their
 // kind and organization (two organizations may each have a "p1"), and
 // every id an item refers to exists in the same organization. It gives
-// milestones and deliverables their project's organization.
+// the items without orgId their project's organization (a message its
+// thread's).
 func (ds *dataset) check() error {
 	orgs := map[string]bool{}
 	for i, o := range ds.orgs {
@@ -283,8 +309,10 @@ func (ds *dataset) check() error {
 		}
 		orgs[o.ID] = true
 	}
+	// known checks an item's organization; an item without one ("") takes
+	// its owner's (see index.owner), and parsing refused those that may not.
 	known := func(orgID string) error {
-		if !orgs[orgID] {
+		if orgID != "" && !orgs[orgID] {
 			return fmt.Errorf("unknown organization %q", orgID)
 		}
 		return nil
@@ -300,102 +328,70 @@ func (ds *dataset) check() error {
 		}
 		seenKeys[k.Key] = true
 	}
-	type owned struct{ orgID, id string }
-	projects := map[owned]bool{}
-	projectOrgs := map[string][]string{} // project id -> organizations that have one
+	projects := newIndex("project")
 	for i, p := range ds.projects {
-		name := itemName("projects", i, p.ID)
-		if err := known(p.OrgID); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		err := known(p.OrgID)
+		if err == nil {
+			err = projects.add(p.OrgID, p.ID)
 		}
-		if projects[owned{p.OrgID, p.ID}] {
-			return fmt.Errorf("%s: duplicate id in organization %q", name, p.OrgID)
+		if err != nil {
+			return fmt.Errorf("%s: %w", itemName("projects", i, p.ID), err)
 		}
-		projects[owned{p.OrgID, p.ID}] = true
-		projectOrgs[p.ID] = append(projectOrgs[p.ID], p.OrgID)
-	}
-	// owner checks that an item's project exists in the item's
-	// organization; an item without orgId takes its project's.
-	owner := func(orgID *string, projectID string) error {
-		switch in := projectOrgs[projectID]; {
-		case len(in) == 0:
-			return fmt.Errorf("unknown project %q", projectID)
-		case *orgID == "" && len(in) > 1:
-			return fmt.Errorf("project id %q is used by organizations %q: give orgId", projectID, in)
-		case *orgID == "":
-			*orgID = in[0]
-		case !projects[owned{*orgID, projectID}]:
-			return fmt.Errorf("project %q belongs to organization %q, not %q", projectID, in[0], *orgID)
-		}
-		return nil
-	}
-	// unique checks that an item's id is new in its kind and organization.
-	seen := map[owned]bool{}
-	unique := func(orgID, id string) error {
-		if seen[owned{orgID, id}] {
-			return fmt.Errorf("duplicate id in organization %q", orgID)
-		}
-		seen[owned{orgID, id}] = true
-		return nil
-	}
-	// projectItem checks an item that belongs to a project.
-	projectItem := func(orgID *string, projectID, id string, validate func() error) error {
-		if *orgID != "" {
-			if err := known(*orgID); err != nil {
-				return err
-			}
-		}
-		if err := owner(orgID, projectID); err != nil {
-			return err
-		}
-		if err := unique(*orgID, id); err != nil {
-			return err
-		}
-		return validate()
 	}
 	for i, k := range ds.keys {
 		for _, id := range k.ProjectIDs {
-			if !projects[owned{k.OrgID, id}] {
+			if !projects.has(k.OrgID, id) {
 				return fmt.Errorf("%s: projectIds: organization %q has no project %q", itemName("apiKeys", i, ""), k.OrgID, id)
 			}
 		}
 	}
+	kinds := map[store.Kind]*index{store.KindMilestone: newIndex("milestone"),
+		store.KindDeliverable: newIndex("deliverable"), store.KindInvoice: newIndex("invoice")}
+	// inProject checks an item that belongs to a project, then validates it.
+	inProject := func(kind store.Kind, orgID *string, projectID, id string, validate func() error) error {
+		if err := known(*orgID); err != nil {
+			return err
+		}
+		if err := projects.owner(orgID, projectID); err != nil {
+			return err
+		}
+		if err := kinds[kind].add(*orgID, id); err != nil {
+			return err
+		}
+		return validate()
+	}
 	for i := range ds.milestones {
 		m := &ds.milestones[i]
-		if err := projectItem(&m.OrgID, m.ProjectID, m.ID, func() error { return m.Validate() }); err != nil {
+		if err := inProject(store.KindMilestone, &m.OrgID, m.ProjectID, m.ID, func() error { return m.Validate() }); err != nil {
 			return fmt.Errorf("%s: %w", itemName("milestones", i, m.ID), err)
 		}
 	}
-	clear(seen)
 	for i := range ds.deliverables {
 		d := &ds.deliverables[i]
-		if err := projectItem(&d.OrgID, d.ProjectID, d.ID, func() error { return d.Validate() }); err != nil {
+		if err := inProject(store.KindDeliverable, &d.OrgID, d.ProjectID, d.ID, func() error { return d.Validate() }); err != nil {
 			return fmt.Errorf("%s: %w", itemName("deliverables", i, d.ID), err)
 		}
 	}
-	clear(seen)
 	for i, inv := range ds.invoices {
 		err := known(inv.OrgID)
 		if err == nil {
-			err = unique(inv.OrgID, inv.ID)
+			err = kinds[store.KindInvoice].add(inv.OrgID, inv.ID)
 		}
 		if err == nil && inv.ProjectID != nil {
-			orgID := inv.OrgID
-			err = owner(&orgID, *inv.ProjectID)
+			err = projects.owner(&inv.OrgID, *inv.ProjectID)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", itemName("invoices", i, inv.ID), err)
 		}
 	}
-	return ds.checkThreads(known, owner)
+	return ds.checkThreads(known, projects, kinds)
 }
 
-// attach gives the i-th deliverable a file with content. The file's name,
-// type and size default to the deliverable's id, the sniffed type and the
+// attach gives a deliverable a file with content. The file's name, type
+// and size default to the deliverable's id, the sniffed type and the
 // length of content.
-func (ds *dataset) attach(i int, content []byte) {
-	d := &ds.deliverables[i]
-	d.FileKey = contentKey(d.OrgID, d.ID, content)
+func (ds *dataset) attach(d *store.Deliverable, content []byte) {
+	d.FileKey = ds.keep("deliverables", d.OrgID, d.ID, content)
 	if d.FileName == nil {
 		d.FileName = ptr(d.ID)
 	}
@@ -405,7 +401,6 @@ func (ds *dataset) attach(i int, content []byte) {
 	if d.SizeBytes == nil {
 		d.SizeBytes = ptr(int64(len(content)))
 	}
-	ds.content[d.FileKey] = content
 }
 
 // fileless lists the deliverables that describe a file (a fileName) but

@@ -41,12 +41,13 @@ const (
 // still loads.
 type reader struct {
 	ignored []string
-	// What the items hold beside their store type, by index in their
-	// section: deliverables' content, invoices' document, messages'
-	// attachments' bytes.
-	contents, documents []*string
-	files               [][][]byte
+	// after is what is left to do once the dataset is checked: keep the
+	// files the items hold (they need the organization check gives them).
+	after []func(*dataset) error
 }
+
+// later has f run on the dataset once it is checked.
+func (r *reader) later(f func(*dataset) error) { r.after = append(r.after, f) }
 
 // object decodes the JSON object raw into fs. A field whose name differs
 // from a known one only in case is refused (encoding/json alone would take
@@ -61,16 +62,17 @@ func (r *reader) object(raw json.RawMessage, where string, fs ...field) error {
 	if m == nil {
 		return errors.New("want a JSON object, not null")
 	}
-	var unknown []string
 	for name := range m {
-		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == name }) {
-			for _, f := range fs {
-				if strings.EqualFold(f.name, name) {
-					return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, f.name)
-				}
-			}
-			unknown = append(unknown, name)
+		if slices.ContainsFunc(fs, func(f field) bool { return f.name == name }) {
+			continue
 		}
+		if i := slices.IndexFunc(fs, func(f field) bool { return strings.EqualFold(f.name, name) }); i >= 0 {
+			return fmt.Errorf("unknown field %q: did you mean %q? (names are case-sensitive)", name, fs[i].name)
+		}
+		if where != "" {
+			name = where + "." + name
+		}
+		r.ignored = append(r.ignored, name) // the whole file is refused if anything fails
 	}
 	for _, f := range fs {
 		v, ok := m[f.name]
@@ -83,12 +85,6 @@ func (r *reader) object(raw json.RawMessage, where string, fs ...field) error {
 		if err := f.decode(v); err != nil {
 			return err
 		}
-	}
-	for _, name := range unknown {
-		if where != "" {
-			name = where + "." + name
-		}
-		r.ignored = append(r.ignored, name)
 	}
 	return nil
 }
@@ -148,15 +144,12 @@ func jsonError(err error) error {
 	case errors.As(err, &se):
 		return fmt.Errorf("not valid JSON: %w", se)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errEndsTooSoon
+		return errors.New("not valid JSON: it ends too soon")
 	case errors.Is(err, io.EOF):
 		return errors.New("empty file: want a JSON object")
 	}
 	return err
 }
-
-// errEndsTooSoon is a data file cut short.
-var errEndsTooSoon = errors.New("not valid JSON: it ends too soon")
 
 // whereBroken says where the JSON of data stops being valid: the item
 // being read when it did (`invoices[19]`), and the line and column.
@@ -180,48 +173,38 @@ func whereBroken(data []byte) string {
 			}
 			return where
 		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				if depth == 2 {
-					index++ // an item of a section begins
-				}
-				depth++
-				keyNext = depth == 1
-				continue
+		delim, isDelim := tok.(json.Delim)
+		name, isString := tok.(string)
+		switch {
+		case isDelim && (delim == '{' || delim == '['):
+			if depth == 2 {
+				index++ // an item of a section begins
 			}
+			depth++
+			keyNext = depth == 1
+		case isDelim:
 			depth--
 			keyNext = depth == 1
-		case string:
-			switch {
-			case depth == 1 && keyNext:
-				section, index, keyNext = t, -1, false
-			case depth == 1:
-				keyNext = true
-			case depth == 2:
-				index++
-			}
-		default:
-			if depth == 1 {
-				keyNext = true
-			} else if depth == 2 {
-				index++
-			}
+		case depth == 1 && keyNext && isString:
+			section, index, keyNext = name, -1, false
+		case depth == 1:
+			keyNext = true // a section's value that is not a list
+		case depth == 2:
+			index++
 		}
 	}
 }
 
 // items parses each raw item of a section with parse, naming a bad item by
-// its section, index and, when it has one, id.
-func items[T any](r *reader, section string, raws []json.RawMessage, parse func(*reader, json.RawMessage, string) (T, error)) ([]T, error) {
-	out := make([]T, 0, len(raws))
+// its section, index and, when it has one, id. The items stay where parse
+// put them, so that what it left for later (reader.later) changes them.
+func items[T any](r *reader, section string, raws []json.RawMessage, parse func(*reader, json.RawMessage, string, *T) error) ([]T, error) {
+	out := make([]T, len(raws))
 	for i, raw := range raws {
 		name := itemName(section, i, idOf(raw))
-		v, err := parse(r, raw, name)
-		if err != nil {
+		if err := parse(r, raw, name, &out[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out = append(out, v)
 	}
 	return out, nil
 }

@@ -13,85 +13,60 @@ import (
 
 // checkThreads is check's part for threads and messages: a thread's
 // project and about item exist in its organization, a message's thread
-// exists, and ids (attachments' too) are unique per organization. known
-// and owner are check's. It gives threads without orgId their project's
-// organization and messages without one their thread's.
-func (ds *dataset) checkThreads(known func(string) error, owner func(*string, string) error) error {
-	type owned struct{ orgID, id string }
-	items := map[store.Kind]map[owned]bool{store.KindMilestone: {}, store.KindDeliverable: {}, store.KindInvoice: {}}
-	for _, m := range ds.milestones {
-		items[store.KindMilestone][owned{m.OrgID, m.ID}] = true
-	}
-	for _, d := range ds.deliverables {
-		items[store.KindDeliverable][owned{d.OrgID, d.ID}] = true
-	}
-	for _, inv := range ds.invoices {
-		items[store.KindInvoice][owned{inv.OrgID, inv.ID}] = true
-	}
-	threads := map[owned]bool{}
-	threadOrgs := map[string][]string{} // thread id -> organizations that have one
+// exists, and ids (attachments' too) are unique per organization. known,
+// projects and kinds (the items a thread may be about) are check's. It
+// gives threads without orgId their project's organization and messages
+// without one their thread's.
+func (ds *dataset) checkThreads(known func(string) error, projects *index, kinds map[store.Kind]*index) error {
+	threads := newIndex("thread")
 	for i := range ds.threads {
 		t := &ds.threads[i]
 		err := func() error {
-			switch {
-			case t.OrgID == "" && t.ProjectID == nil:
+			if t.OrgID == "" && t.ProjectID == nil {
 				return errors.New("orgId is required for a thread without a project")
-			case t.OrgID != "":
-				if err := known(t.OrgID); err != nil {
-					return err
-				}
+			}
+			if err := known(t.OrgID); err != nil {
+				return err
 			}
 			if t.ProjectID != nil && *t.ProjectID != "" {
-				if err := owner(&t.OrgID, *t.ProjectID); err != nil {
+				if err := projects.owner(&t.OrgID, *t.ProjectID); err != nil {
 					return err
 				}
 			}
-			if threads[owned{t.OrgID, t.ID}] {
-				return fmt.Errorf("duplicate id in organization %q", t.OrgID)
+			if err := threads.add(t.OrgID, t.ID); err != nil {
+				return err
 			}
 			if err := t.Validate(); err != nil {
 				return err
 			}
-			if a := t.About; a != nil && !items[a.Kind][owned{t.OrgID, a.ID}] {
+			if a := t.About; a != nil && !kinds[a.Kind].has(t.OrgID, a.ID) {
 				return fmt.Errorf("about: unknown %s %q in organization %q", a.Kind, a.ID, t.OrgID)
 			}
-			threads[owned{t.OrgID, t.ID}] = true
-			threadOrgs[t.ID] = append(threadOrgs[t.ID], t.OrgID)
 			return nil
 		}()
 		if err != nil {
 			return fmt.Errorf("%s: %w", itemName("threads", i, t.ID), err)
 		}
 	}
-	messages := map[owned]bool{}
-	attachments := map[owned]string{} // attachment -> its message's id
+	messages := newIndex("message")
+	attachments := map[ref]string{} // attachment -> its message's id
 	for i := range ds.messages {
 		m := &ds.messages[i]
 		err := func() error {
-			if m.OrgID != "" {
-				if err := known(m.OrgID); err != nil {
-					return err
-				}
+			if err := known(m.OrgID); err != nil {
+				return err
 			}
-			switch in := threadOrgs[m.ThreadID]; {
-			case len(in) == 0:
-				return fmt.Errorf("unknown thread %q", m.ThreadID)
-			case m.OrgID == "" && len(in) > 1:
-				return fmt.Errorf("thread id %q is used by organizations %q: give orgId", m.ThreadID, in)
-			case m.OrgID == "":
-				m.OrgID = in[0]
-			case !threads[owned{m.OrgID, m.ThreadID}]:
-				return fmt.Errorf("thread %q belongs to organization %q, not %q", m.ThreadID, in[0], m.OrgID)
+			if err := threads.owner(&m.OrgID, m.ThreadID); err != nil {
+				return err
 			}
-			if messages[owned{m.OrgID, m.ID}] {
-				return fmt.Errorf("duplicate id in organization %q", m.OrgID)
+			if err := messages.add(m.OrgID, m.ID); err != nil {
+				return err
 			}
-			messages[owned{m.OrgID, m.ID}] = true
 			for j, a := range m.Attachments {
-				if other, ok := attachments[owned{m.OrgID, a.ID}]; ok {
+				if other, ok := attachments[ref{m.OrgID, a.ID}]; ok {
 					return fmt.Errorf("attachments[%d]: id %q is message %q's already (attachment ids are unique in an organization)", j, a.ID, other)
 				}
-				attachments[owned{m.OrgID, a.ID}] = m.ID
+				attachments[ref{m.OrgID, a.ID}] = m.ID
 			}
 			return nil
 		}()
@@ -102,7 +77,7 @@ func (ds *dataset) checkThreads(known func(string) error, owner func(*string, st
 	return nil
 }
 
-func parseThread(r *reader, raw json.RawMessage, where string) (t store.Thread, err error) {
+func parseThread(r *reader, raw json.RawMessage, where string, t *store.Thread) error {
 	about := func(raw json.RawMessage) error {
 		var a store.Ref
 		if err := r.object(raw, where+".about", opt("type", &a.Kind), opt("id", &a.ID)); err != nil {
@@ -116,23 +91,24 @@ func parseThread(r *reader, raw json.RawMessage, where string) (t store.Thread, 
 	if err := r.object(raw, where, opt("id", &t.ID), opt("orgId", &t.OrgID), opt("projectId", &t.ProjectID),
 		opt("subject", &t.Subject), opt("status", &t.Status), opt("about", about), req("internal", &t.Internal, boolean),
 		at("createdAt", &t.CreatedAt), opt("resolvedAt", &t.ResolvedAt), opt("updatedAt", new(time.Time))); err != nil {
-		return t, err
+		return err
 	}
 	switch {
 	case strings.TrimSpace(t.Subject) == "":
-		return t, errors.New("subject is required")
+		return errors.New("subject is required")
 	case t.Status == store.ThreadResolved && t.ResolvedAt == nil:
-		return t, errors.New("a resolved thread needs resolvedAt")
+		return errors.New("a resolved thread needs resolvedAt")
 	case t.Status == store.ThreadOpen && t.ResolvedAt != nil:
-		return t, errors.New("an open thread has no resolvedAt (null)")
+		return errors.New("an open thread has no resolvedAt (null)")
 	}
-	return t, nil
+	return nil
 }
 
-func parseMessage(r *reader, raw json.RawMessage, where string) (m store.Message, err error) {
+// parseMessage decodes a message. Its attachments' files are kept, and
+// the message validated, once check has given it its organization.
+func parseMessage(r *reader, raw json.RawMessage, where string, m *store.Message) error {
 	author := func(raw json.RawMessage) error {
-		err := r.object(raw, where+".author", opt("name", &m.Author.Name), opt("side", &m.Author.Side))
-		if err != nil {
+		if err := r.object(raw, where+".author", opt("name", &m.Author.Name), opt("side", &m.Author.Side)); err != nil {
 			return fmt.Errorf("author: %w", err)
 		}
 		return nil
@@ -172,22 +148,20 @@ func parseMessage(r *reader, raw json.RawMessage, where string) (m store.Message
 		req("author", author, `{"name": "...", "side": "agency" or "client"}`), req("body", &m.Body, "plain text"),
 		req("internal", &m.Internal, boolean), at("createdAt", &m.CreatedAt), opt("editedAt", &m.EditedAt),
 		opt("updatedAt", new(time.Time)), opt("attachments", attachments)); err != nil {
-		return m, err
+		return err
 	}
 	if m.ThreadID == "" {
-		return m, errors.New("threadId is required")
+		return errors.New("threadId is required")
 	}
-	r.files = append(r.files, files)
-	return m, nil
-}
-
-// attachFiles gives the i-th message's attachments their files: a FileKey
-// (see attachmentKey) whose bytes are contents, in order.
-func (ds *dataset) attachFiles(i int, contents [][]byte) {
-	m := &ds.messages[i]
-	for j, content := range contents {
-		a := &m.Attachments[j]
-		a.FileKey = attachmentKey(m.OrgID, a.ID, content)
-		ds.content[a.FileKey] = content
-	}
+	r.later(func(ds *dataset) error {
+		for j, content := range files {
+			a := &m.Attachments[j]
+			a.FileKey = ds.keep("attachments", m.OrgID, a.ID, content)
+		}
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		return nil
+	})
+	return nil
 }

@@ -74,10 +74,11 @@ func demoData() *dataset {
 			ds.demoDeliverables(p, pi)
 		}
 		for n := 0; n < o.invoices; n++ {
-			ds.invoices = append(ds.invoices, demoInvoice(o.ID, ds.projects, n, o.invoices))
-			if inv := ds.invoices[len(ds.invoices)-1]; inv.Status != store.InvoiceDraft {
-				ds.attachDocument(len(ds.invoices)-1, demoDocument(inv))
+			inv := demoInvoice(o.ID, ds.projects, n, o.invoices)
+			if inv.Status != store.InvoiceDraft {
+				inv.DocumentKey = ds.keep("invoices", inv.OrgID, inv.ID, demoDocument(inv))
 			}
+			ds.invoices = append(ds.invoices, inv)
 		}
 		ds.demoThreads(o.ID)
 	}
@@ -97,7 +98,7 @@ func (ds *dataset) demoThreads(orgID string) {
 		}
 	}
 	short := orgID[len("org_"):]
-	n, att := 0, 0
+	n, msgN, att := 0, 0, 0
 	thread := func(projectID *string, subject string, about *store.Ref, at time.Time) *store.Thread {
 		n++
 		ds.threads = append(ds.threads, store.Thread{
@@ -106,7 +107,6 @@ func (ds *dataset) demoThreads(orgID string) {
 		})
 		return &ds.threads[len(ds.threads)-1]
 	}
-	msgN := 0
 	message := func(t *store.Thread, author store.Author, body string, at time.Time, files int) *store.Message {
 		msgN++
 		m := store.Message{
@@ -116,13 +116,9 @@ func (ds *dataset) demoThreads(orgID string) {
 		for range files {
 			f := demoFiles[att%len(demoFiles)]
 			att++
-			content := []byte(f.content)
-			a := store.Attachment{
-				ID: fmt.Sprintf("att_%s_%d", short, att), FileName: f.name, ContentType: f.contentType,
-				SizeBytes: int64(len(content)),
-			}
-			a.FileKey = attachmentKey(orgID, a.ID, content)
-			ds.content[a.FileKey] = content
+			a := store.Attachment{ID: fmt.Sprintf("att_%s_%d", short, att), FileName: f.name,
+				ContentType: f.contentType, SizeBytes: int64(len(f.content))}
+			a.FileKey = ds.keep("attachments", orgID, a.ID, []byte(f.content))
 			m.Attachments = append(m.Attachments, a)
 		}
 		ds.messages = append(ds.messages, m)
@@ -239,13 +235,12 @@ func (ds *dataset) demoDeliverables(p store.Project, pi int) {
 			CreatedAt: p.StartedAt.AddDate(0, 0, 10*(i+1)),
 			UpdatedAt: p.StartedAt.AddDate(0, 0, 10*(i+1)+3),
 		}
-		ds.deliverables = append(ds.deliverables, d)
 		if status != store.DeliverablePending {
 			f := demoFiles[(pi+i)%len(demoFiles)]
-			ds.deliverables[len(ds.deliverables)-1].FileName = ptr(f.name)
-			ds.deliverables[len(ds.deliverables)-1].ContentType = ptr(f.contentType)
-			ds.attach(len(ds.deliverables)-1, []byte(f.content))
+			d.FileName, d.ContentType = ptr(f.name), ptr(f.contentType)
+			ds.attach(&d, []byte(f.content))
 		}
+		ds.deliverables = append(ds.deliverables, d)
 	}
 }
 
@@ -284,4 +279,50 @@ func demoInvoice(orgID string, projects []store.Project, n, count int) store.Inv
 		inv.Status, inv.PaidAt = store.InvoiceVoid, nil
 	}
 	return inv
+}
+
+// demoDocument returns the document of an issued demo invoice (served
+// through GET /v1/invoices/{id}/document, as a data file's
+// invoices[].document is): a small, valid PDF of one page that shows the
+// invoice's number, amount and dates, enough for a client's developer to
+// see a real document behind the link.
+func demoDocument(inv store.Invoice) []byte {
+	lines := []string{
+		"Invoice " + inv.Number,
+		fmt.Sprintf("Total: %d.%02d %s", inv.Total/100, inv.Total%100, inv.Currency),
+		"Issued: " + inv.IssuedAt.Format("2006-01-02") + "   Due: " + inv.DueAt.Format("2006-01-02"),
+		"Demo data of the clientstatus example server.",
+	}
+	var text strings.Builder
+	text.WriteString("BT /F1 14 Tf 72 760 Td 20 TL\n")
+	for _, l := range lines {
+		text.WriteString("(" + pdfEscape(l) + ") Tj T*\n")
+	}
+	text.WriteString("ET")
+	objects := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", text.Len(), text.String()),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return []byte(b.String())
+}
+
+// pdfEscape escapes a string for a PDF literal string.
+func pdfEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
 }

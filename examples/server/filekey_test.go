@@ -77,7 +77,7 @@ func TestFileKey(t *testing.T) {
 	owners := map[string]owner{}
 	for _, org := range parts {
 		for _, d := range parts {
-			key := fileKey(org, d)
+			key := fileKey("deliverables", org, d)
 			is.True(fs.ValidPath(key)) // a file key is a valid fs path
 			if prev, ok := owners[key]; ok {
 				t.Fatalf("fileKey(%q, %q) = fileKey(%q, %q) = %q", org, d, prev.org, prev.deliverable, key)
@@ -92,9 +92,9 @@ func TestFileKey(t *testing.T) {
 // that every key is a valid fs path under the deliverable's fileKey.
 func TestContentKey(t *testing.T) {
 	is := is.New(t)
-	a := contentKey("org_a", "d1", []byte("first"))
-	is.Equal(a, contentKey("org_a", "d1", []byte("first")))   // the same bytes, the same key
-	is.True(a != contentKey("org_a", "d1", []byte("second"))) // new bytes, a new key
+	a := contentKey("deliverables", "org_a", "d1", []byte("first"))
+	is.Equal(a, contentKey("deliverables", "org_a", "d1", []byte("first")))   // the same bytes, the same key
+	is.True(a != contentKey("deliverables", "org_a", "d1", []byte("second"))) // new bytes, a new key
 	is.True(fs.ValidPath(a))
-	is.True(strings.HasPrefix(a, fileKey("org_a", "d1")+"/"))
+	is.True(strings.HasPrefix(a, fileKey("deliverables", "org_a", "d1")+"/"))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/sandbox"
@@ -16,43 +17,45 @@ import (
 // backend is where a dataset is loaded and served from.
 type backend struct {
 	store portalStore
-	w     store.Writer
-	d     store.Deleter
-	tw    store.ThreadWriter // writes threads and messages
-	keys  auth.KeyStore      // reads the organizations that w puts
-	// begin, when not nil, starts a transaction on the store: what is
-	// written through the target it returns (keys included) becomes
-	// visible at once, when commit returns nil, or never (rollback).
-	// Without it (in memory) a change is written to the live store, under
-	// the API's guard (see live).
+	keys  auth.KeyStore // reads the organizations that store puts
+	// begin, when not nil (on PostgreSQL), starts a transaction on the
+	// store: what is written through its target (keys included) becomes
+	// visible at once on commit. Without it a change is written to the
+	// live store, under the API's guard (see live).
 	begin func(ctx context.Context) (t target, commit func() error, rollback func(), err error)
 }
 
 // portalStore is what both of the server's stores (memstore.Store and
 // bunstore) are, declared rather than discovered: the API's store, the
-// request log, the webhook endpoints and their queue, and what a sandbox
-// is seeded through.
+// request log, the webhook endpoints and their queue, what a sandbox is
+// seeded through, and what a dataset is written through.
 type portalStore interface {
 	store.Store
 	store.RequestLog
 	store.UsageTotals // the developer settings' usage chart
 	webhook.Store
 	sandbox.Store
+	writer
+}
+
+// writer writes every kind of item of a dataset.
+type writer interface {
+	store.Writer
+	store.Deleter
+	store.ThreadWriter
 }
 
 // target is where a change is written: a store, or a transaction on one,
 // and its API keys.
 type target struct {
-	store.Writer
-	store.Deleter
-	threads store.ThreadWriter
-	ks      auth.KeyStore
-	keys    *auth.Keys // on ks
+	writer
+	ks   auth.KeyStore
+	keys *auth.Keys // on ks
 }
 
 // target returns the backend's own target, whose keys are keys.
 func (b backend) target(keys *auth.Keys) target {
-	return target{Writer: b.w, Deleter: b.d, threads: b.tw, ks: b.keys, keys: keys}
+	return target{writer: b.store, ks: b.keys, keys: keys}
 }
 
 // ref is the identity of an item of a dataset: its organization and its
@@ -69,24 +72,19 @@ type entry struct {
 
 // section is one kind of item of a dataset, a section of the data file:
 // how to parse its items, list the dataset's, put one into a target and
-// remove one.
-// Loading and reloading go through sections, so adding a kind is one entry
-// there (see sectionOf).
+// remove one. Loading and reloading go through sections, so adding a kind
+// is one entry there (see sectionOf).
 type section struct {
 	name    string // in the data file: "projects"
 	secret  bool   // the id is a secret (an API key): items are named by index only
 	parse   func(r *reader, raws []json.RawMessage, ds *dataset) error
 	entries func(ds *dataset) []entry
 	put     func(t target, ctx context.Context, item any) error
-	// remove removes an item, by organization and id, that a dataset
-	// held and the next does not. For an item already gone it may return
-	// an error wrapping store.ErrNotFound.
+	// remove may return an error wrapping store.ErrNotFound for an item
+	// already gone.
 	remove func(t target, ctx context.Context, orgID, id string) error
-	// parent names the section of the items that own this one's (set by
-	// ownedBy), and owner the id of an item's owner ("" for none): the
-	// store deletes an item with its owner.
-	parent string
-	owner  func(item any) string
+	parent string                // see ownedBy
+	owner  func(item any) string // see ownedBy
 }
 
 // ownedBy marks the items of s as owned by items of the section parent,
@@ -108,9 +106,8 @@ func projectOf(th store.Thread) string {
 }
 
 // sectionOf makes the section of items of type T: list is a dataset's,
-// parse decodes one, id names each, put and remove write one; the
-// target's methods fit them (target.PutProject, target.DeleteProject).
-func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader, json.RawMessage, string) (T, error),
+// parse decodes one, id names each, put and remove write one.
+func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader, json.RawMessage, string, *T) error,
 	id func(T) ref, put func(target, context.Context, T) error, remove func(target, context.Context, string, string) error) section {
 	return section{
 		name: name,
@@ -134,10 +131,10 @@ func sectionOf[T any](name string, list func(*dataset) *[]T, parse func(*reader,
 // sections are the kinds of item of a dataset, parents first: a change
 // puts an organization before its keys and projects, and a project before
 // what belongs to it. Removals go the other way (see change.apply).
-// Threads and messages go through target.threads.
 var sections = []section{
 	sectionOf("organizations", func(ds *dataset) *[]store.Organization { return &ds.orgs }, parseOrg,
-		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization, target.deleteOrganization),
+		func(o store.Organization) ref { return ref{o.ID, o.ID} }, target.PutOrganization,
+		func(t target, ctx context.Context, orgID, _ string) error { return t.DeleteOrganization(ctx, orgID) }),
 	sectionOf("projects", func(ds *dataset) *[]store.Project { return &ds.projects }, parseProject,
 		func(p store.Project) ref { return ref{p.OrgID, p.ID} }, target.PutProject, target.DeleteProject),
 	// After the projects: a restricted key's projects are checked at import.
@@ -155,10 +152,15 @@ var sections = []section{
 	// their threads.
 	ownedBy("projects", projectOf,
 		sectionOf("threads", func(ds *dataset) *[]store.Thread { return &ds.threads }, parseThread,
-			func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.putThread, target.deleteThread)),
+			func(t store.Thread) ref { return ref{t.OrgID, t.ID} }, target.PutThread, target.DeleteThread)),
 	ownedBy("threads", func(m store.Message) string { return m.ThreadID },
 		sectionOf("messages", func(ds *dataset) *[]store.Message { return &ds.messages }, parseMessage,
-			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.putMessage, target.deleteMessage)),
+			func(m store.Message) ref { return ref{m.OrgID, m.ID} }, target.PutMessage, target.DeleteMessage)),
+}
+
+// sectionIndex returns the index in sections of the section name.
+func sectionIndex(name string) int {
+	return slices.IndexFunc(sections, func(s section) bool { return s.name == name })
 }
 
 // secret marks a section whose ids are secrets.
@@ -181,11 +183,8 @@ func (s section) itemName(e entry) string {
 // (new or changed) and to remove, in file order.
 type change struct {
 	put, remove [][]entry
-	// goneOrgs are the organizations removed: what they own goes with them.
-	goneOrgs map[string]bool
-	// owned counts the items removed with their owner (see ownedBy),
-	// which remove does not list.
-	owned int
+	goneOrgs    map[string]bool // the organizations removed, with all they own
+	owned       int             // the items removed with their owner, not in remove
 }
 
 // diff returns the change from old to ds. An item is changed when it
@@ -327,30 +326,4 @@ func (t target) revokeKey(ctx context.Context, orgID, key string) error {
 		return nil // another organization's: not the dataset's to revoke
 	}
 	return t.keys.Revoke(ctx, orgID, rec.ID)
-}
-
-// deleteOrganization deletes an organization and everything it owns, its
-// keys included; a section's remove (the id is the organization's).
-func (t target) deleteOrganization(ctx context.Context, orgID, _ string) error {
-	return t.DeleteOrganization(ctx, orgID)
-}
-
-// putThread puts a thread through the target's ThreadWriter.
-func (t target) putThread(ctx context.Context, th store.Thread) error {
-	return t.threads.PutThread(ctx, th)
-}
-
-// putMessage puts a message through the target's ThreadWriter.
-func (t target) putMessage(ctx context.Context, m store.Message) error {
-	return t.threads.PutMessage(ctx, m)
-}
-
-// deleteThread deletes a thread, with its messages.
-func (t target) deleteThread(ctx context.Context, orgID, id string) error {
-	return t.threads.DeleteThread(ctx, orgID, id)
-}
-
-// deleteMessage deletes a message.
-func (t target) deleteMessage(ctx context.Context, orgID, id string) error {
-	return t.threads.DeleteMessage(ctx, orgID, id)
 }

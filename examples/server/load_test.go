@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -61,7 +60,7 @@ func TestDiff(t *testing.T) {
 	is.Equal(c.goneOrgs, map[string]bool{"org_b": true})
 
 	c = diff(&dataset{}, ds) // loading is a change from nothing
-	projects := slices.IndexFunc(sections, func(s section) bool { return s.name == "projects" })
+	projects := sectionIndex("projects")
 	is.Equal(len(c.put[projects]), 3)
 	is.Equal(len(c.remove[projects]), 0)
 }

@@ -59,16 +59,8 @@ func newMetricsServer(addr string, log *slog.Logger) (*metricsServer, error) {
 	return &metricsServer{
 		provider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithResource(res)),
 		url:      defaultPublicURL(ln.Addr()) + "/metrics",
-		srv: &http.Server{
-			Handler:           mux,
-			ReadHeaderTimeout: readHeaderTimeout,
-			ReadTimeout:       readTimeout,
-			WriteTimeout:      writeTimeout,
-			IdleTimeout:       idleTimeout,
-			MaxHeaderBytes:    maxHeaderBytes,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		},
-		ln: ln,
+		srv:      newHTTPServer(mux, log),
+		ln:       ln,
 	}, nil
 }
 

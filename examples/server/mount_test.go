@@ -28,7 +28,7 @@ func TestMountedUnderPrefix(t *testing.T) {
 	ks := auth.NewMemoryKeyStore(st)
 	keys := auth.NewKeys(ks)
 	ds := demoData()
-	is.NoErr(load(ctx, target{Writer: st, Deleter: st, threads: st, ks: ks, keys: keys}, ds))
+	is.NoErr(load(ctx, target{writer: st, ks: ks, keys: keys}, ds))
 	for key, content := range ds.content {
 		fs.Put(key, content)
 	}

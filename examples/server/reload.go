@@ -12,6 +12,7 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/sandbox"
+	"github.com/clientstatus/clientstatus/webhook"
 )
 
 // reloadTimeout bounds one reload: reading the file, checking it and
@@ -19,37 +20,27 @@ import (
 const reloadTimeout = 2 * time.Minute
 
 // reloader re-reads the data file on request (SIGHUP) and applies to the
-// store what changed since the dataset it last applied: items new in the
-// file are put, changed ones put again (the store gives them a new
-// updatedAt; unchanged ones keep theirs), and items, keys and
-// organizations no longer in it removed, with deletion records. A file
-// that does not load changes nothing. See apply for the steps. Then the
-// file's webhook endpoints are brought in line the same way (new, changed
-// and removed ones; webhooks.reload).
-//
-// It compares the file with the dataset it applied last (at start-up or
-// by a reload), not with what the store holds: on PostgreSQL, items that
-// no file of this run loaded (another writer's, or an earlier run's that
-// its file no longer holds) are left alone.
+// store what changed since the dataset it last applied (diff): new and
+// changed items are put (the store gives them a new updatedAt; unchanged
+// ones keep theirs), and items, keys and organizations no longer in it
+// removed, with deletion records. A file that does not load changes
+// nothing (see apply). Then the file's webhook endpoints are brought in
+// line the same way (webhooks.reload). Items that no file of this run
+// loaded (on PostgreSQL, another writer's) are left alone.
 type reloader struct {
-	file string // "" with the built-in demo data: nothing to reload
-	log  *slog.Logger
-	b    backend
-	live *live
-	// applied is the dataset the store holds; only the reload loop uses it.
-	applied *dataset
-	// sim drives the sandboxes a reload seeds; nil: they do not move.
-	sim *sandbox.Simulator
-	// hooks registers the file's webhook endpoints (webhooks.go); zero
-	// when webhooks are off.
-	hooks webhooks
+	file    string // "" with the built-in demo data: nothing to reload
+	log     *slog.Logger
+	b       backend
+	live    *live
+	applied *dataset           // the dataset the store holds; only the reload loop uses it
+	sim     *sandbox.Simulator // drives the sandboxes a reload seeds; nil: they do not move
+	hooks   webhooks
 }
 
 // loop handles the reload requests of reqs, one at a time, until ctx is
-// done, calling done (when not nil) with the outcome of each. Requests
-// that arrive during a reload wait for it: each reload reads the file as
-// it is when it starts, so the last request is always followed by a read
-// of the file written before it.
+// done, calling done (when not nil) with the outcome of each. Each reload
+// reads the file as it is when it starts, so the last request is always
+// followed by a read of the file written before it.
 func (r *reloader) loop(ctx context.Context, reqs <-chan os.Signal, done func(error)) {
 	for {
 		select {
@@ -80,7 +71,7 @@ func (r *reloader) reload(ctx context.Context) error {
 		r.log.Error("reload: the data file does not load; the data served is unchanged", "file", r.file, "err", err)
 		return err
 	}
-	if err := seedSandboxes(ctx, r.b.store, r.applied, r.sim, r.log); err != nil {
+	if err := seedSandboxes(ctx, r.b.store, r.applied, r.sim); err != nil {
 		r.log.Error("reload: seeding the sandboxes failed", "err", err)
 		return err
 	}
@@ -96,42 +87,32 @@ func (r *reloader) reload(ctx context.Context) error {
 	return nil
 }
 
-// apply is reload's work. Every check comes before the first write:
-//
-//  1. read and parse the file, with every check of start-up;
-//  2. load it into an empty in-memory store, with every check of the
-//     store and the key store (a key's form, its name's length, ...), and
-//     register its webhook endpoints there (webhooks.check);
-//  3. compare it with the dataset applied last (diff) and check its keys
-//     against the key store (checkKeys);
-//  4. write the change. On PostgreSQL it is one transaction, committed
-//     under the API's guard; in memory it is written under the guard (see
-//     live), which steps 1 to 3 make sure cannot fail for what the file
-//     holds.
-//
-// Then the new dataset's files and a new resolver cache are swapped in,
-// under the same guard.
+// apply is reload's work. Every check comes before the first write: the
+// file is parsed and checked as at start-up, loaded with its webhook
+// endpoints into an empty store (dryRun), and its keys and attachments
+// checked against what is stored (checkKeys, checkAttachments). The
+// change is then written: on PostgreSQL in one transaction, committed
+// under the API's guard; in memory under the guard (see live), which the
+// checks make sure cannot fail. The new files and an empty resolver cache
+// are swapped in under the same guard.
 func (r *reloader) apply(ctx context.Context) (change, error) {
 	ds, err := readDataFile(r.file)
 	if err != nil {
 		return change{}, err
 	}
-	if err := dryRun(ctx, ds); err != nil {
-		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
-	}
-	if err := r.hooks.check(ctx, ds); err != nil {
-		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
-	}
-	warnAbout(r.log, ds)
 	c := diff(r.applied, ds)
-	if err := checkKeys(ctx, r.log, r.b.keys, c); err != nil {
-		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
+	err = dryRun(ctx, ds, r.hooks.allowLocal)
+	if err == nil {
+		warnAbout(r.log, ds)
+		err = checkKeys(ctx, r.log, r.b.keys, c)
 	}
-	if err := checkAttachments(r.applied, ds); err != nil {
+	if err == nil {
+		err = checkAttachments(r.applied, ds)
+	}
+	if err != nil {
 		return change{}, fmt.Errorf("data file %s: %w", r.file, err)
 	}
 	fm := filesOf(ds.content)
-
 	if r.b.begin != nil {
 		t, commit, rollback, err := r.b.begin(ctx)
 		if err != nil {
@@ -146,37 +127,46 @@ func (r *reloader) apply(ctx context.Context) (change, error) {
 		if err := commit(); err != nil {
 			return change{}, fmt.Errorf("committing: %w", err)
 		}
-		r.live.swap(fm)
-		r.applied = ds
-		return c, nil
-	}
-
-	r.live.mu.Lock()
-	defer r.live.mu.Unlock()
-	// Once writing has begun it goes to the end: a shutdown meanwhile
-	// waits for it.
-	if err := c.apply(context.WithoutCancel(ctx), r.b.target(r.live.keys)); err != nil {
-		// Steps 1 to 3 are there so that this cannot happen.
-		// A next reload puts again what differs from the dataset applied
-		// before, but cannot know what this one put that the next file
-		// does not hold.
-		r.log.Error("reload: writing the change failed part-way: the data served is partly the new file's; restart the server to serve a file exactly",
-			"file", r.file, "err", err)
-		return change{}, err
+	} else {
+		r.live.mu.Lock()
+		defer r.live.mu.Unlock()
+		// Once writing has begun it goes to the end: a shutdown meanwhile
+		// waits for it.
+		if err := c.apply(context.WithoutCancel(ctx), r.b.target(r.live.keys)); err != nil {
+			r.log.Error("reload: writing the change failed part-way: the data served is partly the new file's; restart the server to serve a file exactly",
+				"file", r.file, "err", err)
+			return change{}, err
+		}
 	}
 	r.live.swap(fm)
 	r.applied = ds
 	return c, nil
 }
 
-// dryRun loads ds into an empty in-memory store and key store, so that
-// what any store would refuse (an invalid item, a key of a form no key
-// takes) is found before the live store is touched. Its errors name the
-// item as start-up's do.
-func dryRun(ctx context.Context, ds *dataset) error {
+// dryRun loads ds into an empty in-memory store and key store and
+// registers its webhook endpoints there, so that what any store would
+// refuse (an invalid item, a key of a form no key takes, an endpoint URL
+// that is not https, an endpoint id given twice) is found before the live
+// store is touched. Its errors name the item as start-up's do.
+func dryRun(ctx context.Context, ds *dataset, allowLocal bool) error {
 	st := memstore.New()
 	ks := auth.NewMemoryKeyStore(st)
-	return load(ctx, target{Writer: st, Deleter: st, threads: st, ks: ks, keys: auth.NewKeys(ks)}, ds)
+	if err := load(ctx, target{writer: st, ks: ks, keys: auth.NewKeys(ks)}, ds); err != nil {
+		return err
+	}
+	for _, o := range ds.orgs {
+		o.ID = auth.SandboxOrgID(o.ID)
+		if err := st.PutOrganization(ctx, o); err != nil {
+			return err
+		}
+	}
+	eps := webhook.NewEndpoints(st, st, make([]byte, webhook.KeySize), webhook.WithAllowLocal(allowLocal))
+	for i, e := range ds.webhooks {
+		if _, _, err := eps.Create(ctx, e.orgID(), e.Settings); err != nil {
+			return fmt.Errorf("%s: %w", itemName("webhookEndpoints", i, e.Settings.ID), err)
+		}
+	}
+	return nil
 }
 
 // checkKeys checks the keys c puts against the key store ks, before
@@ -190,29 +180,26 @@ func dryRun(ctx context.Context, ds *dataset) error {
 //     and a key already stored keeps the name and expiry it was first
 //     stored with: both are logged as warnings, naming the item by index.
 func checkKeys(ctx context.Context, log *slog.Logger, ks auth.KeyStore, c change) error {
-	for i, s := range sections {
-		if s.name != "apiKeys" {
-			continue
+	i := sectionIndex("apiKeys")
+	s := sections[i]
+	for _, e := range c.put[i] {
+		k := e.item.(apiKey)
+		rec, _, err := ks.LookupKey(ctx, auth.HashKey(k.Key))
+		switch {
+		case errors.Is(err, auth.ErrInvalidKey):
+			continue // a new key
+		case err != nil:
+			return fmt.Errorf("%s: %w", s.itemName(e), err)
+		case rec.OrgID != k.OrgID && !c.goneOrgs[rec.OrgID]:
+			return fmt.Errorf("%s: organization %q holds this key: a key cannot move to another organization; give %q a new one", s.itemName(e), rec.OrgID, k.OrgID)
+		case rec.OrgID != k.OrgID:
+			continue // its organization goes first, and the key with it
 		}
-		for _, e := range c.put[i] {
-			k := e.item.(apiKey)
-			rec, _, err := ks.LookupKey(ctx, auth.HashKey(k.Key))
-			switch {
-			case errors.Is(err, auth.ErrInvalidKey):
-				continue // a new key
-			case err != nil:
-				return fmt.Errorf("%s: %w", s.itemName(e), err)
-			case rec.OrgID != k.OrgID && !c.goneOrgs[rec.OrgID]:
-				return fmt.Errorf("%s: organization %q holds this key: a key cannot move to another organization; give %q a new one", s.itemName(e), rec.OrgID, k.OrgID)
-			case rec.OrgID != k.OrgID:
-				continue // its organization goes first, and the key with it
-			}
-			if rec.RevokedAt != nil && k.RevokedAt == nil {
-				log.Warn("reload: a key the file lists was revoked (revokedAt, or removed from an earlier file) and stays revoked: give the organization a new key", "item", s.itemName(e))
-			}
-			if rec.Name != strings.TrimSpace(k.Name) || !sameTime(rec.ExpiresAt, k.ExpiresAt) {
-				log.Warn("reload: a stored key keeps the name and expiresAt it was first loaded with; to change them, give the organization a new key", "item", s.itemName(e))
-			}
+		if rec.RevokedAt != nil && k.RevokedAt == nil {
+			log.Warn("reload: a key the file lists was revoked (revokedAt, or removed from an earlier file) and stays revoked: give the organization a new key", "item", s.itemName(e))
+		}
+		if rec.Name != strings.TrimSpace(k.Name) || !sameTime(rec.ExpiresAt, k.ExpiresAt) {
+			log.Warn("reload: a stored key keeps the name and expiresAt it was first loaded with; to change them, give the organization a new key", "item", s.itemName(e))
 		}
 	}
 	return nil
@@ -242,16 +229,15 @@ func warnAbout(log *slog.Logger, ds *dataset) {
 // message still holds, so the move would fail halfway through the write;
 // found here, it changes nothing.
 func checkAttachments(old, ds *dataset) error {
-	type owned struct{ orgID, id string }
-	was := map[owned]string{} // attachment -> its message in old
+	was := map[ref]string{} // attachment -> its message in old
 	for _, m := range old.messages {
 		for _, a := range m.Attachments {
-			was[owned{m.OrgID, a.ID}] = m.ID
+			was[ref{m.OrgID, a.ID}] = m.ID
 		}
 	}
 	for i, m := range ds.messages {
 		for j, a := range m.Attachments {
-			if prev, ok := was[owned{m.OrgID, a.ID}]; ok && prev != m.ID {
+			if prev, ok := was[ref{m.OrgID, a.ID}]; ok && prev != m.ID {
 				return fmt.Errorf("%s: attachments[%d]: id %q was message %q's: an attachment cannot move to another message on a reload; give it a new id",
 					itemName("messages", i, m.ID), j, a.ID, prev)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/clientstatus/clientstatus/sandbox"
 	"github.com/clientstatus/clientstatus/store"
@@ -10,37 +9,33 @@ import (
 
 // seedSandboxes seeds the sandbox of every organization of ds that holds
 // a sandbox key (revoked or not: its data waits for a new key) or a
-// sandbox webhook endpoint, and has sim
-// drive it (sim may be nil: -sandbox-interval 0). Seeding keeps what the
+// sandbox webhook endpoint (see seedSandbox). Seeding keeps what the
 // simulator made of a sandbox already seeded (see sandbox.Seed).
-func seedSandboxes(ctx context.Context, st sandbox.Store, ds *dataset, sim *sandbox.Simulator, log *slog.Logger) error {
-	orgs := make(map[string]store.Organization, len(ds.orgs))
-	for _, o := range ds.orgs {
-		orgs[o.ID] = o
-	}
-	var want []string
+func seedSandboxes(ctx context.Context, st sandbox.Store, ds *dataset, sim *sandbox.Simulator) error {
+	want := map[string]bool{}
 	for _, k := range ds.keys {
-		if k.Sandbox {
-			want = append(want, k.OrgID)
-		}
+		want[k.OrgID] = want[k.OrgID] || k.Sandbox
 	}
 	for _, e := range ds.webhooks {
-		if e.Sandbox {
-			want = append(want, e.OrgID)
+		want[e.OrgID] = want[e.OrgID] || e.Sandbox
+	}
+	for _, o := range ds.orgs {
+		if want[o.ID] {
+			if err := seedSandbox(ctx, st, o, sim); err != nil {
+				return err
+			}
 		}
 	}
-	for _, id := range want {
-		o, ok := orgs[id]
-		if !ok {
-			continue
-		}
-		delete(orgs, id) // once per organization
-		if err := sandbox.Seed(ctx, st, o); err != nil {
-			return err
-		}
-		if sim != nil {
-			sim.Add(o.ID)
-		}
+	return nil
+}
+
+// seedSandbox seeds the sandbox of o and has sim drive it, when not nil.
+func seedSandbox(ctx context.Context, st sandbox.Store, o store.Organization, sim *sandbox.Simulator) error {
+	if err := sandbox.Seed(ctx, st, o); err != nil {
+		return err
+	}
+	if sim != nil {
+		sim.Add(o.ID)
 	}
 	return nil
 }

@@ -32,14 +32,11 @@ import (
 const (
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 15 * time.Second
-	// writeTimeout bounds a whole response, a file download included.
-	writeTimeout    = 2 * time.Minute
-	idleTimeout     = 2 * time.Minute
-	maxHeaderBytes  = 64 << 10
-	shutdownTimeout = 15 * time.Second
-	// startupTimeout bounds connecting to the services, migrating and
-	// loading the data.
-	startupTimeout = 2 * time.Minute
+	writeTimeout      = 2 * time.Minute // a whole response, a file download included
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+	shutdownTimeout   = 15 * time.Second
+	startupTimeout    = 2 * time.Minute // connecting to the services, migrating and loading the data
 )
 
 // endpoints are where a started server answers.
@@ -51,14 +48,9 @@ type endpoints struct {
 // hooks connect run to what started it: main's signals, or a test's
 // channels. Every field may be nil.
 type hooks struct {
-	// ready is called with the server's endpoints once it accepts
-	// connections.
-	ready func(endpoints)
-	// reload asks for the data file to be read again (main: SIGHUP).
-	reload <-chan os.Signal
-	// reloaded is called once a reload request has been handled, with
-	// its error: nil when the file was applied, or there is none.
-	reloaded func(error)
+	ready    func(endpoints)  // once the server accepts connections
+	reload   <-chan os.Signal // asks for the data file to be read again (main: SIGHUP)
+	reloaded func(error)      // with each reload's outcome: nil when applied, or there is no file
 	// clock, when not nil, is what the store dates its writes by, so
 	// that a test moves on to the next second instead of waiting for it.
 	clock func() time.Time
@@ -103,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.sandboxInterval > 0 {
 		sim = sandbox.New(b.store, cfg.sandboxOptions(log)...)
 	}
-	if err := seedSandboxes(startCtx, b.store, ds, sim, log); err != nil {
+	if err := seedSandboxes(startCtx, b.store, ds, sim); err != nil {
 		return fmt.Errorf("seeding the sandboxes: %w", err)
 	}
 	lv := newLive(keys, ds.content)
@@ -120,41 +112,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("-addr: %w", err)
 	}
-	publicURL := cfg.publicURL
-	if publicURL == "" {
-		publicURL = defaultPublicURL(ln.Addr())
+	defer ln.Close() // when run fails before serving
+	if cfg.publicURL == "" {
+		cfg.publicURL = defaultPublicURL(ln.Addr())
+	}
+	if cfg.signingKey == "" {
+		// A random key of our own, so the one warning names the flag.
+		key := make([]byte, 32)
+		rand.Read(key)
+		cfg.signingKey = string(key)
+		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
 	}
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	// The flags' options, then the server's own; one logger for every part.
-	opts := append(cfg.apiOptions(),
-		statusapi.WithFiles(sandbox.FilesBeside(lv)),
-		statusapi.WithLogger(log),
-		// Live event streams end when the server shuts down (below:
-		// RegisterOnShutdown), so that Shutdown does not wait for them.
-		statusapi.WithShutdown(streams),
-	)
-	if cfg.publicURL == "" {
-		opts = append(opts, statusapi.WithPublicURL(publicURL))
-	}
-	signingKey := []byte(cfg.signingKey)
-	if len(signingKey) == 0 {
-		// A random key of our own, so the one warning names the flag.
-		signingKey = make([]byte, 32)
-		if _, err := rand.Read(signingKey); err != nil {
-			return fmt.Errorf("making a signing key: %w", err)
-		}
-		log.Warn("no signing key: set -signing-key or $" + envSigningKey + " (32+ random bytes, the same on every replica); using a random one, so download links will not survive a restart nor verify on other replicas")
-		opts = append(opts, statusapi.WithSigningKey(signingKey))
-	}
-	// The webhook endpoints that the dispatcher (startWebhooks) keeps in
-	// the store, served as the API's webhook routes.
-	opts = append(opts, statusapi.WithWebhookEndpoints(b.store))
-	// AI assistants: the Model Context Protocol at POST /v1/mcp.
-	opts = append(opts, statusapi.WithMCP(statusmcp.Handler()))
-	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
-		return cfg.flagError(err)
-	}
 	// The request log and the usage per key: in memory, or on PostgreSQL
 	// shared by the replicas. Deferred here, Close runs after the HTTP
 	// server's Shutdown and before the store closes, so the last requests
@@ -167,20 +137,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			log.Warn("request log: writing the last requests", "err", err)
 		}
 	}()
-	opts = append(opts, statusapi.WithRequestLog(rec))
+	// The flags' options, then the server's own; one logger for every part.
+	opts := append(cfg.apiOptions(),
+		statusapi.WithFiles(sandbox.FilesBeside(lv)),
+		statusapi.WithLogger(log),
+		// Live event streams end when the server shuts down (below:
+		// RegisterOnShutdown), so that Shutdown does not wait for them.
+		statusapi.WithShutdown(streams),
+		// The webhook endpoints that the dispatcher (startWebhooks) keeps
+		// in the store, served as the API's webhook routes.
+		statusapi.WithWebhookEndpoints(b.store),
+		statusapi.WithMCP(statusmcp.Handler()), // AI assistants: the Model Context Protocol at POST /v1/mcp
+		statusapi.WithRequestLog(rec),
+	)
+	if err := statusapi.Validate(b.store, lv.cache, lim, opts...); err != nil {
+		return cfg.flagError(err)
+	}
 	api := lv.guard(statusapi.New(b.store, lv.cache, lim, opts...))
 	// A limiter that fails open serves, unlimited, while Redis is down:
-	// the replica stays ready rather than leave the load balancer with
-	// every other replica of the same Redis.
+	// the replica stays ready.
 	readyLim := lim
 	if cfg.redisOutage == ratelimit.FailOpen {
 		readyLim = nil
 	}
-	hc := health{ready: statusapi.Readiness(b.store, lv.cache, readyLim, log)}
+	ready := statusapi.Readiness(b.store, lv.cache, readyLim, log)
 	var metrics *metricsServer
 	if cfg.metricsAddr != "" {
 		if metrics, err = newMetricsServer(cfg.metricsAddr, log); err != nil {
-			ln.Close()
 			return err
 		}
 		api = otelstatus.Middleware(api, otelstatus.WithMeterProvider(metrics.provider))
@@ -190,9 +173,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	cfg.webhookAllowLocal = allowLocalWebhooks(cfg, ln.Addr())
-	wh, err := startWebhooks(startCtx, cfg, b.store, ds, signingKey, log, metrics)
+	wh, err := startWebhooks(startCtx, cfg, b.store, ds, []byte(cfg.signingKey), log, metrics)
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	// The developer settings, behind the demo sign-in: on loopback only,
@@ -204,24 +186,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("developer settings not served: their demo sign-in is for a server listening on loopback only")
 	}
 	// The request log, a line per request, is written in blocks, at least
-	// every accesslog.DefaultFlushInterval, rather than a write per line
-	// (a system call per line costs); the server's other lines are written at once. The rest
-	// of the block is written when run returns.
+	// every accesslog.DefaultFlushInterval, rather than a system call per
+	// line; the server's other lines are written at once. The rest of the
+	// block is written when run returns.
 	requestBuf := accesslog.NewBuffer(stderr, 0)
 	defer requestBuf.Close()
-	logged := accesslog.JSONHandler(requestBuf, routes(api, hc, settings)) // slog's JSON lines, written faster
+	logged := accesslog.JSONHandler(requestBuf, routes(api, ready, settings)) // slog's JSON lines, written faster
 	if cfg.logFormat != "json" {
-		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, hc, settings))
+		logged = accesslog.Handler(newLogger(cfg.logFormat, requestBuf), routes(api, ready, settings))
 	}
-	srv := &http.Server{
-		Handler:           logged,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := newHTTPServer(logged, log)
 	srv.RegisterOnShutdown(endStreams)
 	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
@@ -241,10 +215,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		reloading.Go(func() { _ = sim.Run(reloads) })
 	}
 
-	printWelcome(stdout, publicURL, cfg, ds, settings != nil)
-	log.Info("listening", "addr", ln.Addr().String(), "public_url", publicURL)
+	printWelcome(stdout, cfg, ds, settings != nil)
+	log.Info("listening", "addr", ln.Addr().String(), "public_url", cfg.publicURL)
 	if h.ready != nil {
-		e := endpoints{api: publicURL}
+		e := endpoints{api: cfg.publicURL}
 		if metrics != nil {
 			e.metrics = metrics.url
 		}
@@ -275,30 +249,40 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 // routes serves the API at the root and beside it the server's own
-// routes (see health): /healthz, liveness, and /readyz, readiness; and
-// the developer settings under settingsPath, when settings is not nil.
-func routes(api http.Handler, h health, settings http.Handler) http.Handler {
+// routes: /healthz, liveness, and /readyz, readiness (ready, which logs
+// why a part is not ready); and the developer settings under
+// settingsPath, when settings is not nil.
+func routes(api, ready, settings http.Handler) http.Handler {
 	// Not a ServeMux: it would answer paths such as /v1//projects or
 	// /v1/projects/.. itself, with an HTML redirect, before the API could
 	// answer them with its JSON 404.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/healthz", "/readyz":
-			h.serveHTTP(w, r)
-		case settingsPath:
-			if settings == nil {
-				api.ServeHTTP(w, r)
-				return
-			}
+		switch p := r.URL.Path; {
+		case p == "/healthz":
+			healthz(w, r)
+		case p == "/readyz":
+			ready.ServeHTTP(w, r)
+		case settings != nil && p == settingsPath:
 			http.Redirect(w, r, settingsPath+"/", http.StatusSeeOther)
+		case settings != nil && strings.HasPrefix(p, settingsPath+"/"):
+			settings.ServeHTTP(w, r)
 		default:
-			if settings != nil && strings.HasPrefix(r.URL.Path, settingsPath+"/") {
-				settings.ServeHTTP(w, r)
-				return
-			}
 			api.ServeHTTP(w, r)
 		}
 	})
+}
+
+// newHTTPServer returns a server of h with the server's limits.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {
@@ -327,7 +311,7 @@ func readDataFile(name string) (*dataset, error) {
 func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func() time.Time) (backend, func(), error) {
 	if cfg.databaseURL == "" {
 		st := memstore.New(memstore.WithClock(clock))
-		return backend{store: st, w: st, d: st, tw: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
+		return backend{store: st, keys: auth.NewMemoryKeyStore(st)}, func() {}, nil
 	}
 	db, err := bunstore.Open(ctx, cfg.databaseURL)
 	if err != nil {
@@ -347,11 +331,9 @@ func openBackend(ctx context.Context, cfg config, log *slog.Logger, clock func()
 			return target{}, nil, nil, err
 		}
 		in := st.WithTx(tx)
-		t := target{Writer: in, Deleter: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}
-		t.threads = in
-		return t, tx.Commit, func() { _ = tx.Rollback() }, nil
+		return target{writer: in, ks: in, keys: auth.NewKeys(in, auth.WithLogger(log))}, tx.Commit, func() { _ = tx.Rollback() }, nil
 	}
-	return backend{store: st, w: st, d: st, tw: st, keys: st, begin: begin}, func() { db.Close() }, nil
+	return backend{store: st, keys: st, begin: begin}, func() { db.Close() }, nil
 }
 
 // openLimiter returns the rate limiter: on Redis, shared by every replica

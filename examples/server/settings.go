@@ -51,20 +51,10 @@ func newDemoSettings(keys *auth.Keys, b backend, wh webhooks, lim ratelimit.Limi
 		if err != nil {
 			return err
 		}
-		if err := sandbox.Seed(ctx, st, o); err != nil {
-			return err
-		}
-		if sim != nil {
-			sim.Add(o.ID)
-		}
-		return nil
+		return seedSandbox(ctx, st, o, sim)
 	}
-	opts := []devsettings.Option{devsettings.WithRequestLog(st), devsettings.WithLimiter(lim),
-		devsettings.WithSandbox(prepare), devsettings.WithLogger(log)}
-	if wh.eps != nil {
-		opts = append(opts, devsettings.WithWebhooks(wh.eps))
-	}
-	d.pages = http.StripPrefix(settingsPath, devsettings.New(keys, st, d.account, opts...))
+	d.pages = http.StripPrefix(settingsPath, devsettings.New(keys, st, d.account, devsettings.WithRequestLog(st),
+		devsettings.WithLimiter(lim), devsettings.WithSandbox(prepare), devsettings.WithLogger(log), devsettings.WithWebhooks(wh.eps)))
 	return d
 }
 
@@ -83,8 +73,7 @@ func loopback(addr net.Addr) bool {
 }
 
 func (d *demoSettings) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case settingsPath + "/sign-in":
+	if r.URL.Path == settingsPath+"/sign-in" {
 		d.signIn(w, r)
 		return
 	}
@@ -110,8 +99,7 @@ func (d *demoSettings) account(r *http.Request) (devsettings.Account, bool) {
 		return devsettings.Account{}, false
 	}
 	org, role, _ := strings.Cut(string(raw), "\x00")
-	name := "Demo " + role
-	return devsettings.Account{OrgID: org, Name: name, Admin: role == "admin"}, org != ""
+	return devsettings.Account{OrgID: org, Name: "Demo " + role, Admin: role == "admin"}, org != ""
 }
 
 func (d *demoSettings) sign(payload string) string {

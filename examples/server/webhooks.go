@@ -4,41 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"reflect"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/bunstore"
-	"github.com/clientstatus/clientstatus/memstore"
 	"github.com/clientstatus/clientstatus/otelstatus"
 	"github.com/clientstatus/clientstatus/store"
 	"github.com/clientstatus/clientstatus/webhook"
 )
-
-// webhookFlags defines the webhook flags: -webhook-retries, the delays
-// between attempts (for tests: "1s,2s,4s"), and -webhooks-allow-local,
-// for development only.
-func webhookFlags(fs *flag.FlagSet, c *config) {
-	fs.Func("webhook-retries", "comma-separated `delays` between webhook attempts (default 5s,5m,30m,2h,5h,10h,10h)", func(v string) error {
-		var out []time.Duration
-		for _, part := range strings.Split(v, ",") {
-			d, err := time.ParseDuration(strings.TrimSpace(part))
-			if err != nil || d <= 0 {
-				return fmt.Errorf("%q is not a positive duration such as 5s", part)
-			}
-			out = append(out, d)
-		}
-		c.webhookRetries = out
-		return nil
-	})
-	fs.BoolVar(&c.webhookAllowLocal, "webhooks-allow-local", false, "for development only: deliver webhooks over http and to loopback and private addresses (default: on while the server listens on loopback)")
-}
 
 // allowLocalWebhooks says whether webhooks may go over http to loopback
 // and private addresses: as -webhooks-allow-local says when it is given,
@@ -52,8 +29,7 @@ func allowLocalWebhooks(c config, addr net.Addr) bool {
 	return loopback(addr)
 }
 
-// webhookEndpoint is an endpoint of the data file; its secret is never
-// logged.
+// webhookEndpoint is an endpoint of the data file; its secret is never logged.
 type webhookEndpoint struct {
 	OrgID    string
 	Settings webhook.Settings
@@ -71,24 +47,23 @@ func (e webhookEndpoint) orgID() string {
 	return e.OrgID
 }
 
-func parseWebhook(r *reader, raw json.RawMessage, where string) (e webhookEndpoint, err error) {
+func parseWebhook(r *reader, raw json.RawMessage, where string, e *webhookEndpoint) error {
 	s := &e.Settings
 	if err := r.object(raw, where, opt("id", &s.ID), opt("orgId", &e.OrgID), opt("url", &s.URL), opt("types", &s.Types),
 		opt("scopes", &s.Restriction.Scopes), opt("projectIds", &s.Restriction.ProjectIDs), opt("secret", &s.Secret),
 		opt("sandbox", &e.Sandbox)); err != nil {
-		return e, err
+		return err
 	}
 	if s.ID == "" || e.OrgID == "" || s.URL == "" {
-		return e, errors.New("id, orgId and url are required")
+		return errors.New("id, orgId and url are required")
 	}
 	if !webhook.ValidSecret(s.Secret) {
-		return e, errors.New("secret is required: whsec_ and the base64 of 24 to 64 random bytes")
+		return errors.New("secret is required: whsec_ and the base64 of 24 to 64 random bytes")
 	}
-	return e, nil
+	return nil
 }
 
-// webhooks is the running dispatcher and the endpoints' API, or nothing
-// (zero: webhooks are off).
+// webhooks is the running dispatcher and the endpoints' API.
 type webhooks struct {
 	d          *webhook.Dispatcher
 	eps        *webhook.Endpoints
@@ -96,13 +71,10 @@ type webhooks struct {
 	closePool  func() error // the dispatcher's pool's, on PostgreSQL
 }
 
-// startWebhooks registers the data file's endpoints (see put: an endpoint
-// already in the store is brought to the file's settings) and starts the
-// dispatcher, whose secrets are sealed under a key derived from the
-// signing key, its attempts counted on the metrics server when there is
-// one.
+// startWebhooks registers the data file's endpoints (see put) and starts
+// the dispatcher, whose secrets are sealed under a key derived from the
+// signing key, its attempts counted on the metrics server, if any.
 func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset, signingKey []byte, log *slog.Logger, metrics *metricsServer) (webhooks, error) {
-	ws, ev := st, st
 	opts := cfg.webhookOptions(log)
 	if metrics != nil {
 		opts = append(opts, webhook.WithObserver(otelstatus.WebhookObserver(otelstatus.WithMeterProvider(metrics.provider))))
@@ -114,16 +86,14 @@ func startWebhooks(ctx context.Context, cfg config, st portalStore, ds *dataset,
 	if err != nil {
 		return webhooks{}, err
 	}
-	w := webhooks{eps: webhook.NewEndpoints(ws, ev, key, opts...), allowLocal: cfg.webhookAllowLocal}
-	for _, e := range ds.webhooks {
-		if _, err := w.put(ctx, e); err != nil {
-			return webhooks{}, fmt.Errorf("webhookEndpoints %s: %w", e.Settings.ID, err)
-		}
+	w := webhooks{eps: webhook.NewEndpoints(st, st, key, opts...), allowLocal: cfg.webhookAllowLocal}
+	if _, _, err := w.reload(ctx, nil, ds.webhooks); err != nil {
+		return webhooks{}, err
 	}
 	// On PostgreSQL the dispatcher reads, claims and records on a small
 	// pool of its own: requests cannot starve it, nor it them.
-	var dst webhook.Store = ws
-	var dev store.Events = ev
+	var dst webhook.Store = st
+	var dev store.Events = st
 	if bs, ok := st.(*bunstore.Store); ok {
 		pooled, closePool, err := bs.DispatcherStore(ctx, 0)
 		if err != nil {
@@ -180,41 +150,12 @@ func sameList[T comparable](a, b []T) bool {
 	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }
 
-// check refuses a file whose endpoints the store would refuse (a URL that
-// is not https, types that are not event types, an id given twice, an
-// organization the file lacks), by registering them in an empty in-memory
-// store: a reload checks it before it writes anything.
-func (w webhooks) check(ctx context.Context, ds *dataset) error {
-	if w.eps == nil || len(ds.webhooks) == 0 {
-		return nil
-	}
-	st := memstore.New()
-	for _, o := range ds.orgs {
-		for _, id := range []string{o.ID, auth.SandboxOrgID(o.ID)} {
-			o.ID = id
-			if err := st.PutOrganization(ctx, o); err != nil {
-				return err
-			}
-		}
-	}
-	eps := webhook.NewEndpoints(st, st, make([]byte, webhook.KeySize), webhook.WithAllowLocal(w.allowLocal))
-	for i, e := range ds.webhooks {
-		if _, _, err := eps.Create(ctx, e.orgID(), e.Settings); err != nil {
-			return fmt.Errorf("%s: %w", itemName("webhookEndpoints", i, e.Settings.ID), err)
-		}
-	}
-	return nil
-}
-
 // reload applies to the store the change of the file's endpoints from
 // old to now (after the rest of the file: the organizations they name are
 // there, and the endpoints of those removed went with them): new and
 // changed ones are put, removed ones deleted. Unchanged ones are left as
 // they are, disabled or not.
 func (w webhooks) reload(ctx context.Context, old, now []webhookEndpoint) (put, removed int, err error) {
-	if w.eps == nil {
-		return 0, 0, nil
-	}
 	type key struct{ org, id string }
 	was := map[key]webhookEndpoint{}
 	for _, e := range old {
@@ -247,12 +188,8 @@ func (w webhooks) reload(ctx context.Context, old, now []webhookEndpoint) (put, 
 	return put, removed, nil
 }
 
-// stop stops the dispatcher, waiting for attempts in flight until ctx is
-// done.
+// stop stops the dispatcher, waiting for attempts in flight until ctx ends.
 func (w webhooks) stop(ctx context.Context) error {
-	if w.d == nil {
-		return nil
-	}
 	err := w.d.Stop(ctx)
 	if w.closePool != nil {
 		w.closePool()

@@ -11,7 +11,8 @@ import (
 // printWelcome tells the person who started the server how to call it.
 // Keys are printed for the built-in demo data only: they are public demo
 // keys. A data file's keys are the operator's own and are never printed.
-func printWelcome(w io.Writer, baseURL string, cfg config, ds *dataset, settings bool) {
+func printWelcome(w io.Writer, cfg config, ds *dataset, settings bool) {
+	baseURL := cfg.publicURL
 	fmt.Fprintf(w, "\nClient status API on %s/v1\n", baseURL)
 	if settings {
 		fmt.Fprintf(w, "Developer settings (keys, webhooks, requests, usage) on %s%s/, behind a demo sign-in\n", baseURL, settingsPath)
