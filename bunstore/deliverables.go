@@ -105,7 +105,7 @@ func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) err
 // same shapes. Its total is summed from item_counts, or with UpdatedSince
 // counted (see selectPage).
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return deliverableTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return deliverableTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetDeliverable returns one of the organization's deliverables, with where

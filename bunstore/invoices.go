@@ -37,7 +37,7 @@ type invoiceRow struct {
 var invoiceTable = resource[invoiceRow, store.Invoice]{
 	kind: "invoice", plural: "invoices", alias: "i",
 	order:   "i.issued_at DESC, i.id",
-	project: "i.project_id", status: "i.status", due: "i.due_at",
+	project: "i.project_id", status: "i.status",
 	counted: true,
 	item:    invoiceRow.invoice,
 }
@@ -129,7 +129,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 // listInvoicesGeneric is ListInvoices through the generic list
 // (invoiceTable), the answer the prepared page must give.
 func (s *Store) listInvoicesGeneric(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetInvoice returns one of the organization's invoices, with where its

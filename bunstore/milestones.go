@@ -29,7 +29,7 @@ type milestoneRow struct {
 var milestoneTable = resource[milestoneRow, store.Milestone]{
 	kind: "milestone", plural: "milestones", alias: "m",
 	order:   "m.due_at, m.project_id, m.id",
-	project: "m.project_id", status: "m.status", due: "m.due_at",
+	project: "m.project_id", status: "m.status",
 	counted: true,
 	item:    milestoneRow.milestone,
 }
@@ -97,7 +97,8 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
 	what := fmt.Sprintf("milestones of project %q", projectID)
-	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After, what: what})
+	q.ProjectID = projectID
+	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status), what: what})
 	if err != nil || len(p.Items) > 0 {
 		return p, err
 	}
@@ -119,8 +120,7 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 // project's changes, sorted); its total as ListMilestones'. An unknown
 // project filter gives an empty page.
 func (s *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
-	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status),
-		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetMilestone returns one of the organization's milestones; the error

@@ -28,7 +28,7 @@ type projectRow struct {
 var projectTable = resource[projectRow, store.Project]{
 	kind: "project", plural: "projects", alias: "p",
 	order:   "p.started_at DESC NULLS LAST, p.id",
-	project: "p.id", status: "p.status", due: "p.due_at",
+	project: "p.id", status: "p.status",
 	counted: true,
 	item:    projectRow.project,
 }
@@ -83,7 +83,7 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // summed from item_counts, or with UpdatedSince or DueBefore counted (see
 // selectPage).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetProject returns one of the organization's projects; the error wraps

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+	"reflect"
 
 	"github.com/uptrace/bun"
 
@@ -47,9 +47,6 @@ type resource[R counted, T any] struct {
 	// resource does not have. project is also the column a restriction to
 	// some projects applies to (a project's own id for projects).
 	parent, project, status string
-	// due is the column of DueAt, for DueBefore; "" for a resource
-	// without one.
-	due string
 	// visible is the condition on the rows clients may see, which every
 	// read adds; "" when they see every row.
 	visible string
@@ -63,16 +60,13 @@ type resource[R counted, T any] struct {
 	item func(R) T
 }
 
-// listing is a list request in a resource's terms: the filters' values,
-// "" for any.
+// listing is a list request in a resource's terms: its query's page,
+// status ("" for any) and filters, and the parent a list under one (a
+// thread's messages) is of.
 type listing struct {
 	store.PageRequest
-	parent, project, status string
-	// only is the query's OnlyProjects (see allowed).
-	only      []string
-	dueBefore time.Time      // DueBefore
-	since     time.Time      // UpdatedSince
-	after     store.Position // After, with UpdatedSince
+	store.ListFilter
+	status, parent string
 	// what names the list in its errors, after "list "; "" for the
 	// plural.
 	what string
@@ -82,8 +76,8 @@ type listing struct {
 // resource): one round trip, two with UpdatedSince (its SyncedThrough
 // first).
 func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l listing) (store.Page[T], error) {
-	only, nothing := allowed(l.only)
-	if !storable(orgID, l.parent, l.project) || nothing {
+	only, nothing := allowed(l.OnlyProjects)
+	if !storable(orgID, l.parent, l.ProjectID) || nothing {
 		return none[T](ctx, l.PageRequest)
 	}
 	var count *bun.SelectQuery // nil: counted by selectPage
@@ -94,7 +88,7 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	if what == "" {
 		what = r.plural
 	}
-	return list(ctx, s, what, l.PageRequest, l.since, r.filter(orgID, l, only), count, order(r.alias, l.since, r.order), r.extra(s), r.item)
+	return list(ctx, s, what, l.PageRequest, l.UpdatedSince, r.filter(s, orgID, l, only), count, order(r.alias, l.UpdatedSince, r.order), r.extra(s), r.item)
 }
 
 // extra is the page's columns (see columns), or nil.
@@ -106,27 +100,44 @@ func (r resource[R, T]) extra(s *Store) func(*bun.SelectQuery) *bun.SelectQuery 
 }
 
 // filter is the WHERE clause of a list: the organization, what clients
-// see, the filters l sets, the restriction only (allowed's), DueBefore
-// and UpdatedSince.
-func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun.SelectQuery) *bun.SelectQuery {
+// see, then l's filters, one clause each: its parent, project and status,
+// the restriction only (allowed's), DueBefore, UpdatedSince and After. A
+// filter of a column R has not matches no row (see where).
+func (r resource[R, T]) filter(s *Store, orgID string, l listing, only []string) func(*bun.SelectQuery) *bun.SelectQuery {
 	return func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("?.org_id = ?", bun.Ident(r.alias), orgID)
 		if r.visible != "" {
 			sq = sq.Where(r.visible)
 		}
-		for _, f := range [...]struct{ column, value string }{{r.parent, l.parent}, {r.project, l.project}, {r.status, l.status}} {
+		for _, f := range [...]struct{ column, value string }{{r.parent, l.parent}, {r.project, l.ProjectID}, {r.status, l.status}} {
 			if f.value != "" {
 				sq = sq.Where("? = ?", bun.Safe(f.column), f.value)
 			}
 		}
-		if r.project != "" {
-			sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
+		sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
+		if !l.DueBefore.IsZero() {
+			sq = r.where(s, sq, "due_at", "? < ?", l.DueBefore) // a NULL due_at matches nothing
 		}
-		if !l.dueBefore.IsZero() {
-			sq = sq.Where("? < ?", bun.Safe(r.due), l.dueBefore) // a NULL due_at matches nothing
-		}
-		return after(since(sq, r.alias, l.since), r.alias, l.since, l.after)
+		return after(since(sq, r.alias, l.UpdatedSince), r.alias, l.UpdatedSince, l.After)
 	}
+}
+
+// where adds the condition cond on R's column name (the first ?) and
+// value, or, for a column R has not, one that no row meets.
+func (r resource[R, T]) where(s *Store, sq *bun.SelectQuery, name, cond string, value any) *bun.SelectQuery {
+	if !s.tableOf((*R)(nil)).HasField(name) {
+		return sq.Where("false")
+	}
+	return sq.Where(cond, bun.Safe(r.alias+"."+name), value)
+}
+
+// beyond reports whether f sets a filter that known does not clear: a
+// list whose fast answer (item_counts' tallies, the prepared page) knows
+// only those filters must take the generic one, so that a filter added to
+// store.ListFilter is never answered wrong.
+func beyond(f store.ListFilter, known func(*store.ListFilter)) bool {
+	known(&f)
+	return !reflect.ValueOf(f).IsZero()
 }
 
 // get returns the organization's item with that id, one that clients may

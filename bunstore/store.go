@@ -496,10 +496,10 @@ func counting(s *Store, model any, filter func(*bun.SelectQuery) *bun.SelectQuer
 // many items there are. item_counts holds a count per status and project
 // (its own id for a project, the empty string for an invoice of none),
 // so it answers l's status, project and only (allowed's); for any other
-// filter (UpdatedSince, DueBefore, a parent) tallied is nil and the rows
-// are counted, never a wrong total summed.
+// filter (a parent, any other of store.ListFilter: see beyond) tallied is
+// nil and the rows are counted, never a wrong total summed.
 func (s *Store) tallied(orgID, kind string, l listing, only []string) *bun.SelectQuery {
-	if !l.since.IsZero() || !l.dueBefore.IsZero() || l.parent != "" {
+	if l.parent != "" || beyond(l.ListFilter, func(f *store.ListFilter) { f.ProjectID, f.OnlyProjects = "", nil }) {
 		return nil
 	}
 	q := s.db.NewSelect().
@@ -509,8 +509,8 @@ func (s *Store) tallied(orgID, kind string, l listing, only []string) *bun.Selec
 	if l.status != "" {
 		q = q.Where("ic.status = ?", l.status)
 	}
-	if l.project != "" {
-		q = q.Where("ic.project_id = ?", l.project)
+	if l.ProjectID != "" {
+		q = q.Where("ic.project_id = ?", l.ProjectID)
 	}
 	if only != nil {
 		// '' is an invoice of no project, which a restriction never lets

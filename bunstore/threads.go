@@ -369,7 +369,7 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // indexes of the same shapes. Every one of them holds visible threads
 // only.
 func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetThread returns one of the organization's visible threads; the error
@@ -396,7 +396,8 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 	ctx, cancel := s.query(ctx) // one deadline for both round trips
 	defer cancel()
 	what := fmt.Sprintf("messages of thread %q", threadID)
-	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: threadID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After, what: what})
+	q.ProjectID = "" // the thread is the filter
+	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, parent: threadID, what: what})
 	if err != nil || len(p.Items) > 0 {
 		return p, err
 	}
@@ -420,7 +421,7 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 // visible messages only. A page and its total take one round trip,
 // attachments included.
 func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: q.ThreadID, project: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, parent: q.ThreadID})
 }
 
 // GetMessage returns one of the organization's visible messages of its

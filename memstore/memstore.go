@@ -314,8 +314,7 @@ func (t *tenant) hasProject(kind, id, projectID string) error {
 // ListProjects returns a page of the organization's projects; an unknown
 // organization has none.
 func (m *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	return projectItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return projectItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
@@ -326,21 +325,19 @@ func (m *Store) GetProject(ctx context.Context, orgID, id string) (store.Project
 // ListMilestones returns a page of one project's milestones, or ErrNotFound
 // when the organization has no such project.
 func (m *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: projectID, inProject: true, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	q.ProjectID = projectID
+	return milestoneItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, true)
 }
 
 // ListAllMilestones returns a page of the organization's milestones of
 // every project; an unknown organization has none.
 func (m *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
-	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return milestoneItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
 func (m *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return deliverableItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return deliverableItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // GetDeliverable returns one of the organization's deliverables, or
@@ -351,8 +348,7 @@ func (m *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Del
 
 // ListInvoices returns a page of the organization's invoices.
 func (m *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return invoiceItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return invoiceItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // DataVersion returns the organization's data version (see

@@ -135,57 +135,58 @@ func (d *itemDesc[T]) put(ctx context.Context, m *Store, v T) error {
 	return nil
 }
 
-// listing is what a list asks of a table, from its query.
-type listing struct {
-	store.PageRequest
-	status    string // "" for any
-	projectID string // "" for any
-	// inProject makes projectID a project that must exist: a list of a
-	// project's items answers ErrNotFound for an unknown one.
-	inProject bool
-	only      []string  // OnlyProjects
-	dueBefore time.Time // DueBefore
-	since     time.Time
-	after     store.Position
-}
-
-// list returns a page of the organization's items; an unknown
-// organization has none.
-func (d *itemDesc[T]) list(ctx context.Context, m *Store, orgID string, l listing) (store.Page[T], error) {
+// list returns a page of the organization's items that status ("" for
+// any) and f select; an unknown organization has none. inProject makes
+// f.ProjectID a project that must exist: a list of a project's items
+// answers ErrNotFound for an unknown one.
+func (d *itemDesc[T]) list(ctx context.Context, m *Store, orgID string, r store.PageRequest, status string, f store.ListFilter, inProject bool) (store.Page[T], error) {
 	if err := alive(ctx); err != nil {
 		return store.Page[T]{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	t := m.orgs[orgID]
-	if l.inProject && (t == nil || !projectItems.of(t).has(l.projectID)) {
-		return store.Page[T]{}, fmt.Errorf("store: project %q: %w", l.projectID, store.ErrNotFound)
+	if inProject && (t == nil || !projectItems.of(t).has(f.ProjectID)) {
+		return store.Page[T]{}, fmt.Errorf("store: project %q: %w", f.ProjectID, store.ErrNotFound)
 	}
-	keep := d.filter(l)
-	var items []*T
+	var s *sorted[T]
 	if t != nil {
-		items, keep = d.of(t).view(l.since, l.after, keep)
+		s = d.of(t)
 	}
-	return page(items, keep, l.PageRequest, d.copy, m.syncedThrough(l.since), t.dataVersion())
+	return listed(m, t, s, fields[T]{d.status, d.project, d.due}, r, status, f, nil, d.copy)
 }
 
-// filter is the predicate of l's filters (but UpdatedSince, which view
-// applies), one condition each; nil when l has none, so that a list
-// without filters counts its items without reading them.
-func (d *itemDesc[T]) filter(l listing) func(*T) bool {
+// fields are the accessors of a kind's items that a list's filters test
+// (see match): its status, its project ("" for none) and its DueAt (nil
+// for none; a nil due for a kind without one).
+type fields[T any] struct {
+	status  func(*T) string
+	project func(*T) string
+	due     func(*T) *time.Time
+}
+
+// match is the predicate of a list's filters but UpdatedSince and After
+// (which view applies): status ("" for any), then f's, one condition each;
+// nil when there are none, so that a list without filters counts its
+// items without reading them. A filter of a field the kind has not
+// matches none of its items.
+func match[T any](a fields[T], status string, f store.ListFilter) func(*T) bool {
 	var conds []func(*T) bool
-	if l.status != "" {
-		conds = append(conds, func(v *T) bool { return d.status(v) == l.status })
+	add := func(on bool, c func(*T) bool) {
+		if on {
+			conds = append(conds, c)
+		}
 	}
-	if l.projectID != "" {
-		conds = append(conds, func(v *T) bool { return d.project(v) == l.projectID })
-	}
-	if l.only != nil {
-		conds = append(conds, func(v *T) bool { return store.InProjects(l.only, d.project(v)) })
-	}
-	if !l.dueBefore.IsZero() {
-		conds = append(conds, func(v *T) bool { due := d.due(v); return due != nil && due.Before(l.dueBefore) })
-	}
+	add(status != "", func(v *T) bool { return a.status != nil && a.status(v) == status })
+	add(f.ProjectID != "", func(v *T) bool { return a.project(v) == f.ProjectID })
+	add(f.OnlyProjects != nil, func(v *T) bool { return store.InProjects(f.OnlyProjects, a.project(v)) })
+	add(!f.DueBefore.IsZero(), func(v *T) bool {
+		due := (*time.Time)(nil)
+		if a.due != nil {
+			due = a.due(v)
+		}
+		return due != nil && due.Before(f.DueBefore)
+	})
 	if len(conds) == 0 {
 		return nil
 	}
@@ -197,6 +198,23 @@ func (d *itemDesc[T]) filter(l listing) func(*T) bool {
 		}
 		return true
 	}
+}
+
+// listed returns the page of s's items (none when s is nil) that status,
+// f and, when not nil, keep select: the one list of every kind. The
+// caller holds mu for reading; t is the organization (nil for none).
+func listed[T any](m *Store, t *tenant, s *sorted[T], a fields[T], r store.PageRequest, status string, f store.ListFilter, keep func(*T) bool, copyItem func(T) T) (store.Page[T], error) {
+	if filter := match(a, status, f); keep == nil {
+		keep = filter
+	} else if filter != nil {
+		only := keep
+		keep = func(v *T) bool { return only(v) && filter(v) }
+	}
+	var items []*T
+	if s != nil {
+		items, keep = s.view(f.UpdatedSince, f.After, keep)
+	}
+	return page(items, keep, r, copyItem, m.syncedThrough(f.UpdatedSince), t.dataVersion())
 }
 
 // get returns one of the organization's items, or ErrNotFound.

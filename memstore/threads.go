@@ -182,23 +182,19 @@ func (m *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQue
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var keep func(*store.Thread) bool
-	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(th *store.Thread) bool {
-			project := ""
-			if th.ProjectID != nil {
-				project = *th.ProjectID
-			}
-			return (q.Status == "" || th.Status == q.Status) &&
-				(q.ProjectID == "" || project == q.ProjectID) &&
-				store.InProjects(q.OnlyProjects, project) // an organization-wide thread is in no project
-		}
+	t := m.orgs[orgID]
+	var s *sorted[store.Thread]
+	if t != nil {
+		s = &t.threads.shown
 	}
-	var items []*store.Thread
-	if t := m.orgs[orgID]; t != nil {
-		items, keep = t.threads.shown.view(q.UpdatedSince, q.After, keep)
-	}
-	return page(items, keep, q.PageRequest, copyThread, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	return listed(m, t, s, threadFields, q.PageRequest, string(q.Status), q.ListFilter, nil, copyThread)
+}
+
+// threadFields are a thread's fields that a list's filters test: an
+// organization-wide thread is in no project.
+var threadFields = fields[store.Thread]{
+	status:  func(th *store.Thread) string { return string(th.Status) },
+	project: func(th *store.Thread) string { return deref(th.ProjectID) },
 }
 
 // GetThread returns one of the organization's visible threads, or
@@ -230,8 +226,8 @@ func (m *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 	if t == nil || !t.threads.shown.has(threadID) || !store.InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
 		return store.Page[store.Message]{}, fmt.Errorf("store: thread %q: %w", threadID, store.ErrNotFound)
 	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, func(msg *store.Message) bool { return msg.ThreadID == threadID })
-	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	q.ThreadID, q.ProjectID = threadID, "" // the thread is the filter
+	return m.listMessages(t, q)
 }
 
 // ListMessages returns a page of the organization's visible messages
@@ -242,22 +238,21 @@ func (m *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
+	return m.listMessages(m.orgs[orgID], q)
+}
+
+// listMessages is ListMessages of t (nil for none) under mu: a message is
+// in its thread's project.
+func (m *Store) listMessages(t *tenant, q store.MessageQuery) (store.Page[store.Message], error) {
 	if t == nil {
-		return page[store.Message](nil, nil, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), 0)
+		return listed(m, t, nil, fields[store.Message]{}, q.PageRequest, "", q.ListFilter, nil, copyMessage)
 	}
 	var keep func(*store.Message) bool
-	if q.ThreadID != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(msg *store.Message) bool {
-			if q.ThreadID != "" && msg.ThreadID != q.ThreadID {
-				return false
-			}
-			project := t.threads.projectOf(msg.ThreadID)
-			return (q.ProjectID == "" || project == q.ProjectID) && store.InProjects(q.OnlyProjects, project)
-		}
+	if q.ThreadID != "" {
+		keep = func(msg *store.Message) bool { return msg.ThreadID == q.ThreadID }
 	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, keep)
-	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	a := fields[store.Message]{project: func(msg *store.Message) string { return t.threads.projectOf(msg.ThreadID) }}
+	return listed(m, t, &t.threads.shownMsgs, a, q.PageRequest, "", q.ListFilter, keep, copyMessage)
 }
 
 // GetAttachment returns an attachment of one of the organization's

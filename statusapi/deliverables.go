@@ -77,12 +77,9 @@ func (h *handler) deliverableRoutes() []route {
 		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
 				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
-					PageRequest:  q.PageRequest,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.DeliverableStatus(q.Status),
-					ProjectID:    q.ProjectID,
-					OnlyProjects: c.ProjectIDs,
+					PageRequest: q.PageRequest,
+					Status:      store.DeliverableStatus(q.Status),
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			id: "listDeliverables", tag: "Deliverables", tool: "list_deliverables",

@@ -93,13 +93,9 @@ func (h *handler) invoiceRoutes() []route {
 		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
 				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
-					PageRequest:  q.PageRequest,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.InvoiceStatus(q.Status),
-					ProjectID:    q.ProjectID,
-					DueBefore:    q.timeOf(pDueBefore),
-					OnlyProjects: c.ProjectIDs,
+					PageRequest: q.PageRequest,
+					Status:      store.InvoiceStatus(q.Status),
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			id: "listInvoices", tag: "Invoices", tool: "list_invoices",

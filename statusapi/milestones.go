@@ -77,11 +77,9 @@ func (h *handler) milestoneRoutes() []route {
 					return store.Page[store.Milestone]{}, err
 				}
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
-					PageRequest:  q.PageRequest,
-					DueBefore:    q.timeOf(pDueBefore),
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.MilestoneStatus(q.Status),
+					PageRequest: q.PageRequest,
+					Status:      store.MilestoneStatus(q.Status),
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			id: "listMilestones", tag: "Projects",
@@ -91,13 +89,9 @@ func (h *handler) milestoneRoutes() []route {
 		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
 				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
-					PageRequest:  q.PageRequest,
-					ProjectID:    q.ProjectID,
-					Status:       store.MilestoneStatus(q.Status),
-					DueBefore:    q.timeOf(pDueBefore),
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					OnlyProjects: c.ProjectIDs,
+					PageRequest: q.PageRequest,
+					Status:      store.MilestoneStatus(q.Status),
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			id: "listAllMilestones", tag: "Projects", tool: "list_milestones",

@@ -89,35 +89,33 @@ func noParams(r *http.Request) error {
 	return err
 }
 
-// listParams are the validated parameters of a list route.
+// listParams are the validated parameters of a list route: its filters
+// fill the store's (ListFilter, which a route's read passes on whole,
+// with the caller's projects) or Status.
 type listParams struct {
 	store.PageRequest
-	Status       string            // "" for any
-	ProjectID    string            // "" for any
-	UpdatedSince time.Time         // zero for none
-	given        map[string]string // the query as given, for links
-	// values are the values of the filters that fill no field above, by
-	// parameter (see timeOf).
-	values map[*param]any
+	store.ListFilter
+	Status string            // "" for any
+	given  map[string]string // the query as given, for links
 	// sync is true for a page of changes (a list asked with updatedSince,
 	// a page of deletions): its meta carries syncedThrough and next.
 	sync bool
-	// After is the position the after parameter names (see walk), zero
-	// for none; bind the binding of the cursors of the list.
-	After store.Position
-	bind  [bindingSize]byte
-	next  *envelope.Cursor // meta.next of the page served, for its link
+	// bind is the binding of the cursors of the list (see walk), whose
+	// position After holds.
+	bind [bindingSize]byte
+	next *envelope.Cursor // meta.next of the page served, for its link
 }
 
 // listSpec says which parameters a list route takes beside page and
 // limit.
 type listSpec struct {
-	// filters are the list's filters, each parsed by its own parse, in
-	// the order of their declaration (see listRoute). updatedSince is
-	// offered only when the store tracks changes (store.Changes), which
-	// is what honours it.
+	// filters are the list's query parameters, each parsed by its own
+	// parse (one without is left in listParams.given for the route), in
+	// the order of their declaration (see listRoute); page, limit, after
+	// and headers among them are taken as listParamsOf takes them. updatedSince is offered only
+	// when the store tracks changes (store.Changes), which is what
+	// honours it.
 	filters []*param
-	extra   []string // further parameters the route parses itself
 	// cursor is after, the walk by cursor of a list of changes: offered
 	// with updatedSince, and to the deletion feed.
 	cursor bool
@@ -130,8 +128,8 @@ type listSpec struct {
 func (spec listSpec) since() bool { return slices.Contains(spec.filters, pUpdatedSince) }
 
 // listParamsOf parses the parameters of a list route: page and limit,
-// spec.filters, each by its parse, after with updatedSince or
-// spec.cursor, and spec.extra as given.
+// spec.filters, each by its parse, and after with updatedSince or
+// spec.cursor.
 //
 // page is a whole number from 1 and limit one from 1 to store.MaxLimit,
 // written in plain digits: no sign, no leading zero, no fraction, so each
@@ -141,13 +139,19 @@ func (spec listSpec) since() bool { return slices.Contains(spec.filters, pUpdate
 func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 	allowed := []string{paramPage, paramLimit}
 	for _, f := range spec.filters {
-		allowed = append(allowed, f.Name)
+		if f.parse != nil {
+			allowed = append(allowed, f.Name)
+		}
 	}
 	since := spec.since()
 	if since || spec.cursor {
 		allowed = append(allowed, paramAfter)
 	}
-	allowed = append(allowed, spec.extra...)
+	for _, f := range spec.filters { // read by the route, named after after
+		if f.parse == nil && f.In == "query" && !contains(allowed, f.Name) {
+			allowed = append(allowed, f.Name)
+		}
+	}
 	q, err := query(r.URL.RawQuery, allowed...)
 	if err != nil {
 		return listParams{}, err
@@ -167,7 +171,7 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		p.Page = n
 	}
 	for _, f := range spec.filters {
-		if v, ok := q[f.Name]; ok {
+		if v, ok := q[f.Name]; ok && f.parse != nil {
 			if err := f.parse(f, &p, v); err != nil {
 				return listParams{}, err
 			}
@@ -182,12 +186,6 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		}
 	}
 	return p, nil
-}
-
-// timeOf is the value of the timestamp filter p, zero when not given.
-func (p listParams) timeOf(f *param) time.Time {
-	t, _ := p.values[f].(time.Time)
-	return t
 }
 
 // limitOf parses the limit of a query: a whole number from 1 to

@@ -58,12 +58,9 @@ func (h *handler) projectRoutes() []route {
 		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
 				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
-					PageRequest:  q.PageRequest,
-					DueBefore:    q.timeOf(pDueBefore),
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.ProjectStatus(q.Status),
-					OnlyProjects: c.ProjectIDs,
+					PageRequest: q.PageRequest,
+					Status:      store.ProjectStatus(q.Status),
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			id: "listProjects", tag: "Projects", tool: "list_projects",

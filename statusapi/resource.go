@@ -165,6 +165,7 @@ func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiF
 		if err != nil {
 			return response{}, err
 		}
+		q.OnlyProjects = c.ProjectIDs
 		p, err := read(r, c, q)
 		if err != nil {
 			return response{}, err

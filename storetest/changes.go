@@ -142,7 +142,7 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 	for r := range readers {
 		wg.Go(func() {
 			for n := range each {
-				page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+				page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}, ListFilter: store.ListFilter{UpdatedSince: since}})
 				if err != nil {
 					errs <- err
 					continue
@@ -167,7 +167,7 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) Subject) {
 		is.NoErr(err) // no concurrent call fails
 	}
 
-	changed, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	changed, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	is.Equal(changed.Total, writers*each/2) // every invoice kept is listed as changed
 	feed, err := c.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})

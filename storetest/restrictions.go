@@ -57,17 +57,27 @@ func testThreadsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 		got   func() ([]string, int)
 		wantI []string
 	}{
-		{"threads of p1", func() ([]string, int) { return threadIDs(store.ThreadQuery{OnlyProjects: []string{"p1"}}) }, []string{"t1"}},
-		{"threads of p1 and p2", func() ([]string, int) { return threadIDs(store.ThreadQuery{OnlyProjects: []string{"p1", "p2"}}) }, []string{"t1", "t2"}},
+		{"threads of p1", func() ([]string, int) {
+			return threadIDs(store.ThreadQuery{ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}})
+		}, []string{"t1"}},
+		{"threads of p1 and p2", func() ([]string, int) {
+			return threadIDs(store.ThreadQuery{ListFilter: store.ListFilter{OnlyProjects: []string{"p1", "p2"}}})
+		}, []string{"t1", "t2"}},
 		{"threads of p1, asked for p2", func() ([]string, int) {
-			return threadIDs(store.ThreadQuery{OnlyProjects: []string{"p1"}, ProjectID: "p2"})
+			return threadIDs(store.ThreadQuery{ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}, ProjectID: "p2"}})
 		}, []string{}},
-		{"threads of no project", func() ([]string, int) { return threadIDs(store.ThreadQuery{OnlyProjects: []string{}}) }, []string{}},
-		{"messages of p2", func() ([]string, int) { return messageIDs(store.MessageQuery{OnlyProjects: []string{"p2"}}) }, []string{"msgt2"}},
+		{"threads of no project", func() ([]string, int) {
+			return threadIDs(store.ThreadQuery{ListFilter: store.ListFilter{OnlyProjects: []string{}}})
+		}, []string{}},
+		{"messages of p2", func() ([]string, int) {
+			return messageIDs(store.MessageQuery{ListFilter: store.ListFilter{OnlyProjects: []string{"p2"}}})
+		}, []string{"msgt2"}},
 		{"messages of p1, asked for t2", func() ([]string, int) {
-			return messageIDs(store.MessageQuery{OnlyProjects: []string{"p1"}, ThreadID: "t2"})
+			return messageIDs(store.MessageQuery{ThreadID: "t2", ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}})
 		}, []string{}},
-		{"messages of no project", func() ([]string, int) { return messageIDs(store.MessageQuery{OnlyProjects: []string{}}) }, []string{}},
+		{"messages of no project", func() ([]string, int) {
+			return messageIDs(store.MessageQuery{ListFilter: store.ListFilter{OnlyProjects: []string{}}})
+		}, []string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
@@ -76,10 +86,10 @@ func testThreadsRestricted(t *testing.T, open func(t *testing.T) Subject) {
 			is.Equal(total, len(tt.wantI)) // and the total counts only them
 		})
 	}
-	_, err := th.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all, OnlyProjects: []string{"p1"}})
+	_, err := th.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}})
 	is.NoErr(err) // a thread of the key's projects
 	for _, id := range []string{"t2", "t0"} {
-		_, err := th.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all, OnlyProjects: []string{"p1"}})
+		_, err := th.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}})
 		is.True(errors.Is(err, store.ErrNotFound)) // another project's thread, or an organization-wide one, is not found
 	}
 	for id, want := range map[string]string{"attt1": "p1", "attt2": "p2", "attt0": ""} {

@@ -53,7 +53,7 @@ func (c *ProjectCopy) Sync(ctx context.Context, s SyncedStore, orgID string) err
 	}
 	changed := map[string]string{}
 	for n := 1; ; n++ {
-		p, err := s.ListProjects(ctx, orgID, store.ProjectQuery{PageRequest: store.PageRequest{Page: n, Limit: 2}, UpdatedSince: c.Since})
+		p, err := s.ListProjects(ctx, orgID, store.ProjectQuery{PageRequest: store.PageRequest{Page: n, Limit: 2}, ListFilter: store.ListFilter{UpdatedSince: c.Since}})
 		if err != nil {
 			return fmt.Errorf("changes since %v: %w", c.Since, err)
 		}

@@ -210,17 +210,17 @@ func seededThreadLists(s Subject) []list {
 		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
 		{"threads open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen}), []string{"t1", "t3", "t4", "t6"}},
 		{"threads resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t2", "t5"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t1", "t5", "t4"}},
-		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1", Status: store.ThreadOpen}), []string{"t1", "t4"}},
-		{"threads of p1 resolved", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1", Status: store.ThreadResolved}), []string{"t5"}},
-		{"threads of p2", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2"}), []string{"t3"}},
-		{"threads of p2 resolved (none)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2", Status: store.ThreadResolved}), []string{}},
-		{"threads of p4 (only an internal message)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p4"}), []string{"t6"}},
-		{"threads of p3, a project without any", threadList(s, orgA, store.ThreadQuery{ProjectID: "p3"}), []string{}},
-		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{ProjectID: "nope"}), []string{}},
-		{"threads of org_b's project pb, asked by org_a", threadList(s, orgA, store.ThreadQuery{ProjectID: "pb"}), []string{}},
-		{"threads of org_b pb", threadList(s, orgB, store.ThreadQuery{ProjectID: "pb"}), []string{"t1"}},
-		{"threads of org_b p1 (none)", threadList(s, orgB, store.ThreadQuery{ProjectID: "p1"}), []string{}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t1", "t5", "t4"}},
+		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t1", "t4"}},
+		{"threads of p1 resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t5"}},
+		{"threads of p2", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"t3"}},
+		{"threads of p2 resolved (none)", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved, ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
+		{"threads of p4 (only an internal message)", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p4"}}), []string{"t6"}},
+		{"threads of p3, a project without any", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p3"}}), []string{}},
+		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
+		{"threads of org_b's project pb, asked by org_a", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{}},
+		{"threads of org_b pb", threadList(s, orgB, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{"t1"}},
+		{"threads of org_b p1 (none)", threadList(s, orgB, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 
 		{"messages of org_a", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "msg4", "msg5"}},
 		{"messages of org_b", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
@@ -231,20 +231,20 @@ func seededThreadLists(s Subject) []list {
 		{"messages of ti, an internal thread", messageList(s, orgA, store.MessageQuery{ThreadID: "ti"}), []string{}},
 		{"messages of an unknown thread", messageList(s, orgA, store.MessageQuery{ThreadID: "nope"}), []string{}},
 		{"messages of org_b's thread tb, asked by org_a", messageList(s, orgA, store.MessageQuery{ThreadID: "tb"}), []string{}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7"}},
-		{"messages of p2", messageList(s, orgA, store.MessageQuery{ProjectID: "p2"}), []string{"msg6"}},
-		{"messages of p4 (only an internal one)", messageList(s, orgA, store.MessageQuery{ProjectID: "p4"}), []string{}},
-		{"messages of an unknown project", messageList(s, orgA, store.MessageQuery{ProjectID: "nope"}), []string{}},
-		{"messages of t1 in p1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ProjectID: "p1"}), []string{"msg1", "msg2", "msg3"}},
-		{"messages of t1 in p2 (none)", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ProjectID: "p2"}), []string{}},
-		{"messages of org_b pb", messageList(s, orgB, store.MessageQuery{ProjectID: "pb"}), []string{"msg1"}},
-		{"messages of org_b p1 (none)", messageList(s, orgB, store.MessageQuery{ProjectID: "p1"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3", "msg7"}},
+		{"messages of p2", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"msg6"}},
+		{"messages of p4 (only an internal one)", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p4"}}), []string{}},
+		{"messages of an unknown project", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
+		{"messages of t1 in p1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3"}},
+		{"messages of t1 in p2 (none)", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
+		{"messages of org_b pb", messageList(s, orgB, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{"msg1"}},
+		{"messages of org_b p1 (none)", messageList(s, orgB, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 
 		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3"}},
 		{"thread t2's messages", threadMessageList(s, orgA, "t2", store.MessageQuery{}), []string{"msg4", "msg5"}},
 		{"thread t4's messages (none)", threadMessageList(s, orgA, "t4", store.MessageQuery{}), []string{}},
 		{"thread t6's messages (only an internal one)", threadMessageList(s, orgA, "t6", store.MessageQuery{}), []string{}},
-		{"thread t1's messages, filters ignored", threadMessageList(s, orgA, "t1", store.MessageQuery{ThreadID: "t2", ProjectID: "p2"}), []string{"msg1", "msg2", "msg3"}},
+		{"thread t1's messages, filters ignored", threadMessageList(s, orgA, "t1", store.MessageQuery{ThreadID: "t2", ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"msg1", "msg2", "msg3"}},
 		{"org_b thread t1's messages", threadMessageList(s, orgB, "t1", store.MessageQuery{}), []string{"msg1"}},
 	}
 }
@@ -439,13 +439,13 @@ func testThreadReplace(t *testing.T, open func(t *testing.T) Subject) {
 		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t1", "t2", "t3", "t4", "t5", "t6"}},
 		{"threads open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen}), []string{"t1", "t4", "t6"}},
 		{"threads resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t2", "t3", "t5"}},
-		{"threads of p1 (t3 moved in)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t1", "t3", "t4", "t5"}},
-		{"threads of p2 (t3 moved out)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2"}), []string{}},
+		{"threads of p1 (t3 moved in)", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t1", "t3", "t4", "t5"}},
+		{"threads of p2 (t3 moved out)", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
 		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg2", "msg3", "msg7", "msg4", "msg5", "msg1"}},
 		{"messages of t2 (msg7 moved in)", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{"msg7", "msg4", "msg5"}},
 		{"messages of t5 (msg7 moved out)", messageList(s, orgA, store.MessageQuery{ThreadID: "t5"}), []string{}},
-		{"messages of p1 (t3's moved in, msg7 out)", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg6", "msg2", "msg3", "msg1"}},
-		{"messages of p2", messageList(s, orgA, store.MessageQuery{ProjectID: "p2"}), []string{}},
+		{"messages of p1 (t3's moved in, msg7 out)", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg6", "msg2", "msg3", "msg1"}},
+		{"messages of p2", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
 		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg2", "msg3", "msg1"}},
 		{"thread t2's messages", threadMessageList(s, orgA, "t2", store.MessageQuery{}), []string{"msg7", "msg4", "msg5"}},
 	})
@@ -493,7 +493,7 @@ func testInternalContent(t *testing.T, open func(t *testing.T) Subject) {
 		{"threads with ti visible", threadList(s, orgA, store.ThreadQuery{}), []string{"ti", "t2", "t1", "t5", "t3", "t4", "t6"}},
 		{"messages with mi1 and ti visible", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "mi1", "msg4", "msg5", "mi3"}},
 		{"thread t1's messages with mi1 visible", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3", "mi1"}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
 	})
 	t1 := getThread(t, s, orgA, "t1")
 	is.Equal(t1.MessageCount, 4)                            // a message made visible counts
@@ -612,8 +612,8 @@ func snapshot(t *testing.T, s Subject) []string {
 	}
 	earliest := time.Time{}
 	for _, org := range []string{orgA, orgB} {
-		threadQueries := []store.ThreadQuery{{}, {Status: store.ThreadOpen}, {Status: store.ThreadResolved}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
-		messageQueries := []store.MessageQuery{{}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
+		threadQueries := []store.ThreadQuery{{}, {Status: store.ThreadOpen}, {Status: store.ThreadResolved}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{ProjectID: "p2"}}, {ListFilter: store.ListFilter{ProjectID: "p4"}}}
+		messageQueries := []store.MessageQuery{{}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{ProjectID: "p2"}}, {ListFilter: store.ListFilter{ProjectID: "p4"}}}
 		for _, id := range []string{"t1", "t2", "t3", "t4", "t5", "t6", "ti", "tj", "tb"} {
 			messageQueries = append(messageQueries, store.MessageQuery{ThreadID: id})
 			th, err := s.GetThread(ctx, org, id)
@@ -641,9 +641,9 @@ func snapshot(t *testing.T, s Subject) []string {
 	}
 	c := s
 	for _, org := range []string{orgA, orgB} {
-		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, UpdatedSince: earliest})
+		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: earliest}})
 		add("threads updated since the seeding "+org, page, err)
-		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all, UpdatedSince: earliest})
+		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: earliest}})
 		add("messages updated since the seeding "+org, msgs, err)
 		dels, err := c.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: all, Since: earliest})
 		add("deletions since the seeding "+org, dels, err)
@@ -752,7 +752,7 @@ func testThreadNotFound(t *testing.T, open func(t *testing.T) Subject) {
 
 	for _, l := range []list{
 		{"threads", threadList(s, "org_unknown", store.ThreadQuery{}), nil},
-		{"threads of p1", threadList(s, "org_unknown", store.ThreadQuery{ProjectID: "p1"}), nil},
+		{"threads of p1", threadList(s, "org_unknown", store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), nil},
 		{"messages", messageList(s, "org_unknown", store.MessageQuery{}), nil},
 		{"messages of t1", messageList(s, "org_unknown", store.MessageQuery{ThreadID: "t1"}), nil},
 	} {

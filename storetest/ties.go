@@ -131,7 +131,7 @@ func tiesLists(s Subject, org string, since time.Time) []tiedList {
 			}
 			return &updated
 		}
-		for _, q := range []store.InvoiceQuery{{}, {Status: store.InvoiceOpen}, {ProjectID: "p1"}, {OnlyProjects: []string{"p0", "p2"}}, {Status: store.InvoiceDraft, ProjectID: "p0"}} {
+		for _, q := range []store.InvoiceQuery{{}, {Status: store.InvoiceOpen}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{OnlyProjects: []string{"p0", "p2"}}}, {Status: store.InvoiceDraft, ListFilter: store.ListFilter{ProjectID: "p0"}}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("invoices %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r
@@ -167,7 +167,7 @@ func tiesLists(s Subject, org string, since time.Time) []tiedList {
 				return items, p.Total, err
 			}})
 		}
-		for _, q := range []store.DeliverableQuery{{}, {Status: store.DeliverablePending}, {ProjectID: "p2"}} {
+		for _, q := range []store.DeliverableQuery{{}, {Status: store.DeliverablePending}, {ListFilter: store.ListFilter{ProjectID: "p2"}}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("deliverables %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r

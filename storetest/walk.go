@@ -45,7 +45,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) Subject) {
 		touched := map[string]bool{} // updated, added or deleted during the walk
 		seen := map[string]bool{}
 		var through time.Time
-		q := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since}
+		q := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, ListFilter: store.ListFilter{UpdatedSince: since}}
 		for pages := 0; ; pages++ {
 			is.True(pages < 100) // the walk ends
 			p, err := s.ListProjects(ctx, walkOrg, q)
@@ -153,7 +153,7 @@ func testFollowSyncRule(t *testing.T, open func(t *testing.T) Subject) {
 				write()
 			}
 		}
-		pq := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, UpdatedSince: from}
+		pq := store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: 2}, ListFilter: store.ListFilter{UpdatedSince: from}}
 		for {
 			p, err := s.ListProjects(ctx, walkOrg, pq)
 			is.NoErr(err)
@@ -223,14 +223,14 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
 	got, total := ids(store.AllMilestoneQuery{})
 	is.Equal(got, []string{"m2", "m3", "m0", "m1"}) // dueAt, then projectId, then id; no other organization's
 	is.Equal(total, 4)
-	got, total = ids(store.AllMilestoneQuery{ProjectID: "pb"})
+	got, total = ids(store.AllMilestoneQuery{ListFilter: store.ListFilter{ProjectID: "pb"}})
 	is.Equal(got, []string{"m3", "m0"}) // one project's
 	is.Equal(total, 2)
-	got, _ = ids(store.AllMilestoneQuery{ProjectID: "nope"})
+	got, _ = ids(store.AllMilestoneQuery{ListFilter: store.ListFilter{ProjectID: "nope"}})
 	is.Equal(len(got), 0) // an unknown project: none, no error
 	got, _ = ids(store.AllMilestoneQuery{Status: store.MilestonePending})
 	is.Equal(got, []string{"m2", "m3"}) // by status
-	got, total = ids(store.AllMilestoneQuery{OnlyProjects: []string{"pa"}})
+	got, total = ids(store.AllMilestoneQuery{ListFilter: store.ListFilter{OnlyProjects: []string{"pa"}}})
 	is.Equal(got, []string{"m2", "m1"}) // a restricted key's projects only
 	is.Equal(total, 2)
 	got, total = ids(store.AllMilestoneQuery{PageRequest: store.PageRequest{Page: 2, Limit: 3}})
@@ -238,7 +238,7 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
 	is.Equal(total, 4)
 
 	since := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	p, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, UpdatedSince: since})
+	p, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	is.Equal(len(p.Items), 4)
 	for i := 1; i < len(p.Items); i++ {
@@ -246,8 +246,10 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) reader) {
 		is.True(a.UpdatedAt.Before(b.UpdatedAt) || a.UpdatedAt.Equal(b.UpdatedAt) && a.ID < b.ID) // by updatedAt, then id
 	}
 	first := p.Items[0]
-	rest, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, UpdatedSince: since,
-		After: store.Position{At: first.UpdatedAt, ID: first.ID}})
+	rest, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{
+		PageRequest: all,
+		ListFilter:  store.ListFilter{UpdatedSince: since, After: store.Position{At: first.UpdatedAt, ID: first.ID}},
+	})
 	is.NoErr(err)
 	is.Equal(rest.Items, p.Items[1:]) // the items after the cursor
 	is.Equal(rest.Total, 3)           // counted after it
