@@ -92,7 +92,7 @@ type PageRequest struct {
 
 // ListFilter holds the filters of the lists of items, each declared once:
 // every list query embeds it, and a store applies each field that is not
-// zero to every list, as one condition (docs/store.md). A field that tests
+// zero to every list, as one condition. A field that tests
 // what a kind has not (DueBefore on deliverables) matches none of its
 // items; the zero ListFilter matches every item.
 type ListFilter struct {
