@@ -32,6 +32,7 @@ var milestoneTable = resource[milestoneRow, store.Milestone]{
 	project: "m.project_id", status: "m.status",
 	counted: true,
 	item:    milestoneRow.milestone,
+	rowOf:   milestoneRowOf,
 }
 
 func (row milestoneRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
@@ -57,10 +58,7 @@ func milestoneRowOf(m store.Milestone) milestoneRow {
 // store.ErrNotFound when its project does not exist in its organization.
 // Its UpdatedAt is the database's clock, moved only when a field changes.
 func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	return put(ctx, s, fmt.Sprintf("milestone %q", m.ID), []milestoneRow{milestoneRowOf(m)})
+	return putItems(ctx, s, milestoneTable, m)
 }
 
 // PutMilestones puts many milestones as PutMilestone does, in one
@@ -69,14 +67,7 @@ func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
 // without writing any. Of two with the same organization and id, the
 // later wins.
 func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
-	rows := make([]milestoneRow, len(ms))
-	for i, m := range ms {
-		if err := m.Validate(); err != nil {
-			return err
-		}
-		rows[i] = milestoneRowOf(m)
-	}
-	return put(ctx, s, fmt.Sprintf("%d milestones", len(ms)), rows)
+	return putItems(ctx, s, milestoneTable, ms...)
 }
 
 // ListMilestones returns a page of one of the organization's projects'

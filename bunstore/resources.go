@@ -56,8 +56,32 @@ type resource[R counted, T any] struct {
 	// columns, when not nil, adds columns to every row read, after a
 	// page's limit (a message's attachments, gathered as JSON).
 	columns func(*Store, *bun.SelectQuery) *bun.SelectQuery
-	// item converts a row to the item a read returns.
-	item func(R) T
+	// item converts a row to the item a read returns; rowOf, for a resource
+	// put by putItems, an item to its row.
+	item  func(R) T
+	rowOf func(T) R
+}
+
+// putItems puts items as rows of r (see put), in one statement per
+// thousand: either all of them or, on an error, none. It validates every
+// one first, and returns the first invalid one's error without writing
+// any.
+func putItems[R interface {
+	counted
+	keyed
+}, T interface{ Validate() error }](ctx context.Context, s *Store, r resource[R, T], items ...T) error {
+	rows := make([]R, len(items))
+	for i, v := range items {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+		rows[i] = r.rowOf(v)
+	}
+	what := fmt.Sprintf("%d %s", len(rows), r.plural)
+	if len(rows) == 1 {
+		what = fmt.Sprintf("%s %q", r.kind, rows[0].key()[1])
+	}
+	return put(ctx, s, what, rows)
 }
 
 // listing is a list request in a resource's terms: its query's page,
@@ -88,15 +112,15 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	if what == "" {
 		what = r.plural
 	}
-	return list(ctx, s, what, l.PageRequest, l.UpdatedSince, r.filter(s, orgID, l, only), count, order(r.alias, l.UpdatedSince, r.order), r.extra(s), r.item)
-}
-
-// extra is the page's columns (see columns), or nil.
-func (r resource[R, T]) extra(s *Store) func(*bun.SelectQuery) *bun.SelectQuery {
-	if r.columns == nil {
-		return nil
+	order := r.order
+	if !l.UpdatedSince.IsZero() { // the order of changes
+		order = r.alias + ".updated_at, " + r.alias + ".id"
 	}
-	return func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
+	var columns func(*bun.SelectQuery) *bun.SelectQuery
+	if r.columns != nil {
+		columns = func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
+	}
+	return list(ctx, s, what, l.PageRequest, l.UpdatedSince, r.filter(s, orgID, l, only), count, order, columns, r.item)
 }
 
 // filter is the WHERE clause of a list: the organization, what clients
@@ -118,7 +142,14 @@ func (r resource[R, T]) filter(s *Store, orgID string, l listing, only []string)
 		if !l.DueBefore.IsZero() {
 			sq = r.where(s, sq, "due_at", "? < ?", l.DueBefore) // a NULL due_at matches nothing
 		}
-		return after(since(sq, r.alias, l.UpdatedSince), r.alias, l.UpdatedSince, l.After)
+		if !l.UpdatedSince.IsZero() {
+			alias := bun.Ident(r.alias)
+			sq = sq.Where("?.updated_at >= ?", alias, l.UpdatedSince)
+			if !l.After.IsZero() { // a range of the changes indexes
+				sq = sq.Where("(?.updated_at, ?.id) > (?, ?)", alias, alias, l.After.At, l.After.ID)
+			}
+		}
+		return sq
 	}
 }
 

@@ -556,31 +556,3 @@ func utc(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
-
-// since adds UpdatedSince's filter, when t is not zero, to a list query on
-// the table aliased alias.
-func since(sq *bun.SelectQuery, alias string, t time.Time) *bun.SelectQuery {
-	if t.IsZero() {
-		return sq
-	}
-	return sq.Where("?.updated_at >= ?", bun.Ident(alias), t)
-}
-
-// after adds a walk by cursor, when p is not zero and t (UpdatedSince)
-// is not, to a list query on the table aliased alias: the rows that
-// follow p in the order (updated_at, id), a range of the changes indexes.
-func after(sq *bun.SelectQuery, alias string, t time.Time, p store.Position) *bun.SelectQuery {
-	if t.IsZero() || p.IsZero() {
-		return sq
-	}
-	return sq.Where("(?.updated_at, ?.id) > (?, ?)", bun.Ident(alias), bun.Ident(alias), p.At, p.ID)
-}
-
-// order is a list's ORDER BY: the contract's for changes (updated_at,
-// then id) when t, its UpdatedSince, is not zero, else the list's own.
-func order(alias string, t time.Time, list string) string {
-	if t.IsZero() {
-		return list
-	}
-	return alias + ".updated_at, " + alias + ".id"
-}

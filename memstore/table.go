@@ -39,7 +39,6 @@ type itemDesc[T any] struct {
 type tableDesc interface {
 	// add gives t an empty table of the kind and its kindTable.
 	add(t *tenant)
-	kindOf() store.Kind
 }
 
 // memoryKinds lists the kinds of items the Store keeps in a table, in the
@@ -47,8 +46,6 @@ type tableDesc interface {
 // of its events. Threads and messages, kept apart (threadStore), are not
 // in it.
 var memoryKinds = []tableDesc{projectItems, milestoneItems, deliverableItems, invoiceItems}
-
-func (d *itemDesc[T]) kindOf() store.Kind { return d.kind }
 
 // of returns t's table of the kind. The tenant holds one of each kind of
 // memoryKinds, of its type, so the assertion holds.

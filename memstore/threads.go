@@ -244,15 +244,16 @@ func (m *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQ
 // listMessages is ListMessages of t (nil for none) under mu: a message is
 // in its thread's project.
 func (m *Store) listMessages(t *tenant, q store.MessageQuery) (store.Page[store.Message], error) {
-	if t == nil {
-		return listed(m, t, nil, fields[store.Message]{}, q.PageRequest, "", q.ListFilter, nil, copyMessage)
+	var s *sorted[store.Message]
+	if t != nil {
+		s = &t.threads.shownMsgs
 	}
 	var keep func(*store.Message) bool
 	if q.ThreadID != "" {
 		keep = func(msg *store.Message) bool { return msg.ThreadID == q.ThreadID }
 	}
 	a := fields[store.Message]{project: func(msg *store.Message) string { return t.threads.projectOf(msg.ThreadID) }}
-	return listed(m, t, &t.threads.shownMsgs, a, q.PageRequest, "", q.ListFilter, keep, copyMessage)
+	return listed(m, t, s, a, q.PageRequest, "", q.ListFilter, keep, copyMessage)
 }
 
 // GetAttachment returns an attachment of one of the organization's
