@@ -75,32 +75,18 @@ func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
 // (milestones_list_status with a status filter), or with UpdatedSince the
 // changed ones, oldest change first, through milestones_changes
 // (milestones_changes_status); the error wraps
-// store.ErrNotFound when the organization has no such project. Its total
-// is summed from item_counts, or with UpdatedSince or DueBefore counted (see
-// selectPage).
-//
-// A page with milestones proves the project exists; an empty one takes a
-// second round trip that checks the project.
+// store.ErrNotFound when the organization has no such project (an empty
+// page checks it: see under). Its total is summed from item_counts, or
+// with UpdatedSince or DueBefore counted (see selectPage).
 func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	notFound := fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
 	if !storable(orgID, projectID) {
-		return store.Page[store.Milestone]{}, unmatched(ctx, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound))
+		return store.Page[store.Milestone]{}, unmatched(ctx, notFound)
 	}
-	ctx, cancel := s.query(ctx) // one deadline for both round trips
-	defer cancel()
-	what := fmt.Sprintf("milestones of project %q", projectID)
 	q.ProjectID = projectID
-	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status), what: what})
-	if err != nil || len(p.Items) > 0 {
-		return p, err
-	}
-	found, err := s.exists(ctx, s.newSelect((*projectRow)(nil)).Where("p.org_id = ? AND p.id = ?", orgID, projectID))
-	if err != nil {
-		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
-	}
-	if !found {
-		return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
-	}
-	return p, nil
+	return milestoneTable.under(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status),
+		what: fmt.Sprintf("milestones of project %q", projectID)},
+		s.newSelect((*projectRow)(nil)).Where("p.org_id = ? AND p.id = ?", orgID, projectID), notFound)
 }
 
 // ListAllMilestones returns a page of the organization's milestones of

@@ -216,6 +216,8 @@ func TestPreparedDeclinesOtherFilters(t *testing.T) {
 				v.Set(reflect.ValueOf(store.Position{At: epoch, ID: "i0"}))
 			case []string:
 				v.Set(reflect.ValueOf([]string{"p1"}))
+			case string:
+				v.SetString("x") // declined whatever it matches
 			default:
 				t.Fatalf("set a value of the new field %s (%s) here", field.Name, field.Type)
 			}

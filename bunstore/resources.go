@@ -213,11 +213,24 @@ func (r resource[R, T]) row(ctx context.Context, s *Store, orgID, id string, onl
 	return row, nil
 }
 
-// exists reports whether the query q (a SELECT of the rows to look for)
-// matches a row: the check of a list under a parent (a project's
-// milestones, a thread's messages) whose page came back empty.
-func (s *Store) exists(ctx context.Context, q *bun.SelectQuery) (bool, error) {
+// under is list for a list under a parent (a project's milestones, a
+// thread's messages), with l.what naming it: a page with items proves the
+// parent; an empty one takes a second round trip, under the same
+// deadline, that looks for it with parent (a SELECT of its row), and
+// answers notFound when there is none.
+func (r resource[R, T]) under(ctx context.Context, s *Store, orgID string, l listing, parent *bun.SelectQuery, notFound error) (store.Page[T], error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	p, err := r.list(ctx, s, orgID, l)
+	if err != nil || len(p.Items) > 0 {
+		return p, err
+	}
 	var found bool
-	err := s.db.NewSelect().ColumnExpr("EXISTS (?)", q.ColumnExpr("1")).Scan(ctx, &found)
-	return found, err
+	if err := s.db.NewSelect().ColumnExpr("EXISTS (?)", parent.ColumnExpr("1")).Scan(ctx, &found); err != nil {
+		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+l.what, err)
+	}
+	if !found {
+		return store.Page[T]{}, notFound
+	}
+	return p, nil
 }

@@ -383,33 +383,18 @@ func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, 
 // threads' visible messages, oldest first, through the index
 // messages_list_thread (messages_changes_thread with UpdatedSince); the
 // error wraps store.ErrNotFound when the organization has no such visible
-// thread. q.ThreadID and q.ProjectID are ignored.
-//
-// A page with messages proves the thread visible; an empty one takes a
-// second round trip that checks the thread.
+// thread (an empty page checks it: see under). q.ThreadID and q.ProjectID
+// are ignored.
 func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	notFound := fmt.Errorf("bunstore: thread %q: %w", threadID, store.ErrNotFound)
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, threadID) || nothing {
 		return store.Page[store.Message]{}, unmatched(ctx, notFound)
 	}
-	ctx, cancel := s.query(ctx) // one deadline for both round trips
-	defer cancel()
-	what := fmt.Sprintf("messages of thread %q", threadID)
 	q.ProjectID = "" // the thread is the filter
-	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, parent: threadID, what: what})
-	if err != nil || len(p.Items) > 0 {
-		return p, err
-	}
-	found, err := s.exists(ctx, restrict(s.newSelect((*threadRow)(nil)).
-		Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only))
-	if err != nil {
-		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
-	}
-	if !found {
-		return store.Page[store.Message]{}, notFound
-	}
-	return p, nil
+	return messageTable.under(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, parent: threadID,
+		what: fmt.Sprintf("messages of thread %q", threadID)},
+		restrict(s.newSelect((*threadRow)(nil)).Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only), notFound)
 }
 
 // ListMessages returns a page of the organization's visible messages of

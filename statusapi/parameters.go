@@ -133,7 +133,7 @@ func statusParam(resource string, statuses []string) *param {
 
 // enumFilter parses a status, one of p.values exactly, into q.Status.
 func enumFilter(p *param, q *listParams, v string) error {
-	if !contains(p.values, v) {
+	if !slices.Contains(p.values, v) {
 		return envelope.InvalidParam(p.Name, p.Name+" must be one of "+strings.Join(p.values, ", "))
 	}
 	q.Status = v

@@ -62,7 +62,7 @@ func query(raw string, allowed ...string) (map[string]string, error) {
 		if err1 != nil || err2 != nil || strings.Contains(pair, ";") {
 			return nil, envelope.InvalidParam(rawName, "the query string is malformed: use name=value pairs separated by &, percent-encoded")
 		}
-		if !contains(allowed, name) {
+		if !slices.Contains(allowed, name) {
 			return nil, envelope.InvalidParam(name, unknownParam(name, allowed))
 		}
 		if _, twice := out[name]; twice {
@@ -148,7 +148,7 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		allowed = append(allowed, paramAfter)
 	}
 	for _, f := range spec.filters { // read by the route, named after after
-		if f.parse == nil && f.In == "query" && !contains(allowed, f.Name) {
+		if f.parse == nil && f.In == "query" && !slices.Contains(allowed, f.Name) {
 			allowed = append(allowed, f.Name)
 		}
 	}
@@ -236,56 +236,43 @@ func (p listParams) meta(total int, syncedThrough time.Time) envelope.Meta {
 // links returns the RFC 8288 Link header of a page of a list: first,
 // prev (from page 2), next (when a later page has items) and last (page 1
 // of an empty list), each the public URL of the same route with the
-// request's other parameters as given and the page set.
+// request's other parameters as given and the page set. A page of changes
+// links by after, not by page: first (the walk from its start) and, when
+// items follow, next (after set to meta.next).
 func (h *handler) links(r *http.Request, q listParams, total int) string {
+	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
+	link := func(rel, name, value string) string {
+		v := make(url.Values, len(q.given)+1)
+		for n, given := range q.given {
+			if !q.sync || n != paramPage && n != paramAfter {
+				v.Set(n, given)
+			}
+		}
+		if value != "" {
+			v.Set(name, value)
+		}
+		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
+	}
 	if q.sync {
-		return h.walkLinks(r, q)
+		out := link("first", paramAfter, "")
+		if q.next != nil && q.next.After != "" {
+			out += ", " + link("next", paramAfter, q.next.After)
+		}
+		return out
 	}
 	last := 1
 	if total > 0 {
 		last = (total + q.Limit - 1) / q.Limit
 	}
-	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
-	link := func(page int, rel string) string {
-		v := make(url.Values, len(q.given)+1)
-		for name, value := range q.given {
-			v.Set(name, value)
-		}
-		v.Set(paramPage, strconv.Itoa(page))
-		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
-	}
-	out := []string{link(1, "first")}
+	page := func(n int, rel string) string { return link(rel, paramPage, strconv.Itoa(n)) }
+	out := []string{page(1, "first")}
 	if q.Page > 1 {
-		out = append(out, link(q.Page-1, "prev"))
+		out = append(out, page(q.Page-1, "prev"))
 	}
 	if q.Page < last {
-		out = append(out, link(q.Page+1, "next"))
+		out = append(out, page(q.Page+1, "next"))
 	}
-	return strings.Join(append(out, link(last, "last")), ", ")
-}
-
-// walkLinks is the Link header of a page of changes, which links by
-// after, not by page: first (the walk from its start) and, when items
-// follow, next (after set to meta.next).
-func (h *handler) walkLinks(r *http.Request, q listParams) string {
-	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
-	link := func(after, rel string) string {
-		v := make(url.Values, len(q.given)+1)
-		for name, value := range q.given {
-			if name != paramPage && name != paramAfter {
-				v.Set(name, value)
-			}
-		}
-		if after != "" {
-			v.Set(paramAfter, after)
-		}
-		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
-	}
-	out := link("", "first")
-	if q.next != nil && q.next.After != "" {
-		out += ", " + link(q.next.After, "next")
-	}
-	return out
+	return strings.Join(append(out, page(last, "last")), ", ")
 }
 
 // strs lists a status type's values as strings, for a status filter.
@@ -295,13 +282,4 @@ func strs[S ~string](all []S) []string {
 		out[i] = string(s)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
