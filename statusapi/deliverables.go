@@ -1,8 +1,6 @@
 package statusapi
 
 import (
-	"net/http"
-
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -75,13 +73,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 func (h *handler) deliverableRoutes() []route {
 	return []route{
 		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
-				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
-					PageRequest: q.PageRequest,
-					Status:      store.DeliverableStatus(q.Status),
-					ListFilter:  q.ListFilter,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListDeliverables)).describe(operation{
 			id: "listDeliverables", tag: "Deliverables", tool: "list_deliverables",
 			summary:     "List deliverables",
 			description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",

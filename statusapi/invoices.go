@@ -91,13 +91,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 func (h *handler) invoiceRoutes() []route {
 	return []route{
 		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
-				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
-					PageRequest: q.PageRequest,
-					Status:      store.InvoiceStatus(q.Status),
-					ListFilter:  q.ListFilter,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListInvoices)).describe(operation{
 			id: "listInvoices", tag: "Invoices", tool: "list_invoices",
 			summary:     "List invoices",
 			description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",

@@ -87,13 +87,7 @@ func (h *handler) milestoneRoutes() []route {
 			description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
 		}),
 		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
-				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
-					PageRequest: q.PageRequest,
-					Status:      store.MilestoneStatus(q.Status),
-					ListFilter:  q.ListFilter,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListAllMilestones)).describe(operation{
 			id: "listAllMilestones", tag: "Projects", tool: "list_milestones",
 			summary:     "List the organization's milestones",
 			description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",

@@ -182,13 +182,7 @@ var messages = declare(resource[store.Message, message]{
 func (h *handler) threadRoutes() []route {
 	return []route{
 		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
-				return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
-					PageRequest: q.PageRequest,
-					Status:      store.ThreadStatus(q.Status),
-					ListFilter:  q.ListFilter,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListThreads)).describe(operation{
 			id: "listThreads", tag: "Threads", tool: "list_threads",
 			summary:     "List threads",
 			description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
