@@ -178,10 +178,10 @@ func match[T any](a fields[T], status string, f store.ListFilter) func(*T) bool 
 	add(f.ProjectID != "", func(v *T) bool { return a.project(v) == f.ProjectID })
 	add(f.OnlyProjects != nil, func(v *T) bool { return store.InProjects(f.OnlyProjects, a.project(v)) })
 	add(!f.DueBefore.IsZero(), func(v *T) bool {
-		due := (*time.Time)(nil)
-		if a.due != nil {
-			due = a.due(v)
+		if a.due == nil { // a kind without a DueAt
+			return false
 		}
+		due := a.due(v)
 		return due != nil && due.Before(f.DueBefore)
 	})
 	if len(conds) == 0 {
