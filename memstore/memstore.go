@@ -262,16 +262,13 @@ func (m *Store) OnOrganizationChange(fn func(orgID string)) {
 
 // Organization returns the organization with that id, or ErrNotFound.
 func (m *Store) Organization(ctx context.Context, id string) (store.Organization, error) {
-	if err := alive(ctx); err != nil {
-		return store.Organization{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t, ok := m.orgs[id]
-	if !ok {
-		return store.Organization{}, fmt.Errorf("store: organization %q: %w", id, store.ErrNotFound)
-	}
-	return t.org, nil
+	return reading(ctx, m, func() (store.Organization, error) {
+		t, ok := m.orgs[id]
+		if !ok {
+			return store.Organization{}, fmt.Errorf("store: organization %q: %w", id, store.ErrNotFound)
+		}
+		return t.org, nil
+	})
 }
 
 // PutProject inserts or replaces a project of an existing organization.
@@ -355,15 +352,12 @@ func (m *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 // store.Versions): a counter that every write moves, 0 for an
 // organization that does not exist.
 func (m *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
-	if err := alive(ctx); err != nil {
-		return 0, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		return t.version, nil
-	}
-	return 0, nil
+	return reading(ctx, m, func() (int64, error) {
+		if t := m.orgs[orgID]; t != nil {
+			return t.version, nil
+		}
+		return 0, nil
+	})
 }
 
 // alive returns an error wrapping ctx.Err() once ctx is done.
@@ -372,6 +366,18 @@ func alive(ctx context.Context) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// reading returns fn's answer, read under mu for reading, or alive's
+// error once ctx is done: the frame of every read.
+func reading[T any](ctx context.Context, m *Store, fn func() (T, error)) (T, error) {
+	if err := alive(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return fn()
 }
 
 // The copy functions return an item that shares no pointer with their

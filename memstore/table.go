@@ -137,20 +137,17 @@ func (d *itemDesc[T]) put(ctx context.Context, m *Store, v T) error {
 // f.ProjectID a project that must exist: a list of a project's items
 // answers ErrNotFound for an unknown one.
 func (d *itemDesc[T]) list(ctx context.Context, m *Store, orgID string, r store.PageRequest, status string, f store.ListFilter, inProject bool) (store.Page[T], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[T]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	if inProject && (t == nil || !projectItems.of(t).has(f.ProjectID)) {
-		return store.Page[T]{}, fmt.Errorf("store: project %q: %w", f.ProjectID, store.ErrNotFound)
-	}
-	var s *sorted[T]
-	if t != nil {
-		s = d.of(t)
-	}
-	return listed(m, t, s, fields[T]{d.status, d.project, d.due}, r, status, f, nil, d.copy)
+	return reading(ctx, m, func() (store.Page[T], error) {
+		t := m.orgs[orgID]
+		if inProject && (t == nil || !projectItems.of(t).has(f.ProjectID)) {
+			return store.Page[T]{}, fmt.Errorf("store: project %q: %w", f.ProjectID, store.ErrNotFound)
+		}
+		var s *sorted[T]
+		if t != nil {
+			s = d.of(t)
+		}
+		return listed(m, t, s, fields[T]{d.status, d.project, d.due}, r, status, f, nil, d.copy)
+	})
 }
 
 // fields are the accessors of a kind's items that a list's filters test
@@ -216,18 +213,15 @@ func listed[T any](m *Store, t *tenant, s *sorted[T], a fields[T], r store.PageR
 
 // get returns one of the organization's items, or ErrNotFound.
 func (d *itemDesc[T]) get(ctx context.Context, m *Store, orgID, id string) (T, error) {
-	var none T
-	if err := alive(ctx); err != nil {
-		return none, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if v, ok := d.of(t).byID[id]; ok {
-			return d.copy(*v), nil
+	return reading(ctx, m, func() (T, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if v, ok := d.of(t).byID[id]; ok {
+				return d.copy(*v), nil
+			}
 		}
-	}
-	return none, fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
+		var none T
+		return none, fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
+	})
 }
 
 // delete removes an item and records its Deletion (with the project it

@@ -177,17 +177,14 @@ func (m *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // ListThreads returns a page of the organization's visible threads; an
 // unknown organization has none.
 func (m *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Thread]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	var s *sorted[store.Thread]
-	if t != nil {
-		s = &t.threads.shown
-	}
-	return listed(m, t, s, threadFields, q.PageRequest, string(q.Status), q.ListFilter, nil, copyThread)
+	return reading(ctx, m, func() (store.Page[store.Thread], error) {
+		t := m.orgs[orgID]
+		var s *sorted[store.Thread]
+		if t != nil {
+			s = &t.threads.shown
+		}
+		return listed(m, t, s, threadFields, q.PageRequest, string(q.Status), q.ListFilter, nil, copyThread)
+	})
 }
 
 // threadFields are a thread's fields that a list's filters test: an
@@ -200,45 +197,36 @@ var threadFields = fields[store.Thread]{
 // GetThread returns one of the organization's visible threads, or
 // ErrNotFound.
 func (m *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, error) {
-	if err := alive(ctx); err != nil {
-		return store.Thread{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if th, ok := t.threads.shown.byID[id]; ok {
-			return copyThread(*th), nil
+	return reading(ctx, m, func() (store.Thread, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if th, ok := t.threads.shown.byID[id]; ok {
+				return copyThread(*th), nil
+			}
 		}
-	}
-	return store.Thread{}, fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
+		return store.Thread{}, fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
+	})
 }
 
 // ListThreadMessages returns a page of one visible thread's visible
 // messages, or ErrNotFound when the organization has no such visible
 // thread.
 func (m *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Message]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	if t == nil || !t.threads.shown.has(threadID) || !store.InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
-		return store.Page[store.Message]{}, fmt.Errorf("store: thread %q: %w", threadID, store.ErrNotFound)
-	}
-	q.ThreadID, q.ProjectID = threadID, "" // the thread is the filter
-	return m.listMessages(t, q)
+	return reading(ctx, m, func() (store.Page[store.Message], error) {
+		t := m.orgs[orgID]
+		if t == nil || !t.threads.shown.has(threadID) || !store.InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
+			return store.Page[store.Message]{}, fmt.Errorf("store: thread %q: %w", threadID, store.ErrNotFound)
+		}
+		q.ThreadID, q.ProjectID = threadID, "" // the thread is the filter
+		return m.listMessages(t, q)
+	})
 }
 
 // ListMessages returns a page of the organization's visible messages
 // across its visible threads; an unknown organization has none.
 func (m *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Message]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.listMessages(m.orgs[orgID], q)
+	return reading(ctx, m, func() (store.Page[store.Message], error) {
+		return m.listMessages(m.orgs[orgID], q)
+	})
 }
 
 // listMessages is ListMessages of t (nil for none) under mu: a message is
@@ -259,24 +247,21 @@ func (m *Store) listMessages(t *tenant, q store.MessageQuery) (store.Page[store.
 // GetAttachment returns an attachment of one of the organization's
 // visible messages, or ErrNotFound.
 func (m *Store) GetAttachment(ctx context.Context, orgID, id string) (store.Attachment, error) {
-	if err := alive(ctx); err != nil {
-		return store.Attachment{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if msg := t.threads.shownMsgs.byID[t.threads.attachments[id]]; msg != nil {
-			for _, a := range msg.Attachments {
-				if a.ID == id {
-					if project := t.threads.projectOf(msg.ThreadID); project != "" {
-						a.ProjectID = &project // for a key restricted to projects
+	return reading(ctx, m, func() (store.Attachment, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if msg := t.threads.shownMsgs.byID[t.threads.attachments[id]]; msg != nil {
+				for _, a := range msg.Attachments {
+					if a.ID == id {
+						if project := t.threads.projectOf(msg.ThreadID); project != "" {
+							a.ProjectID = &project // for a key restricted to projects
+						}
+						return a, nil
 					}
-					return a, nil
 				}
 			}
 		}
-	}
-	return store.Attachment{}, fmt.Errorf("store: attachment %q: %w", id, store.ErrNotFound)
+		return store.Attachment{}, fmt.Errorf("store: attachment %q: %w", id, store.ErrNotFound)
+	})
 }
 
 // hasItem reports whether the organization has the item of a kind a
