@@ -187,16 +187,16 @@ func TestUpdatedSince(t *testing.T) {
 		})
 		return out
 	}
-	ids, total := list(store.ProjectQuery{UpdatedSince: p3})
+	ids, total := list(store.ProjectQuery{ListFilter: store.ListFilter{UpdatedSince: p3}})
 	is.Equal(ids, expect(p3)) // by UpdatedAt, then id; at p3's time is included
 	is.Equal(total, 5)
-	ids, total = list(store.ProjectQuery{UpdatedSince: p3.Add(time.Microsecond)})
+	ids, total = list(store.ProjectQuery{ListFilter: store.ListFilter{UpdatedSince: p3.Add(time.Microsecond)}})
 	is.Equal(ids, expect(p3.Add(time.Microsecond))) // after p3's time: p3 is out
 	is.Equal(total, len(ids))
-	ids, total = list(store.ProjectQuery{UpdatedSince: p3, Status: store.ProjectOnHold})
+	ids, total = list(store.ProjectQuery{Status: store.ProjectOnHold, ListFilter: store.ListFilter{UpdatedSince: p3}})
 	is.Equal(ids, slices.DeleteFunc(expect(p3), func(id string) bool { return id != "p2" && id != "p4" })) // with the status filter
 	is.Equal(total, 2)
-	ids, total = list(store.ProjectQuery{UpdatedSince: p1again.Add(time.Microsecond)})
+	ids, total = list(store.ProjectQuery{ListFilter: store.ListFilter{UpdatedSince: p1again.Add(time.Microsecond)}})
 	is.Equal(len(ids), 0) // nothing changed since
 	is.Equal(total, 0)
 	ids, _ = list(store.ProjectQuery{})

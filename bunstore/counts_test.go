@@ -65,7 +65,7 @@ func checkCounts(t *testing.T, db *bun.DB, step string) {
 		total(org+" projects", p.Total, err, "SELECT count(*) FROM projects WHERE org_id = ?", org)
 		p, err = st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: page, Status: store.ProjectCompleted})
 		total(org+" completed projects", p.Total, err, "SELECT count(*) FROM projects WHERE org_id = ? AND status = 'completed'", org)
-		p, err = st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: page, OnlyProjects: only})
+		p, err = st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: page, ListFilter: store.ListFilter{OnlyProjects: only}})
 		total(org+" some projects", p.Total, err, "SELECT count(*) FROM projects WHERE org_id = ? AND id IN ('p1', 'p3', 'nope')", org)
 
 		for _, project := range []string{"p1", "p2", "p3"} {
@@ -83,24 +83,24 @@ func checkCounts(t *testing.T, db *bun.DB, step string) {
 		total(org+" deliverables", d.Total, err, "SELECT count(*) FROM deliverables WHERE org_id = ?", org)
 		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, Status: store.DeliverableApproved})
 		total(org+" approved deliverables", d.Total, err, "SELECT count(*) FROM deliverables WHERE org_id = ? AND status = 'approved'", org)
-		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, ProjectID: "p1"})
+		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, ListFilter: store.ListFilter{ProjectID: "p1"}})
 		total(org+" deliverables of p1", d.Total, err, "SELECT count(*) FROM deliverables WHERE org_id = ? AND project_id = 'p1'", org)
-		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, ProjectID: "p3", Status: store.DeliverablePending})
+		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, Status: store.DeliverablePending, ListFilter: store.ListFilter{ProjectID: "p3"}})
 		total(org+" pending deliverables of p3", d.Total, err, "SELECT count(*) FROM deliverables WHERE org_id = ? AND project_id = 'p3' AND status = 'pending'", org)
-		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, OnlyProjects: only})
+		d, err = st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: page, ListFilter: store.ListFilter{OnlyProjects: only}})
 		total(org+" deliverables of some projects", d.Total, err, "SELECT count(*) FROM deliverables WHERE org_id = ? AND project_id IN ('p1', 'p3', 'nope')", org)
 
 		i, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page})
 		total(org+" invoices", i.Total, err, "SELECT count(*) FROM invoices WHERE org_id = ?", org)
 		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, Status: store.InvoicePaid})
 		total(org+" paid invoices", i.Total, err, "SELECT count(*) FROM invoices WHERE org_id = ? AND status = 'paid'", org)
-		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, ProjectID: "p2"})
+		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, ListFilter: store.ListFilter{ProjectID: "p2"}})
 		total(org+" invoices of p2", i.Total, err, "SELECT count(*) FROM invoices WHERE org_id = ? AND project_id = 'p2'", org)
-		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, ProjectID: "p1", Status: store.InvoiceOpen})
+		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, Status: store.InvoiceOpen, ListFilter: store.ListFilter{ProjectID: "p1"}})
 		total(org+" open invoices of p1", i.Total, err, "SELECT count(*) FROM invoices WHERE org_id = ? AND project_id = 'p1' AND status = 'open'", org)
-		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, OnlyProjects: only})
+		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, ListFilter: store.ListFilter{OnlyProjects: only}})
 		total(org+" invoices of some projects", i.Total, err, "SELECT count(*) FROM invoices WHERE org_id = ? AND project_id IN ('p1', 'p3', 'nope')", org)
-		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, OnlyProjects: []string{""}})
+		i, err = st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: page, ListFilter: store.ListFilter{OnlyProjects: []string{""}}})
 		total(org+" invoices of project \"\"", i.Total, err, "SELECT 0") // never the retainer invoices
 	}
 }

@@ -2,7 +2,6 @@ package bunstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -35,6 +34,7 @@ var deliverableTable = resource[deliverableRow, store.Deliverable]{
 	project: "d.project_id", status: "d.status",
 	counted: true,
 	item:    deliverableRow.deliverable,
+	rowOf:   deliverableRowOf,
 }
 
 func (row deliverableRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
@@ -75,10 +75,7 @@ func deliverableRowOf(d store.Deliverable) deliverableRow {
 // not exist in its organization. Its UpdatedAt is the database's clock,
 // moved only when a field (FileKey included) changes.
 func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
-	if err := d.Validate(); err != nil {
-		return err
-	}
-	return put(ctx, s, fmt.Sprintf("deliverable %q", d.ID), []deliverableRow{deliverableRowOf(d)})
+	return putItems(ctx, s, deliverableTable, d)
 }
 
 // PutDeliverables puts many deliverables as PutDeliverable does, in one
@@ -87,14 +84,7 @@ func (s *Store) PutDeliverable(ctx context.Context, d store.Deliverable) error {
 // without writing any. Of two with the same organization and id, the
 // later wins.
 func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) error {
-	rows := make([]deliverableRow, len(ds))
-	for i, d := range ds {
-		if err := d.Validate(); err != nil {
-			return err
-		}
-		rows[i] = deliverableRowOf(d)
-	}
-	return put(ctx, s, fmt.Sprintf("%d deliverables", len(ds)), rows)
+	return putItems(ctx, s, deliverableTable, ds...)
 }
 
 // ListDeliverables returns a page of the organization's deliverables,
@@ -105,7 +95,7 @@ func (s *Store) PutDeliverables(ctx context.Context, ds []store.Deliverable) err
 // same shapes. Its total is summed from item_counts, or with UpdatedSince
 // counted (see selectPage).
 func (s *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return deliverableTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return deliverableTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetDeliverable returns one of the organization's deliverables, with where

@@ -2,7 +2,6 @@ package bunstore
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -37,9 +36,10 @@ type invoiceRow struct {
 var invoiceTable = resource[invoiceRow, store.Invoice]{
 	kind: "invoice", plural: "invoices", alias: "i",
 	order:   "i.issued_at DESC, i.id",
-	project: "i.project_id", status: "i.status", due: "i.due_at",
+	project: "i.project_id", status: "i.status",
 	counted: true,
 	item:    invoiceRow.invoice,
+	rowOf:   invoiceRowOf,
 }
 
 func (row invoiceRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
@@ -85,10 +85,7 @@ func invoiceRowOf(i store.Invoice) invoiceRow {
 // the database's clock, moved only when a field (DocumentKey included)
 // changes.
 func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
-	if err := i.Validate(); err != nil {
-		return err
-	}
-	return put(ctx, s, fmt.Sprintf("invoice %q", i.ID), []invoiceRow{invoiceRowOf(i)})
+	return putItems(ctx, s, invoiceTable, i)
 }
 
 // PutInvoices puts many invoices as PutInvoice does, in one statement per
@@ -96,14 +93,7 @@ func (s *Store) PutInvoice(ctx context.Context, i store.Invoice) error {
 // one first, and returns the first invalid one's error without writing
 // any. Of two with the same organization and id, the later wins.
 func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error {
-	rows := make([]invoiceRow, len(invoices))
-	for k, i := range invoices {
-		if err := i.Validate(); err != nil {
-			return err
-		}
-		rows[k] = invoiceRowOf(i)
-	}
-	return put(ctx, s, fmt.Sprintf("%d invoices", len(invoices)), rows)
+	return putItems(ctx, s, invoiceTable, invoices...)
 }
 
 // ListInvoices returns a page of the organization's invoices, latest issued
@@ -129,7 +119,7 @@ func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 // listInvoicesGeneric is ListInvoices through the generic list
 // (invoiceTable), the answer the prepared page must give.
 func (s *Store) listInvoicesGeneric(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return invoiceTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetInvoice returns one of the organization's invoices, with where its

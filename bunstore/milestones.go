@@ -29,9 +29,10 @@ type milestoneRow struct {
 var milestoneTable = resource[milestoneRow, store.Milestone]{
 	kind: "milestone", plural: "milestones", alias: "m",
 	order:   "m.due_at, m.project_id, m.id",
-	project: "m.project_id", status: "m.status", due: "m.due_at",
+	project: "m.project_id", status: "m.status",
 	counted: true,
 	item:    milestoneRow.milestone,
+	rowOf:   milestoneRowOf,
 }
 
 func (row milestoneRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
@@ -57,10 +58,7 @@ func milestoneRowOf(m store.Milestone) milestoneRow {
 // store.ErrNotFound when its project does not exist in its organization.
 // Its UpdatedAt is the database's clock, moved only when a field changes.
 func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	return put(ctx, s, fmt.Sprintf("milestone %q", m.ID), []milestoneRow{milestoneRowOf(m)})
+	return putItems(ctx, s, milestoneTable, m)
 }
 
 // PutMilestones puts many milestones as PutMilestone does, in one
@@ -69,14 +67,7 @@ func (s *Store) PutMilestone(ctx context.Context, m store.Milestone) error {
 // without writing any. Of two with the same organization and id, the
 // later wins.
 func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
-	rows := make([]milestoneRow, len(ms))
-	for i, m := range ms {
-		if err := m.Validate(); err != nil {
-			return err
-		}
-		rows[i] = milestoneRowOf(m)
-	}
-	return put(ctx, s, fmt.Sprintf("%d milestones", len(ms)), rows)
+	return putItems(ctx, s, milestoneTable, ms...)
 }
 
 // ListMilestones returns a page of one of the organization's projects'
@@ -84,31 +75,18 @@ func (s *Store) PutMilestones(ctx context.Context, ms []store.Milestone) error {
 // (milestones_list_status with a status filter), or with UpdatedSince the
 // changed ones, oldest change first, through milestones_changes
 // (milestones_changes_status); the error wraps
-// store.ErrNotFound when the organization has no such project. Its total
-// is summed from item_counts, or with UpdatedSince or DueBefore counted (see
-// selectPage).
-//
-// A page with milestones proves the project exists; an empty one takes a
-// second round trip that checks the project.
+// store.ErrNotFound when the organization has no such project (an empty
+// page checks it: see under). Its total is summed from item_counts, or
+// with UpdatedSince or DueBefore counted (see selectPage).
 func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
+	notFound := fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
 	if !storable(orgID, projectID) {
-		return store.Page[store.Milestone]{}, unmatched(ctx, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound))
+		return store.Page[store.Milestone]{}, unmatched(ctx, notFound)
 	}
-	ctx, cancel := s.query(ctx) // one deadline for both round trips
-	defer cancel()
-	what := fmt.Sprintf("milestones of project %q", projectID)
-	p, err := milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: projectID, status: string(q.Status), dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After, what: what})
-	if err != nil || len(p.Items) > 0 {
-		return p, err
-	}
-	found, err := s.exists(ctx, s.newSelect((*projectRow)(nil)).Where("p.org_id = ? AND p.id = ?", orgID, projectID))
-	if err != nil {
-		return store.Page[store.Milestone]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
-	}
-	if !found {
-		return store.Page[store.Milestone]{}, fmt.Errorf("bunstore: project %q: %w", projectID, store.ErrNotFound)
-	}
-	return p, nil
+	q.ProjectID = projectID
+	return milestoneTable.under(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status),
+		what: fmt.Sprintf("milestones of project %q", projectID)},
+		s.newSelect((*projectRow)(nil)).Where("p.org_id = ? AND p.id = ?", orgID, projectID), notFound)
 }
 
 // ListAllMilestones returns a page of the organization's milestones of
@@ -119,8 +97,7 @@ func (s *Store) ListMilestones(ctx context.Context, orgID, projectID string, q s
 // project's changes, sorted); its total as ListMilestones'. An unknown
 // project filter gives an empty page.
 func (s *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
-	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status),
-		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return milestoneTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetMilestone returns one of the organization's milestones; the error

@@ -146,51 +146,51 @@ func TestListQueries(t *testing.T) {
 		run   func(store.PageRequest, time.Time) (int, error)
 	}{
 		{"projects", "projects_list", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, UpdatedSince: since})
+			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"projects by status", "projects_list_status", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, Status: store.ProjectOnHold, UpdatedSince: since})
+			p, err := st.ListProjects(ctx, org, store.ProjectQuery{PageRequest: r, Status: store.ProjectOnHold, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"milestones", "milestones_list", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, UpdatedSince: since})
+			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"milestones by status", "milestones_list_status", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, Status: store.MilestoneCompleted, UpdatedSince: since})
+			p, err := st.ListMilestones(ctx, org, "p3", store.MilestoneQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, Status: store.MilestoneCompleted, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"deliverables", "deliverables_list", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, UpdatedSince: since})
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"deliverables by status", "deliverables_list_status", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, Status: store.DeliverableApproved, UpdatedSince: since})
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: r, Status: store.DeliverableApproved, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"deliverables by project", "deliverables_list_project", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ProjectID: "p3", UpdatedSince: since})
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ListFilter: store.ListFilter{ProjectID: "p3", UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"deliverables by project and status", "deliverables_list_project_status", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, ProjectID: "p3", Status: store.DeliverableInReview, UpdatedSince: since})
+			p, err := st.ListDeliverables(ctx, org, store.DeliverableQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, Status: store.DeliverableInReview, ListFilter: store.ListFilter{ProjectID: "p3", UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"invoices", "invoices_list", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, UpdatedSince: since})
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"invoices by status", "invoices_list_status", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, Status: store.InvoicePaid, UpdatedSince: since})
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: r, Status: store.InvoicePaid, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"invoices by project", "invoices_list_project", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ProjectID: "p3", UpdatedSince: since})
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 5}, ListFilter: store.ListFilter{ProjectID: "p3", UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 		{"invoices by project and status", "invoices_list_project_status", func(r store.PageRequest, since time.Time) (int, error) {
-			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, ProjectID: "p4", Status: store.InvoicePaid, UpdatedSince: since})
+			p, err := st.ListInvoices(ctx, org, store.InvoiceQuery{PageRequest: store.PageRequest{Page: r.Page, Limit: 2}, Status: store.InvoicePaid, ListFilter: store.ListFilter{ProjectID: "p4", UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 	}

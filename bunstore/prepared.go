@@ -130,15 +130,15 @@ func b2i(b bool) int {
 }
 
 // preparedInvoices is ListInvoices' query on pgx for a list of no filter
-// but status and project (no UpdatedSince, DueBefore or restriction to
-// projects; TestPreparedDeclinesOtherFilters): the same page and total as
+// but status and project (any other declines: see beyond;
+// TestPreparedDeclinesOtherFilters): the same page and total as
 // selectPage's, with the organization's data version read in the same
 // statement (one snapshot: Page.Version is the version of exactly these
 // data), batched with concurrent pages of the same filters (batch.go).
 // ok is false when the store is not on pgx, or the query is not of that
 // kind.
 func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (p store.Page[store.Invoice], ok bool, err error) {
-	if !q.UpdatedSince.IsZero() || !q.DueBefore.IsZero() || q.OnlyProjects != nil || q.Page < 1 || q.Limit < 1 || !s.onPgxDB() {
+	if beyond(q.ListFilter, func(f *store.ListFilter) { f.ProjectID = "" }) || q.Page < 1 || q.Limit < 1 || !s.onPgxDB() {
 		return p, false, nil
 	}
 	k := invoicePageKey{org: orgID, status: string(q.Status), project: q.ProjectID, limit: q.Limit, offset: offset(q.PageRequest)}

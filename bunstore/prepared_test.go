@@ -53,7 +53,7 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 		for _, project := range []string{"", "p1", "p2", "nope"} {
 			for _, limit := range []int{1, 7, 20, 100} {
 				for page := 1; page <= 137/limit+2; page++ {
-					q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: page, Limit: limit}, Status: status, ProjectID: project}
+					q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: page, Limit: limit}, Status: status, ListFilter: store.ListFilter{ProjectID: project}}
 					want, err := slow.ListInvoices(ctx, "o1", q)
 					is.NoErr(err)
 					got, err := fast.ListInvoices(ctx, "o1", q)
@@ -69,7 +69,7 @@ func TestPreparedReadsAnswerAsBun(t *testing.T) {
 	}
 	// An organization with no invoices, and one that does not exist.
 	for _, org := range []string{"o1", "o2"} {
-		q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceVoid, ProjectID: "p9"}
+		q := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceVoid, ListFilter: store.ListFilter{ProjectID: "p9"}}
 		want, err := slow.ListInvoices(ctx, org, q)
 		is.NoErr(err)
 		got, err := fast.ListInvoices(ctx, org, q)
@@ -179,11 +179,11 @@ func TestPreparedReadsArePlannedOnce(t *testing.T) {
 	is.Equal(mode, "auto") // the URL's choice stands
 }
 
-// TestPreparedDeclinesOtherFilters sets each field of store.InvoiceQuery
-// that the prepared page does not filter by (all but the page, Status
-// and ProjectID) in turn: the generic list answers it (no Version), as on
-// a Store that is not on pgx. A filter added to the query and not to the
-// prepared statement is never silently ignored.
+// TestPreparedDeclinesOtherFilters sets each field of store.ListFilter
+// that the prepared page does not filter by (all but ProjectID) in turn:
+// the generic list answers it (no Version), as on a Store that is not on
+// pgx. A filter added to the query and not to the prepared statement is
+// never silently ignored.
 func TestPreparedDeclinesOtherFilters(t *testing.T) {
 	is := is.New(t)
 	fast, slow := fastAndSlow(t)
@@ -194,21 +194,20 @@ func TestPreparedDeclinesOtherFilters(t *testing.T) {
 		is.NoErr(fast.PutInvoice(ctx, store.Invoice{ID: fmt.Sprint("i", j), OrgID: "o1", Number: fmt.Sprint(j), ProjectID: &[]string{"p1"}[0],
 			Status: store.InvoiceOpen, Currency: "EUR", IssuedAt: epoch, DueAt: epoch.AddDate(0, 0, j)}))
 	}
-	plain := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceOpen, ProjectID: "p1"}
+	plain := store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoiceOpen, ListFilter: store.ListFilter{ProjectID: "p1"}}
 	p, err := fast.ListInvoices(ctx, "o1", plain)
 	is.NoErr(err)
 	is.True(p.Version != 0) // the prepared page answers the filters it knows
-	typ := reflect.TypeFor[store.InvoiceQuery]()
+	typ := reflect.TypeFor[store.ListFilter]()
 	for i := range typ.NumField() {
 		field := typ.Field(i)
-		switch field.Name {
-		case "PageRequest", "Status", "ProjectID":
+		if field.Name == "ProjectID" {
 			continue
 		}
 		t.Run(field.Name, func(t *testing.T) {
 			is := is.New(t)
 			q := plain
-			v := reflect.ValueOf(&q).Elem().Field(i)
+			v := reflect.ValueOf(&q.ListFilter).Elem().Field(i)
 			switch v.Interface().(type) {
 			case time.Time:
 				v.Set(reflect.ValueOf(epoch.AddDate(0, 0, 2)))
@@ -217,6 +216,8 @@ func TestPreparedDeclinesOtherFilters(t *testing.T) {
 				v.Set(reflect.ValueOf(store.Position{At: epoch, ID: "i0"}))
 			case []string:
 				v.Set(reflect.ValueOf([]string{"p1"}))
+			case string:
+				v.SetString("x") // declined whatever it matches
 			default:
 				t.Fatalf("set a value of the new field %s (%s) here", field.Name, field.Type)
 			}

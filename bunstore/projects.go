@@ -28,9 +28,10 @@ type projectRow struct {
 var projectTable = resource[projectRow, store.Project]{
 	kind: "project", plural: "projects", alias: "p",
 	order:   "p.started_at DESC NULLS LAST, p.id",
-	project: "p.id", status: "p.status", due: "p.due_at",
+	project: "p.id", status: "p.status",
 	counted: true,
 	item:    projectRow.project,
+	rowOf:   projectRowOf,
 }
 
 func (row projectRow) key() [2]string { return [2]string{row.OrgID, row.ID} }
@@ -55,10 +56,7 @@ func projectRowOf(p store.Project) projectRow {
 // store.ErrNotFound when its organization does not exist. Its UpdatedAt
 // is the database's clock, moved only when a field changes.
 func (s *Store) PutProject(ctx context.Context, p store.Project) error {
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	return put(ctx, s, fmt.Sprintf("project %q", p.ID), []projectRow{projectRowOf(p)})
+	return putItems(ctx, s, projectTable, p)
 }
 
 // PutProjects puts many projects as PutProject does, in one statement per
@@ -66,14 +64,7 @@ func (s *Store) PutProject(ctx context.Context, p store.Project) error {
 // one first, and returns the first invalid one's error without writing
 // any. Of two with the same organization and id, the later wins.
 func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
-	rows := make([]projectRow, len(ps))
-	for i, p := range ps {
-		if err := p.Validate(); err != nil {
-			return err
-		}
-		rows[i] = projectRowOf(p)
-	}
-	return put(ctx, s, fmt.Sprintf("%d projects", len(ps)), rows)
+	return putItems(ctx, s, projectTable, ps...)
 }
 
 // ListProjects returns a page of the organization's projects, latest
@@ -83,7 +74,7 @@ func (s *Store) PutProjects(ctx context.Context, ps []store.Project) error {
 // summed from item_counts, or with UpdatedSince or DueBefore counted (see
 // selectPage).
 func (s *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status), only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return projectTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetProject returns one of the organization's projects; the error wraps

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+	"reflect"
 
 	"github.com/uptrace/bun"
 
@@ -47,9 +47,6 @@ type resource[R counted, T any] struct {
 	// resource does not have. project is also the column a restriction to
 	// some projects applies to (a project's own id for projects).
 	parent, project, status string
-	// due is the column of DueAt, for DueBefore; "" for a resource
-	// without one.
-	due string
 	// visible is the condition on the rows clients may see, which every
 	// read adds; "" when they see every row.
 	visible string
@@ -59,20 +56,41 @@ type resource[R counted, T any] struct {
 	// columns, when not nil, adds columns to every row read, after a
 	// page's limit (a message's attachments, gathered as JSON).
 	columns func(*Store, *bun.SelectQuery) *bun.SelectQuery
-	// item converts a row to the item a read returns.
-	item func(R) T
+	// item converts a row to the item a read returns; rowOf, for a resource
+	// put by putItems, an item to its row.
+	item  func(R) T
+	rowOf func(T) R
 }
 
-// listing is a list request in a resource's terms: the filters' values,
-// "" for any.
+// putItems puts items as rows of r (see put), in one statement per
+// thousand: either all of them or, on an error, none. It validates every
+// one first, and returns the first invalid one's error without writing
+// any.
+func putItems[R interface {
+	counted
+	keyed
+}, T interface{ Validate() error }](ctx context.Context, s *Store, r resource[R, T], items ...T) error {
+	rows := make([]R, len(items))
+	for i, v := range items {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+		rows[i] = r.rowOf(v)
+	}
+	what := fmt.Sprintf("%d %s", len(rows), r.plural)
+	if len(rows) == 1 {
+		what = fmt.Sprintf("%s %q", r.kind, rows[0].key()[1])
+	}
+	return put(ctx, s, what, rows)
+}
+
+// listing is a list request in a resource's terms: its query's page,
+// status ("" for any) and filters, and the parent a list under one (a
+// thread's messages) is of.
 type listing struct {
 	store.PageRequest
-	parent, project, status string
-	// only is the query's OnlyProjects (see allowed).
-	only      []string
-	dueBefore time.Time      // DueBefore
-	since     time.Time      // UpdatedSince
-	after     store.Position // After, with UpdatedSince
+	store.ListFilter
+	status, parent string
 	// what names the list in its errors, after "list "; "" for the
 	// plural.
 	what string
@@ -82,8 +100,8 @@ type listing struct {
 // resource): one round trip, two with UpdatedSince (its SyncedThrough
 // first).
 func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l listing) (store.Page[T], error) {
-	only, nothing := allowed(l.only)
-	if !storable(orgID, l.parent, l.project) || nothing {
+	only, nothing := allowed(l.OnlyProjects)
+	if !storable(orgID, l.parent, l.ProjectID) || nothing {
 		return none[T](ctx, l.PageRequest)
 	}
 	var count *bun.SelectQuery // nil: counted by selectPage
@@ -94,39 +112,63 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	if what == "" {
 		what = r.plural
 	}
-	return list(ctx, s, what, l.PageRequest, l.since, r.filter(orgID, l, only), count, order(r.alias, l.since, r.order), r.extra(s), r.item)
-}
-
-// extra is the page's columns (see columns), or nil.
-func (r resource[R, T]) extra(s *Store) func(*bun.SelectQuery) *bun.SelectQuery {
-	if r.columns == nil {
-		return nil
+	order := r.order
+	if !l.UpdatedSince.IsZero() { // the order of changes
+		order = r.alias + ".updated_at, " + r.alias + ".id"
 	}
-	return func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
+	var columns func(*bun.SelectQuery) *bun.SelectQuery
+	if r.columns != nil {
+		columns = func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
+	}
+	return list(ctx, s, what, l.PageRequest, l.UpdatedSince, r.filter(s, orgID, l, only), count, order, columns, r.item)
 }
 
 // filter is the WHERE clause of a list: the organization, what clients
-// see, the filters l sets, the restriction only (allowed's), DueBefore
-// and UpdatedSince.
-func (r resource[R, T]) filter(orgID string, l listing, only []string) func(*bun.SelectQuery) *bun.SelectQuery {
+// see, then l's filters, one clause each: its parent, project and status,
+// the restriction only (allowed's), DueBefore, UpdatedSince and After. A
+// filter of a column R has not matches no row (see where).
+func (r resource[R, T]) filter(s *Store, orgID string, l listing, only []string) func(*bun.SelectQuery) *bun.SelectQuery {
 	return func(sq *bun.SelectQuery) *bun.SelectQuery {
 		sq = sq.Where("?.org_id = ?", bun.Ident(r.alias), orgID)
 		if r.visible != "" {
 			sq = sq.Where(r.visible)
 		}
-		for _, f := range [...]struct{ column, value string }{{r.parent, l.parent}, {r.project, l.project}, {r.status, l.status}} {
+		for _, f := range [...]struct{ column, value string }{{r.parent, l.parent}, {r.project, l.ProjectID}, {r.status, l.status}} {
 			if f.value != "" {
 				sq = sq.Where("? = ?", bun.Safe(f.column), f.value)
 			}
 		}
-		if r.project != "" {
-			sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
+		sq = restrict(sq, r.project, only) // a NULL project (an invoice of none) matches no restriction
+		if !l.DueBefore.IsZero() {
+			sq = r.where(s, sq, "due_at", "? < ?", l.DueBefore) // a NULL due_at matches nothing
 		}
-		if !l.dueBefore.IsZero() {
-			sq = sq.Where("? < ?", bun.Safe(r.due), l.dueBefore) // a NULL due_at matches nothing
+		if !l.UpdatedSince.IsZero() {
+			alias := bun.Ident(r.alias)
+			sq = sq.Where("?.updated_at >= ?", alias, l.UpdatedSince)
+			if !l.After.IsZero() { // a range of the changes indexes
+				sq = sq.Where("(?.updated_at, ?.id) > (?, ?)", alias, alias, l.After.At, l.After.ID)
+			}
 		}
-		return after(since(sq, r.alias, l.since), r.alias, l.since, l.after)
+		return sq
 	}
+}
+
+// where adds the condition cond on R's column name (the first ?) and
+// value, or, for a column R has not, one that no row meets.
+func (r resource[R, T]) where(s *Store, sq *bun.SelectQuery, name, cond string, value any) *bun.SelectQuery {
+	if !s.tableOf((*R)(nil)).HasField(name) {
+		return sq.Where("false")
+	}
+	return sq.Where(cond, bun.Safe(r.alias+"."+name), value)
+}
+
+// beyond reports whether f sets a filter that known does not clear: a
+// list whose fast answer (item_counts' tallies, the prepared page) knows
+// only those filters must take the generic one, so that a filter added to
+// store.ListFilter is never answered wrong.
+func beyond(f store.ListFilter, known func(*store.ListFilter)) bool {
+	known(&f)
+	return !reflect.ValueOf(f).IsZero()
 }
 
 // get returns the organization's item with that id, one that clients may
@@ -171,11 +213,24 @@ func (r resource[R, T]) row(ctx context.Context, s *Store, orgID, id string, onl
 	return row, nil
 }
 
-// exists reports whether the query q (a SELECT of the rows to look for)
-// matches a row: the check of a list under a parent (a project's
-// milestones, a thread's messages) whose page came back empty.
-func (s *Store) exists(ctx context.Context, q *bun.SelectQuery) (bool, error) {
+// under is list for a list under a parent (a project's milestones, a
+// thread's messages), with l.what naming it: a page with items proves the
+// parent; an empty one takes a second round trip, under the same
+// deadline, that looks for it with parent (a SELECT of its row), and
+// answers notFound when there is none.
+func (r resource[R, T]) under(ctx context.Context, s *Store, orgID string, l listing, parent *bun.SelectQuery, notFound error) (store.Page[T], error) {
+	ctx, cancel := s.query(ctx)
+	defer cancel()
+	p, err := r.list(ctx, s, orgID, l)
+	if err != nil || len(p.Items) > 0 {
+		return p, err
+	}
 	var found bool
-	err := s.db.NewSelect().ColumnExpr("EXISTS (?)", q.ColumnExpr("1")).Scan(ctx, &found)
-	return found, err
+	if err := s.db.NewSelect().ColumnExpr("EXISTS (?)", parent.ColumnExpr("1")).Scan(ctx, &found); err != nil {
+		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+l.what, err)
+	}
+	if !found {
+		return store.Page[T]{}, notFound
+	}
+	return p, nil
 }

@@ -59,7 +59,7 @@ func TestCollidingIDs(t *testing.T) {
 	is.NoErr(err)
 	owner(d.OrgID, d.Name)
 	is.Equal(d.FileKey, "org_a/d1") // the file of org_a's deliverable
-	deliverables, err = st.ListDeliverables(ctx, "org_a", store.DeliverableQuery{PageRequest: page, ProjectID: "pb"})
+	deliverables, err = st.ListDeliverables(ctx, "org_a", store.DeliverableQuery{PageRequest: page, ListFilter: store.ListFilter{ProjectID: "pb"}})
 	is.NoErr(err)
 	is.Equal(deliverables.Total, 0) // another organization's project filters to nothing
 

@@ -496,10 +496,10 @@ func counting(s *Store, model any, filter func(*bun.SelectQuery) *bun.SelectQuer
 // many items there are. item_counts holds a count per status and project
 // (its own id for a project, the empty string for an invoice of none),
 // so it answers l's status, project and only (allowed's); for any other
-// filter (UpdatedSince, DueBefore, a parent) tallied is nil and the rows
-// are counted, never a wrong total summed.
+// filter (a parent, any other of store.ListFilter: see beyond) tallied is
+// nil and the rows are counted, never a wrong total summed.
 func (s *Store) tallied(orgID, kind string, l listing, only []string) *bun.SelectQuery {
-	if !l.since.IsZero() || !l.dueBefore.IsZero() || l.parent != "" {
+	if l.parent != "" || beyond(l.ListFilter, func(f *store.ListFilter) { f.ProjectID, f.OnlyProjects = "", nil }) {
 		return nil
 	}
 	q := s.db.NewSelect().
@@ -509,8 +509,8 @@ func (s *Store) tallied(orgID, kind string, l listing, only []string) *bun.Selec
 	if l.status != "" {
 		q = q.Where("ic.status = ?", l.status)
 	}
-	if l.project != "" {
-		q = q.Where("ic.project_id = ?", l.project)
+	if l.ProjectID != "" {
+		q = q.Where("ic.project_id = ?", l.ProjectID)
 	}
 	if only != nil {
 		// '' is an invoice of no project, which a restriction never lets
@@ -555,32 +555,4 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
-}
-
-// since adds UpdatedSince's filter, when t is not zero, to a list query on
-// the table aliased alias.
-func since(sq *bun.SelectQuery, alias string, t time.Time) *bun.SelectQuery {
-	if t.IsZero() {
-		return sq
-	}
-	return sq.Where("?.updated_at >= ?", bun.Ident(alias), t)
-}
-
-// after adds a walk by cursor, when p is not zero and t (UpdatedSince)
-// is not, to a list query on the table aliased alias: the rows that
-// follow p in the order (updated_at, id), a range of the changes indexes.
-func after(sq *bun.SelectQuery, alias string, t time.Time, p store.Position) *bun.SelectQuery {
-	if t.IsZero() || p.IsZero() {
-		return sq
-	}
-	return sq.Where("(?.updated_at, ?.id) > (?, ?)", bun.Ident(alias), bun.Ident(alias), p.At, p.ID)
-}
-
-// order is a list's ORDER BY: the contract's for changes (updated_at,
-// then id) when t, its UpdatedSince, is not zero, else the list's own.
-func order(alias string, t time.Time, list string) string {
-	if t.IsZero() {
-		return list
-	}
-	return alias + ".updated_at, " + alias + ".id"
 }

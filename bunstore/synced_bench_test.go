@@ -26,7 +26,7 @@ func BenchmarkSyncedThrough(b *testing.B) {
 			return err
 		}},
 		{"list updatedSince", func(st *bunstore.Store) error {
-			p, err := st.ListInvoices(ctx, benchCaller, store.InvoiceQuery{PageRequest: benchPage, UpdatedSince: long})
+			p, err := st.ListInvoices(ctx, benchCaller, store.InvoiceQuery{PageRequest: benchPage, ListFilter: store.ListFilter{UpdatedSince: long}})
 			if err == nil && p.SyncedThrough.IsZero() {
 				b.Fatal("no SyncedThrough")
 			}

@@ -29,7 +29,7 @@ func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 	is.NoErr(st.PutOrganization(ctx, store.Organization{ID: "org_a", Name: "A", Plan: "growth"}))
 	is.NoErr(st.PutProject(ctx, store.Project{ID: "gone", OrgID: "org_a", Name: "Gone", Status: store.ProjectPlanned}))
 	is.NoErr(st.PutProject(ctx, store.Project{ID: "A", OrgID: "org_a", Name: "A", Status: store.ProjectPlanned}))
-	first, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: time.Unix(1, 0)})
+	first, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: time.Unix(1, 0)}})
 	is.NoErr(err)
 	since := first.SyncedThrough
 	is.True(!since.IsZero()) // a list with UpdatedSince carries SyncedThrough
@@ -63,7 +63,7 @@ func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 	is.NoErr(<-waited)
 
 	// The sync while tx1 is in flight: it sees A and B, not C.
-	changed, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: since})
+	changed, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	got := ids(changed.Items)
 	is.True(slices.Contains(got, "A") && slices.Contains(got, "B")) // tx2's writes are visible
@@ -78,7 +78,7 @@ func TestSyncedThroughOverlappingTransactions(t *testing.T) {
 	}
 	is.NoErr(tx1.Commit())
 
-	changed, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: next})
+	changed, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: next}})
 	is.NoErr(err)
 	got = ids(changed.Items)
 	is.True(slices.Contains(got, "C"))                                                             // the next sync, from SyncedThrough, fetches C
@@ -105,7 +105,7 @@ func TestSyncedThroughHeldByOpenTransaction(t *testing.T) {
 		RETURNING updated_at`).Scan(ctx, &stamp))
 	is.True(stamp.Equal(stamp.Truncate(time.Second))) // stamps are whole seconds
 	for range 3 {
-		page, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: time.Unix(1, 0)})
+		page, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: time.Unix(1, 0)}})
 		is.NoErr(err)
 		is.True(!page.SyncedThrough.After(stamp)) // held at or before the open transaction's stamp
 	}

@@ -369,7 +369,7 @@ func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // indexes of the same shapes. Every one of them holds visible threads
 // only.
 func (s *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, project: q.ProjectID, status: string(q.Status), only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return threadTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, status: string(q.Status)})
 }
 
 // GetThread returns one of the organization's visible threads; the error
@@ -383,32 +383,18 @@ func (s *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, 
 // threads' visible messages, oldest first, through the index
 // messages_list_thread (messages_changes_thread with UpdatedSince); the
 // error wraps store.ErrNotFound when the organization has no such visible
-// thread. q.ThreadID and q.ProjectID are ignored.
-//
-// A page with messages proves the thread visible; an empty one takes a
-// second round trip that checks the thread.
+// thread (an empty page checks it: see under). q.ThreadID and q.ProjectID
+// are ignored.
 func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
 	notFound := fmt.Errorf("bunstore: thread %q: %w", threadID, store.ErrNotFound)
 	only, nothing := allowed(q.OnlyProjects)
 	if !storable(orgID, threadID) || nothing {
 		return store.Page[store.Message]{}, unmatched(ctx, notFound)
 	}
-	ctx, cancel := s.query(ctx) // one deadline for both round trips
-	defer cancel()
-	what := fmt.Sprintf("messages of thread %q", threadID)
-	p, err := messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: threadID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After, what: what})
-	if err != nil || len(p.Items) > 0 {
-		return p, err
-	}
-	found, err := s.exists(ctx, restrict(s.newSelect((*threadRow)(nil)).
-		Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only))
-	if err != nil {
-		return store.Page[store.Message]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
-	}
-	if !found {
-		return store.Page[store.Message]{}, notFound
-	}
-	return p, nil
+	q.ProjectID = "" // the thread is the filter
+	return messageTable.under(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, parent: threadID,
+		what: fmt.Sprintf("messages of thread %q", threadID)},
+		restrict(s.newSelect((*threadRow)(nil)).Where("t.org_id = ? AND t.id = ?", orgID, threadID).Where(visibleThread), "t.project_id", only), notFound)
 }
 
 // ListMessages returns a page of the organization's visible messages of
@@ -420,7 +406,7 @@ func (s *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, 
 // visible messages only. A page and its total take one round trip,
 // attachments included.
 func (s *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, parent: q.ThreadID, project: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return messageTable.list(ctx, s, orgID, listing{PageRequest: q.PageRequest, ListFilter: q.ListFilter, parent: q.ThreadID})
 }
 
 // GetMessage returns one of the organization's visible messages of its

@@ -106,14 +106,14 @@ func TestThreadListQueries(t *testing.T) {
 	}{
 		{"threads", []string{"threads_list"}, nil, threads(store.ThreadQuery{})},
 		{"threads by status", []string{"threads_list_status"}, []string{"status"}, threads(store.ThreadQuery{Status: store.ThreadResolved})},
-		{"threads by project", []string{"threads_list_project"}, []string{"project_id"}, threads(store.ThreadQuery{ProjectID: "p3"})},
-		{"threads by project and status", []string{"threads_list_project_status"}, []string{"project_id", "status"}, threads(store.ThreadQuery{ProjectID: "p4", Status: store.ThreadOpen})},
+		{"threads by project", []string{"threads_list_project"}, []string{"project_id"}, threads(store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p3"}})},
+		{"threads by project and status", []string{"threads_list_project_status"}, []string{"project_id", "status"}, threads(store.ThreadQuery{Status: store.ThreadOpen, ListFilter: store.ListFilter{ProjectID: "p4"}})},
 		{"messages", []string{"messages_list"}, nil, messages(store.MessageQuery{})},
 		{"messages by thread", []string{"messages_list_thread"}, []string{"thread_id"}, messages(store.MessageQuery{ThreadID: "t8"})},
-		{"messages by project", []string{"messages_list_project"}, []string{"project_id"}, messages(store.MessageQuery{ProjectID: "p3"})},
-		{"messages by thread and project", []string{"messages_list_thread", "messages_list_project"}, nil, messages(store.MessageQuery{ThreadID: "t3", ProjectID: "p3"})},
+		{"messages by project", []string{"messages_list_project"}, []string{"project_id"}, messages(store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p3"}})},
+		{"messages by thread and project", []string{"messages_list_thread", "messages_list_project"}, nil, messages(store.MessageQuery{ThreadID: "t3", ListFilter: store.ListFilter{ProjectID: "p3"}})},
 		{"thread's messages", []string{"messages_list_thread"}, []string{"thread_id"}, func(since time.Time) (int, error) {
-			p, err := st.ListThreadMessages(ctx, org, "t8", store.MessageQuery{PageRequest: page, UpdatedSince: since})
+			p, err := st.ListThreadMessages(ctx, org, "t8", store.MessageQuery{PageRequest: page, ListFilter: store.ListFilter{UpdatedSince: since}})
 			return len(p.Items), err
 		}},
 	}

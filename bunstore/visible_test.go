@@ -118,7 +118,7 @@ func TestEventsForeignTransaction(t *testing.T) {
 				is.Equal(latest, last)
 			}
 			before := time.Now().Truncate(time.Second).Add(-time.Second)
-			page, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: time.Unix(1, 0)})
+			page, err := st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: time.Unix(1, 0)}})
 			is.NoErr(err)
 			is.True(!page.SyncedThrough.Before(before)) // not held back by the foreign transaction
 		})

@@ -115,42 +115,39 @@ func (m *Store) DeleteInvoice(ctx context.Context, orgID, id string) error {
 // ErrSinceTooOld for a q.Since (zero included) before the later of the
 // the Store's creation and DeletionRetention ago.
 func (m *Store) ListDeletions(ctx context.Context, orgID string, q store.DeletionQuery) (store.Page[store.Deletion], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Deletion]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	// Whole seconds: clients give since in the contract's format, and a
-	// store started at 09:00:00.4 knows everything from 09:00:00 (nothing
-	// was deleted in it before it started).
-	horizon := later(m.floor, kept(m.now()).Add(-store.DeletionRetention)).Truncate(time.Second)
-	if q.Since.Before(horizon) {
-		return store.Page[store.Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
-			q.Since.UTC().Format(time.RFC3339Nano), store.ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
-	}
-	var items []*store.Deletion
-	if t := m.orgs[orgID]; t != nil {
-		from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *store.Deletion, since time.Time) int {
-			if d.DeletedAt.Before(since) {
-				return -1
+	return reading(ctx, m, func() (store.Page[store.Deletion], error) {
+		// Whole seconds: clients give since in the contract's format, and a
+		// store started at 09:00:00.4 knows everything from 09:00:00 (nothing
+		// was deleted in it before it started).
+		horizon := later(m.floor, kept(m.now()).Add(-store.DeletionRetention)).Truncate(time.Second)
+		if q.Since.Before(horizon) {
+			return store.Page[store.Deletion]{}, fmt.Errorf("store: deletions since %s: %w (it knows them from %s)",
+				q.Since.UTC().Format(time.RFC3339Nano), store.ErrSinceTooOld, horizon.Format(time.RFC3339Nano))
+		}
+		var items []*store.Deletion
+		if t := m.orgs[orgID]; t != nil {
+			from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *store.Deletion, since time.Time) int {
+				if d.DeletedAt.Before(since) {
+					return -1
+				}
+				return 1
+			})
+			items = t.deletions[from:]
+		}
+		if t := m.orgs[orgID]; t != nil && q.OnlyProjects != nil {
+			if moved := t.departuresSince(q.OnlyProjects, q.Since); len(moved) > 0 {
+				items = mergeDeletions(items, moved)
 			}
-			return 1
-		})
-		items = t.deletions[from:]
-	}
-	if t := m.orgs[orgID]; t != nil && q.OnlyProjects != nil {
-		if moved := t.departuresSince(q.OnlyProjects, q.Since); len(moved) > 0 {
-			items = mergeDeletions(items, moved)
 		}
-	}
-	var keep func(*store.Deletion) bool
-	if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil || !q.After.IsZero() {
-		keep = func(d *store.Deletion) bool {
-			return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
-				store.InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.Follows(d.DeletedAt, d.Kind, d.ID))
+		var keep func(*store.Deletion) bool
+		if q.Kind != "" || q.OnlyKinds != nil || q.OnlyProjects != nil || !q.After.IsZero() {
+			keep = func(d *store.Deletion) bool {
+				return (q.Kind == "" || d.Kind == q.Kind) && (q.OnlyKinds == nil || slices.Contains(q.OnlyKinds, d.Kind)) &&
+					store.InProjects(q.OnlyProjects, d.ProjectID) && (q.After.IsZero() || q.After.Follows(d.DeletedAt, d.Kind, d.ID))
+			}
 		}
-	}
-	return page(items, keep, q.PageRequest, func(d store.Deletion) store.Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())
+		return page(items, keep, q.PageRequest, func(d store.Deletion) store.Deletion { return d }, m.syncedThrough(q.Since), m.orgs[orgID].dataVersion())
+	})
 }
 
 // record adds a deletion record to the organization's feed, in its place,

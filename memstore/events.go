@@ -119,15 +119,12 @@ func (m *Store) ListEvents(ctx context.Context, orgID string, q store.EventQuery
 // LatestEvent returns the id of the organization's newest event kept, ""
 // when it has none.
 func (m *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
-	if err := alive(ctx); err != nil {
-		return "", err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil && m.keptFrom(&t.events) < len(t.events.events) {
-		return t.events.events[len(t.events.events)-1].ID, nil
-	}
-	return "", nil
+	return reading(ctx, m, func() (string, error) {
+		if t := m.orgs[orgID]; t != nil && m.keptFrom(&t.events) < len(t.events.events) {
+			return t.events.events[len(t.events.events)-1].ID, nil
+		}
+		return "", nil
+	})
 }
 
 // WatchEvents returns a channel that receives a value after each write to

@@ -89,7 +89,7 @@ func ExampleStore_DeleteProject() {
 	for _, d := range deleted.Items {
 		fmt.Println("deleted", d.Kind, d.ID, d.DeletedAt.Format(time.RFC3339))
 	}
-	changed, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: all, UpdatedSince: since})
+	changed, err := st.ListInvoices(ctx, "org_a", store.InvoiceQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: since}})
 	must(err)
 	for _, i := range changed.Items {
 		fmt.Println("changed invoice", i.ID, "project", i.ProjectID, i.UpdatedAt.Format(time.RFC3339))

@@ -16,22 +16,19 @@ import (
 // in ids, in the order of ids, each once; ids it has no project of are
 // skipped.
 func (m *Store) GetProjects(ctx context.Context, orgID string, ids []string) ([]store.Project, error) {
-	if err := alive(ctx); err != nil {
-		return nil, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	out := make([]store.Project, 0, len(ids))
-	t := m.orgs[orgID]
-	if t == nil {
-		return out, nil
-	}
-	for i, id := range ids {
-		if p, ok := projectItems.of(t).byID[id]; ok && !slices.Contains(ids[:i], id) {
-			out = append(out, copyProject(*p))
+	return reading(ctx, m, func() ([]store.Project, error) {
+		out := make([]store.Project, 0, len(ids))
+		t := m.orgs[orgID]
+		if t == nil {
+			return out, nil
 		}
-	}
-	return out, nil
+		for i, id := range ids {
+			if p, ok := projectItems.of(t).byID[id]; ok && !slices.Contains(ids[:i], id) {
+				out = append(out, copyProject(*p))
+			}
+		}
+		return out, nil
+	})
 }
 
 // GetMilestone returns one of the organization's milestones, or
@@ -50,15 +47,12 @@ func (m *Store) GetInvoice(ctx context.Context, orgID, id string) (store.Invoice
 // visible threads, or ErrNotFound; with onlyProjects not nil, also for a
 // message of a thread outside them.
 func (m *Store) GetMessage(ctx context.Context, orgID, id string, onlyProjects []string) (store.Message, error) {
-	if err := alive(ctx); err != nil {
-		return store.Message{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if msg, ok := t.threads.shownMsgs.byID[id]; ok && store.InProjects(onlyProjects, t.threads.projectOf(msg.ThreadID)) {
-			return copyMessage(*msg), nil
+	return reading(ctx, m, func() (store.Message, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if msg, ok := t.threads.shownMsgs.byID[id]; ok && store.InProjects(onlyProjects, t.threads.projectOf(msg.ThreadID)) {
+				return copyMessage(*msg), nil
+			}
 		}
-	}
-	return store.Message{}, fmt.Errorf("store: message %q: %w", id, store.ErrNotFound)
+		return store.Message{}, fmt.Errorf("store: message %q: %w", id, store.ErrNotFound)
+	})
 }

@@ -262,16 +262,13 @@ func (m *Store) OnOrganizationChange(fn func(orgID string)) {
 
 // Organization returns the organization with that id, or ErrNotFound.
 func (m *Store) Organization(ctx context.Context, id string) (store.Organization, error) {
-	if err := alive(ctx); err != nil {
-		return store.Organization{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t, ok := m.orgs[id]
-	if !ok {
-		return store.Organization{}, fmt.Errorf("store: organization %q: %w", id, store.ErrNotFound)
-	}
-	return t.org, nil
+	return reading(ctx, m, func() (store.Organization, error) {
+		t, ok := m.orgs[id]
+		if !ok {
+			return store.Organization{}, fmt.Errorf("store: organization %q: %w", id, store.ErrNotFound)
+		}
+		return t.org, nil
+	})
 }
 
 // PutProject inserts or replaces a project of an existing organization.
@@ -314,8 +311,7 @@ func (t *tenant) hasProject(kind, id, projectID string) error {
 // ListProjects returns a page of the organization's projects; an unknown
 // organization has none.
 func (m *Store) ListProjects(ctx context.Context, orgID string, q store.ProjectQuery) (store.Page[store.Project], error) {
-	return projectItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return projectItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // GetProject returns one of the organization's projects, or ErrNotFound.
@@ -326,21 +322,19 @@ func (m *Store) GetProject(ctx context.Context, orgID, id string) (store.Project
 // ListMilestones returns a page of one project's milestones, or ErrNotFound
 // when the organization has no such project.
 func (m *Store) ListMilestones(ctx context.Context, orgID, projectID string, q store.MilestoneQuery) (store.Page[store.Milestone], error) {
-	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: projectID, inProject: true, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	q.ProjectID = projectID
+	return milestoneItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, true)
 }
 
 // ListAllMilestones returns a page of the organization's milestones of
 // every project; an unknown organization has none.
 func (m *Store) ListAllMilestones(ctx context.Context, orgID string, q store.AllMilestoneQuery) (store.Page[store.Milestone], error) {
-	return milestoneItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return milestoneItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // ListDeliverables returns a page of the organization's deliverables.
 func (m *Store) ListDeliverables(ctx context.Context, orgID string, q store.DeliverableQuery) (store.Page[store.Deliverable], error) {
-	return deliverableItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, since: q.UpdatedSince, after: q.After})
+	return deliverableItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // GetDeliverable returns one of the organization's deliverables, or
@@ -351,23 +345,19 @@ func (m *Store) GetDeliverable(ctx context.Context, orgID, id string) (store.Del
 
 // ListInvoices returns a page of the organization's invoices.
 func (m *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
-	return invoiceItems.list(ctx, m, orgID, listing{PageRequest: q.PageRequest, status: string(q.Status),
-		projectID: q.ProjectID, only: q.OnlyProjects, dueBefore: q.DueBefore, since: q.UpdatedSince, after: q.After})
+	return invoiceItems.list(ctx, m, orgID, q.PageRequest, string(q.Status), q.ListFilter, false)
 }
 
 // DataVersion returns the organization's data version (see
 // store.Versions): a counter that every write moves, 0 for an
 // organization that does not exist.
 func (m *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
-	if err := alive(ctx); err != nil {
-		return 0, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		return t.version, nil
-	}
-	return 0, nil
+	return reading(ctx, m, func() (int64, error) {
+		if t := m.orgs[orgID]; t != nil {
+			return t.version, nil
+		}
+		return 0, nil
+	})
 }
 
 // alive returns an error wrapping ctx.Err() once ctx is done.
@@ -376,6 +366,18 @@ func alive(ctx context.Context) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// reading returns fn's answer, read under mu for reading, or alive's
+// error once ctx is done: the frame of every read.
+func reading[T any](ctx context.Context, m *Store, fn func() (T, error)) (T, error) {
+	if err := alive(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return fn()
 }
 
 // The copy functions return an item that shares no pointer with their

@@ -60,8 +60,8 @@ func BenchmarkMemoryListInvoices(b *testing.B) {
 		{"first page", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}}},
 		{"last page", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 100, Limit: 100}}},
 		{"status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, Status: store.InvoicePaid}},
-		{"project and status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 3, Limit: 20}, ProjectID: "p4", Status: store.InvoiceOpen}},
-		{"updated since, all changed (scan and sort)", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, UpdatedSince: base}},
+		{"project and status", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 3, Limit: 20}, Status: store.InvoiceOpen, ListFilter: store.ListFilter{ProjectID: "p4"}}},
+		{"updated since, all changed (scan and sort)", store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 20}, ListFilter: store.ListFilter{UpdatedSince: base}}},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -276,10 +276,10 @@ func TestMemorySyncedThrough(t *testing.T) {
 
 	clock.Advance(time.Minute)
 	since := start.Truncate(time.Second)
-	page, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, UpdatedSince: since})
+	page, err = st.ListProjects(ctx, "org_a", store.ProjectQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	is.Equal(page.SyncedThrough, since.Add(time.Minute)) // the clock's second
-	threads, err := st.ListMessages(ctx, "org_nobody", store.MessageQuery{PageRequest: all, UpdatedSince: since})
+	threads, err := st.ListMessages(ctx, "org_nobody", store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	is.Equal(threads.SyncedThrough, since.Add(time.Minute)) // on every list, even of an unknown organization
 

@@ -39,7 +39,6 @@ type itemDesc[T any] struct {
 type tableDesc interface {
 	// add gives t an empty table of the kind and its kindTable.
 	add(t *tenant)
-	kindOf() store.Kind
 }
 
 // memoryKinds lists the kinds of items the Store keeps in a table, in the
@@ -47,8 +46,6 @@ type tableDesc interface {
 // of its events. Threads and messages, kept apart (threadStore), are not
 // in it.
 var memoryKinds = []tableDesc{projectItems, milestoneItems, deliverableItems, invoiceItems}
-
-func (d *itemDesc[T]) kindOf() store.Kind { return d.kind }
 
 // of returns t's table of the kind. The tenant holds one of each kind of
 // memoryKinds, of its type, so the assertion holds.
@@ -135,57 +132,55 @@ func (d *itemDesc[T]) put(ctx context.Context, m *Store, v T) error {
 	return nil
 }
 
-// listing is what a list asks of a table, from its query.
-type listing struct {
-	store.PageRequest
-	status    string // "" for any
-	projectID string // "" for any
-	// inProject makes projectID a project that must exist: a list of a
-	// project's items answers ErrNotFound for an unknown one.
-	inProject bool
-	only      []string  // OnlyProjects
-	dueBefore time.Time // DueBefore
-	since     time.Time
-	after     store.Position
+// list returns a page of the organization's items that status ("" for
+// any) and f select; an unknown organization has none. inProject makes
+// f.ProjectID a project that must exist: a list of a project's items
+// answers ErrNotFound for an unknown one.
+func (d *itemDesc[T]) list(ctx context.Context, m *Store, orgID string, r store.PageRequest, status string, f store.ListFilter, inProject bool) (store.Page[T], error) {
+	return reading(ctx, m, func() (store.Page[T], error) {
+		t := m.orgs[orgID]
+		if inProject && (t == nil || !projectItems.of(t).has(f.ProjectID)) {
+			return store.Page[T]{}, fmt.Errorf("store: project %q: %w", f.ProjectID, store.ErrNotFound)
+		}
+		var s *sorted[T]
+		if t != nil {
+			s = d.of(t)
+		}
+		return listed(m, t, s, fields[T]{d.status, d.project, d.due}, r, status, f, nil, d.copy)
+	})
 }
 
-// list returns a page of the organization's items; an unknown
-// organization has none.
-func (d *itemDesc[T]) list(ctx context.Context, m *Store, orgID string, l listing) (store.Page[T], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[T]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	if l.inProject && (t == nil || !projectItems.of(t).has(l.projectID)) {
-		return store.Page[T]{}, fmt.Errorf("store: project %q: %w", l.projectID, store.ErrNotFound)
-	}
-	keep := d.filter(l)
-	var items []*T
-	if t != nil {
-		items, keep = d.of(t).view(l.since, l.after, keep)
-	}
-	return page(items, keep, l.PageRequest, d.copy, m.syncedThrough(l.since), t.dataVersion())
+// fields are the accessors of a kind's items that a list's filters test
+// (see match): its status, its project ("" for none) and its DueAt (nil
+// for none; a nil due for a kind without one).
+type fields[T any] struct {
+	status  func(*T) string
+	project func(*T) string
+	due     func(*T) *time.Time
 }
 
-// filter is the predicate of l's filters (but UpdatedSince, which view
-// applies), one condition each; nil when l has none, so that a list
-// without filters counts its items without reading them.
-func (d *itemDesc[T]) filter(l listing) func(*T) bool {
+// match is the predicate of a list's filters but UpdatedSince and After
+// (which view applies): status ("" for any), then f's, one condition each;
+// nil when there are none, so that a list without filters counts its
+// items without reading them. A filter of a field the kind has not
+// matches none of its items.
+func match[T any](a fields[T], status string, f store.ListFilter) func(*T) bool {
 	var conds []func(*T) bool
-	if l.status != "" {
-		conds = append(conds, func(v *T) bool { return d.status(v) == l.status })
+	add := func(on bool, c func(*T) bool) {
+		if on {
+			conds = append(conds, c)
+		}
 	}
-	if l.projectID != "" {
-		conds = append(conds, func(v *T) bool { return d.project(v) == l.projectID })
-	}
-	if l.only != nil {
-		conds = append(conds, func(v *T) bool { return store.InProjects(l.only, d.project(v)) })
-	}
-	if !l.dueBefore.IsZero() {
-		conds = append(conds, func(v *T) bool { due := d.due(v); return due != nil && due.Before(l.dueBefore) })
-	}
+	add(status != "", func(v *T) bool { return a.status != nil && a.status(v) == status })
+	add(f.ProjectID != "", func(v *T) bool { return a.project(v) == f.ProjectID })
+	add(f.OnlyProjects != nil, func(v *T) bool { return store.InProjects(f.OnlyProjects, a.project(v)) })
+	add(!f.DueBefore.IsZero(), func(v *T) bool {
+		if a.due == nil { // a kind without a DueAt
+			return false
+		}
+		due := a.due(v)
+		return due != nil && due.Before(f.DueBefore)
+	})
 	if len(conds) == 0 {
 		return nil
 	}
@@ -199,20 +194,34 @@ func (d *itemDesc[T]) filter(l listing) func(*T) bool {
 	}
 }
 
+// listed returns the page of s's items (none when s is nil) that status,
+// f and, when not nil, keep select: the one list of every kind. The
+// caller holds mu for reading; t is the organization (nil for none).
+func listed[T any](m *Store, t *tenant, s *sorted[T], a fields[T], r store.PageRequest, status string, f store.ListFilter, keep func(*T) bool, copyItem func(T) T) (store.Page[T], error) {
+	if filter := match(a, status, f); keep == nil {
+		keep = filter
+	} else if filter != nil {
+		only := keep
+		keep = func(v *T) bool { return only(v) && filter(v) }
+	}
+	var items []*T
+	if s != nil {
+		items, keep = s.view(f.UpdatedSince, f.After, keep)
+	}
+	return page(items, keep, r, copyItem, m.syncedThrough(f.UpdatedSince), t.dataVersion())
+}
+
 // get returns one of the organization's items, or ErrNotFound.
 func (d *itemDesc[T]) get(ctx context.Context, m *Store, orgID, id string) (T, error) {
-	var none T
-	if err := alive(ctx); err != nil {
-		return none, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if v, ok := d.of(t).byID[id]; ok {
-			return d.copy(*v), nil
+	return reading(ctx, m, func() (T, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if v, ok := d.of(t).byID[id]; ok {
+				return d.copy(*v), nil
+			}
 		}
-	}
-	return none, fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
+		var none T
+		return none, fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
+	})
 }
 
 // delete removes an item and records its Deletion (with the project it

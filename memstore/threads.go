@@ -177,110 +177,91 @@ func (m *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
 // ListThreads returns a page of the organization's visible threads; an
 // unknown organization has none.
 func (m *Store) ListThreads(ctx context.Context, orgID string, q store.ThreadQuery) (store.Page[store.Thread], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Thread]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var keep func(*store.Thread) bool
-	if q.Status != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(th *store.Thread) bool {
-			project := ""
-			if th.ProjectID != nil {
-				project = *th.ProjectID
-			}
-			return (q.Status == "" || th.Status == q.Status) &&
-				(q.ProjectID == "" || project == q.ProjectID) &&
-				store.InProjects(q.OnlyProjects, project) // an organization-wide thread is in no project
+	return reading(ctx, m, func() (store.Page[store.Thread], error) {
+		t := m.orgs[orgID]
+		var s *sorted[store.Thread]
+		if t != nil {
+			s = &t.threads.shown
 		}
-	}
-	var items []*store.Thread
-	if t := m.orgs[orgID]; t != nil {
-		items, keep = t.threads.shown.view(q.UpdatedSince, q.After, keep)
-	}
-	return page(items, keep, q.PageRequest, copyThread, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+		return listed(m, t, s, threadFields, q.PageRequest, string(q.Status), q.ListFilter, nil, copyThread)
+	})
+}
+
+// threadFields are a thread's fields that a list's filters test: an
+// organization-wide thread is in no project.
+var threadFields = fields[store.Thread]{
+	status:  func(th *store.Thread) string { return string(th.Status) },
+	project: func(th *store.Thread) string { return deref(th.ProjectID) },
 }
 
 // GetThread returns one of the organization's visible threads, or
 // ErrNotFound.
 func (m *Store) GetThread(ctx context.Context, orgID, id string) (store.Thread, error) {
-	if err := alive(ctx); err != nil {
-		return store.Thread{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if th, ok := t.threads.shown.byID[id]; ok {
-			return copyThread(*th), nil
+	return reading(ctx, m, func() (store.Thread, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if th, ok := t.threads.shown.byID[id]; ok {
+				return copyThread(*th), nil
+			}
 		}
-	}
-	return store.Thread{}, fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
+		return store.Thread{}, fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
+	})
 }
 
 // ListThreadMessages returns a page of one visible thread's visible
 // messages, or ErrNotFound when the organization has no such visible
 // thread.
 func (m *Store) ListThreadMessages(ctx context.Context, orgID, threadID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Message]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	if t == nil || !t.threads.shown.has(threadID) || !store.InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
-		return store.Page[store.Message]{}, fmt.Errorf("store: thread %q: %w", threadID, store.ErrNotFound)
-	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, func(msg *store.Message) bool { return msg.ThreadID == threadID })
-	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	return reading(ctx, m, func() (store.Page[store.Message], error) {
+		t := m.orgs[orgID]
+		if t == nil || !t.threads.shown.has(threadID) || !store.InProjects(q.OnlyProjects, t.threads.projectOf(threadID)) {
+			return store.Page[store.Message]{}, fmt.Errorf("store: thread %q: %w", threadID, store.ErrNotFound)
+		}
+		q.ThreadID, q.ProjectID = threadID, "" // the thread is the filter
+		return m.listMessages(t, q)
+	})
 }
 
 // ListMessages returns a page of the organization's visible messages
 // across its visible threads; an unknown organization has none.
 func (m *Store) ListMessages(ctx context.Context, orgID string, q store.MessageQuery) (store.Page[store.Message], error) {
-	if err := alive(ctx); err != nil {
-		return store.Page[store.Message]{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	t := m.orgs[orgID]
-	if t == nil {
-		return page[store.Message](nil, nil, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), 0)
+	return reading(ctx, m, func() (store.Page[store.Message], error) {
+		return m.listMessages(m.orgs[orgID], q)
+	})
+}
+
+// listMessages is ListMessages of t (nil for none) under mu: a message is
+// in its thread's project.
+func (m *Store) listMessages(t *tenant, q store.MessageQuery) (store.Page[store.Message], error) {
+	var s *sorted[store.Message]
+	if t != nil {
+		s = &t.threads.shownMsgs
 	}
 	var keep func(*store.Message) bool
-	if q.ThreadID != "" || q.ProjectID != "" || q.OnlyProjects != nil {
-		keep = func(msg *store.Message) bool {
-			if q.ThreadID != "" && msg.ThreadID != q.ThreadID {
-				return false
-			}
-			project := t.threads.projectOf(msg.ThreadID)
-			return (q.ProjectID == "" || project == q.ProjectID) && store.InProjects(q.OnlyProjects, project)
-		}
+	if q.ThreadID != "" {
+		keep = func(msg *store.Message) bool { return msg.ThreadID == q.ThreadID }
 	}
-	items, keep := t.threads.shownMsgs.view(q.UpdatedSince, q.After, keep)
-	return page(items, keep, q.PageRequest, copyMessage, m.syncedThrough(q.UpdatedSince), m.orgs[orgID].dataVersion())
+	a := fields[store.Message]{project: func(msg *store.Message) string { return t.threads.projectOf(msg.ThreadID) }}
+	return listed(m, t, s, a, q.PageRequest, "", q.ListFilter, keep, copyMessage)
 }
 
 // GetAttachment returns an attachment of one of the organization's
 // visible messages, or ErrNotFound.
 func (m *Store) GetAttachment(ctx context.Context, orgID, id string) (store.Attachment, error) {
-	if err := alive(ctx); err != nil {
-		return store.Attachment{}, err
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if t := m.orgs[orgID]; t != nil {
-		if msg := t.threads.shownMsgs.byID[t.threads.attachments[id]]; msg != nil {
-			for _, a := range msg.Attachments {
-				if a.ID == id {
-					if project := t.threads.projectOf(msg.ThreadID); project != "" {
-						a.ProjectID = &project // for a key restricted to projects
+	return reading(ctx, m, func() (store.Attachment, error) {
+		if t := m.orgs[orgID]; t != nil {
+			if msg := t.threads.shownMsgs.byID[t.threads.attachments[id]]; msg != nil {
+				for _, a := range msg.Attachments {
+					if a.ID == id {
+						if project := t.threads.projectOf(msg.ThreadID); project != "" {
+							a.ProjectID = &project // for a key restricted to projects
+						}
+						return a, nil
 					}
-					return a, nil
 				}
 			}
 		}
-	}
-	return store.Attachment{}, fmt.Errorf("store: attachment %q: %w", id, store.ErrNotFound)
+		return store.Attachment{}, fmt.Errorf("store: attachment %q: %w", id, store.ErrNotFound)
+	})
 }
 
 // hasItem reports whether the organization has the item of a kind a

@@ -40,8 +40,12 @@ func (h *handler) deletionRoutes() []route {
 		Summary:     "List deletions",
 		Description: "What disappeared from the caller's view at or after `since`, so that a client keeping a copy can remove it: deleted items, items deleted with their project (a project takes its milestones, deliverables and threads with it), and threads or messages made internal. Records are kept at least 30 days, and a record is dropped when an item of the same type and id is put again. A sync client applies deletions, then changes (every list's `updatedSince`), then asks again from the smallest `meta.syncedThrough` of the pages it walked (not from the largest `deletedAt` or `updatedAt` it saw: a transaction that committed late may carry an earlier one); it never misses a write, and an item may come twice (upsert by id). Every page carries `meta.syncedThrough`. A restricted key reads only the records of the types its scopes cover (`project` and `milestone` with `projects:read`, `deliverable` with `deliverables:read`, `invoice` with `invoices:read`, `thread` and `message` with `threads:read`) and of its projects; a `type` it may not read gives an empty list. A key restricted to projects also sees here an item that left its projects while it still exists (an invoice moved to another project or to none, the invoices of a deleted project), dated when it left.",
 		Responses:   map[int]string{200: "DeletionListResponse", 304: "NotModified"},
-	}, pPage, pLimit, pSince, pCursor, pDeletionType, pIfNoneMatch)}
+	}, deletionParams...)}
 }
+
+// deletionParams are the parameters of the deletion feed, as parsed and
+// documented.
+var deletionParams = []*param{pPage, pLimit, pSince, pCursor, pDeletionType, pIfNoneMatch}
 
 // listDeletions serves GET /v1/deletions?since&type&page&limit: what
 // disappeared from the caller's view at or after since. A since before
@@ -50,7 +54,7 @@ func (h *handler) deletionRoutes() []route {
 // scopes cover and of its projects; a type it may not read is an empty
 // list, as its view holds none.
 func (h *handler) listDeletions(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{extra: []string{paramSince, paramType}, cursor: true})
+	q, err := listParamsOf(r, listSpec{filters: deletionParams, cursor: true})
 	if err != nil {
 		return response{}, err
 	}

@@ -1,8 +1,6 @@
 package statusapi
 
 import (
-	"net/http"
-
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -75,16 +73,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 func (h *handler) deliverableRoutes() []route {
 	return []route{
 		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Deliverable], error) {
-				return h.st.ListDeliverables(r.Context(), c.Org.ID, store.DeliverableQuery{
-					PageRequest:  q.PageRequest,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.DeliverableStatus(q.Status),
-					ProjectID:    q.ProjectID,
-					OnlyProjects: c.ProjectIDs,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListDeliverables)).describe(operation{
 			ID: "listDeliverables", Tag: "Deliverables", Tool: "list_deliverables",
 			Summary:     "List deliverables",
 			Description: "The organization's deliverables, ordered by `createdAt` descending, then `id`. A restricted key needs the scope `deliverables:read`.",

@@ -91,17 +91,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 func (h *handler) invoiceRoutes() []route {
 	return []route{
 		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Invoice], error) {
-				return h.st.ListInvoices(r.Context(), c.Org.ID, store.InvoiceQuery{
-					PageRequest:  q.PageRequest,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.InvoiceStatus(q.Status),
-					ProjectID:    q.ProjectID,
-					DueBefore:    q.timeOf(pDueBefore),
-					OnlyProjects: c.ProjectIDs,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListInvoices)).describe(operation{
 			ID: "listInvoices", Tag: "Invoices", Tool: "list_invoices",
 			Summary:     "List invoices",
 			Description: "The organization's invoices, ordered by `issuedAt` descending, then `id`. A restricted key needs the scope `invoices:read`.",

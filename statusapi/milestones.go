@@ -77,11 +77,9 @@ func (h *handler) milestoneRoutes() []route {
 					return store.Page[store.Milestone]{}, err
 				}
 				return h.st.ListMilestones(r.Context(), c.Org.ID, project, store.MilestoneQuery{
-					PageRequest:  q.PageRequest,
-					DueBefore:    q.timeOf(pDueBefore),
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.MilestoneStatus(q.Status),
+					PageRequest: q.PageRequest,
+					Status:      store.MilestoneStatus(q.Status),
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			ID: "listMilestones", Tag: "Projects",
@@ -89,17 +87,7 @@ func (h *handler) milestoneRoutes() []route {
 			Description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
 		}),
 		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
-				return h.st.ListAllMilestones(r.Context(), c.Org.ID, store.AllMilestoneQuery{
-					PageRequest:  q.PageRequest,
-					ProjectID:    q.ProjectID,
-					Status:       store.MilestoneStatus(q.Status),
-					DueBefore:    q.timeOf(pDueBefore),
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					OnlyProjects: c.ProjectIDs,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListAllMilestones)).describe(operation{
 			ID: "listAllMilestones", Tag: "Projects", Tool: "list_milestones",
 			Summary:     "List the organization's milestones",
 			Description: "The organization's milestones of every project, ordered by `dueAt` ascending, then `projectId`, then `id`, so that a client syncs them in pages rather than one request per project. A restricted key needs the scope `projects:read`, and sees the milestones of its projects only.",

@@ -3,6 +3,7 @@ package statusapi
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/apidoc"
@@ -10,7 +11,8 @@ import (
 )
 
 // param is a parameter of the contract. parse, for a list's filter
-// (see listSpec), checks its value v and fills q; nil for a parameter its
+// (see listSpec), checks its value v and fills q: the store's ListFilter
+// that the list's read passes on, or Status; nil for a parameter its
 // route reads itself; values are the values of a parameter whose schema
 // the document names (a status), none for any.
 type param struct {
@@ -59,15 +61,11 @@ var (
 	pDueBefore = &param{Param: apidoc.Param{Component: "DueBefore", Name: paramDueBefore, In: "query",
 		Description: "Only items whose `dueAt` is before this time (exclusive), in the contract's format (`2026-03-01T09:00:00Z`); an item whose `dueAt` is `null` never matches. `status=open&dueBefore=<now>` lists the overdue invoices. It combines with the other filters, `updatedSince` and `after` included.",
 		Schema:      timestampSchema},
-		parse: timeFilter}
+		parse: timeFilter(func(q *listParams) *time.Time { return &q.DueBefore })}
 	pUpdatedSince = &param{Param: apidoc.Param{Component: "UpdatedSince", Name: paramUpdatedSince, In: "query",
 		Description: "Only items whose `updatedAt` is at or after this time (inclusive), in the contract's format (`2026-03-01T09:00:00Z`); the list is then ordered by `updatedAt` ascending, then `id`, and `meta.total` counts those items, and `meta.syncedThrough` says from when to ask next (see `Meta`). It combines with the other filters.",
 		Schema:      timestampSchema},
-		parse: func(p *param, q *listParams, v string) (err error) {
-			q.UpdatedSince, err = parseTimestamp(p.Name, v)
-			q.sync = true
-			return err
-		}}
+		parse: timeFilter(func(q *listParams) *time.Time { q.sync = true; return &q.UpdatedSince })}
 	pCursor = &param{Param: apidoc.Param{Component: "Cursor", Name: paramAfter, In: "query",
 		Description: "The `meta.next` of the page before, to walk a list of changes by cursor: the items that follow it, in the same order, with `meta.page` 1 and `meta.total` counting them. A list takes it with `updatedSince` only, never with `page`; a cursor is valid only for the route, filters and key that gave it. Anything else is 400 `INVALID_PARAMETER` naming `after`. A walk by `after` never skips an item that matched throughout, however others moved, arrived or left.",
 		Schema:      nonEmpty}}
@@ -135,24 +133,19 @@ func statusParam(resource string, statuses []string) *param {
 
 // enumFilter parses a status, one of p.values exactly, into q.Status.
 func enumFilter(p *param, q *listParams, v string) error {
-	if !contains(p.values, v) {
+	if !slices.Contains(p.values, v) {
 		return envelope.InvalidParam(p.Name, p.Name+" must be one of "+strings.Join(p.values, ", "))
 	}
 	q.Status = v
 	return nil
 }
 
-// timeFilter parses a timestamp into q's values, read by q.timeOf(p).
-func timeFilter(p *param, q *listParams, v string) error {
-	t, err := parseTimestamp(p.Name, v)
-	if err != nil {
+// timeFilter parses a timestamp into the field of q that field returns.
+func timeFilter(field func(q *listParams) *time.Time) func(*param, *listParams, string) error {
+	return func(p *param, q *listParams, v string) (err error) {
+		*field(q), err = parseTimestamp(p.Name, v)
 		return err
 	}
-	if q.values == nil {
-		q.values = map[*param]any{}
-	}
-	q.values[p] = t
-	return nil
 }
 
 // byDeclaration sorts ps in the order of parameters, a resource's status

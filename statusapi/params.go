@@ -62,7 +62,7 @@ func query(raw string, allowed ...string) (map[string]string, error) {
 		if err1 != nil || err2 != nil || strings.Contains(pair, ";") {
 			return nil, envelope.InvalidParam(rawName, "the query string is malformed: use name=value pairs separated by &, percent-encoded")
 		}
-		if !contains(allowed, name) {
+		if !slices.Contains(allowed, name) {
 			return nil, envelope.InvalidParam(name, unknownParam(name, allowed))
 		}
 		if _, twice := out[name]; twice {
@@ -89,35 +89,33 @@ func noParams(r *http.Request) error {
 	return err
 }
 
-// listParams are the validated parameters of a list route.
+// listParams are the validated parameters of a list route: its filters
+// fill the store's (ListFilter, which a route's read passes on whole,
+// with the caller's projects) or Status.
 type listParams struct {
 	store.PageRequest
-	Status       string            // "" for any
-	ProjectID    string            // "" for any
-	UpdatedSince time.Time         // zero for none
-	given        map[string]string // the query as given, for links
-	// values are the values of the filters that fill no field above, by
-	// parameter (see timeOf).
-	values map[*param]any
+	store.ListFilter
+	Status string            // "" for any
+	given  map[string]string // the query as given, for links
 	// sync is true for a page of changes (a list asked with updatedSince,
 	// a page of deletions): its meta carries syncedThrough and next.
 	sync bool
-	// After is the position the after parameter names (see walk), zero
-	// for none; bind the binding of the cursors of the list.
-	After store.Position
-	bind  [bindingSize]byte
-	next  *envelope.Cursor // meta.next of the page served, for its link
+	// bind is the binding of the cursors of the list (see walk), whose
+	// position After holds.
+	bind [bindingSize]byte
+	next *envelope.Cursor // meta.next of the page served, for its link
 }
 
 // listSpec says which parameters a list route takes beside page and
 // limit.
 type listSpec struct {
-	// filters are the list's filters, each parsed by its own parse, in
-	// the order of their declaration (see listRoute). updatedSince is
-	// offered only when the store tracks changes (store.Changes), which
-	// is what honours it.
+	// filters are the list's query parameters, each parsed by its own
+	// parse (one without is left in listParams.given for the route), in
+	// the order of their declaration (see listRoute); page, limit, after
+	// and headers among them are taken as listParamsOf takes them. updatedSince is offered only
+	// when the store tracks changes (store.Changes), which is what
+	// honours it.
 	filters []*param
-	extra   []string // further parameters the route parses itself
 	// cursor is after, the walk by cursor of a list of changes: offered
 	// with updatedSince, and to the deletion feed.
 	cursor bool
@@ -130,8 +128,8 @@ type listSpec struct {
 func (spec listSpec) since() bool { return slices.Contains(spec.filters, pUpdatedSince) }
 
 // listParamsOf parses the parameters of a list route: page and limit,
-// spec.filters, each by its parse, after with updatedSince or
-// spec.cursor, and spec.extra as given.
+// spec.filters, each by its parse, and after with updatedSince or
+// spec.cursor.
 //
 // page is a whole number from 1 and limit one from 1 to store.MaxLimit,
 // written in plain digits: no sign, no leading zero, no fraction, so each
@@ -141,13 +139,19 @@ func (spec listSpec) since() bool { return slices.Contains(spec.filters, pUpdate
 func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 	allowed := []string{paramPage, paramLimit}
 	for _, f := range spec.filters {
-		allowed = append(allowed, f.Name)
+		if f.parse != nil {
+			allowed = append(allowed, f.Name)
+		}
 	}
 	since := spec.since()
 	if since || spec.cursor {
 		allowed = append(allowed, paramAfter)
 	}
-	allowed = append(allowed, spec.extra...)
+	for _, f := range spec.filters { // read by the route, named after after
+		if f.parse == nil && f.In == "query" && !slices.Contains(allowed, f.Name) {
+			allowed = append(allowed, f.Name)
+		}
+	}
 	q, err := query(r.URL.RawQuery, allowed...)
 	if err != nil {
 		return listParams{}, err
@@ -167,7 +171,7 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		p.Page = n
 	}
 	for _, f := range spec.filters {
-		if v, ok := q[f.Name]; ok {
+		if v, ok := q[f.Name]; ok && f.parse != nil {
 			if err := f.parse(f, &p, v); err != nil {
 				return listParams{}, err
 			}
@@ -182,12 +186,6 @@ func listParamsOf(r *http.Request, spec listSpec) (listParams, error) {
 		}
 	}
 	return p, nil
-}
-
-// timeOf is the value of the timestamp filter p, zero when not given.
-func (p listParams) timeOf(f *param) time.Time {
-	t, _ := p.values[f].(time.Time)
-	return t
 }
 
 // limitOf parses the limit of a query: a whole number from 1 to
@@ -238,56 +236,43 @@ func (p listParams) meta(total int, syncedThrough time.Time) envelope.Meta {
 // links returns the RFC 8288 Link header of a page of a list: first,
 // prev (from page 2), next (when a later page has items) and last (page 1
 // of an empty list), each the public URL of the same route with the
-// request's other parameters as given and the page set.
+// request's other parameters as given and the page set. A page of changes
+// links by after, not by page: first (the walk from its start) and, when
+// items follow, next (after set to meta.next).
 func (h *handler) links(r *http.Request, q listParams, total int) string {
+	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
+	link := func(rel, name, value string) string {
+		v := make(url.Values, len(q.given)+1)
+		for n, given := range q.given {
+			if !q.sync || n != paramPage && n != paramAfter {
+				v.Set(n, given)
+			}
+		}
+		if value != "" {
+			v.Set(name, value)
+		}
+		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
+	}
 	if q.sync {
-		return h.walkLinks(r, q)
+		out := link("first", paramAfter, "")
+		if q.next != nil && q.next.After != "" {
+			out += ", " + link("next", paramAfter, q.next.After)
+		}
+		return out
 	}
 	last := 1
 	if total > 0 {
 		last = (total + q.Limit - 1) / q.Limit
 	}
-	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
-	link := func(page int, rel string) string {
-		v := make(url.Values, len(q.given)+1)
-		for name, value := range q.given {
-			v.Set(name, value)
-		}
-		v.Set(paramPage, strconv.Itoa(page))
-		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
-	}
-	out := []string{link(1, "first")}
+	page := func(n int, rel string) string { return link(rel, paramPage, strconv.Itoa(n)) }
+	out := []string{page(1, "first")}
 	if q.Page > 1 {
-		out = append(out, link(q.Page-1, "prev"))
+		out = append(out, page(q.Page-1, "prev"))
 	}
 	if q.Page < last {
-		out = append(out, link(q.Page+1, "next"))
+		out = append(out, page(q.Page+1, "next"))
 	}
-	return strings.Join(append(out, link(last, "last")), ", ")
-}
-
-// walkLinks is the Link header of a page of changes, which links by
-// after, not by page: first (the walk from its start) and, when items
-// follow, next (after set to meta.next).
-func (h *handler) walkLinks(r *http.Request, q listParams) string {
-	base := h.publicURL(r) + r.URL.EscapedPath() + "?"
-	link := func(after, rel string) string {
-		v := make(url.Values, len(q.given)+1)
-		for name, value := range q.given {
-			if name != paramPage && name != paramAfter {
-				v.Set(name, value)
-			}
-		}
-		if after != "" {
-			v.Set(paramAfter, after)
-		}
-		return "<" + base + v.Encode() + `>; rel="` + rel + `"`
-	}
-	out := link("", "first")
-	if q.next != nil && q.next.After != "" {
-		out += ", " + link(q.next.After, "next")
-	}
-	return out
+	return strings.Join(append(out, page(last, "last")), ", ")
 }
 
 // strs lists a status type's values as strings, for a status filter.
@@ -297,13 +282,4 @@ func strs[S ~string](all []S) []string {
 		out[i] = string(s)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

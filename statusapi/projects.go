@@ -2,7 +2,6 @@ package statusapi
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/clientstatus/clientstatus/store"
 )
@@ -56,16 +55,7 @@ var projects = declare(resource[store.Project, project]{
 func (h *handler) projectRoutes() []route {
 	return []route{
 		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{filters: []*param{pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Project], error) {
-				return h.st.ListProjects(r.Context(), c.Org.ID, store.ProjectQuery{
-					PageRequest:  q.PageRequest,
-					DueBefore:    q.timeOf(pDueBefore),
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					Status:       store.ProjectStatus(q.Status),
-					OnlyProjects: c.ProjectIDs,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListProjects)).describe(operation{
 			ID: "listProjects", Tag: "Projects", Tool: "list_projects",
 			Summary:     "List projects",
 			Description: "The organization's projects, ordered by `startedAt` descending (not started last), then `id`. A restricted key needs the scope `projects:read`.",

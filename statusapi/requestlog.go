@@ -104,8 +104,12 @@ func (h *handler) requestLogRoutes() []route {
 		Summary:     "List requests",
 		Description: "The organization's requests of the last 7 days, made with its keys, newest first: to debug a 400 or a 403 without asking support. Each records the route, the names of the query parameters (never their values), the status and error code, the key's public id and the time taken; never a key, a token or a body. Requests to this route itself are not logged, nor are requests refused before a key was accepted (401, 403 `FORBIDDEN`) and those of the public routes. A restricted key (scopes or projects) sees only its own requests. Not response-cached: it changes with every request. Served when the deployment keeps a request log (statusapi.WithRequestLog); otherwise the path answers 404 like any unknown path.",
 		Responses:   map[int]string{200: "RequestLogListResponse", 304: "NotModified"},
-	}, pPage, pLimit, pRequestLogStatus, pIfNoneMatch)}
+	}, requestLogParams...)}
 }
+
+// requestLogParams are the parameters of the request log, as parsed and
+// documented.
+var requestLogParams = []*param{pPage, pLimit, pRequestLogStatus, pIfNoneMatch}
 
 // listRequestLogs serves GET /v1/request_logs?page&limit&status: the
 // organization's requests of the last 7 days, newest first. status is an
@@ -113,12 +117,12 @@ func (h *handler) requestLogRoutes() []route {
 // (scopes or projects) sees only its own requests; a restricted
 // credential that is no stored key (a JWT) has none.
 func (h *handler) listRequestLogs(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{extra: []string{paramStatus}})
+	q, err := listParamsOf(r, listSpec{filters: requestLogParams})
 	if err != nil {
 		return response{}, err
 	}
 	sq := store.RequestLogQuery{PageRequest: q.PageRequest}
-	if v, ok := q.given[paramStatus]; ok {
+	if v, ok := q.given[pRequestLogStatus.Name]; ok {
 		if sq.Status, sq.Class, err = statusFilter(v); err != nil {
 			return response{}, err
 		}

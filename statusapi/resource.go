@@ -109,6 +109,26 @@ func inOrg[T any](h *handler, get func(st store.Store, ctx context.Context, org,
 	return func(ctx context.Context, c caller, id string) (T, error) { return get(h.st, ctx, c.Org.ID, id) }
 }
 
+// orgList is the listRead of a store's list of an organization's items
+// by a query of a page, a status and the filters, such as
+// store.Store.ListInvoices, on h's store: the query holds the list's
+// parameters as parsed, and the caller's projects.
+func orgList[Q listQuery[S], S ~string, T any](h *handler, list func(st store.Store, ctx context.Context, org string, q Q) (store.Page[T], error)) listRead[T] {
+	return func(r *http.Request, c caller, q listParams) (store.Page[T], error) {
+		return list(h.st, r.Context(), c.Org.ID, Q{PageRequest: q.PageRequest, Status: S(q.Status), ListFilter: q.ListFilter})
+	}
+}
+
+// listQuery is a store's query of a list of items of status S
+// (store.InvoiceQuery).
+type listQuery[S ~string] interface {
+	~struct {
+		store.PageRequest
+		Status S
+		store.ListFilter
+	}
+}
+
 // listRoute is a list of the resource at path, cached and needing the
 // resource's scope; example is its request in the tests (see route).
 // spec says which parameters beside page and limit it takes: the
@@ -165,6 +185,7 @@ func (res resource[T, W]) list(h *handler, spec listSpec, read listRead[T]) apiF
 		if err != nil {
 			return response{}, err
 		}
+		q.OnlyProjects = c.ProjectIDs
 		p, err := read(r, c, q)
 		if err != nil {
 			return response{}, err

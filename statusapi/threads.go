@@ -182,16 +182,7 @@ var messages = declare(resource[store.Message, message]{
 func (h *handler) threadRoutes() []route {
 	return []route{
 		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
-			func(r *http.Request, c caller, q listParams) (store.Page[store.Thread], error) {
-				return h.st.ListThreads(r.Context(), c.Org.ID, store.ThreadQuery{
-					PageRequest:  q.PageRequest,
-					Status:       store.ThreadStatus(q.Status),
-					ProjectID:    q.ProjectID,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					OnlyProjects: c.ProjectIDs,
-				})
-			}).describe(operation{
+			orgList(h, store.Store.ListThreads)).describe(operation{
 			ID: "listThreads", Tag: "Threads", Tool: "list_threads",
 			Summary:     "List threads",
 			Description: "The organization's threads, ordered by `lastMessageAt` descending (threads without messages last), then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`. Threads the agency keeps internal are never shown.",
@@ -204,31 +195,26 @@ func (h *handler) threadRoutes() []route {
 		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{pUpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
-					PageRequest:  q.PageRequest,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					OnlyProjects: c.ProjectIDs,
+					PageRequest: q.PageRequest,
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			ID: "listThreadMessages", Tag: "Threads",
 			Summary:     "List a thread's messages",
 			Description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
 		}),
-		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince}, extra: []string{paramThreadID}},
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince, pThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
-					PageRequest:  q.PageRequest,
-					ThreadID:     q.given[paramThreadID],
-					ProjectID:    q.ProjectID,
-					UpdatedSince: q.UpdatedSince,
-					After:        q.After,
-					OnlyProjects: c.ProjectIDs,
+					PageRequest: q.PageRequest,
+					ThreadID:    q.given[pThreadID.Name],
+					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
 			ID: "listMessages", Tag: "Threads", Tool: "list_messages",
 			Summary:     "List messages",
 			Description: "The organization's messages across its threads, ordered by `createdAt` ascending, then `id`; with `updatedSince`, by `updatedAt` ascending, then `id`.",
-		}, pThreadID),
+		}),
 		// An internal message, one of an internal thread, or one the key may
 		// not see is 404.
 		messages.itemRoute(h, "/v1/messages/{id}", "/v1/messages/msg1", func(ctx context.Context, c caller, id string) (store.Message, error) {

@@ -47,19 +47,8 @@ func (d Deliverable) HasFile() bool { return d.FileKey != "" }
 // descending, then by ID ascending.
 type DeliverableQuery struct {
 	PageRequest
-	Status    DeliverableStatus // "" for any
-	ProjectID string            // "" for any
-	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
-	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
-	UpdatedSince time.Time
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
-	// OnlyProjects, when not nil, keeps only the deliverables of these
-	// projects (none when it is empty): a restricted key's (see
-	// Store). It combines with ProjectID.
-	OnlyProjects []string
+	Status DeliverableStatus // "" for any
+	ListFilter
 }
 
 // Validate reports the first problem that makes d unfit to be stored: an

@@ -50,22 +50,8 @@ func (i Invoice) HasDocument() bool { return i.DocumentKey != "" }
 // then by ID ascending.
 type InvoiceQuery struct {
 	PageRequest
-	Status    InvoiceStatus // "" for any
-	ProjectID string        // "" for any
-	// DueBefore, when not zero, keeps only items whose DueAt is before
-	// it (exclusive).
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
-	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
-	UpdatedSince time.Time
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
-	// OnlyProjects, when not nil, keeps only the invoices that name one of
-	// these projects, never a retainer invoice (none when it is empty): a
-	// restricted key's (see Store). It combines with ProjectID.
-	OnlyProjects []string
+	Status InvoiceStatus // "" for any
+	ListFilter
 }
 
 // Validate reports the first problem that makes i unfit to be stored: an

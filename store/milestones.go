@@ -38,16 +38,7 @@ type Milestone struct {
 type MilestoneQuery struct {
 	PageRequest
 	Status MilestoneStatus // "" for any
-	// DueBefore, when not zero, keeps only items whose DueAt is before
-	// it (exclusive).
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
-	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
-	UpdatedSince time.Time
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
+	ListFilter
 }
 
 // Validate reports the first problem that makes m unfit to be stored: an
@@ -75,19 +66,6 @@ func (m Milestone) Validate() error {
 // with UpdatedSince, by UpdatedAt ascending, then ID.
 type AllMilestoneQuery struct {
 	PageRequest
-	ProjectID string          // "" for any; an unknown one matches nothing
-	Status    MilestoneStatus // "" for any
-	// DueBefore, when not zero, keeps only items whose DueAt is before
-	// it (exclusive).
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
-	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
-	UpdatedSince time.Time
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
-	// OnlyProjects, when not nil, keeps only the milestones of these
-	// projects (none when it is empty): a restricted key's (see Store).
-	OnlyProjects []string
+	Status MilestoneStatus // "" for any
+	ListFilter
 }

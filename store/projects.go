@@ -39,19 +39,7 @@ type Project struct {
 type ProjectQuery struct {
 	PageRequest
 	Status ProjectStatus // "" for any
-	// DueBefore, when not zero, keeps only items whose DueAt is before
-	// it (exclusive); a project with no DueAt never matches.
-	DueBefore time.Time
-	// UpdatedSince, when not zero, keeps only items with UpdatedAt at or
-	// after it, ordered by UpdatedAt ascending, then ID (see Changes).
-	UpdatedSince time.Time
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
-	// OnlyProjects, when not nil, keeps only the projects with these ids
-	// (none when it is empty): a restricted key's (see Store).
-	OnlyProjects []string
+	ListFilter
 }
 
 func oneOf[S comparable](s S, all []S) bool {

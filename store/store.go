@@ -47,7 +47,8 @@ type Store interface {
 	// projects of a page of items.
 	GetProjects(ctx context.Context, orgID string, ids []string) ([]Project, error)
 	// ListMilestones returns a page of one project's milestones, or
-	// ErrNotFound when the organization has no such project.
+	// ErrNotFound when the organization has no such project; its
+	// ProjectID filter is projectID.
 	ListMilestones(ctx context.Context, orgID, projectID string, q MilestoneQuery) (Page[Milestone], error)
 	// ListAllMilestones returns a page of the organization's milestones
 	// of every project. An unknown ProjectID filter gives an empty page.
@@ -87,6 +88,31 @@ type Store interface {
 type PageRequest struct {
 	Page  int // from 1
 	Limit int // items per page
+}
+
+// ListFilter holds the filters of the lists of items, each declared once:
+// every list query embeds it, and a store applies each field that is not
+// zero to every list, as one condition. A field that tests
+// what a kind has not (DueBefore on deliverables) matches none of its
+// items; the zero ListFilter matches every item.
+type ListFilter struct {
+	// ProjectID keeps only the items of this project (a project itself
+	// for projects); an unknown one matches nothing. A list under a
+	// project (ListMilestones) sets it to that project.
+	ProjectID string
+	// DueBefore keeps only the items whose DueAt is before it
+	// (exclusive); an item with no DueAt never matches.
+	DueBefore time.Time
+	// UpdatedSince keeps only the items with UpdatedAt at or after it,
+	// ordered by UpdatedAt ascending, then ID (see Changes).
+	UpdatedSince time.Time
+	// After keeps only the items that follow it in the UpdatedSince
+	// order (see Position); it is honoured with UpdatedSince only.
+	After Position
+	// OnlyProjects, when not nil, keeps only the items of these projects,
+	// never one of no project (none when it is empty): a restricted
+	// key's (see Store). It combines with ProjectID.
+	OnlyProjects []string
 }
 
 // Paging defaults and bounds of the contract.

@@ -115,17 +115,8 @@ type Message struct {
 // ascending; with UpdatedSince, by UpdatedAt ascending, then ID.
 type ThreadQuery struct {
 	PageRequest
-	Status       ThreadStatus // "" for any
-	ProjectID    string       // "" for any
-	UpdatedSince time.Time    // zero for none (see Changes)
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
-	// OnlyProjects, when not nil, keeps only the threads of these
-	// projects, never an organization-wide one (none when it is empty): a
-	// restricted key's (see Store). It combines with ProjectID.
-	OnlyProjects []string
+	Status ThreadStatus // "" for any
+	ListFilter
 }
 
 // MessageQuery selects messages. They are ordered by CreatedAt ascending,
@@ -133,18 +124,8 @@ type ThreadQuery struct {
 // pages never shift; with UpdatedSince, by UpdatedAt ascending, then ID.
 type MessageQuery struct {
 	PageRequest
-	ThreadID     string    // "" for any
-	ProjectID    string    // "" for any: the messages of that project's threads
-	UpdatedSince time.Time // zero for none (see Changes)
-	// After, when not zero, keeps only the items that follow it in the
-	// UpdatedSince order (see Position); it is honoured with UpdatedSince
-	// only.
-	After Position
-	// OnlyProjects, when not nil, keeps only the messages of threads of
-	// these projects, never of an organization-wide one (none when it is
-	// empty): a restricted key's (see Store). ListThreadMessages
-	// answers ErrNotFound for a thread outside them.
-	OnlyProjects []string
+	ThreadID string // "" for any
+	ListFilter
 }
 
 // Threads is the part of Store that holds communication threads, for the

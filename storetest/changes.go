@@ -198,7 +198,7 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) subject) {
 	}
 	for r := range readers {
 		workers = append(workers, func(n int) error {
-			page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}})
+			page, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1 + n%2, Limit: 5 + r}, ListFilter: store.ListFilter{UpdatedSince: since}})
 			if err != nil {
 				return err
 			}
@@ -214,7 +214,7 @@ func testConcurrentChanges(t *testing.T, open func(t *testing.T) subject) {
 	}
 	concurrently(t, each, workers)
 
-	changed, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{UpdatedSince: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})
+	changed, err := s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: store.PageRequest{Page: 1, Limit: 1}, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	is.Equal(changed.Total, writers*each/2) // every invoice kept is listed as changed
 	feed, err := s.ListDeletions(ctx, orgA, store.DeletionQuery{Since: since, PageRequest: store.PageRequest{Page: 1, Limit: 1}})

@@ -21,7 +21,7 @@ var deliverableKind = kindCase{
 		return kindItem{d.ProjectID, d.UpdatedAt, describe(d)}, err
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
-		return deliverables(org, store.DeliverableQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
+		return deliverables(org, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteDeliverable(ctx, org, id)

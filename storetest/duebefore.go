@@ -49,23 +49,35 @@ type dueList struct {
 var dueLists = []dueList{
 	{"projects", []string{"", "planned", "in_progress", "cancelled"}, nil, true,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			return duePage(s.ListProjects(ctx, orgA, store.ProjectQuery{PageRequest: r, Status: store.ProjectStatus(f.status),
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only}))
+			return duePage(s.ListProjects(ctx, orgA, store.ProjectQuery{
+				PageRequest: r,
+				Status:      store.ProjectStatus(f.status),
+				ListFilter:  store.ListFilter{DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only},
+			}))
 		}},
 	{"milestones of p1", []string{"", "pending", "completed"}, nil, false,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			return duePage(s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{PageRequest: r, Status: store.MilestoneStatus(f.status),
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after}))
+			return duePage(s.ListMilestones(ctx, orgA, "p1", store.MilestoneQuery{
+				PageRequest: r,
+				Status:      store.MilestoneStatus(f.status),
+				ListFilter:  store.ListFilter{DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after},
+			}))
 		}},
 	{"milestones of every project", []string{"", "pending", "completed"}, []string{"p1", "p2"}, true,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			return duePage(s.ListAllMilestones(ctx, orgA, store.AllMilestoneQuery{PageRequest: r, Status: store.MilestoneStatus(f.status), ProjectID: f.project,
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only}))
+			return duePage(s.ListAllMilestones(ctx, orgA, store.AllMilestoneQuery{
+				PageRequest: r,
+				Status:      store.MilestoneStatus(f.status),
+				ListFilter:  store.ListFilter{ProjectID: f.project, DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only},
+			}))
 		}},
 	{"invoices", []string{"", "open", "paid"}, []string{"p1", "p2"}, true,
 		func(s store.Store, f dueFilters, r store.PageRequest) ([]dueItem, int, error) {
-			return duePage(s.ListInvoices(ctx, orgA, store.InvoiceQuery{PageRequest: r, Status: store.InvoiceStatus(f.status), ProjectID: f.project,
-				DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only}))
+			return duePage(s.ListInvoices(ctx, orgA, store.InvoiceQuery{
+				PageRequest: r,
+				Status:      store.InvoiceStatus(f.status),
+				ListFilter:  store.ListFilter{ProjectID: f.project, DueBefore: f.dueBefore, UpdatedSince: f.since, After: f.after, OnlyProjects: f.only},
+			}))
 		}},
 }
 

@@ -24,7 +24,7 @@ var invoiceKind = kindCase{
 		return kindItem{deref(i.ProjectID), i.UpdatedAt, describe(i)}, err
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
-		return invoices(org, store.InvoiceQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})
+		return invoices(org, store.InvoiceQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteInvoice(ctx, org, id)

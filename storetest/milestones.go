@@ -22,7 +22,7 @@ var milestoneKind = kindCase{
 		return kindItem{m.ProjectID, m.UpdatedAt, describe(m)}, err
 	},
 	list: func(org, project string, _ []string, since time.Time) fetchFunc {
-		return milestones(org, project, store.MilestoneQuery{UpdatedSince: since})
+		return milestones(org, project, store.MilestoneQuery{ListFilter: store.ListFilter{UpdatedSince: since}})
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteMilestone(ctx, org, id)

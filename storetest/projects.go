@@ -20,7 +20,7 @@ var projectKind = kindCase{
 		return kindItem{p.ID, p.UpdatedAt, describe(p)}, err
 	},
 	list: func(org, _ string, only []string, since time.Time) fetchFunc {
-		return projects(org, store.ProjectQuery{OnlyProjects: only, UpdatedSince: since})
+		return projects(org, store.ProjectQuery{ListFilter: store.ListFilter{OnlyProjects: only, UpdatedSince: since}})
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteProject(ctx, org, id)

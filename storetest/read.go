@@ -170,9 +170,9 @@ func testReplace(t *testing.T, open func(t *testing.T) subject) {
 		{"milestones of p1", milestones(orgA, "p1", store.MilestoneQuery{}), []string{"m1", "m3", "m4", "m2"}},
 		{"milestones of p1 completed (m2 no longer is)", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestoneCompleted}), []string{}},
 		{"deliverables", deliverables(orgA, store.DeliverableQuery{}), []string{"d4", "d2", "d3", "d5", "d1"}},
-		{"deliverables of p1 (d1 moved to p4)", deliverables(orgA, store.DeliverableQuery{ProjectID: "p1"}), []string{"d4", "d2"}},
+		{"deliverables of p1 (d1 moved to p4)", deliverables(orgA, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"d4", "d2"}},
 		{"invoices", invoices(orgA, store.InvoiceQuery{}), []string{"i1", "i6", "i2", "i3", "i4", "i5"}},
-		{"invoices of p1 (i1 became a retainer invoice)", invoices(orgA, store.InvoiceQuery{ProjectID: "p1"}), []string{"i3"}},
+		{"invoices of p1 (i1 became a retainer invoice)", invoices(orgA, store.InvoiceQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"i3"}},
 		{"org_b's projects are untouched", projects(orgB, store.ProjectQuery{}), []string{"p1", "pb"}},
 		{"org_b's invoices are untouched", invoices(orgB, store.InvoiceQuery{}), []string{"ib", "i1"}},
 	} {

@@ -43,7 +43,7 @@ func (c *ProjectCopy) Sync(ctx context.Context, s SyncedStore, orgID string) err
 		return fmt.Errorf("deletions since %v: %w", c.Since, err)
 	}
 	changed, through, err := walkByAfter(func(after store.Position) (store.Page[store.Project], error) {
-		return s.ListProjects(ctx, orgID, store.ProjectQuery{PageRequest: page, UpdatedSince: c.Since, After: after})
+		return s.ListProjects(ctx, orgID, store.ProjectQuery{PageRequest: page, ListFilter: store.ListFilter{UpdatedSince: c.Since, After: after}})
 	}, func(p store.Project) store.Position { return store.Position{At: p.UpdatedAt, ID: p.ID} }, c.Between)
 	if err != nil {
 		return fmt.Errorf("changes since %v: %w", c.Since, err)

@@ -41,7 +41,7 @@ func testInternalContent(t *testing.T, open func(t *testing.T) subject) {
 		{"threads with ti visible", threadList(s, orgA, store.ThreadQuery{}), []string{"ti", "t2", "t1", "t5", "t3", "t4", "t6"}},
 		{"messages with mi1 and ti visible", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "mi1", "msg4", "msg5", "mi3"}},
 		{"thread t1's messages with mi1 visible", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3", "mi1"}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
 	})
 	t1 := getThread(t, s, orgA, "t1")
 	is.Equal(t1.MessageCount, 4)                            // a message made visible counts
@@ -160,8 +160,8 @@ func snapshot(t *testing.T, s subject) []string {
 	}
 	earliest := time.Time{}
 	for _, org := range []string{orgA, orgB} {
-		threadQueries := []store.ThreadQuery{{}, {Status: store.ThreadOpen}, {Status: store.ThreadResolved}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
-		messageQueries := []store.MessageQuery{{}, {ProjectID: "p1"}, {ProjectID: "p2"}, {ProjectID: "p4"}}
+		threadQueries := []store.ThreadQuery{{}, {Status: store.ThreadOpen}, {Status: store.ThreadResolved}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{ProjectID: "p2"}}, {ListFilter: store.ListFilter{ProjectID: "p4"}}}
+		messageQueries := []store.MessageQuery{{}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{ProjectID: "p2"}}, {ListFilter: store.ListFilter{ProjectID: "p4"}}}
 		for _, id := range []string{"t1", "t2", "t3", "t4", "t5", "t6", "ti", "tj", "tb"} {
 			messageQueries = append(messageQueries, store.MessageQuery{ThreadID: id})
 			th, err := s.GetThread(ctx, org, id)
@@ -188,9 +188,9 @@ func snapshot(t *testing.T, s subject) []string {
 		}
 	}
 	for _, org := range []string{orgA, orgB} {
-		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, UpdatedSince: earliest})
+		page, err := s.ListThreads(ctx, org, store.ThreadQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: earliest}})
 		add("threads updated since the seeding "+org, page, err)
-		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all, UpdatedSince: earliest})
+		msgs, err := s.ListMessages(ctx, org, store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: earliest}})
 		add("messages updated since the seeding "+org, msgs, err)
 		dels, err := s.ListDeletions(ctx, org, store.DeletionQuery{PageRequest: all, Since: earliest})
 		add("deletions since the seeding "+org, dels, err)

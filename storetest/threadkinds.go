@@ -25,7 +25,7 @@ var threadKind = kindCase{
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
 		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-			return threadList(s, org, store.ThreadQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})(ctx, s, r)
+			return threadList(s, org, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})(ctx, s, r)
 		}
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
@@ -59,7 +59,7 @@ var messageKind = kindCase{
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
 		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-			return messageList(s, org, store.MessageQuery{ProjectID: project, OnlyProjects: only, UpdatedSince: since})(ctx, s, r)
+			return messageList(s, org, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})(ctx, s, r)
 		}
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {

@@ -216,17 +216,17 @@ func seededThreadLists(s subject) []list {
 		{"threads of org_b", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
 		{"threads open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen}), []string{"t1", "t3", "t4", "t6"}},
 		{"threads resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t2", "t5"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t1", "t5", "t4"}},
-		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1", Status: store.ThreadOpen}), []string{"t1", "t4"}},
-		{"threads of p1 resolved", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1", Status: store.ThreadResolved}), []string{"t5"}},
-		{"threads of p2", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2"}), []string{"t3"}},
-		{"threads of p2 resolved (none)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2", Status: store.ThreadResolved}), []string{}},
-		{"threads of p4 (only an internal message)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p4"}), []string{"t6"}},
-		{"threads of p3, a project without any", threadList(s, orgA, store.ThreadQuery{ProjectID: "p3"}), []string{}},
-		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{ProjectID: "nope"}), []string{}},
-		{"threads of org_b's project pb, asked by org_a", threadList(s, orgA, store.ThreadQuery{ProjectID: "pb"}), []string{}},
-		{"threads of org_b pb", threadList(s, orgB, store.ThreadQuery{ProjectID: "pb"}), []string{"t1"}},
-		{"threads of org_b p1 (none)", threadList(s, orgB, store.ThreadQuery{ProjectID: "p1"}), []string{}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t1", "t5", "t4"}},
+		{"threads of p1 open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t1", "t4"}},
+		{"threads of p1 resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t5"}},
+		{"threads of p2", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"t3"}},
+		{"threads of p2 resolved (none)", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved, ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
+		{"threads of p4 (only an internal message)", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p4"}}), []string{"t6"}},
+		{"threads of p3, a project without any", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p3"}}), []string{}},
+		{"threads of an unknown project", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
+		{"threads of org_b's project pb, asked by org_a", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{}},
+		{"threads of org_b pb", threadList(s, orgB, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{"t1"}},
+		{"threads of org_b p1 (none)", threadList(s, orgB, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 
 		{"messages of org_a", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "msg4", "msg5"}},
 		{"messages of org_b", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
@@ -237,20 +237,20 @@ func seededThreadLists(s subject) []list {
 		{"messages of ti, an internal thread", messageList(s, orgA, store.MessageQuery{ThreadID: "ti"}), []string{}},
 		{"messages of an unknown thread", messageList(s, orgA, store.MessageQuery{ThreadID: "nope"}), []string{}},
 		{"messages of org_b's thread tb, asked by org_a", messageList(s, orgA, store.MessageQuery{ThreadID: "tb"}), []string{}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg1", "msg2", "msg3", "msg7"}},
-		{"messages of p2", messageList(s, orgA, store.MessageQuery{ProjectID: "p2"}), []string{"msg6"}},
-		{"messages of p4 (only an internal one)", messageList(s, orgA, store.MessageQuery{ProjectID: "p4"}), []string{}},
-		{"messages of an unknown project", messageList(s, orgA, store.MessageQuery{ProjectID: "nope"}), []string{}},
-		{"messages of t1 in p1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ProjectID: "p1"}), []string{"msg1", "msg2", "msg3"}},
-		{"messages of t1 in p2 (none)", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ProjectID: "p2"}), []string{}},
-		{"messages of org_b pb", messageList(s, orgB, store.MessageQuery{ProjectID: "pb"}), []string{"msg1"}},
-		{"messages of org_b p1 (none)", messageList(s, orgB, store.MessageQuery{ProjectID: "p1"}), []string{}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3", "msg7"}},
+		{"messages of p2", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"msg6"}},
+		{"messages of p4 (only an internal one)", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p4"}}), []string{}},
+		{"messages of an unknown project", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
+		{"messages of t1 in p1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3"}},
+		{"messages of t1 in p2 (none)", messageList(s, orgA, store.MessageQuery{ThreadID: "t1", ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
+		{"messages of org_b pb", messageList(s, orgB, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{"msg1"}},
+		{"messages of org_b p1 (none)", messageList(s, orgB, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 
 		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3"}},
 		{"thread t2's messages", threadMessageList(s, orgA, "t2", store.MessageQuery{}), []string{"msg4", "msg5"}},
 		{"thread t4's messages (none)", threadMessageList(s, orgA, "t4", store.MessageQuery{}), []string{}},
 		{"thread t6's messages (only an internal one)", threadMessageList(s, orgA, "t6", store.MessageQuery{}), []string{}},
-		{"thread t1's messages, filters ignored", threadMessageList(s, orgA, "t1", store.MessageQuery{ThreadID: "t2", ProjectID: "p2"}), []string{"msg1", "msg2", "msg3"}},
+		{"thread t1's messages, filters ignored", threadMessageList(s, orgA, "t1", store.MessageQuery{ThreadID: "t2", ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"msg1", "msg2", "msg3"}},
 		{"org_b thread t1's messages", threadMessageList(s, orgB, "t1", store.MessageQuery{}), []string{"msg1"}},
 	}
 }
@@ -430,13 +430,13 @@ func testThreadReplace(t *testing.T, open func(t *testing.T) subject) {
 		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t1", "t2", "t3", "t4", "t5", "t6"}},
 		{"threads open", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadOpen}), []string{"t1", "t4", "t6"}},
 		{"threads resolved", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t2", "t3", "t5"}},
-		{"threads of p1 (t3 moved in)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t1", "t3", "t4", "t5"}},
-		{"threads of p2 (t3 moved out)", threadList(s, orgA, store.ThreadQuery{ProjectID: "p2"}), []string{}},
+		{"threads of p1 (t3 moved in)", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t1", "t3", "t4", "t5"}},
+		{"threads of p2 (t3 moved out)", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
 		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg2", "msg3", "msg7", "msg4", "msg5", "msg1"}},
 		{"messages of t2 (msg7 moved in)", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{"msg7", "msg4", "msg5"}},
 		{"messages of t5 (msg7 moved out)", messageList(s, orgA, store.MessageQuery{ThreadID: "t5"}), []string{}},
-		{"messages of p1 (t3's moved in, msg7 out)", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg6", "msg2", "msg3", "msg1"}},
-		{"messages of p2", messageList(s, orgA, store.MessageQuery{ProjectID: "p2"}), []string{}},
+		{"messages of p1 (t3's moved in, msg7 out)", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg6", "msg2", "msg3", "msg1"}},
+		{"messages of p2", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{}},
 		{"thread t1's messages", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg2", "msg3", "msg1"}},
 		{"thread t2's messages", threadMessageList(s, orgA, "t2", store.MessageQuery{}), []string{"msg7", "msg4", "msg5"}},
 	})
@@ -542,13 +542,13 @@ func testThreadsRestricted(t *testing.T, open func(t *testing.T) subject) {
 			Attachments: []store.Attachment{{ID: "att" + tr, FileName: "f.txt", ContentType: "text/plain", SizeBytes: 1, FileKey: "k" + tr}}})) // seeding a message
 	}
 	checkLists(t, s, []list{
-		{"messages of p1, asked for t2", messageList(s, orgA, store.MessageQuery{OnlyProjects: []string{"p1"}, ThreadID: "t2"}), []string{}},
-		{"messages of p1 and p2, asked for t2", messageList(s, orgA, store.MessageQuery{OnlyProjects: []string{"p1", "p2"}, ThreadID: "t2"}), []string{"msgt2"}},
+		{"messages of p1, asked for t2", messageList(s, orgA, store.MessageQuery{ThreadID: "t2", ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}}), []string{}},
+		{"messages of p1 and p2, asked for t2", messageList(s, orgA, store.MessageQuery{ThreadID: "t2", ListFilter: store.ListFilter{OnlyProjects: []string{"p1", "p2"}}}), []string{"msgt2"}},
 	})
-	_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all, OnlyProjects: []string{"p1"}})
+	_, err := s.ListThreadMessages(ctx, orgA, "t1", store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}})
 	is.NoErr(err) // a thread of the key's projects
 	for _, id := range []string{"t2", "t0"} {
-		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all, OnlyProjects: []string{"p1"}})
+		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all, ListFilter: store.ListFilter{OnlyProjects: []string{"p1"}}})
 		is.True(errors.Is(err, store.ErrNotFound)) // another project's thread, or an organization-wide one, is not found
 	}
 	for id, want := range map[string]string{"attt1": "p1", "attt2": "p2", "attt0": ""} {

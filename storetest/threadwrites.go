@@ -25,10 +25,10 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) subject) {
 	noAttachment(is, s, orgA, "a1")
 	checkLists(t, s, []list{
 		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t5", "t3", "t4", "t6"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{"t5", "t4"}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t5", "t4"}},
 		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg7", "msg5"}},
 		{"messages of t1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1"}), []string{}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ProjectID: "p1"}), []string{"msg7"}},
+		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg7"}},
 		{"org_b's threads (its t1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
 		{"org_b's messages (its msg1 stays)", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
 	})
@@ -76,7 +76,7 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 	noAttachment(is, s, orgA, "a1")
 	checkLists(t, s, []list{
 		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t3", "t6", "tx", "ty"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ProjectID: "p1"}), []string{}},
+		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg4", "msg5"}},
 		{"org_b's threads (its p1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
 	})
@@ -331,8 +331,8 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	}
 	checkLists(t, s, []list{
 		{"records left", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
-		{"threads back", threadList(s, orgA, store.ThreadQuery{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}), []string{"t2", "t1"}},
-		{"messages back", messageList(s, orgA, store.MessageQuery{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}), []string{"msg2", "msg4", "msg5", "msg3"}},
+		{"threads back", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}}), []string{"t2", "t1"}},
+		{"messages back", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
 	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
 		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, s.Now()) // content visible again is dated anew
@@ -386,7 +386,7 @@ func testThreadConcurrent(t *testing.T, open func(t *testing.T) subject) {
 					return fmt.Errorf("thread %s listed before %s", a.ID, b.ID)
 				}
 			}
-			msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{ProjectID: "p1", PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}})
+			msgs, err := s.ListMessages(ctx, orgA, store.MessageQuery{PageRequest: store.PageRequest{Page: 1 + n%3, Limit: 5 + r}, ListFilter: store.ListFilter{ProjectID: "p1"}})
 			if err != nil {
 				return err
 			}

@@ -132,7 +132,7 @@ func tiesLists(s subject, org string, since time.Time) []tiedList {
 			}
 			return &updated
 		}
-		for _, q := range []store.InvoiceQuery{{}, {Status: store.InvoiceOpen}, {ProjectID: "p1"}, {OnlyProjects: []string{"p0", "p2"}}, {Status: store.InvoiceDraft, ProjectID: "p0"}} {
+		for _, q := range []store.InvoiceQuery{{}, {Status: store.InvoiceOpen}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{OnlyProjects: []string{"p0", "p2"}}}, {Status: store.InvoiceDraft, ListFilter: store.ListFilter{ProjectID: "p0"}}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("invoices %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r
@@ -153,7 +153,7 @@ func tiesLists(s subject, org string, since time.Time) []tiedList {
 				return tiedOf(func(it store.Milestone) *time.Time { return pick(&it.DueAt, it.UpdatedAt) })(s.ListMilestones(ctx, org, "p0", q))
 			}})
 		}
-		for _, q := range []store.DeliverableQuery{{}, {Status: store.DeliverablePending}, {ProjectID: "p2"}} {
+		for _, q := range []store.DeliverableQuery{{}, {Status: store.DeliverablePending}, {ListFilter: store.ListFilter{ProjectID: "p2"}}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("deliverables %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
 				q.PageRequest = r

@@ -47,7 +47,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 		}
 		touched := map[string]bool{} // updated, added or deleted during the walk
 		walked, through, err := walkByAfter(func(after store.Position) (store.Page[store.Project], error) {
-			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, UpdatedSince: since, After: after})
+			return s.ListProjects(ctx, walkOrg, store.ProjectQuery{PageRequest: store.PageRequest{Page: 1, Limit: limit}, ListFilter: store.ListFilter{UpdatedSince: since, After: after}})
 		}, projectAt, func() {
 			if r.IntN(2) == 0 {
 				s.Advance(tick)
@@ -155,16 +155,16 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) subject) {
 	}
 	lists := []list{
 		{"every project's", of(store.AllMilestoneQuery{}), []string{"m2", "m3", "m0", "m1"}}, // dueAt, then projectId, then id; no other organization's
-		{"one project's", of(store.AllMilestoneQuery{ProjectID: "pb"}), []string{"m3", "m0"}},
-		{"an unknown project's", of(store.AllMilestoneQuery{ProjectID: "nope"}), []string{}},
+		{"one project's", of(store.AllMilestoneQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{"m3", "m0"}},
+		{"an unknown project's", of(store.AllMilestoneQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
 		{"by status", of(store.AllMilestoneQuery{Status: store.MilestonePending}), []string{"m2", "m3"}},
-		{"a restricted key's", of(store.AllMilestoneQuery{OnlyProjects: []string{"pa"}}), []string{"m2", "m1"}},
+		{"a restricted key's", of(store.AllMilestoneQuery{ListFilter: store.ListFilter{OnlyProjects: []string{"pa"}}}), []string{"m2", "m1"}},
 	}
 	checkLists(t, s, lists)
 	walk(t, s, lists...)
 
 	since := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	p, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, UpdatedSince: since})
+	p, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, ListFilter: store.ListFilter{UpdatedSince: since}})
 	is.NoErr(err)
 	is.Equal(len(p.Items), 4)
 	for i := 1; i < len(p.Items); i++ {
@@ -172,8 +172,10 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) subject) {
 		is.True(a.UpdatedAt.Before(b.UpdatedAt) || a.UpdatedAt.Equal(b.UpdatedAt) && a.ID < b.ID) // by updatedAt, then id
 	}
 	first := p.Items[0]
-	rest, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{PageRequest: all, UpdatedSince: since,
-		After: store.Position{At: first.UpdatedAt, ID: first.ID}})
+	rest, err := s.ListAllMilestones(ctx, walkOrg, store.AllMilestoneQuery{
+		PageRequest: all,
+		ListFilter:  store.ListFilter{UpdatedSince: since, After: store.Position{At: first.UpdatedAt, ID: first.ID}},
+	})
 	is.NoErr(err)
 	is.Equal(rest.Items, p.Items[1:]) // the items after the cursor
 	is.Equal(rest.Total, 3)           // counted after it
