@@ -6,6 +6,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -16,11 +17,11 @@ type deletion struct {
 	DeletedAt string `json:"deletedAt" oa:"time"`
 }
 
-var deletionWire = describeWire[deletion](wireDoc{
-	name:        "Deletion",
-	description: "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
-	examples:    `[{"type": "project", "id": "prj_acme_2", "deletedAt": "2026-03-01T09:12:44Z"}]`,
-	fields: map[string]string{
+var deletionWire = describeWire[deletion](apidoc.Wire{
+	Name:        "Deletion",
+	Description: "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
+	Examples:    `[{"type": "project", "id": "prj_acme_2", "deletedAt": "2026-03-01T09:12:44Z"}]`,
+	Fields: map[string]string{
 		"type":      "",
 		"id":        "The id the item had.",
 		"deletedAt": "When it disappeared.",

@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -45,10 +46,10 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 
 // deliverables are the deliverables of an organization's projects.
 var deliverables = declare(resource[store.Deliverable, deliverable]{
-	doc: wireDoc{
-		description: "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "dlv_acme_1_3", "projectId": "prj_acme_1", "name": "Website relaunch: final build", "status": "pending", "fileName": null, "contentType": null, "sizeBytes": null, "createdAt": "2026-02-26T09:00:00Z", "updatedAt": "2026-02-26T09:00:00Z"}, {"id": "dlv_acme_1_2", "projectId": "prj_acme_1", "name": "Website relaunch: prototype", "status": "in_review", "fileName": "prototype-v3.pdf", "contentType": "application/pdf", "sizeBytes": 4718592, "createdAt": "2026-02-24T10:15:00Z", "updatedAt": "2026-02-25T08:30:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "dlv_acme_1_3", "projectId": "prj_acme_1", "name": "Website relaunch: final build", "status": "pending", "fileName": null, "contentType": null, "sizeBytes": null, "createdAt": "2026-02-26T09:00:00Z", "updatedAt": "2026-02-26T09:00:00Z"}, {"id": "dlv_acme_1_2", "projectId": "prj_acme_1", "name": "Website relaunch: prototype", "status": "in_review", "fileName": "prototype-v3.pdf", "contentType": "application/pdf", "sizeBytes": 4718592, "createdAt": "2026-02-24T10:15:00Z", "updatedAt": "2026-02-25T08:30:00Z"}]`,
+		Fields: map[string]string{
 			"id":          "Opaque deliverable identifier, used as `{id}` in the download path.",
 			"projectId":   "The project the deliverable belongs to.",
 			"name":        "Deliverable name.",

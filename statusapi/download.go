@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
 // The link format and the order of the checks are documented in the
@@ -27,11 +28,11 @@ type downloadLink struct {
 	ExpiresAt string `json:"expiresAt" oa:"time"`
 }
 
-var downloadLinkWire = describeWire[downloadLink](wireDoc{
-	name:        "DownloadLink",
-	description: "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
-	examples:    `[{"url": "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0", "expiresAt": "2026-03-01T09:15:00Z"}]`,
-	fields: map[string]string{
+var downloadLinkWire = describeWire[downloadLink](apidoc.Wire{
+	Name:        "DownloadLink",
+	Description: "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
+	Examples:    `[{"url": "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0", "expiresAt": "2026-03-01T09:15:00Z"}]`,
+	Fields: map[string]string{
 		"url":       "The signed URL: absolute on the public URL the portal configured; without one, root-relative (`/api/v1/...`), to resolve against the URL called.",
 		"expiresAt": "When the link stops working: 15 minutes after it was made.",
 	},

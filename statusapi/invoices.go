@@ -6,6 +6,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -59,10 +60,10 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // retainer invoices of none, which a key restricted to projects never
 // sees.
 var invoices = declare(resource[store.Invoice, invoice]{
-	doc: wireDoc{
-		description: "A bill to the organization. Amounts are integers in minor units (cents) of `currency`. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "inv_acme_007", "number": "INV-2026-007", "projectId": "prj_acme_1", "status": "open", "currency": "EUR", "total": 480000, "amountDue": 240000, "issuedAt": "2026-02-28T00:00:00Z", "dueAt": "2026-03-30T00:00:00Z", "paidAt": null, "documentAvailable": true, "updatedAt": "2026-02-28T00:00:00Z"}, {"id": "inv_acme_006", "number": "INV-2026-006", "projectId": null, "status": "paid", "currency": "EUR", "total": 150000, "amountDue": 0, "issuedAt": "2026-02-01T00:00:00Z", "dueAt": "2026-03-03T00:00:00Z", "paidAt": "2026-02-10T14:03:22Z", "documentAvailable": true, "updatedAt": "2026-02-10T14:03:22Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "A bill to the organization. Amounts are integers in minor units (cents) of `currency`. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "inv_acme_007", "number": "INV-2026-007", "projectId": "prj_acme_1", "status": "open", "currency": "EUR", "total": 480000, "amountDue": 240000, "issuedAt": "2026-02-28T00:00:00Z", "dueAt": "2026-03-30T00:00:00Z", "paidAt": null, "documentAvailable": true, "updatedAt": "2026-02-28T00:00:00Z"}, {"id": "inv_acme_006", "number": "INV-2026-006", "projectId": null, "status": "paid", "currency": "EUR", "total": 150000, "amountDue": 0, "issuedAt": "2026-02-01T00:00:00Z", "dueAt": "2026-03-03T00:00:00Z", "paidAt": "2026-02-10T14:03:22Z", "documentAvailable": true, "updatedAt": "2026-02-10T14:03:22Z"}]`,
+		Fields: map[string]string{
 			"id":                "Opaque invoice identifier.",
 			"number":            "The invoice number as printed on it.",
 			"projectId":         "The project billed; `null` for retainer invoices, which belong to no project.",

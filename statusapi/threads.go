@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -29,10 +30,10 @@ type about struct {
 	ID   string `json:"id" oa:"minLength=1"`
 }
 
-var aboutWire = describeWire[about](wireDoc{
-	name:        "About",
-	description: "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
-	fields: map[string]string{
+var aboutWire = describeWire[about](apidoc.Wire{
+	Name:        "About",
+	Description: "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
+	Fields: map[string]string{
 		"type": "",
 		"id":   "",
 	},
@@ -81,10 +82,10 @@ type author struct {
 	Side string `json:"side" oa:"ref=AuthorSide"`
 }
 
-var authorWire = describeWire[author](wireDoc{
-	name:        "Author",
-	description: "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
-	fields: map[string]string{
+var authorWire = describeWire[author](apidoc.Wire{
+	Name:        "Author",
+	Description: "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
+	Fields: map[string]string{
 		"name": "",
 		"side": "",
 	},
@@ -97,10 +98,10 @@ type attachment struct {
 	SizeBytes   int64  `json:"sizeBytes" oa:"format=int64,minimum=0"`
 }
 
-var attachmentWire = describeWire[attachment](wireDoc{
-	name:        "Attachment",
-	description: "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
-	fields: map[string]string{
+var attachmentWire = describeWire[attachment](apidoc.Wire{
+	Name:        "Attachment",
+	Description: "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
+	Fields: map[string]string{
 		"id":          "Opaque attachment identifier.",
 		"fileName":    "",
 		"contentType": "",
@@ -129,10 +130,10 @@ func messageOut(m store.Message) message {
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
 var threads = declare(resource[store.Thread, thread]{
-	doc: wireDoc{
-		description: "A conversation between the agency and the client, usually about one project. Counts and times reflect the messages the client can see only. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "thr_acme_1", "projectId": "prj_acme_1", "subject": "Launch date", "status": "open", "about": {"type": "milestone", "id": "ms_acme_3"}, "messageCount": 2, "createdAt": "2026-02-02T10:00:00Z", "lastMessageAt": "2026-02-03T16:20:00Z", "resolvedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "A conversation between the agency and the client, usually about one project. Counts and times reflect the messages the client can see only. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "thr_acme_1", "projectId": "prj_acme_1", "subject": "Launch date", "status": "open", "about": {"type": "milestone", "id": "ms_acme_3"}, "messageCount": 2, "createdAt": "2026-02-02T10:00:00Z", "lastMessageAt": "2026-02-03T16:20:00Z", "resolvedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
+		Fields: map[string]string{
 			"id":            "Opaque thread identifier.",
 			"projectId":     "The project the thread is about; `null` for a thread about the whole account.",
 			"subject":       "The thread's subject.",
@@ -155,10 +156,10 @@ var threads = declare(resource[store.Thread, thread]{
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
 var messages = declare(resource[store.Message, message]{
-	doc: wireDoc{
-		description: "One message of a thread. Every key is always present; absent values are `null`; `attachments` is always an array.",
-		examples:    `[{"id": "msg_acme_2", "threadId": "thr_acme_1", "author": {"name": "Ana", "side": "agency"}, "body": "Can we move the launch to March?", "attachments": [{"id": "att_acme_1", "fileName": "plan.pdf", "contentType": "application/pdf", "sizeBytes": 48213}], "createdAt": "2026-02-03T16:20:00Z", "editedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "One message of a thread. Every key is always present; absent values are `null`; `attachments` is always an array.",
+		Examples:    `[{"id": "msg_acme_2", "threadId": "thr_acme_1", "author": {"name": "Ana", "side": "agency"}, "body": "Can we move the launch to March?", "attachments": [{"id": "att_acme_1", "fileName": "plan.pdf", "contentType": "application/pdf", "sizeBytes": 48213}], "createdAt": "2026-02-03T16:20:00Z", "editedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
+		Fields: map[string]string{
 			"id":          "Opaque message identifier.",
 			"threadId":    "",
 			"author":      "",

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -21,11 +22,11 @@ type webhookEndpoint struct {
 	UpdatedAt      string   `json:"updatedAt" oa:"time"`
 }
 
-var webhookEndpointWire = describeWire[webhookEndpoint](wireDoc{
-	name:        "WebhookEndpoint",
-	description: "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
-	examples:    `[{"id": "we_1", "url": "https://hooks.example.com/clientstatus", "types": ["invoice.paid", "deliverable.in_review"], "status": "enabled", "disabledReason": null, "createdAt": "2026-02-01T09:00:00Z", "updatedAt": "2026-02-01T09:00:00Z"}]`,
-	fields: map[string]string{
+var webhookEndpointWire = describeWire[webhookEndpoint](apidoc.Wire{
+	Name:        "WebhookEndpoint",
+	Description: "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
+	Examples:    `[{"id": "we_1", "url": "https://hooks.example.com/clientstatus", "types": ["invoice.paid", "deliverable.in_review"], "status": "enabled", "disabledReason": null, "createdAt": "2026-02-01T09:00:00Z", "updatedAt": "2026-02-01T09:00:00Z"}]`,
+	Fields: map[string]string{
 		"id":             "Opaque endpoint identifier.",
 		"url":            "Where events are POSTed.",
 		"types":          "The event types delivered: `[\"*\"]` for every type, or types such as `invoice.paid`.",
@@ -63,11 +64,11 @@ type webhookDelivery struct {
 	DurationMs  int64   `json:"durationMs" oa:"minimum=0"`
 }
 
-var webhookDeliveryWire = describeWire[webhookDelivery](wireDoc{
-	name:        "WebhookDelivery",
-	description: "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
-	examples:    `[{"id": "whd_5f1c", "eventId": "evt_0000000000000042", "eventType": "invoice.paid", "attempt": 1, "attemptedAt": "2026-03-01T09:00:01Z", "statusCode": 200, "error": null, "durationMs": 84}]`,
-	fields: map[string]string{
+var webhookDeliveryWire = describeWire[webhookDelivery](apidoc.Wire{
+	Name:        "WebhookDelivery",
+	Description: "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
+	Examples:    `[{"id": "whd_5f1c", "eventId": "evt_0000000000000042", "eventType": "invoice.paid", "attempt": 1, "attemptedAt": "2026-03-01T09:00:01Z", "statusCode": 200, "error": null, "durationMs": 84}]`,
+	Fields: map[string]string{
 		"id":          "Opaque attempt identifier.",
 		"eventId":     "The event delivered: the `webhook-id` header, the same on every attempt.",
 		"eventType":   "The event's type.",
