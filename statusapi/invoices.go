@@ -102,7 +102,7 @@ func (h *handler) invoiceRoutes() []route {
 			Summary:     "Get an invoice",
 			Description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
 		}),
-		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").describe(operation{
+		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "getInvoiceDocument", Tag: "Invoices", Tool: "get_invoice_document",
 			Summary:     "Get a link to an invoice document",
 			Description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",

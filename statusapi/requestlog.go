@@ -100,7 +100,7 @@ func (h *handler) requestLogRoutes() []route {
 	if h.cfg.recorder == nil {
 		return nil
 	}
-	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute).describe(operation{
+	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute).answers(listAnswer[requestLogItem]()).describe(operation{
 		ID: "listRequestLogs", Tag: "Logs",
 		Summary:     "List requests",
 		Description: "The organization's requests of the last 7 days, made with its keys, newest first: to debug a 400 or a 403 without asking support. Each records the route, the names of the query parameters (never their values), the status and error code, the key's public id and the time taken; never a key, a token or a body. Requests to this route itself are not logged, nor are requests refused before a key was accepted (401, 403 `FORBIDDEN`) and those of the public routes. A restricted key (scopes or projects) sees only its own requests. Not response-cached: it changes with every request. Served when the deployment keeps a request log (statusapi.WithRequestLog); otherwise the path answers 404 like any unknown path.",

@@ -141,8 +141,7 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 		spec.expand = true
 	}
 	rt := h.cachedRoute(path, res.scope, res.list(h, spec, read), example)
-	rt.list = &spec
-	rt.resource = res.name()
+	rt.list, rt.resource, rt.answer = &spec, res.name(), listAnswer[W]()
 	return rt
 }
 
@@ -151,7 +150,7 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 // in the tests (see route).
 func (res resource[T, W]) itemRoute(h *handler, path, example string, read itemRead[T]) route {
 	rt := h.cachedRoute(path, res.scope, res.get(h, read), example)
-	rt.resource, rt.expand = res.name(), res.projectOf != nil
+	rt.resource, rt.expand, rt.answer = res.name(), res.projectOf != nil, itemAnswer[W]()
 	return rt
 }
 

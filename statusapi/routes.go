@@ -9,7 +9,6 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/apidoc"
-	"github.com/clientstatus/clientstatus/internal/eventwire"
 )
 
 // route is one path of the API: what serves it, what a key needs for it,
@@ -52,6 +51,10 @@ type route struct {
 	// answers that use them carry the deprecation headers, and the
 	// document marks them.
 	deprecations []deprecation
+	// answer is the Go type of the route's 200 body when it is the API's
+	// envelope (Operation.Answer), set by the constructor that knows it
+	// (listRoute, itemRoute, answers); nil otherwise.
+	answer reflect.Type
 }
 
 // operation is a route's words, as the OpenAPI document says them: its
@@ -175,31 +178,30 @@ func Operations(opts ...Option) []Operation {
 	var out []Operation
 	for _, rt := range operations(cfg) {
 		out = append(out, Operation{Path: rt.path, ID: rt.doc.ID, Scope: rt.scope, Summary: rt.doc.Summary, Description: rt.doc.Description,
-			Tool: rt.doc.Tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params()), Answer: rt.answer()})
+			Tool: rt.doc.Tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params()), Answer: rt.answer})
 	}
 	return out
 }
 
-// answer is the Go type of rt's 200 body: {"data": W} or, for a list,
-// {"data": [W], "meta": envelope.Meta}, of the wire type W of its
-// resource or of the one its 200 response names ("DownloadLinkResponse",
-// "EventListResponse"); nil for a response that names none.
-func (rt route) answer() reflect.Type {
-	name, list := rt.resource, rt.list != nil
-	if name == "" {
-		name, list = strings.CutSuffix(strings.TrimSuffix(rt.doc.Responses[200], "Response"), "List")
-	}
-	wires := append(wireSchemas(), apidoc.Wire{Name: "Event", Type: reflect.TypeFor[eventwire.Event]()}) // of the event kinds
-	i := slices.IndexFunc(wires, func(w apidoc.Wire) bool { return w.Name == name })
-	if i < 0 {
-		return nil
-	}
-	data := reflect.StructField{Name: "Data", Type: wires[i].Type, Tag: `json:"data"`}
-	if !list {
-		return reflect.StructOf([]reflect.StructField{data})
-	}
-	data.Type = reflect.SliceOf(data.Type)
-	return reflect.StructOf([]reflect.StructField{data, {Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`}})
+// itemAnswer is the Go type of an answer of one W: {"data": W}.
+func itemAnswer[W any]() reflect.Type {
+	return reflect.StructOf([]reflect.StructField{{Name: "Data", Type: reflect.TypeFor[W](), Tag: `json:"data"`}})
+}
+
+// listAnswer is the Go type of an answer of a list of W: {"data": [W],
+// "meta": envelope.Meta}.
+func listAnswer[W any]() reflect.Type {
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "Data", Type: reflect.TypeFor[[]W](), Tag: `json:"data"`},
+		{Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`},
+	})
+}
+
+// answers is rt answering 200 with the Go type t (itemAnswer,
+// listAnswer), which the route's 200 response names in the document.
+func (rt route) answers(t reflect.Type) route {
+	rt.answer = t
+	return rt
 }
 
 // operations is the route table under cfg, each route an operation as

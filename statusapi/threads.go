@@ -225,7 +225,7 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "Get a message",
 			Description: "One message of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. An internal message, or one of an internal thread, answers 404 too.",
 		}),
-		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download").describe(operation{
+		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "downloadAttachment", Tag: "Threads",
 			Summary:     "Get an attachment's download link",
 			Description: "A signed URL to the attachment's file, valid for 15 minutes, from any replica, exactly as a deliverable's. The URL needs no `Authorization` header. An attachment of a message the caller cannot see answers 404.",

@@ -31,7 +31,7 @@ var usageWire = describeWire[usage](apidoc.Wire{
 func (h *handler) usageRoutes() []route {
 	// Needs a key but no scope, and spends nothing.
 	return []route{route{path: "/v1/rate_limit", handler: h.unmetered(h.getUsage), keyed: true,
-		exempt: "keyed but reads no store and costs nothing: usage_test.go"}.describe(operation{
+		exempt: "keyed but reads no store and costs nothing: usage_test.go"}.answers(itemAnswer[usage]()).describe(operation{
 		ID: "getRateLimit", Tag: "Meta",
 		Summary:     "Get the rate-limit budget",
 		Description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",
