@@ -92,11 +92,10 @@ func (h *handler) deliverableRoutes() []route {
 		}),
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
-		publicRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go").describe(operation{
+		fileRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go", operation{
 			ID: "getDeliverableFile", Tag: "Deliverables",
 			Summary:     "Fetch a file through a signed link",
-			Description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}, fileParams...),
+			Description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`" + signedLinkRules,
+		}),
 	}
 }

@@ -57,6 +57,19 @@ func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
 	return h.link(r, deliverableFiles, c.Org.ID, id), nil
 }
 
+// fileRoute is the public route at path that serves the file of a signed
+// link with fn: it takes the link's parameters (fileParams) and answers
+// the responses of every signed link; its description ends with
+// signedLinkRules.
+func fileRoute(path string, fn http.HandlerFunc, exempt string, op operation) route {
+	op.Responses = map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"}
+	return publicRoute(path, fn, exempt).describe(op, fileParams...)
+}
+
+// signedLinkRules is what the document says of every signed link, after
+// what it serves and the operation that makes it.
+const signedLinkRules = "; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text."
+
 // fileKind is a kind of file that signed links serve: its path segment
 // ("/v1/{path}/{id}/file"), the start of what its signature covers (so
 // that no link of one kind is valid for another), and the word logs use.

@@ -108,12 +108,11 @@ func (h *handler) invoiceRoutes() []route {
 			Description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
 			Responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
 		}),
-		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go").describe(operation{
+		fileRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go", operation{
 			ID: "getInvoiceDocumentFile", Tag: "Invoices",
 			Summary:     "Fetch an invoice document through a signed link",
-			Description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}, fileParams...),
+			Description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`" + signedLinkRules,
+		}),
 	}
 }
 

@@ -232,12 +232,11 @@ func (h *handler) threadRoutes() []route {
 			Responses:   map[int]string{200: "DownloadLinkResponse"},
 		}),
 		// The signed link, as a deliverable's (see download.go).
-		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go").describe(operation{
+		fileRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go", operation{
 			ID: "getAttachmentFile", Tag: "Threads",
 			Summary:     "Fetch an attachment through a signed link",
-			Description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}, fileParams...),
+			Description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`" + signedLinkRules,
+		}),
 	}
 }
 
