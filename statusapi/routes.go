@@ -89,6 +89,15 @@ func publicRoute(path string, fn http.HandlerFunc, exempt string) route {
 	return route{path: path, handler: fn, exempt: exempt}
 }
 
+// metaRoute is a public route of the API's own description at path (the
+// document, its reference page and script): tagged Meta, answering 200
+// with the response body names, 304 to a matching If-None-Match, and
+// 400 to any other parameter.
+func metaRoute(path string, fn http.HandlerFunc, exempt, body string, op operation) route {
+	op.Tag, op.Responses = "Meta", map[int]string{200: body, 304: "NotModified", 400: "BadRequest"}
+	return publicRoute(path, fn, exempt).describe(op, pIfNoneMatch)
+}
+
 // exemptBecause is rt without an example: the shared tests leave it to
 // the test that why names.
 func (rt route) exemptBecause(why string) route {
@@ -231,25 +240,22 @@ func (h *handler) table() []route {
 		h.requestLogRoutes(),
 	)
 	all = append(all,
-		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go").describe(operation{
-			ID: "getOpenAPIDocument", Tag: "Meta",
+		metaRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go", "OpenAPIDocument", operation{
+			ID:          "getOpenAPIDocument",
 			Summary:     "Get this document",
 			Description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
-			Responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
-		}, pIfNoneMatch),
+		}),
 		// The reference page and its script (docs.go): public too.
-		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go").describe(operation{
-			ID: "getDocs", Tag: "Meta",
+		metaRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go", "DocsPage", operation{
+			ID:          "getDocs",
 			Summary:     "Read the API reference",
 			Description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
-			Responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
-		}, pIfNoneMatch),
-		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
-			ID: "getDocsScript", Tag: "Meta",
+		}),
+		metaRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go", "DocsScript", operation{
+			ID:          "getDocsScript",
 			Summary:     "Get the reference page's renderer",
 			Description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
-			Responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
-		}, pIfNoneMatch),
+		}),
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
 	for i, rt := range all { // the package's tests' (export_test.go)
