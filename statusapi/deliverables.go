@@ -84,7 +84,7 @@ func (h *handler) deliverableRoutes() []route {
 			Summary:     "Get a deliverable",
 			Description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
 		}),
-		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download").answers(itemAnswer[downloadLink]()).describe(operation{
+		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.linkTo(deliverableFiles), "/v1/deliverables/d1/download").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "downloadDeliverable", Tag: "Deliverables", Tool: "get_deliverable_download",
 			Summary:     "Get a download link",
 			Description: "A signed URL to the deliverable's file, valid for 15 minutes, from any replica. The URL needs no `Authorization` header. A restricted key needs the scope `deliverables:read`.",
@@ -92,7 +92,7 @@ func (h *handler) deliverableRoutes() []route {
 		}),
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
-		fileRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go", operation{
+		fileRoute("/v1/deliverables/{id}/file", h.serveSigned(deliverableFiles), "the signed link: download_test.go", operation{
 			ID: "getDeliverableFile", Tag: "Deliverables",
 			Summary:     "Fetch a file through a signed link",
 			Description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`" + signedLinkRules,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/apidoc"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The link format and the order of the checks are documented in the
@@ -38,23 +39,28 @@ var downloadLinkWire = describeWire[downloadLink](apidoc.Wire{
 	},
 })
 
-// downloadLink serves GET /v1/deliverables/{id}/download.
-func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
+// linkTo is the route function of the download route of kind (GET
+// /v1/{path}/{id}/download, /v1/invoices/{id}/document): a signed link
+// to the file of the path's item, which the caller must see, or the
+// kind's none when it has no file.
+func (h *handler) linkTo(kind fileKind) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		if err := noParams(r); err != nil {
+			return response{}, err
+		}
+		id := r.PathValue("id")
+		f, project, err := kind.read(h.st, r.Context(), c.Org.ID, id)
+		if err == nil {
+			err = c.seesOptional(project)
+		}
+		if err == nil && f.key == "" {
+			err = kind.none
+		}
+		if err != nil {
+			return response{}, err
+		}
+		return h.link(r, kind, c.Org.ID, id), nil
 	}
-	id := r.PathValue("id")
-	d, err := h.st.GetDeliverable(r.Context(), c.Org.ID, id)
-	if err == nil {
-		err = c.sees(d.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	if !d.HasFile() {
-		return response{}, errNoFile
-	}
-	return h.link(r, deliverableFiles, c.Org.ID, id), nil
 }
 
 // fileRoute is the public route at path that serves the file of a signed
@@ -73,16 +79,34 @@ const signedLinkRules = "; use the link's URL as it is. No `Authorization` heade
 // fileKind is a kind of file that signed links serve: its path segment
 // ("/v1/{path}/{id}/file"), the start of what its signature covers (so
 // that no link of one kind is valid for another), and the word logs use.
+// read reads the item id of org from the store: its file as served (no
+// key when it has none, which is the error none) and its project (nil
+// for none); its error is the store's.
 type fileKind struct {
 	path, macPrefix, noun string
+	read                  func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error)
+	none                  error
 }
 
 // The kinds of file: a deliverable's keeps the link format of the first
-// contract (see the package doc).
+// contract (see the package doc). An invoice's document is a PDF named
+// after the invoice's number; an attachment always has its file.
 var (
-	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable"}
-	attachmentFiles  = fileKind{path: "attachments", macPrefix: "v1 attachment\n", noun: "attachment"}
-	invoiceDocuments = fileKind{path: "invoices", macPrefix: "v1 invoice\n", noun: "invoice"}
+	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable", none: errNoFile,
+		read: func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error) {
+			d, err := st.GetDeliverable(ctx, org, id)
+			return servedFile{key: d.FileKey, name: deref(d.FileName), contentType: deref(d.ContentType), size: d.SizeBytes}, &d.ProjectID, err
+		}}
+	attachmentFiles = fileKind{path: "attachments", macPrefix: "v1 attachment\n", noun: "attachment",
+		read: func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error) {
+			a, err := st.GetAttachment(ctx, org, id)
+			return servedFile{key: a.FileKey, name: a.FileName, contentType: a.ContentType, size: &a.SizeBytes}, a.ProjectID, err
+		}}
+	invoiceDocuments = fileKind{path: "invoices", macPrefix: "v1 invoice\n", noun: "invoice", none: errNoDocument,
+		read: func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error) {
+			i, err := st.GetInvoice(ctx, org, id)
+			return servedFile{key: i.DocumentKey, name: "invoice-" + i.Number + ".pdf", contentType: "application/pdf"}, i.ProjectID, err
+		}}
 )
 
 // link is the response of a download route: a signed link to the file of
@@ -144,29 +168,19 @@ type servedFile struct {
 	size                   *int64 // as listed to the client; nil when unknown
 }
 
-// serveFile serves GET /v1/deliverables/{id}/file, the signed link.
-func (h *handler) serveFile(w http.ResponseWriter, r *http.Request) {
-	h.serveSigned(w, r, deliverableFiles, func(ctx context.Context, org, id string) (servedFile, error) {
-		d, err := h.st.GetDeliverable(ctx, org, id)
-		if err != nil {
-			return servedFile{}, err
+// serveSigned serves GET /v1/{path}/{id}/file, the signed link of kind:
+// the item's file, read once the link is verified. An item deleted since
+// the link was made (an attachment's message made internal) is 404, one
+// whose file was taken away the kind's none.
+func (h *handler) serveSigned(kind fileKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h.file(w, r, kind); err != nil {
+			h.fail(w, r, err)
 		}
-		if !d.HasFile() {
-			return servedFile{}, errNoFile
-		}
-		return servedFile{key: d.FileKey, name: deref(d.FileName), contentType: deref(d.ContentType), size: d.SizeBytes}, nil
-	})
-}
-
-// serveSigned serves the file of a signed link of kind, which lookup finds
-// once the link is verified.
-func (h *handler) serveSigned(w http.ResponseWriter, r *http.Request, kind fileKind, lookup func(ctx context.Context, org, id string) (servedFile, error)) {
-	if err := h.file(w, r, kind, lookup); err != nil {
-		h.fail(w, r, err)
 	}
 }
 
-func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind, lookup func(ctx context.Context, org, id string) (servedFile, error)) error {
+func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind) error {
 	id := r.PathValue("id")
 	org, err := h.verify(kind, id, r.URL.RawQuery)
 	if err != nil {
@@ -180,7 +194,10 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind, lo
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 	defer cancel()
 	r = r.WithContext(ctx)
-	d, err := lookup(ctx, org, id)
+	d, _, err := kind.read(h.st, ctx, org, id)
+	if err == nil && d.key == "" {
+		err = kind.none
+	}
 	if err != nil {
 		return err
 	}

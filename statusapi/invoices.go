@@ -1,9 +1,6 @@
 package statusapi
 
 import (
-	"context"
-	"net/http"
-
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/apidoc"
@@ -102,13 +99,13 @@ func (h *handler) invoiceRoutes() []route {
 			Summary:     "Get an invoice",
 			Description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
 		}),
-		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").answers(itemAnswer[downloadLink]()).describe(operation{
+		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.linkTo(invoiceDocuments), "/v1/invoices/i24/document").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "getInvoiceDocument", Tag: "Invoices", Tool: "get_invoice_document",
 			Summary:     "Get a link to an invoice document",
 			Description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
 			Responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
 		}),
-		fileRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go", operation{
+		fileRoute("/v1/invoices/{id}/file", h.serveSigned(invoiceDocuments), "the signed link, as a deliverable's: items_test.go", operation{
 			ID: "getInvoiceDocumentFile", Tag: "Invoices",
 			Summary:     "Fetch an invoice document through a signed link",
 			Description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`" + signedLinkRules,
@@ -116,49 +113,6 @@ func (h *handler) invoiceRoutes() []route {
 	}
 }
 
-// visibleInvoice reads the invoice of the path that the caller may see.
-func (h *handler) visibleInvoice(r *http.Request, c caller) (store.Invoice, error) {
-	i, err := h.st.GetInvoice(r.Context(), c.Org.ID, r.PathValue("id"))
-	if err == nil {
-		err = c.seesOptional(i.ProjectID)
-	}
-	return i, err
-}
-
 // errNoDocument answers an invoice without a document, as errNoFile a
 // deliverable without a file.
 var errNoDocument = envelope.New(envelope.FileNotAvailable, "this invoice has no document")
-
-// invoiceDocumentLink serves GET /v1/invoices/{id}/document: a signed
-// link to the invoice's document, exactly as a deliverable's download
-// (download.go).
-func (h *handler) invoiceDocumentLink(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
-	}
-	i, err := h.visibleInvoice(r, c)
-	if err != nil {
-		return response{}, err
-	}
-	if !i.HasDocument() {
-		return response{}, errNoDocument
-	}
-	return h.link(r, invoiceDocuments, c.Org.ID, i.ID), nil
-}
-
-// serveInvoiceDocument serves GET /v1/invoices/{id}/file, the signed
-// link: the document as a PDF named after the invoice's number. An
-// invoice deleted since the link was made is 404, one whose document was
-// taken away 409.
-func (h *handler) serveInvoiceDocument(w http.ResponseWriter, r *http.Request) {
-	h.serveSigned(w, r, invoiceDocuments, func(ctx context.Context, org, id string) (servedFile, error) {
-		i, err := h.st.GetInvoice(ctx, org, id)
-		if err != nil {
-			return servedFile{}, err
-		}
-		if !i.HasDocument() {
-			return servedFile{}, errNoDocument
-		}
-		return servedFile{key: i.DocumentKey, name: "invoice-" + i.Number + ".pdf", contentType: "application/pdf"}, nil
-	})
-}

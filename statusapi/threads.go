@@ -225,47 +225,17 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "Get a message",
 			Description: "One message of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. An internal message, or one of an internal thread, answers 404 too.",
 		}),
-		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download").answers(itemAnswer[downloadLink]()).describe(operation{
+		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.linkTo(attachmentFiles), "/v1/attachments/att1/download").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "downloadAttachment", Tag: "Threads",
 			Summary:     "Get an attachment's download link",
 			Description: "A signed URL to the attachment's file, valid for 15 minutes, from any replica, exactly as a deliverable's. The URL needs no `Authorization` header. An attachment of a message the caller cannot see answers 404.",
 			Responses:   map[int]string{200: "DownloadLinkResponse"},
 		}),
 		// The signed link, as a deliverable's (see download.go).
-		fileRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go", operation{
+		fileRoute("/v1/attachments/{id}/file", h.serveSigned(attachmentFiles), "the signed link: threads_test.go", operation{
 			ID: "getAttachmentFile", Tag: "Threads",
 			Summary:     "Fetch an attachment through a signed link",
 			Description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`" + signedLinkRules,
 		}),
 	}
-}
-
-// attachmentLink serves GET /v1/attachments/{id}/download: a signed link,
-// exactly as a deliverable's.
-func (h *handler) attachmentLink(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
-	}
-	id := r.PathValue("id")
-	a, err := h.st.GetAttachment(r.Context(), c.Org.ID, id)
-	if err == nil {
-		err = c.seesOptional(a.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	return h.link(r, attachmentFiles, c.Org.ID, id), nil
-}
-
-// serveAttachment serves GET /v1/attachments/{id}/file, the signed link.
-// An attachment whose message became internal or was deleted since the
-// link was made is 404.
-func (h *handler) serveAttachment(w http.ResponseWriter, r *http.Request) {
-	h.serveSigned(w, r, attachmentFiles, func(ctx context.Context, org, id string) (servedFile, error) {
-		a, err := h.st.GetAttachment(ctx, org, id)
-		if err != nil {
-			return servedFile{}, err
-		}
-		return servedFile{key: a.FileKey, name: a.FileName, contentType: a.ContentType, size: &a.SizeBytes}, nil
-	})
 }
