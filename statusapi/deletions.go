@@ -6,6 +6,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -16,11 +17,11 @@ type deletion struct {
 	DeletedAt string `json:"deletedAt" oa:"time"`
 }
 
-var deletionWire = describeWire[deletion](wireDoc{
-	name:        "Deletion",
-	description: "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
-	examples:    `[{"type": "project", "id": "prj_acme_2", "deletedAt": "2026-03-01T09:12:44Z"}]`,
-	fields: map[string]string{
+var deletionWire = describeWire[deletion](apidoc.Wire{
+	Name:        "Deletion",
+	Description: "Something that disappeared from the caller's view: deleted, deleted with its project, or (threads and messages) made internal, which looks exactly the same.",
+	Examples:    `[{"type": "project", "id": "prj_acme_2", "deletedAt": "2026-03-01T09:12:44Z"}]`,
+	Fields: map[string]string{
 		"type":      "",
 		"id":        "The id the item had.",
 		"deletedAt": "When it disappeared.",
@@ -35,7 +36,7 @@ func deletionOut(d store.Deletion) deletion {
 func (h *handler) deletionRoutes() []route {
 	// No scope: each key reads the deletions of the kinds its scopes
 	// cover (see deletionKinds).
-	return []route{h.keyedRoute("/v1/deletions", "", h.listDeletions, "/v1/deletions?since=2026-03-01T09:00:00Z").describe(operation{
+	return []route{h.keyedRoute("/v1/deletions", "", h.listDeletions, "/v1/deletions?since=2026-03-01T09:00:00Z").answers(listAnswer[deletion]()).describe(operation{
 		ID: "listDeletions", Tag: "Sync",
 		Summary:     "List deletions",
 		Description: "What disappeared from the caller's view at or after `since`, so that a client keeping a copy can remove it: deleted items, items deleted with their project (a project takes its milestones, deliverables and threads with it), and threads or messages made internal. Records are kept at least 30 days, and a record is dropped when an item of the same type and id is put again. A sync client applies deletions, then changes (every list's `updatedSince`), then asks again from the smallest `meta.syncedThrough` of the pages it walked (not from the largest `deletedAt` or `updatedAt` it saw: a transaction that committed late may carry an earlier one); it never misses a write, and an item may come twice (upsert by id). Every page carries `meta.syncedThrough`. A restricted key reads only the records of the types its scopes cover (`project` and `milestone` with `projects:read`, `deliverable` with `deliverables:read`, `invoice` with `invoices:read`, `thread` and `message` with `threads:read`) and of its projects; a `type` it may not read gives an empty list. A key restricted to projects also sees here an item that left its projects while it still exists (an invoice moved to another project or to none, the invoices of a deleted project), dated when it left.",

@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -45,10 +46,10 @@ func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
 
 // deliverables are the deliverables of an organization's projects.
 var deliverables = declare(resource[store.Deliverable, deliverable]{
-	doc: wireDoc{
-		description: "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "dlv_acme_1_3", "projectId": "prj_acme_1", "name": "Website relaunch: final build", "status": "pending", "fileName": null, "contentType": null, "sizeBytes": null, "createdAt": "2026-02-26T09:00:00Z", "updatedAt": "2026-02-26T09:00:00Z"}, {"id": "dlv_acme_1_2", "projectId": "prj_acme_1", "name": "Website relaunch: prototype", "status": "in_review", "fileName": "prototype-v3.pdf", "contentType": "application/pdf", "sizeBytes": 4718592, "createdAt": "2026-02-24T10:15:00Z", "updatedAt": "2026-02-25T08:30:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "Something the agency hands over. Its file, once attached, is downloaded through a signed link. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "dlv_acme_1_3", "projectId": "prj_acme_1", "name": "Website relaunch: final build", "status": "pending", "fileName": null, "contentType": null, "sizeBytes": null, "createdAt": "2026-02-26T09:00:00Z", "updatedAt": "2026-02-26T09:00:00Z"}, {"id": "dlv_acme_1_2", "projectId": "prj_acme_1", "name": "Website relaunch: prototype", "status": "in_review", "fileName": "prototype-v3.pdf", "contentType": "application/pdf", "sizeBytes": 4718592, "createdAt": "2026-02-24T10:15:00Z", "updatedAt": "2026-02-25T08:30:00Z"}]`,
+		Fields: map[string]string{
 			"id":          "Opaque deliverable identifier, used as `{id}` in the download path.",
 			"projectId":   "The project the deliverable belongs to.",
 			"name":        "Deliverable name.",
@@ -83,7 +84,7 @@ func (h *handler) deliverableRoutes() []route {
 			Summary:     "Get a deliverable",
 			Description: "One deliverable of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one.",
 		}),
-		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.downloadLink, "/v1/deliverables/d1/download").describe(operation{
+		h.keyedRoute("/v1/deliverables/{id}/download", auth.ScopeDeliverables, h.linkTo(deliverableFiles), "/v1/deliverables/d1/download").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "downloadDeliverable", Tag: "Deliverables", Tool: "get_deliverable_download",
 			Summary:     "Get a download link",
 			Description: "A signed URL to the deliverable's file, valid for 15 minutes, from any replica. The URL needs no `Authorization` header. A restricted key needs the scope `deliverables:read`.",
@@ -91,11 +92,10 @@ func (h *handler) deliverableRoutes() []route {
 		}),
 		// The signed link: no key and no rate limit, the signature is
 		// the credential (see download.go).
-		publicRoute("/v1/deliverables/{id}/file", h.serveFile, "the signed link: download_test.go").describe(operation{
+		fileRoute("/v1/deliverables/{id}/file", h.serveSigned(deliverableFiles), "the signed link: download_test.go", operation{
 			ID: "getDeliverableFile", Tag: "Deliverables",
 			Summary:     "Fetch a file through a signed link",
-			Description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}, fileParams...),
+			Description: "Serves the deliverable's file to whoever holds a signed link made by `downloadDeliverable`" + signedLinkRules,
+		}),
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
+	"github.com/clientstatus/clientstatus/store"
 )
 
 // The link format and the order of the checks are documented in the
@@ -27,48 +29,84 @@ type downloadLink struct {
 	ExpiresAt string `json:"expiresAt" oa:"time"`
 }
 
-var downloadLinkWire = describeWire[downloadLink](wireDoc{
-	name:        "DownloadLink",
-	description: "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
-	examples:    `[{"url": "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0", "expiresAt": "2026-03-01T09:15:00Z"}]`,
-	fields: map[string]string{
+var downloadLinkWire = describeWire[downloadLink](apidoc.Wire{
+	Name:        "DownloadLink",
+	Description: "A signed URL to a deliverable's file. A plain GET on `url`, without an `Authorization` header, serves the file until `expiresAt`.",
+	Examples:    `[{"url": "https://portal.example.com/api/v1/deliverables/dlv_acme_1_2/file?expires=1772356500&org=org_acme&signature=r5btJXmjjeFW_azDmHB9O8W4Wwaz-79mgDUxLT9cat0", "expiresAt": "2026-03-01T09:15:00Z"}]`,
+	Fields: map[string]string{
 		"url":       "The signed URL: absolute on the public URL the portal configured; without one, root-relative (`/api/v1/...`), to resolve against the URL called.",
 		"expiresAt": "When the link stops working: 15 minutes after it was made.",
 	},
 })
 
-// downloadLink serves GET /v1/deliverables/{id}/download.
-func (h *handler) downloadLink(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
+// linkTo is the route function of the download route of kind (GET
+// /v1/{path}/{id}/download, /v1/invoices/{id}/document): a signed link
+// to the file of the path's item, which the caller must see, or the
+// kind's none when it has no file.
+func (h *handler) linkTo(kind fileKind) apiFunc {
+	return func(r *http.Request, c caller) (response, error) {
+		if err := noParams(r); err != nil {
+			return response{}, err
+		}
+		id := r.PathValue("id")
+		f, project, err := kind.read(h.st, r.Context(), c.Org.ID, id)
+		if err == nil {
+			err = c.seesOptional(project)
+		}
+		if err == nil && f.key == "" {
+			err = kind.none
+		}
+		if err != nil {
+			return response{}, err
+		}
+		return h.link(r, kind, c.Org.ID, id), nil
 	}
-	id := r.PathValue("id")
-	d, err := h.st.GetDeliverable(r.Context(), c.Org.ID, id)
-	if err == nil {
-		err = c.sees(d.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	if !d.HasFile() {
-		return response{}, errNoFile
-	}
-	return h.link(r, deliverableFiles, c.Org.ID, id), nil
 }
+
+// fileRoute is the public route at path that serves the file of a signed
+// link with fn: it takes the link's parameters (fileParams) and answers
+// the responses of every signed link; its description ends with
+// signedLinkRules.
+func fileRoute(path string, fn http.HandlerFunc, exempt string, op operation) route {
+	op.Responses = map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"}
+	return publicRoute(path, fn, exempt).describe(op, fileParams...)
+}
+
+// signedLinkRules is what the document says of every signed link, after
+// what it serves and the operation that makes it.
+const signedLinkRules = "; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text."
 
 // fileKind is a kind of file that signed links serve: its path segment
 // ("/v1/{path}/{id}/file"), the start of what its signature covers (so
 // that no link of one kind is valid for another), and the word logs use.
+// read reads the item id of org from the store: its file as served (no
+// key when it has none, which is the error none) and its project (nil
+// for none); its error is the store's.
 type fileKind struct {
 	path, macPrefix, noun string
+	read                  func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error)
+	none                  error
 }
 
 // The kinds of file: a deliverable's keeps the link format of the first
-// contract (see the package doc).
+// contract (see the package doc). An invoice's document is a PDF named
+// after the invoice's number; an attachment always has its file.
 var (
-	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable"}
-	attachmentFiles  = fileKind{path: "attachments", macPrefix: "v1 attachment\n", noun: "attachment"}
-	invoiceDocuments = fileKind{path: "invoices", macPrefix: "v1 invoice\n", noun: "invoice"}
+	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable", none: errNoFile,
+		read: func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error) {
+			d, err := st.GetDeliverable(ctx, org, id)
+			return servedFile{key: d.FileKey, name: deref(d.FileName), contentType: deref(d.ContentType), size: d.SizeBytes}, &d.ProjectID, err
+		}}
+	attachmentFiles = fileKind{path: "attachments", macPrefix: "v1 attachment\n", noun: "attachment",
+		read: func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error) {
+			a, err := st.GetAttachment(ctx, org, id)
+			return servedFile{key: a.FileKey, name: a.FileName, contentType: a.ContentType, size: &a.SizeBytes}, a.ProjectID, err
+		}}
+	invoiceDocuments = fileKind{path: "invoices", macPrefix: "v1 invoice\n", noun: "invoice", none: errNoDocument,
+		read: func(st store.Store, ctx context.Context, org, id string) (servedFile, *string, error) {
+			i, err := st.GetInvoice(ctx, org, id)
+			return servedFile{key: i.DocumentKey, name: "invoice-" + i.Number + ".pdf", contentType: "application/pdf"}, i.ProjectID, err
+		}}
 )
 
 // link is the response of a download route: a signed link to the file of
@@ -130,29 +168,19 @@ type servedFile struct {
 	size                   *int64 // as listed to the client; nil when unknown
 }
 
-// serveFile serves GET /v1/deliverables/{id}/file, the signed link.
-func (h *handler) serveFile(w http.ResponseWriter, r *http.Request) {
-	h.serveSigned(w, r, deliverableFiles, func(ctx context.Context, org, id string) (servedFile, error) {
-		d, err := h.st.GetDeliverable(ctx, org, id)
-		if err != nil {
-			return servedFile{}, err
+// serveSigned serves GET /v1/{path}/{id}/file, the signed link of kind:
+// the item's file, read once the link is verified. An item deleted since
+// the link was made (an attachment's message made internal) is 404, one
+// whose file was taken away the kind's none.
+func (h *handler) serveSigned(kind fileKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h.file(w, r, kind); err != nil {
+			h.fail(w, r, err)
 		}
-		if !d.HasFile() {
-			return servedFile{}, errNoFile
-		}
-		return servedFile{key: d.FileKey, name: deref(d.FileName), contentType: deref(d.ContentType), size: d.SizeBytes}, nil
-	})
-}
-
-// serveSigned serves the file of a signed link of kind, which lookup finds
-// once the link is verified.
-func (h *handler) serveSigned(w http.ResponseWriter, r *http.Request, kind fileKind, lookup func(ctx context.Context, org, id string) (servedFile, error)) {
-	if err := h.file(w, r, kind, lookup); err != nil {
-		h.fail(w, r, err)
 	}
 }
 
-func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind, lookup func(ctx context.Context, org, id string) (servedFile, error)) error {
+func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind) error {
 	id := r.PathValue("id")
 	org, err := h.verify(kind, id, r.URL.RawQuery)
 	if err != nil {
@@ -166,7 +194,10 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind, lo
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 	defer cancel()
 	r = r.WithContext(ctx)
-	d, err := lookup(ctx, org, id)
+	d, _, err := kind.read(h.st, ctx, org, id)
+	if err == nil && d.key == "" {
+		err = kind.none
+	}
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 func (h *handler) eventRoutes() []route {
 	// No scope: each key reads the events of the kinds its scopes cover
 	// and of its projects (eventQuery).
-	rt := h.keyedRoute("/v1/events", "", h.listEvents, "").describe(operation{
+	rt := h.keyedRoute("/v1/events", "", h.listEvents, "").answers(listAnswer[eventwire.Event]()).describe(operation{
 		HeadSummary:     "List events (headers only)",
 		HeadDescription: "`listEvents` without the body: the same status and headers (never a stream).",
 		ID:              "listEvents", Tag: "Events", Tool: "list_events",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -32,11 +33,11 @@ type projectRef struct {
 	Status string `json:"status" oa:"ref=ProjectStatus"`
 }
 
-var projectRefWire = describeWire[projectRef](wireDoc{
-	name:        "ExpandedProject",
-	description: "An item's project, embedded by `expand=project`.",
-	examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress"}]`,
-	fields: map[string]string{
+var projectRefWire = describeWire[projectRef](apidoc.Wire{
+	Name:        "ExpandedProject",
+	Description: "An item's project, embedded by `expand=project`.",
+	Examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress"}]`,
+	Fields: map[string]string{
 		"id":     "Opaque project identifier.",
 		"name":   "Project name.",
 		"status": "",

@@ -1,11 +1,9 @@
 package statusapi
 
 import (
-	"context"
-	"net/http"
-
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -59,10 +57,10 @@ func invoiceExpanded(i store.Invoice, project expanded) invoice {
 // retainer invoices of none, which a key restricted to projects never
 // sees.
 var invoices = declare(resource[store.Invoice, invoice]{
-	doc: wireDoc{
-		description: "A bill to the organization. Amounts are integers in minor units (cents) of `currency`. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "inv_acme_007", "number": "INV-2026-007", "projectId": "prj_acme_1", "status": "open", "currency": "EUR", "total": 480000, "amountDue": 240000, "issuedAt": "2026-02-28T00:00:00Z", "dueAt": "2026-03-30T00:00:00Z", "paidAt": null, "documentAvailable": true, "updatedAt": "2026-02-28T00:00:00Z"}, {"id": "inv_acme_006", "number": "INV-2026-006", "projectId": null, "status": "paid", "currency": "EUR", "total": 150000, "amountDue": 0, "issuedAt": "2026-02-01T00:00:00Z", "dueAt": "2026-03-03T00:00:00Z", "paidAt": "2026-02-10T14:03:22Z", "documentAvailable": true, "updatedAt": "2026-02-10T14:03:22Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "A bill to the organization. Amounts are integers in minor units (cents) of `currency`. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "inv_acme_007", "number": "INV-2026-007", "projectId": "prj_acme_1", "status": "open", "currency": "EUR", "total": 480000, "amountDue": 240000, "issuedAt": "2026-02-28T00:00:00Z", "dueAt": "2026-03-30T00:00:00Z", "paidAt": null, "documentAvailable": true, "updatedAt": "2026-02-28T00:00:00Z"}, {"id": "inv_acme_006", "number": "INV-2026-006", "projectId": null, "status": "paid", "currency": "EUR", "total": 150000, "amountDue": 0, "issuedAt": "2026-02-01T00:00:00Z", "dueAt": "2026-03-03T00:00:00Z", "paidAt": "2026-02-10T14:03:22Z", "documentAvailable": true, "updatedAt": "2026-02-10T14:03:22Z"}]`,
+		Fields: map[string]string{
 			"id":                "Opaque invoice identifier.",
 			"number":            "The invoice number as printed on it.",
 			"projectId":         "The project billed; `null` for retainer invoices, which belong to no project.",
@@ -101,64 +99,20 @@ func (h *handler) invoiceRoutes() []route {
 			Summary:     "Get an invoice",
 			Description: "One invoice of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. A key restricted to projects never sees a retainer invoice.",
 		}),
-		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.invoiceDocumentLink, "/v1/invoices/i24/document").describe(operation{
+		h.keyedRoute("/v1/invoices/{id}/document", auth.ScopeInvoices, h.linkTo(invoiceDocuments), "/v1/invoices/i24/document").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "getInvoiceDocument", Tag: "Invoices", Tool: "get_invoice_document",
 			Summary:     "Get a link to an invoice document",
 			Description: "A signed URL to the invoice's document (its PDF), valid for 15 minutes, from any replica, exactly as a deliverable's download. The URL needs no `Authorization` header. An invoice without a document (`documentAvailable` false) is 409 `FILE_NOT_AVAILABLE`. A restricted key needs the scope `invoices:read`.",
 			Responses:   map[int]string{200: "DownloadLinkResponse", 409: "FileNotAvailable"},
 		}),
-		publicRoute("/v1/invoices/{id}/file", h.serveInvoiceDocument, "the signed link, as a deliverable's: items_test.go").describe(operation{
+		fileRoute("/v1/invoices/{id}/file", h.serveSigned(invoiceDocuments), "the signed link, as a deliverable's: items_test.go", operation{
 			ID: "getInvoiceDocumentFile", Tag: "Invoices",
 			Summary:     "Fetch an invoice document through a signed link",
-			Description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}, fileParams...),
+			Description: "Serves the invoice's document, as `application/pdf`, to whoever holds a signed link made by `getInvoiceDocument`" + signedLinkRules,
+		}),
 	}
-}
-
-// visibleInvoice reads the invoice of the path that the caller may see.
-func (h *handler) visibleInvoice(r *http.Request, c caller) (store.Invoice, error) {
-	i, err := h.st.GetInvoice(r.Context(), c.Org.ID, r.PathValue("id"))
-	if err == nil {
-		err = c.seesOptional(i.ProjectID)
-	}
-	return i, err
 }
 
 // errNoDocument answers an invoice without a document, as errNoFile a
 // deliverable without a file.
 var errNoDocument = envelope.New(envelope.FileNotAvailable, "this invoice has no document")
-
-// invoiceDocumentLink serves GET /v1/invoices/{id}/document: a signed
-// link to the invoice's document, exactly as a deliverable's download
-// (download.go).
-func (h *handler) invoiceDocumentLink(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
-	}
-	i, err := h.visibleInvoice(r, c)
-	if err != nil {
-		return response{}, err
-	}
-	if !i.HasDocument() {
-		return response{}, errNoDocument
-	}
-	return h.link(r, invoiceDocuments, c.Org.ID, i.ID), nil
-}
-
-// serveInvoiceDocument serves GET /v1/invoices/{id}/file, the signed
-// link: the document as a PDF named after the invoice's number. An
-// invoice deleted since the link was made is 404, one whose document was
-// taken away 409.
-func (h *handler) serveInvoiceDocument(w http.ResponseWriter, r *http.Request) {
-	h.serveSigned(w, r, invoiceDocuments, func(ctx context.Context, org, id string) (servedFile, error) {
-		i, err := h.st.GetInvoice(ctx, org, id)
-		if err != nil {
-			return servedFile{}, err
-		}
-		if !i.HasDocument() {
-			return servedFile{}, errNoDocument
-		}
-		return servedFile{key: i.DocumentKey, name: "invoice-" + i.Number + ".pdf", contentType: "application/pdf"}, nil
-	})
-}

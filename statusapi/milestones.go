@@ -3,6 +3,7 @@ package statusapi
 import (
 	"net/http"
 
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -40,10 +41,10 @@ func milestoneExpanded(m store.Milestone, project expanded) milestone {
 
 // milestones are a project's milestones.
 var milestones = declare(resource[store.Milestone, milestone]{
-	doc: wireDoc{
-		description: "A dated step of a project. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "ms_acme_1_2", "projectId": "prj_acme_1", "name": "Design sign-off", "status": "completed", "dueAt": "2026-02-13T17:00:00Z", "completedAt": "2026-02-12T16:20:00Z", "updatedAt": "2026-02-12T16:20:00Z"}, {"id": "ms_acme_1_3", "projectId": "prj_acme_1", "name": "Content migration", "status": "in_progress", "dueAt": "2026-03-20T17:00:00Z", "completedAt": null, "updatedAt": "2026-02-20T10:00:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "A dated step of a project. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "ms_acme_1_2", "projectId": "prj_acme_1", "name": "Design sign-off", "status": "completed", "dueAt": "2026-02-13T17:00:00Z", "completedAt": "2026-02-12T16:20:00Z", "updatedAt": "2026-02-12T16:20:00Z"}, {"id": "ms_acme_1_3", "projectId": "prj_acme_1", "name": "Content migration", "status": "in_progress", "dueAt": "2026-03-20T17:00:00Z", "completedAt": null, "updatedAt": "2026-02-20T10:00:00Z"}]`,
+		Fields: map[string]string{
 			"id":          "Opaque milestone identifier.",
 			"projectId":   "The project the milestone belongs to.",
 			"name":        "Milestone name.",

@@ -3,6 +3,7 @@ package statusapi
 import (
 	"context"
 
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -31,10 +32,10 @@ func projectOut(p store.Project) project {
 // projects are an organization's projects: a key restricted to projects
 // sees its own only.
 var projects = declare(resource[store.Project, project]{
-	doc: wireDoc{
-		description: "A piece of work the agency does for the organization. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress", "startedAt": "2026-01-12T09:00:00Z", "dueAt": "2026-04-30T17:00:00Z", "updatedAt": "2026-02-27T15:42:10Z"}, {"id": "prj_acme_2", "name": "Spring catalogue", "status": "planned", "startedAt": null, "dueAt": null, "updatedAt": "2026-02-20T11:05:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "A piece of work the agency does for the organization. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "prj_acme_1", "name": "Website relaunch", "status": "in_progress", "startedAt": "2026-01-12T09:00:00Z", "dueAt": "2026-04-30T17:00:00Z", "updatedAt": "2026-02-27T15:42:10Z"}, {"id": "prj_acme_2", "name": "Spring catalogue", "status": "planned", "startedAt": null, "dueAt": null, "updatedAt": "2026-02-20T11:05:00Z"}]`,
+		Fields: map[string]string{
 			"id":        "Opaque project identifier, used as `{id}` in paths.",
 			"name":      "Project name.",
 			"status":    "",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -57,11 +58,11 @@ type requestLogItem struct {
 	CreatedAt  string   `json:"createdAt" oa:"time"`
 }
 
-var requestLogItemWire = describeWire[requestLogItem](wireDoc{
-	name:        "RequestLog",
-	description: "One request the organization made with a key, as the request log keeps it: never a query value, a key, a token or a body.",
-	examples:    `[{"id": "3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e", "method": "GET", "path": "/v1/invoices", "route": "/v1/invoices", "query": ["limit", "stauts"], "status": 400, "errorCode": "INVALID_PARAMETER", "keyId": "key_7Hq2", "durationMs": 3, "createdAt": "2026-03-01T09:00:00Z"}]`,
-	fields: map[string]string{
+var requestLogItemWire = describeWire[requestLogItem](apidoc.Wire{
+	Name:        "RequestLog",
+	Description: "One request the organization made with a key, as the request log keeps it: never a query value, a key, a token or a body.",
+	Examples:    `[{"id": "3f9c2a7e1b5d4c6f8a0e2d4b6c8a0f1e", "method": "GET", "path": "/v1/invoices", "route": "/v1/invoices", "query": ["limit", "stauts"], "status": 400, "errorCode": "INVALID_PARAMETER", "keyId": "key_7Hq2", "durationMs": 3, "createdAt": "2026-03-01T09:00:00Z"}]`,
+	Fields: map[string]string{
 		"id":         "The request id: the `X-Request-Id` of its response (a client's own, when it sent one; so not necessarily unique).",
 		"method":     "`GET` or `HEAD`.",
 		"path":       "The path as sent, relative to where the API is mounted, without the query.",
@@ -99,7 +100,7 @@ func (h *handler) requestLogRoutes() []route {
 	if h.cfg.recorder == nil {
 		return nil
 	}
-	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute).describe(operation{
+	return []route{h.keyedRoute(requestLogRoute, auth.ScopeLogs, h.listRequestLogs, requestLogRoute).answers(listAnswer[requestLogItem]()).describe(operation{
 		ID: "listRequestLogs", Tag: "Logs",
 		Summary:     "List requests",
 		Description: "The organization's requests of the last 7 days, made with its keys, newest first: to debug a 400 or a 403 without asking support. Each records the route, the names of the query parameters (never their values), the status and error code, the key's public id and the time taken; never a key, a token or a body. Requests to this route itself are not logged, nor are requests refused before a key was accepted (401, 403 `FORBIDDEN`) and those of the public routes. A restricted key (scopes or projects) sees only its own requests. Not response-cached: it changes with every request. Served when the deployment keeps a request log (statusapi.WithRequestLog); otherwise the path answers 404 like any unknown path.",

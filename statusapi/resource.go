@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -56,9 +55,9 @@ type resource[T, W any] struct {
 	// message): its routes take no expand, and its read applies the
 	// caller's projects itself.
 	projectOf func(T) string
-	// doc is what the OpenAPI document says of the item's wire form W
-	// (its name is the kind's); schema is it with W, set by declare.
-	doc    wireDoc
+	// schema is what the OpenAPI document says of the item's wire form
+	// W (see describeWire); declare sets its name (the kind's), its type
+	// and its statuses.
 	schema apidoc.Wire
 }
 
@@ -82,10 +81,8 @@ func declare[T, W any](res resource[T, W]) resource[T, W] {
 	if res.scope == "" {
 		panic(fmt.Sprintf("statusapi: kind %q has no scope in auth (auth/kinds.go)", res.kind))
 	}
-	doc := res.doc
-	doc.name = res.name()
-	res.schema = doc.of(reflect.TypeFor[W]())
-	res.schema.Resource, res.schema.Statuses = true, res.statuses
+	res.schema = describeWire[W](res.schema)
+	res.schema.Name, res.schema.Resource, res.schema.Statuses = res.name(), true, res.statuses
 	return res
 }
 
@@ -144,8 +141,7 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 		spec.expand = true
 	}
 	rt := h.cachedRoute(path, res.scope, res.list(h, spec, read), example)
-	rt.list = &spec
-	rt.resource = res.name()
+	rt.list, rt.resource, rt.answer = &spec, res.name(), listAnswer[W]()
 	return rt
 }
 
@@ -154,7 +150,7 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 // in the tests (see route).
 func (res resource[T, W]) itemRoute(h *handler, path, example string, read itemRead[T]) route {
 	rt := h.cachedRoute(path, res.scope, res.get(h, read), example)
-	rt.resource, rt.expand = res.name(), res.projectOf != nil
+	rt.resource, rt.expand, rt.answer = res.name(), res.projectOf != nil, itemAnswer[W]()
 	return rt
 }
 

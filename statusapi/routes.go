@@ -9,7 +9,6 @@ import (
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/envelope"
 	"github.com/clientstatus/clientstatus/internal/apidoc"
-	"github.com/clientstatus/clientstatus/internal/eventwire"
 )
 
 // route is one path of the API: what serves it, what a key needs for it,
@@ -52,6 +51,10 @@ type route struct {
 	// answers that use them carry the deprecation headers, and the
 	// document marks them.
 	deprecations []deprecation
+	// answer is the Go type of the route's 200 body when it is the API's
+	// envelope (Operation.Answer), set by the constructor that knows it
+	// (listRoute, itemRoute, answers); nil otherwise.
+	answer reflect.Type
 }
 
 // operation is a route's words, as the OpenAPI document says them: its
@@ -84,6 +87,15 @@ func (h *handler) keyedRoute(path string, scope auth.Scope, fn apiFunc, example 
 // shared tests send keys.
 func publicRoute(path string, fn http.HandlerFunc, exempt string) route {
 	return route{path: path, handler: fn, exempt: exempt}
+}
+
+// metaRoute is a public route of the API's own description at path (the
+// document, its reference page and script): tagged Meta, answering 200
+// with the response body names, 304 to a matching If-None-Match, and
+// 400 to any other parameter.
+func metaRoute(path string, fn http.HandlerFunc, exempt, body string, op operation) route {
+	op.Tag, op.Responses = "Meta", map[int]string{200: body, 304: "NotModified", 400: "BadRequest"}
+	return publicRoute(path, fn, exempt).describe(op, pIfNoneMatch)
 }
 
 // exemptBecause is rt without an example: the shared tests leave it to
@@ -175,31 +187,30 @@ func Operations(opts ...Option) []Operation {
 	var out []Operation
 	for _, rt := range operations(cfg) {
 		out = append(out, Operation{Path: rt.path, ID: rt.doc.ID, Scope: rt.scope, Summary: rt.doc.Summary, Description: rt.doc.Description,
-			Tool: rt.doc.Tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params()), Answer: rt.answer()})
+			Tool: rt.doc.Tool, Deprecated: len(rt.deprecations) > 0, Params: exported(rt.params()), Answer: rt.answer})
 	}
 	return out
 }
 
-// answer is the Go type of rt's 200 body: {"data": W} or, for a list,
-// {"data": [W], "meta": envelope.Meta}, of the wire type W of its
-// resource or of the one its 200 response names ("DownloadLinkResponse",
-// "EventListResponse"); nil for a response that names none.
-func (rt route) answer() reflect.Type {
-	name, list := rt.resource, rt.list != nil
-	if name == "" {
-		name, list = strings.CutSuffix(strings.TrimSuffix(rt.doc.Responses[200], "Response"), "List")
-	}
-	wires := append(wireSchemas(), apidoc.Wire{Name: "Event", Type: reflect.TypeFor[eventwire.Event]()}) // of the event kinds
-	i := slices.IndexFunc(wires, func(w apidoc.Wire) bool { return w.Name == name })
-	if i < 0 {
-		return nil
-	}
-	data := reflect.StructField{Name: "Data", Type: wires[i].Type, Tag: `json:"data"`}
-	if !list {
-		return reflect.StructOf([]reflect.StructField{data})
-	}
-	data.Type = reflect.SliceOf(data.Type)
-	return reflect.StructOf([]reflect.StructField{data, {Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`}})
+// itemAnswer is the Go type of an answer of one W: {"data": W}.
+func itemAnswer[W any]() reflect.Type {
+	return reflect.StructOf([]reflect.StructField{{Name: "Data", Type: reflect.TypeFor[W](), Tag: `json:"data"`}})
+}
+
+// listAnswer is the Go type of an answer of a list of W: {"data": [W],
+// "meta": envelope.Meta}.
+func listAnswer[W any]() reflect.Type {
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "Data", Type: reflect.TypeFor[[]W](), Tag: `json:"data"`},
+		{Name: "Meta", Type: reflect.TypeFor[envelope.Meta](), Tag: `json:"meta"`},
+	})
+}
+
+// answers is rt answering 200 with the Go type t (itemAnswer,
+// listAnswer), which the route's 200 response names in the document.
+func (rt route) answers(t reflect.Type) route {
+	rt.answer = t
+	return rt
 }
 
 // operations is the route table under cfg, each route an operation as
@@ -229,25 +240,22 @@ func (h *handler) table() []route {
 		h.requestLogRoutes(),
 	)
 	all = append(all,
-		publicRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go").describe(operation{
-			ID: "getOpenAPIDocument", Tag: "Meta",
+		metaRoute("/v1/openapi.json", h.serveOpenAPI, "public: openapi_test.go", "OpenAPIDocument", operation{
+			ID:          "getOpenAPIDocument",
 			Summary:     "Get this document",
 			Description: "This OpenAPI document. No `Authorization` header is needed and no rate limit applies.",
-			Responses:   map[int]string{200: "OpenAPIDocument", 304: "NotModified", 400: "BadRequest"},
-		}, pIfNoneMatch),
+		}),
 		// The reference page and its script (docs.go): public too.
-		publicRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go").describe(operation{
-			ID: "getDocs", Tag: "Meta",
+		metaRoute("/v1/docs", h.serveDocs, "public, HTML: docs_test.go", "DocsPage", operation{
+			ID:          "getDocs",
 			Summary:     "Read the API reference",
 			Description: "This reference, as a web page for people: every operation, parameter, field and error of this document, with examples, rendered in the browser by Redoc from `/v1/openapi.json`. Open it in a browser, at the address where the handler is mounted (`http://localhost:8080/v1/docs` on the example server). Every asset comes from the handler itself, at URLs relative to the page, so it works under any mount prefix; its `Content-Security-Policy` forbids loading anything from another origin. No `Authorization` header is needed and no rate limit applies.",
-			Responses:   map[int]string{200: "DocsPage", 304: "NotModified", 400: "BadRequest"},
-		}, pIfNoneMatch),
-		publicRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go").describe(operation{
-			ID: "getDocsScript", Tag: "Meta",
+		}),
+		metaRoute("/v1/docs/redoc.standalone.js", h.serveDocsScript, "public, JavaScript: docs_test.go", "DocsScript", operation{
+			ID:          "getDocsScript",
 			Summary:     "Get the reference page's renderer",
 			Description: "Redoc's standalone bundle (the npm package `redoc`, pinned to one version and embedded in the handler), which renders `/v1/docs`. Browsers may keep it for a day (`Cache-Control: public, max-age=86400`) and then revalidate it with its `ETag`. No `Authorization` header is needed and no rate limit applies.",
-			Responses:   map[int]string{200: "DocsScript", 304: "NotModified", 400: "BadRequest"},
-		}, pIfNoneMatch),
+		}),
 	)
 	slices.SortFunc(all, func(a, b route) int { return strings.Compare(a.path, b.path) })
 	for i, rt := range all { // the package's tests' (export_test.go)

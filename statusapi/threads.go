@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -29,10 +30,10 @@ type about struct {
 	ID   string `json:"id" oa:"minLength=1"`
 }
 
-var aboutWire = describeWire[about](wireDoc{
-	name:        "About",
-	description: "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
-	fields: map[string]string{
+var aboutWire = describeWire[about](apidoc.Wire{
+	Name:        "About",
+	Description: "What a thread is about: a milestone, a deliverable or an invoice of the same organization.",
+	Fields: map[string]string{
 		"type": "",
 		"id":   "",
 	},
@@ -81,10 +82,10 @@ type author struct {
 	Side string `json:"side" oa:"ref=AuthorSide"`
 }
 
-var authorWire = describeWire[author](wireDoc{
-	name:        "Author",
-	description: "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
-	fields: map[string]string{
+var authorWire = describeWire[author](apidoc.Wire{
+	Name:        "Author",
+	Description: "Who wrote a message: a display name and a side. Never an e-mail address or other contact data.",
+	Fields: map[string]string{
 		"name": "",
 		"side": "",
 	},
@@ -97,10 +98,10 @@ type attachment struct {
 	SizeBytes   int64  `json:"sizeBytes" oa:"format=int64,minimum=0"`
 }
 
-var attachmentWire = describeWire[attachment](wireDoc{
-	name:        "Attachment",
-	description: "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
-	fields: map[string]string{
+var attachmentWire = describeWire[attachment](apidoc.Wire{
+	Name:        "Attachment",
+	Description: "A file attached to a message; its bytes come through a signed link (`/v1/attachments/{id}/download`).",
+	Fields: map[string]string{
 		"id":          "Opaque attachment identifier.",
 		"fileName":    "",
 		"contentType": "",
@@ -129,10 +130,10 @@ func messageOut(m store.Message) message {
 // which a key restricted to projects never sees. An internal thread is
 // none of the API's (the store answers not found).
 var threads = declare(resource[store.Thread, thread]{
-	doc: wireDoc{
-		description: "A conversation between the agency and the client, usually about one project. Counts and times reflect the messages the client can see only. Every key is always present; absent values are `null`.",
-		examples:    `[{"id": "thr_acme_1", "projectId": "prj_acme_1", "subject": "Launch date", "status": "open", "about": {"type": "milestone", "id": "ms_acme_3"}, "messageCount": 2, "createdAt": "2026-02-02T10:00:00Z", "lastMessageAt": "2026-02-03T16:20:00Z", "resolvedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "A conversation between the agency and the client, usually about one project. Counts and times reflect the messages the client can see only. Every key is always present; absent values are `null`.",
+		Examples:    `[{"id": "thr_acme_1", "projectId": "prj_acme_1", "subject": "Launch date", "status": "open", "about": {"type": "milestone", "id": "ms_acme_3"}, "messageCount": 2, "createdAt": "2026-02-02T10:00:00Z", "lastMessageAt": "2026-02-03T16:20:00Z", "resolvedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
+		Fields: map[string]string{
 			"id":            "Opaque thread identifier.",
 			"projectId":     "The project the thread is about; `null` for a thread about the whole account.",
 			"subject":       "The thread's subject.",
@@ -155,10 +156,10 @@ var threads = declare(resource[store.Thread, thread]{
 // messages are the messages of threads; a message names no project, so
 // the store applies the caller's projects (through its thread).
 var messages = declare(resource[store.Message, message]{
-	doc: wireDoc{
-		description: "One message of a thread. Every key is always present; absent values are `null`; `attachments` is always an array.",
-		examples:    `[{"id": "msg_acme_2", "threadId": "thr_acme_1", "author": {"name": "Ana", "side": "agency"}, "body": "Can we move the launch to March?", "attachments": [{"id": "att_acme_1", "fileName": "plan.pdf", "contentType": "application/pdf", "sizeBytes": 48213}], "createdAt": "2026-02-03T16:20:00Z", "editedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
-		fields: map[string]string{
+	schema: apidoc.Wire{
+		Description: "One message of a thread. Every key is always present; absent values are `null`; `attachments` is always an array.",
+		Examples:    `[{"id": "msg_acme_2", "threadId": "thr_acme_1", "author": {"name": "Ana", "side": "agency"}, "body": "Can we move the launch to March?", "attachments": [{"id": "att_acme_1", "fileName": "plan.pdf", "contentType": "application/pdf", "sizeBytes": 48213}], "createdAt": "2026-02-03T16:20:00Z", "editedAt": null, "updatedAt": "2026-02-03T16:20:00Z"}]`,
+		Fields: map[string]string{
 			"id":          "Opaque message identifier.",
 			"threadId":    "",
 			"author":      "",
@@ -224,48 +225,17 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "Get a message",
 			Description: "One message of the organization, exactly as it appears in its list (the same keys). An id of another organization, or outside a restricted key's projects, answers 404 like one that does not exist, and so does a deleted one. An internal message, or one of an internal thread, answers 404 too.",
 		}),
-		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.attachmentLink, "/v1/attachments/att1/download").describe(operation{
+		h.keyedRoute("/v1/attachments/{id}/download", auth.ScopeThreads, h.linkTo(attachmentFiles), "/v1/attachments/att1/download").answers(itemAnswer[downloadLink]()).describe(operation{
 			ID: "downloadAttachment", Tag: "Threads",
 			Summary:     "Get an attachment's download link",
 			Description: "A signed URL to the attachment's file, valid for 15 minutes, from any replica, exactly as a deliverable's. The URL needs no `Authorization` header. An attachment of a message the caller cannot see answers 404.",
 			Responses:   map[int]string{200: "DownloadLinkResponse"},
 		}),
 		// The signed link, as a deliverable's (see download.go).
-		publicRoute("/v1/attachments/{id}/file", h.serveAttachment, "the signed link: threads_test.go").describe(operation{
+		fileRoute("/v1/attachments/{id}/file", h.serveSigned(attachmentFiles), "the signed link: threads_test.go", operation{
 			ID: "getAttachmentFile", Tag: "Threads",
 			Summary:     "Fetch an attachment through a signed link",
-			Description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`; use the link's URL as it is. No `Authorization` header is needed and no rate limit applies: the signature is the credential. A missing, repeated, extra or changed parameter is 403 `INVALID_SIGNATURE`; a link past its expiry 403 `LINK_EXPIRED`. Range and conditional requests follow RFC 9110 (Go's `http.ServeContent`); their 412 answer has no body, their 416 answer is plain text.",
-			Responses:   map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"},
-		}, fileParams...),
+			Description: "Serves the attachment's file to whoever holds a signed link made by `downloadAttachment`" + signedLinkRules,
+		}),
 	}
-}
-
-// attachmentLink serves GET /v1/attachments/{id}/download: a signed link,
-// exactly as a deliverable's.
-func (h *handler) attachmentLink(r *http.Request, c caller) (response, error) {
-	if err := noParams(r); err != nil {
-		return response{}, err
-	}
-	id := r.PathValue("id")
-	a, err := h.st.GetAttachment(r.Context(), c.Org.ID, id)
-	if err == nil {
-		err = c.seesOptional(a.ProjectID)
-	}
-	if err != nil {
-		return response{}, err
-	}
-	return h.link(r, attachmentFiles, c.Org.ID, id), nil
-}
-
-// serveAttachment serves GET /v1/attachments/{id}/file, the signed link.
-// An attachment whose message became internal or was deleted since the
-// link was made is 404.
-func (h *handler) serveAttachment(w http.ResponseWriter, r *http.Request) {
-	h.serveSigned(w, r, attachmentFiles, func(ctx context.Context, org, id string) (servedFile, error) {
-		a, err := h.st.GetAttachment(ctx, org, id)
-		if err != nil {
-			return servedFile{}, err
-		}
-		return servedFile{key: a.FileKey, name: a.FileName, contentType: a.ContentType, size: &a.SizeBytes}, nil
-	})
 }

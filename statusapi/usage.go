@@ -2,6 +2,8 @@ package statusapi
 
 import (
 	"net/http"
+
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
 // usage is the caller's rate-limit budget on the wire: null figures on an
@@ -13,11 +15,11 @@ type usage struct {
 	ResetAt   *string `json:"resetAt" oa:"time"`
 }
 
-var usageWire = describeWire[usage](wireDoc{
-	name:        "Usage",
-	description: "The rate-limit budget of the key's organization, as its next request would find it. On an unlimited plan (enterprise) `limit`, `remaining` and `resetAt` are `null`.",
-	examples:    `[{"plan": "starter", "limit": 60, "remaining": 42, "resetAt": "2026-03-01T09:01:00Z"}, {"plan": "enterprise", "limit": null, "remaining": null, "resetAt": null}]`,
-	fields: map[string]string{
+var usageWire = describeWire[usage](apidoc.Wire{
+	Name:        "Usage",
+	Description: "The rate-limit budget of the key's organization, as its next request would find it. On an unlimited plan (enterprise) `limit`, `remaining` and `resetAt` are `null`.",
+	Examples:    `[{"plan": "starter", "limit": 60, "remaining": 42, "resetAt": "2026-03-01T09:01:00Z"}, {"plan": "enterprise", "limit": null, "remaining": null, "resetAt": null}]`,
+	Fields: map[string]string{
 		"plan":      "The organization's plan.",
 		"limit":     "Requests a window; `null` on an unlimited plan.",
 		"remaining": "Requests left in the current window (the whole budget when none is in progress); `null` on an unlimited plan.",
@@ -29,7 +31,7 @@ var usageWire = describeWire[usage](wireDoc{
 func (h *handler) usageRoutes() []route {
 	// Needs a key but no scope, and spends nothing.
 	return []route{route{path: "/v1/rate_limit", handler: h.unmetered(h.getUsage), keyed: true,
-		exempt: "keyed but reads no store and costs nothing: usage_test.go"}.describe(operation{
+		exempt: "keyed but reads no store and costs nothing: usage_test.go"}.answers(itemAnswer[usage]()).describe(operation{
 		ID: "getRateLimit", Tag: "Meta",
 		Summary:     "Get the rate-limit budget",
 		Description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/internal/apidoc"
 	"github.com/clientstatus/clientstatus/store"
 )
 
@@ -21,11 +22,11 @@ type webhookEndpoint struct {
 	UpdatedAt      string   `json:"updatedAt" oa:"time"`
 }
 
-var webhookEndpointWire = describeWire[webhookEndpoint](wireDoc{
-	name:        "WebhookEndpoint",
-	description: "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
-	examples:    `[{"id": "we_1", "url": "https://hooks.example.com/clientstatus", "types": ["invoice.paid", "deliverable.in_review"], "status": "enabled", "disabledReason": null, "createdAt": "2026-02-01T09:00:00Z", "updatedAt": "2026-02-01T09:00:00Z"}]`,
-	fields: map[string]string{
+var webhookEndpointWire = describeWire[webhookEndpoint](apidoc.Wire{
+	Name:        "WebhookEndpoint",
+	Description: "A URL that the organization's events are POSTed to, signed as Standard Webhooks specifies, registered by the agency's portal. Its signing secret is never served. Every key is always present; absent values are `null`.",
+	Examples:    `[{"id": "we_1", "url": "https://hooks.example.com/clientstatus", "types": ["invoice.paid", "deliverable.in_review"], "status": "enabled", "disabledReason": null, "createdAt": "2026-02-01T09:00:00Z", "updatedAt": "2026-02-01T09:00:00Z"}]`,
+	Fields: map[string]string{
 		"id":             "Opaque endpoint identifier.",
 		"url":            "Where events are POSTed.",
 		"types":          "The event types delivered: `[\"*\"]` for every type, or types such as `invoice.paid`.",
@@ -63,11 +64,11 @@ type webhookDelivery struct {
 	DurationMs  int64   `json:"durationMs" oa:"minimum=0"`
 }
 
-var webhookDeliveryWire = describeWire[webhookDelivery](wireDoc{
-	name:        "WebhookDelivery",
-	description: "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
-	examples:    `[{"id": "whd_5f1c", "eventId": "evt_0000000000000042", "eventType": "invoice.paid", "attempt": 1, "attemptedAt": "2026-03-01T09:00:01Z", "statusCode": 200, "error": null, "durationMs": 84}]`,
-	fields: map[string]string{
+var webhookDeliveryWire = describeWire[webhookDelivery](apidoc.Wire{
+	Name:        "WebhookDelivery",
+	Description: "One attempt to deliver an event to an endpoint. Never holds a response body or a secret. Every key is always present; absent values are `null`.",
+	Examples:    `[{"id": "whd_5f1c", "eventId": "evt_0000000000000042", "eventType": "invoice.paid", "attempt": 1, "attemptedAt": "2026-03-01T09:00:01Z", "statusCode": 200, "error": null, "durationMs": 84}]`,
+	Fields: map[string]string{
 		"id":          "Opaque attempt identifier.",
 		"eventId":     "The event delivered: the `webhook-id` header, the same on every attempt.",
 		"eventType":   "The event's type.",
@@ -111,13 +112,13 @@ func (h *handler) webhookRoutes() []route {
 	}
 	w := webhooks{st: h.cfg.webhooks, h: h}
 	return []route{
-		h.keyedRoute("/v1/webhook_endpoints", auth.ScopeWebhooks, w.list, "/v1/webhook_endpoints").describe(operation{
+		h.keyedRoute("/v1/webhook_endpoints", auth.ScopeWebhooks, w.list, "/v1/webhook_endpoints").answers(listAnswer[webhookEndpoint]()).describe(operation{
 			ID: "listWebhookEndpoints", Tag: "Webhooks",
 			Summary:     "List webhook endpoints",
 			Description: "The organization's webhook endpoints, oldest first: each event that an endpoint's `types`, and the scopes and projects the agency gave it, let it see is POSTed to its `url` as the event JSON (as `/v1/events` serves it), signed as Standard Webhooks specifies (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's `whsec_` secret, which the agency's portal shows once). A 2xx answer within 15 seconds is a success; anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with jitter; `410 Gone` disables the endpoint at once, and 5 days of failure disable it. Needs the scope `webhooks:read`; a key restricted to projects sees only the endpoints restricted to some of its projects. Served when the deployment serves webhook endpoints (statusapi.WithWebhookEndpoints); otherwise the path answers 404 like any unknown path.",
 			Responses:   map[int]string{200: "WebhookEndpointListResponse", 304: "NotModified"},
 		}, pPage, pLimit, pWebhookEndpointStatus, pIfNoneMatch),
-		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries").describe(operation{
+		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries").answers(listAnswer[webhookDelivery]()).describe(operation{
 			ID: "listWebhookDeliveries", Tag: "Webhooks",
 			Summary:     "List an endpoint's deliveries",
 			Description: "The endpoint's delivery attempts of the last 30 days, newest first. Needs the scope `webhooks:read`; an endpoint the key does not see answers 404.",

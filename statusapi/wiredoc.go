@@ -6,25 +6,13 @@ import (
 	"github.com/clientstatus/clientstatus/internal/apidoc"
 )
 
-// wireDoc is what the API's OpenAPI document says of a wire type beyond
-// its fields' Go types and oa tags (see internal/build/openapigen's Schema):
-// its schema's name (a resource's is its kind's, capitalized), its
-// description, its examples (a JSON array of bodies of the type) and
-// each field's description, by json name.
-type wireDoc struct {
-	name, description, examples string
-	fields                      map[string]string
-}
-
-// describeWire gives the wire type W its words, in a package-level var of
-// the file that defines it, which wireSchemas lists.
-func describeWire[W any](doc wireDoc) apidoc.Wire {
-	return doc.of(reflect.TypeFor[W]())
-}
-
-// of is the wire type t with the words of doc.
-func (doc wireDoc) of(t reflect.Type) apidoc.Wire {
-	return apidoc.Wire{Name: doc.name, Description: doc.description, Type: t, Fields: doc.fields, Examples: doc.examples}
+// describeWire is doc, what the API's OpenAPI document says of the wire
+// type W beyond its fields' Go types and oa tags (its name, description,
+// examples and fields' words), with W as its Type: a package-level var of
+// the file that defines W, which wireSchemas lists.
+func describeWire[W any](doc apidoc.Wire) apidoc.Wire {
+	doc.Type = reflect.TypeFor[W]()
+	return doc
 }
 
 // wireSchemas lists the wire types that the OpenAPI document describes:
