@@ -160,11 +160,7 @@ func (s *Store) Keys(ctx context.Context, orgID string) ([]auth.Key, error) {
 	if err != nil {
 		return nil, failure(ctx, auth.ErrUnavailable, fmt.Sprintf("keys of organization %q", orgID), err)
 	}
-	keys := make([]auth.Key, len(rows))
-	for i, row := range rows {
-		keys[i] = row.key()
-	}
-	return keys, nil
+	return mapped(rows, keyRow.key), nil
 }
 
 // RevokeKey marks the organization's key revoked at at, in one statement;

@@ -540,12 +540,17 @@ func offset(r store.PageRequest) int64 {
 }
 
 // listed converts the rows of a page to items.
-func listed[R counted, T any](rows []R, n int, item func(R) T) store.Page[T] {
+func listed[R, T any](rows []R, n int, item func(R) T) store.Page[T] {
+	return store.Page[T]{Items: mapped(rows, item), Total: n}
+}
+
+// mapped converts rows to items.
+func mapped[R, T any](rows []R, item func(R) T) []T {
 	items := make([]T, len(rows))
 	for i, row := range rows {
 		items[i] = item(row)
 	}
-	return store.Page[T]{Items: items, Total: n}
+	return items
 }
 
 // utc returns t in UTC, or nil.
