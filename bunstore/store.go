@@ -288,13 +288,7 @@ func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	t := s.tableOf(rows)
-	u := upsertOf(t)
-	q := s.newInsert(&rows)
-	if u.updatedAt {
-		q = q.ExcludeColumn("updated_at")
-	}
-	_, err := q.On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).Exec(ctx)
+	_, err := s.upserting(&rows).Exec(ctx)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
 		return fmt.Errorf("bunstore: put %s: an organization or project it names does not exist (put it first): %s: %w", what, pgErr.Detail, store.ErrNotFound)
@@ -303,6 +297,18 @@ func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
 	return nil
+}
+
+// upserting is the INSERT of rows (a pointer to a slice) that put makes:
+// a row replaces the one with its key only where a column other than
+// updated_at differs, and updated_at is left to the database.
+func (s *Store) upserting(rows any) *bun.InsertQuery {
+	u := upsertOf(s.tableOf(rows))
+	q := s.newInsert(rows)
+	if u.updatedAt {
+		q = q.ExcludeColumn("updated_at")
+	}
+	return q.On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new)
 }
 
 // upsert is what put adds to an INSERT of a table's rows.
