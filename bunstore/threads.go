@@ -331,23 +331,9 @@ func (s *Store) DeleteThread(ctx context.Context, orgID, id string) error {
 // store.ErrNotFound when the organization has no such message. Like
 // PutMessage, it locks the thread first, in the same round trip.
 func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
-	notFound := fmt.Errorf("bunstore: message %q: %w", id, store.ErrNotFound)
-	if !storable(orgID, id) {
-		return unmatched(ctx, notFound)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	return s.write(ctx, "delete message", func(s *Store) error {
-		res, err := s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
-			s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id)).
-			Exec(ctx)
-		if err != nil {
-			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete message %q", id), err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 { // of the last statement, the delete
-			return notFound
-		}
-		return nil
+	return deleting(ctx, s, "message", orgID, id, func(s *Store) executor {
+		return s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
+			s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id))
 	})
 }
 
