@@ -110,12 +110,7 @@ func Validate(opts ...Option) error {
 // wrapping store.ErrUnavailable and context.DeadlineExceeded. Migrate
 // ignores it.
 func WithQueryTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d == 0 {
-			d = DefaultQueryTimeout
-		}
-		c.queryTimeout = d
-	}
+	return func(c *config) { c.queryTimeout = cmp.Or(d, DefaultQueryTimeout) }
 }
 
 // New returns a Store on db, whose tables Migrate has brought up to date

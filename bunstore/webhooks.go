@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -564,9 +565,7 @@ func (s *Store) DispatcherStore(ctx context.Context, conns int) (*Store, func() 
 	if conns < 0 {
 		return nil, nil, option.Errorf("bunstore", "DispatcherStore", "%d connections is negative", conns)
 	}
-	if conns == 0 {
-		conns = DefaultDispatcherConns
-	}
+	conns = cmp.Or(conns, DefaultDispatcherConns)
 	if s.notify.db == nil {
 		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: the Store's db is not a pool", store.ErrInvalid)
 	}
