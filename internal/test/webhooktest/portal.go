@@ -90,25 +90,26 @@ func (p *portal) create(t *testing.T, path string) (store.WebhookEndpoint, strin
 // next returns the next request the receiver got, failing after 10 s.
 func (p *portal) next(t *testing.T) received {
 	t.Helper()
-	select {
-	case r := <-p.got:
-		return r
-	case <-time.After(10 * time.Second):
-		t.Fatal("no delivery within 10 s")
-		return received{}
-	}
+	return within(t, p.got, "delivery")
 }
 
 // attempt returns the next attempt the dispatcher recorded, failing
 // after 10 s.
 func (p *portal) attempt(t *testing.T) webhook.Attempt {
 	t.Helper()
+	return within(t, p.done, "attempt")
+}
+
+// within returns the next value of ch, failing after 10 s without one.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
 	select {
-	case a := <-p.done:
-		return a
+	case v := <-ch:
+		return v
 	case <-time.After(10 * time.Second):
-		t.Fatal("no attempt within 10 s")
-		return webhook.Attempt{}
+		t.Fatalf("no %s within 10 s", what)
+		var zero T
+		return zero
 	}
 }
 
