@@ -154,22 +154,15 @@ func (s *Store) readInvoicePages(status, project bool, keys []invoicePageKey) (m
 	ctx, cancel := s.query(context.Background())
 	defer cancel()
 	orgs, limits, offsets := make([]string, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
-	var statuses, projects []string
 	for i, k := range keys {
 		orgs[i], limits[i], offsets[i] = k.org, int64(k.limit), k.offset
-		if status {
-			statuses = append(statuses, k.status)
-		}
-		if project {
-			projects = append(projects, k.project)
-		}
 	}
 	args := []any{pgx.QueryExecModeCacheStatement, orgs, limits, offsets}
 	if status {
-		args = append(args, statuses)
+		args = append(args, mapped(keys, func(k invoicePageKey) string { return k.status }))
 	}
 	if project {
-		args = append(args, projects)
+		args = append(args, mapped(keys, func(k invoicePageKey) string { return k.project }))
 	}
 	pages := make([]store.Page[store.Invoice], len(keys))
 	text := s.invoiceListText(status, project)
