@@ -350,11 +350,11 @@ func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 		return "", failure(ctx, store.ErrUnavailable, "latest event: number events", err)
 	}
 	var row struct {
-		XID    string `bun:"xid"`
-		Seq    int64  `bun:"seq"`
-		Status bool   `bun:"status"`
+		XID string `bun:"xid"`
+		Seq int64  `bun:"seq"`
+		N   int    `bun:"n"` // its status's event, 1, when it has one
 	}
-	err := s.db.NewRaw("SELECT c.xid::text AS xid, c.seq, c.status IS NOT NULL AS status FROM ? AS c WHERE c.org_id = ? AND c.ord IS NOT NULL"+
+	err := s.db.NewRaw("SELECT c.xid::text AS xid, c.seq, (c.status IS NOT NULL)::int AS n FROM ? AS c WHERE c.org_id = ? AND c.ord IS NOT NULL"+
 		" ORDER BY c.ord DESC LIMIT 1", s.table("changes"), orgID).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -366,11 +366,7 @@ func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("bunstore: latest event: xid %q: %w", row.XID, err)
 	}
-	c := cursor{xid: xid, seq: row.Seq}
-	if row.Status {
-		c.n = 1
-	}
-	return c.id(), nil
+	return cursor{xid: xid, seq: row.Seq, n: row.N}.id(), nil
 }
 
 // WatchEvents returns a channel woken when the organization's events may
