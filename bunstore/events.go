@@ -197,28 +197,29 @@ func eventStreams(q store.EventQuery) (streams []eventStream, ok bool) {
 	if q.OnlyKinds != nil && len(q.OnlyKinds) == 0 || q.OnlyProjects != nil && len(q.OnlyProjects) == 0 {
 		return nil, false
 	}
+	add := func(st eventStream) {
+		if !slices.Contains(streams, st) {
+			streams = append(streams, st)
+		}
+	}
 	if len(q.Types) > 0 {
 		for _, t := range q.Types {
 			kind, what, _ := strings.Cut(t, ".")
 			if kind == "" || what == "" || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, store.Kind(kind)) {
 				continue // a type that is none matches nothing
 			}
-			st := eventStream{kind: kind, status: what}
 			switch store.Action(what) {
 			case store.ActionCreated, store.ActionUpdated, store.ActionDeleted:
-				st = eventStream{kind: kind, action: what}
-			}
-			if !slices.Contains(streams, st) {
-				streams = append(streams, st)
+				add(eventStream{kind: kind, action: what})
+			default:
+				add(eventStream{kind: kind, status: what})
 			}
 		}
 		return streams, len(streams) > 0
 	}
 	if q.OnlyKinds != nil {
 		for _, k := range q.OnlyKinds {
-			if st := (eventStream{kind: string(k)}); !slices.Contains(streams, st) {
-				streams = append(streams, st)
-			}
+			add(eventStream{kind: string(k)})
 		}
 		return streams, true
 	}

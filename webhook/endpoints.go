@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -159,10 +160,8 @@ func (s *Endpoints) Create(ctx context.Context, orgID string, in Settings) (stor
 	if !ValidSecret(in.Secret) {
 		return store.WebhookEndpoint{}, "", invalid("secret: %v", errSecret)
 	}
-	for _, err := range []error{s.cfg.checkURL(in.URL), checkTypes(in.Types), checkRestriction(in.Restriction)} {
-		if err != nil {
-			return store.WebhookEndpoint{}, "", err
-		}
+	if err := cmp.Or(s.cfg.checkURL(in.URL), checkTypes(in.Types), checkRestriction(in.Restriction)); err != nil {
+		return store.WebhookEndpoint{}, "", err
 	}
 	latest, err := s.ev.LatestEvent(ctx, orgID)
 	if err != nil {
