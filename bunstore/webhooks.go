@@ -27,21 +27,21 @@ var (
 
 // endpointRow is a row of webhook_endpoints.
 type endpointRow struct {
-	OrgID               string     `bun:"org_id"`
-	ID                  string     `bun:"id"`
-	URL                 string     `bun:"url"`
-	Types               []string   `bun:"types,array"`
-	Scopes              []string   `bun:"scopes,array"`
-	ProjectIDs          []string   `bun:"project_ids,array"`
-	Enabled             bool       `bun:"enabled"`
-	DisabledReason      string     `bun:"disabled_reason"`
-	Secret              []byte     `bun:"secret"`
-	PreviousSecret      []byte     `bun:"previous_secret"`
-	PreviousSecretUntil *time.Time `bun:"previous_secret_until"`
-	Cursor              string     `bun:"event_cursor"`
-	FailingSince        *time.Time `bun:"failing_since"`
-	CreatedAt           time.Time  `bun:"created_at"`
-	UpdatedAt           time.Time  `bun:"updated_at"`
+	OrgID               string    `bun:"org_id"`
+	ID                  string    `bun:"id"`
+	URL                 string    `bun:"url"`
+	Types               []string  `bun:"types,array"`
+	Scopes              []string  `bun:"scopes,array"`
+	ProjectIDs          []string  `bun:"project_ids,array"`
+	Enabled             bool      `bun:"enabled"`
+	DisabledReason      string    `bun:"disabled_reason"`
+	Secret              []byte    `bun:"secret"`
+	PreviousSecret      []byte    `bun:"previous_secret"`
+	PreviousSecretUntil time.Time `bun:"previous_secret_until"` // NULL: zero, as Bun scans it
+	Cursor              string    `bun:"event_cursor"`
+	FailingSince        time.Time `bun:"failing_since"`
+	CreatedAt           time.Time `bun:"created_at"`
+	UpdatedAt           time.Time `bun:"updated_at"`
 }
 
 const endpointColumns = "org_id, id, url, types, scopes, project_ids, enabled, disabled_reason, secret, previous_secret, " +
@@ -57,16 +57,10 @@ func endpointColumnsOf(alias string) string {
 }
 
 func (r endpointRow) endpoint() store.WebhookEndpoint {
-	e := store.WebhookEndpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Types: r.Types, Scopes: r.Scopes, ProjectIDs: r.ProjectIDs,
+	return store.WebhookEndpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Types: r.Types, Scopes: r.Scopes, ProjectIDs: r.ProjectIDs,
 		Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: r.Secret, PreviousSecret: r.PreviousSecret,
-		Cursor: r.Cursor, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
-	if r.PreviousSecretUntil != nil {
-		e.PreviousSecretUntil = r.PreviousSecretUntil.UTC()
-	}
-	if r.FailingSince != nil {
-		e.FailingSince = r.FailingSince.UTC()
-	}
-	return e
+		PreviousSecretUntil: r.PreviousSecretUntil.UTC(), Cursor: r.Cursor, FailingSince: r.FailingSince.UTC(),
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 func nullTime(t time.Time) *time.Time {
@@ -221,7 +215,7 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) err
 	return nil
 }
 
-// deliveryRow is a row of webhook_deliveries.
+// deliveryRow is a row of webhook_deliveries, its NULLs read as zeros.
 type deliveryRow struct {
 	ID          string    `bun:"id"`
 	EndpointID  string    `bun:"endpoint_id"`
@@ -229,21 +223,14 @@ type deliveryRow struct {
 	EventType   string    `bun:"event_type"`
 	Attempt     int       `bun:"attempt"`
 	AttemptedAt time.Time `bun:"attempted_at"`
-	StatusCode  *int      `bun:"status_code"`
-	Error       *string   `bun:"error"`
+	StatusCode  int       `bun:"status_code"`
+	Error       string    `bun:"error"`
 	DurationUs  int64     `bun:"duration_us"`
 }
 
 func (r deliveryRow) delivery() store.WebhookDelivery {
-	d := store.WebhookDelivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
-		Attempt: r.Attempt, AttemptedAt: r.AttemptedAt.UTC(), Duration: time.Duration(r.DurationUs) * time.Microsecond}
-	if r.StatusCode != nil {
-		d.StatusCode = *r.StatusCode
-	}
-	if r.Error != nil {
-		d.Error = *r.Error
-	}
-	return d
+	return store.WebhookDelivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType, Attempt: r.Attempt,
+		AttemptedAt: r.AttemptedAt.UTC(), StatusCode: r.StatusCode, Error: r.Error, Duration: time.Duration(r.DurationUs) * time.Microsecond}
 }
 
 // ListWebhookDeliveries implements store.WebhookEndpoints.
@@ -254,7 +241,7 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, endpointID str
 		return store.Page[store.WebhookDelivery]{}, err
 	}
 	return rawPage(ctx, s, "list webhook deliveries", deliveryRow.delivery, q.PageRequest,
-		"id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, error, duration_us",
+		"id, endpoint_id, event_id, event_type, attempt, attempted_at, coalesce(status_code, 0) AS status_code, coalesce(error, '') AS error, duration_us",
 		"? WHERE org_id = ? AND endpoint_id = ? AND attempted_at >= ?", "attempted_at DESC, id DESC",
 		s.table("webhook_deliveries"), orgID, endpointID, q.Since)
 }
