@@ -249,12 +249,10 @@ func (c *Cache) drop(id [sha256.Size]byte) {
 		return
 	}
 	delete(c.entries, id)
-	if e.err == nil {
-		if ids := c.byOrg[e.p.Org.ID]; ids != nil {
-			delete(ids, id)
-			if len(ids) == 0 {
-				delete(c.byOrg, e.p.Org.ID)
-			}
+	if ids := c.byOrg[e.p.Org.ID]; e.err == nil {
+		delete(ids, id) // none when ids is nil
+		if len(ids) == 0 {
+			delete(c.byOrg, e.p.Org.ID)
 		}
 	}
 }

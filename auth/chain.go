@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,10 +44,7 @@ func (c chain) Resolve(ctx context.Context, credential string) (Principal, error
 			notYet = err
 		}
 	}
-	if notYet != nil {
-		return Principal{}, notYet
-	}
-	return Principal{}, err
+	return Principal{}, cmp.Or(notYet, err)
 }
 
 // Subscribe subscribes fn to each resolver of the chain, and returns one

@@ -116,8 +116,5 @@ func displayPrefix(key string) string {
 	if strings.HasPrefix(key, SandboxKeyPrefix) {
 		n = len(SandboxKeyPrefix) + displayLen - len(KeyPrefix)
 	}
-	if third := len(key) / 3; third < n {
-		n = third
-	}
-	return key[:n]
+	return key[:min(n, len(key)/3)]
 }

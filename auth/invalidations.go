@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -73,10 +75,7 @@ func NewBroadcast() *Broadcast {
 // returned.
 func (b *Broadcast) Publish(orgID string) {
 	b.mu.Lock()
-	fns := make([]func(string), 0, len(b.subs))
-	for _, fn := range b.subs {
-		fns = append(fns, fn)
-	}
+	fns := slices.Collect(maps.Values(b.subs))
 	b.mu.Unlock()
 	for _, fn := range fns {
 		fn(orgID)

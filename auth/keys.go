@@ -310,9 +310,6 @@ func checkBy(orgID, by string) error {
 // checkProjects refuses, with an error wrapping ErrInvalidInput, an id of
 // ids that is not one of the organization's projects.
 func (k *Keys) checkProjects(ctx context.Context, orgID string, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
 	for _, id := range ids {
 		_, err := k.store.GetProject(ctx, orgID, id)
 		switch {

@@ -1,10 +1,12 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,12 +180,7 @@ func (m *MemoryKeyStore) Keys(ctx context.Context, orgID string) ([]Key, error) 
 		}
 	}
 	m.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.After(out[j].CreatedAt)
-		}
-		return out[i].ID > out[j].ID
-	})
+	slices.SortFunc(out, func(a, b Key) int { return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID)) })
 	return out, nil
 }
 
@@ -260,7 +257,6 @@ func (m *MemoryKeyStore) MarkUsed(ctx context.Context, used map[string]time.Time
 		if !ok || (k.LastUsedAt != nil && !at.After(*k.LastUsedAt)) {
 			continue
 		}
-		at := at
 		k.LastUsedAt = &at
 		m.keys[id] = k
 	}

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -74,12 +75,7 @@ func WithClock(now func() time.Time) Option {
 // WithLogger sets where Keys reports failed last-use writes, never with key
 // material; nil means slog.Default(). NewKeys reads it.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l == nil {
-			l = slog.Default()
-		}
-		c.logger = l
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.Default()) }
 }
 
 // WithFlushInterval sets how often, at most, Keys writes last-use times

@@ -2,6 +2,7 @@ package bunstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -162,10 +163,24 @@ func (s *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 }
 
 // remove deletes the organization's row of R's table (aliased alias) with
-// that id; the error wraps store.ErrNotFound when there is none. The
+// that id; the error wraps store.ErrNotFound when there is none.
+func remove[R any](ctx context.Context, s *Store, what, alias, orgID, id string) error {
+	return deleting(ctx, s, what, orgID, id, func(s *Store) executor {
+		return s.newDelete((*R)(nil)).Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id)
+	})
+}
+
+// executor is a query that del builds for deleting.
+type executor interface {
+	Exec(ctx context.Context, dest ...any) (sql.Result, error)
+}
+
+// deleting runs del's query, the delete of the organization's item of
+// kind what with that id, as one write under the query timeout; the error
+// wraps store.ErrNotFound when its last statement deletes no row. The
 // schema's foreign keys cascade, and its triggers record each item that
 // goes.
-func remove[R any](ctx context.Context, s *Store, what, alias, orgID, id string) error {
+func deleting(ctx context.Context, s *Store, what, orgID, id string, del func(*Store) executor) error {
 	notFound := fmt.Errorf("bunstore: %s %q: %w", what, id, store.ErrNotFound)
 	if !storable(orgID, id) {
 		return unmatched(ctx, notFound)
@@ -173,9 +188,7 @@ func remove[R any](ctx context.Context, s *Store, what, alias, orgID, id string)
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	return s.write(ctx, "delete "+what, func(s *Store) error {
-		res, err := s.newDelete((*R)(nil)).
-			Where("?.org_id = ? AND ?.id = ?", bun.Ident(alias), orgID, bun.Ident(alias), id).
-			Exec(ctx)
+		res, err := del(s).Exec(ctx)
 		if err != nil {
 			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete %s %q", what, id), err)
 		}

@@ -197,28 +197,29 @@ func eventStreams(q store.EventQuery) (streams []eventStream, ok bool) {
 	if q.OnlyKinds != nil && len(q.OnlyKinds) == 0 || q.OnlyProjects != nil && len(q.OnlyProjects) == 0 {
 		return nil, false
 	}
+	add := func(st eventStream) {
+		if !slices.Contains(streams, st) {
+			streams = append(streams, st)
+		}
+	}
 	if len(q.Types) > 0 {
 		for _, t := range q.Types {
 			kind, what, _ := strings.Cut(t, ".")
 			if kind == "" || what == "" || q.OnlyKinds != nil && !slices.Contains(q.OnlyKinds, store.Kind(kind)) {
 				continue // a type that is none matches nothing
 			}
-			st := eventStream{kind: kind, status: what}
 			switch store.Action(what) {
 			case store.ActionCreated, store.ActionUpdated, store.ActionDeleted:
-				st = eventStream{kind: kind, action: what}
-			}
-			if !slices.Contains(streams, st) {
-				streams = append(streams, st)
+				add(eventStream{kind: kind, action: what})
+			default:
+				add(eventStream{kind: kind, status: what})
 			}
 		}
 		return streams, len(streams) > 0
 	}
 	if q.OnlyKinds != nil {
 		for _, k := range q.OnlyKinds {
-			if st := (eventStream{kind: string(k)}); !slices.Contains(streams, st) {
-				streams = append(streams, st)
-			}
+			add(eventStream{kind: string(k)})
 		}
 		return streams, true
 	}
@@ -350,11 +351,11 @@ func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 		return "", failure(ctx, store.ErrUnavailable, "latest event: number events", err)
 	}
 	var row struct {
-		XID    string `bun:"xid"`
-		Seq    int64  `bun:"seq"`
-		Status bool   `bun:"status"`
+		XID string `bun:"xid"`
+		Seq int64  `bun:"seq"`
+		N   int    `bun:"n"` // its status's event, 1, when it has one
 	}
-	err := s.db.NewRaw("SELECT c.xid::text AS xid, c.seq, c.status IS NOT NULL AS status FROM ? AS c WHERE c.org_id = ? AND c.ord IS NOT NULL"+
+	err := s.db.NewRaw("SELECT c.xid::text AS xid, c.seq, (c.status IS NOT NULL)::int AS n FROM ? AS c WHERE c.org_id = ? AND c.ord IS NOT NULL"+
 		" ORDER BY c.ord DESC LIMIT 1", s.table("changes"), orgID).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -366,11 +367,7 @@ func (s *Store) LatestEvent(ctx context.Context, orgID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("bunstore: latest event: xid %q: %w", row.XID, err)
 	}
-	c := cursor{xid: xid, seq: row.Seq}
-	if row.Status {
-		c.n = 1
-	}
-	return c.id(), nil
+	return cursor{xid: xid, seq: row.Seq, n: row.N}.id(), nil
 }
 
 // WatchEvents returns a channel woken when the organization's events may

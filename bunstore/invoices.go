@@ -109,7 +109,7 @@ func (s *Store) PutInvoices(ctx context.Context, invoices []store.Invoice) error
 // asked (prepared.go, batch.go).
 func (s *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], error) {
 	if storable(orgID, q.ProjectID) { // else no query at all: the generic list's answer
-		if p, ok, err := s.listInvoicesPrepared(ctx, orgID, q); ok {
+		if p, ok, err := s.preparedInvoices(ctx, orgID, q); ok {
 			return p, err
 		}
 	}

@@ -53,7 +53,7 @@ func (row keyRow) key() auth.Key {
 		LastUsedAt: utc(row.LastUsedAt),
 		RevokedAt:  utc(row.RevokedAt),
 		Restriction: auth.Restriction{
-			Scopes:     scopesOf(row.Scopes),
+			Scopes:     retyped[auth.Scope](row.Scopes),
 			ProjectIDs: row.ProjectIDs,
 		},
 		Sandbox:   row.Sandbox,
@@ -62,28 +62,13 @@ func (row keyRow) key() auth.Key {
 	}
 }
 
-// scopesOf converts a key's stored scopes, keeping nil apart from empty.
-func scopesOf(names []string) []auth.Scope {
-	if names == nil {
+// retyped converts a key's scopes, stored or given, to the other string
+// type, keeping nil apart from empty.
+func retyped[U, T ~string](in []T) []U {
+	if in == nil {
 		return nil
 	}
-	out := make([]auth.Scope, len(names))
-	for i, n := range names {
-		out[i] = auth.Scope(n)
-	}
-	return out
-}
-
-// scopeNames is scopesOf the other way.
-func scopeNames(scopes []auth.Scope) []string {
-	if scopes == nil {
-		return nil
-	}
-	out := make([]string, len(scopes))
-	for i, s := range scopes {
-		out[i] = string(s)
-	}
-	return out
+	return mapped(in, func(v T) U { return U(v) })
 }
 
 // CreateKey stores a new key record, its restriction included (NULL for a
@@ -126,7 +111,7 @@ func (s *Store) insertKey(ctx context.Context, k auth.Key) error {
 		ExpiresAt:  k.ExpiresAt,
 		LastUsedAt: k.LastUsedAt,
 		RevokedAt:  k.RevokedAt,
-		Scopes:     scopeNames(k.Scopes),
+		Scopes:     retyped[string](k.Scopes),
 		ProjectIDs: k.ProjectIDs,
 		Sandbox:    k.Sandbox,
 		CreatedBy:  k.CreatedBy,
@@ -160,11 +145,7 @@ func (s *Store) Keys(ctx context.Context, orgID string) ([]auth.Key, error) {
 	if err != nil {
 		return nil, failure(ctx, auth.ErrUnavailable, fmt.Sprintf("keys of organization %q", orgID), err)
 	}
-	keys := make([]auth.Key, len(rows))
-	for i, row := range rows {
-		keys[i] = row.key()
-	}
-	return keys, nil
+	return mapped(rows, keyRow.key), nil
 }
 
 // RevokeKey marks the organization's key revoked at at, in one statement;

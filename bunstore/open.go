@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -55,12 +56,7 @@ type openConfig struct {
 // d, or one under a millisecond, which PostgreSQL would read as no timeout
 // at all.
 func WithStatementTimeout(d time.Duration) OpenOption {
-	return func(c *openConfig) {
-		if d == 0 {
-			d = DefaultStatementTimeout
-		}
-		c.statementTimeout = d
-	}
+	return func(c *openConfig) { c.statementTimeout = cmp.Or(d, DefaultStatementTimeout) }
 }
 
 // Open connects to the PostgreSQL database at dsn (a postgres:// URL or a

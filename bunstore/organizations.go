@@ -93,21 +93,8 @@ func (row organizationRow) organization() store.Organization {
 // could read any more. The error wraps store.ErrNotFound when there is no
 // such organization.
 func (s *Store) DeleteOrganization(ctx context.Context, id string) error {
-	notFound := fmt.Errorf("bunstore: organization %q: %w", id, store.ErrNotFound)
-	if !storable(id) {
-		return unmatched(ctx, notFound)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	err := s.write(ctx, "delete organization", func(s *Store) error {
-		res, err := s.newDelete((*organizationRow)(nil)).Where("o.id = ?", id).Exec(ctx)
-		if err != nil {
-			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete organization %q", id), err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return notFound
-		}
-		return nil
+	err := deleting(ctx, s, "organization", id, id, func(s *Store) executor {
+		return s.newDelete((*organizationRow)(nil)).Where("o.id = ?", id)
 	})
 	if err != nil {
 		return err

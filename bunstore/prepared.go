@@ -135,16 +135,19 @@ func b2i(b bool) int {
 // selectPage's, with the organization's data version read in the same
 // statement (one snapshot: Page.Version is the version of exactly these
 // data), batched with concurrent pages of the same filters (batch.go).
-// ok is false when the store is not on pgx, or the query is not of that
-// kind.
-func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (p store.Page[store.Invoice], ok bool, err error) {
+// It reports false when the store is not on pgx, or the query is not of that
+// kind. Its error is as list's (see batchError).
+func (s *Store) preparedInvoices(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], bool, error) {
 	if beyond(q.ListFilter, func(f *store.ListFilter) { f.ProjectID = "" }) || q.Page < 1 || q.Limit < 1 || !s.onPgxDB() {
-		return p, false, nil
+		return store.Page[store.Invoice]{}, false, nil
 	}
 	k := invoicePageKey{org: orgID, status: string(q.Status), project: q.ProjectID, limit: q.Limit, offset: offset(q.PageRequest)}
-	p, err = s.batches.invoices[b2i(q.Status != "")][b2i(q.ProjectID != "")].read(ctx, k)
+	p, err := s.batches.invoices[b2i(q.Status != "")][b2i(q.ProjectID != "")].read(ctx, k)
+	if err = batchError(ctx, func() string { return "list invoices" }, err); err != nil {
+		return store.Page[store.Invoice]{}, true, err
+	}
 	p.Items = slices.Clone(p.Items) // a page that identical reads share
-	return p, true, err
+	return p, true, nil
 }
 
 // readInvoicePages is a batch of preparedInvoices' reads of one shape, in
@@ -154,22 +157,15 @@ func (s *Store) readInvoicePages(status, project bool, keys []invoicePageKey) (m
 	ctx, cancel := s.query(context.Background())
 	defer cancel()
 	orgs, limits, offsets := make([]string, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
-	var statuses, projects []string
 	for i, k := range keys {
 		orgs[i], limits[i], offsets[i] = k.org, int64(k.limit), k.offset
-		if status {
-			statuses = append(statuses, k.status)
-		}
-		if project {
-			projects = append(projects, k.project)
-		}
 	}
 	args := []any{pgx.QueryExecModeCacheStatement, orgs, limits, offsets}
 	if status {
-		args = append(args, statuses)
+		args = append(args, mapped(keys, func(k invoicePageKey) string { return k.status }))
 	}
 	if project {
-		args = append(args, projects)
+		args = append(args, mapped(keys, func(k invoicePageKey) string { return k.project }))
 	}
 	pages := make([]store.Page[store.Invoice], len(keys))
 	text := s.invoiceListText(status, project)
@@ -274,14 +270,4 @@ func (s *Store) tableText(name string) string {
 		return pgx.Identifier{name}.Sanitize()
 	}
 	return pgx.Identifier{s.schema, name}.Sanitize()
-}
-
-// listInvoicesPrepared is preparedInvoices with its error as list's (see
-// batchError).
-func (s *Store) listInvoicesPrepared(ctx context.Context, orgID string, q store.InvoiceQuery) (store.Page[store.Invoice], bool, error) {
-	p, ok, err := s.preparedInvoices(ctx, orgID, q)
-	if err = batchError(ctx, func() string { return "list invoices" }, err); err != nil {
-		return store.Page[store.Invoice]{}, ok, err
-	}
-	return p, ok, nil
 }

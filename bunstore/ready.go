@@ -35,11 +35,7 @@ func (s *Store) Ping(ctx context.Context) error {
 		return pingFailure(ctx, err)
 	}
 	if exists {
-		q := "SELECT name FROM " + migrationsTable + " ORDER BY name"
-		if s.schema != "" {
-			q = "SELECT name FROM " + s.schema + "." + migrationsTable + " ORDER BY name" // WithSchema: a checked identifier
-		}
-		if err := s.db.NewRaw(q).Scan(ctx, &applied); err != nil {
+		if err := s.db.NewRaw("SELECT name FROM ? ORDER BY name", s.table(migrationsTable)).Scan(ctx, &applied); err != nil {
 			return pingFailure(ctx, err)
 		}
 	}

@@ -110,12 +110,7 @@ func Validate(opts ...Option) error {
 // wrapping store.ErrUnavailable and context.DeadlineExceeded. Migrate
 // ignores it.
 func WithQueryTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d == 0 {
-			d = DefaultQueryTimeout
-		}
-		c.queryTimeout = d
-	}
+	return func(c *config) { c.queryTimeout = cmp.Or(d, DefaultQueryTimeout) }
 }
 
 // New returns a Store on db, whose tables Migrate has brought up to date
@@ -288,13 +283,7 @@ func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	t := s.tableOf(rows)
-	u := upsertOf(t)
-	q := s.newInsert(&rows)
-	if u.updatedAt {
-		q = q.ExcludeColumn("updated_at")
-	}
-	_, err := q.On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).Exec(ctx)
+	_, err := s.upserting(&rows).Exec(ctx)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation {
 		return fmt.Errorf("bunstore: put %s: an organization or project it names does not exist (put it first): %s: %w", what, pgErr.Detail, store.ErrNotFound)
@@ -303,6 +292,18 @@ func insert[R keyed](ctx context.Context, s *Store, what string, rows []R) error
 		return failure(ctx, store.ErrUnavailable, "put "+what, err)
 	}
 	return nil
+}
+
+// upserting is the INSERT of rows (a pointer to a slice) that put makes:
+// a row replaces the one with its key only where a column other than
+// updated_at differs, and updated_at is left to the database.
+func (s *Store) upserting(rows any) *bun.InsertQuery {
+	u := upsertOf(s.tableOf(rows))
+	q := s.newInsert(rows)
+	if u.updatedAt {
+		q = q.ExcludeColumn("updated_at")
+	}
+	return q.On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new)
 }
 
 // upsert is what put adds to an INSERT of a table's rows.
@@ -540,12 +541,17 @@ func offset(r store.PageRequest) int64 {
 }
 
 // listed converts the rows of a page to items.
-func listed[R counted, T any](rows []R, n int, item func(R) T) store.Page[T] {
+func listed[R, T any](rows []R, n int, item func(R) T) store.Page[T] {
+	return store.Page[T]{Items: mapped(rows, item), Total: n}
+}
+
+// mapped converts rows to items.
+func mapped[R, T any](rows []R, item func(R) T) []T {
 	items := make([]T, len(rows))
 	for i, row := range rows {
 		items[i] = item(row)
 	}
-	return store.Page[T]{Items: items, Total: n}
+	return items
 }
 
 // utc returns t in UTC, or nil.

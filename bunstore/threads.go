@@ -166,17 +166,13 @@ func withAttachments(s *Store, q *bun.SelectQuery) *bun.SelectQuery {
 }
 
 func (row messageRow) message() store.Message {
-	atts := make([]store.Attachment, len(row.Attachments))
-	for i, a := range row.Attachments {
-		atts[i] = a.attachment()
-	}
 	return store.Message{
 		ID:          row.ID,
 		OrgID:       row.OrgID,
 		ThreadID:    row.ThreadID,
 		Author:      store.Author{Name: row.AuthorName, Side: store.AuthorSide(row.AuthorSide)},
 		Body:        row.Body,
-		Attachments: atts,
+		Attachments: mapped(row.Attachments, attachmentRow.attachment),
 		Internal:    row.Internal,
 		CreatedAt:   row.CreatedAt.UTC(),
 		EditedAt:    utc(row.EditedAt),
@@ -239,11 +235,8 @@ func (s *Store) PutThread(ctx context.Context, th store.Thread) error {
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	rows := []threadRow{threadRowOf(th)}
-	u := upsertOf(s.tableOf(rows))
 	return s.write(ctx, "put thread", func(s *Store) error {
-		_, err := s.newInsert(&rows).ExcludeColumn("updated_at").
-			On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new).
-			Exec(ctx)
+		_, err := s.upserting(&rows).Exec(ctx)
 		return threadWriteFailure(ctx, fmt.Sprintf("put thread %q", th.ID), err)
 	})
 }
@@ -275,9 +268,6 @@ func (s *Store) PutMessage(ctx context.Context, m store.Message) error {
 // putMessage is PutMessage, under its query timeout.
 func (s *Store) putMessage(ctx context.Context, m store.Message) error {
 	rows := []messageRow{messageRowOf(m)}
-	u := upsertOf(s.tableOf(rows))
-	upsert := s.newInsert(&rows).ExcludeColumn("updated_at").
-		On("CONFLICT ? DO UPDATE", u.key).Where("? IS DISTINCT FROM ?", u.old, u.new)
 	n := len(m.Attachments)
 	ids, names, types, sizes, keys := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]int64, 0, n), make([]string, 0, n)
 	for _, a := range m.Attachments {
@@ -298,7 +288,7 @@ func (s *Store) putMessage(ctx context.Context, m store.Message) error {
 		WHERE (a.ordinal, a.file_name, a.content_type, a.size_bytes, a.file_key)
 			IS DISTINCT FROM (EXCLUDED.ordinal, EXCLUDED.file_name, EXCLUDED.content_type, EXCLUDED.size_bytes, EXCLUDED.file_key)`,
 		s.lockThreads(m.OrgID, m.ID, m.ThreadID),
-		upsert,
+		s.upserting(&rows),
 		s.table("attachments"), m.OrgID, m.ID, pgdialect.Array(ids),
 		s.table("attachments"), m.OrgID, m.ID,
 		pgdialect.Array(ids), pgdialect.Array(names), pgdialect.Array(types), pgdialect.Array(sizes), pgdialect.Array(keys),
@@ -341,23 +331,9 @@ func (s *Store) DeleteThread(ctx context.Context, orgID, id string) error {
 // store.ErrNotFound when the organization has no such message. Like
 // PutMessage, it locks the thread first, in the same round trip.
 func (s *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
-	notFound := fmt.Errorf("bunstore: message %q: %w", id, store.ErrNotFound)
-	if !storable(orgID, id) {
-		return unmatched(ctx, notFound)
-	}
-	ctx, cancel := s.query(ctx)
-	defer cancel()
-	return s.write(ctx, "delete message", func(s *Store) error {
-		res, err := s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
-			s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id)).
-			Exec(ctx)
-		if err != nil {
-			return failure(ctx, store.ErrUnavailable, fmt.Sprintf("delete message %q", id), err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 { // of the last statement, the delete
-			return notFound
-		}
-		return nil
+	return deleting(ctx, s, "message", orgID, id, func(s *Store) executor {
+		return s.db.NewRaw("?; ?", s.lockThreads(orgID, id, ""),
+			s.newDelete((*messageRow)(nil)).Where("m.org_id = ? AND m.id = ?", orgID, id))
 	})
 }
 

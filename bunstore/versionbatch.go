@@ -9,16 +9,6 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// pgxVersion is DataVersion on pgx, batched (batch.go); ok is false when
-// the store is not on pgx.
-func (s *Store) pgxVersion(ctx context.Context, orgID string) (version int64, ok bool, err error) {
-	if !s.onPgxDB() {
-		return 0, false, nil
-	}
-	version, err = s.batches.versions.read(ctx, orgID)
-	return version, true, err
-}
-
 // readVersions is a batch of DataVersion's reads: the data versions of
 // orgs, in one statement, under the store's query timeout and no
 // reader's context (a reader that leaves does not cancel the others'

@@ -21,7 +21,8 @@ func (s *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
 		return 0, unmatched(ctx, nil)
 	}
 	what := func() string { return fmt.Sprintf("data version of organization %q", orgID) }
-	if version, ok, err := s.pgxVersion(ctx, orgID); ok {
+	if s.onPgxDB() { // batched (batch.go)
+		version, err := s.batches.versions.read(ctx, orgID)
 		return version, batchError(ctx, what, err)
 	}
 	ctx, cancel := s.query(ctx)

@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -26,21 +27,21 @@ var (
 
 // endpointRow is a row of webhook_endpoints.
 type endpointRow struct {
-	OrgID               string     `bun:"org_id"`
-	ID                  string     `bun:"id"`
-	URL                 string     `bun:"url"`
-	Types               []string   `bun:"types,array"`
-	Scopes              []string   `bun:"scopes,array"`
-	ProjectIDs          []string   `bun:"project_ids,array"`
-	Enabled             bool       `bun:"enabled"`
-	DisabledReason      string     `bun:"disabled_reason"`
-	Secret              []byte     `bun:"secret"`
-	PreviousSecret      []byte     `bun:"previous_secret"`
-	PreviousSecretUntil *time.Time `bun:"previous_secret_until"`
-	Cursor              string     `bun:"event_cursor"`
-	FailingSince        *time.Time `bun:"failing_since"`
-	CreatedAt           time.Time  `bun:"created_at"`
-	UpdatedAt           time.Time  `bun:"updated_at"`
+	OrgID               string    `bun:"org_id"`
+	ID                  string    `bun:"id"`
+	URL                 string    `bun:"url"`
+	Types               []string  `bun:"types,array"`
+	Scopes              []string  `bun:"scopes,array"`
+	ProjectIDs          []string  `bun:"project_ids,array"`
+	Enabled             bool      `bun:"enabled"`
+	DisabledReason      string    `bun:"disabled_reason"`
+	Secret              []byte    `bun:"secret"`
+	PreviousSecret      []byte    `bun:"previous_secret"`
+	PreviousSecretUntil time.Time `bun:"previous_secret_until"` // NULL: zero, as Bun scans it
+	Cursor              string    `bun:"event_cursor"`
+	FailingSince        time.Time `bun:"failing_since"`
+	CreatedAt           time.Time `bun:"created_at"`
+	UpdatedAt           time.Time `bun:"updated_at"`
 }
 
 const endpointColumns = "org_id, id, url, types, scopes, project_ids, enabled, disabled_reason, secret, previous_secret, " +
@@ -56,16 +57,10 @@ func endpointColumnsOf(alias string) string {
 }
 
 func (r endpointRow) endpoint() store.WebhookEndpoint {
-	e := store.WebhookEndpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Types: r.Types, Scopes: r.Scopes, ProjectIDs: r.ProjectIDs,
+	return store.WebhookEndpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Types: r.Types, Scopes: r.Scopes, ProjectIDs: r.ProjectIDs,
 		Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: r.Secret, PreviousSecret: r.PreviousSecret,
-		Cursor: r.Cursor, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
-	if r.PreviousSecretUntil != nil {
-		e.PreviousSecretUntil = r.PreviousSecretUntil.UTC()
-	}
-	if r.FailingSince != nil {
-		e.FailingSince = r.FailingSince.UTC()
-	}
-	return e
+		PreviousSecretUntil: r.PreviousSecretUntil.UTC(), Cursor: r.Cursor, FailingSince: r.FailingSince.UTC(),
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 func nullTime(t time.Time) *time.Time {
@@ -150,21 +145,24 @@ func (s *Store) ListWebhookEndpoints(ctx context.Context, orgID string, q store.
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	var rows []endpointRow
+	return rawPage(ctx, s, "list webhook endpoints", endpointRow.endpoint, q.PageRequest, endpointColumns,
+		"? WHERE org_id = ? AND enabled IN (?)", "created_at, id", s.table("webhook_endpoints"), orgID, bun.List(enabled))
+}
+
+// rawPage is a page of a list in plain SQL: the rows of from, which is
+// given args, counted, and the page of their columns, in order.
+func rawPage[R, T any](ctx context.Context, s *Store, what string, item func(R) T, r store.PageRequest, columns, from, order string, args ...any) (store.Page[T], error) {
+	var rows []R
 	var total int
-	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ? AND enabled IN (?)", s.table("webhook_endpoints"), orgID, bun.List(enabled)).Scan(ctx, &total)
+	err := s.db.NewRaw("SELECT count(*) FROM "+from, args...).Scan(ctx, &total)
 	if err == nil {
-		err = s.db.NewRaw("SELECT "+endpointColumns+" FROM ? WHERE org_id = ? AND enabled IN (?) ORDER BY created_at, id LIMIT ? OFFSET ?",
-			s.table("webhook_endpoints"), orgID, bun.List(enabled), q.Limit, offset(q.PageRequest)).Scan(ctx, &rows)
+		err = s.db.NewRaw("SELECT "+columns+" FROM "+from+" ORDER BY "+order+" LIMIT ? OFFSET ?",
+			append(args, r.Limit, offset(r))...).Scan(ctx, &rows)
 	}
 	if err != nil {
-		return store.Page[store.WebhookEndpoint]{}, failure(ctx, store.ErrUnavailable, "list webhook endpoints", err)
+		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
-	p := store.Page[store.WebhookEndpoint]{Items: make([]store.WebhookEndpoint, len(rows)), Total: total}
-	for i, r := range rows {
-		p.Items[i] = r.endpoint()
-	}
-	return p, nil
+	return listed(rows, total, item), nil
 }
 
 // UpdateWebhookEndpoint implements store.WebhookEndpoints: fn runs with
@@ -217,7 +215,7 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) err
 	return nil
 }
 
-// deliveryRow is a row of webhook_deliveries.
+// deliveryRow is a row of webhook_deliveries, its NULLs read as zeros.
 type deliveryRow struct {
 	ID          string    `bun:"id"`
 	EndpointID  string    `bun:"endpoint_id"`
@@ -225,9 +223,14 @@ type deliveryRow struct {
 	EventType   string    `bun:"event_type"`
 	Attempt     int       `bun:"attempt"`
 	AttemptedAt time.Time `bun:"attempted_at"`
-	StatusCode  *int      `bun:"status_code"`
-	Error       *string   `bun:"error"`
+	StatusCode  int       `bun:"status_code"`
+	Error       string    `bun:"error"`
 	DurationUs  int64     `bun:"duration_us"`
+}
+
+func (r deliveryRow) delivery() store.WebhookDelivery {
+	return store.WebhookDelivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType, Attempt: r.Attempt,
+		AttemptedAt: r.AttemptedAt.UTC(), StatusCode: r.StatusCode, Error: r.Error, Duration: time.Duration(r.DurationUs) * time.Microsecond}
 }
 
 // ListWebhookDeliveries implements store.WebhookEndpoints.
@@ -237,31 +240,10 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, orgID, endpointID str
 	if _, err := s.getEndpoint(ctx, s.db, orgID, endpointID, false); err != nil {
 		return store.Page[store.WebhookDelivery]{}, err
 	}
-	var rows []deliveryRow
-	var total int
-	t := s.table("webhook_deliveries")
-	err := s.db.NewRaw("SELECT count(*) FROM ? WHERE org_id = ? AND endpoint_id = ? AND attempted_at >= ?", t, orgID, endpointID, q.Since).Scan(ctx, &total)
-	if err == nil {
-		err = s.db.NewRaw(`SELECT id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, error, duration_us
-			FROM ? WHERE org_id = ? AND endpoint_id = ? AND attempted_at >= ? ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?`,
-			t, orgID, endpointID, q.Since, q.Limit, offset(q.PageRequest)).Scan(ctx, &rows)
-	}
-	if err != nil {
-		return store.Page[store.WebhookDelivery]{}, failure(ctx, store.ErrUnavailable, "list webhook deliveries", err)
-	}
-	p := store.Page[store.WebhookDelivery]{Items: make([]store.WebhookDelivery, len(rows)), Total: total}
-	for i, r := range rows {
-		d := store.WebhookDelivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
-			Attempt: r.Attempt, AttemptedAt: r.AttemptedAt.UTC(), Duration: time.Duration(r.DurationUs) * time.Microsecond}
-		if r.StatusCode != nil {
-			d.StatusCode = *r.StatusCode
-		}
-		if r.Error != nil {
-			d.Error = *r.Error
-		}
-		p.Items[i] = d
-	}
-	return p, nil
+	return rawPage(ctx, s, "list webhook deliveries", deliveryRow.delivery, q.PageRequest,
+		"id, endpoint_id, event_id, event_type, attempt, attempted_at, coalesce(status_code, 0) AS status_code, coalesce(error, '') AS error, duration_us",
+		"? WHERE org_id = ? AND endpoint_id = ? AND attempted_at >= ?", "attempted_at DESC, id DESC",
+		s.table("webhook_deliveries"), orgID, endpointID, q.Since)
 }
 
 // EnabledWebhookEndpoints implements store.WebhookQueue.
@@ -273,11 +255,7 @@ func (s *Store) EnabledWebhookEndpoints(ctx context.Context) ([]store.WebhookEnd
 	if err != nil {
 		return nil, failure(ctx, store.ErrUnavailable, "enabled webhook endpoints", err)
 	}
-	out := make([]store.WebhookEndpoint, len(rows))
-	for i, r := range rows {
-		out[i] = r.endpoint()
-	}
-	return out, nil
+	return mapped(rows, endpointRow.endpoint), nil
 }
 
 // EnqueueWebhookJobs implements store.WebhookQueue, in one transaction:
@@ -377,13 +355,11 @@ func (s *Store) ClaimWebhookJobs(ctx context.Context, now time.Time, limit int, 
 	if err != nil {
 		return nil, failure(ctx, store.ErrUnavailable, "claim webhooks", err)
 	}
-	out := make([]store.WebhookJob, len(rows))
-	for i, r := range rows {
-		out[i] = store.WebhookJob{OrgID: r.OrgID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
+	return mapped(rows, func(r jobRow) store.WebhookJob {
+		return store.WebhookJob{OrgID: r.OrgID, EndpointID: r.EndpointID, EventID: r.EventID, EventType: r.EventType,
 			Body: r.Body, Attempts: r.Attempts, Due: r.Due.UTC(), QueuedAt: r.QueuedAt.UTC(), Claim: r.Claim,
 			Endpoint: r.Endpoint.endpoint()}
-	}
-	return out, nil
+	}), nil
 }
 
 func newToken() string {
@@ -576,9 +552,7 @@ func (s *Store) DispatcherStore(ctx context.Context, conns int) (*Store, func() 
 	if conns < 0 {
 		return nil, nil, option.Errorf("bunstore", "DispatcherStore", "%d connections is negative", conns)
 	}
-	if conns == 0 {
-		conns = DefaultDispatcherConns
-	}
+	conns = cmp.Or(conns, DefaultDispatcherConns)
 	if s.notify.db == nil {
 		return nil, nil, fmt.Errorf("bunstore: DispatcherStore: %w: the Store's db is not a pool", store.ErrInvalid)
 	}

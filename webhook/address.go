@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"syscall"
 )
 
@@ -72,12 +73,7 @@ func Public(a netip.Addr) bool {
 	if a.Is6() && !global.Contains(a) {
 		return false
 	}
-	for _, p := range refused {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(refused, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // control is a net.Dialer.Control that refuses to connect to an address

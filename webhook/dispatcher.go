@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -363,17 +364,14 @@ func (w *watches) follow(ctx context.Context, byOrg map[string][]store.WebhookEn
 			delete(w.cancel, org)
 		}
 	}
-	orgs := make([]string, 0, len(byOrg))
 	for org := range byOrg {
-		orgs = append(orgs, org)
 		if w.cancel[org] == nil {
 			wctx, cancel := context.WithCancel(ctx)
 			w.cancel[org] = cancel
 			go w.forward(org, ev.WatchEvents(wctx, org))
 		}
 	}
-	slices.Sort(orgs)
-	return orgs
+	return slices.Sorted(maps.Keys(byOrg))
 }
 
 // forward marks org woken and wakes the loop for each value of from,

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -159,17 +160,15 @@ func (s *Endpoints) Create(ctx context.Context, orgID string, in Settings) (stor
 	if !ValidSecret(in.Secret) {
 		return store.WebhookEndpoint{}, "", invalid("secret: %v", errSecret)
 	}
-	for _, err := range []error{s.cfg.checkURL(in.URL), checkTypes(in.Types), checkRestriction(in.Restriction)} {
-		if err != nil {
-			return store.WebhookEndpoint{}, "", err
-		}
+	if err := cmp.Or(s.cfg.checkURL(in.URL), checkTypes(in.Types), checkRestriction(in.Restriction)); err != nil {
+		return store.WebhookEndpoint{}, "", err
 	}
 	latest, err := s.ev.LatestEvent(ctx, orgID)
 	if err != nil {
 		return store.WebhookEndpoint{}, "", err
 	}
 	e := store.WebhookEndpoint{ID: in.ID, OrgID: orgID, URL: in.URL, Types: slices.Clone(in.Types),
-		Scopes: scopeStrings(in.Restriction.Scopes), ProjectIDs: slices.Clone(in.Restriction.ProjectIDs),
+		Scopes: retyped[string](in.Restriction.Scopes), ProjectIDs: slices.Clone(in.Restriction.ProjectIDs),
 		Enabled: true, Secret: s.seal.seal(orgID, in.ID, in.Secret), Cursor: latest}
 	if err := s.st.CreateWebhookEndpoint(ctx, e); err != nil {
 		return store.WebhookEndpoint{}, "", err
@@ -222,7 +221,7 @@ func (s *Endpoints) Update(ctx context.Context, orgID, id string, u Update) (sto
 			e.Types = slices.Clone(u.Types)
 		}
 		if u.Restriction != nil {
-			e.Scopes, e.ProjectIDs = scopeStrings(u.Restriction.Scopes), slices.Clone(u.Restriction.ProjectIDs)
+			e.Scopes, e.ProjectIDs = retyped[string](u.Restriction.Scopes), slices.Clone(u.Restriction.ProjectIDs)
 		}
 		switch {
 		case u.Enabled == nil:
@@ -363,13 +362,15 @@ func withoutSecrets(e store.WebhookEndpoint) store.WebhookEndpoint {
 	return e
 }
 
-func scopeStrings(scopes []auth.Scope) []string {
-	if scopes == nil {
+// retyped converts scopes between the endpoint's strings and
+// auth.Scope, keeping nil apart from empty.
+func retyped[U, T ~string](in []T) []U {
+	if in == nil {
 		return nil
 	}
-	out := make([]string, len(scopes))
-	for i, sc := range scopes {
-		out[i] = string(sc)
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = U(v)
 	}
 	return out
 }
@@ -377,14 +378,7 @@ func scopeStrings(scopes []auth.Scope) []string {
 // Restriction returns the auth.Restriction of an endpoint's Scopes and
 // ProjectIDs: what it receives, as a key restricted so would read.
 func Restriction(e store.WebhookEndpoint) auth.Restriction {
-	r := auth.Restriction{ProjectIDs: e.ProjectIDs}
-	if e.Scopes != nil {
-		r.Scopes = []auth.Scope{}
-		for _, sc := range e.Scopes {
-			r.Scopes = append(r.Scopes, auth.Scope(sc))
-		}
-	}
-	return r
+	return auth.Restriction{Scopes: retyped[auth.Scope](e.Scopes), ProjectIDs: e.ProjectIDs}
 }
 
 // matches reports whether an endpoint receives an event: of one of its

@@ -3,6 +3,7 @@ package webhook
 import (
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -53,15 +54,7 @@ func nextDelay(schedule []time.Duration, n int, after time.Duration) (time.Durat
 	}
 	d := jitter(schedule[n-1])
 	if after > d {
-		d = min(after, maxOf(schedule))
+		d = min(after, slices.Max(schedule))
 	}
 	return d, true
-}
-
-func maxOf(ds []time.Duration) time.Duration {
-	var m time.Duration
-	for _, d := range ds {
-		m = max(m, d)
-	}
-	return m
 }

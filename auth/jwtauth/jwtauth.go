@@ -218,7 +218,6 @@ func reason(err error) string {
 		{jwt.ErrTokenUnverifiable, "unverifiable"},
 		{jwt.ErrTokenRequiredClaimMissing, "missing required claim"},
 		{jwt.ErrTokenExpired, "expired"},
-		{jwt.ErrTokenNotValidYet, "not valid yet"},
 		{jwt.ErrTokenUsedBeforeIssued, "used before issued"},
 		{jwt.ErrTokenInvalidIssuer, "wrong issuer"},
 		{jwt.ErrTokenInvalidAudience, "wrong audience"},

@@ -1,6 +1,7 @@
 package jwtauth
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/clientstatus/clientstatus/option"
@@ -51,24 +52,14 @@ func newConfig(opts []Option) (config, error) {
 // namespaced "https://portal.example.com/org"; "" means DefaultOrgClaim
 // ("org").
 func WithOrgClaim(name string) Option {
-	return func(c *config) {
-		if name == "" {
-			name = DefaultOrgClaim
-		}
-		c.orgClaim = name
-	}
+	return func(c *config) { c.orgClaim = cmp.Or(name, DefaultOrgClaim) }
 }
 
 // WithLeeway sets the clock skew tolerated on "exp", "nbf" and "iat"; 0
 // means DefaultLeeway (30s), so a tolerance of none is time.Nanosecond. New
 // returns an *option.Error for a negative d or one above MaxLeeway (5m).
 func WithLeeway(d time.Duration) Option {
-	return func(c *config) {
-		if d == 0 {
-			d = DefaultLeeway
-		}
-		c.leeway = d
-	}
+	return func(c *config) { c.leeway = cmp.Or(d, DefaultLeeway) }
 }
 
 // WithClock replaces time.Now, for tests; nil means time.Now.

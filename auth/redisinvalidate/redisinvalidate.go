@@ -1,6 +1,7 @@
 package redisinvalidate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,23 +53,13 @@ type config struct {
 // one deployment use the same; deployments sharing a Redis each use their
 // own.
 func WithChannel(name string) Option {
-	return func(c *config) {
-		if name == "" {
-			name = DefaultChannel
-		}
-		c.channel = name
-	}
+	return func(c *config) { c.channel = cmp.Or(name, DefaultChannel) }
 }
 
 // WithLogger sets where the Channel reports the state of its subscription:
 // lost, or back; nil means slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l == nil {
-			l = slog.Default()
-		}
-		c.logger = l
-	}
+	return func(c *config) { c.logger = cmp.Or(l, slog.Default()) }
 }
 
 // New returns a Channel on rdb, a single node, Sentinel or Cluster

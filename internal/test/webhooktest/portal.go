@@ -87,28 +87,18 @@ func (p *portal) create(t *testing.T, path string) (store.WebhookEndpoint, strin
 	return e, secret
 }
 
-// next returns the next request the receiver got, failing after 10 s.
-func (p *portal) next(t *testing.T) received {
+// within returns the next value of ch (p.got, the requests the receiver
+// got; p.done, the attempts the dispatcher recorded), failing after 10 s
+// without one.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {
-	case r := <-p.got:
-		return r
+	case v := <-ch:
+		return v
 	case <-time.After(10 * time.Second):
-		t.Fatal("no delivery within 10 s")
-		return received{}
-	}
-}
-
-// attempt returns the next attempt the dispatcher recorded, failing
-// after 10 s.
-func (p *portal) attempt(t *testing.T) webhook.Attempt {
-	t.Helper()
-	select {
-	case a := <-p.done:
-		return a
-	case <-time.After(10 * time.Second):
-		t.Fatal("no attempt within 10 s")
-		return webhook.Attempt{}
+		t.Fatalf("no %s within 10 s", what)
+		var zero T
+		return zero
 	}
 }
 
@@ -142,7 +132,7 @@ func testSendTest(t *testing.T, p *portal) {
 	id, err := p.eps.SendTest(ctx, "org_a", e.ID)
 	is.NoErr(err)
 	is.True(strings.HasPrefix(id, "evt_test_"))
-	r := p.next(t)
+	r := within(t, p.got, "delivery")
 	is.Equal(r.path, "/a") // to that endpoint
 	ev, err := statusclient.VerifyWebhook(secret, r.header, r.body, p.clk.Now())
 	is.NoErr(err) // signed as any delivery
@@ -150,7 +140,7 @@ func testSendTest(t *testing.T, p *portal) {
 	is.Equal(ev.Type, webhook.TestEventType)
 	is.Equal(string(ev.Data.Object), "webhook_endpoint")
 	is.Equal(ev.Data.ID, e.ID)
-	a := p.attempt(t)
+	a := within(t, p.done, "attempt")
 	is.Equal(a.EventType, webhook.TestEventType)
 	log, err := p.eps.Deliveries(ctx, "org_a", e.ID, store.WebhookDeliveryQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}})
 	is.NoErr(err)
@@ -165,8 +155,8 @@ func testSendTest(t *testing.T, p *portal) {
 	is.NoErr(err)
 	is.Equal(len(evs.Events), 0) // nor among the organization's events
 	is.NoErr(p.eps.Redeliver(ctx, "org_a", e.ID, id))
-	is.Equal(p.next(t).header.Get(webhook.HeaderID), id) // and sent again on demand
-	is.Equal(p.attempt(t).Number, 2)
+	is.Equal(within(t, p.got, "delivery").header.Get(webhook.HeaderID), id) // and sent again on demand
+	is.Equal(within(t, p.done, "attempt").Number, 2)
 	select {
 	case r := <-p.got:
 		t.Fatalf("unexpected delivery to %s", r.path)
@@ -206,10 +196,10 @@ func testDisableEnable(t *testing.T, p *portal) {
 	is.True(errors.Is(err, webhook.ErrDisabled))
 	is.True(errors.Is(err, store.ErrConflict))
 	missed := p.ev.Add("org_a", store.Event{Type: "invoice.paid", Kind: store.KindInvoice, ItemID: "inv_1"})
-	r := p.next(t)
+	r := within(t, p.got, "delivery")
 	is.Equal(r.path, "/witness") // the witness got it; the disabled endpoint did not
 	is.Equal(r.header.Get(webhook.HeaderID), missed.ID)
-	p.attempt(t)
+	within(t, p.done, "attempt")
 	log, err := p.eps.Deliveries(ctx, "org_a", e.ID, store.WebhookDeliveryQuery{PageRequest: store.PageRequest{Page: 1, Limit: 10}})
 	is.NoErr(err)
 	is.Equal(log.Total, 0) // no attempt while disabled
@@ -222,7 +212,7 @@ func testDisableEnable(t *testing.T, p *portal) {
 	// which the contract allows); the witness gets the next one too.
 	var gotNext, witnessNext bool
 	for !gotNext || !witnessNext {
-		r := p.next(t)
+		r := within(t, p.got, "delivery")
 		switch {
 		case r.path == "/a" && r.header.Get(webhook.HeaderID) == next.ID:
 			gotNext = true
@@ -253,23 +243,23 @@ func testRevealAndRotate(t *testing.T, p *portal) {
 	is.Equal(got, secret) // the new secret once rotated
 	_, err = p.eps.SendTest(ctx, "org_a", e.ID)
 	is.NoErr(err)
-	r := p.next(t)
+	r := within(t, p.got, "delivery")
 	for _, s := range []string{old, secret} {
 		_, err = statusclient.VerifyWebhook(s, r.header, r.body, p.clk.Now())
 		is.NoErr(err) // both sign during the overlap
 	}
-	p.attempt(t)
+	within(t, p.done, "attempt")
 	p.clk.Advance(webhook.RotationOverlap - time.Second)
 	_, err = p.eps.SendTest(ctx, "org_a", e.ID)
 	is.NoErr(err)
-	r = p.next(t)
+	r = within(t, p.got, "delivery")
 	_, err = statusclient.VerifyWebhook(old, r.header, r.body, p.clk.Now())
 	is.NoErr(err) // still, a second before the overlap ends
-	p.attempt(t)
+	within(t, p.done, "attempt")
 	p.clk.Advance(time.Second)
 	_, err = p.eps.SendTest(ctx, "org_a", e.ID)
 	is.NoErr(err)
-	r = p.next(t)
+	r = within(t, p.got, "delivery")
 	_, err = statusclient.VerifyWebhook(secret, r.header, r.body, p.clk.Now())
 	is.NoErr(err)
 	_, err = statusclient.VerifyWebhook(old, r.header, r.body, p.clk.Now())
