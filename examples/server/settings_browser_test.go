@@ -259,10 +259,12 @@ func keyFlowWithoutScripts(t *testing.T, browser context.Context, s *testServer)
 	b.click("button", "Create key")
 	secret := b.attr("textbox", "New API key", "value")
 	is.True(!b.has("button", "Copy New API key")) // the copy button is the script's
+	b.shot("settings-noscript-new-key")
 	is.Equal(call(t, "GET", s.url+"/v1/projects", secret).status, 200)
 	b.click("button", "Revoke", chromedp.FromNode(b.row("No script key")))
 	b.click("button", "Revoke key")
 	b.sees("The key was revoked")
+	b.shot("settings-noscript-revoked")
 	is.Equal(call(t, "GET", s.url+"/v1/projects", secret).status, 401)
 }
 
@@ -286,6 +288,7 @@ func keyFlowByKeyboard(t *testing.T, browser context.Context, s *testServer) {
 	b.heading("Revoke a key")
 	b.sees("Keyboard key")
 	b.tabTo("button", "Revoke key")
+	b.shot("settings-keyboard-revoke") // the focus on the button Enter presses
 	b.key("\r")
 	b.sees("The key was revoked")
 	is.Equal(call(t, "GET", s.url+"/v1/projects", secret).status, 401)
