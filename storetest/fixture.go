@@ -151,6 +151,7 @@ type list struct {
 
 func projects(org string, q store.ProjectQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListProjects(ctx, org, q))
 	}
@@ -158,6 +159,7 @@ func projects(org string, q store.ProjectQuery) fetchFunc {
 
 func milestones(org, project string, q store.MilestoneQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListMilestones(ctx, org, project, q))
 	}
@@ -165,6 +167,7 @@ func milestones(org, project string, q store.MilestoneQuery) fetchFunc {
 
 func deliverables(org string, q store.DeliverableQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListDeliverables(ctx, org, q))
 	}
@@ -172,6 +175,7 @@ func deliverables(org string, q store.DeliverableQuery) fetchFunc {
 
 func invoices(org string, q store.InvoiceQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListInvoices(ctx, org, q))
 	}

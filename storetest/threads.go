@@ -189,6 +189,7 @@ func seededThreads(t *testing.T, open func(t *testing.T) subject) (subject, thre
 
 func threadList(s store.Threads, org string, q store.ThreadQuery) fetchFunc {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListThreads(ctx, org, q))
 	}
@@ -196,6 +197,7 @@ func threadList(s store.Threads, org string, q store.ThreadQuery) fetchFunc {
 
 func messageList(s store.Threads, org string, q store.MessageQuery) fetchFunc {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListMessages(ctx, org, q))
 	}
@@ -203,6 +205,7 @@ func messageList(s store.Threads, org string, q store.MessageQuery) fetchFunc {
 
 func threadMessageList(s store.Threads, org, thread string, q store.MessageQuery) fetchFunc {
 	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
+		q := q // this call's own copy: subtests fetch in parallel
 		q.PageRequest = r
 		return pageIDs(s.ListThreadMessages(ctx, org, thread, q))
 	}
