@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
 )
 
 // The production-like workload: many small organizations
@@ -264,76 +264,28 @@ func prodQuery(r *rand.Rand) string {
 func (e *prodEnv) load(ctx context.Context, client *http.Client, s *prodSide, d time.Duration, seed uint64, write bool) (prodStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(d, func() { cancel(nil) })
-	defer timer.Stop()
 	var (
 		st      prodStats
 		okN     atomic.Int64
 		notMod  atomic.Int64
 		lats    = make([][]time.Duration, prodClients)
-		wg      sync.WaitGroup
+		rs      = make([]*rand.Rand, prodClients)
+		ekeys   = make([]string, prodClients) // each client's request in flight, as s.etags knows it
+		writer  sync.WaitGroup
 		probes  atomic.Int64
 		stale   atomic.Int64
 		commits atomic.Int64
 	)
-	before, machineBefore := usage(), machineCPU()
-	start := time.Now()
-	for c := range prodClients {
-		wg.Go(func() {
-			r := rand.New(rand.NewPCG(seed, uint64(c)))
-			for ctx.Err() == nil {
-				o := e.orgs[e.z.rank(r)]
-				u := s.url + prodQuery(r)
-				req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-				if err != nil {
-					cancel(err)
-					return
-				}
-				req.Header.Set("Authorization", "Bearer "+o.key)
-				ekey := o.id + " " + u
-				if r.IntN(10) < 6 {
-					if tag, ok := s.etags.Load(ekey); ok {
-						req.Header.Set("If-None-Match", tag.(string))
-					}
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				lats[c] = append(lats[c], time.Since(t0))
-				switch resp.StatusCode {
-				case http.StatusOK:
-					okN.Add(1)
-					if tag := resp.Header.Get("ETag"); tag != "" {
-						s.etags.Store(ekey, tag)
-					}
-				case http.StatusNotModified:
-					notMod.Add(1)
-				default:
-					cancel(fmt.Errorf("%s: status %d from %s", s.name, resp.StatusCode, u))
-					return
-				}
-			}
-		})
+	for c := range rs {
+		rs[c] = rand.New(rand.NewPCG(seed, uint64(c)))
 	}
+	before, machineBefore := usage(), machineCPU()
 	if write {
 		// One write (and its probe) a tick, each in a goroutine of its
 		// own so that a slow probe does not slow the writer; writes into
 		// one organization wait for each other, so that a probe sees
 		// only its own change move the page.
-		wg.Go(func() {
+		writer.Go(func() {
 			r := rand.New(rand.NewPCG(seed, 1<<32))
 			tick := time.NewTicker(time.Second / prodWrites)
 			defer tick.Stop()
@@ -365,9 +317,39 @@ func (e *prodEnv) load(ctx context.Context, client *http.Client, s *prodSide, d 
 			}
 		})
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+	elapsed, err := loadgen.Run(ctx, client, prodClients, d, func(c int) (*http.Request, error) {
+		r := rs[c]
+		o := e.orgs[e.z.rank(r)]
+		u := s.url + prodQuery(r)
+		req, err := loadgen.Get(u, o.key)
+		ekeys[c] = o.id + " " + u
+		if r.IntN(10) < 6 && err == nil {
+			if tag, ok := s.etags.Load(ekeys[c]); ok {
+				req.Header.Set("If-None-Match", tag.(string))
+			}
+		}
+		return req, err
+	}, func(c int, resp *http.Response, took time.Duration, err error) error {
+		if err != nil {
+			return err
+		}
+		lats[c] = append(lats[c], took)
+		switch resp.StatusCode {
+		case http.StatusOK:
+			okN.Add(1)
+			if tag := resp.Header.Get("ETag"); tag != "" {
+				s.etags.Store(ekeys[c], tag)
+			}
+		case http.StatusNotModified:
+			notMod.Add(1)
+		default:
+			return fmt.Errorf("%s: status %d from %s", s.name, resp.StatusCode, resp.Request.URL)
+		}
+		return nil
+	})
+	cancel(nil)
+	writer.Wait()
+	if err != nil {
 		return st, err
 	}
 	all := slices.Concat(lats...)
@@ -390,29 +372,6 @@ func (e *prodEnv) load(ctx context.Context, client *http.Client, s *prodSide, d 
 // probeClient sends the freshness probes, on connections of its own.
 var probeClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
 
-// probeGet sends GET url with key and, when not "", If-None-Match: etag,
-// and returns the status, the body and the ETag.
-func probeGet(ctx context.Context, url, key, etag string) (int, []byte, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
-	}
-	resp, err := probeClient.Do(req)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotModified {
-		err = fmt.Errorf("probe: status %d from %s: %.200s", resp.StatusCode, url, body)
-	}
-	return resp.StatusCode, body, resp.Header.Get("ETag"), err
-}
-
 // writeSeq makes the ids of new invoices unique across runs.
 var writeSeq atomic.Int64
 
@@ -428,7 +387,7 @@ func (e *prodEnv) writeAndProbe(ctx context.Context, o prodOrg, offset int, s *p
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 	u := s.url + "/v1/invoices?limit=100"
-	_, _, tag, err := probeGet(ctx, u, o.key, "")
+	before, _, err := get(ctx, probeClient, u, o.key, "")
 	if err != nil {
 		return false, err
 	}
@@ -451,8 +410,8 @@ func (e *prodEnv) writeAndProbe(ctx context.Context, o prodOrg, offset int, s *p
 	if err != nil {
 		return false, err
 	}
-	code, body, _, err := probeGet(ctx, u, o.key, tag)
-	if err != nil || code != http.StatusOK {
+	after, body, err := get(ctx, probeClient, u, o.key, before.Header.Get("ETag"))
+	if err != nil || after.StatusCode != http.StatusOK {
 		return false, err
 	}
 	var page struct {

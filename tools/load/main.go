@@ -6,13 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
 )
 
 func main() {
@@ -22,7 +24,9 @@ func main() {
 	}
 }
 
+// result is what one client sent and heard.
 type result struct {
+	sent      int
 	latencies []time.Duration
 	statuses  map[int]int
 	errors    int
@@ -46,36 +50,27 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	rssBefore := rss(*pid)
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc}, Timeout: 30 * time.Second}
-	ctx, cancel := context.WithTimeout(ctx, *dur)
-	defer cancel()
 	results := make([]result, *conc)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range results {
-		wg.Add(1)
-		go func(res *result, w int) {
-			defer wg.Done()
-			res.statuses = map[int]int{}
-			for i := w; ctx.Err() == nil; i++ {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, *base+targets[i%len(targets)], nil)
-				req.Header.Set("Authorization", "Bearer "+*key)
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						res.errors++
-					}
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				res.latencies = append(res.latencies, time.Since(t0))
-				res.statuses[resp.StatusCode]++
-			}
-		}(&results[w], w)
+	for c := range results {
+		results[c].statuses = map[int]int{}
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, err := loadgen.Run(ctx, client, *conc, *dur, func(c int) (*http.Request, error) {
+		res := &results[c]
+		res.sent++
+		return loadgen.Get(*base+targets[(c+res.sent-1)%len(targets)], *key)
+	}, func(c int, resp *http.Response, took time.Duration, err error) error {
+		res := &results[c]
+		if err != nil {
+			res.errors++
+			return nil
+		}
+		res.latencies = append(res.latencies, took)
+		res.statuses[resp.StatusCode]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 
 	var all []time.Duration
 	statuses := map[int]int{}
@@ -93,13 +88,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		q := func(p float64) time.Duration { return all[int(p*float64(len(all)-1))].Round(time.Microsecond) }
 		fmt.Fprintf(out, "latency p50 %s  p90 %s  p99 %s  max %s\n", q(0.50), q(0.90), q(0.99), all[len(all)-1].Round(time.Microsecond))
 	}
-	codes := make([]int, 0, len(statuses))
-	for s := range statuses {
-		codes = append(codes, s)
-	}
-	slices.Sort(codes)
-	parts := make([]string, 0, len(codes))
-	for _, s := range codes {
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(statuses)) {
 		parts = append(parts, fmt.Sprintf("%d: %d", s, statuses[s]))
 	}
 	fmt.Fprintf(out, "statuses %s; transport errors %d\n", strings.Join(parts, ", "), errs)
