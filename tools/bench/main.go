@@ -396,29 +396,17 @@ func (b *bench) memory() (*memoryEnv, error) {
 	return b.mem, nil
 }
 
-// postgres returns the main schema's environment, opened the first time.
-func (b *bench) postgres(ctx context.Context) (*pgEnv, error) {
-	if b.pg == nil {
-		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema, b.cfg.reseed, b.cfg.noCache, b.progress)
+// postgres returns the environment of the schema -schema+suffix, kept in
+// *env: opened the first time.
+func (b *bench) postgres(ctx context.Context, env **pgEnv, suffix string) (*pgEnv, error) {
+	if *env == nil {
+		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+suffix, b.cfg.reseed, b.cfg.noCache, b.progress)
 		if err != nil {
 			return nil, err
 		}
-		b.pg = pg
+		*env = pg
 	}
-	return b.pg, nil
-}
-
-// postgresOthers returns run 6's schema's environment, opened the first
-// time.
-func (b *bench) postgresOthers(ctx context.Context) (*pgEnv, error) {
-	if b.others == nil {
-		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_others", b.cfg.reseed, b.cfg.noCache, b.progress)
-		if err != nil {
-			return nil, err
-		}
-		b.others = pg
-	}
-	return b.others, nil
+	return *env, nil
 }
 
 // serve starts a yardstick's server, stopped when the bench closes.
@@ -438,14 +426,10 @@ func (b *bench) close() {
 	if b.mem != nil {
 		b.mem.close()
 	}
-	if b.pg != nil {
-		b.pg.close()
-	}
-	if b.others != nil {
-		b.others.close()
-	}
-	if b.prod != nil {
-		b.prod.close()
+	for _, pg := range []*pgEnv{b.pg, b.others, b.prod} {
+		if pg != nil {
+			pg.close()
+		}
 	}
 }
 

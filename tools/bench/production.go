@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -118,32 +117,13 @@ type prodEnv struct {
 	writing sync.Map
 }
 
-// prodSeedSQL inserts the invoices of the organizations $1 (ids), $2
-// (counts) in the shape invoices gives, in one statement; $3 is the epoch.
-// %s is the schema.
-const prodSeedSQL = `
-INSERT INTO %[1]s.invoices (org_id, id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at)
-SELECT o.id, 'inv_' || lpad(j::text, 6, '0'), 'INV-' || lpad((o.n - j)::text, 6, '0'),
-	CASE WHEN j %% 3 = 0 THEN 'prj_' || (j %% 4 + 1) END,
-	g.st, CASE WHEN j %% 9 = 0 THEN 'USD' ELSE 'EUR' END, g.tot,
-	CASE WHEN g.st IN ('open', 'draft') THEN g.tot ELSE 0 END,
-	g.iss, g.iss + interval '30 days',
-	CASE WHEN g.st = 'paid' THEN g.iss + (j %% 20 + 1) * interval '1 day' END
-FROM unnest($1::text[], $2::int[]) AS o(id, n)
-CROSS JOIN LATERAL generate_series(0, o.n - 1) AS j
-CROSS JOIN LATERAL (SELECT
-	CASE WHEN j %% 25 = 0 THEN 'void' WHEN j %% 50 = 7 THEN 'draft' WHEN j < o.n / 20 OR j %% 10 = 3 THEN 'open' ELSE 'paid' END AS st,
-	50000 + (j * 7919) %% 950000 AS tot,
-	$3::timestamptz - j * (%[2]d / o.n) * interval '1 second' AS iss) AS g`
-
 // production opens (and seeds, the first time) the workload's schema and
 // mints a key per organization.
 func (b *bench) production(ctx context.Context) (*prodEnv, error) {
-	pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_prod", b.cfg.reseed, b.cfg.noCache, b.progress)
+	pg, err := b.postgres(ctx, &b.prod, "_prod")
 	if err != nil {
 		return nil, err
 	}
-	b.prod = pg
 	pool, err := pg.pgxPool(ctx)
 	if err != nil {
 		return nil, err
@@ -164,7 +144,7 @@ func (b *bench) production(ctx context.Context) (*prodEnv, error) {
 	if orgs == prodOrgs && invs >= seeded {
 		fmt.Fprintf(b.progress, "postgres: %s: reusing %s organizations, %s invoices\n", pg.schema, thousands(float64(orgs)), thousands(float64(invs)))
 	} else {
-		if err := b.seedProduction(ctx, pg, pool, ids, sizes); err != nil {
+		if err := b.seedProduction(ctx, pg, ids, sizes); err != nil {
 			return nil, err
 		}
 	}
@@ -186,7 +166,7 @@ func (b *bench) production(ctx context.Context) (*prodEnv, error) {
 
 // seedProduction drops the schema and seeds it: the organizations and
 // their projects through the store, the invoices in one INSERT ... SELECT.
-func (b *bench) seedProduction(ctx context.Context, pg *pgEnv, pool *pgxpool.Pool, ids []string, sizes []int) error {
+func (b *bench) seedProduction(ctx context.Context, pg *pgEnv, ids []string, sizes []int) error {
 	if err := pg.dropSchema(ctx); err != nil {
 		return err
 	}
@@ -213,8 +193,7 @@ func (b *bench) seedProduction(ctx context.Context, pg *pgEnv, pool *pgxpool.Poo
 		ns[i], total = int32(n), total+n
 	}
 	fmt.Fprintf(b.progress, "postgres: %s: seeding %s invoices\n", pg.schema, thousands(float64(total)))
-	insert := fmt.Sprintf(prodSeedSQL, pgx.Identifier{pg.schema}.Sanitize(), int64(invoiceSpan/time.Second))
-	if _, err := pool.Exec(ctx, insert, ids, ns, benchEpoch); err != nil {
+	if err := pg.seedInvoices(ctx, ids, ns, true); err != nil {
 		return err
 	}
 	if err := pg.vacuum(ctx); err != nil {
@@ -468,9 +447,9 @@ func prodHandler(pool *pgxpool.Pool, schema string, orgs []prodOrg) http.Handler
 		var body []byte
 		var err error
 		if status == "" {
-			body, err = invoicePageArgs(r.Context(), pool, pageSQL, countSQL, page, limit, []any{org, limit, (page - 1) * limit}, []any{org})
+			body, err = invoicePage(r.Context(), pool, pageSQL, countSQL, page, limit, []any{org, limit, (page - 1) * limit}, []any{org})
 		} else {
-			body, err = invoicePageArgs(r.Context(), pool, pageStatusSQL, countStatusSQL, page, limit, []any{org, limit, (page - 1) * limit, status}, []any{org, status})
+			body, err = invoicePage(r.Context(), pool, pageStatusSQL, countStatusSQL, page, limit, []any{org, limit, (page - 1) * limit, status}, []any{org, status})
 		}
 		if err != nil {
 			writeJSON(w, http.StatusServiceUnavailable, []byte(`{"error":{"code":"UNAVAILABLE","message":"try again"}}`+"\n"))
@@ -647,28 +626,4 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// invoicePageArgs runs a page query and a count with their arguments and
-// encodes the envelope, as invoicePage does.
-func invoicePageArgs(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL string, page, limit int, pageArgs, countArgs []any) ([]byte, error) {
-	rows, err := pool.Query(ctx, pageSQL, pageArgs...)
-	if err != nil {
-		return nil, err
-	}
-	items, err := scanInvoices(rows, limit)
-	if err != nil {
-		return nil, err
-	}
-	var total int
-	if err := pool.QueryRow(ctx, countSQL, countArgs...).Scan(&total); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(listJSON{Data: items, Meta: metaJSON{Page: page, PerPage: limit, Total: total}}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -158,7 +158,7 @@ func (b *bench) versusStatic(ctx context.Context, withHeaders bool) (side, side,
 // yardstick, for the organization with n invoices. Both must answer the
 // same JSON value.
 func (b *bench) versusPgx(ctx context.Context, n int) (side, side, error) {
-	pg, err := b.postgres(ctx)
+	pg, err := b.postgres(ctx, &b.pg, "")
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -191,7 +191,7 @@ func (b *bench) flat(ctx context.Context, postgres bool) (side, side, error) {
 	)
 	if postgres {
 		var pg *pgEnv
-		if pg, err = b.postgres(ctx); err != nil {
+		if pg, err = b.postgres(ctx, &b.pg, ""); err != nil {
 			return side{}, side{}, err
 		}
 		srv = pg.lib
@@ -225,7 +225,7 @@ func (b *bench) flat(ctx context.Context, postgres bool) (side, side, error) {
 // invoices in the schema where others hold -others rows (the subject),
 // and run 2's library side, measured again in alternation (the reference).
 func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
-	pg, err := b.postgres(ctx)
+	pg, err := b.postgres(ctx, &b.pg, "")
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -233,7 +233,7 @@ func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
 	if err != nil {
 		return side{}, side{}, err
 	}
-	others, err := b.postgresOthers(ctx)
+	others, err := b.postgres(ctx, &b.others, "_others")
 	if err != nil {
 		return side{}, side{}, err
 	}

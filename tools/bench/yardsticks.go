@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -153,7 +155,7 @@ func pgxHandler(pool *pgxpool.Pool, schema, orgID string, want keyHash) http.Han
 			writeJSON(w, http.StatusBadRequest, []byte(`{"error":{"code":"INVALID_PARAMETER","message":"bad page or limit"}}`+"\n"))
 			return
 		}
-		body, err := invoicePage(r.Context(), pool, pageSQL, countSQL, orgID, page, limit)
+		body, err := invoicePage(r.Context(), pool, pageSQL, countSQL, page, limit, []any{orgID, limit, (page - 1) * limit}, []any{orgID})
 		if err != nil {
 			writeJSON(w, http.StatusServiceUnavailable, []byte(`{"error":{"code":"UNAVAILABLE","message":"try again"}}`+"\n"))
 			return
@@ -180,10 +182,28 @@ func pageParams(r *http.Request) (page, limit int, ok bool) {
 	return page, limit, true
 }
 
-// invoicePage runs the two queries of one organization and encodes the
-// envelope.
-func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, orgID string, page, limit int) ([]byte, error) {
-	return invoicePageArgs(ctx, pool, pageSQL, countSQL, page, limit, []any{orgID, limit, (page - 1) * limit}, []any{orgID})
+// invoicePage runs a page query and a count with their arguments and
+// encodes the envelope.
+func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL string, page, limit int, pageArgs, countArgs []any) ([]byte, error) {
+	rows, err := pool.Query(ctx, pageSQL, pageArgs...)
+	if err != nil {
+		return nil, err
+	}
+	items, err := scanInvoices(rows, limit)
+	if err != nil {
+		return nil, err
+	}
+	var total int
+	if err := pool.QueryRow(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(listJSON{Data: items, Meta: metaJSON{Page: page, PerPage: limit, Total: total}}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // scanInvoices reads the rows of a page query (invoiceColumns) as
