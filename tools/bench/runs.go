@@ -170,7 +170,9 @@ func (b *bench) versusPgx(ctx context.Context, n int) (side, side, error) {
 	if err != nil {
 		return side{}, side{}, err
 	}
-	srv, err := b.serve(pgxHandler(pool, pg.schema, k.org, k.hash))
+	srv, err := b.serve(pgxHandler(pool, pg.schema, false, func(credential string) (string, bool) {
+		return k.org, sameKey(credential, k.hash)
+	}))
 	if err != nil {
 		return side{}, side{}, err
 	}
