@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -145,12 +146,8 @@ type orgKey struct {
 // PostgreSQL leave theirs behind; they expire).
 func mint(ctx context.Context, keys *auth.Keys, org string) (orgKey, error) {
 	exp := time.Now().Add(24 * time.Hour)
-	key, rec, err := keys.Mint(ctx, org, "tools/bench", &exp)
-	if err != nil {
-		return orgKey{}, err
-	}
-	h, err := hashOf(rec.Hash)
-	return orgKey{org: org, key: key, hash: h}, err
+	key, _, err := keys.Mint(ctx, org, "tools/bench", &exp)
+	return orgKey{org: org, key: key, hash: sha256.Sum256([]byte(key))}, err
 }
 
 // memoryEnv is the in-memory store, its keys and the library's server on

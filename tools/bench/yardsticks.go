@@ -7,7 +7,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -26,17 +25,6 @@ import (
 
 // keyHash is the SHA-256 of an API key, as the key store keeps it.
 type keyHash [sha256.Size]byte
-
-// hashOf decodes a stored hex hash (auth.Key.Hash).
-func hashOf(stored string) (keyHash, error) {
-	var h keyHash
-	b, err := hex.DecodeString(stored)
-	if err != nil || len(b) != len(h) {
-		return h, fmt.Errorf("stored key hash %q is not a hex SHA-256", stored)
-	}
-	copy(h[:], b)
-	return h, nil
-}
 
 // authorized reports whether r carries "Bearer <key>" (the scheme in any
 // case) whose SHA-256 is want, compared in constant time.

@@ -47,7 +47,6 @@ func run(args []string, out io.Writer) error {
 		return runPostgres(ctx, *pg, *writes, *gap, *foreign, out)
 	}
 	mem := memstore.New()
-	var st store.Store = mem
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(mem))
 	defer keys.Close()
 	resolver := auth.NewCache(keys)
@@ -66,7 +65,7 @@ func run(args []string, out io.Writer) error {
 		creds = append(creds, key)
 	}
 
-	srv, addr, err := serve(st, resolver, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, addr, err := serve(mem, resolver, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}

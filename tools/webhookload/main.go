@@ -152,7 +152,7 @@ func newEnv(ctx context.Context, o options, endpoints int) (*env, error) {
 	eps := webhook.NewEndpoints(e.st, e.st, key, webhook.WithAllowLocal(true))
 	for i := range endpoints {
 		path := fmt.Sprintf("/e%d", i)
-		_, secret, err := eps.Create(ctx, org, webhook.Settings{ID: fmt.Sprintf("we_%d", i), URL: e.rcv.url() + path})
+		_, secret, err := eps.Create(ctx, org, webhook.Settings{ID: fmt.Sprintf("we_%d", i), URL: "http://" + e.rcv.addr + path})
 		if err != nil {
 			e.close()
 			return nil, err
