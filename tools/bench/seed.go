@@ -399,12 +399,7 @@ func (e *pgEnv) withOthers(ctx context.Context, n, others int) (orgKey, error) {
 			return orgKey{}, err
 		}
 	}
-	k, err := mint(ctx, e.keys, id)
-	if err != nil {
-		return orgKey{}, err
-	}
-	e.orgs[n] = k
-	return k, nil
+	return mint(ctx, e.keys, id)
 }
 
 // seedOthers drops the schema and seeds it, as withOthers says.
