@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
@@ -22,14 +23,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
-}
-
-// result is what one client sent and heard.
-type result struct {
-	sent      int
-	latencies []time.Duration
-	statuses  map[int]int
-	errors    int
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -50,37 +43,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	rssBefore := rss(*pid)
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc}, Timeout: 30 * time.Second}
-	results := make([]result, *conc)
-	for c := range results {
-		results[c].statuses = map[int]int{}
-	}
+	var (
+		sent     = make([]int, *conc) // by client
+		mu       sync.Mutex
+		all      []time.Duration
+		statuses = map[int]int{}
+		errs     int
+	)
 	elapsed, err := loadgen.Run(ctx, client, *conc, *dur, func(c int) (*http.Request, error) {
-		res := &results[c]
-		res.sent++
-		return loadgen.Get(*base+targets[(c+res.sent-1)%len(targets)], *key)
-	}, func(c int, resp *http.Response, took time.Duration, err error) error {
-		res := &results[c]
+		sent[c]++
+		return loadgen.Get(*base+targets[(c+sent[c]-1)%len(targets)], *key)
+	}, func(_ int, resp *http.Response, took time.Duration, err error) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if err != nil {
-			res.errors++
+			errs++
 			return nil
 		}
-		res.latencies = append(res.latencies, took)
-		res.statuses[resp.StatusCode]++
+		all = append(all, took)
+		statuses[resp.StatusCode]++
 		return nil
 	})
 	if err != nil {
 		return err
-	}
-
-	var all []time.Duration
-	statuses := map[int]int{}
-	errs := 0
-	for _, r := range results {
-		all = append(all, r.latencies...)
-		for s, n := range r.statuses {
-			statuses[s] += n
-		}
-		errs += r.errors
 	}
 	slices.Sort(all)
 	fmt.Fprintf(out, "%d requests in %s from %d clients: %.0f requests/s\n", len(all), elapsed.Round(time.Millisecond), *conc, float64(len(all))/elapsed.Seconds())
