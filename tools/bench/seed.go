@@ -258,9 +258,9 @@ func (e *pgEnv) migrate(ctx context.Context) error {
 // table is the schema's table name, quoted.
 func (e *pgEnv) table(name string) string { return pgx.Identifier{e.schema, name}.Sanitize() }
 
-// long runs fn on a connection of its own without a statement timeout,
-// for seeding and VACUUM.
-func (e *pgEnv) long(ctx context.Context, fn func(conn bun.Conn) error) error {
+// long runs query on a connection of its own without a statement
+// timeout, for DROP SCHEMA and VACUUM.
+func (e *pgEnv) long(ctx context.Context, query string) error {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -269,7 +269,7 @@ func (e *pgEnv) long(ctx context.Context, fn func(conn bun.Conn) error) error {
 	if _, err := conn.ExecContext(ctx, "SET statement_timeout = 0"); err != nil {
 		return err
 	}
-	err = fn(conn)
+	_, err = conn.ExecContext(ctx, query)
 	if _, rerr := conn.ExecContext(context.Background(), "RESET statement_timeout"); rerr != nil && err == nil {
 		err = rerr
 	}
@@ -279,10 +279,7 @@ func (e *pgEnv) long(ctx context.Context, fn func(conn bun.Conn) error) error {
 // dropSchema drops the schema and all its data.
 func (e *pgEnv) dropSchema(ctx context.Context) error {
 	fmt.Fprintf(e.progress, "postgres: dropping schema %s\n", e.schema)
-	return e.long(ctx, func(conn bun.Conn) error {
-		_, err := conn.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{e.schema}.Sanitize()+" CASCADE")
-		return err
-	})
+	return e.long(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{e.schema}.Sanitize()+" CASCADE")
 }
 
 // vacuum runs VACUUM ANALYZE on the tables seeding wrote, so that the
@@ -290,10 +287,7 @@ func (e *pgEnv) dropSchema(ctx context.Context) error {
 // service.
 func (e *pgEnv) vacuum(ctx context.Context) error {
 	fmt.Fprintf(e.progress, "postgres: VACUUM ANALYZE %s\n", e.schema)
-	return e.long(ctx, func(conn bun.Conn) error {
-		_, err := conn.ExecContext(ctx, "VACUUM ANALYZE "+e.table("invoices")+", "+e.table("organizations")+", "+e.table("projects"))
-		return err
-	})
+	return e.long(ctx, "VACUUM ANALYZE "+e.table("invoices")+", "+e.table("organizations")+", "+e.table("projects"))
 }
 
 // count returns the number of invoices of org, and whether org exists.
