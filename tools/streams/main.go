@@ -106,16 +106,12 @@ func run(args []string, out io.Writer) error {
 	added := time.Since(wrote)
 	var lat []time.Duration
 	for i, br := range conns {
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
+		for line := ""; !strings.Contains(line, "data: "); {
+			if line, err = br.ReadString('\n'); err != nil {
 				return fmt.Errorf("stream %d: %w", i, err)
 			}
-			if strings.HasPrefix(line, "data: ") || strings.Contains(line, "data: ") {
-				lat = append(lat, time.Since(wrote))
-				break
-			}
 		}
+		lat = append(lat, time.Since(wrote))
 	}
 	slices.Sort(lat)
 	fmt.Fprintf(out, "one write in each of %d organizations (%v to write them all) reached all %d streams: min %v, p50 %v, max %v (read in order, so an upper bound)\n",
