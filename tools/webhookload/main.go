@@ -387,10 +387,8 @@ func replicas(ctx context.Context, o options, out io.Writer, kill bool) error {
 	if err := b.terminate(); err != nil {
 		return err
 	}
-	if !kill {
-		if err := a.terminate(); err != nil {
-			return err
-		}
+	if err := a.terminate(); err != nil { // nothing to do for a killed replica
+		return err
 	}
 	n, dups, bad := e.rcv.counts()
 	fmt.Fprintf(out, "  %d of %d delivered (%d lost), %d duplicates, %d unverified; %v after the last commit, %v in all\n",
