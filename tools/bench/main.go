@@ -64,7 +64,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	c := config{args: args}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.dsn, "db", "", "PostgreSQL URL (default $TEST_DATABASE_URL); without one, only the memory runs")
+	c.dsn, c.dsnFromEnv = os.Getenv("TEST_DATABASE_URL"), true
+	fs.Func("db", "PostgreSQL URL (default $TEST_DATABASE_URL); without one, only the memory runs", func(v string) error {
+		c.dsn, c.dsnFromEnv = v, false
+		return nil
+	})
 	fs.DurationVar(&c.d, "d", 5*time.Second, "duration of each measurement (wrk rounds it up to whole seconds)")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "load sent before each measurement, not counted (0: none)")
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds per run, each measuring both sides, in alternating order")
@@ -86,11 +90,6 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	c.noCache = !*cache
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["db"] {
-		c.dsn, c.dsnFromEnv = os.Getenv("TEST_DATABASE_URL"), true
 	}
 	var err error
 	if c.run, err = regexp.Compile(*runExpr); err != nil {
