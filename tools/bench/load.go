@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os/exec"
@@ -13,9 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
 )
 
 // loader sends GET requests with a bearer key to one URL from concurrent
@@ -137,64 +137,27 @@ func (g *goLoader) close() { g.client.CloseIdleConnections() }
 // measure sends requests for d and returns the 200s a second. The first
 // other status or transport error stops it and is returned.
 func (g *goLoader) measure(ctx context.Context, url, key string, d time.Duration) (float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	var (
-		ok      atomic.Int64
-		failMu  sync.Mutex
-		failure error
-		wg      sync.WaitGroup
-	)
-	fail := func(err error) {
-		failMu.Lock()
-		if failure == nil {
-			failure = err
+	var ok atomic.Int64
+	elapsed, err := loadgen.Run(ctx, g.client, g.conns, d, func(int) (*http.Request, error) {
+		return loadgen.Get(url, key)
+	}, func(_ int, resp *http.Response, _ time.Duration, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case resp.StatusCode != http.StatusOK:
+			return fmt.Errorf("status %d from %s", resp.StatusCode, url)
 		}
-		failMu.Unlock()
-		cancel()
-	}
-	start := time.Now()
-	for range g.conns {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-				if err != nil {
-					fail(err)
-					return
-				}
-				req.Header.Set("Authorization", "Bearer "+key)
-				resp, err := g.client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						fail(err)
-					}
-					return
-				}
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				switch {
-				case resp.StatusCode != http.StatusOK:
-					fail(fmt.Errorf("status %d from %s", resp.StatusCode, url))
-				case err == nil:
-					ok.Add(1)
-				case ctx.Err() == nil:
-					fail(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if failure != nil {
-		return 0, fmt.Errorf("go load: %w (after %d requests of 200)", failure, ok.Load())
-	}
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return 0, err
-	}
-	if ok.Load() == 0 {
+		ok.Add(1)
+		return nil
+	})
+	n := ok.Load()
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("go load: %w (after %d requests of 200)", err, n)
+	case n == 0:
 		return 0, fmt.Errorf("go load: %w", errNoneCompleted)
 	}
-	return float64(ok.Load()) / elapsed.Seconds(), nil
+	return float64(n) / elapsed.Seconds(), nil
 }
 
 // median returns the median of xs (the mean of the middle two for an even

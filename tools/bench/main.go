@@ -64,7 +64,11 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	c := config{args: args}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.dsn, "db", "", "PostgreSQL URL (default $TEST_DATABASE_URL); without one, only the memory runs")
+	c.dsn, c.dsnFromEnv = os.Getenv("TEST_DATABASE_URL"), true
+	fs.Func("db", "PostgreSQL URL (default $TEST_DATABASE_URL); without one, only the memory runs", func(v string) error {
+		c.dsn, c.dsnFromEnv = v, false
+		return nil
+	})
 	fs.DurationVar(&c.d, "d", 5*time.Second, "duration of each measurement (wrk rounds it up to whole seconds)")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "load sent before each measurement, not counted (0: none)")
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds per run, each measuring both sides, in alternating order")
@@ -86,11 +90,6 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	c.noCache = !*cache
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["db"] {
-		c.dsn, c.dsnFromEnv = os.Getenv("TEST_DATABASE_URL"), true
 	}
 	var err error
 	if c.run, err = regexp.Compile(*runExpr); err != nil {
@@ -396,29 +395,17 @@ func (b *bench) memory() (*memoryEnv, error) {
 	return b.mem, nil
 }
 
-// postgres returns the main schema's environment, opened the first time.
-func (b *bench) postgres(ctx context.Context) (*pgEnv, error) {
-	if b.pg == nil {
-		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema, b.cfg.reseed, b.cfg.noCache, b.progress)
+// postgres returns the environment of the schema -schema+suffix, kept in
+// *env: opened the first time.
+func (b *bench) postgres(ctx context.Context, env **pgEnv, suffix string) (*pgEnv, error) {
+	if *env == nil {
+		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+suffix, b.cfg.reseed, b.cfg.noCache, b.progress)
 		if err != nil {
 			return nil, err
 		}
-		b.pg = pg
+		*env = pg
 	}
-	return b.pg, nil
-}
-
-// postgresOthers returns run 6's schema's environment, opened the first
-// time.
-func (b *bench) postgresOthers(ctx context.Context) (*pgEnv, error) {
-	if b.others == nil {
-		pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_others", b.cfg.reseed, b.cfg.noCache, b.progress)
-		if err != nil {
-			return nil, err
-		}
-		b.others = pg
-	}
-	return b.others, nil
+	return *env, nil
 }
 
 // serve starts a yardstick's server, stopped when the bench closes.
@@ -438,14 +425,10 @@ func (b *bench) close() {
 	if b.mem != nil {
 		b.mem.close()
 	}
-	if b.pg != nil {
-		b.pg.close()
-	}
-	if b.others != nil {
-		b.others.close()
-	}
-	if b.prod != nil {
-		b.prod.close()
+	for _, pg := range []*pgEnv{b.pg, b.others, b.prod} {
+		if pg != nil {
+			pg.close()
+		}
 	}
 }
 

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
 )
 
 // The production-like workload: many small organizations
@@ -118,32 +116,13 @@ type prodEnv struct {
 	writing sync.Map
 }
 
-// prodSeedSQL inserts the invoices of the organizations $1 (ids), $2
-// (counts) in the shape invoices gives, in one statement; $3 is the epoch.
-// %s is the schema.
-const prodSeedSQL = `
-INSERT INTO %[1]s.invoices (org_id, id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at)
-SELECT o.id, 'inv_' || lpad(j::text, 6, '0'), 'INV-' || lpad((o.n - j)::text, 6, '0'),
-	CASE WHEN j %% 3 = 0 THEN 'prj_' || (j %% 4 + 1) END,
-	g.st, CASE WHEN j %% 9 = 0 THEN 'USD' ELSE 'EUR' END, g.tot,
-	CASE WHEN g.st IN ('open', 'draft') THEN g.tot ELSE 0 END,
-	g.iss, g.iss + interval '30 days',
-	CASE WHEN g.st = 'paid' THEN g.iss + (j %% 20 + 1) * interval '1 day' END
-FROM unnest($1::text[], $2::int[]) AS o(id, n)
-CROSS JOIN LATERAL generate_series(0, o.n - 1) AS j
-CROSS JOIN LATERAL (SELECT
-	CASE WHEN j %% 25 = 0 THEN 'void' WHEN j %% 50 = 7 THEN 'draft' WHEN j < o.n / 20 OR j %% 10 = 3 THEN 'open' ELSE 'paid' END AS st,
-	50000 + (j * 7919) %% 950000 AS tot,
-	$3::timestamptz - j * (%[2]d / o.n) * interval '1 second' AS iss) AS g`
-
 // production opens (and seeds, the first time) the workload's schema and
 // mints a key per organization.
 func (b *bench) production(ctx context.Context) (*prodEnv, error) {
-	pg, err := openPostgres(ctx, b.cfg.dsn, b.cfg.schema+"_prod", b.cfg.reseed, b.cfg.noCache, b.progress)
+	pg, err := b.postgres(ctx, &b.prod, "_prod")
 	if err != nil {
 		return nil, err
 	}
-	b.prod = pg
 	pool, err := pg.pgxPool(ctx)
 	if err != nil {
 		return nil, err
@@ -164,7 +143,7 @@ func (b *bench) production(ctx context.Context) (*prodEnv, error) {
 	if orgs == prodOrgs && invs >= seeded {
 		fmt.Fprintf(b.progress, "postgres: %s: reusing %s organizations, %s invoices\n", pg.schema, thousands(float64(orgs)), thousands(float64(invs)))
 	} else {
-		if err := b.seedProduction(ctx, pg, pool, ids, sizes); err != nil {
+		if err := b.seedProduction(ctx, pg, ids, sizes); err != nil {
 			return nil, err
 		}
 	}
@@ -186,7 +165,7 @@ func (b *bench) production(ctx context.Context) (*prodEnv, error) {
 
 // seedProduction drops the schema and seeds it: the organizations and
 // their projects through the store, the invoices in one INSERT ... SELECT.
-func (b *bench) seedProduction(ctx context.Context, pg *pgEnv, pool *pgxpool.Pool, ids []string, sizes []int) error {
+func (b *bench) seedProduction(ctx context.Context, pg *pgEnv, ids []string, sizes []int) error {
 	if err := pg.dropSchema(ctx); err != nil {
 		return err
 	}
@@ -213,8 +192,7 @@ func (b *bench) seedProduction(ctx context.Context, pg *pgEnv, pool *pgxpool.Poo
 		ns[i], total = int32(n), total+n
 	}
 	fmt.Fprintf(b.progress, "postgres: %s: seeding %s invoices\n", pg.schema, thousands(float64(total)))
-	insert := fmt.Sprintf(prodSeedSQL, pgx.Identifier{pg.schema}.Sanitize(), int64(invoiceSpan/time.Second))
-	if _, err := pool.Exec(ctx, insert, ids, ns, benchEpoch); err != nil {
+	if err := pg.seedInvoices(ctx, ids, ns, true); err != nil {
 		return err
 	}
 	if err := pg.vacuum(ctx); err != nil {
@@ -264,76 +242,28 @@ func prodQuery(r *rand.Rand) string {
 func (e *prodEnv) load(ctx context.Context, client *http.Client, s *prodSide, d time.Duration, seed uint64, write bool) (prodStats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(d, func() { cancel(nil) })
-	defer timer.Stop()
 	var (
 		st      prodStats
 		okN     atomic.Int64
 		notMod  atomic.Int64
 		lats    = make([][]time.Duration, prodClients)
-		wg      sync.WaitGroup
+		rs      = make([]*rand.Rand, prodClients)
+		ekeys   = make([]string, prodClients) // each client's request in flight, as s.etags knows it
+		writer  sync.WaitGroup
 		probes  atomic.Int64
 		stale   atomic.Int64
 		commits atomic.Int64
 	)
-	before, machineBefore := usage(), machineCPU()
-	start := time.Now()
-	for c := range prodClients {
-		wg.Go(func() {
-			r := rand.New(rand.NewPCG(seed, uint64(c)))
-			for ctx.Err() == nil {
-				o := e.orgs[e.z.rank(r)]
-				u := s.url + prodQuery(r)
-				req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-				if err != nil {
-					cancel(err)
-					return
-				}
-				req.Header.Set("Authorization", "Bearer "+o.key)
-				ekey := o.id + " " + u
-				if r.IntN(10) < 6 {
-					if tag, ok := s.etags.Load(ekey); ok {
-						req.Header.Set("If-None-Match", tag.(string))
-					}
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				lats[c] = append(lats[c], time.Since(t0))
-				switch resp.StatusCode {
-				case http.StatusOK:
-					okN.Add(1)
-					if tag := resp.Header.Get("ETag"); tag != "" {
-						s.etags.Store(ekey, tag)
-					}
-				case http.StatusNotModified:
-					notMod.Add(1)
-				default:
-					cancel(fmt.Errorf("%s: status %d from %s", s.name, resp.StatusCode, u))
-					return
-				}
-			}
-		})
+	for c := range rs {
+		rs[c] = rand.New(rand.NewPCG(seed, uint64(c)))
 	}
+	before, machineBefore := usage(), machineCPU()
 	if write {
 		// One write (and its probe) a tick, each in a goroutine of its
 		// own so that a slow probe does not slow the writer; writes into
 		// one organization wait for each other, so that a probe sees
 		// only its own change move the page.
-		wg.Go(func() {
+		writer.Go(func() {
 			r := rand.New(rand.NewPCG(seed, 1<<32))
 			tick := time.NewTicker(time.Second / prodWrites)
 			defer tick.Stop()
@@ -365,9 +295,39 @@ func (e *prodEnv) load(ctx context.Context, client *http.Client, s *prodSide, d 
 			}
 		})
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+	elapsed, err := loadgen.Run(ctx, client, prodClients, d, func(c int) (*http.Request, error) {
+		r := rs[c]
+		o := e.orgs[e.z.rank(r)]
+		u := s.url + prodQuery(r)
+		req, err := loadgen.Get(u, o.key)
+		ekeys[c] = o.id + " " + u
+		if r.IntN(10) < 6 && err == nil {
+			if tag, ok := s.etags.Load(ekeys[c]); ok {
+				req.Header.Set("If-None-Match", tag.(string))
+			}
+		}
+		return req, err
+	}, func(c int, resp *http.Response, took time.Duration, err error) error {
+		if err != nil {
+			return err
+		}
+		lats[c] = append(lats[c], took)
+		switch resp.StatusCode {
+		case http.StatusOK:
+			okN.Add(1)
+			if tag := resp.Header.Get("ETag"); tag != "" {
+				s.etags.Store(ekeys[c], tag)
+			}
+		case http.StatusNotModified:
+			notMod.Add(1)
+		default:
+			return fmt.Errorf("%s: status %d from %s", s.name, resp.StatusCode, resp.Request.URL)
+		}
+		return nil
+	})
+	cancel(nil)
+	writer.Wait()
+	if err != nil {
 		return st, err
 	}
 	all := slices.Concat(lats...)
@@ -390,29 +350,6 @@ func (e *prodEnv) load(ctx context.Context, client *http.Client, s *prodSide, d 
 // probeClient sends the freshness probes, on connections of its own.
 var probeClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}}
 
-// probeGet sends GET url with key and, when not "", If-None-Match: etag,
-// and returns the status, the body and the ETag.
-func probeGet(ctx context.Context, url, key, etag string) (int, []byte, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
-	}
-	resp, err := probeClient.Do(req)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotModified {
-		err = fmt.Errorf("probe: status %d from %s: %.200s", resp.StatusCode, url, body)
-	}
-	return resp.StatusCode, body, resp.Header.Get("ETag"), err
-}
-
 // writeSeq makes the ids of new invoices unique across runs.
 var writeSeq atomic.Int64
 
@@ -428,7 +365,7 @@ func (e *prodEnv) writeAndProbe(ctx context.Context, o prodOrg, offset int, s *p
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 	u := s.url + "/v1/invoices?limit=100"
-	_, _, tag, err := probeGet(ctx, u, o.key, "")
+	before, _, err := get(ctx, probeClient, u, o.key, "")
 	if err != nil {
 		return false, err
 	}
@@ -451,8 +388,8 @@ func (e *prodEnv) writeAndProbe(ctx context.Context, o prodOrg, offset int, s *p
 	if err != nil {
 		return false, err
 	}
-	code, body, _, err := probeGet(ctx, u, o.key, tag)
-	if err != nil || code != http.StatusOK {
+	after, body, err := get(ctx, probeClient, u, o.key, before.Header.Get("ETag"))
+	if err != nil || after.StatusCode != http.StatusOK {
 		return false, err
 	}
 	var page struct {
@@ -470,62 +407,6 @@ func (e *prodEnv) writeAndProbe(ctx context.Context, o prodOrg, offset int, s *p
 		}
 	}
 	return false, nil
-}
-
-// prodHandler is the hand-written handler of the workload: GET
-// /v1/invoices?page&limit&status of the organization whose key the
-// request carries (looked up by its SHA-256 in a map, made once), through
-// pgxpool with pgx's defaults (prepared statements, cached): the page
-// query and a count(*), the envelope by encoding/json, and a weak ETag of
-// the body, with 304 for an If-None-Match that names it. It logs nothing.
-func prodHandler(pool *pgxpool.Pool, schema string, orgs []prodOrg) http.Handler {
-	byHash := make(map[keyHash]string, len(orgs))
-	for _, o := range orgs {
-		byHash[o.hash] = o.id
-	}
-	table := pgx.Identifier{schema, "invoices"}.Sanitize()
-	pageSQL := "SELECT " + invoiceColumns + " FROM " + table + " WHERE org_id = $1 ORDER BY issued_at DESC, id LIMIT $2 OFFSET $3"
-	countSQL := "SELECT count(*) FROM " + table + " WHERE org_id = $1"
-	pageStatusSQL := "SELECT " + invoiceColumns + " FROM " + table + " WHERE org_id = $1 AND status = $4 ORDER BY issued_at DESC, id LIMIT $2 OFFSET $3"
-	countStatusSQL := "SELECT count(*) FROM " + table + " WHERE org_id = $1 AND status = $2"
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, credential, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		org, found := byHash[sha256.Sum256([]byte(credential))]
-		if !ok || !strings.EqualFold(scheme, "Bearer") || !found {
-			unauthorized(w)
-			return
-		}
-		page, limit, ok := pageParams(r)
-		status := r.URL.Query().Get("status")
-		switch status {
-		case "", "open", "paid", "void", "draft":
-		default:
-			ok = false
-		}
-		if !ok {
-			writeJSON(w, http.StatusBadRequest, []byte(`{"error":{"code":"INVALID_PARAMETER","message":"bad page, limit or status"}}`+"\n"))
-			return
-		}
-		var body []byte
-		var err error
-		if status == "" {
-			body, err = invoicePageArgs(r.Context(), pool, pageSQL, countSQL, page, limit, []any{org, limit, (page - 1) * limit}, []any{org})
-		} else {
-			body, err = invoicePageArgs(r.Context(), pool, pageStatusSQL, countStatusSQL, page, limit, []any{org, limit, (page - 1) * limit, status}, []any{org, status})
-		}
-		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, []byte(`{"error":{"code":"UNAVAILABLE","message":"try again"}}`+"\n"))
-			return
-		}
-		sum := sha256.Sum256(body)
-		tag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
-		w.Header().Set("ETag", tag)
-		if inm := r.Header.Get("If-None-Match"); inm != "" && strings.TrimPrefix(inm, "W/") == tag[2:] {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		writeJSON(w, http.StatusOK, body)
-	})
 }
 
 // prodReport is the workload's figures over the rounds.
@@ -549,7 +430,14 @@ func (b *bench) measureProduction(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hand, err := b.serve(labelled("hand-written", prodHandler(e.pool, e.pg.schema, e.orgs)))
+	byHash := make(map[keyHash]string, len(e.orgs))
+	for _, o := range e.orgs {
+		byHash[o.hash] = o.id
+	}
+	hand, err := b.serve(labelled("hand-written", pgxHandler(e.pool, e.pg.schema, true, func(credential string) (string, bool) {
+		org, ok := byHash[sha256.Sum256([]byte(credential))]
+		return org, ok
+	})))
 	if err != nil {
 		return err
 	}
@@ -688,28 +576,4 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// invoicePageArgs runs a page query and a count with their arguments and
-// encodes the envelope, as invoicePage does.
-func invoicePageArgs(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL string, page, limit int, pageArgs, countArgs []any) ([]byte, error) {
-	rows, err := pool.Query(ctx, pageSQL, pageArgs...)
-	if err != nil {
-		return nil, err
-	}
-	items, err := scanInvoices(rows, limit)
-	if err != nil {
-		return nil, err
-	}
-	var total int
-	if err := pool.QueryRow(ctx, countSQL, countArgs...).Scan(&total); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(listJSON{Data: items, Meta: metaJSON{Page: page, PerPage: limit, Total: total}}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

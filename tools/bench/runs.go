@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"reflect"
 	"time"
+
+	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
 )
 
 // path is the request every measurement sends.
@@ -133,12 +135,13 @@ func (b *bench) versusStatic(ctx context.Context, withHeaders bool) (side, side,
 		return side{}, side{}, err
 	}
 	lib := libSide(mem.lib, k, "")
-	body, hd, err := fetchWithHeaders(ctx, lib)
+	resp, body, err := get(ctx, fetchClient, lib.url, lib.key, "")
 	if err != nil {
 		return side{}, side{}, err
 	}
-	if !withHeaders {
-		hd = nil
+	var hd http.Header
+	if withHeaders {
+		hd = resp.Header
 	}
 	st, err := b.serve(staticHandler(k.hash, body, hd))
 	if err != nil {
@@ -155,7 +158,7 @@ func (b *bench) versusStatic(ctx context.Context, withHeaders bool) (side, side,
 // yardstick, for the organization with n invoices. Both must answer the
 // same JSON value.
 func (b *bench) versusPgx(ctx context.Context, n int) (side, side, error) {
-	pg, err := b.postgres(ctx)
+	pg, err := b.postgres(ctx, &b.pg, "")
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -167,7 +170,9 @@ func (b *bench) versusPgx(ctx context.Context, n int) (side, side, error) {
 	if err != nil {
 		return side{}, side{}, err
 	}
-	srv, err := b.serve(pgxHandler(pool, pg.schema, k.org, k.hash))
+	srv, err := b.serve(pgxHandler(pool, pg.schema, false, func(credential string) (string, bool) {
+		return k.org, sameKey(credential, k.hash)
+	}))
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -188,7 +193,7 @@ func (b *bench) flat(ctx context.Context, postgres bool) (side, side, error) {
 	)
 	if postgres {
 		var pg *pgEnv
-		if pg, err = b.postgres(ctx); err != nil {
+		if pg, err = b.postgres(ctx, &b.pg, ""); err != nil {
 			return side{}, side{}, err
 		}
 		srv = pg.lib
@@ -222,7 +227,7 @@ func (b *bench) flat(ctx context.Context, postgres bool) (side, side, error) {
 // invoices in the schema where others hold -others rows (the subject),
 // and run 2's library side, measured again in alternation (the reference).
 func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
-	pg, err := b.postgres(ctx)
+	pg, err := b.postgres(ctx, &b.pg, "")
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -230,7 +235,7 @@ func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
 	if err != nil {
 		return side{}, side{}, err
 	}
-	others, err := b.postgresOthers(ctx)
+	others, err := b.postgres(ctx, &b.others, "_others")
 	if err != nil {
 		return side{}, side{}, err
 	}
@@ -250,32 +255,34 @@ func (b *bench) amongOthers(ctx context.Context) (side, side, error) {
 
 // fetch sends the side's request once and returns the body of its 200.
 func fetch(ctx context.Context, s side) ([]byte, error) {
-	body, _, err := fetchWithHeaders(ctx, s)
+	_, body, err := get(ctx, fetchClient, s.url, s.key, "")
 	return body, err
 }
 
-// fetchWithHeaders is fetch, with the response's headers.
-func fetchWithHeaders(ctx context.Context, s side) ([]byte, http.Header, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+// fetchClient sends the requests that check a run's sides.
+var fetchClient = &http.Client{Timeout: 30 * time.Second}
+
+// get sends GET url with key and, when etag is not "", If-None-Match:
+// etag, on client, and returns the answer and its body. An answer other
+// than 200, or 304 to an If-None-Match, is an error.
+func get(ctx context.Context, client *http.Client, url, key, etag string) (*http.Response, []byte, error) {
+	req, err := loadgen.Get(url, key)
 	if err != nil {
 		return nil, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := http.DefaultClient.Do(req)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	resp, err := client.Do(req.WithContext(ctx))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, nil, err
+	if err == nil && resp.StatusCode != http.StatusOK && (etag == "" || resp.StatusCode != http.StatusNotModified) {
+		err = fmt.Errorf("GET %s: status %d: %.400s", url, resp.StatusCode, body)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, nil, fmt.Errorf("GET %s: status %d: %s", s.url, resp.StatusCode, body)
-	}
-	return body, resp.Header, nil
+	return resp, body, err
 }
 
 // sameJSON checks that two sides answer the same JSON value (the bytes

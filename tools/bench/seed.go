@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ func step(n int) time.Duration {
 
 // invoiceStatus is the status of the j-th newest of an organization's n
 // invoices: the newest twentieth and every tenth open, one in 25 void,
-// one in 50 a draft, the rest paid. othersSQL says the same in SQL.
+// one in 50 a draft, the rest paid. seedSQL says the same in SQL.
 func invoiceStatus(j, n int) store.InvoiceStatus {
 	switch {
 	case j%25 == 0:
@@ -111,25 +112,24 @@ func invoices(org string, n int) []store.Invoice {
 	return out
 }
 
-// othersSQL inserts the invoices k in [?, ?] of the other organizations:
-// invoice k is the (k mod n)-th newest of organization other_<k / n>, n
-// being othersPerOrg, in the shape invoices gives (no project: the other
-// organizations have none). %[1]s is the schema, %[2]d n, %[3]d the step
-// in seconds, %[4]s the epoch.
-const othersSQL = `
+// seedSQL inserts the invoices of the organizations $1 (ids), $2
+// (counts) in the shape invoices gives, in one statement; $3 is the epoch,
+// and the invoices name projects (those projects gives) only when $4.
+// %[1]s is the schema, %[2]d invoiceSpan in seconds.
+const seedSQL = `
 INSERT INTO %[1]s.invoices (org_id, id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at)
-SELECT 'other_' || lpad((k / %[2]d)::text, 6, '0'), 'inv_' || lpad(j::text, 6, '0'), 'INV-' || lpad((%[2]d - j)::text, 6, '0'),
-	NULL, st, CASE WHEN j %% 9 = 0 THEN 'USD' ELSE 'EUR' END, tot,
-	CASE WHEN st IN ('open', 'draft') THEN tot ELSE 0 END,
-	iss, iss + interval '30 days',
-	CASE WHEN st = 'paid' THEN iss + (j %% 20 + 1) * interval '1 day' END
-FROM (
-	SELECT k, j,
-		CASE WHEN j %% 25 = 0 THEN 'void' WHEN j %% 50 = 7 THEN 'draft' WHEN j < %[2]d / 20 OR j %% 10 = 3 THEN 'open' ELSE 'paid' END AS st,
-		50000 + (j * 7919) %% 950000 AS tot,
-		timestamptz '%[4]s' - j * %[3]d * interval '1 second' AS iss
-	FROM (SELECT k, k %% %[2]d AS j FROM generate_series(?::bigint, ?::bigint) AS k) AS s
-) AS g`
+SELECT o.id, 'inv_' || lpad(j::text, 6, '0'), 'INV-' || lpad((o.n - j)::text, 6, '0'),
+	CASE WHEN $4::bool AND j %% 3 = 0 THEN 'prj_' || (j %% 4 + 1) END,
+	g.st, CASE WHEN j %% 9 = 0 THEN 'USD' ELSE 'EUR' END, g.tot,
+	CASE WHEN g.st IN ('open', 'draft') THEN g.tot ELSE 0 END,
+	g.iss, g.iss + interval '30 days',
+	CASE WHEN g.st = 'paid' THEN g.iss + (j %% 20 + 1) * interval '1 day' END
+FROM unnest($1::text[], $2::int[]) AS o(id, n)
+CROSS JOIN LATERAL generate_series(0, o.n - 1) AS j
+CROSS JOIN LATERAL (SELECT
+	CASE WHEN j %% 25 = 0 THEN 'void' WHEN j %% 50 = 7 THEN 'draft' WHEN j < o.n / 20 OR j %% 10 = 3 THEN 'open' ELSE 'paid' END AS st,
+	50000 + (j * 7919) %% 950000 AS tot,
+	$3::timestamptz - j * (%[2]d / o.n) * interval '1 second' AS iss) AS g`
 
 // othersChunk is how many rows of the other organizations one statement
 // inserts.
@@ -146,12 +146,8 @@ type orgKey struct {
 // PostgreSQL leave theirs behind; they expire).
 func mint(ctx context.Context, keys *auth.Keys, org string) (orgKey, error) {
 	exp := time.Now().Add(24 * time.Hour)
-	key, rec, err := keys.Mint(ctx, org, "tools/bench", &exp)
-	if err != nil {
-		return orgKey{}, err
-	}
-	h, err := hashOf(rec.Hash)
-	return orgKey{org: org, key: key, hash: h}, err
+	key, _, err := keys.Mint(ctx, org, "tools/bench", &exp)
+	return orgKey{org: org, key: key, hash: sha256.Sum256([]byte(key))}, err
 }
 
 // memoryEnv is the in-memory store, its keys and the library's server on
@@ -262,9 +258,9 @@ func (e *pgEnv) migrate(ctx context.Context) error {
 // table is the schema's table name, quoted.
 func (e *pgEnv) table(name string) string { return pgx.Identifier{e.schema, name}.Sanitize() }
 
-// long runs fn on a connection of its own without a statement timeout,
-// for seeding and VACUUM.
-func (e *pgEnv) long(ctx context.Context, fn func(conn bun.Conn) error) error {
+// long runs query on a connection of its own without a statement
+// timeout, for DROP SCHEMA and VACUUM.
+func (e *pgEnv) long(ctx context.Context, query string) error {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -273,7 +269,7 @@ func (e *pgEnv) long(ctx context.Context, fn func(conn bun.Conn) error) error {
 	if _, err := conn.ExecContext(ctx, "SET statement_timeout = 0"); err != nil {
 		return err
 	}
-	err = fn(conn)
+	_, err = conn.ExecContext(ctx, query)
 	if _, rerr := conn.ExecContext(context.Background(), "RESET statement_timeout"); rerr != nil && err == nil {
 		err = rerr
 	}
@@ -283,10 +279,7 @@ func (e *pgEnv) long(ctx context.Context, fn func(conn bun.Conn) error) error {
 // dropSchema drops the schema and all its data.
 func (e *pgEnv) dropSchema(ctx context.Context) error {
 	fmt.Fprintf(e.progress, "postgres: dropping schema %s\n", e.schema)
-	return e.long(ctx, func(conn bun.Conn) error {
-		_, err := conn.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{e.schema}.Sanitize()+" CASCADE")
-		return err
-	})
+	return e.long(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{e.schema}.Sanitize()+" CASCADE")
 }
 
 // vacuum runs VACUUM ANALYZE on the tables seeding wrote, so that the
@@ -294,10 +287,7 @@ func (e *pgEnv) dropSchema(ctx context.Context) error {
 // service.
 func (e *pgEnv) vacuum(ctx context.Context) error {
 	fmt.Fprintf(e.progress, "postgres: VACUUM ANALYZE %s\n", e.schema)
-	return e.long(ctx, func(conn bun.Conn) error {
-		_, err := conn.ExecContext(ctx, "VACUUM ANALYZE "+e.table("invoices")+", "+e.table("organizations")+", "+e.table("projects"))
-		return err
-	})
+	return e.long(ctx, "VACUUM ANALYZE "+e.table("invoices")+", "+e.table("organizations")+", "+e.table("projects"))
 }
 
 // count returns the number of invoices of org, and whether org exists.
@@ -403,12 +393,7 @@ func (e *pgEnv) withOthers(ctx context.Context, n, others int) (orgKey, error) {
 			return orgKey{}, err
 		}
 	}
-	k, err := mint(ctx, e.keys, id)
-	if err != nil {
-		return orgKey{}, err
-	}
-	e.orgs[n] = k
-	return k, nil
+	return mint(ctx, e.keys, id)
 }
 
 // seedOthers drops the schema and seeds it, as withOthers says.
@@ -433,26 +418,36 @@ func (e *pgEnv) seedOthers(ctx context.Context, id string, n, others int) error 
 	}
 	own := invoices(id, n)
 	chunks := (others + othersChunk - 1) / othersChunk
-	insert := fmt.Sprintf(othersSQL, pgx.Identifier{e.schema}.Sanitize(), othersPerOrg, int64(step(othersPerOrg)/time.Second), benchEpoch.Format(time.RFC3339))
 	start := time.Now()
-	err := e.long(ctx, func(conn bun.Conn) error {
-		for c := range chunks {
-			lo, hi := c*othersChunk, min((c+1)*othersChunk, others)
-			if _, err := conn.ExecContext(ctx, insert, lo, hi-1); err != nil {
-				return err
-			}
-			if err := e.st.PutInvoices(ctx, own[c*n/chunks:(c+1)*n/chunks]); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.progress, "postgres: %s: %s of %s rows of others (%.0f%%), %s\n", e.schema,
-				thousands(float64(hi)), thousands(float64(others)), 100*float64(hi)/float64(others), time.Since(start).Round(time.Second))
+	for c := range chunks {
+		lo, hi := c*othersChunk, min((c+1)*othersChunk, others)
+		var ids []string
+		var counts []int32
+		for k := lo; k < hi; k += othersPerOrg {
+			ids = append(ids, orgs[k/othersPerOrg].ID)
+			counts = append(counts, int32(min(othersPerOrg, hi-k)))
 		}
-		return nil
-	})
+		if err := e.seedInvoices(ctx, ids, counts, false); err != nil {
+			return err
+		}
+		if err := e.st.PutInvoices(ctx, own[c*n/chunks:(c+1)*n/chunks]); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.progress, "postgres: %s: %s of %s rows of others (%.0f%%), %s\n", e.schema,
+			thousands(float64(hi)), thousands(float64(others)), 100*float64(hi)/float64(others), time.Since(start).Round(time.Second))
+	}
+	return e.vacuum(ctx)
+}
+
+// seedInvoices inserts the invoices of the organizations ids, counts[i]
+// of ids[i], in one statement of seedSQL on the pgx pool.
+func (e *pgEnv) seedInvoices(ctx context.Context, ids []string, counts []int32, withProjects bool) error {
+	pool, err := e.pgxPool(ctx)
 	if err != nil {
 		return err
 	}
-	return e.vacuum(ctx)
+	_, err = pool.Exec(ctx, fmt.Sprintf(seedSQL, pgx.Identifier{e.schema}.Sanitize(), int64(invoiceSpan/time.Second)), ids, counts, benchEpoch, withProjects)
+	return err
 }
 
 // pgxPool returns the yardstick's pool, opened the first time: pgx's

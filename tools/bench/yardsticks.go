@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"fmt"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -24,25 +26,17 @@ import (
 // keyHash is the SHA-256 of an API key, as the key store keeps it.
 type keyHash [sha256.Size]byte
 
-// hashOf decodes a stored hex hash (auth.Key.Hash).
-func hashOf(stored string) (keyHash, error) {
-	var h keyHash
-	b, err := hex.DecodeString(stored)
-	if err != nil || len(b) != len(h) {
-		return h, fmt.Errorf("stored key hash %q is not a hex SHA-256", stored)
-	}
-	copy(h[:], b)
-	return h, nil
-}
-
 // authorized reports whether r carries "Bearer <key>" (the scheme in any
 // case) whose SHA-256 is want, compared in constant time.
 func authorized(r *http.Request, want keyHash) bool {
 	scheme, credential, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	got := sha256.Sum256([]byte(credential))
+	return ok && strings.EqualFold(scheme, "Bearer") && sameKey(credential, want)
+}
+
+// sameKey reports whether the SHA-256 of key is want, compared in
+// constant time.
+func sameKey(key string, want keyHash) bool {
+	got := sha256.Sum256([]byte(key))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
@@ -131,40 +125,66 @@ func wireTime(t time.Time) string {
 // invoice on the wire shows (bunstore/migrations).
 const invoiceColumns = "id, number, project_id, status, currency, total, amount_due, issued_at, due_at, paid_at, document_key <> '', updated_at"
 
-// pgxHandler is the "pgx by hand" yardstick: GET /v1/invoices of one
-// organization, straight from bunstore's tables in schema through
-// pgxpool with pgx's defaults (prepared statements, cached), key checked
-// as staticHandler does. It runs the page query and the count one after
-// the other, and encodes the envelope with encoding/json. It reads page
-// and limit and nothing else: no validation beyond what keeps the SQL
-// sane, no ETag, no Link, no request id.
-func pgxHandler(pool *pgxpool.Pool, schema, orgID string, want keyHash) http.Handler {
+// pgxHandler is the "pgx by hand" yardstick, and the hand-written handler
+// of the production workload: GET /v1/invoices?page&limit&status of the
+// organization orgOf finds for the request's bearer key, straight from
+// bunstore's tables in schema through pgxpool with pgx's defaults
+// (prepared statements, cached). It runs the page query and the count one
+// after the other, and encodes the envelope with encoding/json; with
+// etags, it sends a weak ETag of the body, and 304 for an If-None-Match
+// that names it. No validation beyond what keeps the SQL sane, no Link,
+// no request id, no log.
+func pgxHandler(pool *pgxpool.Pool, schema string, etags bool, orgOf func(credential string) (string, bool)) http.Handler {
 	table := pgx.Identifier{schema, "invoices"}.Sanitize()
-	pageSQL := "SELECT " + invoiceColumns + " FROM " + table +
-		" WHERE org_id = $1 ORDER BY issued_at DESC, id LIMIT $2 OFFSET $3"
+	pageSQL := "SELECT " + invoiceColumns + " FROM " + table + " WHERE org_id = $1 ORDER BY issued_at DESC, id LIMIT $2 OFFSET $3"
 	countSQL := "SELECT count(*) FROM " + table + " WHERE org_id = $1"
+	pageStatusSQL := "SELECT " + invoiceColumns + " FROM " + table + " WHERE org_id = $1 AND status = $4 ORDER BY issued_at DESC, id LIMIT $2 OFFSET $3"
+	countStatusSQL := "SELECT count(*) FROM " + table + " WHERE org_id = $1 AND status = $2"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !authorized(r, want) {
+		scheme, credential, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		org, found := orgOf(credential)
+		if !ok || !strings.EqualFold(scheme, "Bearer") || !found {
 			unauthorized(w)
 			return
 		}
-		page, limit, ok := pageParams(r)
+		q := r.URL.Query()
+		page, limit, ok := pageParams(q)
+		status := q.Get("status")
+		switch status {
+		case "", "open", "paid", "void", "draft":
+		default:
+			ok = false
+		}
 		if !ok {
-			writeJSON(w, http.StatusBadRequest, []byte(`{"error":{"code":"INVALID_PARAMETER","message":"bad page or limit"}}`+"\n"))
+			writeJSON(w, http.StatusBadRequest, []byte(`{"error":{"code":"INVALID_PARAMETER","message":"bad page, limit or status"}}`+"\n"))
 			return
 		}
-		body, err := invoicePage(r.Context(), pool, pageSQL, countSQL, orgID, page, limit)
+		var body []byte
+		var err error
+		if status == "" {
+			body, err = invoicePage(r.Context(), pool, pageSQL, countSQL, page, limit, []any{org, limit, (page - 1) * limit}, []any{org})
+		} else {
+			body, err = invoicePage(r.Context(), pool, pageStatusSQL, countStatusSQL, page, limit, []any{org, limit, (page - 1) * limit, status}, []any{org, status})
+		}
 		if err != nil {
 			writeJSON(w, http.StatusServiceUnavailable, []byte(`{"error":{"code":"UNAVAILABLE","message":"try again"}}`+"\n"))
 			return
+		}
+		if etags {
+			sum := sha256.Sum256(body)
+			tag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+			w.Header().Set("ETag", tag)
+			if inm := r.Header.Get("If-None-Match"); inm != "" && strings.TrimPrefix(inm, "W/") == tag[2:] {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
 		}
 		writeJSON(w, http.StatusOK, body)
 	})
 }
 
 // pageParams reads page (default 1) and limit (default 20, at most 100).
-func pageParams(r *http.Request) (page, limit int, ok bool) {
-	q := r.URL.Query()
+func pageParams(q url.Values) (page, limit int, ok bool) {
 	page, limit = 1, 20
 	var err error
 	if s := q.Get("page"); s != "" {
@@ -180,10 +200,28 @@ func pageParams(r *http.Request) (page, limit int, ok bool) {
 	return page, limit, true
 }
 
-// invoicePage runs the two queries of one organization and encodes the
-// envelope.
-func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL, orgID string, page, limit int) ([]byte, error) {
-	return invoicePageArgs(ctx, pool, pageSQL, countSQL, page, limit, []any{orgID, limit, (page - 1) * limit}, []any{orgID})
+// invoicePage runs a page query and a count with their arguments and
+// encodes the envelope.
+func invoicePage(ctx context.Context, pool *pgxpool.Pool, pageSQL, countSQL string, page, limit int, pageArgs, countArgs []any) ([]byte, error) {
+	rows, err := pool.Query(ctx, pageSQL, pageArgs...)
+	if err != nil {
+		return nil, err
+	}
+	items, err := scanInvoices(rows, limit)
+	if err != nil {
+		return nil, err
+	}
+	var total int
+	if err := pool.QueryRow(ctx, countSQL, countArgs...).Scan(&total); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(listJSON{Data: items, Meta: metaJSON{Page: page, PerPage: limit, Total: total}}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // scanInvoices reads the rows of a page query (invoiceColumns) as

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clientstatus/clientstatus/tools/internal/loadgen"
 )
 
 func main() {
@@ -20,12 +23,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
-}
-
-type result struct {
-	latencies []time.Duration
-	statuses  map[int]int
-	errors    int
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -46,46 +43,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	rssBefore := rss(*pid)
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc}, Timeout: 30 * time.Second}
-	ctx, cancel := context.WithTimeout(ctx, *dur)
-	defer cancel()
-	results := make([]result, *conc)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := range results {
-		wg.Add(1)
-		go func(res *result, w int) {
-			defer wg.Done()
-			res.statuses = map[int]int{}
-			for i := w; ctx.Err() == nil; i++ {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, *base+targets[i%len(targets)], nil)
-				req.Header.Set("Authorization", "Bearer "+*key)
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						res.errors++
-					}
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				res.latencies = append(res.latencies, time.Since(t0))
-				res.statuses[resp.StatusCode]++
-			}
-		}(&results[w], w)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-
-	var all []time.Duration
-	statuses := map[int]int{}
-	errs := 0
-	for _, r := range results {
-		all = append(all, r.latencies...)
-		for s, n := range r.statuses {
-			statuses[s] += n
+	var (
+		sent     = make([]int, *conc) // by client
+		mu       sync.Mutex
+		all      []time.Duration
+		statuses = map[int]int{}
+		errs     int
+	)
+	elapsed, err := loadgen.Run(ctx, client, *conc, *dur, func(c int) (*http.Request, error) {
+		sent[c]++
+		return loadgen.Get(*base+targets[(c+sent[c]-1)%len(targets)], *key)
+	}, func(_ int, resp *http.Response, took time.Duration, err error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs++
+			return nil
 		}
-		errs += r.errors
+		all = append(all, took)
+		statuses[resp.StatusCode]++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	slices.Sort(all)
 	fmt.Fprintf(out, "%d requests in %s from %d clients: %.0f requests/s\n", len(all), elapsed.Round(time.Millisecond), *conc, float64(len(all))/elapsed.Seconds())
@@ -93,13 +73,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		q := func(p float64) time.Duration { return all[int(p*float64(len(all)-1))].Round(time.Microsecond) }
 		fmt.Fprintf(out, "latency p50 %s  p90 %s  p99 %s  max %s\n", q(0.50), q(0.90), q(0.99), all[len(all)-1].Round(time.Microsecond))
 	}
-	codes := make([]int, 0, len(statuses))
-	for s := range statuses {
-		codes = append(codes, s)
-	}
-	slices.Sort(codes)
-	parts := make([]string, 0, len(codes))
-	for _, s := range codes {
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(statuses)) {
 		parts = append(parts, fmt.Sprintf("%d: %d", s, statuses[s]))
 	}
 	fmt.Fprintf(out, "statuses %s; transport errors %d\n", strings.Join(parts, ", "), errs)

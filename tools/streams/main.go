@@ -47,7 +47,6 @@ func run(args []string, out io.Writer) error {
 		return runPostgres(ctx, *pg, *writes, *gap, *foreign, out)
 	}
 	mem := memstore.New()
-	var st store.Store = mem
 	keys := auth.NewKeys(auth.NewMemoryKeyStore(mem))
 	defer keys.Close()
 	resolver := auth.NewCache(keys)
@@ -66,44 +65,20 @@ func run(args []string, out io.Writer) error {
 		creds = append(creds, key)
 	}
 
-	stop, endStreams := context.WithCancel(ctx)
-	defer endStreams()
-	h := statusapi.New(st, resolver, ratelimit.NewMemory(), statusapi.WithShutdown(stop),
-		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")),
-		statusapi.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, addr, err := serve(mem, resolver, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	srv.RegisterOnShutdown(endStreams)
-	go func() { _ = srv.Serve(ln) }()
 
 	before := measure()
 	conns := make([]*bufio.Reader, 0, *n)
 	opened := time.Now()
 	for i := range *n {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, br, err := openStream(addr, creds[i/statusapi.MaxStreamsPerOrganization])
 		if err != nil {
 			return fmt.Errorf("stream %d: %w (raise ulimit -n?)", i, err)
 		}
 		defer c.Close()
-		fmt.Fprintf(c, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n",
-			creds[i/statusapi.MaxStreamsPerOrganization])
-		br := bufio.NewReaderSize(c, 512)
-		status, err := br.ReadString('\n')
-		if err != nil || !strings.Contains(status, " 200 ") {
-			return fmt.Errorf("stream %d: %q %v", i, status, err)
-		}
-		for { // the headers
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return err
-			}
-			if line == "\r\n" {
-				break
-			}
-		}
 		conns = append(conns, br)
 	}
 	fmt.Fprintf(out, "opened %d streams (%d organizations) in %v\n", *n, orgs, time.Since(opened).Round(time.Millisecond))
@@ -131,16 +106,12 @@ func run(args []string, out io.Writer) error {
 	added := time.Since(wrote)
 	var lat []time.Duration
 	for i, br := range conns {
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
+		for line := ""; !strings.Contains(line, "data: "); {
+			if line, err = br.ReadString('\n'); err != nil {
 				return fmt.Errorf("stream %d: %w", i, err)
 			}
-			if strings.HasPrefix(line, "data: ") || strings.Contains(line, "data: ") {
-				lat = append(lat, time.Since(wrote))
-				break
-			}
 		}
+		lat = append(lat, time.Since(wrote))
 	}
 	slices.Sort(lat)
 	fmt.Fprintf(out, "one write in each of %d organizations (%v to write them all) reached all %d streams: min %v, p50 %v, max %v (read in order, so an upper bound)\n",
@@ -154,6 +125,44 @@ func run(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "http.Server.Shutdown with %d open streams: %v\n", *n, time.Since(began).Round(time.Millisecond))
 	return nil
+}
+
+// serve serves statusapi on st, keys resolved by resolver, on a loopback
+// port; its streams end when the server shuts down.
+func serve(st store.Store, resolver auth.KeyResolver, logger *slog.Logger) (*http.Server, string, error) {
+	stop, endStreams := context.WithCancel(context.Background())
+	h := statusapi.New(st, resolver, ratelimit.NewMemory(), statusapi.WithShutdown(stop),
+		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")), statusapi.WithLogger(logger))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		endStreams()
+		return nil, "", err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(endStreams)
+	go func() { _ = srv.Serve(ln) }()
+	return srv, ln.Addr().String(), nil
+}
+
+// openStream opens a live stream of key's organization at addr on a raw
+// TCP connection, and reads the answer's headers.
+func openStream(addr, key string) (net.Conn, *bufio.Reader, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(c, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n", key)
+	br := bufio.NewReaderSize(c, 512)
+	status, err := br.ReadString('\n')
+	line := status
+	for err == nil && line != "\r\n" { // the headers
+		line, err = br.ReadString('\n')
+	}
+	if err != nil || !strings.Contains(status, " 200 ") {
+		c.Close()
+		return nil, nil, fmt.Errorf("%q %v", status, err)
+	}
+	return c, br, nil
 }
 
 type sample struct {

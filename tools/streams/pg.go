@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -22,9 +18,9 @@ import (
 
 	"github.com/clientstatus/clientstatus/auth"
 	"github.com/clientstatus/clientstatus/bunstore"
-	"github.com/clientstatus/clientstatus/ratelimit"
-	"github.com/clientstatus/clientstatus/statusapi"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/tools/internal/pgtemp"
 )
 
 // replica is one replica of the API on PostgreSQL: a store with its own
@@ -47,20 +43,12 @@ func openReplica(ctx context.Context, dsn string) (*replica, error) {
 	st := bunstore.New(db, bunstore.WithLogger(quiet))
 	keys := auth.NewKeys(st)
 	resolver := auth.NewCache(keys)
-	stop, endStreams := context.WithCancel(ctx)
-	h := statusapi.New(st, resolver, ratelimit.NewMemory(), statusapi.WithShutdown(stop),
-		statusapi.WithSigningKey([]byte("0123456789abcdef0123456789abcdef")), statusapi.WithLogger(quiet))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, addr, err := serve(st, resolver, quiet)
 	if err != nil {
-		endStreams()
 		db.Close()
 		return nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	srv.RegisterOnShutdown(endStreams)
-	go func() { _ = srv.Serve(ln) }()
-	return &replica{db: db, st: st, addr: ln.Addr().String(), stop: func() {
-		endStreams()
+	return &replica{db: db, st: st, addr: addr, stop: func() {
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
@@ -78,40 +66,17 @@ func openReplica(ctx context.Context, dsn string) (*replica, error) {
 // way of writing, p50 and max of the time from the write's commit
 // returning to its event's frame read on B's stream.
 func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.Duration, out io.Writer) error {
-	admin, err := bunstore.Open(ctx, dsn)
+	schema, schemaDSN, drop, err := pgtemp.Schema(ctx, dsn, "clientstatus_streams_")
 	if err != nil {
 		return fmt.Errorf("-pg: %w", err)
 	}
-	defer admin.Close()
-	r := make([]byte, 6)
-	_, _ = rand.Read(r)
-	schema := "clientstatus_streams_" + hex.EncodeToString(r)
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA ?", bun.Ident(schema)); err != nil {
-		return err
-	}
-	defer func() { _, _ = admin.ExecContext(context.Background(), "DROP SCHEMA ? CASCADE", bun.Ident(schema)) }()
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return fmt.Errorf("-pg: not a URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	mdb, err := bunstore.Open(ctx, u.String())
-	if err != nil {
-		return err
-	}
-	err = bunstore.Migrate(ctx, mdb)
-	mdb.Close()
-	if err != nil {
-		return err
-	}
-	a, err := openReplica(ctx, u.String())
+	defer drop()
+	a, err := openReplica(ctx, schemaDSN)
 	if err != nil {
 		return err
 	}
 	defer a.stop()
-	b, err := openReplica(ctx, u.String())
+	b, err := openReplica(ctx, schemaDSN)
 	if err != nil {
 		return err
 	}
@@ -126,20 +91,13 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.
 	}
 
 	// The stream on B; its reader notes when each item's event arrives.
-	c, err := net.Dial("tcp", b.addr)
+	c, br, err := openStream(b.addr, key)
 	if err != nil {
-		return err
+		return fmt.Errorf("stream: %w", err)
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n", key)
-	br := bufio.NewReader(c)
-	status, err := br.ReadString('\n')
-	if err != nil || !strings.Contains(status, " 200 ") {
-		return fmt.Errorf("stream: %q %v", status, err)
-	}
 	var mu sync.Mutex
 	arrived := map[string]time.Time{}
-	got := make(chan struct{}, 1)
 	go func() {
 		for {
 			line, err := br.ReadString('\n')
@@ -154,10 +112,6 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.
 					mu.Lock()
 					arrived[e.Data.ID] = time.Now()
 					mu.Unlock()
-					select {
-					case got <- struct{}{}:
-					default:
-					}
 				}
 			}
 		}
@@ -165,7 +119,7 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.
 	time.Sleep(500 * time.Millisecond) // the stream's headers and listener up
 
 	if foreign > 0 {
-		stop, err := holdForeign(ctx, admin, dsn, foreign)
+		stop, err := holdForeign(ctx, a.db, dsn, foreign)
 		if err != nil {
 			return err
 		}
@@ -206,24 +160,16 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.
 			committed[id] = time.Now()
 			time.Sleep(gap)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		testenv.Until(10*time.Second, func() bool {
 			mu.Lock()
-			n := 0
+			defer mu.Unlock()
 			for id := range committed {
-				if _, ok := arrived[id]; ok {
-					n++
+				if _, ok := arrived[id]; !ok {
+					return false
 				}
 			}
-			mu.Unlock()
-			if n == writes || time.Now().After(deadline) {
-				break
-			}
-			select {
-			case <-got:
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
+			return true
+		})
 		var lat []time.Duration
 		mu.Lock()
 		for id, at := range committed {
@@ -247,9 +193,7 @@ func runPostgres(ctx context.Context, dsn string, writes int, gap, foreign time.
 // transaction with an id open there for d (or until stop): what stalled
 // every event when readers waited for the cluster's oldest transaction.
 func holdForeign(ctx context.Context, admin *bun.DB, dsn string, d time.Duration) (stop func(), err error) {
-	r := make([]byte, 6)
-	_, _ = rand.Read(r)
-	name := "clientstatus_foreign_" + hex.EncodeToString(r)
+	name := "clientstatus_foreign_" + strings.ToLower(rand.Text()[:12])
 	conn, err := admin.Conn(ctx)
 	if err != nil {
 		return nil, err

@@ -3,13 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -19,7 +16,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/clientstatus/clientstatus/bunstore"
+	"github.com/clientstatus/clientstatus/internal/test/testenv"
 	"github.com/clientstatus/clientstatus/store"
+	"github.com/clientstatus/clientstatus/tools/internal/pgtemp"
 	"github.com/clientstatus/clientstatus/webhook"
 )
 
@@ -122,9 +121,9 @@ var errLost = errors.New("deliveries lost")
 // organization, and the receiver its endpoints point at.
 type env struct {
 	o      options
-	admin  *bun.DB
 	schema string
 	dsn    string // with the schema as search_path
+	drop   func() error
 	db     *bun.DB
 	st     *bunstore.Store
 	rcv    *receiver
@@ -132,25 +131,12 @@ type env struct {
 }
 
 func newEnv(ctx context.Context, o options, endpoints int) (*env, error) {
-	admin, err := bunstore.Open(ctx, o.dsn)
+	schema, dsn, drop, err := pgtemp.Schema(ctx, o.dsn, "webhookload_")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-database-url: %w", err)
 	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	e := &env{o: o, admin: admin, schema: "webhookload_" + hex.EncodeToString(b)}
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA ?", bun.Ident(e.schema)); err != nil {
-		admin.Close()
-		return nil, err
-	}
-	if e.dsn, err = withSearchPath(o.dsn, e.schema); err != nil {
-		e.close()
-		return nil, err
-	}
-	if e.db, err = bunstore.Open(ctx, e.dsn); err == nil {
-		err = bunstore.Migrate(ctx, e.db)
-	}
-	if err != nil {
+	e := &env{o: o, schema: schema, dsn: dsn, drop: drop}
+	if e.db, err = bunstore.Open(ctx, e.dsn); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -166,7 +152,7 @@ func newEnv(ctx context.Context, o options, endpoints int) (*env, error) {
 	eps := webhook.NewEndpoints(e.st, e.st, key, webhook.WithAllowLocal(true))
 	for i := range endpoints {
 		path := fmt.Sprintf("/e%d", i)
-		_, secret, err := eps.Create(ctx, org, webhook.Settings{ID: fmt.Sprintf("we_%d", i), URL: e.rcv.url() + path})
+		_, secret, err := eps.Create(ctx, org, webhook.Settings{ID: fmt.Sprintf("we_%d", i), URL: "http://" + e.rcv.addr + path})
 		if err != nil {
 			e.close()
 			return nil, err
@@ -187,21 +173,9 @@ func (e *env) close() {
 	if e.db != nil {
 		e.db.Close()
 	}
-	if _, err := e.admin.ExecContext(context.Background(), "DROP SCHEMA IF EXISTS ? CASCADE", bun.Ident(e.schema)); err != nil {
+	if err := e.drop(); err != nil {
 		fmt.Fprintln(os.Stderr, "webhookload: dropping schema", e.schema+":", err)
 	}
-	e.admin.Close()
-}
-
-func withSearchPath(dsn, schema string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return "", errors.New("-database-url: want a postgres:// URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
 }
 
 func (e *env) replica(ctx context.Context, c replicaConfig) (*replica, error) {
@@ -227,25 +201,17 @@ func (e *env) commit(ctx context.Context, i int) (string, time.Time, error) {
 	return id, time.Now(), err
 }
 
-// commitMany commits invoices from..to-1 with four writers at once,
-// calling each (when not nil) with every number committed, in order of
-// completion.
-func (e *env) commitMany(ctx context.Context, from, to int, each func(int)) error {
+// commitMany commits invoices from..to-1 with four writers at once; a
+// writer stops committing at its first error, which is returned.
+func (e *env) commitMany(ctx context.Context, from, to int) error {
 	next := make(chan int)
-	errs := make(chan error, 4)
+	errs := make([]error, 4)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for range 4 {
+	for w := range errs {
 		wg.Go(func() {
 			for i := range next {
-				if _, _, err := e.commit(ctx, i); err != nil {
-					errs <- err
-					return
-				}
-				if each != nil {
-					mu.Lock()
-					each(i)
-					mu.Unlock()
+				if errs[w] == nil {
+					_, _, errs[w] = e.commit(ctx, i)
 				}
 			}
 		})
@@ -255,24 +221,7 @@ func (e *env) commitMany(ctx context.Context, from, to int, each func(int)) erro
 	}
 	close(next)
 	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
-}
-
-// until polls cond until it holds or d has passed (false).
-func until(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(end) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
+	return errors.Join(errs...)
 }
 
 // outcomes summarizes the attempts logged, by status and error.
@@ -313,7 +262,7 @@ func throughput(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	defer e.close()
-	if err := e.commitMany(ctx, 0, o.events, nil); err != nil {
+	if err := e.commitMany(ctx, 0, o.events); err != nil {
 		return err
 	}
 	r, err := e.replica(ctx, replicaConfig{claim: o.claim, timeout: 2 * time.Second, retries: o.retries})
@@ -321,7 +270,7 @@ func throughput(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	if !until(2*time.Minute, func() bool { n, _, _ := e.rcv.counts(); return n == o.events }) {
+	if !testenv.Until(2*time.Minute, func() bool { n, _, _ := e.rcv.counts(); return n == o.events }) {
 		n, _, _ := e.rcv.counts()
 		return fmt.Errorf("%w: %d of %d delivered", errLost, n, o.events)
 	}
@@ -342,7 +291,7 @@ func throughput(ctx context.Context, o options, out io.Writer) error {
 		committed[id] = at
 		time.Sleep(20 * time.Millisecond)
 	}
-	if !until(time.Minute, func() bool { got, _, _ := e.rcv.counts(); return got == o.events+n }) {
+	if !testenv.Until(time.Minute, func() bool { got, _, _ := e.rcv.counts(); return got == o.events+n }) {
 		return fmt.Errorf("%w: latency events not all delivered", errLost)
 	}
 	var lat []time.Duration
@@ -389,21 +338,21 @@ func replicas(ctx context.Context, o options, out io.Writer, kill bool) error {
 		return err
 	}
 	start := time.Now()
-	if err := e.commitMany(ctx, 0, o.events/2, nil); err != nil {
+	if err := e.commitMany(ctx, 0, o.events/2); err != nil {
 		return err
 	}
 	var killedAt time.Time
 	var tokens []string
 	if kill {
 		// Kill a when it holds claims: attempts it has not finished.
-		if !until(30*time.Second, func() bool { return a.holding() > 0 }) {
+		if !testenv.Until(30*time.Second, func() bool { return a.holding() > 0 }) {
 			return errors.New("the first replica never held a claim to kill it with")
 		}
 		if err := a.kill(); err != nil {
 			return err
 		}
 		killedAt = time.Now()
-		tokens, _ = a.held()
+		tokens = a.held()
 		if len(tokens) == 0 {
 			return errors.New("the first replica finished its claims as it was killed: run again")
 		}
@@ -414,18 +363,18 @@ func replicas(ctx context.Context, o options, out io.Writer, kill bool) error {
 		fmt.Fprintf(out, "  killed replica 1 after %v holding %d claims it had not finished (its own count); the database shows %d jobs under its %d claim tokens\n",
 			killedAt.Sub(start).Round(time.Millisecond), a.holding(), inDB, len(tokens))
 	}
-	if err := e.commitMany(ctx, o.events/2, o.events, nil); err != nil {
+	if err := e.commitMany(ctx, o.events/2, o.events); err != nil {
 		return err
 	}
 	committed := time.Now()
 	wait := time.Minute + 2*o.claim
-	if !until(wait, func() bool { n, _, _ := e.rcv.counts(); return n == want }) {
+	if !testenv.Until(wait, func() bool { n, _, _ := e.rcv.counts(); return n == want }) {
 		n, dups, _ := e.rcv.counts()
 		return fmt.Errorf("%w: %d of %d delivered after %v (%d duplicates)", errLost, n, want, wait, dups)
 	}
 	delivered := time.Now()
 	// Every job finished: no attempt is left to come as a duplicate.
-	if !until(wait, func() bool { n, err := e.pending(ctx); return err == nil && n == 0 }) {
+	if !testenv.Until(wait, func() bool { n, err := e.pending(ctx); return err == nil && n == 0 }) {
 		return errors.New("jobs still pending after every delivery arrived")
 	}
 	finished := time.Now()
@@ -438,10 +387,8 @@ func replicas(ctx context.Context, o options, out io.Writer, kill bool) error {
 	if err := b.terminate(); err != nil {
 		return err
 	}
-	if !kill {
-		if err := a.terminate(); err != nil {
-			return err
-		}
+	if err := a.terminate(); err != nil { // nothing to do for a killed replica
+		return err
 	}
 	n, dups, bad := e.rcv.counts()
 	fmt.Fprintf(out, "  %d of %d delivered (%d lost), %d duplicates, %d unverified; %v after the last commit, %v in all\n",
@@ -483,7 +430,7 @@ func down(ctx context.Context, o options, out io.Writer) error {
 				return err
 			}
 			start := time.Now()
-			if err := e.commitMany(ctx, 0, n, nil); err != nil {
+			if err := e.commitMany(ctx, 0, n); err != nil {
 				return err
 			}
 			time.Sleep(time.Until(start.Add(o.down)))
@@ -498,7 +445,7 @@ func down(ctx context.Context, o options, out io.Writer) error {
 				total += d
 			}
 			wait := total*12/10 + 10*time.Second
-			if !until(wait, func() bool { got, _, _ := e.rcv.counts(); return got == n }) {
+			if !testenv.Until(wait, func() bool { got, _, _ := e.rcv.counts(); return got == n }) {
 				got, _, _ := e.rcv.counts()
 				return fmt.Errorf("%w: %d of %d arrived within %v of the receiver's return; attempts: %s", errLost, got, n, wait, e.outcomes(ctx))
 			}

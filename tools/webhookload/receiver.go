@@ -46,9 +46,6 @@ func newReceiver() (*receiver, error) {
 	return rc, nil
 }
 
-// url is the receiver's base URL, for endpoints at paths under it.
-func (rc *receiver) url() string { return "http://" + rc.addr }
-
 func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	now := time.Now()

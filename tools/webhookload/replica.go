@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,16 +177,10 @@ func (r *replica) holding() int {
 }
 
 // held returns the claim tokens under which the replica holds jobs.
-func (r *replica) held() ([]string, int) {
+func (r *replica) held() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []string
-	n := 0
-	for t, k := range r.open {
-		out = append(out, t)
-		n += k
-	}
-	return out, n
+	return slices.Collect(maps.Keys(r.open))
 }
 
 func (r *replica) finished() int {

@@ -1,0 +1,67 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Run has clients goroutines send requests on client for d, or until ctx
+// ends, each with one request in flight at a time: next makes client c's
+// next request, and got hears of its answer (the body read to the end and
+// closed) or its transport error, with the time it took. An error from
+// next or got stops every client and is what Run returns; so is ctx's
+// cause when it ends otherwise than cancelled. A request that fails once
+// the time is up goes unreported. Run returns how long the clients ran.
+func Run(ctx context.Context, client *http.Client, clients int, d time.Duration,
+	next func(c int) (*http.Request, error),
+	got func(c int, resp *http.Response, took time.Duration, err error) error) (time.Duration, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(d, func() { cancel(nil) })
+	defer timer.Stop()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, err := next(c)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req.WithContext(ctx))
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if err != nil && ctx.Err() != nil {
+					return
+				}
+				if err := got(c, resp, time.Since(t0), err); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err := context.Cause(ctx); !errors.Is(err, context.Canceled) {
+		return elapsed, err
+	}
+	return elapsed, nil
+}
+
+// Get is a GET request of url with key as its bearer token.
+func Get(url, key string) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err == nil {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	return req, err
+}
