@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -96,7 +97,7 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 	case "create":
 		keyName := fs.String("name", "", "a name for the key, shown in lists")
 		expires := fs.String("expires", "", "lifetime (720h) or expiry time (RFC 3339); none: never expires")
-		scopes := fs.String("scopes", "", "comma-separated scopes the key may read ("+joinScopes()+"); none: all")
+		scopes := fs.String("scopes", "", "comma-separated scopes the key may read ("+joinScopes(auth.AllScopes, ", ")+"); none: all")
 		projects := fs.String("projects", "", "comma-separated ids of the projects the key may see; none: all")
 		sandbox := fs.Bool("sandbox", false, "a sandbox key (csk_test_...): it reads the organization's sandbox, never its live data")
 		if err := parseFlags(fs, args); err != nil {
@@ -216,12 +217,13 @@ func commaList(s string) []string {
 	return out
 }
 
-func joinScopes() string {
-	names := make([]string, len(auth.AllScopes))
-	for i, s := range auth.AllScopes {
+// joinScopes joins the names of scopes with sep.
+func joinScopes(scopes []auth.Scope, sep string) string {
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
 		names[i] = string(s)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, sep)
 }
 
 func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, r auth.Restriction, stdout, stderr io.Writer) error {
@@ -257,7 +259,7 @@ func list(ctx context.Context, keys *auth.Keys, org string, stdout io.Writer) er
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tPREFIX\tCREATED\tEXPIRES\tLAST USED\tREVOKED\tREADS")
 	for _, k := range ks {
-		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Prefix,
+		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, cmp.Or(k.Name, "-"), k.Prefix,
 			k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt), when(k.LastUsedAt), when(k.RevokedAt), reads(k.Restriction))
 	}
 	return w.Flush()
@@ -271,11 +273,7 @@ func reads(r auth.Restriction) string {
 	}
 	var parts []string
 	if r.Scopes != nil {
-		names := make([]string, len(r.Scopes))
-		for i, s := range r.Scopes {
-			names[i] = string(s)
-		}
-		parts = append(parts, "scopes="+strings.Join(names, ","))
+		parts = append(parts, "scopes="+joinScopes(r.Scopes, ","))
 	}
 	if r.ProjectIDs != nil {
 		parts = append(parts, "projects="+strings.Join(r.ProjectIDs, ","))
@@ -288,11 +286,4 @@ func when(t *time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
