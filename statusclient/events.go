@@ -149,7 +149,7 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 				return
 			}
 			switch {
-			case s.yielded || time.Since(start) >= streamSteady:
+			case s.yielded || time.Since(start) >= StreamMaxBackoff:
 				attempt, short = 1, 0 // a stream that served: the backoff starts again
 			case accepted:
 				if short++; short == 2 && !warned {
@@ -169,12 +169,6 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 		}
 	}
 }
-
-// streamSteady is how long a connection that yielded nothing must have
-// lasted for the backoff to start again: one that ends sooner, again and
-// again (a server that accepts the stream and ends it), is reconnected
-// to ever more slowly, never in a loop.
-const streamSteady = StreamMaxBackoff
 
 // errString is err's message, or "" for nil.
 func errString(err error) string {
