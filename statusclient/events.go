@@ -2,6 +2,7 @@ package statusclient
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,9 +72,7 @@ func (c *Client) ListEvents(ctx context.Context, opts EventListOptions) ([]Event
 // without further requests.
 func (c *Client) AllEvents(ctx context.Context, opts EventListOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		if opts.Limit == 0 {
-			opts.Limit = MaxLimit
-		}
+		opts.Limit = cmp.Or(opts.Limit, MaxLimit)
 		for {
 			events, resp, err := c.ListEvents(ctx, opts)
 			if err != nil {
