@@ -118,10 +118,7 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 			return nil, err
 		}
 		return func(ctx context.Context, keys *auth.Keys, stdout, stderr io.Writer) error {
-			if *sandbox {
-				return createSandbox(ctx, keys, *org, *keyName, exp, stdout, stderr)
-			}
-			return create(ctx, keys, *org, *keyName, exp, r, stdout, stderr)
+			return create(ctx, keys, *org, *keyName, exp, r, *sandbox, stdout, stderr)
 		}, nil
 	case "list":
 		if err := parseFlags(fs, args); err != nil {
@@ -226,8 +223,13 @@ func joinScopes(scopes []auth.Scope, sep string) string {
 	return strings.Join(names, sep)
 }
 
-func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, r auth.Restriction, stdout, stderr io.Writer) error {
-	plaintext, rec, err := keys.MintRestricted(ctx, org, name, exp, r)
+// create mints a key, a sandbox key with sandbox, and prints it once.
+func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, r auth.Restriction, sandbox bool, stdout, stderr io.Writer) error {
+	mint := func() (string, auth.Key, error) { return keys.MintRestricted(ctx, org, name, exp, r) }
+	if sandbox {
+		mint = func() (string, auth.Key, error) { return keys.MintSandbox(ctx, org, name, exp) }
+	}
+	plaintext, rec, err := mint()
 	if err != nil {
 		return err
 	}
@@ -235,18 +237,11 @@ func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Ti
 	if rec.ExpiresAt != nil {
 		until = "expires " + rec.ExpiresAt.Format(time.RFC3339)
 	}
-	fmt.Fprintf(stderr, "created %s for %s (%s, reads %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, until, reads(rec.Restriction))
-	fmt.Fprintln(stdout, plaintext)
-	return nil
-}
-
-// createSandbox is create for a sandbox key.
-func createSandbox(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, stdout, stderr io.Writer) error {
-	plaintext, rec, err := keys.MintSandbox(ctx, org, name, exp)
-	if err != nil {
-		return err
+	what := fmt.Sprintf("%s for %s (%s, reads %s)", rec.ID, org, until, reads(rec.Restriction))
+	if sandbox {
+		what = fmt.Sprintf("sandbox key %s for %s (reads its sandbox, %s)", rec.ID, org, auth.SandboxOrgID(org))
 	}
-	fmt.Fprintf(stderr, "created sandbox key %s for %s (reads its sandbox, %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, auth.SandboxOrgID(org))
+	fmt.Fprintf(stderr, "created %s; copy the key now, it is not stored and is shown only this once:\n", what)
 	fmt.Fprintln(stdout, plaintext)
 	return nil
 }
