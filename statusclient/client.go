@@ -168,15 +168,13 @@ func (c *Client) retryWait(e *Error, attempt int) (time.Duration, bool) {
 	if attempt >= c.maxAttempts {
 		return 0, false
 	}
-	wait := e.RetryAfter
 	if !e.hasRetryAfter {
-		wait = time.Second << min(attempt-1, 10)
-		return min(wait, c.maxWait), true
+		return min(time.Second<<min(attempt-1, 10), c.maxWait), true
 	}
-	if wait > c.maxWait {
+	if e.RetryAfter > c.maxWait {
 		return 0, false // retrying sooner than asked would only be refused again
 	}
-	return wait, true
+	return e.RetryAfter, true
 }
 
 // parseRetryAfter reads a Retry-After field: delay-seconds or an HTTP-date
@@ -190,10 +188,8 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		if secs < 0 {
 			return 0, false
 		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second) // avoids overflow; far beyond any sane maxWait
-		}
-		return time.Duration(secs) * time.Second, true
+		// At most a day: avoids overflow; far beyond any sane maxWait.
+		return time.Duration(min(secs, int64(24*time.Hour/time.Second))) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0), true

@@ -2,6 +2,7 @@ package statusclient
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,9 +72,7 @@ func (c *Client) ListEvents(ctx context.Context, opts EventListOptions) ([]Event
 // without further requests.
 func (c *Client) AllEvents(ctx context.Context, opts EventListOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		if opts.Limit == 0 {
-			opts.Limit = MaxLimit
-		}
+		opts.Limit = cmp.Or(opts.Limit, MaxLimit)
 		for {
 			events, resp, err := c.ListEvents(ctx, opts)
 			if err != nil {
@@ -149,7 +148,7 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 				return
 			}
 			switch {
-			case s.yielded || time.Since(start) >= streamSteady:
+			case s.yielded || time.Since(start) >= StreamMaxBackoff:
 				attempt, short = 1, 0 // a stream that served: the backoff starts again
 			case accepted:
 				if short++; short == 2 && !warned {
@@ -169,12 +168,6 @@ func (c *Client) Stream(ctx context.Context, after string) iter.Seq2[Event, erro
 		}
 	}
 }
-
-// streamSteady is how long a connection that yielded nothing must have
-// lasted for the backoff to start again: one that ends sooner, again and
-// again (a server that accepts the stream and ends it), is reconnected
-// to ever more slowly, never in a loop.
-const streamSteady = StreamMaxBackoff
 
 // errString is err's message, or "" for nil.
 func errString(err error) string {

@@ -17,7 +17,7 @@ import (
 // TestEveryRouteHasAClientMethod, TestEmptyIDSendsNothing and
 // TestEveryOptionIsSent find them by reflection, with no edit. A list that
 // Sync should keep is a field of Replica and of SyncCursor, a key method,
-// one line of plainLists (synclists.go), and its routes in the change fake
+// one line of syncLists (synclists.go), and its routes in the change fake
 // of the Sync tests (changefake_test.go).
 
 // collection is a list route at path ("/projects") of items of type T,

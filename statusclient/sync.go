@@ -131,7 +131,7 @@ func (c *Client) Sync(ctx context.Context, r *Replica) (SyncStats, error) {
 // init makes the nil maps of r, as in a zero Replica or one decoded from
 // JSON with an empty map left out.
 func (r *Replica) init() {
-	for _, l := range syncLists() {
+	for _, l := range syncLists {
 		l.init(r)
 	}
 }
@@ -199,7 +199,7 @@ func (s *syncer) load(ctx context.Context, r *Replica) error {
 		return err
 	}
 	s.stats.Deleted = deleted
-	for _, l := range syncLists() {
+	for _, l := range syncLists {
 		s.stats.Deleted += l.gone(r, fresh)
 	}
 	*r = *fresh
@@ -231,7 +231,7 @@ func (s *syncer) settle(ctx context.Context, r *Replica) error {
 // epoch.
 func loading() *Replica {
 	r := &Replica{}
-	for _, l := range syncLists() {
+	for _, l := range syncLists {
 		*l.cursor(&r.Cursor) = ListCursor{Since: epoch}
 	}
 	r.init()
@@ -252,7 +252,7 @@ func gone[V any](old, new map[string]V) int {
 // lists reads the changes of every list into r, each from its cursor.
 // A list out of the key's scopes is passed over (see scoped).
 func (s *syncer) lists(ctx context.Context, r *Replica) error {
-	for _, l := range syncLists() {
+	for _, l := range syncLists {
 		if err := s.scoped(ctx, r, l); err != nil {
 			return err
 		}
@@ -297,7 +297,7 @@ func (s *syncer) drop(r *Replica, d Deletion) {
 // drop removes from r the item d names, with the contract's cascades. A
 // record of a type Sync does not know is passed over.
 func (r *Replica) drop(d Deletion) {
-	for _, l := range syncLists() {
+	for _, l := range syncLists {
 		if l.kind == d.Type {
 			l.remove(r, d.ID)
 		}
@@ -320,7 +320,7 @@ func (r *Replica) drop(d Deletion) {
 // size counts the items of r.
 func (r *Replica) size() int {
 	n := 0
-	for _, l := range syncLists() {
+	for _, l := range syncLists {
 		n += l.size(r)
 	}
 	return n

@@ -8,7 +8,7 @@ import (
 // syncList is a list that Sync keeps in a map of the Replica with one
 // cursor. It is declared once, by flatList, and every step of Sync (read, scope,
 // deletion, load) goes through it, so that a new list is one line of
-// plainLists (and its Replica and SyncCursor fields).
+// syncLists (and its Replica and SyncCursor fields).
 type syncList struct {
 	name string       // its word in SyncCursor.OutOfScope: "deliverables"
 	kind DeletionType // its items' type in the deletions feed
@@ -65,17 +65,18 @@ func flatList[T item](name string, kind DeletionType, path string, items func(*R
 	return l
 }
 
-// The lists of a Replica, in the order Sync reads them (see syncLists).
+// The lists of a Replica: projectList and milestoneList, which Sync
+// scopes together (see scoped), and syncLists, every list in the order
+// Sync reads them.
 var (
 	projectList = flatList("projects", DeletionProject, projects.path,
 		func(r *Replica) *map[string]Project { return &r.Projects },
 		func(c *SyncCursor) *ListCursor { return &c.Projects }, nil)
-	// milestoneList is read with the projects' scope (see scoped).
 	milestoneList = flatList("milestones", DeletionMilestone, orgMilestones.path,
 		func(r *Replica) *map[string]Milestone { return &r.Milestones },
 		func(c *SyncCursor) *ListCursor { return &c.Milestones },
 		func(m Milestone) string { return m.ProjectID })
-	plainLists = []syncList{
+	syncLists = []syncList{projectList, milestoneList,
 		flatList("deliverables", DeletionDeliverable, deliverables.path,
 			func(r *Replica) *map[string]Deliverable { return &r.Deliverables },
 			func(c *SyncCursor) *ListCursor { return &c.Deliverables },
@@ -84,18 +85,11 @@ var (
 			func(r *Replica) *map[string]Invoice { return &r.Invoices },
 			func(c *SyncCursor) *ListCursor { return &c.Invoices },
 			nil), // an invoice outlives its project, which the server unsets
+		flatList("threads", DeletionThread, threads.path,
+			func(r *Replica) *map[string]Thread { return &r.Threads },
+			func(c *SyncCursor) *ListCursor { return &c.Threads }, nil),
+		flatList("messages", DeletionMessage, messages.path,
+			func(r *Replica) *map[string]Message { return &r.Messages },
+			func(c *SyncCursor) *ListCursor { return &c.Messages }, nil),
 	}
-	threadList = flatList("threads", DeletionThread, threads.path,
-		func(r *Replica) *map[string]Thread { return &r.Threads },
-		func(c *SyncCursor) *ListCursor { return &c.Threads }, nil)
-	messageList = flatList("messages", DeletionMessage, messages.path,
-		func(r *Replica) *map[string]Message { return &r.Messages },
-		func(c *SyncCursor) *ListCursor { return &c.Messages }, nil)
 )
-
-// syncLists returns every syncList, in the order Sync reads them.
-func syncLists() []syncList {
-	out := []syncList{projectList, milestoneList}
-	out = append(out, plainLists...)
-	return append(out, threadList, messageList)
-}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -96,7 +97,7 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 	case "create":
 		keyName := fs.String("name", "", "a name for the key, shown in lists")
 		expires := fs.String("expires", "", "lifetime (720h) or expiry time (RFC 3339); none: never expires")
-		scopes := fs.String("scopes", "", "comma-separated scopes the key may read ("+joinScopes()+"); none: all")
+		scopes := fs.String("scopes", "", "comma-separated scopes the key may read ("+joinScopes(auth.AllScopes, ", ")+"); none: all")
 		projects := fs.String("projects", "", "comma-separated ids of the projects the key may see; none: all")
 		sandbox := fs.Bool("sandbox", false, "a sandbox key (csk_test_...): it reads the organization's sandbox, never its live data")
 		if err := parseFlags(fs, args); err != nil {
@@ -117,10 +118,7 @@ func parseCommand(name string, args []string, stderr io.Writer) (command, error)
 			return nil, err
 		}
 		return func(ctx context.Context, keys *auth.Keys, stdout, stderr io.Writer) error {
-			if *sandbox {
-				return createSandbox(ctx, keys, *org, *keyName, exp, stdout, stderr)
-			}
-			return create(ctx, keys, *org, *keyName, exp, r, stdout, stderr)
+			return create(ctx, keys, *org, *keyName, exp, r, *sandbox, stdout, stderr)
 		}, nil
 	case "list":
 		if err := parseFlags(fs, args); err != nil {
@@ -216,16 +214,22 @@ func commaList(s string) []string {
 	return out
 }
 
-func joinScopes() string {
-	names := make([]string, len(auth.AllScopes))
-	for i, s := range auth.AllScopes {
+// joinScopes joins the names of scopes with sep.
+func joinScopes(scopes []auth.Scope, sep string) string {
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
 		names[i] = string(s)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, sep)
 }
 
-func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, r auth.Restriction, stdout, stderr io.Writer) error {
-	plaintext, rec, err := keys.MintRestricted(ctx, org, name, exp, r)
+// create mints a key, a sandbox key with sandbox, and prints it once.
+func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, r auth.Restriction, sandbox bool, stdout, stderr io.Writer) error {
+	mint := func() (string, auth.Key, error) { return keys.MintRestricted(ctx, org, name, exp, r) }
+	if sandbox {
+		mint = func() (string, auth.Key, error) { return keys.MintSandbox(ctx, org, name, exp) }
+	}
+	plaintext, rec, err := mint()
 	if err != nil {
 		return err
 	}
@@ -233,18 +237,11 @@ func create(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Ti
 	if rec.ExpiresAt != nil {
 		until = "expires " + rec.ExpiresAt.Format(time.RFC3339)
 	}
-	fmt.Fprintf(stderr, "created %s for %s (%s, reads %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, until, reads(rec.Restriction))
-	fmt.Fprintln(stdout, plaintext)
-	return nil
-}
-
-// createSandbox is create for a sandbox key.
-func createSandbox(ctx context.Context, keys *auth.Keys, org, name string, exp *time.Time, stdout, stderr io.Writer) error {
-	plaintext, rec, err := keys.MintSandbox(ctx, org, name, exp)
-	if err != nil {
-		return err
+	what := fmt.Sprintf("%s for %s (%s, reads %s)", rec.ID, org, until, reads(rec.Restriction))
+	if sandbox {
+		what = fmt.Sprintf("sandbox key %s for %s (reads its sandbox, %s)", rec.ID, org, auth.SandboxOrgID(org))
 	}
-	fmt.Fprintf(stderr, "created sandbox key %s for %s (reads its sandbox, %s); copy the key now, it is not stored and is shown only this once:\n", rec.ID, org, auth.SandboxOrgID(org))
+	fmt.Fprintf(stderr, "created %s; copy the key now, it is not stored and is shown only this once:\n", what)
 	fmt.Fprintln(stdout, plaintext)
 	return nil
 }
@@ -257,7 +254,7 @@ func list(ctx context.Context, keys *auth.Keys, org string, stdout io.Writer) er
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tPREFIX\tCREATED\tEXPIRES\tLAST USED\tREVOKED\tREADS")
 	for _, k := range ks {
-		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, orDash(k.Name), k.Prefix,
+		fmt.Fprintf(w, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, cmp.Or(k.Name, "-"), k.Prefix,
 			k.CreatedAt.UTC().Format(time.RFC3339), when(k.ExpiresAt), when(k.LastUsedAt), when(k.RevokedAt), reads(k.Restriction))
 	}
 	return w.Flush()
@@ -271,11 +268,7 @@ func reads(r auth.Restriction) string {
 	}
 	var parts []string
 	if r.Scopes != nil {
-		names := make([]string, len(r.Scopes))
-		for i, s := range r.Scopes {
-			names[i] = string(s)
-		}
-		parts = append(parts, "scopes="+strings.Join(names, ","))
+		parts = append(parts, "scopes="+joinScopes(r.Scopes, ","))
 	}
 	if r.ProjectIDs != nil {
 		parts = append(parts, "projects="+strings.Join(r.ProjectIDs, ","))
@@ -288,11 +281,4 @@ func when(t *time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

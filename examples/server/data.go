@@ -266,8 +266,6 @@ type index struct {
 	orgs map[string][]string // id -> the organizations that have one
 }
 
-func newIndex(kind string) *index { return &index{kind: kind, orgs: map[string][]string{}} }
-
 // has reports whether the organization orgID has the item id.
 func (x *index) has(orgID, id string) bool { return slices.Contains(x.orgs[id], orgID) }
 
@@ -299,8 +297,8 @@ func (x *index) owner(orgID *string, id string) error {
 // check verifies what no single item can: ids are unique within their
 // kind and organization (two organizations may each have a "p1"), and
 // every id an item refers to exists in the same organization. It gives
-// the items without orgId their project's organization (a message its
-// thread's).
+// the items without orgId their owner's organization (a project's, a
+// message its thread's).
 func (ds *dataset) check() error {
 	orgs := map[string]bool{}
 	for i, o := range ds.orgs {
@@ -309,82 +307,106 @@ func (ds *dataset) check() error {
 		}
 		orgs[o.ID] = true
 	}
-	// known checks an item's organization; an item without one ("") takes
-	// its owner's (see index.owner), and parsing refused those that may not.
-	known := func(orgID string) error {
-		if orgID != "" && !orgs[orgID] {
-			return fmt.Errorf("unknown organization %q", orgID)
-		}
-		return nil
-	}
 	seenKeys := map[string]bool{}
 	for i, k := range ds.keys {
 		// The key itself is a secret: the message names the item by index.
-		if err := known(k.OrgID); err != nil {
-			return fmt.Errorf("%s: %w", itemName("apiKeys", i, ""), err)
+		if !orgs[k.OrgID] {
+			return fmt.Errorf("%s: unknown organization %q", itemName("apiKeys", i, ""), k.OrgID)
 		}
 		if seenKeys[k.Key] {
 			return fmt.Errorf("%s: the same key is listed twice", itemName("apiKeys", i, ""))
 		}
 		seenKeys[k.Key] = true
 	}
-	projects := newIndex("project")
-	for i, p := range ds.projects {
-		err := known(p.OrgID)
-		if err == nil {
-			err = projects.add(p.OrgID, p.ID)
+	ids := map[store.Kind]*index{}
+	for _, kind := range store.Kinds {
+		ids[kind] = &index{kind: string(kind), orgs: map[string][]string{}}
+	}
+	// place checks an item of kind in the organization *orgID: the
+	// organization exists, the item's owner ownerID (nil or "" for none)
+	// is an item of the kind owner there, and its id is new there. An
+	// item without orgId ("") takes its owner's (see index.owner);
+	// parsing refused those that may not.
+	place := func(kind store.Kind, orgID *string, id string, owner store.Kind, ownerID *string) error {
+		if *orgID != "" && !orgs[*orgID] {
+			return fmt.Errorf("unknown organization %q", *orgID)
 		}
-		if err != nil {
+		if ownerID != nil && *ownerID != "" {
+			if err := ids[owner].owner(orgID, *ownerID); err != nil {
+				return err
+			}
+		}
+		return ids[kind].add(*orgID, id)
+	}
+	for i, p := range ds.projects {
+		if err := place(store.KindProject, &p.OrgID, p.ID, "", nil); err != nil {
 			return fmt.Errorf("%s: %w", itemName("projects", i, p.ID), err)
 		}
 	}
 	for i, k := range ds.keys {
 		for _, id := range k.ProjectIDs {
-			if !projects.has(k.OrgID, id) {
+			if !ids[store.KindProject].has(k.OrgID, id) {
 				return fmt.Errorf("%s: projectIds: organization %q has no project %q", itemName("apiKeys", i, ""), k.OrgID, id)
 			}
 		}
 	}
-	kinds := map[store.Kind]*index{store.KindMilestone: newIndex("milestone"),
-		store.KindDeliverable: newIndex("deliverable"), store.KindInvoice: newIndex("invoice")}
-	// inProject checks an item that belongs to a project, then validates it.
-	inProject := func(kind store.Kind, orgID *string, projectID, id string, validate func() error) error {
-		if err := known(*orgID); err != nil {
-			return err
-		}
-		if err := projects.owner(orgID, projectID); err != nil {
-			return err
-		}
-		if err := kinds[kind].add(*orgID, id); err != nil {
-			return err
-		}
-		return validate()
-	}
 	for i := range ds.milestones {
 		m := &ds.milestones[i]
-		if err := inProject(store.KindMilestone, &m.OrgID, m.ProjectID, m.ID, func() error { return m.Validate() }); err != nil {
+		err := place(store.KindMilestone, &m.OrgID, m.ID, store.KindProject, &m.ProjectID)
+		if err == nil {
+			err = m.Validate()
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", itemName("milestones", i, m.ID), err)
 		}
 	}
 	for i := range ds.deliverables {
 		d := &ds.deliverables[i]
-		if err := inProject(store.KindDeliverable, &d.OrgID, d.ProjectID, d.ID, func() error { return d.Validate() }); err != nil {
+		err := place(store.KindDeliverable, &d.OrgID, d.ID, store.KindProject, &d.ProjectID)
+		if err == nil {
+			err = d.Validate()
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", itemName("deliverables", i, d.ID), err)
 		}
 	}
-	for i, inv := range ds.invoices {
-		err := known(inv.OrgID)
-		if err == nil {
-			err = kinds[store.KindInvoice].add(inv.OrgID, inv.ID)
-		}
-		if err == nil && inv.ProjectID != nil {
-			err = projects.owner(&inv.OrgID, *inv.ProjectID)
-		}
-		if err != nil {
+	for i := range ds.invoices {
+		inv := &ds.invoices[i]
+		if err := place(store.KindInvoice, &inv.OrgID, inv.ID, store.KindProject, inv.ProjectID); err != nil {
 			return fmt.Errorf("%s: %w", itemName("invoices", i, inv.ID), err)
 		}
 	}
-	return ds.checkThreads(known, projects, kinds)
+	for i := range ds.threads {
+		t := &ds.threads[i]
+		err := place(store.KindThread, &t.OrgID, t.ID, store.KindProject, t.ProjectID)
+		if err == nil && t.OrgID == "" {
+			err = errors.New("orgId is required for a thread without a project")
+		}
+		if err == nil {
+			err = t.Validate()
+		}
+		if a := t.About; err == nil && a != nil && !ids[a.Kind].has(t.OrgID, a.ID) {
+			err = fmt.Errorf("about: unknown %s %q in organization %q", a.Kind, a.ID, t.OrgID)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", itemName("threads", i, t.ID), err)
+		}
+	}
+	attachments := map[ref]string{} // attachment -> its message's id
+	for i := range ds.messages {
+		m := &ds.messages[i]
+		err := place(store.KindMessage, &m.OrgID, m.ID, store.KindThread, &m.ThreadID)
+		for j, a := range m.Attachments {
+			if other, ok := attachments[ref{m.OrgID, a.ID}]; ok && err == nil {
+				err = fmt.Errorf("attachments[%d]: id %q is message %q's already (attachment ids are unique in an organization)", j, a.ID, other)
+			}
+			attachments[ref{m.OrgID, a.ID}] = m.ID
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", itemName("messages", i, m.ID), err)
+		}
+	}
+	return nil
 }
 
 // attach gives a deliverable a file with content. The file's name, type

@@ -76,7 +76,6 @@ type entry struct {
 // is one entry there (see sectionOf).
 type section struct {
 	name    string // in the data file: "projects"
-	secret  bool   // the id is a secret (an API key): items are named by index only
 	parse   func(r *reader, raws []json.RawMessage, ds *dataset) error
 	entries func(ds *dataset) []entry
 	put     func(t target, ctx context.Context, item any) error
@@ -138,8 +137,8 @@ var sections = []section{
 	sectionOf("projects", func(ds *dataset) *[]store.Project { return &ds.projects }, parseProject,
 		func(p store.Project) ref { return ref{p.OrgID, p.ID} }, target.PutProject, target.DeleteProject),
 	// After the projects: a restricted key's projects are checked at import.
-	secret(sectionOf("apiKeys", func(ds *dataset) *[]apiKey { return &ds.keys }, parseKey,
-		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey)),
+	sectionOf("apiKeys", func(ds *dataset) *[]apiKey { return &ds.keys }, parseKey,
+		func(k apiKey) ref { return ref{k.OrgID, k.Key} }, target.importKey, target.revokeKey),
 	ownedBy("projects", func(m store.Milestone) string { return m.ProjectID },
 		sectionOf("milestones", func(ds *dataset) *[]store.Milestone { return &ds.milestones }, parseMilestone,
 			func(m store.Milestone) ref { return ref{m.OrgID, m.ID} }, target.PutMilestone, target.DeleteMilestone)),
@@ -163,16 +162,10 @@ func sectionIndex(name string) int {
 	return slices.IndexFunc(sections, func(s section) bool { return s.name == name })
 }
 
-// secret marks a section whose ids are secrets.
-func secret(s section) section {
-	s.secret = true
-	return s
-}
-
 // itemName names an entry of the section as the data file has it:
 // `projects[3] (id "p9")`, or `apiKeys[2]`, never the key.
 func (s section) itemName(e entry) string {
-	if s.secret {
+	if s.name == "apiKeys" { // the id is the key, a secret
 		return itemName(s.name, e.index, "")
 	}
 	return itemName(s.name, e.index, e.ref.id)
