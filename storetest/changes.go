@@ -280,11 +280,9 @@ func testDeleteOrganization(t *testing.T, open func(t *testing.T) subject) {
 }
 
 // deletions reads a page of deletion records as "kind id" strings.
-func deletions(c store.Changes, org string, q store.DeletionQuery) fetchFunc {
-	return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(c.ListDeletions(ctx, org, q))
+func deletions(org string, q store.DeletionQuery) fetchFunc {
+	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
+		return pageIDs(s.ListDeletions(ctx, org, paged(q, r)))
 	}
 }
 

@@ -146,38 +146,36 @@ type list struct {
 	want  []string // every matching id, in list order
 }
 
-// The lists of the seed data, as ids. Each call reads its own copy of
-// the query: a list may be fetched by several tests at once.
+// paged returns a copy of the query q with the page r: a list's fetch
+// reads its own copy, as subtests fetch the same list in parallel.
+func paged[Q any](q Q, r store.PageRequest) Q {
+	reflect.ValueOf(&q).Elem().FieldByName("PageRequest").Set(reflect.ValueOf(r))
+	return q
+}
+
+// The lists of the seed data, as ids.
 
 func projects(org string, q store.ProjectQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListProjects(ctx, org, q))
+		return pageIDs(s.ListProjects(ctx, org, paged(q, r)))
 	}
 }
 
 func milestones(org, project string, q store.MilestoneQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListMilestones(ctx, org, project, q))
+		return pageIDs(s.ListMilestones(ctx, org, project, paged(q, r)))
 	}
 }
 
 func deliverables(org string, q store.DeliverableQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListDeliverables(ctx, org, q))
+		return pageIDs(s.ListDeliverables(ctx, org, paged(q, r)))
 	}
 }
 
 func invoices(org string, q store.InvoiceQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListInvoices(ctx, org, q))
+		return pageIDs(s.ListInvoices(ctx, org, paged(q, r)))
 	}
 }
 

@@ -108,7 +108,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	for _, id := range unstorable("t1") {
 		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
 		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
-		checkLists(t, s, []list{{fmt.Sprintf("messages of thread %q", id), messageList(s, orgA, store.MessageQuery{ThreadID: id}), []string{}}})
+		checkLists(t, s, []list{{fmt.Sprintf("messages of thread %q", id), messageList(orgA, store.MessageQuery{ThreadID: id}), []string{}}})
 	}
 	for _, id := range unstorable("a1") {
 		noAttachment(is, s, orgA, id)
@@ -121,7 +121,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 		is.True(errors.Is(err, store.ErrNotFound)) // no refused thread is stored
 		noAttachment(is, s, org, "anew")           // no refused attachment is stored
 	}
-	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
+	checkLists(t, s, seededThreadLists) // refused items leave the lists as they were
 	same(is, getMessage(t, s, orgA, "msg4"), f.message(orgA, "msg4"))
 	a, err := getAttachment(s, ctx, orgA, "a2")
 	is.NoErr(err)
