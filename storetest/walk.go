@@ -85,7 +85,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 				continue
 			}
 			if !seen[id] {
-				is.True(!getProject(t, s, walkOrg, id).UpdatedAt.Before(through)) // or the next walk sees it
+				is.True(!getItem(t, projectKind, s, walkOrg, id).updated.Before(through)) // or the next walk sees it
 			}
 		}
 		for id := range live {
