@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -269,12 +270,7 @@ func checkHeaders(res *openapi3.Response, header http.Header) []error {
 		documented[http.CanonicalHeaderKey(name)] = ref.Value
 	}
 	var errs []error
-	names := make([]string, 0, len(header))
-	for name := range header {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(header)) {
 		canon := http.CanonicalHeaderKey(name)
 		if slices.ContainsFunc(GenericHeaders, func(g string) bool { return http.CanonicalHeaderKey(g) == canon }) {
 			continue
