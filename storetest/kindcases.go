@@ -299,7 +299,8 @@ func kindCancelled(t *testing.T, k kindCase, s subject, oa, ob string) {
 }
 
 // kindRejects puts items of k that must be refused: an empty or
-// unstorable id (store.ErrInvalid), into an unknown organization or
+// unstorable id, or none of the organization (store.ErrInvalid), into an
+// unknown organization or
 // project, or another organization's project (store.ErrNotFound); none of
 // them is stored.
 func kindRejects(t *testing.T, k kindCase, s subject, oa, ob string) {
@@ -307,6 +308,7 @@ func kindRejects(t *testing.T, k kindCase, s subject, oa, ob string) {
 	for _, id := range append([]string{""}, unstorable("x")...) {
 		is.True(errors.Is(k.put(ctx, s, oa, id, "p1", 0), store.ErrInvalid)) // an empty or unstorable id
 	}
+	is.True(errors.Is(k.put(ctx, s, "", "x", "p1", 0), store.ErrInvalid))             // no organization
 	is.True(errors.Is(k.put(ctx, s, "org_unknown", "x", "p1", 0), store.ErrNotFound)) // an unknown organization
 	for _, org := range unstorable(oa) {
 		err := k.put(ctx, s, org, "x", "p1", 0)

@@ -321,12 +321,10 @@ func testRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 		{"organization with unknown plan", func() error {
 			return s.PutOrganization(ctx, store.Organization{ID: "org_new", Name: "x", Plan: "platinum"})
 		}, false},
-		{"project without organization", func() error { p := okP; p.OrgID = ""; return s.PutProject(ctx, p) }, false},
 		{"project with unknown status", func() error { p := okP; p.Status = "done"; return s.PutProject(ctx, p) }, false},
 		{"milestone with unknown status", func() error { m := okM; m.Status = "late"; return s.PutMilestone(ctx, m) }, false},
 		{"deliverable with unknown status", func() error { d := okD; d.Status = "APPROVED"; return s.PutDeliverable(ctx, d) }, false},
 		{"deliverable with negative size", func() error { d := okD; d.SizeBytes = ptr(int64(-1)); return s.PutDeliverable(ctx, d) }, false},
-		{"invoice without organization", func() error { i := okI; i.OrgID = ""; return s.PutInvoice(ctx, i) }, false},
 		{"invoice with unknown status", func() error { i := okI; i.Status = "overdue"; return s.PutInvoice(ctx, i) }, false},
 		{"invoice with lower-case currency", func() error { i := okI; i.Currency = "usd"; return s.PutInvoice(ctx, i) }, false},
 		{"invoice with two-letter currency", func() error { i := okI; i.Currency = "US"; return s.PutInvoice(ctx, i) }, false},

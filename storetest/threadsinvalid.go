@@ -41,7 +41,6 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	att := okM.Attachments[0]
 
 	tests := []refusal{
-		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
 		{"thread with an empty project id", func() error { th := okT; th.ProjectID = ptr(""); return s.PutThread(ctx, th) }, false},
 		{"thread with unknown status", func() error { th := okT; th.Status = "closed"; return s.PutThread(ctx, th) }, false},
 		{"thread without status", func() error { th := okT; th.Status = ""; return s.PutThread(ctx, th) }, false},
@@ -56,7 +55,6 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 		{"thread about an invoice by a milestone's id", func() error { th := okT; th.About = about(store.KindInvoice, "m1"); return s.PutThread(ctx, th) }, true},
 		{"thread about another organization's invoice", func() error { th := okT; th.About = about(store.KindInvoice, "ib"); return s.PutThread(ctx, th) }, true},
 
-		{"message without organization", func() error { m := okM; m.OrgID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message without thread", func() error { m := okM; m.ThreadID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message of unknown thread", func() error { m := okM; m.ThreadID = "nope"; return s.PutMessage(ctx, m) }, true},
 		{"message of another organization's thread", func() error { m := okM; m.ThreadID = "tb"; return s.PutMessage(ctx, m) }, true},
