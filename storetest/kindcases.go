@@ -299,10 +299,9 @@ func kindCancelled(t *testing.T, k kindCase, s subject, oa, ob string) {
 }
 
 // kindRejects puts items of k that must be refused: an empty or
-// unstorable id, or none of the organization (store.ErrInvalid), into an
-// unknown organization or
-// project, or another organization's project (store.ErrNotFound); none of
-// them is stored.
+// unstorable id, or no organization (store.ErrInvalid), into an unknown
+// organization or project, or another organization's project
+// (store.ErrNotFound); none of them is stored.
 func kindRejects(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	for _, id := range append([]string{""}, unstorable("x")...) {
