@@ -207,12 +207,8 @@ func testEventCascades(t *testing.T, open func(t *testing.T) subject) {
 func nextEvents(t *testing.T, s store.Events, last *string, want ...ev) {
 	t.Helper()
 	got, after := newEvents(t, s, orgA, *last)
-	is.New(t).Equal(sorted(got), sorted(append([]ev{}, want...))) // the events of the write
+	is.New(t).Equal(sorted(got), sorted(want)) // the events of the write
 	*last = after
-}
-
-func sortEv(e []ev) {
-	slices.SortFunc(e, func(a, b ev) int { return strings.Compare(a.Type+"/"+a.ItemID, b.Type+"/"+b.ItemID) })
 }
 
 // testEventInternal: internal content makes no event; made internal is
@@ -259,10 +255,9 @@ func testEventInternal(t *testing.T, open func(t *testing.T) subject) {
 	})
 }
 
+// sorted returns the events sorted by type, then item.
 func sorted(e []ev) []ev {
-	e = slices.Clone(e)
-	sortEv(e)
-	return e
+	return slices.SortedFunc(slices.Values(e), func(a, b ev) int { return strings.Compare(a.Type+"/"+a.ItemID, b.Type+"/"+b.ItemID) })
 }
 
 // seedEvents writes changes of every kind store.Writer puts into orgA,

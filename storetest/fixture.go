@@ -146,38 +146,36 @@ type list struct {
 	want  []string // every matching id, in list order
 }
 
-// The lists of the seed data, as ids. Each call reads its own copy of
-// the query: a list may be fetched by several tests at once.
+// paged returns a copy of the query q with the page r: a list's fetch
+// reads its own copy, as subtests fetch the same list in parallel.
+func paged[Q any](q Q, r store.PageRequest) Q {
+	reflect.ValueOf(&q).Elem().FieldByName("PageRequest").Set(reflect.ValueOf(r))
+	return q
+}
+
+// The lists of the seed data, as ids.
 
 func projects(org string, q store.ProjectQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListProjects(ctx, org, q))
+		return pageIDs(s.ListProjects(ctx, org, paged(q, r)))
 	}
 }
 
 func milestones(org, project string, q store.MilestoneQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListMilestones(ctx, org, project, q))
+		return pageIDs(s.ListMilestones(ctx, org, project, paged(q, r)))
 	}
 }
 
 func deliverables(org string, q store.DeliverableQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListDeliverables(ctx, org, q))
+		return pageIDs(s.ListDeliverables(ctx, org, paged(q, r)))
 	}
 }
 
 func invoices(org string, q store.InvoiceQuery) fetchFunc {
 	return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-		q := q // this call's own copy: subtests fetch in parallel
-		q.PageRequest = r
-		return pageIDs(s.ListInvoices(ctx, org, q))
+		return pageIDs(s.ListInvoices(ctx, org, paged(q, r)))
 	}
 }
 
@@ -240,7 +238,6 @@ var filterLists = []list{
 	{"deliverables of p1 approved", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverableApproved, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"d1"}},
 	{"deliverables of p1 pending (none)", deliverables(orgA, store.DeliverableQuery{Status: store.DeliverablePending, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 	{"deliverables of p3, a project without any", deliverables(orgA, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: "p3"}}), []string{}},
-	{"deliverables of an unknown project", deliverables(orgA, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
 	{"deliverables of org_b's project pb, asked by org_a", deliverables(orgA, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{}},
 	{"deliverables of org_b p1 (org_a's p1 has three)", deliverables(orgB, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 	{"deliverables of org_b pb", deliverables(orgB, store.DeliverableQuery{ListFilter: store.ListFilter{ProjectID: "pb"}}), []string{"d1"}},
@@ -254,22 +251,10 @@ var filterLists = []list{
 	{"invoices of p2 paid", invoices(orgA, store.InvoiceQuery{Status: store.InvoicePaid, ListFilter: store.ListFilter{ProjectID: "p2"}}), []string{"i6"}},
 	{"invoices of p1 void (none)", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceVoid, ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
 	{"invoices of p3, a project without any", invoices(orgA, store.InvoiceQuery{ListFilter: store.ListFilter{ProjectID: "p3"}}), []string{}},
-	{"invoices of an unknown project", invoices(orgA, store.InvoiceQuery{ListFilter: store.ListFilter{ProjectID: "nope"}}), []string{}},
 	{"invoices of org_b p1", invoices(orgB, store.InvoiceQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"i1"}},
 	{"invoices of org_b open", invoices(orgB, store.InvoiceQuery{Status: store.InvoiceOpen}), []string{"ib"}},
 
-	// DueBefore is exclusive, and a nil DueAt never matches (testDueBefore
-	// combines it with every filter).
-	{"projects due before p5's dueAt (none)", projects(orgA, store.ProjectQuery{ListFilter: store.ListFilter{DueBefore: day(9, 18)}}), []string{}},
-	{"projects due before a second after p5's dueAt", projects(orgA, store.ProjectQuery{ListFilter: store.ListFilter{DueBefore: day(9, 18).Add(time.Second)}}), []string{"p5"}},
-	{"projects due before day 100 (not those of no dueAt)", projects(orgA, store.ProjectQuery{ListFilter: store.ListFilter{DueBefore: day(100, 0)}}), []string{"p1", "p5", "p0"}},
-	{"projects planned due before day 100", projects(orgA, store.ProjectQuery{Status: store.ProjectPlanned, ListFilter: store.ListFilter{DueBefore: day(100, 0)}}), []string{"p0"}},
-	{"milestones of p1 due before m1's dueAt", milestones(orgA, "p1", store.MilestoneQuery{ListFilter: store.ListFilter{DueBefore: day(30, 12)}}), []string{"m2"}},
-	{"milestones of p1 due before a second after m1's", milestones(orgA, "p1", store.MilestoneQuery{ListFilter: store.ListFilter{DueBefore: day(30, 12).Add(time.Second)}}), []string{"m2", "m1", "m3"}},
-	{"milestones of p1 pending due before day 50", milestones(orgA, "p1", store.MilestoneQuery{Status: store.MilestonePending, ListFilter: store.ListFilter{DueBefore: day(50, 0)}}), []string{"m1", "m4"}},
-	{"invoices due before i1's dueAt", invoices(orgA, store.InvoiceQuery{ListFilter: store.ListFilter{DueBefore: day(40, 9)}}), []string{"i4", "i5"}},
-	{"invoices due before a second after i1's", invoices(orgA, store.InvoiceQuery{ListFilter: store.ListFilter{DueBefore: day(40, 9).Add(time.Second)}}), []string{"i6", "i1", "i4", "i5"}},
-	{"invoices open due before day 61 (overdue then)", invoices(orgA, store.InvoiceQuery{Status: store.InvoiceOpen, ListFilter: store.ListFilter{DueBefore: day(61, 0)}}), []string{"i2", "i3"}},
-	{"invoices of p2 due before day 40", invoices(orgA, store.InvoiceQuery{ListFilter: store.ListFilter{ProjectID: "p2", DueBefore: day(40, 0)}}), []string{"i4"}},
+	// DueBefore of another organization (testDueBefore reads org_a's lists
+	// with it, under every filter, at every bound).
 	{"invoices of org_b due before day 26", invoices(orgB, store.InvoiceQuery{ListFilter: store.ListFilter{DueBefore: day(26, 0)}}), []string{"i1"}},
 }

@@ -299,13 +299,15 @@ func kindCancelled(t *testing.T, k kindCase, s subject, oa, ob string) {
 }
 
 // kindRejects puts items of k that must be refused: an empty or
-// unstorable id (store.ErrInvalid), into an unknown organization or
-// project (store.ErrNotFound); none of them is stored.
-func kindRejects(t *testing.T, k kindCase, s subject, oa, _ string) {
+// unstorable id, or no organization (store.ErrInvalid), into an unknown
+// organization or project, or another organization's project
+// (store.ErrNotFound); none of them is stored.
+func kindRejects(t *testing.T, k kindCase, s subject, oa, ob string) {
 	is := is.New(t)
 	for _, id := range append([]string{""}, unstorable("x")...) {
 		is.True(errors.Is(k.put(ctx, s, oa, id, "p1", 0), store.ErrInvalid)) // an empty or unstorable id
 	}
+	is.True(errors.Is(k.put(ctx, s, "", "x", "p1", 0), store.ErrInvalid))             // no organization
 	is.True(errors.Is(k.put(ctx, s, "org_unknown", "x", "p1", 0), store.ErrNotFound)) // an unknown organization
 	for _, org := range unstorable(oa) {
 		err := k.put(ctx, s, org, "x", "p1", 0)
@@ -317,9 +319,9 @@ func kindRejects(t *testing.T, k kindCase, s subject, oa, _ string) {
 			err := k.put(ctx, s, oa, "x", p, 0)
 			is.True(err != nil && !errors.Is(err, store.ErrNotFound)) // an unstorable project id is invalid, not missing
 		}
-	}
-	if !k.isProject {
 		is.True(errors.Is(k.put(ctx, s, oa, "x", "nope", 0), store.ErrNotFound)) // an unknown project
+		is.NoErr(projectKind.put(ctx, s, ob, "pb", "", 0))
+		is.True(errors.Is(k.put(ctx, s, oa, "x", "pb", 0), store.ErrNotFound)) // another organization's project
 	}
 	_, err := k.get(ctx, s, oa, "x")
 	is.True(errors.Is(err, store.ErrNotFound)) // nothing refused is stored

@@ -99,19 +99,19 @@ func kindDeletions(t *testing.T, k kindCase, s subject, oa, ob string) {
 	px := k.projectOf("x", "p1")
 	others := slices.DeleteFunc(slices.Clone(store.Kinds), func(o store.Kind) bool { return o == k.kind })
 	lists := []list{
-		{"of the kind", deletions(s, oa, store.DeletionQuery{Since: since, Kind: k.kind}), want},
-		{"of the kind only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyKinds: []store.Kind{k.kind}}), want},
-		{"of the other kinds only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyKinds: others}), []string{}},
-		{"of x's project", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{px}}), []string{k.of("x")}},
-		{"of p2", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p2"}}), []string{}},
-		{"of no project", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{}}), []string{}},
-		{"of org_b", deletions(s, ob, store.DeletionQuery{Since: since}), []string{}},
+		{"of the kind", deletions(oa, store.DeletionQuery{Since: since, Kind: k.kind}), want},
+		{"of the kind only", deletions(oa, store.DeletionQuery{Since: since, OnlyKinds: []store.Kind{k.kind}}), want},
+		{"of the other kinds only", deletions(oa, store.DeletionQuery{Since: since, OnlyKinds: others}), []string{}},
+		{"of x's project", deletions(oa, store.DeletionQuery{Since: since, OnlyProjects: []string{px}}), []string{k.of("x")}},
+		{"of p2", deletions(oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p2"}}), []string{}},
+		{"of no project", deletions(oa, store.DeletionQuery{Since: since, OnlyProjects: []string{}}), []string{}},
+		{"of org_b", deletions(ob, store.DeletionQuery{Since: since}), []string{}},
 	}
 	checkLists(t, s, lists)
 	walk(t, s, lists[:1]...)
 
 	is.NoErr(k.put(ctx, s, oa, "x", "p1", 0)) // put again
-	checkLists(t, s, []list{{"after x is put again", deletions(s, oa, store.DeletionQuery{Since: since}), want[1:]}})
+	checkLists(t, s, []list{{"after x is put again", deletions(oa, store.DeletionQuery{Since: since}), want[1:]}})
 }
 
 // kindProjectDeleted deletes a project that holds items of k: they go with
@@ -132,7 +132,7 @@ func kindProjectDeleted(t *testing.T, k kindCase, s subject, oa, ob string) {
 	to := s.Now()
 
 	byKind := func(only []string) list {
-		return list{"", deletions(s, oa, store.DeletionQuery{Since: x.updated, Kind: k.kind, OnlyProjects: only}), nil}
+		return list{"", deletions(oa, store.DeletionQuery{Since: x.updated, Kind: k.kind, OnlyProjects: only}), nil}
 	}
 	events := readEvents(t, s, oa, last, store.EventQuery{OnlyKinds: []store.Kind{k.kind}})
 	if k.detached {
@@ -196,7 +196,7 @@ func kindDepartures(t *testing.T, k kindCase, s subject, oa, ob string) {
 		for _, id := range want {
 			out = append(out, k.of(id))
 		}
-		return list{name, deletions(s, oa, store.DeletionQuery{Since: since, Kind: k.kind, OnlyProjects: only}), out}
+		return list{name, deletions(oa, store.DeletionQuery{Since: since, Kind: k.kind, OnlyProjects: only}), out}
 	}
 	s.Advance(tick)
 	is.NoErr(k.put(ctx, s, oa, "x", "p2", 0)) // p1 -> p2
@@ -206,8 +206,8 @@ func kindDepartures(t *testing.T, k kindCase, s subject, oa, ob string) {
 		gone("of p2", []string{"p2"}),
 		gone("of p1 and p2", []string{"p1", "p2"}),
 		gone("unrestricted", nil),
-		{"of p1, of the kind only", deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p1"}, OnlyKinds: []store.Kind{k.kind}}), []string{k.of("x")}},
-		{"of p1, since after the move", deletions(s, oa, store.DeletionQuery{Since: movedAt.Add(tick), OnlyProjects: []string{"p1"}}), []string{}},
+		{"of p1, of the kind only", deletions(oa, store.DeletionQuery{Since: since, OnlyProjects: []string{"p1"}, OnlyKinds: []store.Kind{k.kind}}), []string{k.of("x")}},
+		{"of p1, since after the move", deletions(oa, store.DeletionQuery{Since: movedAt.Add(tick), OnlyProjects: []string{"p1"}}), []string{}},
 		{"in p2", k.list(oa, "p2", nil, time.Time{}), []string{"x"}},
 		{"in p1", k.list(oa, "p1", nil, time.Time{}), []string{}},
 	})
@@ -258,7 +258,7 @@ func kindPutAgainElsewhere(t *testing.T, k kindCase, s subject, oa, _ string) {
 	is.NoErr(k.put(ctx, s, oa, "x1", "p2", 0)) // elsewhere
 	is.NoErr(k.put(ctx, s, oa, "x2", "p1", 0)) // in its own project
 	gone := func(only []string) list {
-		return list{fmt.Sprint("of ", only), deletions(s, oa, store.DeletionQuery{Since: since, OnlyProjects: only}), nil}
+		return list{fmt.Sprint("of ", only), deletions(oa, store.DeletionQuery{Since: since, OnlyProjects: only}), nil}
 	}
 	p1, p2, any := gone([]string{"p1"}), gone([]string{"p2"}), gone(nil)
 	p1.want, p2.want, any.want = []string{k.of("x1")}, []string{}, []string{}

@@ -74,9 +74,7 @@ func testRequestLog(t *testing.T, open func(t *testing.T) subject) {
 
 	logs := func(q store.RequestLogQuery) fetchFunc {
 		return func(ctx context.Context, _ store.Store, r store.PageRequest) ([]string, int, error) {
-			q := q // this call's own copy: subtests fetch in parallel
-			q.PageRequest = r
-			p, err := s.ListRequestLogs(ctx, orgA, q)
+			p, err := s.ListRequestLogs(ctx, orgA, paged(q, r))
 			out := []string{}
 			for _, rec := range p.Items {
 				out = append(out, fmt.Sprintf("%s/%d", rec.ID, rec.Status))

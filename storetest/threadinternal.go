@@ -38,10 +38,10 @@ func testInternalContent(t *testing.T, open func(t *testing.T) subject) {
 	ti.Internal = false
 	is.NoErr(s.PutThread(ctx, ti))
 	checkLists(t, s, []list{
-		{"threads with ti visible", threadList(s, orgA, store.ThreadQuery{}), []string{"ti", "t2", "t1", "t5", "t3", "t4", "t6"}},
-		{"messages with mi1 and ti visible", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "mi1", "msg4", "msg5", "mi3"}},
-		{"thread t1's messages with mi1 visible", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3", "mi1"}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
+		{"threads with ti visible", threadList(orgA, store.ThreadQuery{}), []string{"ti", "t2", "t1", "t5", "t3", "t4", "t6"}},
+		{"messages with mi1 and ti visible", messageList(orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg2", "msg3", "msg7", "mi1", "msg4", "msg5", "mi3"}},
+		{"thread t1's messages with mi1 visible", threadMessageList(orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg2", "msg3", "mi1"}},
+		{"messages of p1", messageList(orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg1", "msg2", "msg3", "msg7", "mi1", "mi3"}},
 	})
 	t1 := getThread(t, s, orgA, "t1")
 	is.Equal(t1.MessageCount, 4)                            // a message made visible counts
@@ -65,11 +65,11 @@ func testInternalContent(t *testing.T, open func(t *testing.T) subject) {
 	t2.Internal = true
 	is.NoErr(s.PutThread(ctx, t2))
 	checkLists(t, s, []list{
-		{"threads with t2 internal", threadList(s, orgA, store.ThreadQuery{}), []string{"t1", "t5", "t3", "t4", "t6"}},
-		{"threads resolved with t2 internal", threadList(s, orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t5"}},
-		{"messages with msg2 and t2 internal", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg3", "msg7"}},
-		{"messages of t2, an internal thread", messageList(s, orgA, store.MessageQuery{ThreadID: "t2"}), []string{}},
-		{"thread t1's messages with msg2 internal", threadMessageList(s, orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg3"}},
+		{"threads with t2 internal", threadList(orgA, store.ThreadQuery{}), []string{"t1", "t5", "t3", "t4", "t6"}},
+		{"threads resolved with t2 internal", threadList(orgA, store.ThreadQuery{Status: store.ThreadResolved}), []string{"t5"}},
+		{"messages with msg2 and t2 internal", messageList(orgA, store.MessageQuery{}), []string{"msg6", "msg1", "msg3", "msg7"}},
+		{"messages of t2, an internal thread", messageList(orgA, store.MessageQuery{ThreadID: "t2"}), []string{}},
+		{"thread t1's messages with msg2 internal", threadMessageList(orgA, "t1", store.MessageQuery{}), []string{"msg1", "msg3"}},
 	})
 	hidden(t, s, orgA, store.KindThread, "t2")
 	hidden(t, s, orgA, store.KindThread, "ti")
@@ -82,7 +82,7 @@ func testInternalContent(t *testing.T, open func(t *testing.T) subject) {
 	msg2.Internal, t2.Internal = false, false
 	is.NoErr(s.PutMessage(ctx, msg2))
 	is.NoErr(s.PutThread(ctx, t2))
-	checkLists(t, s, seededThreadLists(s))
+	checkLists(t, s, seededThreadLists)
 	for _, id := range []string{"t1", "t2"} {
 		same(is, getThread(t, s, orgA, id), f.thread(orgA, id)) // a thread visible again is as seeded
 	}

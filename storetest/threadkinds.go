@@ -24,9 +24,7 @@ var threadKind = kindCase{
 		return kindItem{deref(th.ProjectID), th.UpdatedAt, describe(th)}, err
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
-		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-			return threadList(s, org, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})(ctx, s, r)
-		}
+		return threadList(org, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteThread(ctx, org, id)
@@ -58,9 +56,7 @@ var messageKind = kindCase{
 		return kindItem{deref(th.ProjectID), m.UpdatedAt, describe(m)}, err
 	},
 	list: func(org, project string, only []string, since time.Time) fetchFunc {
-		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-			return messageList(s, org, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})(ctx, s, r)
-		}
+		return messageList(org, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: project, OnlyProjects: only, UpdatedSince: since}})
 	},
 	del: func(ctx context.Context, s subject, org, id string) error {
 		return s.DeleteMessage(ctx, org, id)

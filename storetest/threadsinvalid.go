@@ -25,7 +25,8 @@ func newMessage(thread string) store.Message {
 
 // testThreadRejectsInvalid puts threads and messages that must be
 // refused, and checks that nothing of them is stored (an empty id, an
-// unknown organization or project are kindRejects'), and that reads by
+// unknown organization or project, another organization's project are
+// kindRejects'), and that reads by
 // the unstorable ids among them match nothing. A reference to a
 // missing organization, project, About item or thread (in the same
 // organization) wraps store.ErrNotFound; any other refusal,
@@ -40,9 +41,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	att := okM.Attachments[0]
 
 	tests := []refusal{
-		{"thread without organization", func() error { th := okT; th.OrgID = ""; return s.PutThread(ctx, th) }, false},
 		{"thread with an empty project id", func() error { th := okT; th.ProjectID = ptr(""); return s.PutThread(ctx, th) }, false},
-		{"thread of another organization's project", func() error { th := okT; th.ProjectID = ptr("pb"); return s.PutThread(ctx, th) }, true},
 		{"thread with unknown status", func() error { th := okT; th.Status = "closed"; return s.PutThread(ctx, th) }, false},
 		{"thread without status", func() error { th := okT; th.Status = ""; return s.PutThread(ctx, th) }, false},
 		{"thread about a project", func() error { th := okT; th.About = about(store.KindProject, "p1"); return s.PutThread(ctx, th) }, false},
@@ -56,7 +55,6 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 		{"thread about an invoice by a milestone's id", func() error { th := okT; th.About = about(store.KindInvoice, "m1"); return s.PutThread(ctx, th) }, true},
 		{"thread about another organization's invoice", func() error { th := okT; th.About = about(store.KindInvoice, "ib"); return s.PutThread(ctx, th) }, true},
 
-		{"message without organization", func() error { m := okM; m.OrgID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message without thread", func() error { m := okM; m.ThreadID = ""; return s.PutMessage(ctx, m) }, false},
 		{"message of unknown thread", func() error { m := okM; m.ThreadID = "nope"; return s.PutMessage(ctx, m) }, true},
 		{"message of another organization's thread", func() error { m := okM; m.ThreadID = "tb"; return s.PutMessage(ctx, m) }, true},
@@ -108,7 +106,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 	for _, id := range unstorable("t1") {
 		_, err := s.ListThreadMessages(ctx, orgA, id, store.MessageQuery{PageRequest: all})
 		is.True(errors.Is(err, store.ErrNotFound)) // ListThreadMessages of an unstorable id
-		checkLists(t, s, []list{{fmt.Sprintf("messages of thread %q", id), messageList(s, orgA, store.MessageQuery{ThreadID: id}), []string{}}})
+		checkLists(t, s, []list{{fmt.Sprintf("messages of thread %q", id), messageList(orgA, store.MessageQuery{ThreadID: id}), []string{}}})
 	}
 	for _, id := range unstorable("a1") {
 		noAttachment(is, s, orgA, id)
@@ -121,7 +119,7 @@ func testThreadRejectsInvalid(t *testing.T, open func(t *testing.T) subject) {
 		is.True(errors.Is(err, store.ErrNotFound)) // no refused thread is stored
 		noAttachment(is, s, org, "anew")           // no refused attachment is stored
 	}
-	checkLists(t, s, seededThreadLists(s)) // refused items leave the lists as they were
+	checkLists(t, s, seededThreadLists) // refused items leave the lists as they were
 	same(is, getMessage(t, s, orgA, "msg4"), f.message(orgA, "msg4"))
 	a, err := getAttachment(s, ctx, orgA, "a2")
 	is.NoErr(err)

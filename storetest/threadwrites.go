@@ -24,13 +24,13 @@ func testDeleteThread(t *testing.T, open func(t *testing.T) subject) {
 	}
 	noAttachment(is, s, orgA, "a1")
 	checkLists(t, s, []list{
-		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t5", "t3", "t4", "t6"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t5", "t4"}},
-		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg7", "msg5"}},
-		{"messages of t1", messageList(s, orgA, store.MessageQuery{ThreadID: "t1"}), []string{}},
-		{"messages of p1", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg7"}},
-		{"org_b's threads (its t1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
-		{"org_b's messages (its msg1 stays)", messageList(s, orgB, store.MessageQuery{}), []string{"msg1"}},
+		{"threads", threadList(orgA, store.ThreadQuery{}), []string{"t2", "t5", "t3", "t4", "t6"}},
+		{"threads of p1", threadList(orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"t5", "t4"}},
+		{"messages", messageList(orgA, store.MessageQuery{}), []string{"msg6", "msg7", "msg5"}},
+		{"messages of t1", messageList(orgA, store.MessageQuery{ThreadID: "t1"}), []string{}},
+		{"messages of p1", messageList(orgA, store.MessageQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{"msg7"}},
+		{"org_b's threads (its t1 stays)", threadList(orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"org_b's messages (its msg1 stays)", messageList(orgB, store.MessageQuery{}), []string{"msg1"}},
 	})
 	t2 := getThread(t, s, orgA, "t2")
 	is.Equal(t2.MessageCount, 1)                            // a deleted message does not count
@@ -75,10 +75,10 @@ func testThreadDeleteProject(t *testing.T, open func(t *testing.T) subject) {
 	}
 	noAttachment(is, s, orgA, "a1")
 	checkLists(t, s, []list{
-		{"threads", threadList(s, orgA, store.ThreadQuery{}), []string{"t2", "t3", "t6", "tx", "ty"}},
-		{"threads of p1", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
-		{"messages", messageList(s, orgA, store.MessageQuery{}), []string{"msg6", "msg4", "msg5"}},
-		{"org_b's threads (its p1 stays)", threadList(s, orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
+		{"threads", threadList(orgA, store.ThreadQuery{}), []string{"t2", "t3", "t6", "tx", "ty"}},
+		{"threads of p1", threadList(orgA, store.ThreadQuery{ListFilter: store.ListFilter{ProjectID: "p1"}}), []string{}},
+		{"messages", messageList(orgA, store.MessageQuery{}), []string{"msg6", "msg4", "msg5"}},
+		{"org_b's threads (its p1 stays)", threadList(orgB, store.ThreadQuery{}), []string{"t1", "tb"}},
 	})
 	for _, id := range []string{"tx", "ty"} {
 		th := getThread(t, s, orgA, id)
@@ -307,9 +307,9 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 	}) // each record names the project of the thread
 	is.True(page.Items[2].DeletedAt.Equal(page.Items[4].DeletedAt)) // a thread hidden and its messages are recorded at one time
 	lists := []list{
-		{"threads", deletions(s, orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
-		{"messages", deletions(s, orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
-		{"of org_b", deletions(s, orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
+		{"threads", deletions(orgA, store.DeletionQuery{Since: since, Kind: store.KindThread}), []string{"thread t2", "thread t5", "thread t6"}},
+		{"messages", deletions(orgA, store.DeletionQuery{Since: since, Kind: store.KindMessage}), []string{"message msg3", "message msg2", "message msg4", "message msg5", "message msg7"}},
+		{"of org_b", deletions(orgB, store.DeletionQuery{Since: since}), []string{"message msg1"}},
 	}
 	checkLists(t, s, lists)
 	walk(t, s, lists...)
@@ -330,16 +330,16 @@ func testThreadDeletions(t *testing.T, open func(t *testing.T) subject) {
 		is.NoErr(write())
 	}
 	checkLists(t, s, []list{
-		{"records left", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
-		{"threads back", threadList(s, orgA, store.ThreadQuery{ListFilter: store.ListFilter{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}}), []string{"t2", "t1"}},
-		{"messages back", messageList(s, orgA, store.MessageQuery{ListFilter: store.ListFilter{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}}), []string{"msg2", "msg4", "msg5", "msg3"}},
+		{"records left", deletions(orgA, store.DeletionQuery{Since: since}), []string{"message msg7", "thread t5", "thread t6"}},
+		{"threads back", threadList(orgA, store.ThreadQuery{ListFilter: store.ListFilter{UpdatedSince: getThread(t, s, orgA, "t2").UpdatedAt}}), []string{"t2", "t1"}},
+		{"messages back", messageList(orgA, store.MessageQuery{ListFilter: store.ListFilter{UpdatedSince: getMessage(t, s, orgA, "msg2").UpdatedAt}}), []string{"msg2", "msg4", "msg5", "msg3"}},
 	})
 	for _, id := range []string{"msg2", "msg3", "msg4", "msg5"} {
 		within(is, getMessage(t, s, orgA, id).UpdatedAt, back, s.Now()) // content visible again is dated anew
 	}
 	t5.Internal = false
 	is.NoErr(s.PutThread(ctx, t5))
-	checkLists(t, s, []list{{"records left with t5 visible", deletions(s, orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
+	checkLists(t, s, []list{{"records left with t5 visible", deletions(orgA, store.DeletionQuery{Since: since}), []string{"thread t6"}}})
 	is.Equal(getThread(t, s, orgA, "t5").MessageCount, 1) // the thread visible again counts its message put meanwhile
 }
 

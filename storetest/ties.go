@@ -135,42 +135,32 @@ func tiesLists(s subject, org string, since time.Time) []tiedList {
 		for _, q := range []store.InvoiceQuery{{}, {Status: store.InvoiceOpen}, {ListFilter: store.ListFilter{ProjectID: "p1"}}, {ListFilter: store.ListFilter{OnlyProjects: []string{"p0", "p2"}}}, {Status: store.InvoiceDraft, ListFilter: store.ListFilter{ProjectID: "p0"}}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("invoices %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
-				q := q // this call's own copy: subtests fetch in parallel
-				q.PageRequest = r
-				return tiedOf(func(it store.Invoice) *time.Time { return pick(&it.IssuedAt, it.UpdatedAt) })(s.ListInvoices(ctx, org, q))
+				return tiedOf(func(it store.Invoice) *time.Time { return pick(&it.IssuedAt, it.UpdatedAt) })(s.ListInvoices(ctx, org, paged(q, r)))
 			}})
 		}
 		for _, q := range []store.ProjectQuery{{}, {Status: store.ProjectPlanned}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("projects %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
-				q := q // this call's own copy: subtests fetch in parallel
-				q.PageRequest = r
-				return tiedOf(func(it store.Project) *time.Time { return pick(it.StartedAt, it.UpdatedAt) })(s.ListProjects(ctx, org, q))
+				return tiedOf(func(it store.Project) *time.Time { return pick(it.StartedAt, it.UpdatedAt) })(s.ListProjects(ctx, org, paged(q, r)))
 			}})
 		}
 		for _, q := range []store.MilestoneQuery{{}, {Status: store.MilestonePending}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("milestones of p0 %+v%s", q, suffix), false, func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
-				q := q // this call's own copy: subtests fetch in parallel
-				q.PageRequest = r
-				return tiedOf(func(it store.Milestone) *time.Time { return pick(&it.DueAt, it.UpdatedAt) })(s.ListMilestones(ctx, org, "p0", q))
+				return tiedOf(func(it store.Milestone) *time.Time { return pick(&it.DueAt, it.UpdatedAt) })(s.ListMilestones(ctx, org, "p0", paged(q, r)))
 			}})
 		}
 		for _, q := range []store.DeliverableQuery{{}, {Status: store.DeliverablePending}, {ListFilter: store.ListFilter{ProjectID: "p2"}}} {
 			q.UpdatedSince = changed
 			out = append(out, tiedList{fmt.Sprintf("deliverables %+v%s", q, suffix), by(true), func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
-				q := q // this call's own copy: subtests fetch in parallel
-				q.PageRequest = r
-				return tiedOf(func(it store.Deliverable) *time.Time { return pick(&it.CreatedAt, it.UpdatedAt) })(s.ListDeliverables(ctx, org, q))
+				return tiedOf(func(it store.Deliverable) *time.Time { return pick(&it.CreatedAt, it.UpdatedAt) })(s.ListDeliverables(ctx, org, paged(q, r)))
 			}})
 		}
 	}
 	for _, q := range []store.DeletionQuery{{}, {Kind: store.KindDeliverable}, {OnlyProjects: []string{"p0", "p3"}}} {
 		q.Since = since
 		out = append(out, tiedList{fmt.Sprintf("deletions %+v", q), false, func(ctx context.Context, r store.PageRequest) ([]tied, int, error) {
-			q := q // this call's own copy: subtests fetch in parallel
-			q.PageRequest = r
-			return tiedOf(func(it store.Deletion) *time.Time { return &it.DeletedAt })(s.ListDeletions(ctx, org, q))
+			return tiedOf(func(it store.Deletion) *time.Time { return &it.DeletedAt })(s.ListDeletions(ctx, org, paged(q, r)))
 		}})
 	}
 	return out

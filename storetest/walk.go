@@ -85,7 +85,7 @@ func testWalkByAfter(t *testing.T, open func(t *testing.T) subject) {
 				continue
 			}
 			if !seen[id] {
-				is.True(!getProject(t, s, walkOrg, id).UpdatedAt.Before(through)) // or the next walk sees it
+				is.True(!getItem(t, projectKind, s, walkOrg, id).updated.Before(through)) // or the next walk sees it
 			}
 		}
 		for id := range live {
@@ -149,9 +149,7 @@ func testAllMilestones(t *testing.T, open func(t *testing.T) subject) {
 	}
 	of := func(q store.AllMilestoneQuery) fetchFunc {
 		return func(ctx context.Context, s store.Store, r store.PageRequest) ([]string, int, error) {
-			q := q // this call's own copy: subtests fetch in parallel
-			q.PageRequest = r
-			return pageIDs(s.ListAllMilestones(ctx, walkOrg, q))
+			return pageIDs(s.ListAllMilestones(ctx, walkOrg, paged(q, r)))
 		}
 	}
 	lists := []list{

@@ -84,6 +84,9 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(stor
 	}
 }
 
+// ctx is the context of every call of the suite.
+var ctx = context.Background()
+
 type suite struct {
 	open func(t *testing.T) (auth.KeyStore, func(store.Organization))
 	cfg  config
@@ -133,7 +136,7 @@ func (s suite) setup(t *testing.T) *env {
 
 func (e *env) mint(t *testing.T, org, name string, expires *time.Time) (string, auth.Key) {
 	t.Helper()
-	plain, rec, err := e.keys.Mint(context.Background(), org, name, expires)
+	plain, rec, err := e.keys.Mint(ctx, org, name, expires)
 	if err != nil {
 		t.Fatalf("Mint: %v", err)
 	}
@@ -144,7 +147,7 @@ func (s suite) mintThenResolve(t *testing.T) {
 	is := is.New(t)
 	e := s.setup(t)
 	plain, rec := e.mint(t, e.org, "ci", nil)
-	p, err := e.keys.Resolve(context.Background(), plain)
+	p, err := e.keys.Resolve(ctx, plain)
 	is.NoErr(err)
 	is.Equal(p.KeyID, rec.ID) // the key used
 	is.Equal(p.Org, e.acct)   // its organization
@@ -152,7 +155,6 @@ func (s suite) mintThenResolve(t *testing.T) {
 
 func (s suite) severalKeys(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	old, oldRec := e.mint(t, e.org, "old", nil)
 	e.clk.Advance(time.Second)
@@ -172,7 +174,6 @@ func (s suite) severalKeys(t *testing.T) {
 
 func (s suite) list(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	created := e.clk.Now()
 	exp := created.Add(30 * 24 * time.Hour)
@@ -202,7 +203,6 @@ func (s suite) list(t *testing.T) {
 
 func (s suite) revoke(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, rec := e.mint(t, e.org, "ci", nil)
 	e.clk.Advance(time.Second)
@@ -222,7 +222,6 @@ func (s suite) revoke(t *testing.T) {
 
 func (s suite) revokeOtherOrg(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, rec := e.mint(t, e.other, "theirs", nil)
 	err := e.keys.Revoke(ctx, e.org, rec.ID)
@@ -233,7 +232,6 @@ func (s suite) revokeOtherOrg(t *testing.T) {
 
 func (s suite) expiry(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	exp := e.clk.Now().Add(time.Hour)
 	plain, _ := e.mint(t, e.org, "ci", &exp)
@@ -246,7 +244,6 @@ func (s suite) expiry(t *testing.T) {
 }
 
 func (s suite) accountOff(t *testing.T) {
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, _ := e.mint(t, e.org, "ci", nil)
 	tests := []struct {
@@ -276,7 +273,6 @@ func (s suite) accountOff(t *testing.T) {
 
 func (s suite) plaintextNeverStored(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	exp := e.clk.Now().Add(time.Hour)
 	plain, rec := e.mint(t, e.org, "ci", &exp)
@@ -333,7 +329,6 @@ func contains(v reflect.Value, s, path string) (string, bool) {
 
 func (s suite) lastUsed(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, rec := e.mint(t, e.org, "ci", nil)
 	e.clk.Advance(time.Minute)
@@ -351,7 +346,6 @@ func (s suite) lastUsed(t *testing.T) {
 
 func (s suite) markUsedKeepsGreatest(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	_, a := e.mint(t, e.org, "a", nil)
 	_, b := e.mint(t, e.org, "b", nil)
@@ -369,7 +363,6 @@ func (s suite) markUsedKeepsGreatest(t *testing.T) {
 
 func (s suite) lookups(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	_, _, err := e.ks.LookupKey(ctx, auth.HashKey("never minted"))
 	is.True(errors.Is(err, auth.ErrInvalidKey)) // unknown hash
@@ -391,7 +384,6 @@ func (s suite) lookups(t *testing.T) {
 
 func (s suite) importKeys(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	first, err := e.keys.Import(ctx, e.org, "demo", "plaintext-key-"+e.org, nil)
 	is.NoErr(err)
@@ -409,7 +401,6 @@ func (s suite) importKeys(t *testing.T) {
 
 func (s suite) duplicateHash(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	_, rec := e.mint(t, e.org, "ci", nil)
 	dup := rec
@@ -418,7 +409,6 @@ func (s suite) duplicateHash(t *testing.T) {
 }
 
 func (s suite) incompleteRecord(t *testing.T) {
-	ctx := context.Background()
 	e := s.setup(t)
 	whole := auth.Key{ID: "key_0123456789abcdef", OrgID: e.org, Name: "ci", Prefix: "csk_", Hash: auth.HashKey("incomplete"), CreatedAt: e.clk.Now()}
 	for name, change := range map[string]func(*auth.Key){
@@ -442,7 +432,6 @@ func (s suite) incompleteRecord(t *testing.T) {
 
 func (s suite) concurrent(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, _ := e.mint(t, e.org, "ci", nil)
 	var wg sync.WaitGroup
@@ -475,7 +464,6 @@ func (s suite) concurrent(t *testing.T) {
 // empty ones); and that a refused restriction stores nothing.
 func (s suite) restrictions(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, rec, err := e.keys.MintRestricted(ctx, e.org, "invoices", nil, auth.Restriction{
 		Scopes: []auth.Scope{auth.ScopeInvoices, auth.ScopeProjects, auth.ScopeInvoices},
@@ -527,7 +515,7 @@ func (e *env) projects(t *testing.T, ps ...store.Project) {
 		t.Skipf("the key store (%T) has no PutProject method: the suite cannot put projects", e.ks)
 	}
 	for _, p := range ps {
-		if err := w.PutProject(context.Background(), p); err != nil {
+		if err := w.PutProject(ctx, p); err != nil {
 			t.Fatalf("put project: %v", err)
 		}
 	}
@@ -538,7 +526,6 @@ func (e *env) projects(t *testing.T, ps ...store.Project) {
 // another organization's included, are refused.
 func (s suite) restrictedToProjects(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	e.projects(t,
 		store.Project{ID: "p1", OrgID: e.org, Name: "One", Status: store.ProjectPlanned},
@@ -571,7 +558,6 @@ func (s suite) restrictedToProjects(t *testing.T) {
 // and that another restriction is refused rather than ignored.
 func (s suite) importRestricted(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	key := "restricted-key-" + e.org
 	r := auth.Restriction{Scopes: []auth.Scope{auth.ScopeThreads, auth.ScopeDeliverables}}
@@ -600,7 +586,6 @@ func (s suite) importRestricted(t *testing.T) {
 // restriction as given, an empty list apart from nil (an empty list
 // allows nothing, nil everything).
 func (s suite) restrictionKept(t *testing.T) {
-	ctx := context.Background()
 	e := s.setup(t)
 	for i, r := range []auth.Restriction{
 		{},
@@ -627,7 +612,6 @@ func (s suite) restrictionKept(t *testing.T) {
 // never imported again as the other kind.
 func (s suite) sandboxKeys(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, rec, err := e.keys.MintSandbox(ctx, e.org, "sandbox", nil)
 	is.NoErr(err)

@@ -1,7 +1,6 @@
 package authtest
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -19,7 +18,6 @@ import (
 // person's name a store cannot keep is refused before anything is stored.
 func (s suite) createWithSpec(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	exp := e.clk.Now().Add(48 * time.Hour)
 	plain, rec, err := e.keys.Create(ctx, e.org, auth.KeySpec{
@@ -67,7 +65,6 @@ func (s suite) createWithSpec(t *testing.T) {
 // one only, as it keeps the first time.
 func (s suite) revokeBy(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	plain, rec := e.mint(t, e.org, "ci", nil)
 	_, anon := e.mint(t, e.org, "anonymous", nil)
@@ -97,7 +94,6 @@ func (s suite) revokeBy(t *testing.T) {
 // working until keepUntil and is refused from then on.
 func (s suite) roll(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	exp := e.clk.Now().Add(30 * 24 * time.Hour)
 	r := auth.Restriction{Scopes: []auth.Scope{auth.ScopeProjects, auth.ScopeLogs}}
@@ -152,7 +148,6 @@ func (s suite) roll(t *testing.T) {
 // or an unknown one is not rolled, and that a refusal stores nothing.
 func (s suite) rollNow(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	oldPlain, old := e.mint(t, e.org, "ci", nil)
 	e.clk.Advance(time.Second)
@@ -190,7 +185,6 @@ func (s suite) rollNow(t *testing.T) {
 // cannot be stored, the old key is left as it was.
 func (s suite) rollKeyAtomic(t *testing.T) {
 	is := is.New(t)
-	ctx := context.Background()
 	e := s.setup(t)
 	oldPlain, old := e.mint(t, e.org, "ci", nil)
 	_, other := e.mint(t, e.org, "other", nil)
@@ -225,7 +219,7 @@ func keyByID(t *testing.T, e *env, id string) auth.Key {
 
 func mustKeys(t *testing.T, e *env, org string) []auth.Key {
 	t.Helper()
-	list, err := e.keys.List(context.Background(), org)
+	list, err := e.keys.List(ctx, org)
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
@@ -235,7 +229,7 @@ func mustKeys(t *testing.T, e *env, org string) []auth.Key {
 // resolve resolves a key that must resolve.
 func (e *env) resolve(t *testing.T, plain string) auth.Principal {
 	t.Helper()
-	p, err := e.keys.Resolve(context.Background(), plain)
+	p, err := e.keys.Resolve(ctx, plain)
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}

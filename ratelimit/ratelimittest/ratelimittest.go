@@ -38,6 +38,9 @@ func Run(t *testing.T, open func(t *testing.T, opts ...ratelimit.Option) *rateli
 	t.Run("peek", func(t *testing.T) { peek(t, newLimiter) })
 }
 
+// ctx is the context of every call of the suite.
+var ctx = context.Background()
+
 type opener = func(t *testing.T, opts ...ratelimit.Option) *ratelimit.PlanLimiter
 
 // principal is a caller of org on plan, through key id keyID.
@@ -54,7 +57,7 @@ func allowN(t *testing.T, lim ratelimit.Limiter, p auth.Principal, n int) int {
 	t.Helper()
 	allowed := 0
 	for i := range n {
-		d, err := lim.Allow(context.Background(), p)
+		d, err := lim.Allow(ctx, p)
 		if err != nil {
 			t.Fatalf("Allow %d: %v", i+1, err)
 		}
@@ -88,7 +91,6 @@ func refusal(t *testing.T, open opener) {
 	is := is.New(t)
 	lim := open(t)
 	p := principal("org_a", store.PlanStarter, "k1")
-	ctx := context.Background()
 
 	start := time.Now()
 	for i := 1; i <= 60; i++ {
@@ -122,7 +124,7 @@ func enterprise(t *testing.T, open opener) {
 	lim := open(t)
 	p := principal("org_big", store.PlanEnterprise, "k1")
 	for range 1000 {
-		d, err := lim.Allow(context.Background(), p)
+		d, err := lim.Allow(ctx, p)
 		is.NoErr(err)
 		is.True(d.Allowed)
 		is.True(!d.Limited) // no limit, hence no headers
@@ -130,7 +132,7 @@ func enterprise(t *testing.T, open opener) {
 		d.WriteHeaders(h, time.Now())
 		is.Equal(len(h), 0) // enterprise responses carry no rate-limit headers
 	}
-	is.NoErr(lim.Refund(context.Background(), p)) // refunding an unlimited plan is a no-op
+	is.NoErr(lim.Refund(ctx, p)) // refunding an unlimited plan is a no-op
 }
 
 func perOrganization(t *testing.T, open opener) {
@@ -156,7 +158,7 @@ func withRate(t *testing.T, open opener) {
 	)
 	is.Equal(allowN(t, lim, principal("a", store.PlanStarter, ""), 10), 3)   // overridden budget
 	is.Equal(allowN(t, lim, principal("b", store.PlanGrowth, ""), 500), 500) // plan made unlimited
-	d, err := lim.Allow(context.Background(), principal("a", store.PlanStarter, ""))
+	d, err := lim.Allow(ctx, principal("a", store.PlanStarter, ""))
 	is.NoErr(err)
 	is.Equal(d.Window, time.Hour) // the overridden period
 	is.True(d.Reset.After(time.Now().Add(59 * time.Minute)))
@@ -171,7 +173,7 @@ func concurrent(t *testing.T, open opener) {
 	var wg sync.WaitGroup
 	for range 200 {
 		wg.Go(func() {
-			d, err := lim.Allow(context.Background(), p)
+			d, err := lim.Allow(ctx, p)
 			switch {
 			case err != nil:
 				failed.Add(1)
@@ -188,7 +190,6 @@ func concurrent(t *testing.T, open opener) {
 // refund checks that Refund gives back exactly one counted request,
 // that refused requests take nothing, and that it never creates credit.
 func refund(t *testing.T, open opener) {
-	ctx := context.Background()
 	t.Run("gives back one request", func(t *testing.T) {
 		is := is.New(t)
 		lim := open(t)
@@ -242,7 +243,6 @@ func refund(t *testing.T, open opener) {
 // the budget is spent; unlimited plans unlimited.
 func peek(t *testing.T, open opener) {
 	is := is.New(t)
-	ctx := context.Background()
 	lim := open(t)
 	p := principal("org_a", store.PlanStarter, "k1")
 	start := time.Now()

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,11 +233,7 @@ func (a *API) SetKey(name, key string) { a.keys[name] = key }
 // KeyValues returns every key remembered, in no order: to check that
 // none appears where no key may.
 func (a *API) KeyValues() []string {
-	out := make([]string, 0, len(a.keys))
-	for _, k := range a.keys {
-		out = append(out, k)
-	}
-	return out
+	return slices.Collect(maps.Values(a.keys))
 }
 
 // Key returns the key remembered under name; the test fails without one.

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -269,12 +270,7 @@ func checkHeaders(res *openapi3.Response, header http.Header) []error {
 		documented[http.CanonicalHeaderKey(name)] = ref.Value
 	}
 	var errs []error
-	names := make([]string, 0, len(header))
-	for name := range header {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(header)) {
 		canon := http.CanonicalHeaderKey(name)
 		if slices.ContainsFunc(GenericHeaders, func(g string) bool { return http.CanonicalHeaderKey(g) == canon }) {
 			continue
@@ -338,15 +334,8 @@ func (v *Validator) Missing() []string {
 // Coverage returns how many documented (operation, status) pairs have been
 // seen, of how many.
 func (v *Validator) Coverage() (seen, documented int) {
-	all := v.documented()
-	v.seen.mu.Lock()
-	defer v.seen.mu.Unlock()
-	for _, want := range all {
-		if v.seen.pairs[want] {
-			seen++
-		}
-	}
-	return seen, len(all)
+	documented = len(v.documented())
+	return documented - len(v.Missing()), documented
 }
 
 // documented lists every pair that Missing tracks.

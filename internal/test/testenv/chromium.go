@@ -19,11 +19,7 @@ func Chromium(t testing.TB) string {
 	if p, err := exec.LookPath("chromium"); err == nil {
 		return p
 	}
-	msg := "this test needs Chromium: install it (apt-get install -y chromium) or run it with CHROMIUM=/path/to/chromium go test ./..."
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatal(msg + " (" + RequireEnv + "=1 forbids skipping)")
-	}
-	noteSkip("CHROMIUM", "/usr/bin/chromium")
-	t.Skip(msg)
+	skip(t, "this test needs Chromium: install it (apt-get install -y chromium) or run it with CHROMIUM=/path/to/chromium go test ./...",
+		"CHROMIUM", "/usr/bin/chromium")
 	return ""
 }

@@ -3,9 +3,10 @@ package testenv
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,15 +20,22 @@ var skipped struct {
 	missing map[string]string // variable to an example value
 }
 
-// noteSkip records that a test skips because name is not set.
-func noteSkip(name, example string) {
+// skip skips the test, saying msg, for want of the variable name (an
+// example of its value), and counts it for Main; under RequireEnv it
+// fails the test instead.
+func skip(t testing.TB, msg, name, example string) {
+	t.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatal(msg + " (" + RequireEnv + "=1 forbids skipping)")
+	}
 	skipped.Lock()
-	defer skipped.Unlock()
 	if skipped.missing == nil {
 		skipped.missing = make(map[string]string)
 	}
 	skipped.n++
 	skipped.missing[name] = example
+	skipped.Unlock()
+	t.Skip(msg)
 }
 
 // Main runs the package's tests and exits, saying on one line, when tests
@@ -94,13 +102,8 @@ func skipLine(pkg string) string {
 	if skipped.n == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(skipped.missing))
-	for name := range skipped.missing {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var set []string
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(skipped.missing)) {
 		set = append(set, name+"="+skipped.missing[name])
 	}
 	tests := "tests"

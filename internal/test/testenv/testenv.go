@@ -29,11 +29,6 @@ func lookup(t testing.TB, name, service, example string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
 	}
-	msg := "this test needs " + service + ": run it with " + name + "=" + example + " go test ./..."
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatal(msg + " (" + RequireEnv + "=1 forbids skipping)")
-	}
-	noteSkip(name, example)
-	t.Skip(msg)
+	skip(t, "this test needs "+service+": run it with "+name+"="+example+" go test ./...", name, example)
 	return ""
 }

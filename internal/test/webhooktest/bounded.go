@@ -156,12 +156,8 @@ func Size(t testing.TB) int {
 // slack of where they started within a minute.
 func Measure(t testing.TB, s Subject, n, slack int) Figures {
 	t.Helper()
-	ctx := context.Background()
 	c := NewCounting(s)
-	key, err := webhook.DeriveKey([]byte("webhooktest: the portal's signing key, 32+ bytes"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := signingKey(t)
 	eps := webhook.NewEndpoints(c, c, key, webhook.WithAllowLocal(true))
 	f := Figures{Orgs: n}
 	runtime.GC()

@@ -32,6 +32,19 @@ type portal struct {
 	done chan webhook.Attempt
 }
 
+// ctx is the context of the cases' calls.
+var ctx = context.Background()
+
+// signingKey is the key the dispatchers of the cases sign with.
+func signingKey(t testing.TB) []byte {
+	t.Helper()
+	key, err := webhook.DeriveKey([]byte("webhooktest: the portal's signing key, 32+ bytes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
 type received struct {
 	path   string
 	header http.Header
@@ -44,7 +57,6 @@ func (o observer) Attempted(a webhook.Attempt) { o <- a }
 
 func newPortal(t *testing.T, st Subject) *portal {
 	t.Helper()
-	ctx := context.Background()
 	for _, org := range []string{"org_a", "org_b"} {
 		if err := st.PutOrganization(ctx, store.Organization{ID: org, Name: org, Plan: store.PlanStarter}); err != nil {
 			t.Fatal(err)
@@ -59,10 +71,7 @@ func newPortal(t *testing.T, st Subject) *portal {
 	}))
 	t.Cleanup(srv.Close)
 	p.url = srv.URL
-	key, err := webhook.DeriveKey([]byte("webhooktest: the portal's signing key, 32+ bytes"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := signingKey(t)
 	opts := []webhook.Option{webhook.WithAllowLocal(true), webhook.WithClock(p.clk.Now),
 		webhook.WithPollInterval(10 * time.Millisecond), webhook.WithObserver(observer(p.done))}
 	p.eps = webhook.NewEndpoints(st, p.ev, key, opts...)
@@ -80,7 +89,7 @@ func newPortal(t *testing.T, st Subject) *portal {
 
 func (p *portal) create(t *testing.T, path string) (store.WebhookEndpoint, string) {
 	t.Helper()
-	e, secret, err := p.eps.Create(context.Background(), "org_a", webhook.Settings{URL: p.url + path})
+	e, secret, err := p.eps.Create(ctx, "org_a", webhook.Settings{URL: p.url + path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +135,6 @@ func Portal(t *testing.T, open func(t *testing.T) Subject) {
 // is no event of the organization.
 func testSendTest(t *testing.T, p *portal) {
 	is := is.New(t)
-	ctx := context.Background()
 	e, secret := p.create(t, "/a")
 	other, _ := p.create(t, "/b")
 	id, err := p.eps.SendTest(ctx, "org_a", e.ID)
@@ -168,7 +176,6 @@ func testSendTest(t *testing.T, p *portal) {
 // SendTest, Deliveries or RevealSecret, and gets no test.
 func testOtherOrganization(t *testing.T, p *portal) {
 	is := is.New(t)
-	ctx := context.Background()
 	e, _ := p.create(t, "/a")
 	_, err := p.eps.SendTest(ctx, "org_b", e.ID)
 	is.True(errors.Is(err, store.ErrNotFound))
@@ -185,7 +192,6 @@ func testOtherOrganization(t *testing.T, p *portal) {
 // (ErrDisabled); enabled again, it gets the next events.
 func testDisableEnable(t *testing.T, p *portal) {
 	is := is.New(t)
-	ctx := context.Background()
 	e, _ := p.create(t, "/a")
 	p.create(t, "/witness") // stays enabled: its delivery shows the event was dispatched
 	off, on := false, true
@@ -231,7 +237,6 @@ func testDisableEnable(t *testing.T, p *portal) {
 // RotateSecret both secrets sign for RotationOverlap, then only the new.
 func testRevealAndRotate(t *testing.T, p *portal) {
 	is := is.New(t)
-	ctx := context.Background()
 	e, old := p.create(t, "/a")
 	got, err := p.eps.RevealSecret(ctx, "org_a", e.ID)
 	is.NoErr(err)
