@@ -1,9 +1,8 @@
 package sandbox
 
 import (
-	"fmt"
-
 	"github.com/clientstatus/clientstatus/files"
+	"github.com/clientstatus/clientstatus/internal/demopdf"
 )
 
 // FilesPrefix starts the file key of every demo file.
@@ -29,7 +28,7 @@ var demoFiles = func() map[string]demoFile {
 	add("wireframes.txt", "text/plain", "Sandbox demo file: the app's wireframes.\n")
 	add("review-notes.txt", "text/plain", "Sandbox demo file: notes from the review.\n")
 	for _, n := range []string{"SBX-0001", "SBX-0002"} {
-		add("invoice-"+n+".pdf", "application/pdf", pdf("Sandbox invoice "+n))
+		add("invoice-"+n+".pdf", "application/pdf", string(demopdf.Page("Sandbox invoice "+n)))
 	}
 	return out
 }()
@@ -50,29 +49,4 @@ func Files() files.Source {
 // portal's: give it to statusapi.WithFiles.
 func FilesBeside(own files.Source) files.Source {
 	return files.Route(FilesPrefix, Files(), own)
-}
-
-// pdf returns a one-page PDF that shows text.
-func pdf(text string) string {
-	stream := fmt.Sprintf("BT /F1 18 Tf 72 720 Td (%s) Tj ET", text)
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	out := "%PDF-1.4\n"
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = len(out)
-		out += fmt.Sprintf("%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := len(out)
-	out += fmt.Sprintf("xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		out += fmt.Sprintf("%010d 00000 n \n", off)
-	}
-	out += fmt.Sprintf("trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return out
 }
