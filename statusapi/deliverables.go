@@ -73,7 +73,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
 func (h *handler) deliverableRoutes() []route {
 	return []route{
-		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListDeliverables)).describe(operation{
 			ID: "listDeliverables", Tag: "Deliverables", Tool: "list_deliverables",
 			Summary:     "List deliverables",

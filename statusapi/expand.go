@@ -79,7 +79,7 @@ func expandOf(given map[string]string) (bool, error) {
 
 // expandableList is listParamsOf for a list route that also takes expand.
 func expandableList(r *http.Request, spec listSpec) (listParams, bool, error) {
-	spec.filters = append(slices.Clip(spec.filters), pExpand)
+	spec.filters = append(slices.Clip(spec.filters), params.Expand)
 	q, err := listParamsOf(r, spec)
 	if err != nil {
 		return listParams{}, false, err

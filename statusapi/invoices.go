@@ -78,7 +78,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	},
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
-	filters:   []*param{pDueBefore},
+	filters:   []*param{params.DueBefore},
 	wire:      invoiceExpanded,
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
@@ -88,7 +88,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 // /v1/invoices/{id}?expand, and the document's signed link.
 func (h *handler) invoiceRoutes() []route {
 	return []route{
-		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListInvoices)).describe(operation{
 			ID: "listInvoices", Tag: "Invoices", Tool: "list_invoices",
 			Summary:     "List invoices",

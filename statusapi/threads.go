@@ -182,7 +182,7 @@ var messages = declare(resource[store.Message, message]{
 // /v1/messages/{id}.
 func (h *handler) threadRoutes() []route {
 	return []route{
-		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListThreads)).describe(operation{
 			ID: "listThreads", Tag: "Threads", Tool: "list_threads",
 			Summary:     "List threads",
@@ -193,7 +193,7 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "Get a thread",
 			Description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
 		}),
-		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{pUpdatedSince}},
+		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{params.UpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 					PageRequest: q.PageRequest,
@@ -204,11 +204,11 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "List a thread's messages",
 			Description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
 		}),
-		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince, pThreadID}},
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince, params.ThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
 					PageRequest: q.PageRequest,
-					ThreadID:    q.given[pThreadID.Name],
+					ThreadID:    q.given[params.ThreadID.Name],
 					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{
