@@ -94,16 +94,17 @@ func Generate(api apidoc.API) ([]byte, error) {
 }
 
 // headResponse is the HEAD twin of the GET responses that map to name
-// (headOf): the same headers, its own description, no body.
+// (headOf): the same headers, no body, and the description of the first
+// of them and headOnly unless headDescriptions says otherwise.
 func headResponse(name string, resps Obj, heads map[string]string) Obj {
-	d, ok := headDescriptions[name]
-	if e, isErr := strings.CutSuffix(name, "Head"); isErr && !ok {
-		d = errorNamed(e).words() + headOnly
-	}
-	out := O("description", d)
+	out := O("description", headDescriptions[name])
 	for _, kv := range resps {
 		if heads[kv.Key] == name {
-			if h := kv.Value.(Obj).Get("headers"); h != nil {
+			get := kv.Value.(Obj)
+			if out[0].Value == "" {
+				out[0].Value = get.Get("description").(string) + headOnly
+			}
+			if h := get.Get("headers"); h != nil {
 				out = append(out, KV{"headers", h})
 			}
 			break
