@@ -3,7 +3,8 @@ package openapigen
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/clientstatus/clientstatus/envelope"
@@ -26,10 +27,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 	for _, p := range api.Params {
 		params = append(params, KV{p.Component, paramObj(p)})
 	}
-	heads := make(map[string]string, len(headOf))
-	for k, v := range headOf {
-		heads[k] = v
-	}
+	heads := maps.Clone(headOf)
 	for _, e := range errorResponses {
 		heads[e.name] = e.name + "Head"
 	}
@@ -57,12 +55,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 		}
 		paths = append(paths, KV{rt.Path, item})
 	}
-	var headNames []string
-	for h := range usedHeads {
-		headNames = append(headNames, h)
-	}
-	sort.Strings(headNames)
-	for _, h := range headNames {
+	for _, h := range slices.Sorted(maps.Keys(usedHeads)) {
 		resps = append(resps, KV{h, headResponse(h, resps, heads)})
 	}
 	for i, rt := range api.Routes {
@@ -223,13 +216,12 @@ func responsesOf(rt apidoc.Route, resps Obj) ([]response, error) {
 		}
 	}
 	var out []response
-	for s, n := range m {
-		if resps.Get(n) == nil {
-			return nil, fmt.Errorf("route %s: no response %s", rt.Path, n)
+	for _, s := range slices.Sorted(maps.Keys(m)) {
+		if resps.Get(m[s]) == nil {
+			return nil, fmt.Errorf("route %s: no response %s", rt.Path, m[s])
 		}
-		out = append(out, response{s, n})
+		out = append(out, response{s, m[s]})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].status < out[j].status })
 	if len(out) == 0 || out[0].status >= 300 {
 		return nil, fmt.Errorf("route %s has no success response", rt.Path)
 	}
