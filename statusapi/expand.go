@@ -131,12 +131,7 @@ func (h *handler) projects(ctx context.Context, c caller, asked bool, ids []stri
 			byID[p.ID] = &projectRef{ID: p.ID, Name: p.Name, Status: string(p.Status)}
 		}
 	}
-	return func(id string) expanded {
-		if id == "" {
-			return expanded{asked: true}
-		}
-		return expanded{asked: true, project: byID[id]}
-	}, nil
+	return func(id string) expanded { return expanded{asked: true, project: byID[id]} }, nil
 }
 
 // projectIDs lists the projects of items, "" for an item of none.
