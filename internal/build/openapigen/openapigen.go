@@ -2,6 +2,7 @@ package openapigen
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -139,13 +140,8 @@ func pathItem(rt apidoc.Route, params, resps Obj, heads map[string]string, usedH
 		}
 		headResps = append(headResps, KV{code, Ref("responses", h)})
 	}
-	headSummary, headDescription := rt.HeadSummary, rt.HeadDescription
-	if headSummary == "" {
-		headSummary = rt.Summary + " (headers only)"
-	}
-	if headDescription == "" {
-		headDescription = "`" + rt.ID + "` without the body: the same status and headers. Useful to check an `ETag`, a size or the rate limit without the transfer."
-	}
+	headSummary := cmp.Or(rt.HeadSummary, rt.Summary+" (headers only)")
+	headDescription := cmp.Or(rt.HeadDescription, "`"+rt.ID+"` without the body: the same status and headers. Useful to check an `ETag`, a size or the rate limit without the transfer.")
 	for _, op := range []struct {
 		o                     *Obj
 		id, summary, describe string
