@@ -3,6 +3,7 @@ package openapigen
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -80,7 +81,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if err := indent(&out, raw); err != nil {
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
 		return nil, err
 	}
 	out.WriteByte('\n')

@@ -1,5 +1,7 @@
 package openapigen
 
+import "slices"
+
 // The shared vocabulary of the document, said once: what no route, wire
 // type or kind implies. A route names these components (Route.Params,
 // Route.Responses); what the table and the wire types make is added to
@@ -110,7 +112,7 @@ var headers = O(
 
 // responses are the standard responses and those of the routes that are
 // not a resource's list or item (a resource's are derived).
-var responses = concat(standardResponses, fileResponses, routeResponses)
+var responses = slices.Concat(standardResponses, fileResponses, routeResponses)
 
 // headOf is the HEAD twin of each GET response with a body: the same
 // headers, no body. An error response's is its name and Head (Generate).
