@@ -20,7 +20,8 @@ type milestone struct {
 	Project     expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
-func milestoneOut(m store.Milestone) milestone {
+// milestoneOut is m on the wire, with the project of expand=project.
+func milestoneOut(m store.Milestone, project expanded) milestone {
 	return milestone{
 		ID:          m.ID,
 		ProjectID:   m.ProjectID,
@@ -29,14 +30,8 @@ func milestoneOut(m store.Milestone) milestone {
 		DueAt:       timestamp(m.DueAt),
 		CompletedAt: nullTime(m.CompletedAt),
 		UpdatedAt:   timestamp(m.UpdatedAt),
+		Project:     project,
 	}
-}
-
-// milestoneExpanded is milestoneOut with the project of expand=project.
-func milestoneExpanded(m store.Milestone, project expanded) milestone {
-	out := milestoneOut(m)
-	out.Project = project
-	return out
 }
 
 // milestones are a project's milestones.
@@ -58,7 +53,7 @@ var milestones = declare(resource[store.Milestone, milestone]{
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
 	filters:   []*param{params.DueBefore},
-	wire:      milestoneExpanded,
+	wire:      milestoneOut,
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
 })
 

@@ -39,7 +39,8 @@ var aboutWire = describeWire[about](apidoc.Wire{
 	},
 })
 
-func threadOut(t store.Thread) thread {
+// threadOut is t on the wire, with the project of expand=project.
+func threadOut(t store.Thread, project expanded) thread {
 	out := thread{
 		ID:            t.ID,
 		ProjectID:     t.ProjectID,
@@ -50,17 +51,11 @@ func threadOut(t store.Thread) thread {
 		LastMessageAt: nullTime(t.LastMessageAt),
 		ResolvedAt:    nullTime(t.ResolvedAt),
 		UpdatedAt:     timestamp(t.UpdatedAt),
+		Project:       project,
 	}
 	if t.About != nil {
 		out.About = &about{Type: string(t.About.Kind), ID: t.About.ID}
 	}
-	return out
-}
-
-// threadExpanded is threadOut with the project of expand=project.
-func threadExpanded(t store.Thread, project expanded) thread {
-	out := threadOut(t)
-	out.Project = project
 	return out
 }
 
@@ -149,7 +144,7 @@ var threads = declare(resource[store.Thread, thread]{
 	},
 	kind:      store.KindThread,
 	statuses:  strs(store.ThreadStatuses),
-	wire:      threadExpanded,
+	wire:      threadOut,
 	projectOf: func(v store.Thread) string { return deref(v.ProjectID) },
 })
 
