@@ -165,11 +165,3 @@ func declareParams[T any](ps T) (T, []*param) {
 	}
 	return ps, all
 }
-
-// byDeclaration sorts ps in the order of parameters, a resource's status
-// first.
-func byDeclaration(ps []*param) {
-	slices.SortStableFunc(ps, func(a, b *param) int {
-		return slices.Index(parameters, a) - slices.Index(parameters, b)
-	})
-}
