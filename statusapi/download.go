@@ -65,12 +65,13 @@ func (h *handler) linkTo(kind fileKind) apiFunc {
 }
 
 // fileRoute is the public route at path that serves the file of a signed
-// link with fn: it takes the link's parameters (fileParams) and answers
+// link with fn: it takes the link's parameters and answers
 // the responses of every signed link; its description ends with
 // signedLinkRules.
 func fileRoute(path string, fn http.HandlerFunc, exempt string, op operation) route {
 	op.Responses = map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"}
-	return publicRoute(path, fn, exempt).describe(op, fileParams...)
+	return publicRoute(path, fn, exempt).describe(op, params.Org, params.Expires, params.Signature,
+		params.Range, params.IfRange, params.IfMatch, params.FileIfNoneMatch, params.IfModifiedSince, params.IfUnmodifiedSince)
 }
 
 // signedLinkRules is what the document says of every signed link, after

@@ -110,9 +110,6 @@ var params, parameters = declareParams(struct {
 		parse: enumFilter, values: strs(store.WebhookEndpointStatuses)},
 })
 
-// fileParams are the parameters of a signed link to a file.
-var fileParams = []*param{params.Org, params.Expires, params.Signature, params.Range, params.IfRange, params.IfMatch, params.FileIfNoneMatch, params.IfModifiedSince, params.IfUnmodifiedSince}
-
 var (
 	nonEmpty        = apidoc.Schema{Type: "string", MinLength: 1}
 	timestampSchema = apidoc.Schema{Type: "string", Format: "date-time", Pattern: apidoc.TimePattern}
