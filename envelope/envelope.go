@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -79,9 +80,7 @@ func WriteList[T any](w http.ResponseWriter, r *http.Request, items []T, meta Me
 // 401 also gets WWW-Authenticate: Bearer.
 func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 	out := *e
-	if out.RequestID == "" {
-		out.RequestID = w.Header().Get(RequestIDHeader)
-	}
+	out.RequestID = cmp.Or(out.RequestID, w.Header().Get(RequestIDHeader))
 	if out.Code == Unauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer`)
 	}

@@ -301,11 +301,23 @@ func strs[S ~string](in []S) []string {
 func TestListBounds(t *testing.T) {
 	is := is.New(t)
 	doc := load(t)
-	limit := doc.Components.Parameters["Limit"].Value.Schema.Value
+	limit := queryParam(t, doc, "limit")
 	is.Equal(*limit.Min, 1.0)
 	is.Equal(*limit.Max, float64(store.MaxLimit))
 	is.Equal(limit.Default, float64(store.DefaultLimit))
-	page := doc.Components.Parameters["Page"].Value.Schema.Value
+	page := queryParam(t, doc, "page")
 	is.Equal(*page.Min, 1.0)
 	is.Equal(page.Default, 1.0)
+}
+
+// queryParam is the schema of doc's query parameter name, found by the
+// name a client sends, not by its component's.
+func queryParam(t *testing.T, doc *openapi3.T, name string) *openapi3.Schema {
+	for _, p := range doc.Components.Parameters {
+		if p.Value.In == "query" && p.Value.Name == name {
+			return p.Value.Schema.Value
+		}
+	}
+	t.Fatalf("the document has no query parameter %s", name)
+	return nil
 }

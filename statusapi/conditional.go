@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
@@ -144,15 +145,11 @@ type bodyBuffer struct {
 func (b *bodyBuffer) Header() http.Header { return b.header }
 
 func (b *bodyBuffer) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
+	b.status = cmp.Or(b.status, code)
 }
 
 func (b *bodyBuffer) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
+	b.status = cmp.Or(b.status, http.StatusOK)
 	b.body = append(b.body, p...)
 	return len(p), nil
 }

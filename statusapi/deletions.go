@@ -46,7 +46,7 @@ func (h *handler) deletionRoutes() []route {
 
 // deletionParams are the parameters of the deletion feed, as parsed and
 // documented.
-var deletionParams = []*param{pPage, pLimit, pSince, pCursor, pDeletionType, pIfNoneMatch}
+var deletionParams = []*param{params.Page, params.Limit, params.Since, params.Cursor, params.DeletionType, params.IfNoneMatch}
 
 // listDeletions serves GET /v1/deletions?since&type&page&limit: what
 // disappeared from the caller's view at or after since. A since before

@@ -22,7 +22,8 @@ type deliverable struct {
 	Project     expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
-func deliverableOut(d store.Deliverable) deliverable {
+// deliverableOut is d on the wire, with the project of expand=project.
+func deliverableOut(d store.Deliverable, project expanded) deliverable {
 	return deliverable{
 		ID:          d.ID,
 		ProjectID:   d.ProjectID,
@@ -33,15 +34,8 @@ func deliverableOut(d store.Deliverable) deliverable {
 		SizeBytes:   d.SizeBytes,
 		CreatedAt:   timestamp(d.CreatedAt),
 		UpdatedAt:   timestamp(d.UpdatedAt),
+		Project:     project,
 	}
-}
-
-// deliverableExpanded is deliverableOut with the project of
-// expand=project.
-func deliverableExpanded(d store.Deliverable, project expanded) deliverable {
-	out := deliverableOut(d)
-	out.Project = project
-	return out
 }
 
 // deliverables are the deliverables of an organization's projects.
@@ -64,7 +58,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 	},
 	kind:      store.KindDeliverable,
 	statuses:  strs(store.DeliverableStatuses),
-	wire:      deliverableExpanded,
+	wire:      deliverableOut,
 	projectOf: func(v store.Deliverable) string { return v.ProjectID },
 })
 
@@ -73,7 +67,7 @@ var deliverables = declare(resource[store.Deliverable, deliverable]{
 // /v1/deliverables/{id}?expand, and the file's signed link (download.go).
 func (h *handler) deliverableRoutes() []route {
 	return []route{
-		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		deliverables.listRoute(h, "/v1/deliverables", "/v1/deliverables", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListDeliverables)).describe(operation{
 			ID: "listDeliverables", Tag: "Deliverables", Tool: "list_deliverables",
 			Summary:     "List deliverables",

@@ -74,11 +74,7 @@ func (d deprecation) check() error {
 // refuses.
 func checkDeprecatedRoutes(table []route, cfg config) error {
 	for _, d := range cfg.deprecations {
-		found := false
-		for _, rt := range table {
-			found = found || rt.path == d.path
-		}
-		if !found {
+		if !slices.ContainsFunc(table, func(rt route) bool { return rt.path == d.path }) {
 			return option.Errorf("statusapi", "deprecation", "%s: no such route", d.what())
 		}
 	}
@@ -157,15 +153,10 @@ func headersOf(ds []deprecation) *deprecatedHeaders {
 	if len(ds) == 0 {
 		return nil
 	}
-	since, sunset := ds[0].since, ds[0].sunset
+	since := slices.MinFunc(ds, func(a, b deprecation) int { return a.since.Compare(b.since) }).since
+	sunset := slices.MinFunc(ds, func(a, b deprecation) int { return a.sunset.Compare(b.sunset) }).sunset
 	var links []string
 	for _, d := range ds {
-		if d.since.Before(since) {
-			since = d.since
-		}
-		if d.sunset.Before(sunset) {
-			sunset = d.sunset
-		}
 		link := "<" + d.notice + `>; rel="deprecation"; type="text/html"`
 		if !slices.Contains(links, link) {
 			links = append(links, link)

@@ -25,8 +25,8 @@ func describe(cfg config) apidoc.API {
 	for _, rt := range operations(cfg) {
 		r := apidoc.Route{Path: rt.path, Operation: rt.doc, Scope: string(rt.scope), Keyed: rt.keyed, Cached: rt.cached,
 			OptIn: !base[rt.path], Resource: rt.resource, List: rt.list != nil}
-		if strings.Contains(rt.path, "{id}") && !slices.Contains(rt.takes, pID) {
-			r.PathParams = []apidoc.Param{pID.Param}
+		if strings.Contains(rt.path, "{id}") && !slices.Contains(rt.takes, params.ID) {
+			r.PathParams = []apidoc.Param{params.ID.Param}
 		}
 		for _, p := range rt.params() {
 			r.Params = append(r.Params, p.Param)
@@ -68,21 +68,21 @@ func (rt route) params() []*param {
 	var out []*param
 	expand := rt.expand
 	if l := rt.list; l != nil {
-		out = append(out, pPage, pLimit)
+		out = append(out, params.Page, params.Limit)
 		for _, f := range l.filters {
 			out = append(out, f)
-			if f == pUpdatedSince {
-				out = append(out, pCursor)
+			if f == params.UpdatedSince {
+				out = append(out, params.Cursor)
 			}
 		}
 		expand = expand || l.expand
 	}
 	out = append(out, rt.takes...)
 	if expand {
-		out = append(out, pExpand)
+		out = append(out, params.Expand)
 	}
 	if rt.cached {
-		out = append(out, pIfNoneMatch)
+		out = append(out, params.IfNoneMatch)
 	}
-	return append(out, pRequestID)
+	return append(out, params.RequestID)
 }

@@ -94,9 +94,7 @@ var docsPage = sync.OnceValue(func() *asset {
 	if err := docsPageTemplate.Execute(&buf, doc.Info); err != nil {
 		panic("statusapi: the reference page: " + err.Error())
 	}
-	a := newAsset(buf.Bytes(), "text/html; charset=utf-8", "no-cache")
-	a.withCSP(docsCSP)
-	return a
+	return newAsset(buf.Bytes(), "text/html; charset=utf-8", "no-cache", docsCSP)
 })
 
 // docsScript is Redoc's bundle as an asset. Its URL does not change with
@@ -114,33 +112,23 @@ type asset struct {
 }
 
 // newAsset returns body as an asset of that Content-Type and
-// Cache-Control.
-func newAsset(body []byte, contentType, cacheControl string) *asset {
-	a := &asset{
+// Cache-Control and, when given, a Content-Security-Policy for its 200
+// answers. Its ETag is the first 128 bits of the SHA-256 of the body and
+// the policy, so that a page whose policy changed is fetched again.
+func newAsset(body []byte, contentType, cacheControl string, csp ...string) *asset {
+	h := sha256.New()
+	h.Write(body)
+	for _, p := range csp {
+		h.Write([]byte("\n" + p))
+	}
+	return &asset{
 		body:         body,
 		contentType:  []string{contentType},
 		cacheControl: []string{cacheControl},
 		length:       []string{strconv.Itoa(len(body))},
+		etag:         []string{`"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`},
+		csp:          csp,
 	}
-	a.tag()
-	return a
-}
-
-// withCSP adds a Content-Security-Policy to a's 200 answers.
-func (a *asset) withCSP(policy string) {
-	a.csp = []string{policy}
-	a.tag()
-}
-
-// tag sets the ETag: the first 128 bits of the SHA-256 of the body and
-// the policy, so that a page whose policy changed is fetched again.
-func (a *asset) tag() {
-	h := sha256.New()
-	h.Write(a.body)
-	for _, p := range a.csp {
-		h.Write([]byte("\n" + p))
-	}
-	a.etag = []string{`"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`}
 }
 
 // serve writes a with its ETag and Cache-Control: 304 with no body when

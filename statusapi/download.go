@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -20,8 +21,8 @@ import (
 	"github.com/clientstatus/clientstatus/store"
 )
 
-// The link format and the order of the checks are documented in the
-// package doc (handler.go), "Signed download links".
+// The link format and the order of the checks are documented in
+// docs/handler.md, "Signed download links".
 
 // downloadLink is the wire form of a signed link.
 type downloadLink struct {
@@ -64,12 +65,13 @@ func (h *handler) linkTo(kind fileKind) apiFunc {
 }
 
 // fileRoute is the public route at path that serves the file of a signed
-// link with fn: it takes the link's parameters (fileParams) and answers
+// link with fn: it takes the link's parameters and answers
 // the responses of every signed link; its description ends with
 // signedLinkRules.
 func fileRoute(path string, fn http.HandlerFunc, exempt string, op operation) route {
 	op.Responses = map[int]string{200: "File", 206: "FilePart", 304: "FileNotModified", 403: "LinkRejected", 404: "NotFound", 409: "FileNotAvailable", 412: "FilePrecondition", 416: "FileRange", 500: "Internal", 503: "Unavailable"}
-	return publicRoute(path, fn, exempt).describe(op, fileParams...)
+	return publicRoute(path, fn, exempt).describe(op, params.Org, params.Expires, params.Signature,
+		params.Range, params.IfRange, params.IfMatch, params.FileIfNoneMatch, params.IfModifiedSince, params.IfUnmodifiedSince)
 }
 
 // signedLinkRules is what the document says of every signed link, after
@@ -89,7 +91,7 @@ type fileKind struct {
 }
 
 // The kinds of file: a deliverable's keeps the link format of the first
-// contract (see the package doc). An invoice's document is a PDF named
+// contract (see docs/handler.md). An invoice's document is a PDF named
 // after the invoice's number; an attachment always has its file.
 var (
 	deliverableFiles = fileKind{path: "deliverables", macPrefix: "v1\n", noun: "deliverable", none: errNoFile,
@@ -129,8 +131,8 @@ var errNoFile = envelope.New(envelope.FileNotAvailable, "this deliverable has no
 // says, but the client learns that the file exists and is unavailable.
 var errFileMissing = envelope.New(envelope.FileNotAvailable, "the attached file is not available; quote the request id to the service operator")
 
-// sign returns the signature of a link (see the format in the package
-// doc; an attachment's starts "v1 attachment\n" instead of "v1\n", an
+// sign returns the signature of a link (see the format in
+// docs/handler.md; an attachment's starts "v1 attachment\n" instead of "v1\n", an
 // invoice document's "v1 invoice\n").
 func (h *handler) sign(kind fileKind, org, id, expires string) string {
 	mac := hmac.New(sha256.New, h.cfg.signingKey)
@@ -223,21 +225,14 @@ func (h *handler) file(w http.ResponseWriter, r *http.Request, kind fileKind) er
 			"org_id", org, kind.noun+"_id", id, "size_bytes", *d.size, "file_size", info.Size())
 	}
 
-	name := "download"
-	if d.name != "" {
-		name = d.name
-	}
+	name := cmp.Or(d.name, "download")
 	ctype := "application/octet-stream"
 	if _, _, err := mime.ParseMediaType(d.contentType); err == nil {
 		ctype = d.contentType
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", ctype)
-	disposition := mime.FormatMediaType("attachment", map[string]string{"filename": name})
-	if disposition == "" {
-		disposition = "attachment"
-	}
-	hd.Set("Content-Disposition", disposition)
+	hd.Set("Content-Disposition", cmp.Or(mime.FormatMediaType("attachment", map[string]string{"filename": name}), "attachment"))
 	if rs, ok := f.(io.ReadSeeker); ok {
 		http.ServeContent(plainErrors{w}, r, name, info.ModTime(), rs)
 		return nil

@@ -79,7 +79,7 @@ func expandOf(given map[string]string) (bool, error) {
 
 // expandableList is listParamsOf for a list route that also takes expand.
 func expandableList(r *http.Request, spec listSpec) (listParams, bool, error) {
-	spec.filters = append(slices.Clip(spec.filters), pExpand)
+	spec.filters = append(slices.Clip(spec.filters), params.Expand)
 	q, err := listParamsOf(r, spec)
 	if err != nil {
 		return listParams{}, false, err
@@ -131,12 +131,7 @@ func (h *handler) projects(ctx context.Context, c caller, asked bool, ids []stri
 			byID[p.ID] = &projectRef{ID: p.ID, Name: p.Name, Status: string(p.Status)}
 		}
 	}
-	return func(id string) expanded {
-		if id == "" {
-			return expanded{asked: true}
-		}
-		return expanded{asked: true, project: byID[id]}
-	}, nil
+	return func(id string) expanded { return expanded{asked: true, project: byID[id]} }, nil
 }
 
 // projectIDs lists the projects of items, "" for an item of none.

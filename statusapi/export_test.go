@@ -41,11 +41,11 @@ func RouteTable(opts ...Option) []RouteInfo {
 				switch {
 				case f.Name == paramStatus:
 					info.Statuses = f.values
-				case f == pProjectID:
+				case f == params.ProjectID:
 					info.ProjectID = true
-				case f == pDueBefore:
+				case f == params.DueBefore:
 					info.DueBefore = true
-				case f == pUpdatedSince:
+				case f == params.UpdatedSince:
 					info.UpdatedSince = true
 				}
 			}
@@ -74,6 +74,10 @@ func WithDeprecation(path, param, field string, since, sunset time.Time, notice 
 		}
 	}
 }
+
+// ExpandComponent is the document's name of the expand parameter, under
+// components.parameters.
+var ExpandComponent = params.Expand.Component
 
 // StreamSafety is how often a handler with open streams reads, unwoken,
 // the feed of the organization read longest ago.

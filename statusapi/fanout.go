@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -475,10 +476,7 @@ func (fd *feed) deliver() {
 // endAll ends the feed's streams.
 func (fd *feed) endAll() {
 	fd.mu.Lock()
-	streams := make([]*stream, 0, len(fd.members))
-	for s := range fd.members {
-		streams = append(streams, s)
-	}
+	streams := slices.Collect(maps.Keys(fd.members))
 	fd.mu.Unlock()
 	for _, s := range streams {
 		s.end()

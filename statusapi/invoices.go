@@ -28,7 +28,8 @@ type invoice struct {
 	Project           expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
-func invoiceOut(i store.Invoice) invoice {
+// invoiceOut is i on the wire, with the project of expand=project.
+func invoiceOut(i store.Invoice, project expanded) invoice {
 	return invoice{
 		ID:        i.ID,
 		Number:    i.Number,
@@ -43,14 +44,8 @@ func invoiceOut(i store.Invoice) invoice {
 
 		DocumentAvailable: i.HasDocument(),
 		UpdatedAt:         timestamp(i.UpdatedAt),
+		Project:           project,
 	}
-}
-
-// invoiceExpanded is invoiceOut with the project of expand=project.
-func invoiceExpanded(i store.Invoice, project expanded) invoice {
-	out := invoiceOut(i)
-	out.Project = project
-	return out
 }
 
 // invoices are an organization's invoices: of its projects, or
@@ -78,8 +73,8 @@ var invoices = declare(resource[store.Invoice, invoice]{
 	},
 	kind:      store.KindInvoice,
 	statuses:  strs(store.InvoiceStatuses),
-	filters:   []*param{pDueBefore},
-	wire:      invoiceExpanded,
+	filters:   []*param{params.DueBefore},
+	wire:      invoiceOut,
 	projectOf: func(v store.Invoice) string { return deref(v.ProjectID) },
 })
 
@@ -88,7 +83,7 @@ var invoices = declare(resource[store.Invoice, invoice]{
 // /v1/invoices/{id}?expand, and the document's signed link.
 func (h *handler) invoiceRoutes() []route {
 	return []route{
-		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		invoices.listRoute(h, "/v1/invoices", "/v1/invoices", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListInvoices)).describe(operation{
 			ID: "listInvoices", Tag: "Invoices", Tool: "list_invoices",
 			Summary:     "List invoices",

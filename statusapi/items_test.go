@@ -174,7 +174,7 @@ func TestEveryExpandRefusesAnUnknownOne(t *testing.T) {
 		if op := doc.Paths[rt.Pattern]["get"]; op != nil {
 			is.New(t).NoErr(json.Unmarshal(op, &get))
 		}
-		takes := slices.Contains(get.Parameters, param{"#/components/parameters/Expand"})
+		takes := slices.Contains(get.Parameters, param{"#/components/parameters/" + statusapi.ExpandComponent})
 		if !takes || rt.Example == "" {
 			continue
 		}

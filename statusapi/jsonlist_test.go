@@ -112,7 +112,7 @@ func BenchmarkListEncoding(b *testing.B) {
 		project := "prj_1"
 		items[i] = invoiceOut(store.Invoice{ID: fmt.Sprintf("inv_%06d", i), OrgID: "o", Number: fmt.Sprintf("INV-%06d", i),
 			ProjectID: &project, Status: store.InvoicePaid, Currency: "EUR", Total: 120000, IssuedAt: issued,
-			DueAt: issued.AddDate(0, 0, 30), PaidAt: &issued, UpdatedAt: issued})
+			DueAt: issued.AddDate(0, 0, 30), PaidAt: &issued, UpdatedAt: issued}, expanded{})
 	}
 	meta := envelope.Meta{Page: 1, PerPage: 100, Total: 137}
 	req := httptest.NewRequest(http.MethodGet, "/v1/invoices", nil)

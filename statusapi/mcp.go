@@ -2,6 +2,7 @@ package statusapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,10 +101,7 @@ func (c *MCPCaller) Get(ctx context.Context, path string, query url.Values) (sta
 		}()
 		c.h.mux.ServeHTTP(buf, r)
 	}()
-	if buf.status == 0 {
-		buf.status = http.StatusOK
-	}
-	return buf.status, buf.body
+	return cmp.Or(buf.status, http.StatusOK), buf.body
 }
 
 // internalPrincipal returns the principal of a request made by

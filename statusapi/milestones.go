@@ -20,7 +20,8 @@ type milestone struct {
 	Project     expanded `json:"project,omitzero" oa:"null,ref=ExpandedProject"` // expand=project only
 }
 
-func milestoneOut(m store.Milestone) milestone {
+// milestoneOut is m on the wire, with the project of expand=project.
+func milestoneOut(m store.Milestone, project expanded) milestone {
 	return milestone{
 		ID:          m.ID,
 		ProjectID:   m.ProjectID,
@@ -29,14 +30,8 @@ func milestoneOut(m store.Milestone) milestone {
 		DueAt:       timestamp(m.DueAt),
 		CompletedAt: nullTime(m.CompletedAt),
 		UpdatedAt:   timestamp(m.UpdatedAt),
+		Project:     project,
 	}
-}
-
-// milestoneExpanded is milestoneOut with the project of expand=project.
-func milestoneExpanded(m store.Milestone, project expanded) milestone {
-	out := milestoneOut(m)
-	out.Project = project
-	return out
 }
 
 // milestones are a project's milestones.
@@ -57,8 +52,8 @@ var milestones = declare(resource[store.Milestone, milestone]{
 	},
 	kind:      store.KindMilestone,
 	statuses:  strs(store.MilestoneStatuses),
-	filters:   []*param{pDueBefore},
-	wire:      milestoneExpanded,
+	filters:   []*param{params.DueBefore},
+	wire:      milestoneOut,
 	projectOf: func(v store.Milestone) string { return v.ProjectID },
 })
 
@@ -71,7 +66,7 @@ var milestones = declare(resource[store.Milestone, milestone]{
 // /v1/milestones/{id}?expand.
 func (h *handler) milestoneRoutes() []route {
 	return []route{
-		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{filters: []*param{pUpdatedSince}},
+		milestones.listRoute(h, "/v1/projects/{id}/milestones", "/v1/projects/p1/milestones", listSpec{filters: []*param{params.UpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Milestone], error) {
 				project := r.PathValue("id")
 				if err := c.sees(project); err != nil {
@@ -87,7 +82,7 @@ func (h *handler) milestoneRoutes() []route {
 			Summary:     "List a project's milestones",
 			Description: "The project's milestones, ordered by `dueAt` ascending, then `id`. An unknown project answers 404. A restricted key needs the scope `projects:read`.",
 		}),
-		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		milestones.listRoute(h, "/v1/milestones", "/v1/milestones", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListAllMilestones)).describe(operation{
 			ID: "listAllMilestones", Tag: "Projects", Tool: "list_milestones",
 			Summary:     "List the organization's milestones",

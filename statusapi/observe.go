@@ -1,6 +1,7 @@
 package statusapi
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -104,10 +105,7 @@ func (h *handler) observe(w *trackingWriter, r *http.Request, tracked *RequestIn
 		}
 		info.Route = p
 	}
-	info.Status = w.status
-	if info.Status == 0 {
-		info.Status = http.StatusOK
-	}
+	info.Status = cmp.Or(w.status, http.StatusOK)
 	info.Bytes = w.bytes
 	info.Duration = time.Since(info.Start)
 	if tracked != nil {

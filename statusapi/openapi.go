@@ -1,10 +1,5 @@
 package statusapi
 
-// openapi/openapi.json is generated from the route table and the wire
-// types (describeAPI, internal/build/openapigen; go generate ./openapi);
-// the package's test TestOpenAPIDocument fails when the committed
-// document differs.
-
 import (
 	"bytes"
 	"encoding/json"

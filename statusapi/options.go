@@ -154,7 +154,7 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithResponseCache sets the size in bytes of the response cache (see
-// "Response cache" in the package doc): DefaultResponseCacheBytes unless
+// "Response cache" in docs/handler.md): DefaultResponseCacheBytes unless
 // set, and zero sets that default (WithoutResponseCache turns it off). The bound counts the encoded bodies, their
 // Link headers and keys, and a fixed overhead per entry; a single answer
 // over a sixteenth of it is not kept. It is keyed by the store's data

@@ -125,7 +125,7 @@ type listSpec struct {
 }
 
 // since says the list takes updatedSince.
-func (spec listSpec) since() bool { return slices.Contains(spec.filters, pUpdatedSince) }
+func (spec listSpec) since() bool { return slices.Contains(spec.filters, params.UpdatedSince) }
 
 // listParamsOf parses the parameters of a list route: page and limit,
 // spec.filters, each by its parse, and after with updatedSince or

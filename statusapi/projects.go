@@ -46,7 +46,7 @@ var projects = declare(resource[store.Project, project]{
 	},
 	kind:     store.KindProject,
 	statuses: strs(store.ProjectStatuses),
-	filters:  []*param{pDueBefore},
+	filters:  []*param{params.DueBefore},
 	wire:     plain(projectOut),
 })
 
@@ -55,7 +55,7 @@ var projects = declare(resource[store.Project, project]{
 // GET /v1/projects/{id}.
 func (h *handler) projectRoutes() []route {
 	return []route{
-		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{filters: []*param{pUpdatedSince}},
+		projects.listRoute(h, "/v1/projects", "/v1/projects", listSpec{filters: []*param{params.UpdatedSince}},
 			orgList(h, store.Store.ListProjects)).describe(operation{
 			ID: "listProjects", Tag: "Projects", Tool: "list_projects",
 			Summary:     "List projects",

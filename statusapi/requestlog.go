@@ -110,7 +110,7 @@ func (h *handler) requestLogRoutes() []route {
 
 // requestLogParams are the parameters of the request log, as parsed and
 // documented.
-var requestLogParams = []*param{pPage, pLimit, pRequestLogStatus, pIfNoneMatch}
+var requestLogParams = []*param{params.Page, params.Limit, params.RequestLogStatus, params.IfNoneMatch}
 
 // listRequestLogs serves GET /v1/request_logs?page&limit&status: the
 // organization's requests of the last 7 days, newest first. status is an
@@ -123,7 +123,7 @@ func (h *handler) listRequestLogs(r *http.Request, c caller) (response, error) {
 		return response{}, err
 	}
 	sq := store.RequestLogQuery{PageRequest: q.PageRequest}
-	if v, ok := q.given[pRequestLogStatus.Name]; ok {
+	if v, ok := q.given[params.RequestLogStatus.Name]; ok {
 		if sq.Status, sq.Class, err = statusFilter(v); err != nil {
 			return response{}, err
 		}

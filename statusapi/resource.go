@@ -136,7 +136,10 @@ func (res resource[T, W]) listRoute(h *handler, path, example string, spec listS
 	if len(res.statuses) > 0 {
 		spec.filters = append(spec.filters, statusParam(res.name(), res.statuses))
 	}
-	byDeclaration(spec.filters)
+	// In the order of parameters, the status (in none of them) first.
+	slices.SortStableFunc(spec.filters, func(a, b *param) int {
+		return slices.Index(parameters, a) - slices.Index(parameters, b)
+	})
 	if res.projectOf != nil {
 		spec.expand = true
 	}

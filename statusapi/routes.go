@@ -95,7 +95,7 @@ func publicRoute(path string, fn http.HandlerFunc, exempt string) route {
 // 400 to any other parameter.
 func metaRoute(path string, fn http.HandlerFunc, exempt, body string, op operation) route {
 	op.Tag, op.Responses = "Meta", map[int]string{200: body, 304: "NotModified", 400: "BadRequest"}
-	return publicRoute(path, fn, exempt).describe(op, pIfNoneMatch)
+	return publicRoute(path, fn, exempt).describe(op, params.IfNoneMatch)
 }
 
 // exemptBecause is rt without an example: the shared tests leave it to

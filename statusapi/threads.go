@@ -39,7 +39,8 @@ var aboutWire = describeWire[about](apidoc.Wire{
 	},
 })
 
-func threadOut(t store.Thread) thread {
+// threadOut is t on the wire, with the project of expand=project.
+func threadOut(t store.Thread, project expanded) thread {
 	out := thread{
 		ID:            t.ID,
 		ProjectID:     t.ProjectID,
@@ -50,17 +51,11 @@ func threadOut(t store.Thread) thread {
 		LastMessageAt: nullTime(t.LastMessageAt),
 		ResolvedAt:    nullTime(t.ResolvedAt),
 		UpdatedAt:     timestamp(t.UpdatedAt),
+		Project:       project,
 	}
 	if t.About != nil {
 		out.About = &about{Type: string(t.About.Kind), ID: t.About.ID}
 	}
-	return out
-}
-
-// threadExpanded is threadOut with the project of expand=project.
-func threadExpanded(t store.Thread, project expanded) thread {
-	out := threadOut(t)
-	out.Project = project
 	return out
 }
 
@@ -149,7 +144,7 @@ var threads = declare(resource[store.Thread, thread]{
 	},
 	kind:      store.KindThread,
 	statuses:  strs(store.ThreadStatuses),
-	wire:      threadExpanded,
+	wire:      threadOut,
 	projectOf: func(v store.Thread) string { return deref(v.ProjectID) },
 })
 
@@ -182,7 +177,7 @@ var messages = declare(resource[store.Message, message]{
 // /v1/messages/{id}.
 func (h *handler) threadRoutes() []route {
 	return []route{
-		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{pProjectID, pUpdatedSince}},
+		threads.listRoute(h, "/v1/threads", "/v1/threads", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince}},
 			orgList(h, store.Store.ListThreads)).describe(operation{
 			ID: "listThreads", Tag: "Threads", Tool: "list_threads",
 			Summary:     "List threads",
@@ -193,7 +188,7 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "Get a thread",
 			Description: "One thread of the organization. An internal thread, or an id of another organization, answers 404 like one that does not exist.",
 		}),
-		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{pUpdatedSince}},
+		messages.listRoute(h, "/v1/threads/{id}/messages", "/v1/threads/t1/messages", listSpec{filters: []*param{params.UpdatedSince}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListThreadMessages(r.Context(), c.Org.ID, r.PathValue("id"), store.MessageQuery{
 					PageRequest: q.PageRequest,
@@ -204,11 +199,11 @@ func (h *handler) threadRoutes() []route {
 			Summary:     "List a thread's messages",
 			Description: "The thread's messages, ordered by `createdAt` ascending, then `id`, so that new messages land on the last page and earlier pages never shift; with `updatedSince`, by `updatedAt` ascending, then `id`. A thread the caller cannot see answers 404.",
 		}),
-		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{pProjectID, pUpdatedSince, pThreadID}},
+		messages.listRoute(h, "/v1/messages", "/v1/messages", listSpec{filters: []*param{params.ProjectID, params.UpdatedSince, params.ThreadID}},
 			func(r *http.Request, c caller, q listParams) (store.Page[store.Message], error) {
 				return h.st.ListMessages(r.Context(), c.Org.ID, store.MessageQuery{
 					PageRequest: q.PageRequest,
-					ThreadID:    q.given[pThreadID.Name],
+					ThreadID:    q.given[params.ThreadID.Name],
 					ListFilter:  q.ListFilter,
 				})
 			}).describe(operation{

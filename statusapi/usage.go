@@ -36,7 +36,7 @@ func (h *handler) usageRoutes() []route {
 		Summary:     "Get the rate-limit budget",
 		Description: "The rate-limit budget of the key's organization, without spending any of it: never 429, and not counted. Any valid key may ask; it needs no scope.",
 		Responses:   map[int]string{200: "UsageResponse", 304: "NotModifiedUsage", 429: ""},
-	}, pIfNoneMatch)}
+	}, params.IfNoneMatch)}
 }
 
 // getUsage serves GET /v1/rate_limit: the budget of the caller's

@@ -117,13 +117,13 @@ func (h *handler) webhookRoutes() []route {
 			Summary:     "List webhook endpoints",
 			Description: "The organization's webhook endpoints, oldest first: each event that an endpoint's `types`, and the scopes and projects the agency gave it, let it see is POSTed to its `url` as the event JSON (as `/v1/events` serves it), signed as Standard Webhooks specifies (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint's `whsec_` secret, which the agency's portal shows once). A 2xx answer within 15 seconds is a success; anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, with jitter; `410 Gone` disables the endpoint at once, and 5 days of failure disable it. Needs the scope `webhooks:read`; a key restricted to projects sees only the endpoints restricted to some of its projects. Served when the deployment serves webhook endpoints (statusapi.WithWebhookEndpoints); otherwise the path answers 404 like any unknown path.",
 			Responses:   map[int]string{200: "WebhookEndpointListResponse", 304: "NotModified"},
-		}, pPage, pLimit, pWebhookEndpointStatus, pIfNoneMatch),
+		}, params.Page, params.Limit, params.WebhookEndpointStatus, params.IfNoneMatch),
 		h.keyedRoute("/v1/webhook_endpoints/{id}/deliveries", auth.ScopeWebhooks, w.deliveries, "/v1/webhook_endpoints/we_1/deliveries").answers(listAnswer[webhookDelivery]()).describe(operation{
 			ID: "listWebhookDeliveries", Tag: "Webhooks",
 			Summary:     "List an endpoint's deliveries",
 			Description: "The endpoint's delivery attempts of the last 30 days, newest first. Needs the scope `webhooks:read`; an endpoint the key does not see answers 404.",
 			Responses:   map[int]string{200: "WebhookDeliveryListResponse", 304: "NotModified"},
-		}, pID, pPage, pLimit, pIfNoneMatch),
+		}, params.ID, params.Page, params.Limit, params.IfNoneMatch),
 	}
 }
 
@@ -145,7 +145,7 @@ func visible(c caller, e store.WebhookEndpoint) bool {
 
 // list serves GET /v1/webhook_endpoints?status&page&limit: oldest first.
 func (w webhooks) list(r *http.Request, c caller) (response, error) {
-	q, err := listParamsOf(r, listSpec{filters: []*param{pWebhookEndpointStatus}})
+	q, err := listParamsOf(r, listSpec{filters: []*param{params.WebhookEndpointStatus}})
 	if err != nil {
 		return response{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/clientstatus/clientstatus/auth"
+	"github.com/clientstatus/clientstatus/option"
 	"github.com/clientstatus/clientstatus/statusapi"
 )
 
@@ -48,11 +49,7 @@ var Implementation = mcp.Implementation{Name: "clientstatus", Title: "Client sta
 // build defect, which the package's tests catch).
 func Handler(opts ...Option) http.Handler {
 	cfg := config{now: time.Now}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
+	option.Apply(&cfg, opts)
 	tools, err := buildTools(cfg)
 	if err != nil {
 		panic(err)

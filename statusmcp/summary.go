@@ -165,7 +165,10 @@ func summarize(ctx context.Context, c *statusapi.MCPCaller, asOf time.Time) (sum
 	}
 	if allows(auth.ScopeThreads) {
 		active := func(t activeThreadItem) bool {
-			at, err := time.Parse(time.RFC3339, deref(t.LastMessageAt)) // null is not
+			if t.LastMessageAt == nil {
+				return false
+			}
+			at, err := time.Parse(time.RFC3339, *t.LastMessageAt)
 			return err == nil && !at.Before(asOf.Add(-ActiveThreadWindow))
 		}
 		// Threads come by lastMessageAt descending, nulls last: the walk
@@ -218,9 +221,7 @@ func walk[T any](ctx context.Context, c *statusapi.MCPCaller, path string, query
 	var all []T
 	for page := 1; ; page++ {
 		q := url.Values{"limit": {"100"}, "page": {strconv.Itoa(page)}}
-		for k, v := range query {
-			q[k] = v
-		}
+		maps.Copy(q, query)
 		status, body := c.Get(ctx, path, q)
 		if status != http.StatusOK {
 			return nil, body
@@ -241,11 +242,4 @@ func walk[T any](ctx context.Context, c *statusapi.MCPCaller, path string, query
 
 func internalError() []byte {
 	return []byte(`{"error":{"code":"INTERNAL","message":"internal error"}}`)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -148,7 +149,7 @@ func (d *Dispatcher) send(ctx context.Context, target string, job store.WebhookJ
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set(HeaderID, job.EventID)
-	req.Header.Set(HeaderTimestamp, timestamp(at))
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
 	req.Header.Set(HeaderSignature, sig)
 	res, err := d.client.Do(req)
 	if err != nil {

@@ -316,9 +316,7 @@ func (d *Dispatcher) list(ctx context.Context, w *watches, q *queueing, all bool
 	}
 	byOrg := map[string][]store.WebhookEndpoint{}
 	todo := w.take()
-	for org := range q.pending {
-		todo[org] = true
-	}
+	maps.Copy(todo, q.pending)
 	for _, e := range endpoints {
 		if !known[[2]string{e.OrgID, e.ID}] {
 			todo[e.OrgID] = true // new, or enabled again

@@ -32,9 +32,6 @@ func jitter(d time.Duration) time.Duration {
 // 0 when absent or unreadable.
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
 	if s, err := strconv.Atoi(v); err == nil && s > 0 {
 		return time.Duration(s) * time.Second
 	}

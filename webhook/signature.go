@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -78,6 +77,3 @@ func signatures(secrets []string, id string, at time.Time, body []byte) (string,
 	}
 	return strings.Join(out, " "), nil
 }
-
-// timestamp is the webhook-timestamp header value of at.
-func timestamp(at time.Time) string { return strconv.FormatInt(at.Unix(), 10) }

@@ -48,17 +48,6 @@ func (o Obj) Set(key string, v any) Obj {
 	return append(o, KV{key, v})
 }
 
-// Without returns a copy of o without key.
-func (o Obj) Without(key string) Obj {
-	out := make(Obj, 0, len(o))
-	for _, kv := range o {
-		if kv.Key != key {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // MarshalJSON writes the members in order.
 func (o Obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -98,13 +87,4 @@ func marshal(v any) ([]byte, error) {
 // Ref is a JSON reference to a component: Ref("schemas", "Project").
 func Ref(section, name string) Obj {
 	return O("$ref", "#/components/"+section+"/"+name)
-}
-
-// concat returns the members of objs, in order, in one new Obj.
-func concat(objs ...Obj) Obj {
-	var out Obj
-	for _, o := range objs {
-		out = append(out, o...)
-	}
-	return out
 }

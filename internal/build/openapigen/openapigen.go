@@ -2,8 +2,11 @@ package openapigen
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/clientstatus/clientstatus/envelope"
@@ -26,10 +29,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 	for _, p := range api.Params {
 		params = append(params, KV{p.Component, paramObj(p)})
 	}
-	heads := make(map[string]string, len(headOf))
-	for k, v := range headOf {
-		heads[k] = v
-	}
+	heads := maps.Clone(headOf)
 	for _, e := range errorResponses {
 		heads[e.name] = e.name + "Head"
 	}
@@ -57,12 +57,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 		}
 		paths = append(paths, KV{rt.Path, item})
 	}
-	var headNames []string
-	for h := range usedHeads {
-		headNames = append(headNames, h)
-	}
-	sort.Strings(headNames)
-	for _, h := range headNames {
+	for _, h := range slices.Sorted(maps.Keys(usedHeads)) {
 		resps = append(resps, KV{h, headResponse(h, resps, heads)})
 	}
 	for i, rt := range api.Routes {
@@ -86,7 +81,7 @@ func Generate(api apidoc.API) ([]byte, error) {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if err := indent(&out, raw); err != nil {
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
 		return nil, err
 	}
 	out.WriteByte('\n')
@@ -94,16 +89,17 @@ func Generate(api apidoc.API) ([]byte, error) {
 }
 
 // headResponse is the HEAD twin of the GET responses that map to name
-// (headOf): the same headers, its own description, no body.
+// (headOf): the same headers, no body, and the description of the first
+// of them and headOnly unless headDescriptions says otherwise.
 func headResponse(name string, resps Obj, heads map[string]string) Obj {
-	d, ok := headDescriptions[name]
-	if e, isErr := strings.CutSuffix(name, "Head"); isErr && !ok {
-		d = errorNamed(e).words() + headOnly
-	}
-	out := O("description", d)
+	out := O("description", headDescriptions[name])
 	for _, kv := range resps {
 		if heads[kv.Key] == name {
-			if h := kv.Value.(Obj).Get("headers"); h != nil {
+			get := kv.Value.(Obj)
+			if out[0].Value == "" {
+				out[0].Value = get.Get("description").(string) + headOnly
+			}
+			if h := get.Get("headers"); h != nil {
 				out = append(out, KV{"headers", h})
 			}
 			break
@@ -145,13 +141,8 @@ func pathItem(rt apidoc.Route, params, resps Obj, heads map[string]string, usedH
 		}
 		headResps = append(headResps, KV{code, Ref("responses", h)})
 	}
-	headSummary, headDescription := rt.HeadSummary, rt.HeadDescription
-	if headSummary == "" {
-		headSummary = rt.Summary + " (headers only)"
-	}
-	if headDescription == "" {
-		headDescription = "`" + rt.ID + "` without the body: the same status and headers. Useful to check an `ETag`, a size or the rate limit without the transfer."
-	}
+	headSummary := cmp.Or(rt.HeadSummary, rt.Summary+" (headers only)")
+	headDescription := cmp.Or(rt.HeadDescription, "`"+rt.ID+"` without the body: the same status and headers. Useful to check an `ETag`, a size or the rate limit without the transfer.")
 	for _, op := range []struct {
 		o                     *Obj
 		id, summary, describe string
@@ -222,13 +213,12 @@ func responsesOf(rt apidoc.Route, resps Obj) ([]response, error) {
 		}
 	}
 	var out []response
-	for s, n := range m {
-		if resps.Get(n) == nil {
-			return nil, fmt.Errorf("route %s: no response %s", rt.Path, n)
+	for _, s := range slices.Sorted(maps.Keys(m)) {
+		if resps.Get(m[s]) == nil {
+			return nil, fmt.Errorf("route %s: no response %s", rt.Path, m[s])
 		}
-		out = append(out, response{s, n})
+		out = append(out, response{s, m[s]})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].status < out[j].status })
 	if len(out) == 0 || out[0].status >= 300 {
 		return nil, fmt.Errorf("route %s has no success response", rt.Path)
 	}

@@ -75,8 +75,18 @@ func envelopeSchema(description, item string) Obj {
 		"required", A("data"), "properties", O("data", Ref("schemas", item)))
 }
 
-// stringSchema is a string's schema.
+// stringSchema is a string's schema; patternSchema one's that matches
+// pattern, oneValueSchema one's that is value.
 func stringSchema() Obj { return O("type", "string") }
+func patternSchema(pattern string) Obj {
+	return O("type", "string", "pattern", pattern)
+}
+func oneValueSchema(value string) Obj {
+	return O("type", "string", "enum", A(value))
+}
+
+// countSchema is the schema of a rate-limit header's number.
+var countSchema = O("type", "integer", "minimum", 0)
 
 // header is a header component; requiredHeader one every response that
 // names it carries.

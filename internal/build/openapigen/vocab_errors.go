@@ -1,6 +1,7 @@
 package openapigen
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/clientstatus/clientstatus/envelope"
@@ -46,10 +47,7 @@ var errorResponses = []stdError{
 
 // words is what e says: each code with its meaning, then e's tail.
 func (e stdError) words() string {
-	sep := e.sep
-	if sep == "" {
-		sep = " "
-	}
+	sep := cmp.Or(e.sep, " ")
 	var parts []string
 	for _, c := range e.codes {
 		parts = append(parts, string(c)+": "+c.Means())

@@ -1,5 +1,7 @@
 package openapigen
 
+import "slices"
+
 // The shared vocabulary of the document, said once: what no route, wire
 // type or kind implies. A route names these components (Route.Params,
 // Route.Responses); what the table and the wire types make is added to
@@ -77,109 +79,40 @@ var securitySchemes = O(
 
 // headers are the response headers that responses name.
 var headers = O(
-	"X-Request-Id", O(
-		"description", "The request id: the client's own `X-Request-Id` when it sent a sane one, else one the server made. Quote it to the operator.",
-		"schema", O(
-			"type", "string",
-			"pattern", "^[A-Za-z0-9._:-]{1,128}$",
-		),
-		"required", true,
-	),
-	"X-Sandbox", O(
-		"description", "`true` on every answer to a sandbox key (`csk_test_...`), which reads its organization's sandbox, never its live data; absent for live keys.",
-		"schema", O(
-			"type", "string",
-			"enum", A(
-				"true",
-			),
-		),
-	),
-	"X-RateLimit-Limit", O(
-		"description", "Requests the organization's plan allows per window. Present on rate-limited plans (starter, growth); enterprise responses carry no rate-limit headers.",
-		"schema", O(
-			"type", "integer",
-			"minimum", 0,
-		),
-	),
-	"X-RateLimit-Remaining", O(
-		"description", "Requests left in the current window.",
-		"schema", O(
-			"type", "integer",
-			"minimum", 0,
-		),
-	),
-	"X-RateLimit-Reset", O(
-		"description", "When the current window ends, in Unix seconds.",
-		"schema", O(
-			"type", "integer",
-			"minimum", 0,
-		),
-	),
+	"X-Request-Id", requiredHeader("The request id: the client's own `X-Request-Id` when it sent a sane one, else one the server made. Quote it to the operator.",
+		patternSchema("^[A-Za-z0-9._:-]{1,128}$")),
+	"X-Sandbox", header("`true` on every answer to a sandbox key (`csk_test_...`), which reads its organization's sandbox, never its live data; absent for live keys.",
+		oneValueSchema("true")),
+	"X-RateLimit-Limit", header("Requests the organization's plan allows per window. Present on rate-limited plans (starter, growth); enterprise responses carry no rate-limit headers.", countSchema),
+	"X-RateLimit-Remaining", header("Requests left in the current window.", countSchema),
+	"X-RateLimit-Reset", header("When the current window ends, in Unix seconds.", countSchema),
 	"RateLimit-Policy", header("The plan's quota and window in seconds, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";q=60;w=60`.", stringSchema()),
 	"RateLimit", header("Requests left and seconds until the window ends, as in draft-ietf-httpapi-ratelimit-headers: `\"plan\";r=59;t=42`.", stringSchema()),
-	"Retry-After", O(
-		"description", "Seconds to wait before retrying.",
-		"schema", O(
-			"type", "integer",
-			"minimum", 1,
-		),
-		"required", true,
-	),
+	"Retry-After", requiredHeader("Seconds to wait before retrying.", O("type", "integer", "minimum", 1)),
 	"ETag", header("Entity tag of the representation; send it back in `If-None-Match` to get 304 when nothing changed.", stringSchema()),
 	"Link", header("RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the list, each keeping the request's filters and limit; `prev` and `next` only where such a page exists.", stringSchema()),
 	"Cache-Control", header("`private, no-cache` on successful JSON responses: a client's own cache may keep them but must revalidate each use, a shared cache never stores them. `no-store` on errors, download links and files. On the reference page `no-cache`, on its script `public, max-age=86400`: both are the same for every caller.", stringSchema()),
 	"Vary", header("`Authorization`: the representation depends on the caller's key.", stringSchema()),
 	"Accept-Ranges", header("`bytes` when the file can be served in ranges (`Range` requests).", stringSchema()),
 	"Last-Modified", header("When the file last changed, when its source knows.", stringSchema()),
-	"Content-Range", O(
-		"description", "The one range served, as `bytes 4-14/1234`. Absent from a `multipart/byteranges` answer to several ranges, whose parts carry their own.",
-		"schema", O(
-			"type", "string",
-			"pattern", "^bytes [0-9]+-[0-9]+/[0-9]+$",
-		),
-	),
-	"Content-Range-Unsatisfied", O(
-		"description", "`bytes */<size>`: the file's size, which the `Range` does not fit.",
-		"schema", O(
-			"type", "string",
-			"pattern", "^bytes \\*/[0-9]+$",
-		),
-		"required", true,
-	),
-	"X-Content-Type-Options", O(
-		"description", "Always `nosniff`.",
-		"schema", O(
-			"type", "string",
-			"enum", A(
-				"nosniff",
-			),
-		),
-	),
+	"Content-Range", header("The one range served, as `bytes 4-14/1234`. Absent from a `multipart/byteranges` answer to several ranges, whose parts carry their own.",
+		patternSchema("^bytes [0-9]+-[0-9]+/[0-9]+$")),
+	"Content-Range-Unsatisfied", requiredHeader("`bytes */<size>`: the file's size, which the `Range` does not fit.",
+		patternSchema("^bytes \\*/[0-9]+$")),
+	"X-Content-Type-Options", header("Always `nosniff`.", oneValueSchema("nosniff")),
 	"Content-Security-Policy", header("The reference page's policy: scripts, styles, images, fonts and connections from the handler's own origin only (plus inline styles, `data:` images and fonts, and a `blob:` web worker, which the renderer uses); no plugin, no `<base>`, no form, and no framing by another page. For example `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`.", stringSchema()),
 	"WWW-Authenticate", requiredHeader("The authentication scheme to use: `Bearer`.", stringSchema()),
 	"Allow", requiredHeader("The methods every route supports: `GET, HEAD`.", stringSchema()),
 	"Content-Disposition", requiredHeader("`attachment` with the deliverable's file name.", stringSchema()),
-	"WWW-Authenticate-Scope", O(
-		"description", "On `INSUFFICIENT_SCOPE` only: the scope the route needs, as RFC 6750 says, `Bearer error=\"insufficient_scope\", scope=\"invoices:read\"`.",
-		"schema", O(
-			"type", "string",
-			"pattern", "^Bearer error=\"insufficient_scope\", scope=\"[a-z]+:read\"$",
-		),
-	),
-	"X-Accel-Buffering", O(
-		"description", "`no` on the live stream (`text/event-stream`), so that a proxy such as nginx does not buffer it.",
-		"schema", O(
-			"type", "string",
-			"enum", A(
-				"no",
-			),
-		),
-	),
+	"WWW-Authenticate-Scope", header("On `INSUFFICIENT_SCOPE` only: the scope the route needs, as RFC 6750 says, `Bearer error=\"insufficient_scope\", scope=\"invoices:read\"`.",
+		patternSchema("^Bearer error=\"insufficient_scope\", scope=\"[a-z]+:read\"$")),
+	"X-Accel-Buffering", header("`no` on the live stream (`text/event-stream`), so that a proxy such as nginx does not buffer it.",
+		oneValueSchema("no")),
 )
 
 // responses are the standard responses and those of the routes that are
 // not a resource's list or item (a resource's are derived).
-var responses = concat(standardResponses, fileResponses, routeResponses)
+var responses = slices.Concat(standardResponses, fileResponses, routeResponses)
 
 // headOf is the HEAD twin of each GET response with a body: the same
 // headers, no body. An error response's is its name and Head (Generate).
@@ -199,20 +132,15 @@ var headOf = map[string]string{
 	"RequestLogListResponse":      "ListHead",
 }
 
-// headDescriptions are the HEAD twins' descriptions; an error response's
-// is its own and headOnly unless said here.
+// headDescriptions are the HEAD twins' descriptions that are not their
+// GET response's and headOnly (see headResponse).
 var headDescriptions = map[string]string{
 	"UsageHead":            "The budget. `HEAD`: the same headers, no body.",
-	"OpenAPIDocumentHead":  "This document. `HEAD`: the same headers, no body.",
 	"DocsScriptHead":       "The renderer of the reference page. `HEAD`: the same headers, no body.",
 	"FileNotAvailableHead": "FILE_NOT_AVAILABLE: the deliverable has no file attached. `HEAD`: the same headers, no body.",
 	"DocsPageHead":         "The reference page. `HEAD`: the same headers, no body.",
 	"UnavailableHead":      "UNAVAILABLE: the store, the key store or the rate limiter is unreachable or timed out. Safe to retry after `Retry-After` seconds. `HEAD`: the same headers, no body.",
 	"ListHead":             "The headers of one page of a list, without its body (`HEAD`).",
-	"FileHead":             "The deliverable's file, with its own media type (`application/octet-stream` when it has none). `HEAD`: the same headers, no body.",
-	"DownloadLinkHead":     "A signed link to the deliverable's file, valid for 15 minutes. Never cached (`Cache-Control: no-store`): the link is a credential. `HEAD`: the same headers, no body.",
-	"FileRangeHead":        "The `Range` cannot be served from the file. Plain text, from Go's `net/http`. `HEAD`: the same headers, no body.",
-	"FilePartHead":         "The requested ranges of the file (`Range` request, RFC 9110). One range is served with the file's own media type and a `Content-Range`; several ranges as one `multipart/byteranges` body, whose parts each carry their own `Content-Type` and `Content-Range`, with no `Content-Range` on the response itself. (Ranges that together cover more than the file are answered 200 with the whole file.) `HEAD`: the same headers, no body.",
 	"ProjectHead":          "The project. `HEAD`: the same headers, no body.",
 	"EventListHead":        "The headers of `listEvents`'s 200, without the body (a HEAD never streams).",
 }
