@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,14 +15,18 @@ import (
 // next request, and got hears of its answer (the body read to the end and
 // closed) or its transport error, with the time it took. An error from
 // next or got stops every client and is what Run returns; so is ctx's
-// cause when it ends otherwise than cancelled. A request that fails once
-// the time is up goes unreported. Run returns how long the clients ran.
+// cause when it ends otherwise than cancelled. Each client sends at
+// least one request; once d is up none sends another, and the requests in
+// flight finish and are reported: a rate is what completed in the time
+// Run returns, until the last of them, so that a short run on a slow
+// server still counts its first answers. A request that fails once ctx ends goes unreported.
 func Run(ctx context.Context, client *http.Client, clients int, d time.Duration,
 	next func(c int) (*http.Request, error),
 	got func(c int, resp *http.Response, took time.Duration, err error) error) (time.Duration, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(d, func() { cancel(nil) })
+	var up atomic.Bool
+	timer := time.AfterFunc(d, func() { up.Store(true) })
 	defer timer.Stop()
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -44,6 +49,9 @@ func Run(ctx context.Context, client *http.Client, clients int, d time.Duration,
 				}
 				if err := got(c, resp, time.Since(t0), err); err != nil {
 					cancel(err)
+					return
+				}
+				if up.Load() {
 					return
 				}
 			}
