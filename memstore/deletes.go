@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -198,11 +199,5 @@ func (m *Store) prune(t *tenant) {
 }
 
 func deletionOrder(a, b *store.Deletion) int {
-	if c := a.DeletedAt.Compare(b.DeletedAt); c != 0 {
-		return c
-	}
-	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(a.DeletedAt.Compare(b.DeletedAt), strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.ID, b.ID))
 }

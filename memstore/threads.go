@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -454,26 +455,12 @@ func (ts *threadStore) movedProject(threadID string) bool {
 // threadOrder is ThreadQuery's: LastMessageAt descending, threads without
 // a visible message last, then ID.
 func threadOrder(a, b *store.Thread) int {
-	switch {
-	case a.LastMessageAt == nil && b.LastMessageAt == nil:
-	case a.LastMessageAt == nil:
-		return 1
-	case b.LastMessageAt == nil:
-		return -1
-	default:
-		if c := b.LastMessageAt.Compare(*a.LastMessageAt); c != 0 {
-			return c
-		}
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(latestFirst(a.LastMessageAt, b.LastMessageAt), strings.Compare(a.ID, b.ID))
 }
 
 // messageOrder is MessageQuery's: CreatedAt ascending, then ID.
 func messageOrder(a, b *store.Message) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 }
 
 func copyThread(t store.Thread) store.Thread {
