@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -127,13 +128,7 @@ func (m *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		}
 		var items []*store.Deletion
 		if t := m.orgs[orgID]; t != nil {
-			from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *store.Deletion, since time.Time) int {
-				if d.DeletedAt.Before(since) {
-					return -1
-				}
-				return 1
-			})
-			items = t.deletions[from:]
+			items = t.deletions[sort.Search(len(t.deletions), func(i int) bool { return !t.deletions[i].DeletedAt.Before(q.Since) }):]
 		}
 		if t := m.orgs[orgID]; t != nil && q.OnlyProjects != nil {
 			if moved := t.departuresSince(q.OnlyProjects, q.Since); len(moved) > 0 {

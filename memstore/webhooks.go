@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -47,11 +48,7 @@ func (w *memoryWebhooks) dropOrganization(orgID string) {
 			delete(w.deliveries, k)
 		}
 	}
-	for k := range w.jobs {
-		if k[0] == orgID {
-			delete(w.jobs, k)
-		}
-	}
+	maps.DeleteFunc(w.jobs, func(k [3]string, _ *store.WebhookJob) bool { return k[0] == orgID })
 }
 
 func copyEndpoint(e store.WebhookEndpoint) store.WebhookEndpoint {
