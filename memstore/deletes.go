@@ -72,14 +72,14 @@ func (m *Store) DeleteProject(ctx context.Context, orgID, id string) error {
 	}
 	at := m.stamp(t)
 	t.record(store.KindProject, id, id, at)
-	for _, tb := range t.tables() { // its milestones and deliverables
+	for _, tb := range t.rows { // its milestones and deliverables
 		if tb.cascade != nil {
 			for _, gone := range tb.cascade(id) {
 				t.record(tb.kind, gone, id, at)
 			}
 		}
 	}
-	for _, tb := range t.tables() { // its invoices, which stay
+	for _, tb := range t.rows { // its invoices, which stay
 		if tb.detach != nil {
 			tb.detach(id, at)
 		}

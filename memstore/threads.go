@@ -271,7 +271,7 @@ func (t *tenant) hasItem(kind store.Kind, id string) bool {
 	if !kind.About() {
 		return false
 	}
-	for _, tb := range t.tables() {
+	for _, tb := range t.rows {
 		if tb.kind == kind {
 			return tb.has(id)
 		}
