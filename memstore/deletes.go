@@ -60,34 +60,30 @@ func (m *Store) OnDeleteOrganization(fn func(orgID string)) {
 // deliverable it took, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such project.
 func (m *Store) DeleteProject(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.orgs[orgID]
-	if t == nil || projectItems.of(t).remove(id) == nil {
-		return fmt.Errorf("store: project %q: %w", id, store.ErrNotFound)
-	}
-	at := m.stamp(t)
-	t.record(store.KindProject, id, id, at)
-	for _, tb := range t.rows { // its milestones and deliverables
-		if tb.cascade != nil {
-			for _, gone := range tb.cascade(id) {
-				t.record(tb.kind, gone, id, at)
+	return m.writing(ctx, orgID, func() error {
+		t := m.orgs[orgID]
+		if t == nil || projectItems.of(t).remove(id) == nil {
+			return fmt.Errorf("store: project %q: %w", id, store.ErrNotFound)
+		}
+		at := m.stamp(t)
+		t.record(store.KindProject, id, id, at)
+		for _, tb := range t.rows { // its milestones and deliverables
+			if tb.cascade != nil {
+				for _, gone := range tb.cascade(id) {
+					t.record(tb.kind, gone, id, at)
+				}
 			}
 		}
-	}
-	for _, tb := range t.rows { // its invoices, which stay
-		if tb.detach != nil {
-			tb.detach(id, at)
+		for _, tb := range t.rows { // its invoices, which stay
+			if tb.detach != nil {
+				tb.detach(id, at)
+			}
 		}
-	}
-	t.deleteProjectThreads(id, at)
-	t.dropStaleAbouts(at)
-	m.prune(t)
-	return nil
+		t.deleteProjectThreads(id, at)
+		t.dropStaleAbouts(at)
+		m.prune(t)
+		return nil
+	})
 }
 
 // DeleteMilestone removes a milestone and records its Deletion; threads

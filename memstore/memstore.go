@@ -359,6 +359,19 @@ func alive(ctx context.Context) error {
 	return nil
 }
 
+// writing runs fn, a write to the organization, under mu held for
+// writing, or returns alive's error once ctx is done: the frame of every
+// write. It wakes the organization's watchers once mu is unlocked.
+func (m *Store) writing(ctx context.Context, orgID string, fn func() error) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fn()
+}
+
 // reading returns fn's answer, read under mu for reading, or alive's
 // error once ctx is done: the frame of every read.
 func reading[T any](ctx context.Context, m *Store, fn func() (T, error)) (T, error) {
