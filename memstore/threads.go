@@ -255,12 +255,8 @@ func (t *tenant) hasItem(kind store.Kind, id string) bool {
 	if !kind.About() {
 		return false
 	}
-	for _, tb := range t.rows {
-		if tb.kind == kind {
-			return tb.has(id)
-		}
-	}
-	return false
+	i := slices.IndexFunc(t.rows, func(tb kindTable) bool { return tb.kind == kind })
+	return i >= 0 && t.rows[i].has(id)
 }
 
 // link stores a message, indexed by its thread and its attachments.
