@@ -82,13 +82,14 @@ func NewCache(r KeyResolver, opts ...Option) *Cache {
 		panic(err)
 	}
 	cache := &Cache{
-		next:    r,
-		ttl:     c.cacheTTL,
-		max:     c.maxEntries,
-		now:     c.now,
-		entries: make(map[[sha256.Size]byte]cacheEntry),
-		byOrg:   make(map[string]map[[sha256.Size]byte]struct{}),
-		forgot:  NewBroadcast(),
+		next:       r,
+		ttl:        c.cacheTTL,
+		max:        c.maxEntries,
+		now:        c.now,
+		entries:    make(map[[sha256.Size]byte]cacheEntry),
+		byOrg:      make(map[string]map[[sha256.Size]byte]struct{}),
+		refreshing: make(map[[sha256.Size]byte]bool),
+		forgot:     NewBroadcast(),
 	}
 	cache.invs = append([]Invalidations{r}, c.invalidations...)
 	cache.stop = subscribeAll(cache.report, cache.invs...)
@@ -144,9 +145,6 @@ func (c *Cache) refreshAhead(ctx context.Context, id [sha256.Size]byte, credenti
 	if c.refreshing[id] {
 		c.mu.Unlock()
 		return
-	}
-	if c.refreshing == nil {
-		c.refreshing = make(map[[sha256.Size]byte]bool)
 	}
 	c.refreshing[id] = true
 	epoch := c.epoch

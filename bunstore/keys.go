@@ -267,10 +267,7 @@ func (s *Store) MarkUsed(ctx context.Context, used map[string]time.Time) error {
 	// In the order of the ids, so that two replicas marking the same keys
 	// lock their rows in one order (in a map's order they deadlocked).
 	ids := slices.Sorted(maps.Keys(used))
-	times := make([]time.Time, 0, len(used))
-	for _, id := range ids {
-		times = append(times, used[id])
-	}
+	times := mapped(ids, func(id string) time.Time { return used[id] })
 	ctx, cancel := s.query(ctx)
 	defer cancel()
 	_, err := s.newUpdate((*keyRow)(nil)).

@@ -1,6 +1,7 @@
 package bunstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -108,10 +109,6 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	if r.counted {
 		count = s.tallied(orgID, r.kind, l, only)
 	}
-	what := l.what
-	if what == "" {
-		what = r.plural
-	}
 	order := r.order
 	if !l.UpdatedSince.IsZero() { // the order of changes
 		order = r.alias + ".updated_at, " + r.alias + ".id"
@@ -120,7 +117,7 @@ func (r resource[R, T]) list(ctx context.Context, s *Store, orgID string, l list
 	if r.columns != nil {
 		columns = func(q *bun.SelectQuery) *bun.SelectQuery { return r.columns(s, q) }
 	}
-	return list(ctx, s, what, l.PageRequest, l.UpdatedSince, r.filter(s, orgID, l, only), count, order, columns, r.item)
+	return list(ctx, s, cmp.Or(l.what, r.plural), l.PageRequest, l.UpdatedSince, r.filter(s, orgID, l, only), count, order, columns, r.item)
 }
 
 // filter is the WHERE clause of a list: the organization, what clients

@@ -329,12 +329,7 @@ func upsertOf(t *schema.Table) upsert {
 // changes is the row of t's columns that a put compares, all but the
 // key and updated_at, qualified by table (an alias, or EXCLUDED).
 func changes(t *schema.Table, table string) bun.Safe {
-	var data []*schema.Field
-	for _, f := range t.DataFields {
-		if f.Name != "updated_at" {
-			data = append(data, f)
-		}
-	}
+	data := slices.DeleteFunc(slices.Clone(t.DataFields), func(f *schema.Field) bool { return f.Name == "updated_at" })
 	return "ROW" + columns(data, table) // ROW: even of one column
 }
 
@@ -390,9 +385,7 @@ func list[R counted, T any](ctx context.Context, s *Store, what string, r store.
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, "list "+what, err)
 	}
-	p := listed(rows, n, item)
-	p.SyncedThrough = synced
-	return p, nil
+	return store.Page[T]{Items: mapped(rows, item), Total: n, SyncedThrough: synced}, nil
 }
 
 // storable reports whether a read that compares these values (ids and
@@ -403,12 +396,7 @@ func list[R counted, T any](ctx context.Context, s *Store, what string, r store.
 // asks storable before it sends a query, and answers without one when it
 // says no.
 func storable(values ...string) bool {
-	for _, v := range values {
-		if !store.Storable(v) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(values, func(v string) bool { return !store.Storable(v) })
 }
 
 // unmatched is the answer of a read that storable stopped: err, or, when
@@ -538,11 +526,6 @@ func offset(r store.PageRequest) int64 {
 		return math.MaxInt64
 	}
 	return int64(r.Page-1) * int64(r.Limit)
-}
-
-// listed converts the rows of a page to items.
-func listed[R, T any](rows []R, n int, item func(R) T) store.Page[T] {
-	return store.Page[T]{Items: mapped(rows, item), Total: n}
 }
 
 // mapped converts rows to items.

@@ -262,21 +262,17 @@ func (s *Store) PutMessage(ctx context.Context, m store.Message) error {
 	}
 	ctx, cancel := s.query(ctx)
 	defer cancel()
-	return s.write(ctx, "put message", func(s *Store) error { return s.putMessage(ctx, m) })
-}
-
-// putMessage is PutMessage, under its query timeout.
-func (s *Store) putMessage(ctx context.Context, m store.Message) error {
-	rows := []messageRow{messageRowOf(m)}
-	n := len(m.Attachments)
-	ids, names, types, sizes, keys := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]int64, 0, n), make([]string, 0, n)
-	for _, a := range m.Attachments {
-		ids, names, types, sizes, keys = append(ids, a.ID), append(names, a.FileName), append(types, a.ContentType), append(sizes, a.SizeBytes), append(keys, a.FileKey)
-	}
-	// The message, the attachments it dropped, and the ones it has;
-	// attachments_of_message is the conflict target, so that another
-	// message's attachment id violates the primary key instead.
-	_, err := s.db.NewRaw(`?; WITH msg AS (?), dropped AS (
+	return s.write(ctx, "put message", func(s *Store) error {
+		rows := []messageRow{messageRowOf(m)}
+		n := len(m.Attachments)
+		ids, names, types, sizes, keys := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]int64, 0, n), make([]string, 0, n)
+		for _, a := range m.Attachments {
+			ids, names, types, sizes, keys = append(ids, a.ID), append(names, a.FileName), append(types, a.ContentType), append(sizes, a.SizeBytes), append(keys, a.FileKey)
+		}
+		// The message, the attachments it dropped, and the ones it has;
+		// attachments_of_message is the conflict target, so that another
+		// message's attachment id violates the primary key instead.
+		_, err := s.db.NewRaw(`?; WITH msg AS (?), dropped AS (
 			DELETE FROM ? AS a WHERE a.org_id = ? AND a.message_id = ? AND NOT (a.id = ANY (?::text[])))
 		INSERT INTO ? AS a (org_id, id, message_id, ordinal, file_name, content_type, size_bytes, file_key)
 		SELECT ?, n.id, ?, n.ordinal, n.file_name, n.content_type, n.size_bytes, n.file_key
@@ -287,17 +283,18 @@ func (s *Store) putMessage(ctx context.Context, m store.Message) error {
 			size_bytes = EXCLUDED.size_bytes, file_key = EXCLUDED.file_key
 		WHERE (a.ordinal, a.file_name, a.content_type, a.size_bytes, a.file_key)
 			IS DISTINCT FROM (EXCLUDED.ordinal, EXCLUDED.file_name, EXCLUDED.content_type, EXCLUDED.size_bytes, EXCLUDED.file_key)`,
-		s.lockThreads(m.OrgID, m.ID, m.ThreadID),
-		s.upserting(&rows),
-		s.table("attachments"), m.OrgID, m.ID, pgdialect.Array(ids),
-		s.table("attachments"), m.OrgID, m.ID,
-		pgdialect.Array(ids), pgdialect.Array(names), pgdialect.Array(types), pgdialect.Array(sizes), pgdialect.Array(keys),
-	).Exec(ctx)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation && pgErr.ConstraintName == "messages_thread_fkey" {
-		return fmt.Errorf("bunstore: put message %q: thread %q of organization %q (put it first): %w", m.ID, m.ThreadID, m.OrgID, store.ErrNotFound)
-	}
-	return threadWriteFailure(ctx, fmt.Sprintf("put message %q", m.ID), err)
+			s.lockThreads(m.OrgID, m.ID, m.ThreadID),
+			s.upserting(&rows),
+			s.table("attachments"), m.OrgID, m.ID, pgdialect.Array(ids),
+			s.table("attachments"), m.OrgID, m.ID,
+			pgdialect.Array(ids), pgdialect.Array(names), pgdialect.Array(types), pgdialect.Array(sizes), pgdialect.Array(keys),
+		).Exec(ctx)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == foreignKeyViolation && pgErr.ConstraintName == "messages_thread_fkey" {
+			return fmt.Errorf("bunstore: put message %q: thread %q of organization %q (put it first): %w", m.ID, m.ThreadID, m.OrgID, store.ErrNotFound)
+		}
+		return threadWriteFailure(ctx, fmt.Sprintf("put message %q", m.ID), err)
+	})
 }
 
 // lockThreads is the statement that locks, in id order, the thread of the

@@ -49,11 +49,7 @@ const endpointColumns = "org_id, id, url, types, scopes, project_ids, enabled, d
 
 // endpointColumnsOf is endpointColumns of the table named alias.
 func endpointColumnsOf(alias string) string {
-	cols := strings.Split(endpointColumns, ", ")
-	for i, c := range cols {
-		cols[i] = alias + "." + c
-	}
-	return strings.Join(cols, ", ")
+	return alias + "." + strings.ReplaceAll(endpointColumns, ", ", ", "+alias+".")
 }
 
 func (r endpointRow) endpoint() store.WebhookEndpoint {
@@ -162,7 +158,7 @@ func rawPage[R, T any](ctx context.Context, s *Store, what string, item func(R) 
 	if err != nil {
 		return store.Page[T]{}, failure(ctx, store.ErrUnavailable, what, err)
 	}
-	return listed(rows, total, item), nil
+	return store.Page[T]{Items: mapped(rows, item), Total: total}, nil
 }
 
 // UpdateWebhookEndpoint implements store.WebhookEndpoints: fn runs with

@@ -1,9 +1,11 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -58,34 +60,30 @@ func (m *Store) OnDeleteOrganization(fn func(orgID string)) {
 // deliverable it took, with a nil About. It returns an error wrapping
 // ErrNotFound when the organization has no such project.
 func (m *Store) DeleteProject(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.orgs[orgID]
-	if t == nil || projectItems.of(t).remove(id) == nil {
-		return fmt.Errorf("store: project %q: %w", id, store.ErrNotFound)
-	}
-	at := m.stamp(t)
-	t.record(store.KindProject, id, id, at)
-	for _, tb := range t.tables() { // its milestones and deliverables
-		if tb.cascade != nil {
-			for _, gone := range tb.cascade(id) {
-				t.record(tb.kind, gone, id, at)
+	return m.writing(ctx, orgID, func() error {
+		t := m.orgs[orgID]
+		if t == nil || projectItems.of(t).remove(id) == nil {
+			return fmt.Errorf("store: project %q: %w", id, store.ErrNotFound)
+		}
+		at := m.stamp(t)
+		t.record(store.KindProject, id, id, at)
+		for _, tb := range t.rows { // its milestones and deliverables
+			if tb.cascade != nil {
+				for _, gone := range tb.cascade(id) {
+					t.record(tb.kind, gone, id, at)
+				}
 			}
 		}
-	}
-	for _, tb := range t.tables() { // its invoices, which stay
-		if tb.detach != nil {
-			tb.detach(id, at)
+		for _, tb := range t.rows { // its invoices, which stay
+			if tb.detach != nil {
+				tb.detach(id, at)
+			}
 		}
-	}
-	t.deleteProjectThreads(id, at)
-	t.dropStaleAbouts(at)
-	m.prune(t)
-	return nil
+		t.deleteProjectThreads(id, at)
+		t.dropStaleAbouts(at)
+		m.prune(t)
+		return nil
+	})
 }
 
 // DeleteMilestone removes a milestone and records its Deletion; threads
@@ -126,13 +124,7 @@ func (m *Store) ListDeletions(ctx context.Context, orgID string, q store.Deletio
 		}
 		var items []*store.Deletion
 		if t := m.orgs[orgID]; t != nil {
-			from, _ := slices.BinarySearchFunc(t.deletions, q.Since, func(d *store.Deletion, since time.Time) int {
-				if d.DeletedAt.Before(since) {
-					return -1
-				}
-				return 1
-			})
-			items = t.deletions[from:]
+			items = t.deletions[sort.Search(len(t.deletions), func(i int) bool { return !t.deletions[i].DeletedAt.Before(q.Since) }):]
 		}
 		if t := m.orgs[orgID]; t != nil && q.OnlyProjects != nil {
 			if moved := t.departuresSince(q.OnlyProjects, q.Since); len(moved) > 0 {
@@ -198,11 +190,5 @@ func (m *Store) prune(t *tenant) {
 }
 
 func deletionOrder(a, b *store.Deletion) int {
-	if c := a.DeletedAt.Compare(b.DeletedAt); c != 0 {
-		return c
-	}
-	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(a.DeletedAt.Compare(b.DeletedAt), strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.ID, b.ID))
 }

@@ -1,7 +1,9 @@
 package memstore
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/clientstatus/clientstatus/store"
@@ -102,16 +104,7 @@ func (t *tenant) departuresSince(only []string, since time.Time) []*store.Deleti
 }
 
 func departureOrder(a, b *departure) int {
-	if c := deletionOrder(&a.Deletion, &b.Deletion); c != 0 {
-		return c
-	}
-	if a.ProjectID < b.ProjectID {
-		return -1
-	}
-	if a.ProjectID > b.ProjectID {
-		return 1
-	}
-	return 0
+	return cmp.Or(deletionOrder(&a.Deletion, &b.Deletion), strings.Compare(a.ProjectID, b.ProjectID))
 }
 
 // mergeDeletions returns the records of a and b, each in feed order, in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -166,13 +167,7 @@ func (m *Store) keptFrom(l *eventLog) int {
 		return 0
 	}
 	cutoff := kept(m.now()).Add(-store.EventRetention)
-	from, _ := slices.BinarySearchFunc(l.events, cutoff, func(e store.Event, at time.Time) int {
-		if e.CreatedAt.Before(at) {
-			return -1
-		}
-		return 1
-	})
-	return from
+	return sort.Search(len(l.events), func(i int) bool { return !l.events[i].CreatedAt.Before(cutoff) })
 }
 
 // emit appends an event to the organization's feed, with the next id,

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -69,42 +70,32 @@ var invoiceItems = &itemDesc[store.Invoice]{
 }
 
 func projectOrder(a, b *store.Project) int {
+	return cmp.Or(latestFirst(a.StartedAt, b.StartedAt), strings.Compare(a.ID, b.ID))
+}
+
+// latestFirst orders times latest first, and nil ones after every other.
+func latestFirst(a, b *time.Time) int {
 	switch {
-	case a.StartedAt == nil && b.StartedAt == nil:
-	case a.StartedAt == nil:
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
 		return 1
-	case b.StartedAt == nil:
+	case b == nil:
 		return -1
-	default:
-		if c := b.StartedAt.Compare(*a.StartedAt); c != 0 {
-			return c
-		}
 	}
-	return strings.Compare(a.ID, b.ID)
+	return b.Compare(*a)
 }
 
 func milestoneOrder(a, b *store.Milestone) int {
-	if c := a.DueAt.Compare(b.DueAt); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.ProjectID, b.ProjectID); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(a.DueAt.Compare(b.DueAt), strings.Compare(a.ProjectID, b.ProjectID), strings.Compare(a.ID, b.ID))
 }
 
 func deliverableOrder(a, b *store.Deliverable) int {
-	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(a.ID, b.ID))
 }
 
 func invoiceOrder(a, b *store.Invoice) int {
-	if c := b.IssuedAt.Compare(a.IssuedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(b.IssuedAt.Compare(a.IssuedAt), strings.Compare(a.ID, b.ID))
 }
 
 func copyProject(p store.Project) store.Project {

@@ -129,10 +129,6 @@ type kindTable struct {
 	detach func(projectID string, at time.Time)
 }
 
-// tables lists the tenant's kinds of items kept in a sorted, in the order
-// of memoryKinds.
-func (t *tenant) tables() []kindTable { return t.rows }
-
 // deletionKey names the item of a deletion record: one per kind and id.
 type deletionKey struct {
 	kind store.Kind
@@ -352,12 +348,7 @@ func (m *Store) ListInvoices(ctx context.Context, orgID string, q store.InvoiceQ
 // store.Versions): a counter that every write moves, 0 for an
 // organization that does not exist.
 func (m *Store) DataVersion(ctx context.Context, orgID string) (int64, error) {
-	return reading(ctx, m, func() (int64, error) {
-		if t := m.orgs[orgID]; t != nil {
-			return t.version, nil
-		}
-		return 0, nil
-	})
+	return reading(ctx, m, func() (int64, error) { return m.orgs[orgID].dataVersion(), nil })
 }
 
 // alive returns an error wrapping ctx.Err() once ctx is done.
@@ -366,6 +357,19 @@ func alive(ctx context.Context) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// writing runs fn, a write to the organization, under mu held for
+// writing, or returns alive's error once ctx is done: the frame of every
+// write. It wakes the organization's watchers once mu is unlocked.
+func (m *Store) writing(ctx context.Context, orgID string, fn func() error) error {
+	if err := alive(ctx); err != nil {
+		return err
+	}
+	defer m.wake(orgID)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fn()
 }
 
 // reading returns fn's answer, read under mu for reading, or alive's

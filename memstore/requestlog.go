@@ -54,13 +54,7 @@ type keyUsage struct {
 // requestOrder is the reverse of the list's order: oldest first, then
 // by id descending, then as appended.
 func requestOrder(a, b *storedRequest) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return c
-	}
-	if c := strings.Compare(b.ID, a.ID); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.seq, b.seq)
+	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(b.ID, a.ID), cmp.Compare(a.seq, b.seq))
 }
 
 // AppendRequests adds records (see RequestLog). The records of an

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"reflect"
@@ -113,10 +114,7 @@ func (s *sorted[T]) view(since time.Time, after store.Position, keep func(*T) bo
 		}
 	}
 	slices.SortFunc(out, func(a, b *T) int {
-		if c := s.updated(a).Compare(*s.updated(b)); c != 0 {
-			return c
-		}
-		return strings.Compare(s.id(a), s.id(b))
+		return cmp.Or(s.updated(a).Compare(*s.updated(b)), strings.Compare(s.id(a), s.id(b)))
 	})
 	return out, nil
 }

@@ -92,44 +92,40 @@ func (d *itemDesc[T]) detachAll(t *tenant, projectID string, at time.Time) {
 // the project it was in, records its events and drops its deletion
 // record.
 func (d *itemDesc[T]) put(ctx context.Context, m *Store, v T) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := d.validate(v); err != nil {
-		return err
-	}
 	id, orgID, project := d.id(&v), d.org(&v), d.project(&v)
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner(string(d.kind), id, orgID)
-	if err != nil {
-		return err
-	}
-	isProject := d.kind == store.KindProject
-	if !isProject && project != "" { // Validate refuses "" where a project is needed
-		if err := t.hasProject(string(d.kind), id, project); err != nil {
+	return m.writing(ctx, orgID, func() error {
+		if err := d.validate(v); err != nil {
 			return err
 		}
-	}
-	s := d.of(t)
-	at := m.stamp(t)
-	if !isProject {
-		if old := s.byID[id]; old != nil {
-			t.depart(d.kind, id, true, d.project(old), project, at)
-		} else {
-			t.depart(d.kind, id, false, "", project, at)
+		t, err := m.owner(string(d.kind), id, orgID)
+		if err != nil {
+			return err
 		}
-	}
-	if old, changed := s.put(ptr(d.copy(v)), at); changed {
-		evProject := project
-		if evProject == "" && old != nil {
-			evProject = d.project(old) // the project it left
+		isProject := d.kind == store.KindProject
+		if !isProject && project != "" { // Validate refuses "" where a project is needed
+			if err := t.hasProject(string(d.kind), id, project); err != nil {
+				return err
+			}
 		}
-		t.put(d.kind, id, evProject, "", statusOf(old, d.status), d.status(&v), old != nil, at)
-	}
-	t.forget(d.kind, id)
-	return nil
+		s := d.of(t)
+		at := m.stamp(t)
+		if !isProject {
+			if old := s.byID[id]; old != nil {
+				t.depart(d.kind, id, true, d.project(old), project, at)
+			} else {
+				t.depart(d.kind, id, false, "", project, at)
+			}
+		}
+		if old, changed := s.put(ptr(d.copy(v)), at); changed {
+			evProject := project
+			if evProject == "" && old != nil {
+				evProject = d.project(old) // the project it left
+			}
+			t.put(d.kind, id, evProject, "", statusOf(old, d.status), d.status(&v), old != nil, at)
+		}
+		t.forget(d.kind, id)
+		return nil
+	})
 }
 
 // list returns a page of the organization's items that status ("" for
@@ -229,25 +225,21 @@ func (d *itemDesc[T]) get(ctx context.Context, m *Store, orgID, id string) (T, e
 // wrapping ErrNotFound when the organization has no such item. Projects
 // have their own (DeleteProject).
 func (d *itemDesc[T]) delete(ctx context.Context, m *Store, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var gone *T
-	t := m.orgs[orgID]
-	if t != nil {
-		gone = d.of(t).remove(id)
-	}
-	if gone == nil {
-		return fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
-	}
-	at := m.stamp(t)
-	t.record(d.kind, id, d.project(gone), at)
-	if d.kind.About() {
-		t.dropStaleAbouts(at)
-	}
-	m.prune(t)
-	return nil
+	return m.writing(ctx, orgID, func() error {
+		var gone *T
+		t := m.orgs[orgID]
+		if t != nil {
+			gone = d.of(t).remove(id)
+		}
+		if gone == nil {
+			return fmt.Errorf("store: %s %q: %w", d.kind, id, store.ErrNotFound)
+		}
+		at := m.stamp(t)
+		t.record(d.kind, id, d.project(gone), at)
+		if d.kind.About() {
+			t.dropStaleAbouts(at)
+		}
+		m.prune(t)
+		return nil
+	})
 }

@@ -16,9 +16,9 @@ import (
 func TestMemoryKinds(t *testing.T) {
 	is := is.New(t)
 	tn := newTenant(store.Organization{ID: "o"})
-	is.Equal(len(tn.tables()), len(memoryKinds))
+	is.Equal(len(tn.rows), len(memoryKinds))
 	last := -1
-	for _, tb := range tn.tables() {
+	for _, tb := range tn.rows {
 		i := slices.Index(store.Kinds, tb.kind)
 		is.True(i > last) // a kind of Kinds, once, in their order
 		last = i
@@ -28,7 +28,7 @@ func TestMemoryKinds(t *testing.T) {
 	is.True(deliverableItems.of(tn) != nil)
 	is.True(invoiceItems.of(tn) != nil)
 
-	is.Equal(len(memoryKinds), len(tn.tables()))
+	is.Equal(len(memoryKinds), len(tn.rows))
 }
 
 // TestAboutKindTables checks that the Store keeps a table of every kind a
@@ -36,7 +36,7 @@ func TestMemoryKinds(t *testing.T) {
 func TestAboutKindTables(t *testing.T) {
 	is := is.New(t)
 	tables := map[store.Kind]bool{}
-	for _, tb := range newTenant(store.Organization{}).tables() {
+	for _, tb := range newTenant(store.Organization{}).rows {
 		is.True(tb.kind.Valid())  // a table of a kind of Kinds
 		is.True(!tables[tb.kind]) // one table per kind
 		tables[tb.kind] = true

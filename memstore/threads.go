@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -55,38 +56,34 @@ func newThreadStore() threadStore {
 // MessageCount, LastMessageAt and UpdatedAt given are ignored. Making a
 // thread internal, or visible again, is a put (docs/store.md).
 func (m *Store) PutThread(ctx context.Context, th store.Thread) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := th.Validate(); err != nil {
-		return err
-	}
-	defer m.wake(th.OrgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner("thread", th.ID, th.OrgID)
-	if err != nil {
-		return err
-	}
-	if th.ProjectID != nil {
-		if err := t.hasProject("thread", th.ID, *th.ProjectID); err != nil {
+	return m.writing(ctx, th.OrgID, func() error {
+		if err := th.Validate(); err != nil {
 			return err
 		}
-	}
-	if a := th.About; a != nil && !t.hasItem(a.Kind, a.ID) {
-		return fmt.Errorf("store: thread %q: about %s %q of organization %q (put it first): %w", th.ID, a.Kind, a.ID, t.org.ID, store.ErrNotFound)
-	}
-	ts := &t.threads
-	st := ts.threads[th.ID]
-	if st == nil {
-		st = &storedThread{messages: make(map[string]bool)}
-		ts.threads[th.ID] = st
-	}
-	st.Thread = copyThread(th)
-	st.MessageCount, st.LastMessageAt, st.UpdatedAt = 0, nil, time.Time{}
-	t.settle([]string{th.ID}, slices.Collect(maps.Keys(st.messages)), m.stamp(t))
-	m.prune(t)
-	return nil
+		t, err := m.owner("thread", th.ID, th.OrgID)
+		if err != nil {
+			return err
+		}
+		if th.ProjectID != nil {
+			if err := t.hasProject("thread", th.ID, *th.ProjectID); err != nil {
+				return err
+			}
+		}
+		if a := th.About; a != nil && !t.hasItem(a.Kind, a.ID) {
+			return fmt.Errorf("store: thread %q: about %s %q of organization %q (put it first): %w", th.ID, a.Kind, a.ID, t.org.ID, store.ErrNotFound)
+		}
+		ts := &t.threads
+		st := ts.threads[th.ID]
+		if st == nil {
+			st = &storedThread{messages: make(map[string]bool)}
+			ts.threads[th.ID] = st
+		}
+		st.Thread = copyThread(th)
+		st.MessageCount, st.LastMessageAt, st.UpdatedAt = 0, nil, time.Time{}
+		t.settle([]string{th.ID}, slices.Collect(maps.Keys(st.messages)), m.stamp(t))
+		m.prune(t)
+		return nil
+	})
 }
 
 // PutMessage inserts or replaces a message of an existing thread of its
@@ -94,84 +91,72 @@ func (m *Store) PutThread(ctx context.Context, th store.Thread) error {
 // organization has is ErrInvalid. UpdatedAt given is ignored; Attachments
 // comes back non-nil. A visible change moves its thread's UpdatedAt.
 func (m *Store) PutMessage(ctx context.Context, msg store.Message) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	if err := msg.Validate(); err != nil {
-		return err
-	}
-	defer m.wake(msg.OrgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, err := m.owner("message", msg.ID, msg.OrgID)
-	if err != nil {
-		return err
-	}
-	ts := &t.threads
-	if ts.threads[msg.ThreadID] == nil {
-		return fmt.Errorf("store: message %q: thread %q of organization %q (put it first): %w", msg.ID, msg.ThreadID, t.org.ID, store.ErrNotFound)
-	}
-	for _, a := range msg.Attachments {
-		if other, ok := ts.attachments[a.ID]; ok && other != msg.ID {
-			return store.Invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
+	return m.writing(ctx, msg.OrgID, func() error {
+		if err := msg.Validate(); err != nil {
+			return err
 		}
-	}
-	threadIDs := []string{msg.ThreadID}
-	if old := ts.messages[msg.ID]; old != nil {
-		ts.unlink(old)
-		if old.ThreadID != msg.ThreadID {
-			threadIDs = append(threadIDs, old.ThreadID)
+		t, err := m.owner("message", msg.ID, msg.OrgID)
+		if err != nil {
+			return err
 		}
-	}
-	c := copyMessage(msg)
-	c.UpdatedAt = time.Time{}
-	ts.link(&c)
-	t.settle(threadIDs, []string{msg.ID}, m.stamp(t))
-	m.prune(t)
-	return nil
+		ts := &t.threads
+		if ts.threads[msg.ThreadID] == nil {
+			return fmt.Errorf("store: message %q: thread %q of organization %q (put it first): %w", msg.ID, msg.ThreadID, t.org.ID, store.ErrNotFound)
+		}
+		for _, a := range msg.Attachments {
+			if other, ok := ts.attachments[a.ID]; ok && other != msg.ID {
+				return store.Invalid("message", msg.ID, "attachment id %q is message %q's (attachment ids are unique in an organization)", a.ID, other)
+			}
+		}
+		threadIDs := []string{msg.ThreadID}
+		if old := ts.messages[msg.ID]; old != nil {
+			ts.unlink(old)
+			if old.ThreadID != msg.ThreadID {
+				threadIDs = append(threadIDs, old.ThreadID)
+			}
+		}
+		c := copyMessage(msg)
+		c.UpdatedAt = time.Time{}
+		ts.link(&c)
+		t.settle(threadIDs, []string{msg.ID}, m.stamp(t))
+		m.prune(t)
+		return nil
+	})
 }
 
 // DeleteThread removes a thread, internal or not, with its messages;
 // each of them that clients could see leaves a Deletion. It returns an
 // error wrapping ErrNotFound when the organization has no such thread.
 func (m *Store) DeleteThread(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.orgs[orgID]
-	if t == nil || t.threads.threads[id] == nil {
-		return fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
-	}
-	t.removeThreads([]string{id}, m.stamp(t))
-	m.prune(t)
-	return nil
+	return m.writing(ctx, orgID, func() error {
+		t := m.orgs[orgID]
+		if t == nil || t.threads.threads[id] == nil {
+			return fmt.Errorf("store: thread %q: %w", id, store.ErrNotFound)
+		}
+		t.removeThreads([]string{id}, m.stamp(t))
+		m.prune(t)
+		return nil
+	})
 }
 
 // DeleteMessage removes a message, internal or not; a visible one leaves
 // a Deletion and moves its thread's UpdatedAt. It returns an error
 // wrapping ErrNotFound when the organization has no such message.
 func (m *Store) DeleteMessage(ctx context.Context, orgID, id string) error {
-	if err := alive(ctx); err != nil {
-		return err
-	}
-	defer m.wake(orgID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var gone *store.Message
-	t := m.orgs[orgID]
-	if t != nil {
-		gone = t.threads.messages[id]
-	}
-	if gone == nil {
-		return fmt.Errorf("store: message %q: %w", id, store.ErrNotFound)
-	}
-	t.threads.unlink(gone)
-	t.settle([]string{gone.ThreadID}, []string{id}, m.stamp(t))
-	m.prune(t)
-	return nil
+	return m.writing(ctx, orgID, func() error {
+		var gone *store.Message
+		t := m.orgs[orgID]
+		if t != nil {
+			gone = t.threads.messages[id]
+		}
+		if gone == nil {
+			return fmt.Errorf("store: message %q: %w", id, store.ErrNotFound)
+		}
+		t.threads.unlink(gone)
+		t.settle([]string{gone.ThreadID}, []string{id}, m.stamp(t))
+		m.prune(t)
+		return nil
+	})
 }
 
 // ListThreads returns a page of the organization's visible threads; an
@@ -270,12 +255,8 @@ func (t *tenant) hasItem(kind store.Kind, id string) bool {
 	if !kind.About() {
 		return false
 	}
-	for _, tb := range t.tables() {
-		if tb.kind == kind {
-			return tb.has(id)
-		}
-	}
-	return false
+	i := slices.IndexFunc(t.rows, func(tb kindTable) bool { return tb.kind == kind })
+	return i >= 0 && t.rows[i].has(id)
 }
 
 // link stores a message, indexed by its thread and its attachments.
@@ -454,26 +435,12 @@ func (ts *threadStore) movedProject(threadID string) bool {
 // threadOrder is ThreadQuery's: LastMessageAt descending, threads without
 // a visible message last, then ID.
 func threadOrder(a, b *store.Thread) int {
-	switch {
-	case a.LastMessageAt == nil && b.LastMessageAt == nil:
-	case a.LastMessageAt == nil:
-		return 1
-	case b.LastMessageAt == nil:
-		return -1
-	default:
-		if c := b.LastMessageAt.Compare(*a.LastMessageAt); c != 0 {
-			return c
-		}
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(latestFirst(a.LastMessageAt, b.LastMessageAt), strings.Compare(a.ID, b.ID))
 }
 
 // messageOrder is MessageQuery's: CreatedAt ascending, then ID.
 func messageOrder(a, b *store.Message) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 }
 
 func copyThread(t store.Thread) store.Thread {

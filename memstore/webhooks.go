@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -47,11 +48,7 @@ func (w *memoryWebhooks) dropOrganization(orgID string) {
 			delete(w.deliveries, k)
 		}
 	}
-	for k := range w.jobs {
-		if k[0] == orgID {
-			delete(w.jobs, k)
-		}
-	}
+	maps.DeleteFunc(w.jobs, func(k [3]string, _ *store.WebhookJob) bool { return k[0] == orgID })
 }
 
 func copyEndpoint(e store.WebhookEndpoint) store.WebhookEndpoint {
@@ -164,11 +161,7 @@ func (m *Store) DeleteWebhookEndpoint(ctx context.Context, orgID, id string) err
 	}
 	delete(w.endpoints, k)
 	delete(w.deliveries, k)
-	for jk := range w.jobs {
-		if jk[0] == orgID && jk[1] == id {
-			delete(w.jobs, jk)
-		}
-	}
+	maps.DeleteFunc(w.jobs, func(jk [3]string, _ *store.WebhookJob) bool { return jk[0] == orgID && jk[1] == id })
 	return nil
 }
 
@@ -252,11 +245,9 @@ func (m *Store) EnqueueWebhookJobs(ctx context.Context, orgID, endpointID, from,
 	log := w.deliveries[[2]string{orgID, endpointID}]
 	n, _ := slices.BinarySearchFunc(log, horizon, func(d store.WebhookDelivery, t time.Time) int { return d.AttemptedAt.Compare(t) })
 	w.deliveries[[2]string{orgID, endpointID}] = log[n:]
-	for k, j := range w.jobs {
-		if k[0] == orgID && k[1] == endpointID && j.Due.IsZero() && j.QueuedAt.Before(horizon) {
-			delete(w.jobs, k)
-		}
-	}
+	maps.DeleteFunc(w.jobs, func(k [3]string, j *store.WebhookJob) bool {
+		return k[0] == orgID && k[1] == endpointID && j.Due.IsZero() && j.QueuedAt.Before(horizon)
+	})
 	return nil
 }
 

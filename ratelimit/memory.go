@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 )
@@ -96,10 +97,6 @@ func (m *memoryCounter) Ping(context.Context) error { return nil }
 
 // sweep forgets the windows that have ended by now. m.mu is held.
 func (m *memoryCounter) sweep(now time.Time) {
-	for key, w := range m.windows {
-		if !now.Before(w.end) {
-			delete(m.windows, key)
-		}
-	}
+	maps.DeleteFunc(m.windows, func(_ string, w window) bool { return !now.Before(w.end) })
 	m.nextSweep = now.Add(sweepInterval)
 }

@@ -90,18 +90,16 @@ func WithRate(plan store.Plan, r Rate) Option {
 		switch {
 		case plan == "":
 			c.refuse("WithRate", "empty plan")
-			return
 		case r.Limit < 0:
 			c.refuse("WithRate", "%s: Limit %d is negative", plan, r.Limit)
-			return
 		case r.Period < 0:
 			c.refuse("WithRate", "%s: Period %v is negative", plan, r.Period)
-			return
+		default:
+			if r.Limit > 0 && r.Period == 0 {
+				r.Period = time.Minute
+			}
+			c.rates[plan] = r
 		}
-		if r.Limit > 0 && r.Period == 0 {
-			r.Period = time.Minute
-		}
-		c.rates[plan] = r
 	}
 }
 

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -96,11 +98,5 @@ func (p Position) IsZero() bool { return p.At.IsZero() && p.Kind == "" && p.ID =
 // Follows reports whether an item at (at, kind, id) comes after p in a
 // list of changes.
 func (p Position) Follows(at time.Time, kind Kind, id string) bool {
-	if c := at.Compare(p.At); c != 0 {
-		return c > 0
-	}
-	if kind != p.Kind {
-		return kind > p.Kind
-	}
-	return id > p.ID
+	return cmp.Or(at.Compare(p.At), cmp.Compare(kind, p.Kind), strings.Compare(id, p.ID)) > 0
 }

@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // InvoiceStatus is the state of an invoice.
 type InvoiceStatus string
@@ -90,13 +93,5 @@ func (i Invoice) Validate() error {
 }
 
 func isCurrency(c string) bool {
-	if len(c) != 3 {
-		return false
-	}
-	for _, r := range []byte(c) {
-		if r < 'A' || r > 'Z' {
-			return false
-		}
-	}
-	return true
+	return len(c) == 3 && !strings.ContainsFunc(c, func(r rune) bool { return r < 'A' || r > 'Z' })
 }

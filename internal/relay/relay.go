@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -92,10 +94,7 @@ func (h *Hub) Subscribe(fn func(orgID string)) (stop func()) {
 // the channel to bring it back.
 func (h *Hub) Report(orgID string) {
 	h.mu.Lock()
-	fns := make([]func(string), 0, len(h.subs))
-	for _, fn := range h.subs {
-		fns = append(fns, fn)
-	}
+	fns := slices.Collect(maps.Values(h.subs))
 	h.mu.Unlock()
 	for _, fn := range fns {
 		fn(orgID)
