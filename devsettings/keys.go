@@ -284,16 +284,12 @@ func (h *handler) rollKey(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "Choose how long the old key keeps working.")
 		return
 	}
-	if old.RolledTo != "" {
-		h.fail(w, r, http.StatusConflict, rolledAlready)
-		return
-	}
 	if old.RevokedAt != nil {
 		h.fail(w, r, http.StatusConflict, "This key is revoked already.")
 		return
 	}
 	secret, k, err := h.roll(r, id, h.cfg.now().Add(keep))
-	if errors.Is(err, auth.ErrKeyRolled) { // by a request at the same time
+	if errors.Is(err, auth.ErrKeyRolled) { // a second click, or one at the same time
 		h.fail(w, r, http.StatusConflict, rolledAlready)
 		return
 	}
