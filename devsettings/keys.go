@@ -236,7 +236,8 @@ func (h *handler) rollPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // rolledAlready is the refusal to roll a key rolled before (Keys.Roll
-// rolls a key once).
+// rolls a key once). Its row keeps its Roll button in its grace period,
+// as every active key's row has one: the roll page then says this.
 const rolledAlready = "This key was rolled already: use the key that replaced it."
 
 // confirmKey shows the confirmation page of an action on an active key.
