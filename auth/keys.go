@@ -394,16 +394,24 @@ func (k *Keys) RevokeBy(ctx context.Context, orgID, keyID, by string) error {
 // RevokedBy by. The new key is stored and the old one ended together, or
 // neither is.
 //
+// A key is rolled once: the old key's RolledTo names the new one, and a
+// second Roll of it, in its grace period or at the same time as the
+// first, is refused with ErrKeyRolled, saying which key replaced it.
+//
 // The key's project ids are not checked again: one deleted since matches
 // nothing, as it does for the old key. Refusals: ErrKeyNotFound when the
 // organization has no such key, ErrKeyInactive (which wraps
-// ErrInvalidInput) when it is revoked or expired, ErrInvalidInput for a
-// by too long. Caches forget the old key's answer as on Revoke, so that
-// its new expiry holds on every replica.
+// ErrInvalidInput) when it is revoked or expired, ErrKeyRolled (which
+// wraps ErrKeyInactive) when it was rolled, ErrInvalidInput for a by too
+// long. Caches forget the old key's answer as on Revoke, so that its new
+// expiry holds on every replica.
 func (k *Keys) Roll(ctx context.Context, orgID, keyID string, keepUntil time.Time, by string) (string, Key, error) {
 	old, err := k.key(ctx, orgID, keyID)
 	if err != nil {
 		return "", Key{}, err
+	}
+	if old.RolledTo != "" {
+		return "", Key{}, rolledErr(orgID, keyID, old.RolledTo)
 	}
 	now := k.now()
 	if old.RevokedAt != nil || (old.ExpiresAt != nil && !old.ExpiresAt.After(now)) {
@@ -419,10 +427,22 @@ func (k *Keys) Roll(ctx context.Context, orgID, keyID string, keepUntil time.Tim
 		return "", Key{}, err
 	}
 	if err := k.store.RollKey(ctx, orgID, keyID, rec, keepUntil.UTC()); err != nil {
+		if errors.Is(err, ErrKeyRolled) {
+			// Rolled by another call since the read above: name its key.
+			if again, kerr := k.key(ctx, orgID, keyID); kerr == nil && again.RolledTo != "" {
+				return "", Key{}, rolledErr(orgID, keyID, again.RolledTo)
+			}
+		}
 		return "", Key{}, fmt.Errorf("auth: roll organization %q key %q: %w", orgID, keyID, err)
 	}
 	k.changed(ctx, orgID, keyID)
 	return plaintext, rec, nil
+}
+
+// rolledErr is Roll's refusal of the organization's key keyID, rolled
+// before to the key next.
+func rolledErr(orgID, keyID, next string) error {
+	return fmt.Errorf("auth: roll organization %q key %q: already rolled to key %s: %w", orgID, keyID, next, ErrKeyRolled)
 }
 
 // key returns the organization's key keyID; ErrKeyNotFound (wrapped) when

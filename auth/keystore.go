@@ -23,6 +23,12 @@ var ErrKeyNotFound = errors.New("auth: key not found")
 // mint a new key instead. It wraps ErrInvalidInput.
 var ErrKeyInactive = fmt.Errorf("%w key: revoked or expired", ErrInvalidInput)
 
+// ErrKeyRolled is returned (wrapped) by Keys.Roll and KeyStore.RollKey for
+// a key rolled before (its RolledTo is set), even while it still works in
+// its grace period: a key is rolled once, so use its successor. It wraps
+// ErrKeyInactive.
+var ErrKeyRolled = fmt.Errorf("%w: rolled already", ErrKeyInactive)
+
 // Key is the stored record of an API key. It never holds the key itself:
 // only its SHA-256 hash and a short prefix to show in a portal.
 type Key struct {
@@ -39,6 +45,9 @@ type Key struct {
 	// as the portal shows its people (a display name); "" when unknown.
 	CreatedBy string
 	RevokedBy string
+	// RolledTo is the id of the key that replaced this one (Keys.Roll);
+	// "" when none. A key is rolled once.
+	RolledTo string
 	// Restriction is what the key may read (its Scopes and ProjectIDs);
 	// the zero value: all of its organization's data. A KeyStore keeps
 	// it as given, nil and empty lists apart.
@@ -71,11 +80,13 @@ type KeyStore interface {
 	RevokeKeyBy(ctx context.Context, orgID, keyID string, at time.Time, by string) error
 	// RollKey stores next and ends the organization's key keyID, at once:
 	// both or neither. At next.CreatedAt (now), the key must be neither
-	// revoked nor expired (else an error wrapping ErrKeyInactive);
-	// ErrKeyNotFound when the organization has no such key. When until is
-	// after now, the key's ExpiresAt becomes the earlier of its own and
-	// until; else the key is revoked at now, by next.CreatedBy. next is
-	// checked as CreateKey checks it.
+	// revoked nor expired (else an error wrapping ErrKeyInactive) nor
+	// rolled before (else an error wrapping ErrKeyRolled);
+	// ErrKeyNotFound when the organization has no such key. The key's
+	// RolledTo becomes next.ID, so that of concurrent calls for one key
+	// exactly one succeeds. When until is after now, the key's ExpiresAt
+	// becomes the earlier of its own and until; else the key is revoked at
+	// now, by next.CreatedBy. next is checked as CreateKey checks it.
 	RollKey(ctx context.Context, orgID, keyID string, next Key, until time.Time) error
 	// LookupKey returns the key record with that hash and its
 	// organization, revoked and expired ones included (the caller decides);

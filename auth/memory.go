@@ -152,9 +152,13 @@ func (m *MemoryKeyStore) RollKey(ctx context.Context, orgID, keyID string, next 
 		if !ok || k.OrgID != orgID {
 			return fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyNotFound)
 		}
+		if k.RolledTo != "" {
+			return fmt.Errorf("auth: organization %q key %q: to key %q: %w", orgID, keyID, k.RolledTo, ErrKeyRolled)
+		}
 		if k.RevokedAt != nil || (k.ExpiresAt != nil && !k.ExpiresAt.After(now)) {
 			return fmt.Errorf("auth: organization %q key %q: %w", orgID, keyID, ErrKeyInactive)
 		}
+		k.RolledTo = next.ID
 		switch {
 		case !until.After(now):
 			k.RevokedAt, k.RevokedBy = &now, next.CreatedBy

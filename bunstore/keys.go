@@ -39,6 +39,9 @@ type keyRow struct {
 	// 20261207000001_key_people).
 	CreatedBy string `bun:"created_by,notnull"`
 	RevokedBy string `bun:"revoked_by,notnull"`
+	// The id of the key that replaced it (auth.Key.RolledTo), NULL for
+	// none: "" here (migration 20261207000002_key_rolled).
+	RolledTo string `bun:"rolled_to,nullzero"`
 }
 
 func (row keyRow) key() auth.Key {
@@ -59,6 +62,7 @@ func (row keyRow) key() auth.Key {
 		Sandbox:   row.Sandbox,
 		CreatedBy: row.CreatedBy,
 		RevokedBy: row.RevokedBy,
+		RolledTo:  row.RolledTo,
 	}
 }
 
@@ -93,7 +97,7 @@ func checkKey(k auth.Key) error {
 	if !storable(k.ID, k.OrgID) {
 		return fmt.Errorf("bunstore: key for %q: an id PostgreSQL cannot store exactly (NUL or invalid UTF-8): %w", k.OrgID, store.ErrNotFound)
 	}
-	if !storable(k.Name, k.Prefix, k.CreatedBy, k.RevokedBy) {
+	if !storable(k.Name, k.Prefix, k.CreatedBy, k.RevokedBy, k.RolledTo) {
 		return fmt.Errorf("bunstore: key %s: %w text: NUL or invalid UTF-8", k.ID, auth.ErrInvalidInput)
 	}
 	return nil
@@ -116,6 +120,7 @@ func (s *Store) insertKey(ctx context.Context, k auth.Key) error {
 		Sandbox:    k.Sandbox,
 		CreatedBy:  k.CreatedBy,
 		RevokedBy:  k.RevokedBy,
+		RolledTo:   k.RolledTo,
 	}
 	_, err := s.newInsert(&row).Exec(ctx)
 	switch {
@@ -183,8 +188,11 @@ func (s *Store) RevokeKeyBy(ctx context.Context, orgID, keyID string, at time.Ti
 
 // RollKey stores next and ends the organization's key keyID in one
 // transaction (see auth.KeyStore.RollKey), under one query timeout: the
-// old key's row is updated only while it is live at next.CreatedAt, then
-// next is inserted, and a failure of either rolls both back.
+// old key's row is updated only while it is live at next.CreatedAt and
+// its rolled_to is NULL, setting rolled_to, then next is inserted, and a
+// failure of either rolls both back. Of concurrent calls for one key, the
+// later UPDATEs wait for the first transaction's row lock and then find
+// rolled_to set: they change no row, and are refused.
 func (s *Store) RollKey(ctx context.Context, orgID, keyID string, next auth.Key, until time.Time) error {
 	if !storable(orgID, keyID) {
 		return unmatched(ctx, fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound))
@@ -198,7 +206,9 @@ func (s *Store) RollKey(ctx context.Context, orgID, keyID string, next auth.Key,
 	return s.inTx(ctx, "roll key "+keyID, func(in *Store) error {
 		upd := in.newUpdate((*keyRow)(nil)).
 			Where("k.org_id = ? AND k.id = ?", orgID, keyID).
-			Where("k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)", now)
+			Where("k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?)", now).
+			Where("k.rolled_to IS NULL").
+			Set("rolled_to = ?", next.ID)
 		if until.After(now) {
 			upd = upd.Set("expires_at = LEAST(COALESCE(k.expires_at, ?), ?)", until, until)
 		} else {
@@ -209,14 +219,17 @@ func (s *Store) RollKey(ctx context.Context, orgID, keyID string, next auth.Key,
 			return failure(ctx, auth.ErrUnavailable, "roll key "+keyID, err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			exists, err := in.newSelect((*keyRow)(nil)).Where("k.org_id = ? AND k.id = ?", orgID, keyID).Exists(ctx)
+			var rows []keyRow
+			err := in.newSelect(&rows).Where("k.org_id = ? AND k.id = ?", orgID, keyID).Scan(ctx)
 			switch {
 			case err != nil:
 				return failure(ctx, auth.ErrUnavailable, "roll key "+keyID, err)
-			case exists:
-				return fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyInactive)
-			default:
+			case len(rows) == 0:
 				return fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyNotFound)
+			case rows[0].RolledTo != "":
+				return fmt.Errorf("bunstore: organization %q key %q: to key %q: %w", orgID, keyID, rows[0].RolledTo, auth.ErrKeyRolled)
+			default:
+				return fmt.Errorf("bunstore: organization %q key %q: %w", orgID, keyID, auth.ErrKeyInactive)
 			}
 		}
 		return in.insertKey(ctx, next)

@@ -142,6 +142,8 @@ func newKeyRow(k auth.Key, projectNames map[string]string, now time.Time) keyRow
 		}
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
 		row.Active, row.Status = false, "expired"
+	case k.RolledTo != "" && k.ExpiresAt != nil:
+		row.Status = "rolled, active until " + k.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
 	case k.ExpiresAt != nil:
 		row.Status = "active until " + k.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
 	}
@@ -225,8 +227,18 @@ func (h *handler) revokePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) rollPage(w http.ResponseWriter, r *http.Request) {
+	k, err := h.findKey(r, r.PathValue("id"))
+	if err == nil && k.RolledTo != "" {
+		h.fail(w, r, http.StatusConflict, rolledAlready)
+		return
+	}
 	h.confirmKey(w, r, "roll", "Roll a key")
 }
+
+// rolledAlready is the refusal to roll a key rolled before (Keys.Roll
+// rolls a key once). Its row keeps its Roll button in its grace period,
+// as every active key's row has one: the roll page then says this.
+const rolledAlready = "This key was rolled already: use the key that replaced it."
 
 // confirmKey shows the confirmation page of an action on an active key.
 func (h *handler) confirmKey(w http.ResponseWriter, r *http.Request, page, title string) {
@@ -278,6 +290,10 @@ func (h *handler) rollKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secret, k, err := h.roll(r, id, h.cfg.now().Add(keep))
+	if errors.Is(err, auth.ErrKeyRolled) { // a second click, or one at the same time
+		h.fail(w, r, http.StatusConflict, rolledAlready)
+		return
+	}
 	if errors.Is(err, auth.ErrKeyInactive) {
 		h.fail(w, r, http.StatusConflict, "This key is revoked or expired: make a new one instead.")
 		return

@@ -168,6 +168,29 @@ func TestRollKey(t *testing.T) {
 	is := is.New(t)
 	_, k := f.mint("org_a", "x")
 	is.Equal(f.post(adminA, "/keys/"+k.ID+"/roll", url.Values{"keep": {"forever"}}).Code, 400) // not a choice
+
+	// A key is rolled once: a second click is refused, and the list says so.
+	f.clock.Set(t0)
+	is.Equal(f.post(adminA, "/keys/"+k.ID+"/roll", url.Values{"keep": {"1h"}}).Code, 200)
+	keysBefore := len(mustList(t, f, "org_a"))
+	again := f.post(adminA, "/keys/"+k.ID+"/roll", url.Values{"keep": {"1h"}})
+	is.Equal(again.Code, http.StatusConflict)
+	is.True(strings.Contains(again.Body.String(), "rolled already"))
+	is.Equal(f.get(adminA, "/keys/"+k.ID+"/roll").Code, http.StatusConflict) // nor asked for again
+	is.Equal(len(mustList(t, f, "org_a")), keysBefore)                       // no second successor
+	body := f.get(adminA, "/keys").Body.String()
+	is.True(strings.Contains(body, "rolled, active until 2026-03-02"))
+	is.True(strings.Contains(body, `/keys/`+k.ID+`/roll"`))   // its Roll button stays, as the contract has it on every active row, and says why
+	is.True(strings.Contains(body, `/keys/`+k.ID+`/revoke"`)) // and it can be revoked
+}
+
+func mustList(t *testing.T, f *fixture, org string) []auth.Key {
+	t.Helper()
+	list, err := f.keys.List(t.Context(), org)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	return list
 }
 
 func TestKeysPaged(t *testing.T) {

@@ -77,6 +77,7 @@ func RunKeyStore(t *testing.T, open func(t *testing.T) (auth.KeyStore, func(stor
 		{"RevokeBy", s.revokeBy},
 		{"Roll", s.roll},
 		{"RollNow", s.rollNow},
+		{"RollConcurrent", s.rollConcurrent},
 		{"RollKeyAtomic", s.rollKeyAtomic},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,7 @@ package authtest
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,20 +128,76 @@ func (s suite) roll(t *testing.T) {
 	is.True(list[1].ExpiresAt.Equal(keep)) // the store keeps the old key's new expiry
 	is.True(list[1].RevokedAt == nil)
 
-	// Rolling again with a later keepUntil never lengthens the old key.
-	_, _, err = e.keys.Roll(ctx, e.org, old.ID, keep.Add(24*time.Hour), "Grace")
-	is.NoErr(err)
+	is.Equal(list[1].RolledTo, rec.ID) // and which key replaced it
+	is.Equal(list[0].RolledTo, "")     // the new key is not rolled
+
+	// Rolling again in the grace period is refused, and changes nothing.
+	_, _, err = e.keys.Roll(ctx, e.org, old.ID, keep.Add(-time.Minute), "Grace")
+	is.True(errors.Is(err, auth.ErrKeyRolled))                      // a key is rolled once
+	is.True(errors.Is(err, auth.ErrKeyInactive))                    // which is inactive for Roll
+	is.True(errors.Is(err, auth.ErrInvalidInput))                   // the caller's mistake
+	is.True(strings.Contains(err.Error(), "rolled to key "+rec.ID)) // naming its successor
 	got := keyByID(t, e, old.ID)
-	is.True(got.ExpiresAt.Equal(keep)) // the earlier of keepUntil and its own
+	is.True(got.ExpiresAt.Equal(keep)) // the old key's expiry stays
+	is.Equal(got.RolledTo, rec.ID)
+	is.Equal(len(mustKeys(t, e, e.org)), 2) // no second successor
+	_, err = e.keys.Resolve(ctx, oldPlain)
+	is.NoErr(err) // and the old key still works
 
 	e.clk.Set(keep)
 	_, err = e.keys.Resolve(ctx, oldPlain)
 	is.True(errors.Is(err, auth.ErrExpired)) // refused from keepUntil on
 	_, _, err = e.keys.Roll(ctx, e.org, old.ID, keep.Add(time.Hour), "Grace")
+	is.True(errors.Is(err, auth.ErrKeyRolled)) // rolled, and now expired: still refused
+	soon := e.clk.Now().Add(time.Minute)
+	_, short, err := e.keys.Create(ctx, e.org, auth.KeySpec{Name: "short", ExpiresAt: &soon})
+	is.NoErr(err)
+	e.clk.Set(soon)
+	_, _, err = e.keys.Roll(ctx, e.org, short.ID, soon.Add(time.Hour), "Grace")
 	is.True(errors.Is(err, auth.ErrKeyInactive))  // an expired key is not rolled
+	is.True(!errors.Is(err, auth.ErrKeyRolled))   // though never rolled
 	is.True(errors.Is(err, auth.ErrInvalidInput)) // the caller's mistake
 	_, err = e.keys.Resolve(ctx, newPlain)
 	is.NoErr(err) // the new key works on
+	_, next, err := e.keys.Roll(ctx, e.org, rec.ID, e.clk.Now().Add(time.Hour), "Grace")
+	is.NoErr(err) // the successor rolls in turn
+	is.Equal(keyByID(t, e, rec.ID).RolledTo, next.ID)
+}
+
+// rollConcurrent checks that of concurrent Rolls of one key exactly one
+// succeeds: the key has one successor, and the others are refused with
+// ErrKeyRolled.
+func (s suite) rollConcurrent(t *testing.T) {
+	is := is.New(t)
+	e := s.setup(t)
+	_, old := e.mint(t, e.org, "ci", nil)
+	e.clk.Advance(time.Second)
+	const n = 8
+	errs := make([]error, n)
+	made := make([]auth.Key, n)
+	start := make(chan struct{}) // every Roll starts at once
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			_, made[i], errs[i] = e.keys.Roll(ctx, e.org, old.ID, e.clk.Now().Add(time.Hour), "Grace")
+		})
+	}
+	close(start)
+	wg.Wait()
+	var won auth.Key
+	for i, err := range errs {
+		if err == nil {
+			is.Equal(won.ID, "") // only one Roll succeeds
+			won = made[i]
+			continue
+		}
+		is.True(errors.Is(err, auth.ErrKeyRolled)) // the others are refused as rolled
+	}
+	is.True(won.ID != "") // one Roll succeeds
+	list := mustKeys(t, e, e.org)
+	is.Equal(len(list), 2) // the old key and one successor
+	is.Equal(keyByID(t, e, old.ID).RolledTo, won.ID)
 }
 
 // rollNow checks that a keepUntil not after now revokes the old key at
@@ -168,14 +225,19 @@ func (s suite) rollNow(t *testing.T) {
 		})
 	}
 	_, _, err = e.keys.Roll(ctx, e.org, old.ID, e.clk.Now().Add(time.Hour), "Grace")
+	is.True(errors.Is(err, auth.ErrKeyRolled)) // a key rolled at once is not rolled again
+	_, revoked := e.mint(t, e.org, "revoked", nil)
+	is.NoErr(e.keys.Revoke(ctx, e.org, revoked.ID))
+	_, _, err = e.keys.Roll(ctx, e.org, revoked.ID, e.clk.Now().Add(time.Hour), "Grace")
 	is.True(errors.Is(err, auth.ErrKeyInactive)) // a revoked key is not rolled
+	is.True(!errors.Is(err, auth.ErrKeyRolled))
 	_, theirs := e.mint(t, e.other, "theirs", nil)
 	_, _, err = e.keys.Roll(ctx, e.org, theirs.ID, e.clk.Now(), "Mallory")
 	is.True(errors.Is(err, auth.ErrKeyNotFound)) // another organization's key
 	_, _, err = e.keys.Roll(ctx, e.org, rec.ID, e.clk.Now(), "bad\x00")
 	is.True(errors.Is(err, auth.ErrInvalidInput)) // a name no store keeps
 	list := mustKeys(t, e, e.org)
-	is.Equal(len(list), 2) // only the one roll that succeeded added a key
+	is.Equal(len(list), 3) // only the one roll that succeeded added a key
 	is.True(keyByID(t, e, rec.ID).RevokedAt == nil)
 	theirsNow := mustKeys(t, e, e.other)
 	is.True(len(theirsNow) == 1 && theirsNow[0].RevokedAt == nil) // theirs untouched
